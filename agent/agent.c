@@ -1,0 +1,340 @@
+/*
+ * agent.c - PID 1 of a sandbox container: the protocol loop.
+ *
+ * Requests arrive as frames on stdin (common/agent_proto.h), replies leave
+ * on stdout, stderr carries log lines. One poll() loop watches stdin, the
+ * signalfd (SIGCHLD and termination), the pipes of the running execution
+ * or reset worker, and their deadlines. Bad input is answered with
+ * AP_ERROR; the agent only exits when stdin closes or it is told to stop,
+ * and it kills every user process first.
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_proto.h"
+#include "exec.h"
+#include "procs.h"
+#include "reset.h"
+
+/* Output still queued at exit gets this long to reach the host. */
+#define FLUSH_AT_EXIT_MS 1000
+/* Stop reading requests while more than this much reply data waits for
+ * the host: every request can add a reply, so a host that does not read
+ * could otherwise make the queue grow without bound. */
+#define OUT_HIGH_WATER (1024u * 1024u)
+
+struct agent {
+	int in_fd;  /* the protocol streams, moved off fds 0 and 1 */
+	int out_fd;
+	int in_eof;
+	int out_broken;
+	struct ap_reader reader;
+	struct ap_buf out;
+	size_t out_off; /* bytes of out already written */
+	struct exec exec;
+	struct reset reset;
+};
+
+static unsigned char inbuf[256 * 1024];
+
+uint64_t agent_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void agent_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	memcpy(line, "sbx-agent: ", 11);
+	va_start(ap, fmt);
+	n = vsnprintf(line + 11, sizeof(line) - 12, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += 11;
+	if ((size_t)n > sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	line[n++] = '\n';
+	if (write(2, line, (size_t)n) < 0) {
+		/* nowhere else to say it */
+	}
+}
+
+/* Structural guard: the protocol fds live above 2 with O_CLOEXEC, fd 1
+ * becomes stderr so a stray printf cannot corrupt the stream, and fd 0 is
+ * /dev/null, which spawn hands to programs that get no stdin. */
+static int setup_fds(struct agent *a)
+{
+	int null;
+
+	a->in_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	a->out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	if (a->in_fd < 0 || a->out_fd < 0)
+		return -errno;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return -errno;
+	if (dup2(null, 0) < 0 || dup2(2, 1) < 0)
+		return -errno;
+	close(null);
+	fcntl(a->in_fd, F_SETFL, O_NONBLOCK);
+	fcntl(a->out_fd, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static void flush_out(struct agent *a)
+{
+	ssize_t n;
+
+	while (a->out_off < a->out.len && !a->out_broken) {
+		n = write(a->out_fd, a->out.data + a->out_off,
+			  a->out.len - a->out_off);
+		if (n > 0) {
+			a->out_off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		agent_log("stdout: %s; replies are dropped from now on",
+			  n < 0 ? strerror(errno) : "short write");
+		a->out_broken = 1;
+	}
+	/* Compact only when empty (the usual case) or mostly written, so a
+	 * large reply is not memmove'd once per write. */
+	if (a->out_off == a->out.len || a->out_broken) {
+		a->out.len = a->out.frame_start = 0;
+		a->out_off = 0;
+	} else if (a->out_off > a->out.len / 2) {
+		ap_buf_consume(&a->out, a->out_off);
+		a->out_off = 0;
+	}
+}
+
+static void send_error(struct agent *a, uint32_t id, const char *msg)
+{
+	int rc;
+
+	rc = ap_frame_begin(&a->out, AP_ERROR, id);
+	if (!rc)
+		rc = ap_put_str(&a->out, AP_T_MESSAGE, msg);
+	if (!rc)
+		rc = ap_frame_end(&a->out);
+	if (rc)
+		agent_log("cannot queue AP_ERROR: %s", strerror(-rc));
+}
+
+static void send_hello(struct agent *a, uint32_t id)
+{
+	int rc;
+
+	rc = ap_frame_begin(&a->out, AP_HELLO_OK, id);
+	if (!rc)
+		rc = ap_put_u32(&a->out, AP_T_VERSION, AP_VERSION);
+	if (!rc)
+		rc = ap_put_str(&a->out, AP_T_WORKDIR, AGENT_WORKDIR);
+	if (!rc)
+		rc = ap_frame_end(&a->out);
+	if (rc)
+		agent_log("cannot queue AP_HELLO_OK: %s", strerror(-rc));
+}
+
+static void handle_frame(struct agent *a, const struct ap_frame *f)
+{
+	const char *err = NULL;
+	char msg[64];
+
+	switch (f->type) {
+	case AP_HELLO:
+		send_hello(a, f->id);
+		break;
+	case AP_EXEC:
+		if (exec_busy(&a->exec) || reset_busy(&a->reset))
+			send_error(a, f->id, "busy");
+		else if (exec_start(&a->exec, f, &err))
+			send_error(a, f->id, err);
+		break;
+	case AP_RESET:
+		if (exec_busy(&a->exec) || reset_busy(&a->reset))
+			send_error(a, f->id, "busy");
+		else if (reset_start(&a->reset, f->id, &err))
+			send_error(a, f->id, err);
+		break;
+	case AP_CANCEL:
+		exec_cancel(&a->exec, f->id);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "unknown frame type 0x%02x",
+			 f->type);
+		send_error(a, f->id, msg);
+		break;
+	}
+}
+
+static void read_input(struct agent *a)
+{
+	struct ap_frame f;
+	ssize_t n;
+	int rc;
+
+	n = read(a->in_fd, inbuf, sizeof(inbuf));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		if (n < 0)
+			agent_log("stdin: %s", strerror(errno));
+		a->in_eof = 1;
+		return;
+	}
+	if (ap_reader_feed(&a->reader, inbuf, (size_t)n)) {
+		/* Cannot buffer a frame we are allowed to receive: drop what
+		 * we have, the host will see the error. */
+		ap_reader_close(&a->reader);
+		ap_reader_init(&a->reader);
+		send_error(a, 0, "out of memory reading a frame");
+		return;
+	}
+	while ((rc = ap_reader_next(&a->reader, &f)) == 1)
+		handle_frame(a, &f);
+	if (rc < 0) {
+		/* There is no way to find the next frame boundary; drop the
+		 * buffered bytes and hope the next write starts a frame. The
+		 * host treats this as a broken container anyway. */
+		ap_reader_close(&a->reader);
+		ap_reader_init(&a->reader);
+		send_error(a, 0, "corrupt frame stream");
+	}
+}
+
+static void child_exited_cb(pid_t pid, int status, void *arg)
+{
+	struct agent *a = arg;
+
+	if (!exec_child_exited(&a->exec, pid, status))
+		reset_child_exited(&a->reset, pid, status);
+	/* anything else was an orphan: reaped, nothing to report */
+}
+
+static int poll_timeout(struct agent *a)
+{
+	uint64_t d = exec_deadline(&a->exec), r = reset_deadline(&a->reset);
+	uint64_t now;
+
+	if (r < d)
+		d = r;
+	if (d == UINT64_MAX)
+		return -1;
+	now = agent_now_ms();
+	if (d <= now)
+		return 0;
+	return d - now > 60000 ? 60000 : (int)(d - now);
+}
+
+/* Last words: the host has gone (stdin EOF) or we were told to stop. */
+static void shutdown_agent(struct agent *a)
+{
+	struct pollfd pfd = { .fd = a->out_fd, .events = POLLOUT };
+	uint64_t until;
+	unsigned left;
+
+	exec_close(&a->exec);
+	reset_close(&a->reset);
+	left = procs_kill_all();
+	if (left)
+		agent_log("exiting with %u user processes left", left);
+	until = agent_now_ms() + FLUSH_AT_EXIT_MS;
+	flush_out(a);
+	while (a->out_off < a->out.len && !a->out_broken &&
+	       agent_now_ms() < until) {
+		poll(&pfd, 1, 50);
+		flush_out(a);
+	}
+}
+
+int main(void)
+{
+	struct pollfd pfd[3 + EXEC_POLL_FDS + RESET_POLL_FDS];
+	struct agent a;
+	int n, nin, nout, nsig, nexec, nreset, rc;
+
+	memset(&a, 0, sizeof(a));
+	signal(SIGPIPE, SIG_IGN);
+	/* Not dumpable: /proc/1 stays root-only and ptrace is refused even
+	 * to a process that somehow shared our uid. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	rc = setup_fds(&a);
+	if (rc) {
+		agent_log("fd setup: %s", strerror(-rc));
+		return 1;
+	}
+	ap_reader_init(&a.reader);
+	ap_buf_init(&a.out);
+	exec_init(&a.exec, &a.out);
+	reset_init(&a.reset, &a.out);
+	rc = procs_init(child_exited_cb, &a);
+	if (rc) {
+		agent_log("signal setup: %s", strerror(-rc));
+		return 1;
+	}
+
+	while (!a.in_eof && !procs_terminating()) {
+		n = 0;
+		nin = nout = -1;
+		pfd[n] = (struct pollfd){ .fd = procs_fd(), .events = POLLIN };
+		nsig = n++;
+		if (a.out_off < a.out.len && !a.out_broken) {
+			pfd[n] = (struct pollfd){ .fd = a.out_fd,
+						  .events = POLLOUT };
+			nout = n++;
+		}
+		if (a.out.len - a.out_off <= OUT_HIGH_WATER || a.out_broken) {
+			pfd[n] = (struct pollfd){ .fd = a.in_fd,
+						  .events = POLLIN };
+			nin = n++;
+		}
+		nexec = n;
+		n += exec_poll_fill(&a.exec, pfd + n);
+		nreset = n;
+		n += reset_poll_fill(&a.reset, pfd + n);
+
+		if (poll(pfd, (nfds_t)n, poll_timeout(&a)) < 0 &&
+		    errno != EINTR) {
+			agent_log("poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[nsig].revents)
+			procs_handle_signals();
+		exec_poll_done(&a.exec, pfd + nexec, nreset - nexec);
+		reset_poll_done(&a.reset, pfd + nreset, n - nreset);
+		if (nin >= 0 && pfd[nin].revents)
+			read_input(&a);
+		exec_step(&a.exec);
+		reset_step(&a.reset);
+		if (nout >= 0 || a.out_off < a.out.len)
+			flush_out(&a);
+	}
+	if (procs_terminating())
+		agent_log("terminating on signal");
+	shutdown_agent(&a);
+	ap_reader_close(&a.reader);
+	ap_buf_close(&a.out);
+	return 0;
+}

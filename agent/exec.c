@@ -1,0 +1,539 @@
+/*
+ * exec.c - the AP_EXEC state machine.
+ *
+ *   start -> [build: running -> draining] -> run: running -> draining -> reply
+ *
+ * "running" ends when the main process is reaped, the deadline passes or
+ * the host cancels. Then every user process is killed (a program never
+ * leaves anything behind, daemons included) and the pipes are read to EOF,
+ * for at most EXEC_DRAIN_MS. A build that exits 0 moves on to the run
+ * phase; anything else is the result.
+ */
+#include "exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "procs.h"
+#include "spawn.h"
+
+/* Shared by both pipes: the loop is single-threaded. */
+static unsigned char iobuf[64 * 1024];
+/* Reads per pipe per loop turn, so a flood of output cannot starve stdin
+ * (where AP_CANCEL arrives). */
+#define READS_PER_TURN 16
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+static void exec_reset(struct exec *e)
+{
+	struct ap_buf *out = e->out;
+
+	close_fd(&e->fd_out);
+	close_fd(&e->fd_err);
+	close_fd(&e->fd_in);
+	free(e->blob);
+	free(e->build_argv); /* one allocation for all the vectors */
+	spawn_seccomp_free(e->seccomp);
+	capture_close(&e->cap_out);
+	capture_close(&e->cap_err);
+	memset(e, 0, sizeof(*e));
+	e->out = out;
+	e->fd_out = e->fd_err = e->fd_in = -1;
+}
+
+void exec_init(struct exec *e, struct ap_buf *out)
+{
+	memset(e, 0, sizeof(*e));
+	e->out = out;
+	e->fd_out = e->fd_err = e->fd_in = -1;
+}
+
+void exec_close(struct exec *e)
+{
+	exec_reset(e);
+}
+
+int exec_busy(const struct exec *e)
+{
+	return e->active;
+}
+
+static int valid_file_name(const char *s)
+{
+	return *s && strlen(s) <= 255 && !strchr(s, '/') && !strstr(s, "..") &&
+	       strcmp(s, ".") != 0;
+}
+
+static int is_string_tag(uint8_t tag)
+{
+	return tag == AP_T_FILE_NAME || tag == AP_T_BUILD_ARG ||
+	       tag == AP_T_RUN_ARG || tag == AP_T_ENV ||
+	       tag == AP_T_SECCOMP_DENY;
+}
+
+struct limits {
+	uint32_t timeout_ms, out_cap, err_cap;
+};
+
+/* Copy the request out of the frame (whose buffer the reader reuses).
+ * Everything lands in one blob: strings NUL-terminated, then the vectors
+ * point into it. */
+static int parse(struct exec *e, const struct ap_frame *f,
+		 struct limits *lim, const char **err)
+{
+	size_t nbuild = 0, nrun = 0, nenv = 0, ndeny = 0, blob_len = 0;
+	size_t off = 0, pos = 0, ib = 0, ir = 0, ie = 0, id = 0, i;
+	uint32_t seen = 0, bit;
+	struct ap_field fl;
+	char *s;
+	int rc;
+
+	while ((rc = ap_next_field(f, &off, &fl)) == 1) {
+		bit = fl.tag < 32 ? 1u << fl.tag : 0;
+		switch (fl.tag) {
+		case AP_T_BUILD_ARG: nbuild++; break;
+		case AP_T_RUN_ARG: nrun++; break;
+		case AP_T_ENV: nenv++; break;
+		case AP_T_SECCOMP_DENY: ndeny++; break;
+		case AP_T_FILE_NAME:
+		case AP_T_FILE_DATA:
+		case AP_T_STDIN:
+			if (seen & bit) {
+				*err = "duplicate field in AP_EXEC";
+				return -EINVAL;
+			}
+			break;
+		case AP_T_TIMEOUT_MS:
+		case AP_T_STDOUT_CAP:
+		case AP_T_STDERR_CAP:
+			if ((seen & bit) || fl.len != 4) {
+				*err = "bad or duplicate u32 field in AP_EXEC";
+				return -EINVAL;
+			}
+			break;
+		default:
+			continue; /* unknown tags: newer hosts may add fields */
+		}
+		seen |= bit;
+		if (is_string_tag(fl.tag) && memchr(fl.data, 0, fl.len)) {
+			*err = "string field contains a NUL byte";
+			return -EINVAL;
+		}
+		blob_len += (size_t)fl.len + 1;
+	}
+	if (rc < 0) {
+		*err = "malformed AP_EXEC fields";
+		return -EPROTO;
+	}
+	if (!nrun) {
+		*err = "AP_EXEC without RUN_ARG";
+		return -EINVAL;
+	}
+	if ((seen & (1u << AP_T_FILE_DATA)) && !(seen & (1u << AP_T_FILE_NAME))) {
+		*err = "FILE_DATA without FILE_NAME";
+		return -EINVAL;
+	}
+
+	e->blob = malloc(blob_len ? blob_len : 1);
+	e->build_argv = calloc(nbuild + nrun + nenv + ndeny + 4, sizeof(char *));
+	if (!e->blob || !e->build_argv) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	/* build_argv is the allocation's base (freed as such); an empty
+	 * build vector means "no build". */
+	e->run_argv = e->build_argv + nbuild + 1;
+	e->envp = e->run_argv + nrun + 1;
+	e->deny = e->envp + nenv + 1;
+	e->ndeny = ndeny;
+
+	off = 0;
+	while (ap_next_field(f, &off, &fl) == 1) {
+		s = e->blob + pos;
+		switch (fl.tag) {
+		case AP_T_TIMEOUT_MS: lim->timeout_ms = ap_field_u32(&fl); continue;
+		case AP_T_STDOUT_CAP: lim->out_cap = ap_field_u32(&fl); continue;
+		case AP_T_STDERR_CAP: lim->err_cap = ap_field_u32(&fl); continue;
+		case AP_T_FILE_NAME: e->file_name = s; break;
+		case AP_T_FILE_DATA:
+			e->file_data = (unsigned char *)s;
+			e->file_len = fl.len;
+			break;
+		case AP_T_STDIN:
+			e->stdin_data = (unsigned char *)s;
+			e->stdin_len = fl.len;
+			break;
+		case AP_T_BUILD_ARG: e->build_argv[ib++] = s; break;
+		case AP_T_RUN_ARG: e->run_argv[ir++] = s; break;
+		case AP_T_ENV: e->envp[ie++] = s; break;
+		case AP_T_SECCOMP_DENY: e->deny[id++] = s; break;
+		default: continue;
+		}
+		memcpy(s, fl.data, fl.len);
+		s[fl.len] = '\0';
+		pos += (size_t)fl.len + 1;
+	}
+	if (e->file_name && !valid_file_name(e->file_name)) {
+		*err = "bad FILE_NAME (empty, '/', '..' or too long)";
+		return -EINVAL;
+	}
+	/* The counts of this pass, not the first: what was copied is what
+	 * gets checked. */
+	for (i = 0; i < ie; i++)
+		if (!strchr(e->envp[i], '=') || e->envp[i][0] == '=') {
+			*err = "ENV entry is not KEY=VALUE";
+			return -EINVAL;
+		}
+	if (!ir || !e->run_argv[0][0] || (ib && !e->build_argv[0][0])) {
+		*err = "empty program name";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Start the build (building=1) or run phase. */
+static int start_phase(struct exec *e, int building)
+{
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 };
+	struct spawn_opts o;
+	pid_t pid;
+	int rc = 0;
+
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) ||
+	    (!building && e->stdin_data && pipe2(pi, O_CLOEXEC))) {
+		rc = -errno;
+		goto out;
+	}
+	/* Only our ends are non-blocking; the program gets ordinary pipes. */
+	fcntl(po[0], F_SETFL, O_NONBLOCK);
+	fcntl(pe[0], F_SETFL, O_NONBLOCK);
+	if (pi[1] >= 0)
+		fcntl(pi[1], F_SETFL, O_NONBLOCK);
+
+	memset(&o, 0, sizeof(o));
+	o.argv = building ? e->build_argv : e->run_argv;
+	o.envp = e->envp;
+	o.fd_in = pi[0] >= 0 ? pi[0] : 0; /* the agent's fd 0 is /dev/null */
+	o.fd_out = po[1];
+	o.fd_err = pe[1];
+	if (building || !e->build_argv[0]) {
+		o.file_name = e->file_name;
+		o.file_data = e->file_data;
+		o.file_len = e->file_len;
+	}
+	o.seccomp = e->seccomp;
+	pid = spawn_user(&o);
+	if (pid < 0) {
+		rc = pid;
+		goto out;
+	}
+
+	e->building = building;
+	e->pid = pid;
+	e->exited = 0;
+	e->draining = 0;
+	e->fd_out = po[0];
+	e->fd_err = pe[0];
+	e->fd_in = pi[1];
+	e->stdin_off = 0;
+	po[0] = pe[0] = pi[1] = -1;
+	if (e->fd_in >= 0 && e->stdin_len == 0)
+		close_fd(&e->fd_in);
+out:
+	close_fd(&po[0]);
+	close_fd(&po[1]);
+	close_fd(&pe[0]);
+	close_fd(&pe[1]);
+	close_fd(&pi[0]);
+	close_fd(&pi[1]);
+	return rc;
+}
+
+int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
+{
+	static char msg[128];
+	struct limits lim = { 0, 0, 0 };
+	uint64_t now;
+	int rc;
+
+	if (e->active) {
+		*err = "busy";
+		return -EBUSY;
+	}
+	rc = parse(e, f, &lim, err);
+	if (rc)
+		goto fail;
+	/* 0 means "default", so a host that always sends the fields does
+	 * not have to know the defaults. */
+	if (!lim.timeout_ms)
+		lim.timeout_ms = EXEC_DEFAULT_TIMEOUT_MS;
+	if (!lim.out_cap)
+		lim.out_cap = EXEC_DEFAULT_CAP;
+	if (!lim.err_cap)
+		lim.err_cap = EXEC_DEFAULT_CAP;
+	if (lim.out_cap > EXEC_MAX_CAP)
+		lim.out_cap = EXEC_MAX_CAP;
+	if (lim.err_cap > EXEC_MAX_CAP)
+		lim.err_cap = EXEC_MAX_CAP;
+	if (capture_init(&e->cap_out, lim.out_cap) ||
+	    capture_init(&e->cap_err, lim.err_cap)) {
+		*err = "out of memory";
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (e->ndeny) {
+		e->seccomp = spawn_seccomp_new(e->deny, e->ndeny);
+		if (!e->seccomp) {
+			*err = "out of memory building the seccomp filter";
+			rc = -ENOMEM;
+			goto fail;
+		}
+	}
+	now = agent_now_ms();
+	e->start_ms = now;
+	e->deadline_ms = now + lim.timeout_ms;
+	rc = start_phase(e, e->build_argv[0] != NULL);
+	if (rc) {
+		snprintf(msg, sizeof(msg), "cannot start the process: %s",
+			 strerror(-rc));
+		*err = msg;
+		goto fail;
+	}
+	e->id = f->id;
+	e->active = 1;
+	return 0;
+fail:
+	exec_reset(e);
+	return rc;
+}
+
+void exec_cancel(struct exec *e, uint32_t id)
+{
+	if (e->active && e->id == id && !e->draining && !e->kill)
+		e->kill = EXEC_KILL_CANCEL;
+}
+
+int exec_child_exited(struct exec *e, pid_t pid, int status)
+{
+	if (!e->active || pid != e->pid)
+		return 0;
+	e->pid = 0;
+	e->exited = 1;
+	e->status = status;
+	if (!e->kill)
+		e->end_ms = agent_now_ms();
+	return 1;
+}
+
+static void read_pipe(int *fd, struct capture *c)
+{
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < READS_PER_TURN && *fd >= 0; i++) {
+		n = read(*fd, iobuf, sizeof(iobuf));
+		if (n > 0) {
+			capture_add(c, iobuf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		close_fd(fd); /* EOF, or an error we cannot do better on */
+	}
+}
+
+static void feed_stdin(struct exec *e)
+{
+	ssize_t n;
+
+	n = write(e->fd_in, e->stdin_data + e->stdin_off,
+		  e->stdin_len - e->stdin_off);
+	if (n > 0) {
+		e->stdin_off += (size_t)n;
+		if (e->stdin_off == e->stdin_len)
+			close_fd(&e->fd_in); /* the program sees EOF */
+		return;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	close_fd(&e->fd_in); /* EPIPE: the program stopped reading */
+}
+
+int exec_poll_fill(struct exec *e, struct pollfd *pfd)
+{
+	int n = 0;
+
+	if (!e->active)
+		return 0;
+	if (e->fd_out >= 0)
+		pfd[n++] = (struct pollfd){ .fd = e->fd_out, .events = POLLIN };
+	if (e->fd_err >= 0)
+		pfd[n++] = (struct pollfd){ .fd = e->fd_err, .events = POLLIN };
+	if (e->fd_in >= 0)
+		pfd[n++] = (struct pollfd){ .fd = e->fd_in, .events = POLLOUT };
+	return n;
+}
+
+void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n)
+{
+	int i;
+
+	for (i = 0; i < n && e->active; i++) {
+		if (!pfd[i].revents)
+			continue;
+		if (pfd[i].fd == e->fd_out)
+			read_pipe(&e->fd_out, &e->cap_out);
+		else if (pfd[i].fd == e->fd_err)
+			read_pipe(&e->fd_err, &e->cap_err);
+		else if (pfd[i].fd == e->fd_in)
+			feed_stdin(e);
+	}
+}
+
+uint64_t exec_deadline(const struct exec *e)
+{
+	if (!e->active)
+		return UINT64_MAX;
+	if (e->draining)
+		return e->drain_until_ms;
+	if (e->exited || e->kill)
+		return 0;
+	return e->deadline_ms;
+}
+
+static int put_output(struct ap_buf *b, uint8_t tag, const struct capture *c,
+		      unsigned char *tmp)
+{
+	return ap_put(b, tag, tmp, capture_render(c, tmp));
+}
+
+static void send_done(struct exec *e)
+{
+	struct ap_buf *b = e->out;
+	size_t max = e->cap_out.cap > e->cap_err.cap ? e->cap_out.cap :
+						       e->cap_err.cap;
+	unsigned char *tmp = malloc(max ? max : 1);
+	int rc = tmp ? 0 : -ENOMEM;
+
+	if (!rc)
+		rc = ap_frame_begin(b, AP_EXEC_DONE, e->id);
+	/* A killed execution reports SIGKILL even if the main process
+	 * happened to exit in the same instant: the host asked for it to
+	 * stop, and that is what happened. */
+	if (!rc && e->kill)
+		rc = ap_put_u32(b, AP_T_SIGNAL, SIGKILL);
+	else if (!rc && WIFEXITED(e->status))
+		rc = ap_put_u32(b, AP_T_EXIT_CODE,
+				(uint32_t)WEXITSTATUS(e->status));
+	else if (!rc && WIFSIGNALED(e->status))
+		rc = ap_put_u32(b, AP_T_SIGNAL, (uint32_t)WTERMSIG(e->status));
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_TIMED_OUT, e->kill == EXEC_KILL_TIMEOUT);
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_CANCELLED, e->kill == EXEC_KILL_CANCEL);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_DURATION_MS,
+				(uint32_t)(e->end_ms - e->start_ms));
+	if (!rc)
+		rc = put_output(b, AP_T_STDOUT, &e->cap_out, tmp);
+	if (!rc)
+		rc = put_output(b, AP_T_STDERR, &e->cap_err, tmp);
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_STDOUT_TRUNC,
+			       (uint8_t)capture_truncated(&e->cap_out));
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_STDERR_TRUNC,
+			       (uint8_t)capture_truncated(&e->cap_err));
+	if (!rc)
+		rc = ap_put_str(b, AP_T_PHASE, e->building ? "build" : "run");
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_SURVIVORS, e->survivors);
+	if (!rc)
+		rc = ap_frame_end(b);
+	free(tmp);
+	if (!rc)
+		return;
+	/* The ap_put_* calls removed the partial frame. Tell the host in the
+	 * smallest frame there is. */
+	agent_log("exec %u: cannot build the reply: %s", e->id, strerror(-rc));
+	if (ap_frame_begin(b, AP_ERROR, e->id) == 0 &&
+	    ap_put_str(b, AP_T_MESSAGE, "cannot build AP_EXEC_DONE") == 0)
+		ap_frame_end(b);
+}
+
+/* Main process gone and pipes drained (or given up on). */
+static void phase_done(struct exec *e)
+{
+	char note[160];
+	int rc, n;
+
+	close_fd(&e->fd_out);
+	close_fd(&e->fd_err);
+	close_fd(&e->fd_in);
+	if (e->building && !e->kill && e->exited && WIFEXITED(e->status) &&
+	    WEXITSTATUS(e->status) == 0) {
+		rc = start_phase(e, 0);
+		if (!rc)
+			return;
+		/* Same contract as a failed exec: 127 and a line on
+		 * stderr. */
+		n = snprintf(note, sizeof(note),
+			     "sbx-agent: cannot start the run phase: %s\n",
+			     strerror(-rc));
+		capture_add(&e->cap_err, note, (size_t)n);
+		e->building = 0;
+		e->status = W_EXITCODE(127, 0);
+		e->end_ms = agent_now_ms();
+	}
+	send_done(e);
+	exec_reset(e);
+}
+
+void exec_step(struct exec *e)
+{
+	uint64_t now;
+
+	if (!e->active)
+		return;
+	now = agent_now_ms();
+	if (!e->draining) {
+		if (!e->exited && !e->kill && now >= e->deadline_ms)
+			e->kill = EXEC_KILL_TIMEOUT;
+		if (!e->exited && !e->kill)
+			return;
+		if (!e->exited)
+			e->end_ms = now;
+		close_fd(&e->fd_in);
+		/* Also reaps the main process (exec_child_exited) when this
+		 * is a timeout or a cancel. */
+		e->survivors = procs_kill_all();
+		e->draining = 1;
+		now = agent_now_ms();
+		e->drain_until_ms = now + EXEC_DRAIN_MS;
+		/* Usually everything is at EOF by now: finish without
+		 * another trip through poll(). */
+		if (e->fd_out >= 0)
+			read_pipe(&e->fd_out, &e->cap_out);
+		if (e->fd_err >= 0)
+			read_pipe(&e->fd_err, &e->cap_err);
+	}
+	if ((e->fd_out >= 0 || e->fd_err >= 0) && now < e->drain_until_ms)
+		return;
+	phase_done(e);
+}

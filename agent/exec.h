@@ -1,0 +1,86 @@
+/*
+ * exec.h - one AP_EXEC at a time: write the source file, run the optional
+ * build and then the program, capture output, enforce the timeout, kill
+ * everything the execution started, and answer AP_EXEC_DONE.
+ *
+ * The agent loop drives it: exec_poll_fill()/exec_poll_done() around
+ * poll(), exec_child_exited() from the reaper, exec_step() after every
+ * loop turn to advance the state machine.
+ */
+#ifndef SBX_EXEC_H
+#define SBX_EXEC_H
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agent_proto.h"
+#include "capture.h"
+
+/* Defaults and limits; see docs/agent-protocol.md. */
+#define EXEC_DEFAULT_TIMEOUT_MS 30000u
+#define EXEC_DEFAULT_CAP (100u * 1024u)
+#define EXEC_MAX_CAP (8u * 1024u * 1024u)
+/* After the kill, wait this long for the pipes to reach EOF. */
+#define EXEC_DRAIN_MS 500u
+/* Most fds exec_poll_fill() adds. */
+#define EXEC_POLL_FDS 3
+
+enum exec_kill { EXEC_KILL_NONE, EXEC_KILL_TIMEOUT, EXEC_KILL_CANCEL };
+
+struct exec {
+	struct ap_buf *out; /* borrowed: the agent's reply queue */
+	int active;
+	uint32_t id;
+
+	/* The request, owned: strings point into blob. */
+	char *blob;
+	char **build_argv;  /* NULL when there is no build */
+	char **run_argv;
+	char **envp;
+	char **deny;
+	size_t ndeny;
+	const char *file_name;
+	const unsigned char *file_data;
+	size_t file_len;
+	const unsigned char *stdin_data; /* NULL: stdin is /dev/null */
+	size_t stdin_len;
+	void *seccomp;
+
+	/* Progress of the current phase. */
+	int building;       /* 1 while the build phase runs */
+	pid_t pid;          /* main process, 0 once reaped */
+	int exited;         /* status is valid */
+	int status;
+	enum exec_kill kill;
+	int draining;       /* main process gone, everything killed */
+	uint32_t survivors;
+	uint64_t start_ms, end_ms, deadline_ms, drain_until_ms;
+	int fd_out, fd_err, fd_in; /* our pipe ends, -1 when closed */
+	size_t stdin_off;
+	struct capture cap_out, cap_err;
+};
+
+void exec_init(struct exec *e, struct ap_buf *out);
+/* Drop a running execution without a reply (agent shutdown). The caller
+ * kills the processes. */
+void exec_close(struct exec *e);
+int exec_busy(const struct exec *e);
+
+/* Start the execution described by f. On failure returns a negative errno
+ * and points *err at a static message for AP_ERROR; nothing was started.
+ * f is only read during the call. */
+int exec_start(struct exec *e, const struct ap_frame *f, const char **err);
+/* AP_CANCEL: ignored unless id is the running execution. */
+void exec_cancel(struct exec *e, uint32_t id);
+/* From the reaper. Returns 1 if pid was this execution's main process. */
+int exec_child_exited(struct exec *e, pid_t pid, int status);
+
+int exec_poll_fill(struct exec *e, struct pollfd *pfd);
+void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n);
+/* Next time exec_step() must run even without events, or UINT64_MAX. */
+uint64_t exec_deadline(const struct exec *e);
+/* Advance: timeout, kill, drain, next phase, reply. */
+void exec_step(struct exec *e);
+
+#endif

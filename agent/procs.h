@@ -1,0 +1,32 @@
+/*
+ * procs.h - the PID 1 duties: signals, reaping every child (ours and the
+ * orphans the kernel reparents to us) and killing all user processes.
+ *
+ * There is one process table, so this module keeps its state in statics.
+ */
+#ifndef SBX_PROCS_H
+#define SBX_PROCS_H
+
+#include <sys/types.h>
+
+/* Called for every reaped process with its wait status. */
+typedef void (*procs_exit_cb)(pid_t pid, int status, void *arg);
+
+/* Blocks SIGCHLD and the termination signals and opens a signalfd for
+ * them. Returns 0 or a negative errno. */
+int procs_init(procs_exit_cb cb, void *arg);
+/* The signalfd to poll for POLLIN. */
+int procs_fd(void);
+/* Drain the signalfd and reap. */
+void procs_handle_signals(void);
+/* 1 once SIGTERM/SIGINT/SIGHUP was received, whoever drained it. */
+int procs_terminating(void);
+/* Reap all exited children without blocking. */
+void procs_reap(void);
+/* SIGKILL every user process (any process whose real uid is not 0, and any
+ * child of ours still in setup as root), reaping as they die, until none
+ * is left or about a second has passed. One /proc scan when nothing runs.
+ * Returns how many are still alive. */
+unsigned procs_kill_all(void);
+
+#endif

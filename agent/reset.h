@@ -1,0 +1,50 @@
+/*
+ * reset.h - AP_RESET: return the container to the state of a fresh one.
+ *
+ * Kill every user process, then a worker running as the user (the files
+ * are theirs, and root here has no CAP_DAC_OVERRIDE) empties /work, /tmp,
+ * /dev/shm and /dev/mqueue, removes SysV IPC objects and checks that all of
+ * it is really gone. Finally the agent checks that no user process is
+ * left and answers AP_RESET_DONE.
+ */
+#ifndef SBX_RESET_H
+#define SBX_RESET_H
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "agent_proto.h"
+
+/* The worker is killed and the reset fails after this long. */
+#define RESET_TIMEOUT_MS 10000u
+#define RESET_POLL_FDS 1
+
+struct reset {
+	struct ap_buf *out; /* borrowed: the agent's reply queue */
+	mode_t work_mode;   /* mode of /work at startup, restored each time */
+	int active;
+	uint32_t id;
+	pid_t pid;          /* the worker, 0 once reaped */
+	int status;
+	int fd;             /* worker's report pipe, -1 at EOF */
+	size_t msg_len;
+	uint64_t deadline_ms;
+	char msg[1024];     /* what the worker found left */
+};
+
+/* Records the current mode of /work as the one to restore. */
+void reset_init(struct reset *r, struct ap_buf *out);
+/* Drop a running reset without a reply (agent shutdown). */
+void reset_close(struct reset *r);
+int reset_busy(const struct reset *r);
+/* Returns 0, or a negative errno with *err set for AP_ERROR. */
+int reset_start(struct reset *r, uint32_t id, const char **err);
+int reset_child_exited(struct reset *r, pid_t pid, int status);
+int reset_poll_fill(struct reset *r, struct pollfd *pfd);
+void reset_poll_done(struct reset *r, const struct pollfd *pfd, int n);
+uint64_t reset_deadline(const struct reset *r);
+void reset_step(struct reset *r);
+
+#endif

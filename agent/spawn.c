@@ -1,0 +1,231 @@
+/*
+ * spawn.c - child setup: fds, session, privilege drop, seccomp, exec.
+ *
+ * Everything after fork() runs in the child of a single-threaded parent, so
+ * plain libc (snprintf, malloc inside libseccomp) is safe to call.
+ */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+extern char **environ;
+
+__attribute__((noreturn)) static void child_fail(const char *what,
+						 const char *arg, int err)
+{
+	char buf[512];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "sbx-agent: %s%s%s: %s\n", what,
+		     arg ? " " : "", arg ? arg : "", strerror(err));
+	if (n > 0 && write(2, buf, (size_t)n) < 0) {
+		/* nothing left to tell */
+	}
+	_exit(127);
+}
+
+/* Every agent fd is O_CLOEXEC already; this is the second wall, and the
+ * one that also covers fds a future change forgets to flag. */
+static void close_from(int lowfd)
+{
+	struct rlimit rl;
+	long max = 1024;
+	long fd;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lowfd, ~0u, 0u) == 0)
+		return;
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		max = rl.rlim_cur < 1048576 ? (long)rl.rlim_cur : 1048576;
+	for (fd = lowfd; fd < max; fd++)
+		close((int)fd);
+}
+
+/* What every child does first, still as root: fresh signal state, its own
+ * session (so job control and terminal signals of one execution never
+ * reach another), its fds, and a high OOM score so the kernel picks user
+ * code over the agent when the container runs out of memory. */
+static void child_setup(int fd_in, int fd_out, int fd_err)
+{
+	struct rlimit core = { 0, 0 };
+	sigset_t none;
+	int fd;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	setsid();
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1000", 4) < 0) {
+			/* best effort: the cgroup limit holds either way */
+		}
+		close(fd);
+	}
+	if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0)
+		child_fail("dup2", NULL, errno);
+	close_from(3);
+	if (setrlimit(RLIMIT_CORE, &core))
+		child_fail("setrlimit", NULL, errno);
+}
+
+/* Root in the container holds only SETUID, SETGID, SETPCAP and KILL. Drop
+ * to AGENT_UID with nothing: empty bounding, ambient, inheritable,
+ * permitted and effective sets, no_new_privs so nothing can be regained
+ * through a setuid binary or file capabilities. */
+static void drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	uid_t r, e, s;
+	int cap;
+
+	if (setgroups(0, NULL))
+		child_fail("setgroups", NULL, errno);
+	if (setresgid(AGENT_GID, AGENT_GID, AGENT_GID))
+		child_fail("setresgid", NULL, errno);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		child_fail("PR_SET_NO_NEW_PRIVS", NULL, errno);
+	/* Needs CAP_SETPCAP, so before the uid change. EINVAL marks a
+	 * capability this kernel does not have. */
+	for (cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+			child_fail("PR_CAPBSET_DROP", NULL, errno);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
+	    errno != EINVAL)
+		child_fail("PR_CAP_AMBIENT_CLEAR_ALL", NULL, errno);
+	/* With no SECBIT_KEEP_CAPS, leaving uid 0 for good clears the
+	 * permitted and effective sets. */
+	if (setresuid(AGENT_UID, AGENT_UID, AGENT_UID))
+		child_fail("setresuid", NULL, errno);
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data))
+		child_fail("capset", NULL, errno);
+	/* Never run user code with anything left: check, don't trust. */
+	if (getresuid(&r, &e, &s) || r != AGENT_UID || e != AGENT_UID ||
+	    s != AGENT_UID)
+		child_fail("uid check", NULL, EPERM);
+	if (syscall(SYS_capget, &hdr, data))
+		child_fail("capget", NULL, errno);
+	if (data[0].effective || data[0].permitted || data[1].effective ||
+	    data[1].permitted)
+		child_fail("capability check", NULL, EPERM);
+}
+
+/* As the user, so the file is theirs without CAP_CHOWN and a symlink they
+ * planted in a previous execution cannot point the write anywhere they
+ * could not write themselves. */
+static void write_file(const char *name, const unsigned char *p, size_t n)
+{
+	ssize_t w;
+	int fd;
+
+	if (unlink(name) && errno != ENOENT && errno != EISDIR)
+		child_fail("unlink", name, errno);
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0)
+		child_fail("create", name, errno);
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			child_fail("write", name, errno);
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (fchmod(fd, 0644) || close(fd))
+		child_fail("write", name, errno);
+}
+
+pid_t spawn_user(const struct spawn_opts *o)
+{
+	pid_t pid;
+	int rc;
+
+	pid = fork();
+	if (pid)
+		return pid < 0 ? -errno : pid;
+
+	child_setup(o->fd_in, o->fd_out, o->fd_err);
+	drop_privileges();
+	/* /work is mode 0700 for the user; root without CAP_DAC_OVERRIDE
+	 * may not enter it, so this comes after the drop. */
+	if (chdir(AGENT_WORKDIR))
+		child_fail("chdir", AGENT_WORKDIR, errno);
+	umask(022);
+	if (o->file_name)
+		write_file(o->file_name, o->file_data, o->file_len);
+	if (o->seccomp) {
+		rc = seccomp_load(o->seccomp);
+		if (rc < 0)
+			child_fail("seccomp_load", NULL, -rc);
+	}
+	/* execvpe searches the PATH of the calling environment: make that
+	 * the program's environment. */
+	environ = (char **)o->envp;
+	execvpe(o->argv[0], o->argv, o->envp);
+	child_fail("exec", o->argv[0], errno);
+}
+
+pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out)
+{
+	pid_t pid;
+
+	pid = fork();
+	if (pid)
+		return pid < 0 ? -errno : pid;
+	child_setup(0, fd_out, 2);
+	drop_privileges();
+	umask(077);
+	_exit(fn(arg) ? 1 : 0);
+}
+
+void *spawn_seccomp_new(char *const *names, size_t n)
+{
+	scmp_filter_ctx ctx;
+	size_t i;
+	int nr, rc;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		nr = seccomp_syscall_resolve_name(names[i]);
+		if (nr == __NR_SCMP_ERROR) {
+			agent_log("seccomp: unknown syscall \"%s\" ignored",
+				  names[i]);
+			continue;
+		}
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+		if (rc < 0)
+			agent_log("seccomp: cannot deny \"%s\": %s", names[i],
+				  strerror(-rc));
+	}
+	return ctx;
+}
+
+void spawn_seccomp_free(void *ctx)
+{
+	if (ctx)
+		seccomp_release(ctx);
+}

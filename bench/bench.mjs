@@ -1,0 +1,146 @@
+// bench.mjs - end-to-end latency and throughput of mcp-sandbox through the
+// official MCP TypeScript SDK client, beside raw `docker exec` and
+// `docker run --rm` baselines. Run by hand (node bench.mjs [--quick]) on an
+// otherwise idle machine; record the output in docs/benchmarks.md.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { execFileSync, execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import os from "node:os";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const server = path.join(root, "build/bin/mcp-sandbox");
+const quick = process.argv.includes("--quick");
+const N = quick ? 30 : 200;
+const BASE_N = quick ? 10 : 30;
+const THROUGHPUT_S = quick ? 5 : 20;
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+const fmt = (x) => x.toFixed(1).padStart(7);
+function line(name, xs) {
+  console.log(`${name.padEnd(34)} n=${String(xs.length).padStart(4)}  p50 ${fmt(pct(xs, 50))} ms  p90 ${fmt(pct(xs, 90))} ms  p99 ${fmt(pct(xs, 99))} ms`);
+  return pct(xs, 50);
+}
+
+async function connect(env = {}) {
+  const transport = new StdioClientTransport({
+    command: server,
+    args: [],
+    env: { ...process.env, ...env },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function call(client, language, code) {
+  const r = await client.callTool({ name: "sandbox_execute", arguments: { language, code } });
+  if (r.isError || r.structuredContent.exitCode !== 0) throw new Error(JSON.stringify(r));
+  return r;
+}
+
+async function timed(fn) {
+  const t = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+async function series(client, language, code, n) {
+  for (let i = 0; i < 5; i++) await call(client, language, code); // warm-up
+  const xs = [];
+  for (let i = 0; i < n; i++) xs.push(await timed(() => call(client, language, code)));
+  return xs;
+}
+
+function rssKiB(pid) {
+  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/);
+  return Number(m[1]);
+}
+
+async function dockerBaselines(image, cmd) {
+  const name = `sbx-bench-${process.pid}-${image.replace(/\W/g, "")}`;
+  execFileSync("docker", ["run", "-d", "--name", name, "--network", "none", "--entrypoint", "sleep", image, "infinity"], { stdio: "ignore" });
+  try {
+    const exec = [];
+    for (let i = 0; i < 3; i++) await run("docker", ["exec", name, ...cmd]);
+    for (let i = 0; i < BASE_N; i++) exec.push(await timed(() => run("docker", ["exec", name, ...cmd])));
+    const runs = [];
+    for (let i = 0; i < Math.max(5, BASE_N / 3); i++)
+      runs.push(await timed(() => run("docker", ["run", "--rm", "--network", "none", "--entrypoint", cmd[0], image, ...cmd.slice(1)])));
+    return { exec, runs };
+  } finally {
+    execFileSync("docker", ["rm", "-f", name], { stdio: "ignore" });
+  }
+}
+
+async function throughput(seconds, concurrency) {
+  const { client, transport } = await connect({ SANDBOX_PYTHON_POOL_SIZE: String(concurrency) });
+  try {
+    for (let i = 0; i < concurrency * 2; i++) await call(client, "python", "print(1)");
+    let done = 0;
+    const end = Date.now() + seconds * 1000;
+    const worker = async () => {
+      while (Date.now() < end) {
+        await call(client, "python", "print(1)");
+        done++;
+      }
+    };
+    const t0 = Date.now();
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return done / ((Date.now() - t0) / 1000);
+  } finally {
+    await client.close();
+  }
+}
+
+async function main() {
+  console.log(`# mcp-sandbox benchmark  ${new Date().toISOString()}`);
+  console.log(`# ${os.cpus().length} x ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.release()}`);
+  console.log(`# docker ${execFileSync("docker", ["version", "--format", "{{.Server.Version}}"]).toString().trim()}, node ${process.version}`);
+
+  const { client, transport } = await connect();
+  const py = await series(client, "python", "print(1)", N);
+  const sh = await series(client, "bash", "echo 1", N);
+  await new Promise((r) => setTimeout(r, 1500)); // let the pool settle
+  const rss = rssKiB(transport.pid);
+  await client.close();
+
+  const pyBase = await dockerBaselines("mcp-sandbox/python:latest", ["python3", "-c", "print(1)"]);
+  const shBase = await dockerBaselines("mcp-sandbox/bash:latest", ["bash", "-c", "echo 1"]);
+
+  console.log("\n## latency, sequential calls through MCP (client -> result)");
+  const p1 = line("mcp python print(1)", py);
+  const b1 = line("mcp bash echo 1", sh);
+  console.log("\n## baselines");
+  const p2 = line("docker exec python3 -c print(1)", pyBase.exec);
+  const p3 = line("docker run --rm python3 -c ...", pyBase.runs);
+  const b2 = line("docker exec bash -c 'echo 1'", shBase.exec);
+  const b3 = line("docker run --rm bash -c ...", shBase.runs);
+  console.log("\n## ratios (baseline p50 / mcp p50)");
+  console.log(`python: docker exec ${(p2 / p1).toFixed(1)}x slower, docker run ${(p3 / p1).toFixed(1)}x slower`);
+  console.log(`bash:   docker exec ${(b2 / b1).toFixed(1)}x slower, docker run ${(b3 / b1).toFixed(1)}x slower`);
+
+  const tput = await throughput(THROUGHPUT_S, 4);
+  console.log(`\n## throughput\npython print(1), 4 concurrent callers, ${THROUGHPUT_S} s: ${tput.toFixed(1)} executions/s`);
+  console.log(`\n## memory\nserver RSS with the pool warm: ${(rss / 1024).toFixed(1)} MiB`);
+
+  console.log("\n## targets");
+  const ok = (c) => (c ? "met" : "MISSED");
+  console.log(`python p50 <= 25 ms: ${p1.toFixed(1)} ms ${ok(p1 <= 25)}`);
+  console.log(`bash p50 <= 8 ms: ${b1.toFixed(1)} ms ${ok(b1 <= 8)}`);
+  console.log(`python >= 40 exec/s: ${tput.toFixed(1)} ${ok(tput >= 40)}`);
+  console.log(`RSS < 10 MiB: ${(rss / 1024).toFixed(1)} MiB ${ok(rss < 10 * 1024)}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

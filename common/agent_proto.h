@@ -1,0 +1,136 @@
+/*
+ * agent_proto.h - the wire protocol between the host and the agent that runs
+ * as PID 1 inside every sandbox container.
+ *
+ * The host writes frames to the agent's stdin and reads frames from the
+ * agent's stdout; both travel over one Docker "attach" connection. The agent's
+ * stderr carries human-readable log lines only. docs/agent-protocol.md is the
+ * prose version of this header.
+ *
+ * Frame layout (all integers big-endian):
+ *
+ *   u32 length      bytes that follow this field (type + id + fields)
+ *   u8  type        enum ap_type
+ *   u32 id          request id chosen by the host, echoed in the reply
+ *   fields...       u8 tag, u32 len, len bytes; a tag may repeat (argv, env)
+ *
+ * This file is compiled into both the host and the static agent, so it uses
+ * nothing beyond libc.
+ */
+#ifndef SBX_AGENT_PROTO_H
+#define SBX_AGENT_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AP_VERSION 1u
+/* Largest frame either side accepts: 1 MiB of code plus caps with margin. */
+#define AP_MAX_FRAME (24u * 1024u * 1024u)
+#define AP_HEADER_LEN 9u /* length + type + id */
+
+enum ap_type {
+	/* host -> agent */
+	AP_HELLO = 0x01,  /* no fields */
+	AP_EXEC = 0x02,   /* run one execution, see AP_T_* below */
+	AP_RESET = 0x03,  /* kill user processes, wipe state, verify */
+	AP_CANCEL = 0x04, /* stop the running AP_EXEC (id = the exec's id) */
+
+	/* agent -> host */
+	AP_HELLO_OK = 0x81,  /* AP_T_VERSION, AP_T_WORKDIR */
+	AP_EXEC_DONE = 0x82, /* result of an AP_EXEC */
+	AP_RESET_DONE = 0x83,/* AP_T_OK, AP_T_MESSAGE on failure */
+	AP_ERROR = 0x8f,     /* AP_T_MESSAGE; the request was not understood */
+};
+
+enum ap_tag {
+	/* AP_EXEC request fields */
+	AP_T_FILE_NAME = 1,   /* string: source file name, relative, no '/' */
+	AP_T_FILE_DATA = 2,   /* bytes: the code */
+	AP_T_BUILD_ARG = 3,   /* string, repeated: build argv (optional) */
+	AP_T_RUN_ARG = 4,     /* string, repeated: run argv (required) */
+	AP_T_ENV = 5,         /* string, repeated: "KEY=VALUE" */
+	AP_T_TIMEOUT_MS = 6,  /* u32: wall-clock limit for build + run */
+	AP_T_STDOUT_CAP = 7,  /* u32: bytes of stdout returned at most */
+	AP_T_STDERR_CAP = 8,  /* u32: bytes of stderr returned at most */
+	AP_T_SECCOMP_DENY = 9,/* string, repeated: syscall denied with EPERM */
+	AP_T_STDIN = 10,      /* bytes: fed to the program's stdin (optional) */
+
+	/* reply fields */
+	AP_T_VERSION = 32,    /* u32 */
+	AP_T_WORKDIR = 33,    /* string */
+	AP_T_EXIT_CODE = 34,  /* u32 holding an int exit status; absent if signalled */
+	AP_T_SIGNAL = 35,     /* u32: terminating signal number */
+	AP_T_TIMED_OUT = 36,  /* u8 */
+	AP_T_DURATION_MS = 37,/* u32: wall time of build + run */
+	AP_T_STDOUT = 38,     /* bytes: captured (possibly truncated) stdout */
+	AP_T_STDERR = 39,     /* bytes */
+	AP_T_STDOUT_TRUNC = 40,/* u8 */
+	AP_T_STDERR_TRUNC = 41,/* u8 */
+	AP_T_PHASE = 42,      /* string: "build" or "run", the phase that ended it */
+	AP_T_SURVIVORS = 43,  /* u32: user processes left after the final kill */
+	AP_T_OK = 44,         /* u8 */
+	AP_T_MESSAGE = 45,    /* string */
+	AP_T_CANCELLED = 46,  /* u8 */
+};
+
+/* A growable output buffer with a hard maximum (AP_MAX_FRAME). */
+struct ap_buf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+	size_t frame_start; /* offset of the frame being built */
+};
+
+void ap_buf_init(struct ap_buf *b);
+void ap_buf_close(struct ap_buf *b);
+/* Drop the first n bytes (already written out). */
+void ap_buf_consume(struct ap_buf *b, size_t n);
+
+/* Building a frame: begin, put fields, end. Each returns 0 or -ENOMEM /
+ * -E2BIG (frame over AP_MAX_FRAME). On failure the partial frame is removed. */
+int ap_frame_begin(struct ap_buf *b, uint8_t type, uint32_t id);
+int ap_put(struct ap_buf *b, uint8_t tag, const void *data, size_t len);
+int ap_put_str(struct ap_buf *b, uint8_t tag, const char *s);
+int ap_put_u32(struct ap_buf *b, uint8_t tag, uint32_t v);
+int ap_put_u8(struct ap_buf *b, uint8_t tag, uint8_t v);
+int ap_frame_end(struct ap_buf *b);
+void ap_frame_abort(struct ap_buf *b);
+
+/* A parsed frame; payload points into the reader's buffer and is valid until
+ * the next ap_reader_* call. */
+struct ap_frame {
+	uint8_t type;
+	uint32_t id;
+	const unsigned char *payload;
+	size_t len;
+};
+
+struct ap_field {
+	uint8_t tag;
+	const unsigned char *data;
+	uint32_t len;
+};
+
+/* Incremental frame reader for a byte stream. */
+struct ap_reader {
+	struct ap_buf in;
+	size_t consumed; /* bytes of in.data handed out as frames already */
+};
+
+void ap_reader_init(struct ap_reader *r);
+void ap_reader_close(struct ap_reader *r);
+/* Append bytes from the stream. Returns 0 or -ENOMEM. */
+int ap_reader_feed(struct ap_reader *r, const void *data, size_t len);
+/* Returns 1 and fills *f when a whole frame is buffered, 0 when more bytes
+ * are needed, -EPROTO when the stream is corrupt (length over AP_MAX_FRAME
+ * or under the header size). */
+int ap_reader_next(struct ap_reader *r, struct ap_frame *f);
+
+/* Iterate fields: *off starts at 0. Returns 1 with *out filled, 0 at the end,
+ * -EPROTO on a truncated field. */
+int ap_next_field(const struct ap_frame *f, size_t *off, struct ap_field *out);
+/* Convenience: value of a u32/u8 field (0 if the length is wrong). */
+uint32_t ap_field_u32(const struct ap_field *fl);
+uint8_t ap_field_u8(const struct ap_field *fl);
+
+#endif

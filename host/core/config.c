@@ -1,0 +1,542 @@
+/*
+ * config.c - sandbox.ini parsing (inih) and SANDBOX_* overrides.
+ *
+ * Keys are described by tables (section, name, type, offset, range) so that
+ * the file, the environment and the tests all go through config_set().
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+#define LOG_MODULE "config"
+
+enum key_type { KT_U32, KT_STR, KT_LEVEL, KT_NETWORK };
+
+struct key_desc {
+	const char *name;
+	enum key_type type;
+	size_t offset;
+	uint32_t min, max;
+};
+
+#define CFG(field) offsetof(struct config, field)
+#define LIM(field) offsetof(struct sbx_limits, field)
+#define LANG(field) offsetof(struct lang_config, field)
+
+static const struct key_desc server_keys[] = {
+	{ "log_level", KT_LEVEL, CFG(log_level), 0, 0 },
+	{ "plugins_dir", KT_STR, CFG(plugins_dir), 0, 0 },
+	{ "max_message_bytes", KT_U32, CFG(max_message_bytes), 65536, 256u << 20 },
+	{ "max_inflight", KT_U32, CFG(max_inflight), 1, 1024 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct key_desc docker_keys[] = {
+	{ "host", KT_STR, CFG(docker_host), 0, 0 },
+	{ "api_timeout_ms", KT_U32, CFG(api_timeout_ms), 100, 600000 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct key_desc pool_keys[] = {
+	{ "size", KT_U32, CFG(pool_size), 0, 64 },
+	{ "max_uses", KT_U32, CFG(max_uses), 1, 100000 },
+	{ "max_containers", KT_U32, CFG(max_containers), 1, 1024 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+/* Keys of [limits] that are also accepted in language sections. */
+static const struct key_desc limit_keys[] = {
+	{ "memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20 },
+	{ "cpu_millis", KT_U32, LIM(cpu_millis), 10, 256000 },
+	{ "pids", KT_U32, LIM(pids), 8, 1u << 20 },
+	{ "timeout_ms", KT_U32, LIM(timeout_ms), 100, 86400000 },
+	{ "stdout_cap", KT_U32, LIM(stdout_cap), 1024, 64u << 20 },
+	{ "stderr_cap", KT_U32, LIM(stderr_cap), 1024, 64u << 20 },
+	{ "nofile", KT_U32, LIM(nofile), 16, 1u << 20 },
+	{ "fsize_mb", KT_U32, LIM(fsize_mb), 1, 1u << 20 },
+	{ "work_mb", KT_U32, LIM(work_mb), 1, 1u << 20 },
+	{ "tmp_mb", KT_U32, LIM(tmp_mb), 1, 1u << 20 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct key_desc limits_only_keys[] = {
+	{ "max_timeout_ms", KT_U32, CFG(max_timeout_ms), 100, 86400000 },
+	{ "max_code_bytes", KT_U32, CFG(max_code_bytes), 1024, 16u << 20 },
+	{ "shm_mb", KT_U32, CFG(shm_mb), 1, 1u << 20 },
+	{ "network", KT_NETWORK, CFG(network), 0, 0 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+static const struct key_desc lang_keys[] = {
+	{ "image", KT_STR, LANG(image), 0, 0 },
+	{ "pool_size", KT_U32, LANG(pool_size), 0, 64 },
+	{ "max_uses", KT_U32, LANG(max_uses), 1, 100000 },
+	{ "max_timeout_ms", KT_U32, LANG(max_timeout_ms), 100, 86400000 },
+	{ "network", KT_NETWORK, LANG(network), 0, 0 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
+void config_init(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->max_message_bytes = 16u << 20;
+	cfg->max_inflight = 64;
+	cfg->api_timeout_ms = 60000;
+	cfg->pool_size = 2;
+	cfg->max_uses = 100;
+	cfg->max_containers = 32;
+	cfg->limits = (struct sbx_limits){
+		.memory_mb = 512,
+		.cpu_millis = 1000,
+		.pids = 128,
+		.timeout_ms = 30000,
+		.stdout_cap = 100 * 1024,
+		.stderr_cap = 100 * 1024,
+		.nofile = 1024,
+		.fsize_mb = 64,
+		.work_mb = 256,
+		.tmp_mb = 64,
+	};
+	cfg->max_timeout_ms = 300000;
+	cfg->max_code_bytes = 4u << 20;
+	cfg->shm_mb = 64;
+	cfg->network = strdup("none");
+}
+
+static void lang_free(struct lang_config *l)
+{
+	size_t i;
+
+	free(l->image);
+	free(l->network);
+	free(l->file);
+	for (i = 0; i < l->nblocklist; i++)
+		free(l->blocklist[i]);
+	for (i = 0; i < l->nseccomp_deny; i++)
+		free(l->seccomp_deny[i]);
+}
+
+void config_close(struct config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nlangs; i++)
+		lang_free(&cfg->langs[i]);
+	free(cfg->langs);
+	free(cfg->path);
+	free(cfg->plugins_dir);
+	free(cfg->docker_host);
+	free(cfg->network);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+const struct lang_config *config_lang(const struct config *cfg,
+				      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nlangs; i++)
+		if (strcmp(cfg->langs[i].name, name) == 0)
+			return &cfg->langs[i];
+	return NULL;
+}
+
+static int valid_lang_name(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++, n++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+		    *s != '-' && *s != '_')
+			return 0;
+	return n >= 1 && n <= 32;
+}
+
+static struct lang_config *lang_get(struct config *cfg, const char *name)
+{
+	struct lang_config *l = (struct lang_config *)config_lang(cfg, name), *n;
+
+	if (l)
+		return l;
+	n = realloc(cfg->langs, (cfg->nlangs + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	cfg->langs = n;
+	l = &cfg->langs[cfg->nlangs++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->enabled = -1;
+	l->pool_size = -1;
+	l->max_uses = -1;
+	return l;
+}
+
+static const struct key_desc *find_key(const struct key_desc *t,
+				       const char *key)
+{
+	for (; t->name; t++)
+		if (strcmp(t->name, key) == 0)
+			return t;
+	return NULL;
+}
+
+static int parse_u32(const char *v, const struct key_desc *k, uint32_t *out,
+		     const char **why)
+{
+	unsigned long long n;
+	char *end;
+
+	while (isspace((unsigned char)*v))
+		v++;
+	if (!isdigit((unsigned char)*v)) {
+		*why = "not a non-negative integer";
+		return -EINVAL;
+	}
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (errno || *end) {
+		*why = "not a non-negative integer";
+		return -EINVAL;
+	}
+	if (n < k->min || n > k->max) {
+		*why = "out of range";
+		return -EINVAL;
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int set_str(char **slot, const char *v)
+{
+	char *s = strdup(v);
+
+	if (!s)
+		return -ENOMEM;
+	free(*slot);
+	*slot = s;
+	return 0;
+}
+
+/* Store value into the field described by k inside base. */
+static int apply_key(void *base, const struct key_desc *k, const char *v,
+		     const char **why)
+{
+	char *p = (char *)base + k->offset;
+	int lvl;
+
+	switch (k->type) {
+	case KT_U32:
+		return parse_u32(v, k, (uint32_t *)(void *)p, why);
+	case KT_STR:
+		if (!*v) {
+			*why = "empty value";
+			return -EINVAL;
+		}
+		return set_str((char **)(void *)p, v);
+	case KT_LEVEL:
+		lvl = log_level_parse(v);
+		if (lvl < 0) {
+			*why = "not one of debug, info, notice, warning, error";
+			return -EINVAL;
+		}
+		*(int *)(void *)p = lvl;
+		return 0;
+	case KT_NETWORK:
+		/* Only isolation modes are accepted from the config; joining a
+		 * user network is a later, deliberate feature. */
+		if (strcmp(v, "none") != 0 && strcmp(v, "bridge") != 0) {
+			*why = "must be none or bridge";
+			return -EINVAL;
+		}
+		return set_str((char **)(void *)p, v);
+	}
+	*why = "internal: bad key type";
+	return -EINVAL;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+	if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") ||
+	    !strcmp(v, "on"))
+		*out = 1;
+	else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") ||
+		 !strcmp(v, "off"))
+		*out = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* "a, b ,c" -> list entries; replaces the list. */
+static int set_name_list(char **list, size_t *n, const char *v,
+			 const char **why)
+{
+	char *dup = strdup(v), *tok, *save = NULL;
+	size_t i;
+
+	if (!dup)
+		return -ENOMEM;
+	for (i = 0; i < *n; i++)
+		free(list[i]);
+	*n = 0;
+	for (tok = strtok_r(dup, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		if (*n == CONFIG_MAX_LIST) {
+			*why = "too many entries";
+			free(dup);
+			return -EINVAL;
+		}
+		list[(*n)++] = strdup(tok);
+	}
+	free(dup);
+	return 0;
+}
+
+static int lang_set(struct lang_config *l, const char *key, const char *v,
+		    const char **why)
+{
+	const struct key_desc *k;
+	regex_t re;
+
+	if ((k = find_key(limit_keys, key)))
+		return apply_key(&l->limits, k, v, why);
+	if ((k = find_key(lang_keys, key))) {
+		uint32_t u;
+		int rc;
+
+		/* pool_size and max_uses are ints with "unset" = -1 */
+		if (k->offset == LANG(pool_size) || k->offset == LANG(max_uses)) {
+			rc = parse_u32(v, k, &u, why);
+			if (!rc)
+				*(int *)(void *)((char *)l + k->offset) = (int)u;
+			return rc;
+		}
+		return apply_key(l, k, v, why);
+	}
+	if (strcmp(key, "enabled") == 0) {
+		if (parse_bool(v, &l->enabled)) {
+			*why = "not a boolean (true/false)";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strcmp(key, "block") == 0) {
+		/* Repeatable: each line adds one pattern; "block =" with an
+		 * empty value clears the plugin's list. */
+		if (!l->has_blocklist) {
+			l->has_blocklist = 1;
+			l->nblocklist = 0;
+		}
+		if (!*v)
+			return 0;
+		if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB) != 0) {
+			*why = "not a valid POSIX extended regular expression";
+			return -EINVAL;
+		}
+		regfree(&re);
+		if (l->nblocklist == CONFIG_MAX_LIST) {
+			*why = "too many block patterns";
+			return -EINVAL;
+		}
+		l->blocklist[l->nblocklist++] = strdup(v);
+		return 0;
+	}
+	if (strcmp(key, "seccomp_deny") == 0) {
+		l->has_seccomp_deny = 1;
+		return set_name_list(l->seccomp_deny, &l->nseccomp_deny, v, why);
+	}
+	*why = "unknown key";
+	return -ENOENT;
+}
+
+int config_set(struct config *cfg, const char *section, const char *key,
+	       const char *value, const char **why)
+{
+	const struct key_desc *t = NULL, *k;
+	struct lang_config *l;
+
+	*why = NULL;
+	if (strcmp(section, "server") == 0)
+		t = server_keys;
+	else if (strcmp(section, "docker") == 0)
+		t = docker_keys;
+	else if (strcmp(section, "pool") == 0)
+		t = pool_keys;
+	else if (strcmp(section, "limits") == 0) {
+		if ((k = find_key(limit_keys, key)))
+			return apply_key(&cfg->limits, k, value, why);
+		t = limits_only_keys;
+	}
+	if (t) {
+		k = find_key(t, key);
+		if (!k) {
+			*why = "unknown key";
+			return -ENOENT;
+		}
+		return apply_key(cfg, k, value, why);
+	}
+	if (!valid_lang_name(section)) {
+		*why = "unknown section (language names are [a-z0-9_-]{1,32})";
+		return -ENOENT;
+	}
+	l = lang_get(cfg, section);
+	if (!l) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	return lang_set(l, key, value, why);
+}
+
+/* Debian's libinih is built without INI_HANDLER_LINENO, so lines are
+ * counted by our own reader: the handler runs right after the line that
+ * produced it was read. */
+struct parse_ctx {
+	struct config *cfg;
+	const char *path;
+	FILE *f;
+	int line;
+};
+
+static char *read_counted(char *buf, int size, void *stream)
+{
+	struct parse_ctx *ctx = stream;
+	char *r = fgets(buf, size, ctx->f);
+
+	if (r)
+		ctx->line++;
+	return r;
+}
+
+static int ini_cb(void *user, const char *section, const char *name,
+		  const char *value)
+{
+	struct parse_ctx *ctx = user;
+	int lineno = ctx->line;
+	const char *why;
+	int rc;
+
+	if (!name) /* a section header (INI_CALL_HANDLER_ON_NEW_SECTION) */
+		return 1;
+	if (!*section) {
+		log_error("%s:%d: key '%s' outside any section", ctx->path,
+			  lineno, name);
+		ctx->cfg->problems++;
+		return 1;
+	}
+	rc = config_set(ctx->cfg, section, name, value, &why);
+	if (rc) {
+		if (rc == -ENOENT)
+			log_warn("%s:%d: [%s] %s: %s (ignored)", ctx->path,
+				 lineno, section, name, why);
+		else
+			log_error("%s:%d: [%s] %s = '%s': %s (default kept)",
+				  ctx->path, lineno, section, name, value, why);
+		ctx->cfg->problems++;
+	} else {
+		struct lang_config *l =
+			(struct lang_config *)config_lang(ctx->cfg, section);
+		if (l && !l->file) {
+			l->file = strdup(ctx->path);
+			l->line = lineno;
+		}
+	}
+	return 1; /* keep going: report every problem, not just the first */
+}
+
+int config_load(struct config *cfg, const char *path)
+{
+	struct parse_ctx ctx = { cfg, path, NULL, 0 };
+	int rc;
+
+	ctx.f = fopen(path, "r");
+	if (!ctx.f)
+		return -errno;
+	rc = ini_parse_stream(read_counted, &ctx, ini_cb, &ctx);
+	fclose(ctx.f);
+	if (rc > 0) {
+		log_error("%s:%d: syntax error (line ignored)", path, rc);
+		cfg->problems++;
+	}
+	set_str(&cfg->path, path);
+	return 0;
+}
+
+static int section_matches(const char *env_rest, const char *section,
+			   const char **key_out)
+{
+	size_t i;
+
+	for (i = 0; section[i]; i++) {
+		char c = section[i] == '-' ? '_' : (char)toupper((unsigned char)section[i]);
+
+		if (env_rest[i] != c)
+			return 0;
+	}
+	if (env_rest[i] != '_' || !env_rest[i + 1])
+		return 0;
+	*key_out = env_rest + i + 1;
+	return 1;
+}
+
+void config_apply_env(struct config *cfg, char **envp,
+		      const char *const *langs, size_t nlangs)
+{
+	static const char *const fixed[] = { "server", "docker", "pool",
+					     "limits" };
+	char name[128], key[96];
+	const char *section, *k, *eq, *why;
+	size_t i, j, best_len;
+	char **e;
+
+	for (e = envp; e && *e; e++) {
+		if (strncmp(*e, "SANDBOX_", 8) != 0)
+			continue;
+		eq = strchr(*e, '=');
+		if (!eq || (size_t)(eq - *e) >= sizeof(name))
+			continue;
+		memcpy(name, *e, (size_t)(eq - *e));
+		name[eq - *e] = '\0';
+		if (strcmp(name, "SANDBOX_CONFIG") == 0)
+			continue;
+		/* The longest matching section wins: SANDBOX_PYTHON_ML_X is
+		 * [python-ml] x rather than [python] ml_x. */
+		section = NULL;
+		k = NULL;
+		best_len = 0;
+		for (i = 0; i < 4 + nlangs; i++) {
+			const char *s = i < 4 ? fixed[i] : langs[i - 4];
+			const char *kk;
+
+			if (section_matches(name + 8, s, &kk) &&
+			    strlen(s) > best_len) {
+				section = s;
+				k = kk;
+				best_len = strlen(s);
+			}
+		}
+		if (!section) {
+			log_warn("environment: %s matches no section (ignored)",
+				 name);
+			cfg->problems++;
+			continue;
+		}
+		for (j = 0; k[j] && j + 1 < sizeof(key); j++)
+			key[j] = (char)tolower((unsigned char)k[j]);
+		key[j] = '\0';
+		if (config_set(cfg, section, key, eq + 1, &why)) {
+			log_error("environment: %s='%s': %s", name, eq + 1, why);
+			cfg->problems++;
+		}
+	}
+}

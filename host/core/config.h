@@ -1,0 +1,91 @@
+/*
+ * config.h - sandbox.ini (inih) plus SANDBOX_* environment overrides.
+ *
+ * Every problem (unknown section or key, bad value) is reported with file
+ * and line and then skipped: the default stays in force and the server
+ * still starts. `mcp-sandbox check-config` exits non-zero on any problem.
+ * docs/config.md is the reference; sandbox.ini documents every key.
+ */
+#ifndef SBX_CONFIG_H
+#define SBX_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbx_plugin.h"
+
+#define CONFIG_MAX_LIST 64
+
+/* Optional per-language values: a zero / NULL / -1 field is "not set". */
+struct lang_config {
+	char name[33];
+	int enabled;          /* -1 unset, 0, 1 */
+	char *image;
+	int pool_size;        /* -1 unset */
+	int max_uses;         /* -1 unset */
+	struct sbx_limits limits;
+	uint32_t max_timeout_ms;
+	char *network;
+	/* Replace the plugin's lists when set (has_*). */
+	int has_blocklist;
+	char *blocklist[CONFIG_MAX_LIST];  /* POSIX ERE patterns */
+	size_t nblocklist;
+	int has_seccomp_deny;
+	char *seccomp_deny[CONFIG_MAX_LIST];
+	size_t nseccomp_deny;
+	char *file;           /* where the section was first seen */
+	int line;
+};
+
+struct config {
+	char *path;           /* file read, or NULL for built-in defaults */
+
+	/* [server] */
+	int log_level;        /* enum log_level */
+	char *plugins_dir;    /* NULL: <exe dir>/../lib/mcp-sandbox/plugins */
+	uint32_t max_message_bytes;
+	uint32_t max_inflight;/* tools/call running at once, beyond: queued */
+
+	/* [docker] */
+	char *docker_host;    /* NULL: $DOCKER_HOST, else the default socket */
+	uint32_t api_timeout_ms;
+
+	/* [pool] */
+	uint32_t pool_size;   /* warm containers per language */
+	uint32_t max_uses;    /* executions before a container is replaced */
+	uint32_t max_containers; /* all containers this server runs at once */
+
+	/* [limits] defaults for every language */
+	struct sbx_limits limits;
+	uint32_t max_timeout_ms;  /* cap on a per-call timeout */
+	uint32_t max_code_bytes;
+	uint32_t shm_mb;
+	char *network;            /* Docker network mode, "none" */
+
+	struct lang_config *langs;
+	size_t nlangs;
+
+	int problems;         /* lines reported as bad or unknown */
+};
+
+/* Fill *cfg with built-in defaults. */
+void config_init(struct config *cfg);
+/* Parse path on top of what *cfg holds. Returns 0, or -ENOENT / -errno if
+ * the file cannot be read (problems inside the file are not failures). */
+int config_load(struct config *cfg, const char *path);
+/* Apply SANDBOX_<SECTION>_<KEY> variables from envp. Language sections are
+ * matched against langs[] (names with '-' are written with '_'). */
+void config_apply_env(struct config *cfg, char **envp,
+		      const char *const *langs, size_t nlangs);
+void config_close(struct config *cfg);
+
+/* The [lang] section, or NULL. */
+const struct lang_config *config_lang(const struct config *cfg,
+				      const char *name);
+
+/* Set one key as if read from the file (used by the env override and the
+ * tests). Returns 0, or -EINVAL with *why set to a static message. */
+int config_set(struct config *cfg, const char *section, const char *key,
+	       const char *value, const char **why);
+
+#endif

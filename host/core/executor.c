@@ -1,0 +1,325 @@
+/*
+ * executor.c - one execution: policy, pool, agent, watchdog, release.
+ */
+#include "executor.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+#define LOG_MODULE "exec"
+
+/* How long past the execution's own timeout the host waits for the agent
+ * before it gives the container up as broken. */
+#define WATCHDOG_GRACE_MS 5000
+#define MAX_ARGV 64
+
+static const char *const base_env[] = {
+	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	"HOME=/work",
+	"USER=sandbox",
+	"LOGNAME=sandbox",
+	"LANG=C.UTF-8",
+	"LC_ALL=C.UTF-8",
+	"TMPDIR=/tmp",
+	NULL,
+};
+
+struct exec_job {
+	uv_timer_t watchdog;       /* embedded: the job is freed in close_cb */
+	struct pool *pool;
+	const struct plugin *pl;
+	struct box *box;
+	char *code;                /* owned copy (possibly rewritten) */
+	size_t code_len;
+	uint32_t timeout_ms;
+	exec_done_cb cb;
+	void *arg;
+	int waiting;               /* in the pool's queue */
+	int watchdog_fired;
+	int cancelled;
+	int done;
+};
+
+static void job_closed_cb(uv_handle_t *h)
+{
+	struct exec_job *j = h->data;
+
+	free(j->code);
+	free(j);
+}
+
+static void job_finish(struct exec_job *j, const struct exec_outcome *o)
+{
+	if (j->done)
+		return;
+	j->done = 1;
+	uv_timer_stop(&j->watchdog);
+	j->cb(o, j->arg);
+	uv_close((uv_handle_t *)&j->watchdog, job_closed_cb);
+}
+
+static void job_fail(struct exec_job *j, const char *code, const char *msg)
+{
+	struct exec_outcome o;
+
+	memset(&o, 0, sizeof(o));
+	o.error_code = code;
+	o.error_message = msg;
+	o.language = j->pl->desc->name;
+	job_finish(j, &o);
+}
+
+/* Expand "{file}" in a plugin argv into out (pointers borrowed). */
+static int expand_argv(const char *const *in, const char *file,
+		       const char **out)
+{
+	size_t n = 0;
+
+	for (; in && *in; in++) {
+		if (n + 1 >= MAX_ARGV)
+			return -E2BIG;
+		out[n++] = strcmp(*in, "{file}") == 0 ? file : *in;
+	}
+	out[n] = NULL;
+	return 0;
+}
+
+static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
+		    const struct agent_exec_result *r, void *arg)
+{
+	struct exec_job *j = arg;
+	struct exec_outcome o;
+	int anomaly;
+
+	(void)ac;
+	if (err || !r) {
+		struct box *b = j->box;
+
+		/* The box is never trusted again; j->box is cleared first
+		 * because releasing may call back into here. */
+		j->box = NULL;
+		if (b)
+			pool_release(j->pool, b, 1);
+		if (j->watchdog_fired)
+			job_fail(j, "sandbox_error",
+				 "the sandbox did not answer within its timeout");
+		else if (j->cancelled && err == -ECANCELED)
+			job_fail(j, "cancelled", "the execution was cancelled");
+		else
+			job_fail(j, "sandbox_error", errmsg ? errmsg :
+				 "the sandbox container failed");
+		return;
+	}
+	/* A SIGKILL nobody asked for is most likely the memory cgroup's OOM
+	 * killer; leftovers mean the kill did not work. Neither container is
+	 * trusted again. */
+	anomaly = r->survivors > 0 ||
+		  (!r->exited && r->signal == 9 && !r->timed_out &&
+		   !r->cancelled);
+	if (r->survivors)
+		log_error("[%s] %u processes survived the kill in %.12s",
+			  j->pl->desc->name, r->survivors, box_id(j->box));
+	memset(&o, 0, sizeof(o));
+	o.language = j->pl->desc->name;
+	o.exited = r->exited;
+	o.exit_code = r->exit_code;
+	o.signal = r->signal;
+	o.timed_out = r->timed_out;
+	o.cancelled = r->cancelled;
+	o.duration_ms = r->duration_ms;
+	o.out = r->out;
+	o.out_len = r->out_len;
+	o.err = r->err;
+	o.err_len = r->err_len;
+	o.out_truncated = r->out_truncated;
+	o.err_truncated = r->err_truncated;
+	o.phase = r->phase;
+	/* Answer first, then reset: the reset is off the caller's path. */
+	job_finish(j, &o);
+	pool_release(j->pool, j->box, anomaly);
+}
+
+static void watchdog_cb(uv_timer_t *t)
+{
+	struct exec_job *j = t->data;
+
+	log_error("[%s] the agent in %.12s did not answer in time: container discarded",
+		  j->pl->desc->name, j->box ? box_id(j->box) : "?");
+	j->watchdog_fired = 1;
+	/* Discarding closes the agent connection, which settles the pending
+	 * exec through exec_cb with the watchdog's message. */
+	if (j->box) {
+		struct box *b = j->box;
+
+		j->box = NULL;
+		pool_release(j->pool, b, 1);
+	}
+	job_fail(j, "sandbox_error",
+		 "the sandbox did not answer within its timeout");
+}
+
+static void run_on_box(struct exec_job *j)
+{
+	const struct policy *po = &j->pl->policy;
+	const char *build[MAX_ARGV], *run[MAX_ARGV], *env[MAX_ARGV];
+	struct agent_exec_req q;
+	size_t n = 0, i;
+	int rc;
+
+	if (expand_argv(j->pl->desc->build_cmd, j->pl->desc->file_name, build) ||
+	    expand_argv(j->pl->desc->run_cmd, j->pl->desc->file_name, run)) {
+		pool_release(j->pool, j->box, 0);
+		j->box = NULL;
+		job_fail(j, "plugin_error", "the plugin's command is too long");
+		return;
+	}
+	for (i = 0; base_env[i]; i++)
+		env[n++] = base_env[i];
+	for (i = 0; j->pl->desc->env && j->pl->desc->env[i] && n + 1 < MAX_ARGV; i++)
+		env[n++] = j->pl->desc->env[i];
+	env[n] = NULL;
+	q = (struct agent_exec_req){
+		.file_name = j->pl->desc->file_name,
+		.code = j->code,
+		.code_len = j->code_len,
+		.build_argv = j->pl->desc->build_cmd ? build : NULL,
+		.run_argv = run,
+		.env = env,
+		.seccomp_deny = po->seccomp_deny,
+		.timeout_ms = j->timeout_ms,
+		.stdout_cap = po->limits.stdout_cap,
+		.stderr_cap = po->limits.stderr_cap,
+	};
+	rc = agent_client_exec(box_agent(j->box), &q, exec_cb, j);
+	if (rc) {
+		pool_release(j->pool, j->box, 1);
+		j->box = NULL;
+		job_fail(j, "sandbox_error", "cannot send the code to the sandbox");
+		return;
+	}
+	uv_timer_start(&j->watchdog, watchdog_cb,
+		       (uint64_t)j->timeout_ms + WATCHDOG_GRACE_MS, 0);
+	if (j->cancelled)
+		agent_client_cancel(box_agent(j->box));
+}
+
+static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
+{
+	struct exec_job *j = arg;
+
+	j->waiting = 0;
+	if (err) {
+		job_fail(j, err == POOL_E_NOIMAGE ? "image_missing" :
+			    err == POOL_E_NODOCKER ? "docker_unavailable" :
+			    err == -ESHUTDOWN ? "shutting_down" :
+						 "sandbox_error",
+			 errmsg);
+		return;
+	}
+	j->box = b;
+	if (j->cancelled) {
+		pool_release(j->pool, b, 0);
+		j->box = NULL;
+		job_fail(j, "cancelled", "the execution was cancelled");
+		return;
+	}
+	run_on_box(j);
+}
+
+int exec_start(uv_loop_t *loop, struct pool *pool,
+	       const struct exec_request *req, exec_done_cb cb, void *arg,
+	       struct exec_job **out)
+{
+	const struct policy *po = &req->pl->policy;
+	const struct sbx_plugin *d = req->pl->desc;
+	char msg[512];
+	const char *why;
+	struct exec_job *j;
+	struct box *b = NULL;
+	int rc;
+
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	uv_timer_init(loop, &j->watchdog);
+	j->watchdog.data = j;
+	j->pool = pool;
+	j->pl = req->pl;
+	j->cb = cb;
+	j->arg = arg;
+	*out = j;
+	j->timeout_ms = req->timeout_ms ? req->timeout_ms : po->limits.timeout_ms;
+
+	if (req->code_len > po->max_code_bytes) {
+		snprintf(msg, sizeof(msg),
+			 "code is %zu bytes; the limit is %u bytes (max_code_bytes)",
+			 req->code_len, po->max_code_bytes);
+		job_fail(j, "code_too_large", msg);
+		return 0;
+	}
+	if (j->timeout_ms > po->max_timeout_ms) {
+		snprintf(msg, sizeof(msg),
+			 "timeout %u ms is above this server's limit of %u ms",
+			 j->timeout_ms, po->max_timeout_ms);
+		job_fail(j, "invalid_arguments", msg);
+		return 0;
+	}
+	if ((why = policy_check_code(po, req->code))) {
+		snprintf(msg, sizeof(msg), "the code was rejected by policy: %s",
+			 why);
+		job_fail(j, "code_blocked", msg);
+		return 0;
+	}
+	if (d->prepare_code) {
+		char *rewritten = NULL;
+		size_t len = 0;
+
+		rc = d->prepare_code(plugins_host_api(), req->code,
+				     req->code_len, &rewritten, &len);
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg), "%s",
+				 rewritten ? rewritten : "the plugin rejected the code");
+			free(rewritten);
+			job_fail(j, "code_rejected", msg);
+			return 0;
+		}
+		j->code = rewritten;
+		j->code_len = len;
+	}
+	if (!j->code) {
+		j->code = malloc(req->code_len + 1);
+		if (!j->code) {
+			job_fail(j, "sandbox_error", "out of memory");
+			return 0;
+		}
+		memcpy(j->code, req->code, req->code_len);
+		j->code_len = req->code_len;
+	}
+	rc = pool_acquire(pool, req->pl, acquired_cb, j, &b);
+	if (rc < 0) {
+		job_fail(j, rc == -ESHUTDOWN ? "shutting_down" : "sandbox_error",
+			 "cannot get a sandbox container");
+		return 0;
+	}
+	if (rc == 1) {
+		j->waiting = 1;
+		return 0;
+	}
+	j->box = b;
+	run_on_box(j);
+	return 0;
+}
+
+void exec_cancel(struct exec_job *j)
+{
+	if (j->done || j->cancelled)
+		return;
+	j->cancelled = 1;
+	if (j->box && box_agent(j->box))
+		agent_client_cancel(box_agent(j->box));
+	/* A queued job is answered when the pool hands it a box. */
+}

@@ -1,0 +1,63 @@
+/*
+ * executor.h - one execution from start to finish: policy checks, a box from
+ * the pool, the agent's EXEC, the host-side watchdog, and the box's return
+ * (reset or discard). Used by the sandbox_execute tool and the `run` CLI.
+ */
+#ifndef SBX_EXECUTOR_H
+#define SBX_EXECUTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "plugins.h"
+#include "pool.h"
+
+struct exec_job;
+
+struct exec_request {
+	const struct plugin *pl;
+	const char *code;      /* borrowed until exec_start returns */
+	size_t code_len;
+	uint32_t timeout_ms;   /* 0: the language's default */
+};
+
+/* Either error_code is set (a host-side failure: machine-readable code and
+ * a human message) or the program ran and the other fields hold its result.
+ * Everything is borrowed for the duration of the callback. */
+struct exec_outcome {
+	const char *error_code;
+	const char *error_message;
+	const char *language;
+	int exited;
+	int exit_code;
+	int signal;
+	int timed_out;
+	int cancelled;
+	uint32_t duration_ms;
+	const char *out;
+	size_t out_len;
+	const char *err;
+	size_t err_len;
+	int out_truncated;
+	int err_truncated;
+	const char *phase;
+};
+
+typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);
+
+/*
+ * Validate and start. Policy failures (code too large, blocked code,
+ * timeout out of range) are reported through cb before this returns 0, like
+ * every other outcome, so callers have one path. Returns a negative code
+ * (cb not called) only when out of memory.
+ */
+int exec_start(uv_loop_t *loop, struct pool *pool,
+	       const struct exec_request *req, exec_done_cb cb, void *arg,
+	       struct exec_job **out);
+
+/* Stop the execution (cancel it in the agent, or drop the pool wait). The
+ * callback still runs, with cancelled set or error_code "cancelled". */
+void exec_cancel(struct exec_job *job);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * identity.c - instance labels and orphan clean-up.
+ */
+#include "identity.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <sys/random.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../engine/container.h"
+#include "log.h"
+
+#define LOG_MODULE "identity"
+
+static int read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)size, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strcspn(buf, "\n");
+	buf[n] = '\0';
+	return n ? 0 : -EIO;
+}
+
+/* Field 22 of /proc/<pid>/stat: start time in clock ticks since boot. */
+static int proc_start_time(const char *pid, char *out, size_t size)
+{
+	char path[64], buf[1024], *p;
+	int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	p = strrchr(buf, ')'); /* the command name may contain spaces */
+	if (!p)
+		return -EIO;
+	for (i = 2; i < 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EIO;
+	snprintf(out, size, "%.*s", (int)strcspn(p + 1, " "), p + 1);
+	return 0;
+}
+
+int identity_init(struct identity *id)
+{
+	unsigned char rnd[16];
+	size_t i;
+
+	memset(id, 0, sizeof(*id));
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -EIO;
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(id->instance + 2 * i, 3, "%02x", rnd[i]);
+	snprintf(id->pid, sizeof(id->pid), "%ld", (long)getpid());
+	if (proc_start_time("self", id->start, sizeof(id->start)))
+		snprintf(id->start, sizeof(id->start), "0");
+	if (read_line("/proc/sys/kernel/random/boot_id", id->boot_id,
+		      sizeof(id->boot_id)))
+		snprintf(id->boot_id, sizeof(id->boot_id), "unknown");
+	if (read_line("/etc/machine-id", id->machine_id, sizeof(id->machine_id)) &&
+	    gethostname(id->machine_id, sizeof(id->machine_id) - 1))
+		snprintf(id->machine_id, sizeof(id->machine_id), "unknown");
+
+	snprintf(id->labels[0], sizeof(id->labels[0]), "%s", IDENTITY_MANAGED_LABEL);
+	snprintf(id->labels[1], sizeof(id->labels[1]), "org.mcp-sandbox.instance=%s", id->instance);
+	snprintf(id->labels[2], sizeof(id->labels[2]), "org.mcp-sandbox.owner-pid=%s", id->pid);
+	snprintf(id->labels[3], sizeof(id->labels[3]), "org.mcp-sandbox.owner-start=%s", id->start);
+	snprintf(id->labels[4], sizeof(id->labels[4]), "org.mcp-sandbox.boot-id=%s", id->boot_id);
+	snprintf(id->labels[5], sizeof(id->labels[5]), "org.mcp-sandbox.machine-id=%s", id->machine_id);
+	for (i = 0; i < 6; i++)
+		id->label_ptrs[i] = id->labels[i];
+	id->label_ptrs[6] = NULL;
+	return 0;
+}
+
+static const char *label(const cJSON *labels, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* 1 when the container's owner is certainly gone. */
+static int owner_dead(const struct identity *self, const cJSON *labels)
+{
+	const char *pid = label(labels, "org.mcp-sandbox.owner-pid");
+	char start[24];
+
+	if (strcmp(label(labels, "org.mcp-sandbox.instance"), self->instance) == 0)
+		return 0;
+	if (strcmp(label(labels, "org.mcp-sandbox.machine-id"), self->machine_id) != 0)
+		return 0; /* another machine's server on a shared engine */
+	if (strcmp(label(labels, "org.mcp-sandbox.boot-id"), self->boot_id) != 0)
+		return 1; /* this machine rebooted since */
+	if (!*pid || strspn(pid, "0123456789") != strlen(pid))
+		return 0;
+	if (proc_start_time(pid, start, sizeof(start)) != 0)
+		return 1; /* no such process */
+	return strcmp(start, label(labels, "org.mcp-sandbox.owner-start")) != 0;
+}
+
+struct reap_ctx {
+	struct docker *d;
+	struct identity self;
+};
+
+static void list_cb(int err, const char *errmsg, const char *json, void *arg)
+{
+	struct reap_ctx *ctx = arg;
+	cJSON *arr, *c;
+	unsigned n = 0;
+
+	if (err) {
+		log_debug("orphan check skipped: %s", errmsg ? errmsg : "no answer");
+		free(ctx);
+		return;
+	}
+	arr = cJSON_Parse(json);
+	cJSON_ArrayForEach(c, arr) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
+		const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+
+		if (!cJSON_IsString(id) || !owner_dead(&ctx->self, labels))
+			continue;
+		log_info("removing orphan container %.12s of a dead server (pid %s)",
+			 id->valuestring, label(labels, "org.mcp-sandbox.owner-pid"));
+		container_remove(ctx->d, id->valuestring, NULL, NULL);
+		n++;
+	}
+	if (n)
+		log_info("removed %u orphan containers", n);
+	cJSON_Delete(arr);
+	free(ctx);
+}
+
+void identity_reap_orphans(struct docker *d, const struct identity *self)
+{
+	struct reap_ctx *ctx = malloc(sizeof(*ctx));
+
+	if (!ctx)
+		return;
+	ctx->d = d;
+	ctx->self = *self;
+	if (container_list(d, IDENTITY_MANAGED_LABEL, list_cb, ctx))
+		free(ctx);
+}

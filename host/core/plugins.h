@@ -1,0 +1,71 @@
+/*
+ * plugins.h - loading language plugins (.so) and resolving their policy.
+ *
+ * Every *.so in the plugins directory is dlopen'ed, its entry symbol called
+ * with the host API table, and the descriptor validated. A bad plugin (wrong
+ * ABI, missing entry, invalid descriptor, duplicate name or alias) is
+ * rejected with a log line naming the file; the others keep working.
+ */
+#ifndef SBX_PLUGINS_H
+#define SBX_PLUGINS_H
+
+#include <regex.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "sbx_plugin.h"
+
+/* A language's effective policy: plugin defaults, then [limits]/[pool] for
+ * what the plugin leaves at 0, with the [language] section on top. */
+struct policy {
+	int enabled;
+	char *image;
+	uint32_t pool_size;
+	uint32_t max_uses;
+	struct sbx_limits limits;
+	uint32_t max_timeout_ms;
+	uint32_t max_code_bytes;
+	uint32_t shm_mb;
+	char *network;
+	regex_t *block;          /* nblock compiled patterns */
+	char **block_reason;
+	size_t nblock;
+	const char **seccomp_deny; /* NULL-terminated; strings borrowed */
+};
+
+struct plugin {
+	const struct sbx_plugin *desc; /* owned by the .so */
+	void *dl;
+	char *path;
+	struct policy policy;
+};
+
+struct plugin_set {
+	struct plugin *v;
+	size_t n;
+	size_t rejected;         /* files that failed to load */
+};
+
+/* The table handed to plugins (static storage). */
+const struct sbx_host_api *plugins_host_api(void);
+
+/* Check a descriptor; returns 0 or -EINVAL with *why (static string). */
+int plugin_validate(const struct sbx_plugin *d, const char **why);
+
+/* Load every *.so in dir (sorted by name). Returns 0 even when some
+ * plugins are rejected; -errno when the directory cannot be read. */
+int plugins_load_dir(struct plugin_set *set, const char *dir);
+
+/* Resolve each loaded plugin's policy against cfg. Returns 0 or -ENOMEM;
+ * a bad configured pattern is reported and skipped. */
+int plugins_apply_config(struct plugin_set *set, const struct config *cfg);
+
+/* By name or alias; NULL if unknown or disabled. */
+const struct plugin *plugins_find(const struct plugin_set *set,
+				  const char *name);
+void plugins_close(struct plugin_set *set);
+
+/* NULL if allowed, else the reason of the first matching rule. */
+const char *policy_check_code(const struct policy *p, const char *code);
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * agent_client.c - agent protocol client over a Docker attach stream.
+ */
+#include "agent_client.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_proto.h"
+#include "../core/log.h"
+
+#define LOG_MODULE "agent"
+
+enum pending_kind { PENDING_NONE, PENDING_HELLO, PENDING_EXEC, PENDING_RESET };
+
+struct agent_client {
+	struct docker_stream *stream;
+	struct ap_reader reader;
+	struct ap_buf out;
+	char id[16];               /* short container id, for logs */
+	agent_open_cb open_cb;
+	agent_lost_cb lost_cb;
+	void *arg;
+	enum pending_kind pending;
+	uint32_t pending_id;
+	uint32_t next_id;
+	agent_exec_cb exec_cb;
+	agent_reset_cb reset_cb;
+	void *req_arg;             /* arg of the pending exec/reset */
+	char errline[512];         /* partial agent stderr line */
+	size_t errline_len;
+	int closing;
+	int opened;
+};
+
+static void fail_pending(struct agent_client *ac, int err, const char *msg)
+{
+	enum pending_kind k = ac->pending;
+
+	ac->pending = PENDING_NONE;
+	switch (k) {
+	case PENDING_HELLO:
+		ac->open_cb(ac, err, msg, ac->arg);
+		break;
+	case PENDING_EXEC:
+		ac->exec_cb(ac, err, msg, NULL, ac->req_arg);
+		break;
+	case PENDING_RESET:
+		ac->reset_cb(ac, err, 0, msg, ac->req_arg);
+		break;
+	case PENDING_NONE:
+		break;
+	}
+}
+
+static int send_frame(struct agent_client *ac)
+{
+	int rc;
+
+	if (!ac->stream)
+		return -EPIPE;
+	rc = docker_stream_write(ac->stream, ac->out.data, ac->out.len);
+	ac->out.len = 0;
+	ac->out.frame_start = 0;
+	return rc;
+}
+
+static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
+{
+	struct agent_exec_result r;
+	struct ap_field fl;
+	size_t off = 0;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.phase, sizeof(r.phase), "run");
+	r.out = r.err = "";
+	while ((rc = ap_next_field(f, &off, &fl)) == 1) {
+		switch (fl.tag) {
+		case AP_T_EXIT_CODE:
+			r.exited = 1;
+			r.exit_code = (int)ap_field_u32(&fl);
+			break;
+		case AP_T_SIGNAL: r.signal = (int)ap_field_u32(&fl); break;
+		case AP_T_TIMED_OUT: r.timed_out = ap_field_u8(&fl); break;
+		case AP_T_CANCELLED: r.cancelled = ap_field_u8(&fl); break;
+		case AP_T_DURATION_MS: r.duration_ms = ap_field_u32(&fl); break;
+		case AP_T_STDOUT:
+			r.out = (const char *)fl.data;
+			r.out_len = fl.len;
+			break;
+		case AP_T_STDERR:
+			r.err = (const char *)fl.data;
+			r.err_len = fl.len;
+			break;
+		case AP_T_STDOUT_TRUNC: r.out_truncated = ap_field_u8(&fl); break;
+		case AP_T_STDERR_TRUNC: r.err_truncated = ap_field_u8(&fl); break;
+		case AP_T_SURVIVORS: r.survivors = ap_field_u32(&fl); break;
+		case AP_T_PHASE:
+			if (fl.len < sizeof(r.phase)) {
+				memcpy(r.phase, fl.data, fl.len);
+				r.phase[fl.len] = '\0';
+			}
+			break;
+		default:
+			break; /* newer agents may add fields */
+		}
+	}
+	ac->pending = PENDING_NONE;
+	if (rc < 0)
+		ac->exec_cb(ac, -EPROTO, "malformed reply from the agent", NULL,
+			    ac->req_arg);
+	else
+		ac->exec_cb(ac, 0, NULL, &r, ac->req_arg);
+}
+
+static void copy_message(const struct ap_frame *f, char *buf, size_t size)
+{
+	struct ap_field fl;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	while (ap_next_field(f, &off, &fl) == 1)
+		if (fl.tag == AP_T_MESSAGE) {
+			size_t n = fl.len < size - 1 ? fl.len : size - 1;
+
+			memcpy(buf, fl.data, n);
+			buf[n] = '\0';
+		}
+}
+
+static void on_frame(struct agent_client *ac, const struct ap_frame *f)
+{
+	char msg[512];
+	struct ap_field fl;
+	size_t off = 0;
+	int ok = 0;
+
+	if (ac->pending == PENDING_NONE || f->id != ac->pending_id) {
+		log_warn("%s: unexpected frame type 0x%02x id %u", ac->id,
+			 f->type, f->id);
+		return;
+	}
+	switch (f->type) {
+	case AP_HELLO_OK:
+		ac->pending = PENDING_NONE;
+		ac->opened = 1;
+		ac->open_cb(ac, 0, NULL, ac->arg);
+		break;
+	case AP_EXEC_DONE:
+		on_exec_done(ac, f);
+		break;
+	case AP_RESET_DONE:
+		while (ap_next_field(f, &off, &fl) == 1)
+			if (fl.tag == AP_T_OK)
+				ok = ap_field_u8(&fl);
+		copy_message(f, msg, sizeof(msg));
+		ac->pending = PENDING_NONE;
+		ac->reset_cb(ac, 0, ok, msg, ac->req_arg);
+		break;
+	case AP_ERROR:
+		copy_message(f, msg, sizeof(msg));
+		fail_pending(ac, -EPROTO, msg[0] ? msg : "agent error");
+		break;
+	default:
+		log_warn("%s: unknown frame type 0x%02x", ac->id, f->type);
+	}
+}
+
+static void log_agent_stderr(struct agent_client *ac, const char *buf,
+			     size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\n' || ac->errline_len == sizeof(ac->errline) - 1) {
+			ac->errline[ac->errline_len] = '\0';
+			log_debug("%s: %s", ac->id, ac->errline);
+			ac->errline_len = 0;
+			if (buf[i] == '\n')
+				continue;
+		}
+		ac->errline[ac->errline_len++] = buf[i];
+	}
+}
+
+static void stream_data_cb(struct docker_stream *s, int fd, const char *buf,
+			   size_t len, void *arg)
+{
+	struct agent_client *ac = arg;
+	struct ap_frame f;
+	int rc = 0;
+
+	(void)s;
+	if (fd == 2) {
+		log_agent_stderr(ac, buf, len);
+		return;
+	}
+	if (ap_reader_feed(&ac->reader, buf, len)) {
+		log_error("%s: out of memory buffering agent output", ac->id);
+		docker_stream_close(ac->stream);
+		return;
+	}
+	while (!ac->closing && (rc = ap_reader_next(&ac->reader, &f)) == 1)
+		on_frame(ac, &f);
+	if (rc < 0) {
+		log_error("%s: corrupt agent stream", ac->id);
+		docker_stream_close(ac->stream);
+	}
+}
+
+static void stream_open_cb(struct docker_stream *s, int err,
+			   const char *errmsg, void *arg)
+{
+	struct agent_client *ac = arg;
+	int rc;
+
+	(void)s;
+	if (err) {
+		/* on_close follows and reports through fail_pending. */
+		snprintf(ac->errline, sizeof(ac->errline), "attach failed: %s",
+			 errmsg ? errmsg : "?");
+		return;
+	}
+	ac->pending = PENDING_HELLO;
+	ac->pending_id = ac->next_id++;
+	rc = ap_frame_begin(&ac->out, AP_HELLO, ac->pending_id);
+	if (!rc)
+		rc = ap_frame_end(&ac->out);
+	if (!rc)
+		rc = send_frame(ac);
+	if (rc)
+		docker_stream_close(ac->stream);
+}
+
+static void stream_close_cb(struct docker_stream *s, int err, void *arg)
+{
+	struct agent_client *ac = arg;
+	int was_open = ac->opened && !ac->closing;
+
+	(void)s;
+	(void)err;
+	ac->stream = NULL;
+	if (ac->pending == PENDING_HELLO)
+		fail_pending(ac, err ? err : -EPIPE,
+			     ac->errline[0] ? ac->errline :
+					      "the agent did not answer");
+	else
+		fail_pending(ac, ac->closing ? -ECANCELED : -EPIPE,
+			     ac->closing ? "cancelled" :
+					   "connection to the container was lost");
+	if (was_open && ac->lost_cb)
+		ac->lost_cb(ac, ac->arg);
+	ap_reader_close(&ac->reader);
+	ap_buf_close(&ac->out);
+	free(ac);
+}
+
+int agent_client_open(struct docker *d, const char *container_id,
+		      agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
+		      struct agent_client **out)
+{
+	static const struct docker_stream_cbs cbs = {
+		.on_open = stream_open_cb,
+		.on_data = stream_data_cb,
+		.on_close = stream_close_cb,
+	};
+	struct agent_client *ac = calloc(1, sizeof(*ac));
+	int rc;
+
+	if (!ac)
+		return -ENOMEM;
+	ap_reader_init(&ac->reader);
+	ap_buf_init(&ac->out);
+	snprintf(ac->id, sizeof(ac->id), "%.12s", container_id);
+	ac->open_cb = open_cb;
+	ac->lost_cb = lost_cb;
+	ac->arg = arg;
+	ac->next_id = 1;
+	/* HELLO is pending from now on so that a failed attach reports
+	 * through open_cb. */
+	ac->pending = PENDING_HELLO;
+	ac->pending_id = 0;
+	rc = docker_attach(d, container_id, &cbs, ac, &ac->stream);
+	if (rc) {
+		free(ac);
+		return rc;
+	}
+	*out = ac;
+	return 0;
+}
+
+static int put_argv(struct ap_buf *b, uint8_t tag, const char *const *v)
+{
+	int rc = 0;
+
+	for (; v && *v && !rc; v++)
+		rc = ap_put_str(b, tag, *v);
+	return rc;
+}
+
+int agent_client_exec(struct agent_client *ac,
+		      const struct agent_exec_req *q, agent_exec_cb cb, void *arg)
+{
+	struct ap_buf *b = &ac->out;
+	uint32_t id;
+	int rc;
+
+	if (ac->pending != PENDING_NONE)
+		return -EBUSY;
+	if (!ac->stream || ac->closing)
+		return -EPIPE;
+	id = ac->next_id++;
+	rc = ap_frame_begin(b, AP_EXEC, id);
+	if (!rc)
+		rc = ap_put_str(b, AP_T_FILE_NAME, q->file_name);
+	if (!rc)
+		rc = ap_put(b, AP_T_FILE_DATA, q->code, q->code_len);
+	if (!rc)
+		rc = put_argv(b, AP_T_BUILD_ARG, q->build_argv);
+	if (!rc)
+		rc = put_argv(b, AP_T_RUN_ARG, q->run_argv);
+	if (!rc)
+		rc = put_argv(b, AP_T_ENV, q->env);
+	if (!rc)
+		rc = put_argv(b, AP_T_SECCOMP_DENY, q->seccomp_deny);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_TIMEOUT_MS, q->timeout_ms);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_STDOUT_CAP, q->stdout_cap);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_STDERR_CAP, q->stderr_cap);
+	if (!rc)
+		rc = ap_frame_end(b);
+	if (rc) {
+		b->len = b->frame_start = 0;
+		return rc;
+	}
+	rc = send_frame(ac);
+	if (rc)
+		return rc;
+	ac->pending = PENDING_EXEC;
+	ac->pending_id = id;
+	ac->exec_cb = cb;
+	ac->req_arg = arg;
+	return 0;
+}
+
+int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg)
+{
+	uint32_t id;
+	int rc;
+
+	if (ac->pending != PENDING_NONE)
+		return -EBUSY;
+	if (!ac->stream || ac->closing)
+		return -EPIPE;
+	id = ac->next_id++;
+	rc = ap_frame_begin(&ac->out, AP_RESET, id);
+	if (!rc)
+		rc = ap_frame_end(&ac->out);
+	if (!rc)
+		rc = send_frame(ac);
+	if (rc)
+		return rc;
+	ac->pending = PENDING_RESET;
+	ac->pending_id = id;
+	ac->reset_cb = cb;
+	ac->req_arg = arg;
+	return 0;
+}
+
+void agent_client_cancel(struct agent_client *ac)
+{
+	if (ac->pending != PENDING_EXEC || !ac->stream)
+		return;
+	if (ap_frame_begin(&ac->out, AP_CANCEL, ac->pending_id) == 0 &&
+	    ap_frame_end(&ac->out) == 0)
+		send_frame(ac);
+}
+
+void agent_client_close(struct agent_client *ac)
+{
+	if (!ac || ac->closing)
+		return;
+	ac->closing = 1;
+	/* Callers may free what the callback's arg points to right after
+	 * this returns: settle the pending request (HELLO included) now. */
+	fail_pending(ac, -ECANCELED, "cancelled");
+	if (ac->stream)
+		docker_stream_close(ac->stream);
+}

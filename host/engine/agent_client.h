@@ -1,0 +1,82 @@
+/*
+ * agent_client.h - the host side of the agent protocol (common/agent_proto.h)
+ * over one container's attach stream. This is where the host meets the
+ * container: requests go to the agent's stdin, replies come back on its
+ * stdout, the agent's stderr is logged.
+ */
+#ifndef SBX_AGENT_CLIENT_H
+#define SBX_AGENT_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "docker.h"
+
+struct agent_client;
+
+struct agent_exec_req {
+	const char *file_name;
+	const char *code;          /* borrowed until the call returns */
+	size_t code_len;
+	const char *const *build_argv; /* NULL-terminated or NULL */
+	const char *const *run_argv;
+	const char *const *env;
+	const char *const *seccomp_deny;
+	uint32_t timeout_ms;
+	uint32_t stdout_cap;
+	uint32_t stderr_cap;
+};
+
+struct agent_exec_result {
+	int exited;                /* 1: exit_code valid; 0: killed by signal */
+	int exit_code;
+	int signal;
+	int timed_out;
+	int cancelled;
+	uint32_t duration_ms;
+	const char *out;           /* raw bytes, borrowed during the callback */
+	size_t out_len;
+	const char *err;
+	size_t err_len;
+	int out_truncated;
+	int err_truncated;
+	char phase[8];             /* "build" or "run" */
+	uint32_t survivors;
+};
+
+/* The connection is up and the agent answered HELLO (err 0), or not. */
+typedef void (*agent_open_cb)(struct agent_client *ac, int err,
+			      const char *errmsg, void *arg);
+/* The stream ended while open (container died, daemon went away). Not
+ * called after agent_client_close(). */
+typedef void (*agent_lost_cb)(struct agent_client *ac, void *arg);
+/* err < 0: the request failed in transport (res is NULL). */
+typedef void (*agent_exec_cb)(struct agent_client *ac, int err,
+			      const char *errmsg,
+			      const struct agent_exec_result *res, void *arg);
+/* ok 1: the container is verified clean; 0: msg says what was left. */
+typedef void (*agent_reset_cb)(struct agent_client *ac, int err, int ok,
+			       const char *msg, void *arg);
+
+/* Attach to a started container and say HELLO. open_cb runs exactly once
+ * (unless this returns an error). arg is passed to open_cb and lost_cb. */
+int agent_client_open(struct docker *d, const char *container_id,
+		      agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
+		      struct agent_client **out);
+
+/* One request at a time: returns -EBUSY while another is pending. cb gets
+ * arg and runs exactly once if this returns 0. */
+int agent_client_exec(struct agent_client *ac,
+		      const struct agent_exec_req *req, agent_exec_cb cb,
+		      void *arg);
+int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg);
+/* Ask the agent to stop the running execution (its reply follows as
+ * usual, with cancelled set). No-op when nothing runs. */
+void agent_client_cancel(struct agent_client *ac);
+
+/* Close the stream. A pending callback (open, exec or reset) runs with
+ * -ECANCELED before this returns; none runs afterwards. The struct is freed
+ * once the stream is closed. */
+void agent_client_close(struct agent_client *ac);
+
+#endif

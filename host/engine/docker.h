@@ -1,0 +1,119 @@
+/*
+ * docker.h - asynchronous Docker Engine API client.
+ *
+ * libcurl's multi interface driven by libuv poll and timer handles: nothing
+ * here blocks the loop. This layer knows HTTP and the Engine API's
+ * conventions (version prefix, hijacked attach streams); it knows nothing of
+ * pools, sessions or languages.
+ */
+#ifndef SBX_DOCKER_H
+#define SBX_DOCKER_H
+
+#include <stddef.h>
+#include <uv.h>
+
+struct docker;
+struct docker_stream;
+
+/* Newest Engine API we speak; negotiation picks min(this, the daemon's). */
+#define DOCKER_API_VERSION_MAX "1.44"
+/* Response bodies over this fail the request with -E2BIG. */
+#define DOCKER_BODY_MAX ((size_t)8 * 1024 * 1024)
+/* Bytes docker_stream_write() may hold queued before -ENOBUFS. */
+#define DOCKER_STREAM_WRITE_MAX ((size_t)64 * 1024 * 1024)
+
+/* One finished request. Borrowed by the callback; freed after it returns. */
+struct docker_response {
+	int err;     /* 0, or negative errno-style code (transport failure) */
+	long status; /* HTTP status, 0 when err != 0 */
+	const char *body; /* NUL-terminated response body (may be "") */
+	size_t body_len;
+	const char *errmsg; /* human message when err != 0 or status >= 400:
+			       the daemon's "message" field or curl's text */
+};
+
+typedef void (*docker_response_cb)(const struct docker_response *res,
+				   void *arg);
+
+/*
+ * host: a DOCKER_HOST-style URL ("unix:///var/run/docker.sock",
+ * "tcp://127.0.0.1:2375", plain HTTP; port 2375 if none) or NULL for
+ * $DOCKER_HOST, else the default socket. Nothing connects yet: connection
+ * failures surface in the first request's errmsg ("cannot connect to Docker
+ * at unix:///var/run/docker.sock: No such file or directory").
+ * Returns 0 or a negative code; *errmsg (static string) says why.
+ */
+int docker_new(uv_loop_t *loop, const char *host, struct docker **out,
+	       const char **errmsg);
+
+/* Cancels every in-flight request (their callbacks run with err=-ECANCELED
+ * before this returns) and closes every stream; the struct itself is freed
+ * once libuv has closed its handles (the loop must keep running). */
+void docker_free(struct docker *d);
+
+/* "unix:///var/run/docker.sock" form of the endpoint, for messages. */
+const char *docker_endpoint(const struct docker *d);
+
+/*
+ * GET /version and pick min(daemon ApiVersion, our maximum). Until it
+ * completes, requests go out unversioned. cb gets the /version response.
+ */
+int docker_negotiate(struct docker *d, docker_response_cb cb, void *arg);
+/* "1.41" etc., or NULL before negotiation. */
+const char *docker_api_version(const struct docker *d);
+
+/*
+ * Any Engine API request. method is upper-case ("GET", "POST", "DELETE").
+ * path starts with '/', excludes the version prefix and is already
+ * URL-encoded ("/containers/create?name=x"); -EINVAL on spaces or controls.
+ * body is JSON (copied) or NULL. timeout_ms 0 means no timeout (connecting
+ * is always bounded, 10 s). Returns 0 and calls cb exactly once later,
+ * or returns a negative code and never calls cb. cb may start requests or
+ * call docker_free().
+ */
+int docker_request(struct docker *d, const char *method, const char *path,
+		   const char *body, long timeout_ms, docker_response_cb cb,
+		   void *arg);
+
+/* Hijacked attach stream (stdin, stdout, stderr) of a non-TTY container. */
+struct docker_stream_cbs {
+	/* The attach request answered: err 0 on success (stream usable), else
+	 * negative with a message; on failure on_close still follows. */
+	void (*on_open)(struct docker_stream *s, int err, const char *errmsg,
+			void *arg);
+	/* Demultiplexed payload; fd is 1 (stdout) or 2 (stderr). The bytes are
+	 * borrowed for the duration of the call. */
+	void (*on_data)(struct docker_stream *s, int fd, const char *buf,
+			size_t len, void *arg);
+	/* Called exactly once when the stream ends for any reason (container
+	 * exited, daemon closed, docker_stream_close). err 0 on clean EOF or
+	 * docker_stream_close() after open, -ECANCELED from docker_free().
+	 * Always from the loop, never from inside a docker_* call.
+	 * After it returns the stream is freed. */
+	void (*on_close)(struct docker_stream *s, int err, void *arg);
+};
+
+/*
+ * POST /containers/{id}/attach?stream=1&stdin=1&stdout=1&stderr=1 with an
+ * Upgrade: tcp handshake; the connection then carries raw stdin one way and
+ * multiplexed stdout/stderr frames the other. Attaching before
+ * /containers/{id}/start loses no output. container_id is an id or name
+ * ([A-Za-z0-9_.-], else -EINVAL). All three callbacks are required.
+ * Returns 0 and calls on_open later, or a negative code without calling
+ * anything. The stream stays usable until on_close returns.
+ */
+int docker_attach(struct docker *d, const char *container_id,
+		  const struct docker_stream_cbs *cbs, void *arg,
+		  struct docker_stream **out);
+
+/* Bytes for the container's stdin (copied). Once open, written to the
+ * socket at once when nothing is queued (no batching); what the socket does
+ * not take, and anything written before on_open, is queued and sent in
+ * order. Returns 0, or -EPIPE after close or when the write fails (on_close
+ * follows), or -ENOBUFS when DOCKER_STREAM_WRITE_MAX would be exceeded. */
+int docker_stream_write(struct docker_stream *s, const void *data, size_t len);
+
+/* Close the connection; on_close follows (asynchronously). Idempotent. */
+void docker_stream_close(struct docker_stream *s);
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * main.c - mcp-sandbox entry point.
+ *
+ *   mcp-sandbox [--config FILE]                 MCP server on stdio
+ *   mcp-sandbox run LANG (-c CODE | FILE | -)   run once, print, exit with
+ *                [--timeout MS] [--json]        the program's status
+ *   mcp-sandbox check-config                    report config problems
+ *   mcp-sandbox --version | --help
+ *
+ * Wiring only: configuration, plugins, the Docker client, the pool, then
+ * either the MCP server (mcp/) or one execution (core/executor).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+#include <curl/curl.h>
+
+#include "core/config.h"
+#include "core/executor.h"
+#include "core/identity.h"
+#include "core/log.h"
+#include "core/plugins.h"
+#include "core/pool.h"
+#include "engine/docker.h"
+#include "mcp/json_util.h"
+#include "mcp/mcp_server.h"
+
+#define LOG_MODULE "main"
+
+#ifndef SBX_VERSION
+#define SBX_VERSION "0"
+#endif
+
+extern char **environ;
+
+struct app {
+	uv_loop_t *loop;
+	struct config cfg;
+	struct plugin_set plugins;
+	struct identity id;
+	struct docker *docker;
+	struct pool *pool;
+	struct tool_env env;
+	struct mcp_server *server;
+	uv_signal_t sigterm, sigint;
+	int exit_code;
+	/* run mode */
+	char *code;
+	size_t code_len;
+	int json;
+	struct exec_job *job;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mcp-sandbox [--config FILE]               serve MCP on stdio\n"
+		"       mcp-sandbox run LANG (-c CODE | FILE | -) [--timeout MS] [--json]\n"
+		"       mcp-sandbox check-config [--config FILE]\n"
+		"       mcp-sandbox --version\n"
+		"Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, DOCKER_HOST.\n");
+}
+
+/* Directory of the running binary, for paths relative to an install or a
+ * build tree (build/bin -> build/lib/mcp-sandbox/plugins). */
+static int exe_dir(char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n <= 0)
+		return -1;
+	path[n] = '\0';
+	snprintf(buf, size, "%s", dirname(path));
+	return 0;
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* --config, else $SANDBOX_CONFIG, else the source tree's sandbox.ini when
+ * running from its build tree, else <prefix>/etc/mcp-sandbox/sandbox.ini,
+ * else /etc/mcp-sandbox/sandbox.ini, else built-in defaults. */
+static const char *find_config(const char *arg, char *buf, size_t size)
+{
+	char dir[PATH_MAX / 2];
+	const char *env = getenv("SANDBOX_CONFIG");
+
+	if (arg)
+		return arg;
+	if (env && *env)
+		return env;
+	if (exe_dir(dir, sizeof(dir)) == 0) {
+#ifdef SBX_BUILD_BIN_DIR
+		if (strcmp(dir, SBX_BUILD_BIN_DIR) == 0 &&
+		    file_exists(SBX_SOURCE_DIR "/sandbox.ini"))
+			return SBX_SOURCE_DIR "/sandbox.ini";
+#endif
+		snprintf(buf, size, "%s/../etc/mcp-sandbox/sandbox.ini", dir);
+		if (file_exists(buf))
+			return buf;
+	}
+	if (file_exists("/etc/mcp-sandbox/sandbox.ini"))
+		return "/etc/mcp-sandbox/sandbox.ini";
+	return NULL;
+}
+
+static int load_everything(struct app *a, const char *config_arg)
+{
+	char buf[PATH_MAX], dir[PATH_MAX / 2];
+	const char *path = find_config(config_arg, buf, sizeof(buf));
+	const char *names[256];
+	size_t i, n = 0;
+	int rc;
+
+	config_init(&a->cfg);
+	if (path) {
+		rc = config_load(&a->cfg, path);
+		if (rc) {
+			log_error("cannot read %s: %s", path, strerror(-rc));
+			return rc;
+		}
+		log_info("configuration: %s", path);
+	} else {
+		log_info("configuration: built-in defaults (no sandbox.ini found)");
+	}
+	log_set_level(a->cfg.log_level);
+
+	if (!a->cfg.plugins_dir && exe_dir(dir, sizeof(dir)) == 0) {
+		snprintf(buf, sizeof(buf), "%s/../lib/mcp-sandbox/plugins", dir);
+		a->cfg.plugins_dir = strdup(buf);
+	} else if (a->cfg.plugins_dir && a->cfg.plugins_dir[0] != '/' && path) {
+		/* Relative to the file that named it. */
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof(tmp), "%s", path);
+		snprintf(buf, sizeof(buf), "%s/%s", dirname(tmp), a->cfg.plugins_dir);
+		free(a->cfg.plugins_dir);
+		a->cfg.plugins_dir = strdup(buf);
+	}
+	rc = plugins_load_dir(&a->plugins, a->cfg.plugins_dir);
+	if (rc)
+		log_error("cannot read plugins directory %s: %s",
+			  a->cfg.plugins_dir, strerror(-rc));
+	if (a->plugins.n == 0)
+		log_error("no language plugins loaded from %s", a->cfg.plugins_dir);
+
+	/* Environment overrides may name any language a plugin provides. */
+	for (i = 0; i < a->plugins.n && n < 255; i++)
+		names[n++] = a->plugins.v[i].desc->name;
+	for (i = 0; i < a->cfg.nlangs && n < 255; i++)
+		names[n++] = a->cfg.langs[i].name;
+	config_apply_env(&a->cfg, environ, names, n);
+	log_set_level(a->cfg.log_level);
+	return plugins_apply_config(&a->plugins, &a->cfg);
+}
+
+static int start_engine(struct app *a)
+{
+	const char *why = NULL;
+	int rc;
+
+	rc = docker_new(a->loop, a->cfg.docker_host, &a->docker, &why);
+	if (rc) {
+		log_error("Docker client: %s", why ? why : "cannot initialize");
+		return rc;
+	}
+	rc = identity_init(&a->id);
+	if (rc)
+		return rc;
+	return pool_new(a->loop, a->docker, &a->plugins, a->cfg.max_containers,
+			a->id.label_ptrs, &a->pool);
+}
+
+static void negotiated_cb(const struct docker_response *res, void *arg)
+{
+	struct app *a = arg;
+
+	if (res->err || res->status != 200) {
+		log_error("Docker engine at %s is not reachable (%s): tool calls will fail with docker_unavailable until it is; start one with scripts/docker-up.sh",
+			  docker_endpoint(a->docker),
+			  res->errmsg ? res->errmsg : "no answer");
+		return;
+	}
+	log_info("Docker engine at %s, API %s", docker_endpoint(a->docker),
+		 docker_api_version(a->docker) ? docker_api_version(a->docker) : "?");
+	identity_reap_orphans(a->docker, &a->id);
+}
+
+static void close_walk_cb(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+/* ---- serve ---- */
+
+static void server_exit_cb(void *arg)
+{
+	struct app *a = arg;
+
+	uv_close((uv_handle_t *)&a->sigterm, NULL);
+	uv_close((uv_handle_t *)&a->sigint, NULL);
+	docker_free(a->docker);
+	a->docker = NULL;
+}
+
+static void signal_cb(uv_signal_t *h, int signum)
+{
+	struct app *a = h->data;
+
+	log_info("signal %d: shutting down", signum);
+	if (a->server)
+		mcp_server_shutdown(a->server);
+}
+
+static void serve_prewarm(struct app *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->plugins.n; i++) {
+		const struct plugin *p = &a->plugins.v[i];
+
+		log_info("[%s] image %s, pool %u, memory %u MiB, timeout %u ms%s",
+			 p->desc->name, p->policy.image, p->policy.pool_size,
+			 p->policy.limits.memory_mb, p->policy.limits.timeout_ms,
+			 p->policy.enabled ? "" : " (disabled)");
+	}
+	pool_prewarm(a->pool);
+}
+
+static int serve(struct app *a)
+{
+	int rc;
+
+	a->env = (struct tool_env){
+		.loop = a->loop,
+		.cfg = &a->cfg,
+		.plugins = &a->plugins,
+		.pool = a->pool,
+	};
+	uv_signal_init(a->loop, &a->sigterm);
+	uv_signal_init(a->loop, &a->sigint);
+	a->sigterm.data = a->sigint.data = a;
+	uv_signal_start(&a->sigterm, signal_cb, SIGTERM);
+	uv_signal_start(&a->sigint, signal_cb, SIGINT);
+	rc = mcp_server_start(&a->env, server_exit_cb, a, &a->server);
+	if (rc) {
+		log_error("cannot start the MCP server: %s", uv_strerror(rc));
+		return 1;
+	}
+	docker_negotiate(a->docker, negotiated_cb, a);
+	serve_prewarm(a);
+	log_info("mcp-sandbox %s serving MCP on stdio (%zu languages)",
+		 SBX_VERSION, a->plugins.n);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	return 0;
+}
+
+/* ---- run (one-shot CLI) ---- */
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void run_pool_done_cb(void *arg)
+{
+	struct app *a = arg;
+
+	docker_free(a->docker);
+	a->docker = NULL;
+}
+
+static void run_done_cb(const struct exec_outcome *o, void *arg)
+{
+	struct app *a = arg;
+
+	if (o->error_code) {
+		fprintf(stderr, "mcp-sandbox: %s: %s\n", o->error_code,
+			o->error_message ? o->error_message : "");
+		a->exit_code = 125;
+	} else if (a->json) {
+		char *out = utf8_sanitize(o->out, o->out_len);
+		char *err = utf8_sanitize(o->err, o->err_len);
+
+		printf("{\"exitCode\":%d,\"signal\":%d,\"timedOut\":%s,\"durationMs\":%u,"
+		       "\"stdoutTruncated\":%s,\"stderrTruncated\":%s,\"phase\":\"%s\"}\n",
+		       o->exited ? o->exit_code : -1, o->signal,
+		       o->timed_out ? "true" : "false", o->duration_ms,
+		       o->out_truncated ? "true" : "false",
+		       o->err_truncated ? "true" : "false", o->phase);
+		fputs(out ? out : "", stdout);
+		fputs(err ? err : "", stderr);
+		free(out);
+		free(err);
+		a->exit_code = o->exited ? o->exit_code : 128 + o->signal;
+	} else {
+		fflush(stdout);
+		write_all(1, o->out, o->out_len);
+		write_all(2, o->err, o->err_len);
+		if (o->timed_out)
+			fprintf(stderr, "mcp-sandbox: timed out after %u ms\n",
+				o->duration_ms);
+		a->exit_code = o->exited ? o->exit_code : 128 + o->signal;
+	}
+	fflush(stdout);
+	pool_shutdown(a->pool, run_pool_done_cb, a);
+}
+
+static int read_source(struct app *a, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	size_t cap = 65536, n;
+
+	if (!f) {
+		fprintf(stderr, "mcp-sandbox: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	a->code = malloc(cap + 1);
+	while (a->code && (n = fread(a->code + a->code_len, 1, cap - a->code_len, f)) > 0) {
+		a->code_len += n;
+		if (a->code_len == cap) {
+			char *p = cap > (64u << 20) ? NULL : realloc(a->code, cap * 2 + 1);
+
+			if (!p) {
+				fprintf(stderr, "mcp-sandbox: %s is too large\n", path);
+				return -1;
+			}
+			a->code = p;
+			cap *= 2;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (!a->code)
+		return -1;
+	a->code[a->code_len] = '\0';
+	return 0;
+}
+
+static int run_once(struct app *a, int argc, char **argv)
+{
+	const char *lang = NULL, *src = NULL, *inline_code = NULL;
+	struct exec_request req;
+	const struct plugin *pl;
+	unsigned long timeout = 0;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+			inline_code = argv[++i];
+		else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+			timeout = strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--json") == 0)
+			a->json = 1;
+		else if (!lang)
+			lang = argv[i];
+		else if (!src)
+			src = argv[i];
+		else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!lang || (!inline_code && !src)) {
+		usage(stderr);
+		return 2;
+	}
+	pl = plugins_find(&a->plugins, lang);
+	if (!pl || !pl->policy.enabled) {
+		fprintf(stderr, "mcp-sandbox: unknown language '%s'\n", lang);
+		return 2;
+	}
+	if (inline_code) {
+		a->code = strdup(inline_code);
+		a->code_len = strlen(inline_code);
+	} else if (read_source(a, src)) {
+		return 2;
+	}
+	pool_set_refill(a->pool, 0);
+	req = (struct exec_request){
+		.pl = pl,
+		.code = a->code,
+		.code_len = a->code_len,
+		.timeout_ms = (uint32_t)timeout,
+	};
+	a->exit_code = 125;
+	if (exec_start(a->loop, a->pool, &req, run_done_cb, a, &a->job))
+		return 125;
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	return a->exit_code;
+}
+
+int main(int argc, char **argv)
+{
+	static struct app app;
+	struct app *a = &app;
+	const char *config_arg = NULL;
+	const char *cmd = "serve";
+	int i, rc, first = 1;
+
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+			config_arg = argv[++i];
+		} else if (strcmp(argv[i], "--version") == 0) {
+			printf("mcp-sandbox %s (plugin ABI %d.%d)\n", SBX_VERSION,
+			       SBX_PLUGIN_ABI_MAJOR, SBX_PLUGIN_ABI_MINOR);
+			return 0;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (first && (strcmp(argv[i], "run") == 0 ||
+				     strcmp(argv[i], "serve") == 0 ||
+				     strcmp(argv[i], "check-config") == 0)) {
+			cmd = argv[i];
+			first = 0;
+			if (strcmp(cmd, "run") == 0) {
+				i++;
+				break;
+			}
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+
+	/* Plain HTTP over a unix socket or TCP: no TLS to initialize, which
+	 * also keeps OpenSSL's pages out of the server's resident set. */
+	curl_global_init(CURL_GLOBAL_NOTHING);
+	a->loop = uv_default_loop();
+	rc = load_everything(a, config_arg);
+	if (strcmp(cmd, "check-config") == 0) {
+		fprintf(stderr, "%s: %d problem(s), %zu plugin(s) loaded, %zu rejected\n",
+			a->cfg.path ? a->cfg.path : "defaults", a->cfg.problems,
+			a->plugins.n, a->plugins.rejected);
+		rc = rc || a->cfg.problems || a->plugins.rejected ? 1 : 0;
+		goto out;
+	}
+	if (rc || start_engine(a)) {
+		rc = 1;
+		goto out;
+	}
+	if (strcmp(cmd, "run") == 0) {
+		docker_negotiate(a->docker, NULL, NULL);
+		rc = run_once(a, argc - i, argv + i);
+	} else {
+		rc = serve(a);
+	}
+	/* Close whatever is left so the loop can be closed cleanly. */
+	if (a->docker) {
+		docker_free(a->docker);
+		a->docker = NULL;
+	}
+	uv_walk(a->loop, close_walk_cb, NULL);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(a->loop) != 0)
+		log_warn("event loop closed with handles still open");
+out:
+	pool_free(a->pool);
+	mcp_server_free(a->server);
+	plugins_close(&a->plugins);
+	config_close(&a->cfg);
+	free(a->code);
+	curl_global_cleanup();
+	return rc;
+}

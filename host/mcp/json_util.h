@@ -1,0 +1,27 @@
+/*
+ * json_util.h - UTF-8 hygiene and the JSON Schema subset our tools use.
+ */
+#ifndef SBX_JSON_UTIL_H
+#define SBX_JSON_UTIL_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/* 1 if buf[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
+int utf8_valid(const char *buf, size_t len);
+
+/* A NUL-terminated copy where every ill-formed sequence and every NUL byte
+ * becomes U+FFFD, so program output can always travel as a JSON string.
+ * Returns NULL when out of memory. Caller frees. */
+char *utf8_sanitize(const char *buf, size_t len);
+
+/*
+ * Validate value against schema, supporting: type (string or array of
+ * names), properties, required, additionalProperties:false, enum (strings),
+ * minimum, maximum, minLength, maxLength. Returns 0, or -1 with a message
+ * such as "timeout: expected integer, got string" in err.
+ */
+int schema_validate(const cJSON *schema, const cJSON *value, char *err,
+		    size_t errlen);
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * tool_execute.c - sandbox_execute: run code once in a fresh-or-reset
+ * container of the requested language.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/executor.h"
+#include "json_util.h"
+#include "tools.h"
+
+struct execute_call {
+	struct mcp_call *call;
+	struct exec_job *job;
+};
+
+static cJSON *schema_common(const struct tool_env *env, int with_enum)
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p, *req, *en;
+	char desc[1024];
+	size_t i, off = 0;
+
+	desc[0] = '\0';
+	for (i = 0; i < env->plugins->n; i++) {
+		const struct plugin *pl = &env->plugins->v[i];
+
+		if (pl->policy.enabled)
+			off += (size_t)snprintf(desc + off, sizeof(desc) - off,
+						"%s%s (%s)", off ? ", " : "",
+						pl->desc->name,
+						pl->desc->description ?
+							pl->desc->description : "");
+		if (off >= sizeof(desc))
+			break;
+	}
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+
+	p = cJSON_AddObjectToObject(props, "language");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description", desc);
+	if (with_enum) {
+		en = cJSON_AddArrayToObject(p, "enum");
+		for (i = 0; i < env->plugins->n; i++)
+			if (env->plugins->v[i].policy.enabled)
+				cJSON_AddItemToArray(en, cJSON_CreateString(
+					env->plugins->v[i].desc->name));
+	}
+
+	p = cJSON_AddObjectToObject(props, "code");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"The program's source code, written to a file in /work and run.");
+
+	p = cJSON_AddObjectToObject(props, "timeout");
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddNumberToObject(p, "minimum", 1);
+	snprintf(desc, sizeof(desc),
+		 "Wall-clock limit in milliseconds (default %u, at most %u). On timeout every process the code started is killed and partial output is returned.",
+		 env->cfg->limits.timeout_ms, env->cfg->max_timeout_ms);
+	cJSON_AddStringToObject(p, "description", desc);
+
+	req = cJSON_AddArrayToObject(s, "required");
+	cJSON_AddItemToArray(req, cJSON_CreateString("language"));
+	cJSON_AddItemToArray(req, cJSON_CreateString("code"));
+	cJSON_AddBoolToObject(s, "additionalProperties", 0);
+	return s;
+}
+
+static cJSON *input_schema(const struct tool_env *env)
+{
+	return schema_common(env, 1);
+}
+
+static cJSON *validate_schema(const struct tool_env *env)
+{
+	/* Without the enum, so that an unknown language gets its own error
+	 * code and the list of languages. */
+	return schema_common(env, 0);
+}
+
+static void add_prop(cJSON *props, const char *name, const char *type,
+		     int nullable, const char *desc)
+{
+	cJSON *p = cJSON_AddObjectToObject(props, name), *t;
+
+	if (nullable) {
+		t = cJSON_AddArrayToObject(p, "type");
+		cJSON_AddItemToArray(t, cJSON_CreateString(type));
+		cJSON_AddItemToArray(t, cJSON_CreateString("null"));
+	} else {
+		cJSON_AddStringToObject(p, "type", type);
+	}
+	cJSON_AddStringToObject(p, "description", desc);
+}
+
+static cJSON *output_schema(const struct tool_env *env)
+{
+	static const char *const required[] = {
+		"exitCode", "signal", "stdout", "stderr", "stdoutTruncated",
+		"stderrTruncated", "timedOut", "durationMs", "language", NULL,
+	};
+	cJSON *s = cJSON_CreateObject(), *props, *req;
+	size_t i;
+
+	(void)env;
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	add_prop(props, "exitCode", "integer", 1,
+		 "Exit status; null when the program was killed by a signal.");
+	add_prop(props, "signal", "string", 1,
+		 "Terminating signal (e.g. SIGKILL), or null.");
+	add_prop(props, "stdout", "string", 0,
+		 "Standard output (UTF-8; invalid bytes shown as U+FFFD).");
+	add_prop(props, "stderr", "string", 0, "Standard error.");
+	add_prop(props, "stdoutTruncated", "boolean", 0,
+		 "Output exceeded the cap: its beginning and end are kept with a marker between.");
+	add_prop(props, "stderrTruncated", "boolean", 0,
+		 "Like stdoutTruncated, for stderr.");
+	add_prop(props, "timedOut", "boolean", 0,
+		 "The timeout expired and every process was killed.");
+	add_prop(props, "durationMs", "integer", 0,
+		 "Wall time of the execution in milliseconds.");
+	add_prop(props, "language", "string", 0, "The language that ran.");
+	add_prop(props, "phase", "string", 0,
+		 "\"build\" when a compile step failed, else \"run\".");
+	req = cJSON_AddArrayToObject(s, "required");
+	for (i = 0; required[i]; i++)
+		cJSON_AddItemToArray(req, cJSON_CreateString(required[i]));
+	return s;
+}
+
+static void add_text(cJSON *o, const char *name, const char *buf, size_t len)
+{
+	char *s = utf8_sanitize(buf, len);
+
+	cJSON_AddStringToObject(o, name, s ? s : "");
+	free(s);
+}
+
+static void done_cb(const struct exec_outcome *o, void *arg)
+{
+	struct execute_call *ec = arg;
+	char sig[32];
+	cJSON *r;
+
+	mcp_call_on_cancel(ec->call, NULL, NULL);
+	if (o->error_code) {
+		mcp_call_finish(ec->call, tool_error(o->error_code, "%s",
+						     o->error_message ?
+							     o->error_message : ""));
+		free(ec);
+		return;
+	}
+	r = cJSON_CreateObject();
+	if (o->exited)
+		cJSON_AddNumberToObject(r, "exitCode", o->exit_code);
+	else
+		cJSON_AddNullToObject(r, "exitCode");
+	if (!o->exited && o->signal > 0) {
+		const char *abbr = sigabbrev_np(o->signal);
+
+		if (abbr)
+			snprintf(sig, sizeof(sig), "SIG%s", abbr);
+		else
+			snprintf(sig, sizeof(sig), "SIG%d", o->signal);
+		cJSON_AddStringToObject(r, "signal", sig);
+	} else {
+		cJSON_AddNullToObject(r, "signal");
+	}
+	add_text(r, "stdout", o->out, o->out_len);
+	add_text(r, "stderr", o->err, o->err_len);
+	cJSON_AddBoolToObject(r, "stdoutTruncated", o->out_truncated);
+	cJSON_AddBoolToObject(r, "stderrTruncated", o->err_truncated);
+	cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
+	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
+	cJSON_AddStringToObject(r, "language", o->language);
+	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
+	mcp_call_finish(ec->call, tool_ok(ec->call, r));
+	free(ec);
+}
+
+static void cancel_cb(void *arg)
+{
+	struct execute_call *ec = arg;
+
+	exec_cancel(ec->job);
+}
+
+static void call(const struct tool_env *env, struct mcp_call *mc,
+		 const cJSON *args)
+{
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
+	const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(args, "timeout");
+	const struct plugin *pl;
+	struct exec_request req;
+	struct execute_call *ec;
+	char names[512];
+	size_t i, off = 0;
+	double t;
+
+	pl = plugins_find(env->plugins, lang->valuestring);
+	if (!pl || !pl->policy.enabled) {
+		names[0] = '\0';
+		for (i = 0; i < env->plugins->n && off < sizeof(names); i++)
+			if (env->plugins->v[i].policy.enabled)
+				off += (size_t)snprintf(names + off,
+							sizeof(names) - off, "%s%s",
+							off ? ", " : "",
+							env->plugins->v[i].desc->name);
+		mcp_call_finish(mc, tool_error("unknown_language",
+					       "no language '%.64s' here; available: %s",
+					       lang->valuestring,
+					       off ? names : "none (no plugins loaded)"));
+		return;
+	}
+	ec = calloc(1, sizeof(*ec));
+	if (!ec) {
+		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		return;
+	}
+	ec->call = mc;
+	t = timeout ? timeout->valuedouble : 0;
+	if (t > pl->policy.max_timeout_ms)
+		t = pl->policy.max_timeout_ms; /* capped by the server's policy */
+	req = (struct exec_request){
+		.pl = pl,
+		.code = code->valuestring,
+		.code_len = strlen(code->valuestring),
+		.timeout_ms = (uint32_t)t,
+	};
+	/* done_cb may run before exec_start returns (policy rejections), so
+	 * register the cancel hook first and touch ec only through it. */
+	mcp_call_on_cancel(mc, cancel_cb, ec);
+	if (exec_start(env->loop, env->pool, &req, done_cb, ec, &ec->job)) {
+		mcp_call_on_cancel(mc, NULL, NULL);
+		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		free(ec);
+	}
+}
+
+const struct tool tool_execute = {
+	.name = "sandbox_execute",
+	.title = "Run code in a sandbox",
+	.description =
+		"Run a program in an isolated, network-less container and return its exit code, "
+		"stdout, stderr and duration. The code is saved as a file in /work (writable, "
+		"wiped after the call) and run as an unprivileged user. A failing program is a "
+		"normal result (isError false) with its exit code and stderr.",
+	.input_schema = input_schema,
+	.validate_schema = validate_schema,
+	.output_schema = output_schema,
+	.read_only = 0,
+	.destructive = 0,
+	.idempotent = 0,
+	.open_world = 0,
+	.call = call,
+};

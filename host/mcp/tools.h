@@ -1,0 +1,67 @@
+/*
+ * tools.h - the MCP tools: one `struct tool` per file (tool_*.c), listed in
+ * tools.c. A handler validates nothing itself (the server checks arguments
+ * against the input schema first), talks to the core only, and ends every
+ * call with exactly one mcp_call_finish().
+ */
+#ifndef SBX_TOOLS_H
+#define SBX_TOOLS_H
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "../core/config.h"
+#include "../core/plugins.h"
+#include "../core/pool.h"
+
+struct mcp_call;
+
+/* What tools may use; all borrowed for the server's lifetime. */
+struct tool_env {
+	uv_loop_t *loop;
+	const struct config *cfg;
+	const struct plugin_set *plugins;
+	struct pool *pool;
+};
+
+struct tool {
+	const char *name;
+	const char *title;
+	const char *description;
+	/* Schemas are built once at start-up (they may list languages). The
+	 * published input schema may be stricter (enum) than the one used to
+	 * validate, which is validate_schema when set. */
+	cJSON *(*input_schema)(const struct tool_env *env);
+	cJSON *(*validate_schema)(const struct tool_env *env);
+	cJSON *(*output_schema)(const struct tool_env *env);
+	int read_only;
+	int destructive;
+	int idempotent;
+	int open_world;
+	/* Start the call; args is borrowed until the function returns. */
+	void (*call)(const struct tool_env *env, struct mcp_call *call,
+		     const cJSON *args);
+};
+
+extern const struct tool *const tools_all[];
+
+/* --- provided by the server (mcp_server.c) --- */
+
+/* Complete a call with a CallToolResult; takes ownership of result. */
+void mcp_call_finish(struct mcp_call *call, cJSON *result);
+/* Register what to do on notifications/cancelled (NULL to clear). */
+void mcp_call_on_cancel(struct mcp_call *call, void (*cb)(void *arg),
+			void *arg);
+/* 1 when the negotiated protocol has structuredContent/outputSchema. */
+int mcp_call_structured(const struct mcp_call *call);
+
+/* --- result helpers (tools.c) --- */
+
+/* isError result: text is {"error":{"code":...,"message":...}}. */
+cJSON *tool_error(const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Success: structured becomes the text content (JSON) and, when the
+ * protocol has it, structuredContent. Takes ownership of structured. */
+cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
+
+#endif

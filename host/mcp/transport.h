@@ -1,0 +1,42 @@
+/*
+ * transport.h - MCP stdio transport: newline-delimited JSON messages.
+ *
+ * stdin is read on the loop (pipe, tty or regular file) and split into
+ * lines with a hard cap; a line over the cap is discarded whole and
+ * reported. The protocol fd is a private dup of the original stdout, and
+ * fd 1 is pointed at stderr so that a stray printf cannot corrupt the
+ * stream.
+ */
+#ifndef SBX_TRANSPORT_H
+#define SBX_TRANSPORT_H
+
+#include <stddef.h>
+#include <uv.h>
+
+struct transport;
+
+struct transport_cbs {
+	/* One complete line without its newline (NUL-terminated, borrowed). */
+	void (*on_line)(struct transport *t, char *line, size_t len, void *arg);
+	/* A line longer than the cap was dropped. */
+	void (*on_oversize)(struct transport *t, size_t len, void *arg);
+	/* stdin reached EOF or failed. */
+	void (*on_eof)(struct transport *t, void *arg);
+};
+
+/* Take over fds 0 and 1. Returns 0 or a negative libuv code. */
+int transport_open(uv_loop_t *loop, size_t max_line,
+		   const struct transport_cbs *cbs, void *arg,
+		   struct transport **out);
+
+/* Queue one message; a newline is appended. Never blocks the loop when
+ * stdout is a pipe. Returns 0 or a negative code. */
+int transport_send(struct transport *t, const char *json, size_t len);
+
+/* Stop reading stdin (no more callbacks). */
+void transport_stop_reading(struct transport *t);
+
+/* Flush queued output, close handles and free; done runs afterwards. */
+void transport_close(struct transport *t, void (*done)(void *arg), void *arg);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * python.c - the CPython plugin.
+ *
+ * Runs /work/main.py with Debian's python3. -u keeps stdout unbuffered so
+ * output written just before a timeout or crash still reaches the host;
+ * -B avoids writing .pyc files into the work directory.
+ */
+#include <sbx_plugin.h>
+
+static const char *const aliases[] = { "py", "python3", NULL };
+static const char *const run_cmd[] = { "python3", "-u", "-B", "{file}", NULL };
+static const char *const env[] = {
+	"PYTHONDONTWRITEBYTECODE=1",
+	"PYTHONIOENCODING=utf-8",
+	"MPLBACKEND=Agg",
+	NULL,
+};
+/* Calls with no business in a code sandbox, denied on top of the engine's
+ * default seccomp profile. */
+static const char *const seccomp_deny[] = {
+	"ptrace", "process_vm_readv", "process_vm_writev", "personality",
+	"userfaultfd", "perf_event_open", "bpf", "keyctl", "add_key",
+	"request_key", NULL,
+};
+static const char *const install_cmd[] = {
+	"python3", "-m", "pip", "install", "--user", "--no-input",
+	"--disable-pip-version-check", "{packages}", NULL,
+};
+
+static const struct sbx_plugin plugin = {
+	.struct_size = sizeof(struct sbx_plugin),
+	.abi_major = SBX_PLUGIN_ABI_MAJOR,
+	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	.name = "python",
+	.aliases = aliases,
+	.version = "1.0.0",
+	.description = "CPython 3 (Debian bookworm)",
+	.image = "mcp-sandbox/python:latest",
+	.file_name = "main.py",
+	.run_cmd = run_cmd,
+	.env = env,
+	.limits = {
+		.memory_mb = 512,
+		.pids = 128,
+	},
+	.seccomp_deny = seccomp_deny,
+	.install_cmd = install_cmd,
+};
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host);
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host)
+{
+	(void)host;
+	return &plugin;
+}

@@ -1,0 +1,85 @@
+/*
+ * perl.c - an example language plugin: Perl 5.
+ *
+ * Build it against the SDK header only:
+ *
+ *   cc -shared -fPIC -fvisibility=hidden -Wl,-z,defs \
+ *      -I sdk/include -o perl.so sdk/example/perl.c
+ *
+ * and drop perl.so into the plugins directory. Debian's perl-base is
+ * essential, so the bash image already has an interpreter; a real plugin
+ * would ship its own images/<lang>/ recipe.
+ */
+#include <sbx_plugin.h>
+#include <string.h>
+
+static const struct sbx_host_api *host;
+
+static const char *const aliases[] = { "pl", NULL };
+static const char *const run_cmd[] = { "perl", "{file}", NULL };
+static const char *const env[] = { "PERL_UNICODE=SDA", NULL };
+
+/* Policy example: refuse code that tries to load the socket module. The
+ * container has no network anyway; this shows how a rule reads. */
+static const struct sbx_block_rule blocklist[] = {
+	{ "use[[:space:]]+IO::Socket", "network modules are not available" },
+	{ NULL, NULL },
+};
+
+static int init(const struct sbx_host_api *h)
+{
+	host = h;
+	host->log("perl", SBX_LOG_DEBUG, "example plugin ready (host %s)",
+		  h->host_version);
+	return 0;
+}
+
+/* Turn on strict and warnings unless the program says otherwise. */
+static int prepare_code(const struct sbx_host_api *h, const char *code,
+			size_t len, char **out, size_t *out_len)
+{
+	static const char prelude[] = "use strict; use warnings;\n";
+	char *p;
+
+	if (strstr(code, "use strict"))
+		return 0; /* keep as is */
+	p = h->alloc(sizeof(prelude) - 1 + len + 1);
+	if (!p)
+		return -1;
+	memcpy(p, prelude, sizeof(prelude) - 1);
+	memcpy(p + sizeof(prelude) - 1, code, len);
+	p[sizeof(prelude) - 1 + len] = '\0';
+	*out = p;
+	*out_len = sizeof(prelude) - 1 + len;
+	return 0;
+}
+
+static const struct sbx_plugin plugin = {
+	.struct_size = sizeof(struct sbx_plugin),
+	.abi_major = SBX_PLUGIN_ABI_MAJOR,
+	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	.name = "perl",
+	.aliases = aliases,
+	.version = "0.1.0",
+	.description = "Perl 5 (example plugin)",
+	.image = "mcp-sandbox/bash:latest",
+	.file_name = "main.pl",
+	.run_cmd = run_cmd,
+	.env = env,
+	.limits = { .memory_mb = 256 },
+	.blocklist = blocklist,
+	.init = init,
+	.prepare_code = prepare_code,
+};
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *h);
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *h)
+{
+	/* Decline to load into a host with an older minor ABI than ours. */
+	if (h->abi_major != SBX_PLUGIN_ABI_MAJOR)
+		return NULL;
+	return &plugin;
+}

@@ -1,0 +1,139 @@
+/*
+ * sbx_plugin.h - the mcp-sandbox language plugin SDK.
+ *
+ * This is the only header a plugin includes. A plugin is a shared object
+ * that exports one function, SBX_PLUGIN_ENTRY_SYMBOL, returning a constant
+ * descriptor. Plugins never link against the host: everything the host
+ * offers arrives through the struct sbx_host_api table passed to the entry
+ * function. Build plugins with -Wl,-z,defs to keep that true.
+ *
+ * Versioning: the descriptor starts with its own size and the ABI version it
+ * was built against. The host refuses a plugin whose major differs from its
+ * own; within one major, fields are only ever appended, and the host reads
+ * only the fields that the plugin's struct_size covers.
+ *
+ * Policy is data: every limit, command and list declared here can be
+ * overridden per language in sandbox.ini. Commands are argv arrays; the host
+ * substitutes whole-argument placeholders only ("{file}", "{packages}") and
+ * never builds a shell string from user input.
+ *
+ * See docs/plugin-sdk.md for the guide and sdk/example/ for a plugin.
+ */
+#ifndef SBX_PLUGIN_H
+#define SBX_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SBX_PLUGIN_ABI_MAJOR 1
+#define SBX_PLUGIN_ABI_MINOR 0
+#define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
+
+/* Visibility of the entry point (build plugins with -fvisibility=hidden). */
+#define SBX_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+enum sbx_log_level {
+	SBX_LOG_DEBUG = 0,
+	SBX_LOG_INFO = 1,
+	SBX_LOG_WARNING = 3,
+	SBX_LOG_ERROR = 4,
+};
+
+/* What the host offers a plugin. Valid for the life of the process. */
+struct sbx_host_api {
+	size_t struct_size;
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	const char *host_version;
+	/* Log a line under the plugin's name (stderr, and MCP logging). */
+	void (*log)(const char *plugin, enum sbx_log_level level,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+	/* Allocator for memory handed to the host (prepare_code output). */
+	void *(*alloc)(size_t size);
+	void (*free)(void *ptr);
+};
+
+/*
+ * Resource limits. 0 means "use the host's default" ([limits] in
+ * sandbox.ini); sandbox.ini's language section overrides both.
+ */
+struct sbx_limits {
+	uint32_t memory_mb;      /* memory cgroup limit; swap equals it */
+	uint32_t cpu_millis;     /* 1000 = one CPU */
+	uint32_t pids;           /* pids cgroup limit */
+	uint32_t timeout_ms;     /* default wall-clock limit of one execution */
+	uint32_t stdout_cap;     /* bytes of stdout returned at most */
+	uint32_t stderr_cap;
+	uint32_t nofile;         /* RLIMIT_NOFILE */
+	uint32_t fsize_mb;       /* RLIMIT_FSIZE */
+	uint32_t work_mb;        /* size of the exec-capable /work tmpfs */
+	uint32_t tmp_mb;         /* size of /tmp */
+};
+
+/*
+ * A code blocklist entry: a POSIX extended regular expression matched
+ * against the submitted code. A match rejects the call with the error code
+ * "code_blocked" and the reason. The container is the security boundary;
+ * blocklists are an administrator's policy tool, so built-in plugins ship
+ * none that would reject ordinary programs.
+ */
+struct sbx_block_rule {
+	const char *pattern;
+	const char *reason;
+};
+
+/*
+ * The descriptor. Every pointer must stay valid while the plugin is loaded
+ * (point at static data). Lists are NULL-terminated; a NULL list is empty.
+ */
+struct sbx_plugin {
+	size_t struct_size;      /* sizeof(struct sbx_plugin) */
+	uint16_t abi_major;      /* SBX_PLUGIN_ABI_MAJOR */
+	uint16_t abi_minor;      /* SBX_PLUGIN_ABI_MINOR */
+
+	const char *name;        /* [a-z0-9_-]{1,32}, the "language" argument */
+	const char *const *aliases; /* other accepted names ("py"), or NULL */
+	const char *version;     /* the plugin's own version */
+	const char *description; /* one line, shown to the model */
+
+	const char *image;       /* Docker image, e.g. "mcp-sandbox/python:latest" */
+	const char *file_name;   /* the code is written to /work/<file_name> */
+	const char *const *build_cmd; /* optional build argv, or NULL */
+	const char *const *run_cmd;   /* run argv (required) */
+	const char *const *env;       /* "KEY=VALUE" for build and run */
+	struct sbx_limits limits;
+
+	const struct sbx_block_rule *blocklist; /* terminated by {NULL, NULL} */
+	/* Syscalls the agent denies (EPERM) to user code with a seccomp filter
+	 * layered on top of the engine's default profile. */
+	const char *const *seccomp_deny;
+	/* Package installer argv; "{packages}" expands to the package names. */
+	const char *const *install_cmd;
+
+	/* Optional hooks (NULL when unused). */
+
+	/* Called once after loading; non-zero rejects the plugin. */
+	int (*init)(const struct sbx_host_api *host);
+	/* Rewrite code before it is sent (wrap bare statements...). On success
+	 * return 0 and set *out (allocated with host->alloc, the host frees it)
+	 * and *out_len, or leave *out NULL to keep the code as is. A negative
+	 * return rejects the code; *out may then hold a message for the user. */
+	int (*prepare_code)(const struct sbx_host_api *host, const char *code,
+			    size_t len, char **out, size_t *out_len);
+	/* Called before unloading. */
+	void (*fini)(void);
+};
+
+/* The one symbol a plugin exports. Returns NULL to decline loading. */
+typedef const struct sbx_plugin *(*sbx_plugin_entry_fn)(
+	const struct sbx_host_api *host);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,69 @@
+// A few read-only calls to the Docker Engine API, straight over its socket
+// (no docker CLI needed): is the engine there, and which containers exist.
+// The endpoint is the one the server uses by default: $DOCKER_HOST, else
+// unix:///var/run/docker.sock.
+import http from 'node:http';
+
+function endpoint() {
+  const host = process.env.DOCKER_HOST || 'unix:///var/run/docker.sock';
+  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
+  if (host.startsWith('tcp://')) {
+    const u = new URL(host.replace(/^tcp:/, 'http:'));
+    return { host: u.hostname, port: Number(u.port || 2375) };
+  }
+  throw new Error(`DOCKER_HOST=${host}: only unix:// and tcp:// are supported by these tests`);
+}
+
+/** GET an Engine API path; resolves with { status, body } (body parsed as JSON when it is). */
+export function dockerGet(path, { timeoutMs = 10_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ ...endpoint(), path, timeout: timeoutMs }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // _ping answers plain "OK"
+        }
+        resolve({ status: res.statusCode, body });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`Docker API ${path}: no answer in ${timeoutMs} ms`)));
+    req.on('error', reject);
+  });
+}
+
+let pingResult;
+
+/**
+ * Whether a Docker engine answers. Resolves with { ok: true } or
+ * { ok: false, reason }. Asked once per test file.
+ */
+export function dockerReachable() {
+  pingResult ??= dockerGet('/_ping', { timeoutMs: 5000 }).then(
+    (r) => (r.status === 200 ? { ok: true } : { ok: false, reason: `/_ping answered HTTP ${r.status}` }),
+    (e) => ({ ok: false, reason: e.message }),
+  );
+  return pingResult;
+}
+
+/**
+ * Containers (running or not) carrying every given label ("key=value" or
+ * "key"). Returns the Engine API's container summaries.
+ */
+export async function containersWithLabels(labels) {
+  const filters = encodeURIComponent(JSON.stringify({ label: labels }));
+  const r = await dockerGet(`/containers/json?all=1&filters=${filters}`);
+  if (r.status !== 200) throw new Error(`Docker API /containers/json: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+/** Whether an image exists locally. */
+export async function imageExists(ref) {
+  const r = await dockerGet(`/images/${encodeURIComponent(ref)}/json`);
+  return r.status === 200;
+}

@@ -1,0 +1,347 @@
+// Starting the real build/bin/mcp-sandbox for a test, two ways:
+//
+//  - McpServer: through the official SDK's Client + StdioClientTransport,
+//    the way an MCP host runs it;
+//  - RawServer: through child_process with hand-written lines on stdin, for
+//    what the SDK cannot send (malformed JSON, huge lines, odd versions).
+//
+// and e2e(), a node:test wrapper that gates on Docker, bounds the test's
+// time, closes every server the test started (the server removes its
+// containers when it exits) and, when the test fails, puts the servers'
+// stderr into the failure.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { dockerReachable } from './docker.mjs';
+
+export const ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+export const BIN = process.env.MCP_SANDBOX_BIN || path.join(ROOT, 'build/bin/mcp-sandbox');
+export const IN_CI = process.env.CI === 'true';
+
+// One warm container per language instead of the default two: the machine
+// has two cores and every test starts its own server. A test that needs
+// more sets its own value.
+const DEFAULT_ENV = { SANDBOX_POOL_SIZE: '1' };
+const STDERR_KEEP = 256 * 1024;
+const STDERR_SHOW = 12 * 1024;
+
+function serverEnv(env) {
+  return { ...process.env, ...DEFAULT_ENV, ...env };
+}
+
+function keepTail(s) {
+  return s.length > STDERR_KEEP ? s.slice(s.length - STDERR_KEEP) : s;
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no result after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The {code, message} of a host-side failure result (isError true). */
+export function toolError(result) {
+  assert.equal(result.isError, true, `expected isError true, got ${JSON.stringify(result).slice(0, 2000)}`);
+  assert.equal(result.structuredContent, undefined, 'an error result carries no structuredContent');
+  assert.ok(Array.isArray(result.content) && result.content[0]?.type === 'text', 'an error result has a text content');
+  const body = JSON.parse(result.content[0].text);
+  assert.equal(typeof body.error?.code, 'string', `error text: ${result.content[0].text}`);
+  assert.equal(typeof body.error?.message, 'string', `error text: ${result.content[0].text}`);
+  return body.error;
+}
+
+export class McpServer {
+  constructor({ env = {}, args = [] } = {}) {
+    this.env = env;
+    this.args = args;
+    this.stderr = '';
+    this.pid = null;
+    this.exited = null;
+    this.closed = false;
+  }
+
+  get label() {
+    return `mcp-sandbox (SDK client, pid ${this.pid ?? '-'})`;
+  }
+
+  async start() {
+    this.transport = new StdioClientTransport({
+      command: BIN,
+      args: this.args,
+      env: serverEnv(this.env),
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    this.transport.stderr.on('data', (c) => {
+      this.stderr = keepTail(this.stderr + c.toString('utf8'));
+    });
+    this.client = new Client({ name: 'mcp-sandbox-e2e', version: '1.0.0' });
+    // Called when the server process has gone (the transport's 'close').
+    this.exited = new Promise((resolve) => {
+      this.client.onclose = resolve;
+    });
+    await this.client.connect(this.transport);
+    this.pid = this.transport.pid;
+    // As a host does: it also makes the SDK check every structuredContent
+    // against the tool's outputSchema.
+    this.tools = (await this.client.listTools()).tools;
+    return this;
+  }
+
+  /** tools/call sandbox_execute with raw arguments; returns the CallToolResult. */
+  call(args, { requestTimeoutMs = 60_000 } = {}) {
+    return this.client.callTool({ name: 'sandbox_execute', arguments: args }, undefined, {
+      timeout: requestTimeoutMs,
+    });
+  }
+
+  /**
+   * Runs code and returns the structuredContent of a successful call
+   * (isError false), checking that the text content says the same.
+   */
+  async execute(language, code, { timeout, requestTimeoutMs } = {}) {
+    const args = { language, code };
+    if (timeout !== undefined) args.timeout = timeout;
+    const r = await this.call(args, { requestTimeoutMs });
+    assert.equal(
+      r.isError ?? false,
+      false,
+      `sandbox_execute(${language}) failed on the host side: ${r.content?.[0]?.text}`,
+    );
+    assert.ok(r.structuredContent, 'a successful result has structuredContent');
+    assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, 'text content mirrors structuredContent');
+    return r.structuredContent;
+  }
+
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.client) return;
+    await this.client.close();
+    await withTimeout(this.exited, 15_000, `${this.label} exit`);
+  }
+}
+
+export class RawServer {
+  constructor({ env = {}, args = [] } = {}) {
+    this.env = env;
+    this.args = args;
+    this.stderr = '';
+    this.messages = []; // every stdout line, parsed
+    this.badLines = []; // stdout lines that are not JSON
+    this.waiters = [];
+    this.closed = false;
+  }
+
+  get label() {
+    return `mcp-sandbox (raw stdio, pid ${this.proc?.pid ?? '-'})`;
+  }
+
+  start() {
+    this.proc = spawn(BIN, this.args, { env: serverEnv(this.env), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.pid = this.proc.pid;
+    this.exited = null;
+    this.exit = new Promise((resolve) => {
+      // 'close' comes after stdout has been read to its end.
+      this.proc.on('close', (code, signal) => {
+        this.exited = { code, signal };
+        for (const w of [...this.waiters]) w.fail(`the server exited: ${JSON.stringify(this.exited)}`);
+        resolve(this.exited);
+      });
+    });
+    this.proc.stdin.on('error', () => {}); // EPIPE if the server went away: the test says so
+    this.proc.stderr.on('data', (c) => {
+      this.stderr = keepTail(this.stderr + c.toString('utf8'));
+    });
+    let pending = Buffer.alloc(0);
+    this.proc.stdout.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      let nl;
+      while ((nl = pending.indexOf(0x0a)) >= 0) {
+        const line = pending.subarray(0, nl).toString('utf8');
+        pending = pending.subarray(nl + 1);
+        let msg;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          this.badLines.push(line);
+          continue;
+        }
+        if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+          this.badLines.push(line);
+          continue;
+        }
+        this.messages.push(msg);
+        for (const w of [...this.waiters]) w.check();
+      }
+    });
+    this.proc.stdout.on('end', () => {
+      if (pending.length) this.badLines.push(`(unterminated) ${pending.toString('utf8')}`);
+    });
+    return new Promise((resolve, reject) => {
+      this.proc.once('spawn', () => resolve(this));
+      this.proc.once('error', reject);
+    });
+  }
+
+  /** Writes bytes followed by a newline, honouring back-pressure. */
+  async sendLine(data) {
+    const buf = Buffer.isBuffer(data) ? data : Buffer.from(typeof data === 'string' ? data : JSON.stringify(data));
+    const payload = Buffer.concat([buf, Buffer.from('\n')]);
+    if (!this.proc.stdin.write(payload)) {
+      await new Promise((resolve, reject) => {
+        this.proc.stdin.once('drain', resolve);
+        this.proc.once('close', () => reject(new Error(`${this.label} exited while we were writing`)));
+      });
+    }
+  }
+
+  /** The first message from index `from` on that matches, waiting up to timeoutMs. */
+  waitFor(pred, { from = 0, timeoutMs = 15_000, what = 'a matching message' } = {}) {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        check: () => {
+          const i = this.messages.findIndex((m, k) => k >= from && pred(m));
+          if (i < 0) return false;
+          cleanup();
+          resolve(this.messages[i]);
+          return true;
+        },
+        fail: (why) => {
+          cleanup();
+          reject(
+            new Error(`${this.label}: no ${what} (${why}); got ${JSON.stringify(this.messages.slice(from)).slice(0, 3000)}`),
+          );
+        },
+      };
+      const timer = setTimeout(() => waiter.fail(`waited ${timeoutMs} ms`), timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
+      if (this.exited) waiter.check() || waiter.fail(`the server exited: ${JSON.stringify(this.exited)}`);
+      else if (!waiter.check()) this.waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Sends one line and returns the next response (result or error) written
+   * after it; notifications (e.g. log messages) are passed over.
+   */
+  async exchange(line, opts = {}) {
+    const from = this.messages.length;
+    await this.sendLine(line);
+    return this.waitFor((m) => 'id' in m && ('result' in m || 'error' in m), { from, what: 'response', ...opts });
+  }
+
+  /** Sends a request and returns the response with its id. */
+  async request(id, method, params, opts = {}) {
+    const msg = { jsonrpc: '2.0', id, method };
+    if (params !== undefined) msg.params = params;
+    const from = this.messages.length;
+    await this.sendLine(msg);
+    return this.waitFor((m) => m.id === id && ('result' in m || 'error' in m), {
+      from,
+      what: `response to ${method} (id ${JSON.stringify(id)})`,
+      ...opts,
+    });
+  }
+
+  async initialize(protocolVersion = '2025-06-18', id = 'init') {
+    const r = await this.request(id, 'initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'mcp-sandbox-e2e-raw', version: '1.0.0' },
+    });
+    await this.sendLine({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return r;
+  }
+
+  /** Closes stdin and waits for the process to exit (SIGTERM, then SIGKILL, if it does not). */
+  async close() {
+    if (this.closed) return this.exit;
+    this.closed = true;
+    if (this.exited) return this.exit;
+    this.proc.stdin.end();
+    const late = Symbol('late');
+    const wait = (ms) => {
+      let timer;
+      return Promise.race([this.exit, new Promise((r) => (timer = setTimeout(() => r(late), ms)))]).finally(() =>
+        clearTimeout(timer),
+      );
+    };
+    let r = await wait(15_000);
+    if (r !== late) return r;
+    this.proc.kill('SIGTERM');
+    r = await wait(10_000);
+    if (r !== late) throw new Error(`${this.label} ignored stdin EOF for 15 s and exited only on SIGTERM`);
+    this.proc.kill('SIGKILL');
+    await this.exit;
+    throw new Error(`${this.label} ignored stdin EOF and SIGTERM; killed`);
+  }
+}
+
+/**
+ * A test that starts servers. fn receives a harness:
+ *   h.start(opts)    -> a started McpServer   (opts: { env, args })
+ *   h.startRaw(opts) -> a started RawServer
+ *   h.t              -> the node:test context
+ * docker: true (the default) skips the test when no Docker engine answers,
+ * except under CI=true, where that is a failure.
+ */
+export function e2e(name, { docker = true, timeoutMs = 60_000 } = {}, fn) {
+  test(name, async (t) => {
+    if (docker) {
+      const d = await dockerReachable();
+      if (!d.ok) {
+        if (IN_CI) throw new Error(`Docker is not reachable and CI=true: ${d.reason}`);
+        t.skip(`Docker is not reachable: ${d.reason}`);
+        return;
+      }
+    }
+    const servers = [];
+    const h = {
+      t,
+      servers,
+      async start(opts) {
+        const s = new McpServer(opts);
+        servers.push(s);
+        return s.start();
+      },
+      async startRaw(opts) {
+        const s = new RawServer(opts);
+        servers.push(s);
+        return s.start();
+      },
+    };
+    let failure;
+    try {
+      await withTimeout(fn(h), timeoutMs, `test "${name}"`);
+    } catch (e) {
+      failure = e;
+    }
+    // Close in parallel: each server removes its containers on the way out.
+    const closing = await Promise.allSettled(servers.map((s) => s.close()));
+    if (!failure) {
+      const bad = closing.find((c) => c.status === 'rejected');
+      if (bad) failure = bad.reason;
+    }
+    if (failure) {
+      for (const s of servers) {
+        const tail = s.stderr.length > STDERR_SHOW ? `...${s.stderr.slice(-STDERR_SHOW)}` : s.stderr;
+        // One diagnostic per line: reporters show each as a line of its own.
+        t.diagnostic(`--- stderr of ${s.label} ---`);
+        for (const line of (tail || '(empty)').split('\n')) t.diagnostic(line);
+      }
+      throw failure;
+    }
+  });
+}

@@ -1,0 +1,135 @@
+// The server as a host sees it: the handshake, the tool list, and shutdown
+// leaving no container behind.
+import assert from 'node:assert/strict';
+import { e2e } from './lib/server.mjs';
+import { eventually, instanceContainers, serverContainers } from './lib/sandbox.mjs';
+
+const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
+
+e2e('tools/list describes sandbox_execute with input and output schemas', { docker: false }, async (h) => {
+  const s = await h.start({ env: NO_POOL });
+  assert.deepEqual(
+    s.tools.map((t) => t.name),
+    ['sandbox_execute'],
+  );
+  const [t] = s.tools;
+  assert.equal(typeof t.title, 'string');
+  assert.ok(t.title.length > 0);
+  assert.ok(t.description.length > 0);
+  assert.equal(t.inputSchema.type, 'object');
+  assert.deepEqual([...t.inputSchema.required].sort(), ['code', 'language']);
+  assert.equal(t.inputSchema.properties.code.type, 'string');
+  assert.equal(t.inputSchema.properties.timeout.type, 'integer');
+  assert.deepEqual([...t.inputSchema.properties.language.enum].sort(), ['bash', 'python']);
+  assert.equal(t.outputSchema.type, 'object');
+  for (const k of ['exitCode', 'signal', 'stdout', 'stderr', 'stdoutTruncated', 'stderrTruncated', 'timedOut', 'durationMs']) {
+    assert.ok(k in t.outputSchema.properties, `outputSchema has ${k}`);
+  }
+  assert.equal(typeof t.annotations, 'object');
+  assert.equal(t.annotations.readOnlyHint, false);
+  assert.equal(t.annotations.openWorldHint, false);
+  // The SDK negotiated its own latest version, which the server speaks.
+  const caps = s.client.getServerCapabilities();
+  assert.ok(caps.tools, 'tools capability');
+  assert.equal(s.client.getServerVersion().name, 'mcp-sandbox');
+  assert.ok(s.client.getInstructions()?.includes('sandbox_execute'), 'instructions mention the tool');
+});
+
+e2e('initialize echoes a supported protocol version and offers its latest otherwise', { docker: false }, async (h) => {
+  const cases = [
+    ['2025-06-18', '2025-06-18'],
+    ['2025-03-26', '2025-03-26'],
+    ['2024-11-05', '2024-11-05'],
+    ['2025-11-25', '2025-11-25'],
+    ['1999-01-01', '2025-11-25'],
+  ];
+  for (const [asked, answered] of cases) {
+    const s = await h.startRaw({ env: NO_POOL });
+    const r = await s.initialize(asked);
+    assert.equal(r.result?.protocolVersion, answered, `asked ${asked}: ${JSON.stringify(r)}`);
+    assert.equal(r.result.serverInfo.name, 'mcp-sandbox');
+    assert.equal(typeof r.result.serverInfo.version, 'string');
+    assert.ok(r.result.capabilities.tools, 'tools capability');
+    assert.equal(typeof r.result.instructions, 'string');
+    assert.ok(r.result.instructions.length > 0);
+    // A client on the old version still gets a usable tool list.
+    const list = await s.request('l', 'tools/list');
+    assert.equal(list.result.tools[0].name, 'sandbox_execute');
+    assert.equal(list.result.tools[0].inputSchema.type, 'object');
+    await s.close();
+  }
+});
+
+/** Runs one call so that containers exist, and returns the server's instance id. */
+async function instanceOf(s) {
+  const r = await s.execute('bash', 'echo hi');
+  assert.equal(r.stdout, 'hi\n');
+  // Both languages warm one container each (SANDBOX_POOL_SIZE=1).
+  const mine = await eventually(async () => {
+    const c = await serverContainers(s.pid);
+    return c.length >= 2 ? c : null;
+  });
+  assert.ok(mine, `the server runs containers (pid ${s.pid})`);
+  const ids = new Set(mine.map((c) => c.Labels['org.mcp-sandbox.instance']));
+  assert.equal(ids.size, 1, 'one instance id per server');
+  const [instance] = ids;
+  assert.match(instance, /^[0-9a-f]{8,}$/);
+  return { instance, count: mine.length };
+}
+
+e2e('closing the client removes every container of the server', {}, async (h) => {
+  const s = await h.start();
+  const { instance } = await instanceOf(s);
+  assert.ok((await instanceContainers(instance)).length >= 2);
+  await s.close(); // stdin EOF, as every MCP host does
+  const left = await instanceContainers(instance);
+  assert.deepEqual(
+    left.map((c) => `${c.Id.slice(0, 12)} ${c.State}`),
+    [],
+    'no container of this server instance is left',
+  );
+});
+
+e2e('stdin EOF: the server exits 0 by itself and leaves no container', {}, async (h) => {
+  const s = await h.startRaw();
+  await s.initialize();
+  const r = await s.request('run', 'tools/call', {
+    name: 'sandbox_execute',
+    arguments: { language: 'bash', code: 'echo hi' },
+  }, { timeoutMs: 60_000 });
+  assert.equal(r.result.structuredContent?.stdout, 'hi\n', JSON.stringify(r));
+  const mine = await serverContainers(s.pid);
+  assert.ok(mine.length >= 1);
+  const instance = mine[0].Labels['org.mcp-sandbox.instance'];
+  const exit = await s.close(); // throws if it needed a signal
+  assert.deepEqual(exit, { code: 0, signal: null });
+  assert.deepEqual(await instanceContainers(instance), []);
+});
+
+e2e('SIGTERM: the server removes every container and exits', {}, async (h) => {
+  const s = await h.startRaw();
+  await s.initialize();
+  // A call still running when the signal comes.
+  const running = s.request('run', 'tools/call', {
+    name: 'sandbox_execute',
+    arguments: { language: 'python', code: 'import time\nprint("up", flush=True)\ntime.sleep(30)' },
+  }, { timeoutMs: 60_000 });
+  running.catch(() => {}); // it may or may not be answered before exit
+  const mine = await eventually(async () => {
+    const c = await serverContainers(s.pid);
+    return c.length >= 2 ? c : null;
+  });
+  assert.ok(mine, 'the server runs containers');
+  const instance = mine[0].Labels['org.mcp-sandbox.instance'];
+  await new Promise((r) => setTimeout(r, 500));
+  process.kill(s.pid, 'SIGTERM');
+  const exit = await Promise.race([s.exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+  assert.notEqual(exit, 'still running', 'the server exits within 20 s of SIGTERM');
+  assert.ok(exit.code === 0 || exit.signal === 'SIGTERM', `exit ${JSON.stringify(exit)}`);
+  assert.deepEqual(
+    (await instanceContainers(instance)).map((c) => `${c.Id.slice(0, 12)} ${c.State}`),
+    [],
+    'no container of this server instance is left',
+  );
+  assert.deepEqual(s.badLines, []);
+});

@@ -1,0 +1,141 @@
+// JSON-RPC on stdio, written by hand: what a broken or hostile client can
+// send, and that stdout never carries anything but JSON-RPC messages.
+import assert from 'node:assert/strict';
+import { e2e } from './lib/server.mjs';
+
+// These need no containers.
+const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
+
+function assertError(msg, code, id = null) {
+  assert.equal(msg.jsonrpc, '2.0', JSON.stringify(msg));
+  assert.deepEqual(msg.id, id, `id of ${JSON.stringify(msg)}`);
+  assert.equal(msg.error?.code, code, `error code of ${JSON.stringify(msg).slice(0, 500)}`);
+  assert.equal(typeof msg.error.message, 'string');
+  assert.equal('result' in msg, false);
+}
+
+function assertOnlyJsonRpc(s) {
+  assert.deepEqual(s.badLines, [], 'every stdout line is a JSON object');
+  for (const m of s.messages) assert.equal(m.jsonrpc, '2.0', `stdout message ${JSON.stringify(m).slice(0, 300)}`);
+}
+
+e2e('ping answers before initialize; tools/* before initialize is -32002', { docker: false }, async (h) => {
+  const s = await h.startRaw({ env: NO_POOL });
+  const ping = await s.request(1, 'ping');
+  assert.deepEqual(ping.result, {});
+  assertError(await s.request(2, 'tools/list'), -32002, 2);
+  assertError(await s.request(3, 'tools/call', { name: 'sandbox_execute', arguments: {} }), -32002, 3);
+  assertOnlyJsonRpc(s);
+});
+
+e2e('malformed messages get JSON-RPC errors and the server keeps serving', { docker: false, timeoutMs: 90_000 }, async (h) => {
+  const s = await h.startRaw({ env: NO_POOL });
+  await s.initialize();
+
+  assertError(await s.exchange('this is not json'), -32700);
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":1,"method":"ping"'), -32700);
+  assertError(await s.exchange('[]'), -32600);
+  assertError(await s.exchange('[{"jsonrpc":"2.0","id":2,"method":"ping"}]'), -32600);
+  assertError(await s.exchange('42'), -32600);
+  assertError(await s.exchange('"ping"'), -32600);
+  assertError(await s.exchange('null'), -32600);
+  assertError(await s.exchange('{"jsonrpc":"1.0","id":3,"method":"ping"}'), -32600, 3);
+  assertError(await s.exchange('{"id":4,"method":"ping"}'), -32600, 4);
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}'), -32600);
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":[5],"method":"ping"}'), -32600);
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":6,"method":42}'), -32600, 6);
+
+  // Nesting too deep for the parser.
+  const depth = 100_000;
+  assertError(await s.exchange(`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`), -32700);
+
+  // Bytes that are not UTF-8, inside an otherwise fine request.
+  const bad = Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":8,"method":"ping","params":{"s":"'),
+    Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+    Buffer.from('"}}'),
+  ]);
+  assertError(await s.exchange(bad), -32700);
+
+  // A 20 MiB line, over the 16 MiB max_message_bytes.
+  const huge = `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"${'x'.repeat(20 * 1024 * 1024)}"}}`;
+  assertError(await s.exchange(huge, { timeoutMs: 30_000 }), -32600);
+
+  // Method and params problems keep the request's id.
+  assertError(await s.request(10, 'no/such/method'), -32601, 10);
+  assertError(await s.request(12, 'tools/call', { name: 'sandbox_execute', arguments: 'print(1)' }), -32602, 12);
+  assertError(await s.request('x13', 'tools/call', { name: 'nope', arguments: {} }), -32602, 'x13');
+
+  // Still serving, and in step: each answer has its own id.
+  assert.deepEqual((await s.request(14, 'ping')).result, {});
+  const list = await s.request('list', 'tools/list');
+  assert.deepEqual(
+    list.result.tools.map((t) => t.name),
+    ['sandbox_execute'],
+  );
+  assertOnlyJsonRpc(s);
+});
+
+e2e('params that are not an object are refused with -32602', { docker: false }, async (h) => {
+  const s = await h.startRaw({ env: NO_POOL });
+  await s.initialize();
+  // MCP's params are always objects; a by-position array fits no method.
+  assertError(await s.request(1, 'tools/call', ['sandbox_execute', { language: 'bash', code: 'echo hi' }]), -32602, 1);
+  assertError(await s.request(2, 'tools/list', [1, 2]), -32602, 2);
+  assertError(await s.request(3, 'ping', ['x']), -32602, 3);
+  assert.deepEqual((await s.request(4, 'ping')).result, {});
+});
+
+e2e('a notification gets no answer, a response-shaped message none either', { docker: false }, async (h) => {
+  const s = await h.startRaw({ env: NO_POOL });
+  await s.initialize();
+  const before = s.messages.length;
+  await s.sendLine({ jsonrpc: '2.0', method: 'notifications/whatever', params: {} });
+  await s.sendLine({ jsonrpc: '2.0', id: 'stray', result: {} });
+  assert.deepEqual((await s.request(1, 'ping')).result, {});
+  assert.deepEqual(
+    s.messages.slice(before).map((m) => m.id),
+    [1],
+    'only the ping was answered',
+  );
+});
+
+e2e('after garbage, a fresh initialize and a tools/call work', {}, async (h) => {
+  const s = await h.startRaw({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  assertError(await s.exchange('}{ garbage'), -32700);
+  assertError(await s.exchange('[]'), -32600);
+  assertError(await s.exchange(Buffer.from([0x7b, 0xff, 0x7d])), -32700);
+  const init = await s.initialize('2025-06-18');
+  assert.equal(init.result.protocolVersion, '2025-06-18');
+  const r = await s.request('run', 'tools/call', {
+    name: 'sandbox_execute',
+    arguments: { language: 'bash', code: 'echo "it works"; exit 4' },
+  }, { timeoutMs: 60_000 });
+  assert.equal(r.result.isError, false, JSON.stringify(r.result));
+  assert.equal(r.result.structuredContent.stdout, 'it works\n');
+  assert.equal(r.result.structuredContent.exitCode, 4);
+  assertOnlyJsonRpc(s);
+});
+
+e2e('stdout carries only JSON-RPC lines while code prints a lot and logging is on', { timeoutMs: 90_000 }, async (h) => {
+  const s = await h.startRaw({ env: { SANDBOX_SERVER_LOG_LEVEL: 'debug', SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  await s.initialize();
+  // Also ask for log notifications: they are JSON-RPC messages too.
+  assert.deepEqual((await s.request('lvl', 'logging/setLevel', { level: 'debug' })).result, {});
+  const noisy = 'for i in 1 2 3; do seq 1 100000; seq 1 100000 >&2; printf "\\xff\\n{\\"jsonrpc\\":\\"2.0\\"}\\n"; done';
+  const calls = [1, 2, 3].map((i) =>
+    s.request(`call${i}`, 'tools/call', { name: 'sandbox_execute', arguments: { language: 'bash', code: noisy } }, {
+      timeoutMs: 60_000,
+    }),
+  );
+  // Pings interleaved with the running calls.
+  for (let i = 0; i < 5; i++) assert.deepEqual((await s.request(`ping${i}`, 'ping')).result, {});
+  for (const r of await Promise.all(calls)) {
+    assert.equal(r.result.isError, false, JSON.stringify(r.result).slice(0, 500));
+    assert.equal(r.result.structuredContent.stdoutTruncated, true);
+    assert.equal(r.result.structuredContent.stderrTruncated, true);
+  }
+  await s.close();
+  assertOnlyJsonRpc(s);
+  assert.ok(s.stderr.includes('debug'), 'debug logging went to stderr');
+});

@@ -1,0 +1,420 @@
+#!/usr/bin/env bash
+# agent_test.sh - the agent (PID 1) inside a real container, driven through
+# `docker run -i` stdin/stdout by agent_client, with the production flags.
+#
+#   agent_test.sh [AGENT [IMAGE]]
+#
+# AGENT defaults to build/bin/sbx-agent, IMAGE to $SBX_TEST_IMAGE or
+# mcp-sandbox/bash:latest; the agent is bind-mounted over /opt/sbx/agent.
+# The client is $AGENT_CLIENT, else agent_client next to AGENT.
+# $AGENT_TEST_DOCKER_ARGS adds `docker run` options (e.g. the runtime libs
+# and ASAN_OPTIONS for a sanitizer build of the agent). Builds nothing. Exit 0 pass, 1 fail, 77 skipped (Docker or the image missing,
+# unless CI=true, where that is a failure).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+AGENT=${1:-$root/build/bin/sbx-agent}
+IMAGE=${2:-${SBX_TEST_IMAGE:-mcp-sandbox/bash:latest}}
+CLIENT=${AGENT_CLIENT:-$(dirname "$AGENT")/agent_client}
+
+skip() {
+	if [ "${CI:-}" = "true" ]; then
+		echo "FAIL: $1 (CI=true)"
+		exit 1
+	fi
+	echo "SKIP: $1"
+	exit 77
+}
+
+[ -x "$AGENT" ] || { echo "FAIL: no agent at $AGENT"; exit 1; }
+[ -x "$CLIENT" ] || { echo "FAIL: no agent_client at $CLIENT"; exit 1; }
+AGENT=$(cd "$(dirname "$AGENT")" && pwd)/$(basename "$AGENT")
+docker info >/dev/null 2>&1 || skip "Docker is not reachable"
+docker image inspect "$IMAGE" >/dev/null 2>&1 || skip "image $IMAGE not found"
+
+work=$(mktemp -d)
+name=sbx-agent-test-$$
+cleanup() {
+	docker rm -f "$name" >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The flags the host uses, plus the bind mount of the agent under test.
+docker_run=(docker run -i --rm --name "$name"
+	--read-only
+	--tmpfs /work:rw,exec,nosuid,nodev,size=256m,uid=1000,gid=1000,mode=0700
+	--tmpfs /tmp:rw,noexec,nosuid,nodev,size=64m
+	--shm-size 64m
+	--cap-drop ALL --cap-add SETUID --cap-add SETGID --cap-add SETPCAP
+	--cap-add KILL
+	--security-opt no-new-privileges --network none --pids-limit 128
+	--memory 512m --ulimit nofile=1024 --ulimit core=0 --log-driver none
+	-w /work --entrypoint /opt/sbx/agent
+	-v "$AGENT:/opt/sbx/agent:ro"
+	${AGENT_TEST_DOCKER_ARGS:-}
+	"$IMAGE")
+
+fails=0
+pass() { echo "ok   - $1"; }
+fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
+# has KEY=VALUE: the reply printed exactly this line
+has() { grep -qxF -- "$1" "$work/out"; }
+val() { sed -n "s/^$1=//p" "$work/out" | head -n 1; }
+check() { # check DESCRIPTION KEY=VALUE...
+	local what=$1 kv
+	shift
+	for kv in "$@"; do
+		if ! has "$kv"; then
+			fail "$what: expected $kv, got $(grep -- "^${kv%%=*}=" "$work/out" | head -n 3 | tr '\n' ' ')"
+			return
+		fi
+	done
+	pass "$what"
+}
+absent() { # absent DESCRIPTION KEY: the reply has no such field
+	if grep -q "^$2=" "$work/out"; then fail "$1: unexpected $2"; else pass "$1"; fi
+}
+
+# Inputs prepared on this side.
+head -c 1048576 /dev/urandom >"$work/blob.bin"
+blob_sum=$(sha256sum "$work/blob.bin" | cut -d' ' -f1)
+head -c 1048576 /dev/urandom >"$work/stdin.bin"
+stdin_sum=$(sha256sum "$work/stdin.bin" | cut -d' ' -f1)
+seq 1 200000 >"$work/seq.txt"
+
+# An execution that lists every process but the agent and itself, then
+# "end": anything an earlier execution left behind shows up here.
+left() {
+	printf '%s\n' "exec $1" 'run bash' 'run -c' \
+		'run for d in /proc/[0-9]*; do [ $d = /proc/1 ] || [ $d = /proc/$$ ] || { read -r c <$d/comm && echo $c; }; done; echo end' \
+		"$ENV" call
+}
+
+ENV='env PATH=/usr/local/bin:/usr/bin:/bin
+env HOME=/work
+env LANG=C.UTF-8'
+
+cat >"$work/script" <<EOF
+hello 1
+
+# streams and exit code
+exec 2
+file main.sh
+data echo hi; echo err >&2; exit 3
+run bash
+run main.sh
+$ENV
+call
+
+# identity, privileges, cwd, umask, inherited fds
+exec 3
+run bash
+run -c
+run id -u; id -g; id -G; pwd; umask; grep -E '^(CapEff|CapPrm|CapBnd|CapInh|CapAmb|NoNewPrivs)' /proc/self/status; ls /proc/\$\$/fd; true
+$ENV
+call
+
+# the agent is out of reach
+exec 4
+run bash
+run -c
+run kill -9 1 2>/dev/null; echo kill=\$?; cat /proc/1/environ >/dev/null 2>&1; echo environ=\$?; ls /proc/1/fd >/dev/null 2>&1; echo fd=\$?
+$ENV
+call
+
+# timeout with background processes: nothing survives
+exec 5
+run bash
+run -c
+run for i in 1 2 3 4 5; do (sleep 100 &); done; sleep 100 & sleep 100
+timeout 700
+$ENV
+call
+$(left 40)
+
+# daemons started by a program that exits normally are killed
+exec 6
+run bash
+run -c
+run setsid nohup sleep 1000 >/dev/null 2>&1 & (setsid bash -c 'trap "" HUP TERM; exec sleep 1001' </dev/null >/dev/null 2>&1 &); (sleep 1002 &); echo started
+$ENV
+call
+$(left 7)
+
+# output cap: head and tail kept, marker between, never over the cap
+exec 8
+run seq
+run 1
+run 200000
+$ENV
+call
+exec 9
+run bash
+run -c
+run seq 1 5000 >&2
+stderr_cap 1000
+$ENV
+call
+
+# a 1 MiB file arrives intact, owned by the user, mode 0644
+exec 10
+file main.bin
+datafile $work/blob.bin
+run bash
+run -c
+run stat -c '%u %g %a %s' main.bin; sha256sum main.bin | cut -d' ' -f1
+$ENV
+call
+
+# build failure stops before run; build success runs
+exec 11
+file main.sh
+data echo RUN
+build bash
+build -c
+build echo compiling; echo bad >&2; exit 2
+run bash
+run main.sh
+$ENV
+call
+exec 12
+file main.sh
+data cat artifact
+build bash
+build -c
+build echo built >artifact
+run bash
+run main.sh
+$ENV
+call
+
+# exec failures: 127 with the reason on stderr; PATH from ENV
+exec 13
+run /nonexistent/program
+$ENV
+call
+exec 14
+run env
+env PATH=/nonexistent
+call
+
+# environment is exactly ENV
+exec 15
+run /usr/bin/env
+env A=1
+env B=two words
+call
+
+# stdin, small and 1 MiB
+exec 16
+run cat
+stdin hello
+$ENV
+call
+exec 17
+run bash
+run -c
+run sha256sum | cut -d' ' -f1
+stdinfile $work/stdin.bin
+$ENV
+call
+
+# seccomp deny list: mkdir fails with EPERM; unknown names are ignored;
+# the filter does not stick to later executions
+exec 18
+run mkdir
+run /work/x
+seccomp mkdir
+seccomp mkdirat
+seccomp no_such_syscall_at_all
+$ENV
+call
+exec 19
+run bash
+run -c
+run mkdir /work/y && echo made
+$ENV
+call
+
+# cancel, busy, unknown cancel
+exec 20
+run sleep
+run 100
+$ENV
+send
+sleep 300
+exec 21
+run true
+send
+frame 3 22
+cancel 999
+sleep 100
+cancel 20
+wait 20
+wait 21
+wait 22
+$(left 41)
+
+# bad input is answered, not fatal
+frame 0x55 23
+exec 24
+file ../escape
+run true
+call
+exec 25
+env PATH=/bin
+call
+exec 26
+run true
+env NOEQUALS
+call
+hello 27
+
+# reset after a mess: files everywhere, a 000 directory, a deep tree,
+# a FIFO, a symlink, SysV objects, /work itself made read-only
+exec 30
+run bash
+run -c
+run echo mode=\$(stat -c %a /work)
+$ENV
+call
+exec 31
+file mess.sh
+data set -e
+data mkdir -p d/e && touch d/e/f d/g && chmod 000 d/e d && chmod 000 mess.sh
+data deep=/work/deep; mkdir -p \$deep; cd \$deep; for i in \$(seq 150); do mkdir a; cd a; done; touch leaf; cd /work
+data mkfifo fifo; ln -s /opt/sbx/agent link; ln link hard 2>/dev/null || true; touch .hidden
+data echo t >/tmp/t; mkdir /tmp/td; touch /tmp/td/x; echo s >/dev/shm/s
+data if command -v ipcmk >/dev/null; then ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null; ipcmk -S 2 >/dev/null; echo ipc=\$(tail -n +2 -q /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem | wc -l); else echo ipc=none; fi
+data (sleep 1000 &)
+data chmod 500 /work
+data echo messed
+run bash
+run mess.sh
+$ENV
+call
+reset 32
+exec 33
+run bash
+run -c
+run echo mode=\$(stat -c %a /work); find /work /tmp /dev/shm /dev/mqueue -mindepth 1 | wc -l; tail -n +2 -q /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem | wc -l
+$ENV
+call
+exec 34
+file main.sh
+data echo fine
+run bash
+run main.sh
+$ENV
+call
+
+# round trip of a trivial execution
+exec 1000
+run bash
+run -c
+run echo 1
+$ENV
+bench 200
+
+# a corrupt stream is reported and does not kill the agent
+raw ff ff ff ff 00
+sleep 200
+hello 99
+EOF
+
+echo "# agent: $AGENT"
+echo "# image: $IMAGE"
+"$CLIENT" -t 60 -o "$work" "$work/script" -- "${docker_run[@]}" \
+	>"$work/out" 2>"$work/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "client exited $rc"
+	sed 's/^/# /' "$work/err"
+fi
+
+check "hello" 1.type=HELLO_OK 1.version=1 1.workdir=/work
+check "streams and exit code" 2.exit_code=3 '2.stdout=hi\n' '2.stderr=err\n' \
+	2.phase=run 2.timed_out=0 2.cancelled=0 2.survivors=0 \
+	2.stdout_trunc=0 2.stderr_trunc=0
+check "uid, gid, groups, cwd, umask, capabilities, fds" \
+	'3.stdout=1000\n1000\n1000\n/work\n0022\nCapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\n0\n1\n2\n'
+check "cannot signal or inspect the agent" '4.stdout=kill=1\nenviron=1\nfd=2\n'
+check "timeout" 5.type=EXEC_DONE 5.timed_out=1 5.signal=9 5.survivors=0 5.cancelled=0
+absent "timeout has no exit code" 5.exit_code
+d=$(val 5.duration_ms)
+if [ -n "$d" ] && [ "$d" -ge 700 ] && [ "$d" -lt 2500 ]; then pass "timeout duration ($d ms)"; else fail "timeout duration: $d"; fi
+check "daemons after normal exit" 6.exit_code=0 '6.stdout=started\n' 6.survivors=0
+check "nothing left after timeout" '40.stdout=end\n'
+check "nothing left after daemons" '7.stdout=end\n'
+
+check "stdout cap flags" 8.exit_code=0 8.stdout_trunc=1 8.stderr_trunc=0
+out8="$work/8.stdout"
+n8=$(wc -c <"$out8")
+if [ "$n8" -le 102400 ] && [ "$n8" -ge 102300 ]; then pass "stdout within cap ($n8 bytes)"; else fail "stdout size $n8"; fi
+if cmp -s <(head -c 51200 "$out8") <(head -c 51200 "$work/seq.txt"); then pass "head kept"; else fail "head differs"; fi
+if cmp -s <(tail -c 51000 "$out8") <(tail -c 51000 "$work/seq.txt"); then pass "tail kept"; else fail "tail differs"; fi
+if grep -aqE '^\.\.\. \[[0-9]+ bytes truncated\] \.\.\.$' "$out8"; then pass "truncation marker"; else fail "no truncation marker"; fi
+total=$(wc -c <"$work/seq.txt")
+dropped=$(grep -aoE '\[[0-9]+ bytes' "$out8" | grep -oE '[0-9]+')
+marker_len=$(( ${#dropped} + 28 ))
+if [ $((n8 - marker_len + dropped)) -eq "$total" ]; then pass "marker counts the dropped bytes"; else fail "marker count $dropped (total $total, kept $n8)"; fi
+check "stderr cap" 9.stderr_trunc=1 9.stdout_trunc=0
+n9=$(wc -c <"$work/9.stderr")
+if [ "$n9" -le 1000 ] && [ "$n9" -ge 950 ]; then pass "stderr within cap ($n9)"; else fail "stderr size $n9"; fi
+
+check "1 MiB file" 10.exit_code=0 "10.stdout=1000 1000 644 1048576\n$blob_sum\n"
+check "build failure" 11.phase=build 11.exit_code=2 '11.stdout=compiling\n' '11.stderr=bad\n'
+check "build then run" 12.phase=run 12.exit_code=0 '12.stdout=built\n'
+check "exec failure" 13.exit_code=127 13.phase=run
+grep -q '^13.stderr=sbx-agent: exec /nonexistent/program: No such file or directory' "$work/out" &&
+	pass "exec failure reason" || fail "exec failure reason: $(val 13.stderr)"
+check "PATH comes from ENV" 14.exit_code=127
+check "environment is exactly ENV" 15.exit_code=0 '15.stdout=A=1\nB=two words\n'
+check "stdin" '16.stdout=hello\n'
+check "1 MiB stdin" "17.stdout=$stdin_sum\n"
+check "seccomp deny" 18.exit_code=1
+grep -q '^18.stderr=.*Operation not permitted' "$work/out" &&
+	pass "seccomp EPERM" || fail "seccomp: $(val 18.stderr)"
+check "seccomp filter does not stick" 19.exit_code=0 '19.stdout=made\n'
+check "cancel" 20.type=EXEC_DONE 20.cancelled=1 20.timed_out=0 20.signal=9 20.survivors=0
+check "nothing left after cancel" '41.stdout=end\n'
+check "exec while busy" 21.type=ERROR 21.message=busy
+check "reset while busy" 22.type=ERROR 22.message=busy
+check "unknown frame type" 23.type=ERROR
+check "bad file name" 24.type=ERROR
+check "no RUN_ARG" 25.type=ERROR
+check "bad ENV" 26.type=ERROR
+check "still answering" 27.type=HELLO_OK
+
+check "mess made" 31.exit_code=0
+mode=$(val 30.stdout | sed 's/^mode=//; s/\\n$//')
+if has '31.stdout=ipc=none\nmessed\n'; then
+	case "$IMAGE" in
+	mcp-sandbox/*) fail "no ipcmk in $IMAGE" ;;
+	*) echo "skip - SysV IPC part of reset (no ipcmk in $IMAGE)" ;;
+	esac
+else
+	check "SysV objects created" '31.stdout=ipc=3\nmessed\n'
+fi
+check "reset" 32.type=RESET_DONE 32.ok=1
+check "verified empty after reset" "33.stdout=mode=$mode\n0\n0\n"
+check "usable after reset" '34.stdout=fine\n'
+
+check "bench" bench.failures=0
+p50=$(val bench.p50_us)
+echo "# trivial exec round trip: min $(val bench.min_us) us, p50 $p50 us, p90 $(val bench.p90_us) us, max $(val bench.max_us) us"
+
+check "corrupt stream reported" 0.type=ERROR '0.message=corrupt frame stream'
+check "alive after corrupt stream" 99.type=HELLO_OK
+check "clean exit on stdin EOF" agent.exit=0
+
+if [ $fails -ne 0 ]; then
+	echo "# agent log:"
+	sed 's/^/#   /' "$work/err"
+	echo "FAILED: $fails checks"
+	exit 1
+fi
+echo "PASS"
+exit 0

@@ -1,0 +1,101 @@
+/*
+ * Plugin loader: the real plugins load; broken fixtures (wrong ABI, no
+ * entry symbol, NULL descriptor, invalid descriptor, bad name, duplicate
+ * name) are each rejected while the good ones keep working.
+ */
+#include <stdlib.h>
+
+#include "core/log.h"
+#include "core/plugins.h"
+#include "testlib.h"
+
+static void real_plugins(const char *dir)
+{
+	struct plugin_set s = { 0 };
+	struct config c;
+	const struct plugin *py;
+
+	CHECK(plugins_load_dir(&s, dir) == 0);
+	CHECK(s.rejected == 0);
+	py = plugins_find(&s, "python");
+	CHECK(py != NULL);
+	CHECK(plugins_find(&s, "py") == py); /* alias */
+	CHECK(plugins_find(&s, "bash") != NULL);
+	CHECK(plugins_find(&s, "cobol") == NULL);
+
+	config_init(&c);
+	CHECK(config_set(&c, "python", "memory_mb", "777", &(const char *){0}) == 0);
+	CHECK(config_set(&c, "limits", "timeout_ms", "1234", &(const char *){0}) == 0);
+	CHECK(config_set(&c, "python", "block", "forbidden_word", &(const char *){0}) == 0);
+	CHECK(plugins_apply_config(&s, &c) == 0);
+	if (py) {
+		/* [python] beats the plugin, which beats [limits] */
+		CHECK(py->policy.limits.memory_mb == 777);
+		CHECK(py->policy.limits.timeout_ms == 1234);
+		CHECK(py->policy.limits.pids == 128);
+		CHECK(strcmp(py->policy.image, "mcp-sandbox/python:latest") == 0);
+		CHECK(policy_check_code(&py->policy, "x = forbidden_word") != NULL);
+		CHECK(policy_check_code(&py->policy, "import os, sys, re; re.compile('x')") == NULL);
+		CHECK(py->policy.seccomp_deny[0] != NULL);
+	}
+	plugins_close(&s);
+	config_close(&c);
+}
+
+static void fixtures(const char *dir)
+{
+	struct plugin_set s = { 0 };
+	const struct plugin *perl;
+
+	CHECK(plugins_load_dir(&s, dir) == 0);
+	/* perl (the SDK example) and "fixture" load; bad_abi, bad_name,
+	 * dup_perl, no_entry, no_run, null_desc are rejected. */
+	CHECK(s.n == 2);
+	CHECK(s.rejected == 6);
+	perl = plugins_find(&s, "perl");
+	CHECK(perl != NULL);
+	CHECK(plugins_find(&s, "fixture") != NULL);
+	if (perl) {
+		char *out = NULL;
+		size_t len = 0;
+
+		CHECK(perl->desc->prepare_code(plugins_host_api(), "print 1;", 8,
+					       &out, &len) == 0);
+		CHECK_STR_CONTAINS(out, "use strict");
+		free(out);
+	}
+	plugins_close(&s);
+}
+
+static void validate(void)
+{
+	struct sbx_plugin d = { 0 };
+	const char *why;
+	static const char *const run[] = { "x", NULL };
+
+	CHECK(plugin_validate(NULL, &why) < 0);
+	d.struct_size = sizeof(d);
+	d.abi_major = SBX_PLUGIN_ABI_MAJOR;
+	d.name = "ok";
+	d.image = "img";
+	d.file_name = "../evil";
+	d.run_cmd = run;
+	CHECK(plugin_validate(&d, &why) < 0);
+	d.file_name = "main.x";
+	CHECK(plugin_validate(&d, &why) == 0);
+	d.struct_size = 8;
+	CHECK(plugin_validate(&d, &why) < 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_plugins REAL_DIR FIXTURE_DIR\n");
+		return 2;
+	}
+	log_set_level(LOG_LEVEL_EMERGENCY);
+	real_plugins(argv[1]);
+	fixtures(argv[2]);
+	validate();
+	return t_summary("plugins");
+}
