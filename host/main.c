@@ -26,7 +26,7 @@
 #include "core/config.h"
 #include "core/executor.h"
 #include "core/identity.h"
-#include "core/log.h"
+#include "util/log.h"
 #include "core/plugins.h"
 #include "core/pool.h"
 #include "engine/docker.h"
@@ -63,7 +63,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mcp-sandbox [--config FILE]               serve MCP on stdio\n"
-		"       mcp-sandbox run LANG (-c CODE | FILE | -) [--timeout MS] [--json]\n"
+		"       mcp-sandbox run LANG (-c CODE | FILE | -) [--timeout MS] [--json] [-v]\n"
 		"       mcp-sandbox check-config [--config FILE]\n"
 		"       mcp-sandbox --version\n"
 		"Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, DOCKER_HOST.\n");
@@ -126,6 +126,7 @@ static int load_everything(struct app *a, const char *config_arg)
 	int rc;
 
 	config_init(&a->cfg);
+	a->cfg.log_level = log_get_level();
 	if (path) {
 		rc = config_load(&a->cfg, path);
 		if (rc) {
@@ -188,6 +189,8 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 {
 	struct app *a = arg;
 
+	if (res->err == -ECANCELED)
+		return; /* shutting down before the engine answered */
 	if (res->err || res->status != 200) {
 		log_error("Docker engine at %s is not reachable (%s): tool calls will fail with docker_unavailable until it is; start one with scripts/docker-up.sh",
 			  docker_endpoint(a->docker),
@@ -374,6 +377,8 @@ static int run_once(struct app *a, int argc, char **argv)
 			timeout = strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--json") == 0)
 			a->json = 1;
+		else if (strcmp(argv[i], "-v") == 0)
+			continue;
 		else if (!lang)
 			lang = argv[i];
 		else if (!src)
@@ -412,13 +417,23 @@ static int run_once(struct app *a, int argc, char **argv)
 	return a->exit_code;
 }
 
+static int has_flag(int argc, char **argv, const char *flag)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], flag) == 0)
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct app app;
 	struct app *a = &app;
 	const char *config_arg = NULL;
 	const char *cmd = "serve";
-	int i, rc, first = 1;
+	int i, rc, first = 1, quiet;
 
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 1; i < argc; i++) {
@@ -450,6 +465,11 @@ int main(int argc, char **argv)
 	 * also keeps OpenSSL's pages out of the server's resident set. */
 	curl_global_init(CURL_GLOBAL_NOTHING);
 	a->loop = uv_default_loop();
+	/* A one-shot run prints the program's output; keep our own lines to
+	 * warnings unless -v was given. */
+	quiet = strcmp(cmd, "run") == 0 && !has_flag(argc - i, argv + i, "-v");
+	if (quiet)
+		log_set_level(LOG_LEVEL_WARNING);
 	rc = load_everything(a, config_arg);
 	if (strcmp(cmd, "check-config") == 0) {
 		fprintf(stderr, "%s: %d problem(s), %zu plugin(s) loaded, %zu rejected\n",

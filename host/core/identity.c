@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../engine/container.h"
-#include "log.h"
+#include "../util/log.h"
 
 #define LOG_MODULE "identity"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../engine/container.h"
-#include "log.h"
+#include "../util/log.h"
 
 #define LOG_MODULE "pool"
 #define MAX_LABELS 16

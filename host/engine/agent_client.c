@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "agent_proto.h"
-#include "../core/log.h"
+#include "../util/log.h"
 
 #define LOG_MODULE "agent"
 

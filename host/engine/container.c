@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/log.h"
+#include "../util/log.h"
 
 #define LOG_MODULE "container"
 

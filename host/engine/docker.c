@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "../core/log.h"
+#include "../util/log.h"
 
 #define DEFAULT_HOST "unix:///var/run/docker.sock"
 #define DEFAULT_TCP_PORT "2375"

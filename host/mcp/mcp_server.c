@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/log.h"
+#include "../util/log.h"
 #include "json_util.h"
 #include "transport.h"
 
@@ -405,10 +405,11 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 				   "method must be a string");
 		return;
 	}
-	if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params)) {
+	if (params && !cJSON_IsObject(params)) {
+		/* JSON-RPC allows by-position arrays; MCP never uses them. */
 		if (id)
-			send_error(s, id, E_INVALID_REQUEST,
-				   "params must be an object");
+			send_error(s, id, cJSON_IsArray(params) ? E_PARAMS :
+				   E_INVALID_REQUEST, "params must be an object");
 		return;
 	}
 	m = method->valuestring;

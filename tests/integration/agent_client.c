@@ -325,12 +325,25 @@ static void send_bytes(struct client *c, const void *p, size_t n)
 	}
 }
 
+static void forget(struct client *c, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < c->nseen; i++)
+		if (c->seen[i] == id)
+			c->seen[i--] = c->seen[--c->nseen];
+}
+
 static void send_frame(struct client *c, uint8_t type, uint32_t id,
 		       const struct request *r)
 {
 	struct ap_buf b;
 	size_t i;
 	int rc;
+
+	/* A reused id waits for its new reply, not an old one. */
+	if (type != AP_CANCEL)
+		forget(c, id);
 
 	ap_buf_init(&b);
 	rc = ap_frame_begin(&b, type, id);

@@ -5,7 +5,7 @@
 add_executable(test_docker_client
   ${CMAKE_CURRENT_LIST_DIR}/test_docker_client.c
   ${PROJECT_SOURCE_DIR}/host/engine/docker.c
-  ${PROJECT_SOURCE_DIR}/host/core/log.c)
+  ${PROJECT_SOURCE_DIR}/host/util/log.c)
 target_link_libraries(test_docker_client PRIVATE
   PkgConfig::UV PkgConfig::CURL PkgConfig::CJSON)
 add_test(NAME docker_client COMMAND test_docker_client)

@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "../../host/core/log.h"
+#include "../../host/util/log.h"
 #include "../../host/engine/docker.h"
 
 #define SKIP 77

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "core/log.h"
+#include "util/log.h"
 #include "testlib.h"
 
 static char *write_tmp(const char *text)

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "core/log.h"
+#include "util/log.h"
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
 #include "testlib.h"
@@ -36,6 +36,8 @@ static void framing(void)
 	EXPECT("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", "\"id\":1,\"error\":{\"code\":-32600");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", "\"id\":null,\"error\":{\"code\":-32600");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1}", "-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":[1]}", "-32602");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":\"x\"}", "-32600");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}", "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"nope\"}", "\"id\":\"abc\",\"error\":{\"code\":-32601");
 	/* invalid UTF-8 */

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "core/log.h"
+#include "util/log.h"
 #include "core/plugins.h"
 #include "testlib.h"
 
