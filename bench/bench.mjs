@@ -60,9 +60,10 @@ async function series(client, language, code, n) {
   return xs;
 }
 
-function rssKiB(pid) {
-  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/);
-  return Number(m[1]);
+function memKiB(pid) {
+  const r = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const get = (k) => Number(r.match(new RegExp(`^${k}:\\s+(\\d+)`, "m"))[1]);
+  return { rss: get("Rss"), pss: get("Pss"), priv: get("Private_Clean") + get("Private_Dirty") };
 }
 
 async function dockerBaselines(image, cmd) {
@@ -110,7 +111,8 @@ async function main() {
   const py = await series(client, "python", "print(1)", N);
   const sh = await series(client, "bash", "echo 1", N);
   await new Promise((r) => setTimeout(r, 1500)); // let the pool settle
-  const rss = rssKiB(transport.pid);
+  const mem = memKiB(transport.pid);
+  const rss = mem.rss;
   await client.close();
 
   const pyBase = await dockerBaselines("mcp-sandbox/python:latest", ["python3", "-c", "print(1)"]);
@@ -130,7 +132,8 @@ async function main() {
 
   const tput = await throughput(THROUGHPUT_S, 4);
   console.log(`\n## throughput\npython print(1), 4 concurrent callers, ${THROUGHPUT_S} s: ${tput.toFixed(1)} executions/s`);
-  console.log(`\n## memory\nserver RSS with the pool warm: ${(rss / 1024).toFixed(1)} MiB`);
+  console.log(`\n## memory (pool warm: 2 python + 2 bash containers)`);
+  console.log(`server RSS ${(mem.rss / 1024).toFixed(1)} MiB, PSS ${(mem.pss / 1024).toFixed(1)} MiB, private ${(mem.priv / 1024).toFixed(1)} MiB`);
 
   console.log("\n## targets");
   const ok = (c) => (c ? "met" : "MISSED");
