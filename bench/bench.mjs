@@ -63,7 +63,7 @@ async function series(client, language, code, n) {
 function memKiB(pid) {
   const r = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
   const get = (k) => Number(r.match(new RegExp(`^${k}:\\s+(\\d+)`, "m"))[1]);
-  return { rss: get("Rss"), pss: get("Pss"), priv: get("Private_Clean") + get("Private_Dirty") };
+  return { rss: get("Rss"), pss: get("Pss"), dirty: get("Private_Dirty") };
 }
 
 async function dockerBaselines(image, cmd) {
@@ -133,7 +133,7 @@ async function main() {
   const tput = await throughput(THROUGHPUT_S, 4);
   console.log(`\n## throughput\npython print(1), 4 concurrent callers, ${THROUGHPUT_S} s: ${tput.toFixed(1)} executions/s`);
   console.log(`\n## memory (pool warm: 2 python + 2 bash containers)`);
-  console.log(`server RSS ${(mem.rss / 1024).toFixed(1)} MiB, PSS ${(mem.pss / 1024).toFixed(1)} MiB, private ${(mem.priv / 1024).toFixed(1)} MiB`);
+  console.log(`server RSS ${(mem.rss / 1024).toFixed(1)} MiB, PSS ${(mem.pss / 1024).toFixed(1)} MiB, private dirty ${(mem.dirty / 1024).toFixed(1)} MiB`);
 
   console.log("\n## targets");
   const ok = (c) => (c ? "met" : "MISSED");
