@@ -150,7 +150,7 @@ const struct lang_config *config_lang(const struct config *cfg,
 	return NULL;
 }
 
-static int valid_lang_name(const char *s)
+int config_valid_lang_name(const char *s)
 {
 	size_t n = 0;
 
@@ -386,7 +386,7 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		}
 		return apply_key(cfg, k, value, why);
 	}
-	if (!valid_lang_name(section)) {
+	if (!config_valid_lang_name(section)) {
 		*why = "unknown section (language names are [a-z0-9_-]{1,32})";
 		return -ENOENT;
 	}

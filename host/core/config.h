@@ -79,6 +79,9 @@ void config_apply_env(struct config *cfg, char **envp,
 		      const char *const *langs, size_t nlangs);
 void config_close(struct config *cfg);
 
+/* 1 if s is a valid language name: [a-z0-9_-]{1,32}. */
+int config_valid_lang_name(const char *s);
+
 /* The [lang] section, or NULL. */
 const struct lang_config *config_lang(const struct config *cfg,
 				      const char *name);

@@ -57,15 +57,7 @@ const struct sbx_host_api *plugins_host_api(void)
 
 static int valid_name(const char *s)
 {
-	size_t n = 0;
-
-	if (!s)
-		return 0;
-	for (; *s; s++, n++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
-		    *s != '-' && *s != '_')
-			return 0;
-	return n >= 1 && n <= 32;
+	return s && config_valid_lang_name(s);
 }
 
 static int valid_file_name(const char *s)

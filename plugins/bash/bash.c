@@ -5,13 +5,11 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/seccomp_deny.h"
+
 static const char *const aliases[] = { "sh", "shell", NULL };
 static const char *const run_cmd[] = { "bash", "{file}", NULL };
-static const char *const seccomp_deny[] = {
-	"ptrace", "process_vm_readv", "process_vm_writev", "personality",
-	"userfaultfd", "perf_event_open", "bpf", "keyctl", "add_key",
-	"request_key", NULL,
-};
+static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 static const char *const install_cmd[] = {
 	"apt-get", "install", "-y", "--no-install-recommends", "{packages}",
 	NULL,

@@ -7,6 +7,8 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/seccomp_deny.h"
+
 static const char *const aliases[] = { "py", "python3", NULL };
 static const char *const run_cmd[] = { "python3", "-u", "-B", "{file}", NULL };
 static const char *const env[] = {
@@ -15,13 +17,7 @@ static const char *const env[] = {
 	"MPLBACKEND=Agg",
 	NULL,
 };
-/* Calls with no business in a code sandbox, denied on top of the engine's
- * default seccomp profile. */
-static const char *const seccomp_deny[] = {
-	"ptrace", "process_vm_readv", "process_vm_writev", "personality",
-	"userfaultfd", "perf_event_open", "bpf", "keyctl", "add_key",
-	"request_key", NULL,
-};
+static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 static const char *const install_cmd[] = {
 	"python3", "-m", "pip", "install", "--user", "--no-input",
 	"--disable-pip-version-check", "{packages}", NULL,

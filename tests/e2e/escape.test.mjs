@@ -1,0 +1,89 @@
+// Hostile code: each test tries to break one claim of the security model
+// (docs/architecture.md, README "Security model") and checks that the
+// attempt fails and the server keeps serving.
+import assert from 'node:assert/strict';
+import { e2e } from './lib/server.mjs';
+
+const ONE = { SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_MAX_CONTAINERS: '2' };
+
+e2e('the seccomp deny list stops ptrace, bpf and keyctl with EPERM', {}, async (h) => {
+  const s = await h.start({ env: { ...ONE, SANDBOX_BASH_POOL_SIZE: '0' } });
+  const code = `
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+# x86_64 syscall numbers: ptrace 101, bpf 321, keyctl 250
+for name, nr, args in (("ptrace", 101, (0, 0, 0, 0)), ("bpf", 321, (0, 0, 0)), ("keyctl", 250, (0, 0, 0))):
+    r = libc.syscall(nr, *args)
+    print(name, r, errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno()))
+`;
+  const r = await s.execute('python', code);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(r.stdout, 'ptrace -1 EPERM\nbpf -1 EPERM\nkeyctl -1 EPERM\n');
+});
+
+e2e('user code cannot signal, trace or inspect the agent (PID 1)', {}, async (h) => {
+  const s = await h.start({ env: { ...ONE, SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  const r = await s.execute(
+    'bash',
+    [
+      'kill -9 1 2>/dev/null; echo "kill=$?"',
+      'kill -STOP 1 2>/dev/null; echo "stop=$?"',
+      'cat /proc/1/environ >/dev/null 2>&1; echo "environ=$?"',
+      'ls /proc/1/fd >/dev/null 2>&1; echo "fd=$?"',
+      'cat /proc/1/mem >/dev/null 2>&1; echo "mem=$?"',
+      'echo x > /opt/sbx/agent 2>/dev/null; echo "overwrite=$?"',
+    ].join('\n'),
+  );
+  assert.equal(r.exitCode, 0, r.stderr);
+  for (const k of ['kill', 'stop', 'environ', 'fd', 'mem', 'overwrite'])
+    assert.match(r.stdout, new RegExp(`^${k}=[1-9]`, 'm'), `${k} should fail:\n${r.stdout}`);
+  // The agent is alive and answering.
+  const again = await s.execute('bash', 'echo still here');
+  assert.equal(again.stdout, 'still here\n');
+});
+
+e2e('a fork bomb hits the pids limit and the server keeps serving', { timeoutMs: 90_000 }, async (h) => {
+  const s = await h.start({ env: { ...ONE, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_PYTHON_PIDS: '64' } });
+  const code = `
+import os, errno
+n = 0
+try:
+    while n < 10000:
+        if os.fork() == 0:
+            import time; time.sleep(30); os._exit(0)
+        n += 1
+except OSError as e:
+    print("stopped after", n, "forks:", errno.errorcode[e.errno])
+`;
+  const r = await s.execute('python', code, { timeout: 20_000 });
+  assert.match(r.stdout, /^stopped after \d+ forks: EAGAIN$/m, JSON.stringify(r));
+  const n = Number(r.stdout.match(/after (\d+)/)[1]);
+  assert.ok(n < 64, `at most the pids limit (64) of processes, got ${n}`);
+  const after = await s.execute('python', 'print("ok")');
+  assert.equal(after.stdout, 'ok\n');
+});
+
+e2e('exceeding the memory limit kills the program, not the server', { timeoutMs: 90_000 }, async (h) => {
+  const s = await h.start({ env: { ...ONE, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_PYTHON_MEMORY_MB: '128' } });
+  const r = await s.execute('python', 'x = bytearray(400 * 1024 * 1024)\nprint("allocated")', { timeout: 20_000 });
+  assert.notEqual(r.stdout, 'allocated\n');
+  assert.ok(r.exitCode !== 0, JSON.stringify(r));
+  // MemoryError (exit 1) or the OOM killer (SIGKILL): either way contained.
+  assert.ok(r.signal === 'SIGKILL' || /MemoryError/.test(r.stderr), JSON.stringify(r));
+  const after = await s.execute('python', 'print("ok")');
+  assert.equal(after.stdout, 'ok\n');
+});
+
+e2e('file size and /work size limits hold', { timeoutMs: 60_000 }, async (h) => {
+  const s = await h.start({
+    env: { ...ONE, SANDBOX_PYTHON_POOL_SIZE: '0', SANDBOX_BASH_FSIZE_MB: '1', SANDBOX_BASH_WORK_MB: '8' },
+  });
+  const big = await s.execute('bash', 'head -c 2097152 /dev/zero > /work/big 2>&1; echo "rc=$?"; stat -c %s /work/big');
+  assert.match(big.stdout, /^rc=[1-9]/m, big.stdout);
+  assert.match(big.stdout, /^1048576$/m, 'the file stops at the 1 MiB fsize limit');
+  const full = await s.execute(
+    'bash',
+    'for i in $(seq 1 12); do head -c 1000000 /dev/zero > /work/f$i 2>/dev/null || { echo "full at $i"; break; }; done; df -m /work | tail -1',
+  );
+  assert.match(full.stdout, /^full at \d+$/m, full.stdout);
+});
