@@ -32,7 +32,7 @@
 /* Stop reading requests while more than this much reply data waits for
  * the host: every request can add a reply, so a host that does not read
  * could otherwise make the queue grow without bound. */
-#define OUT_HIGH_WATER (1024u * 1024u)
+#define OUT_HIGH_WATER (1u << 20)
 
 struct agent {
 	int in_fd;  /* the protocol streams, moved off fds 0 and 1 */

@@ -51,7 +51,7 @@ static int buf_reserve(struct ap_buf *b, size_t n)
 	size_t want, ncap;
 	unsigned char *p;
 
-	if (n > AP_MAX_FRAME * 2u || b->len > SIZE_MAX - n)
+	if (n > (size_t)AP_MAX_FRAME * 2 || b->len > SIZE_MAX - n)
 		return -E2BIG;
 	want = b->len + n;
 	if (want <= b->cap)

@@ -25,7 +25,7 @@
 
 #define AP_VERSION 1u
 /* Largest frame either side accepts: 1 MiB of code plus caps with margin. */
-#define AP_MAX_FRAME (24u * 1024u * 1024u)
+#define AP_MAX_FRAME (24u << 20)
 #define AP_HEADER_LEN 9u /* length + type + id */
 
 enum ap_type {

@@ -566,7 +566,8 @@ static void reset_cb(struct agent_client *ac, int err, int ok,
 		     const char *msg, void *arg)
 {
 	struct box *b = arg;
-	struct lang_state *ls = lang_of(b->pool, b->pl);
+	struct pool *p = b->pool; /* box_remove may free b */
+	struct lang_state *ls = lang_of(p, b->pl);
 
 	(void)ac;
 	if (b->state != BOX_RESETTING)
@@ -576,12 +577,12 @@ static void reset_cb(struct agent_client *ac, int err, int ok,
 			 b->pl->desc->name, b->id, err ? "no answer" : msg);
 		ls->discarded++;
 		box_remove(b);
-		dispatch(b->pool);
+		dispatch(p);
 		return;
 	}
 	ls->reused++;
 	b->state = BOX_IDLE;
-	dispatch(b->pool);
+	dispatch(p);
 }
 
 void pool_release(struct pool *p, struct box *b, int discard)
