@@ -455,7 +455,9 @@ static void dispatch_once(struct pool *p)
 		const struct plugin *pl = ls->pl;
 		unsigned want_w = waiting(p, pl);
 		unsigned starting = count(p, pl, BOX_STARTING);
-		unsigned idle = count(p, pl, BOX_IDLE);
+		/* A box being reset will be idle again soon. */
+		unsigned idle = count(p, pl, BOX_IDLE) +
+				count(p, pl, BOX_RESETTING);
 		unsigned want = want_w;
 		int rc;
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { e2e } from './lib/server.mjs';
 import { eventually, instanceContainers, serverContainers } from './lib/sandbox.mjs';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
 
@@ -132,4 +133,24 @@ e2e('SIGTERM: the server removes every container and exits', {}, async (h) => {
     'no container of this server instance is left',
   );
   assert.deepEqual(s.badLines, []);
+});
+
+e2e('logging/setLevel turns on notifications/message at that level', {}, async (h) => {
+  const s = await h.start({ env: { SANDBOX_BASH_POOL_SIZE: '0' } });
+  const got = [];
+  s.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => got.push(n.params));
+  // Before setLevel only warnings and worse are forwarded: a normal call
+  // produces none.
+  await s.execute('python', 'print(1)');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(got.filter((m) => m.level === 'debug' || m.level === 'info'), []);
+  await s.client.setLoggingLevel('debug');
+  // bash has no warm container here: the call starts one, and the Engine
+  // API requests are logged at debug.
+  await s.execute('bash', 'echo 2');
+  const debug = await eventually(() => got.find((m) => m.level === 'debug' && m.logger === 'docker'), {
+    timeoutMs: 10_000,
+  });
+  assert.ok(debug, `a debug record from the docker logger, got ${JSON.stringify(got).slice(0, 400)}`);
+  assert.equal(typeof debug.data, 'string');
 });
