@@ -32,6 +32,8 @@
 #include "engine/docker.h"
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
+#include "mcp/transport.h"
+#include <cjson/cJSON.h>
 
 #define LOG_MODULE "main"
 
@@ -51,7 +53,9 @@ struct app {
 	struct tool_env env;
 	struct mcp_server *server;
 	uv_signal_t sigterm, sigint;
+	int proto_fd;           /* serve: the private copy of stdout */
 	int exit_code;
+	int stopping;
 	/* run mode */
 	char *code;
 	size_t code_len;
@@ -178,6 +182,7 @@ static int start_engine(struct app *a)
 		log_error("Docker client: %s", why ? why : "cannot initialize");
 		return rc;
 	}
+	docker_set_timeout(a->docker, (long)a->cfg.api_timeout_ms);
 	rc = identity_init(&a->id);
 	if (rc)
 		return rc;
@@ -221,13 +226,30 @@ static void server_exit_cb(void *arg)
 	a->docker = NULL;
 }
 
+static void run_pool_done_cb(void *arg);
+
 static void signal_cb(uv_signal_t *h, int signum)
 {
 	struct app *a = h->data;
 
 	log_info("signal %d: shutting down", signum);
-	if (a->server)
+	if (a->server) {
 		mcp_server_shutdown(a->server);
+	} else if (!a->stopping) {
+		/* run: remove the container and exit like the signal would */
+		a->stopping = 1;
+		a->exit_code = 128 + signum;
+		pool_shutdown(a->pool, run_pool_done_cb, a);
+	}
+}
+
+static void watch_signals(struct app *a)
+{
+	uv_signal_init(a->loop, &a->sigterm);
+	uv_signal_init(a->loop, &a->sigint);
+	a->sigterm.data = a->sigint.data = a;
+	uv_signal_start(&a->sigterm, signal_cb, SIGTERM);
+	uv_signal_start(&a->sigint, signal_cb, SIGINT);
 }
 
 static void serve_prewarm(struct app *a)
@@ -255,12 +277,9 @@ static int serve(struct app *a)
 		.plugins = &a->plugins,
 		.pool = a->pool,
 	};
-	uv_signal_init(a->loop, &a->sigterm);
-	uv_signal_init(a->loop, &a->sigint);
-	a->sigterm.data = a->sigint.data = a;
-	uv_signal_start(&a->sigterm, signal_cb, SIGTERM);
-	uv_signal_start(&a->sigint, signal_cb, SIGINT);
-	rc = mcp_server_start(&a->env, server_exit_cb, a, &a->server);
+	watch_signals(a);
+	rc = mcp_server_start(&a->env, a->proto_fd, server_exit_cb, a,
+			      &a->server);
 	if (rc) {
 		log_error("cannot start the MCP server: %s", uv_strerror(rc));
 		return 1;
@@ -291,30 +310,62 @@ static void run_pool_done_cb(void *arg)
 {
 	struct app *a = arg;
 
+	uv_close((uv_handle_t *)&a->sigterm, NULL);
+	uv_close((uv_handle_t *)&a->sigint, NULL);
 	docker_free(a->docker);
 	a->docker = NULL;
+}
+
+static void run_negotiated_cb(const struct docker_response *res, void *arg)
+{
+	(void)arg;
+	if (res->err && res->err != -ECANCELED)
+		log_debug("API version negotiation failed: %s",
+			  res->errmsg ? res->errmsg : "?");
 }
 
 static void run_done_cb(const struct exec_outcome *o, void *arg)
 {
 	struct app *a = arg;
 
+	if (a->stopping)
+		return; /* a signal ended it: exit with 128 + signal */
 	if (o->error_code) {
 		fprintf(stderr, "mcp-sandbox: %s: %s\n", o->error_code,
 			o->error_message ? o->error_message : "");
 		a->exit_code = 125;
 	} else if (a->json) {
+		/* One JSON object, the same fields as the MCP tool's result. */
 		char *out = utf8_sanitize(o->out, o->out_len);
 		char *err = utf8_sanitize(o->err, o->err_len);
+		cJSON *r = cJSON_CreateObject();
+		char *text;
 
-		printf("{\"exitCode\":%d,\"signal\":%d,\"timedOut\":%s,\"durationMs\":%u,"
-		       "\"stdoutTruncated\":%s,\"stderrTruncated\":%s,\"phase\":\"%s\"}\n",
-		       o->exited ? o->exit_code : -1, o->signal,
-		       o->timed_out ? "true" : "false", o->duration_ms,
-		       o->out_truncated ? "true" : "false",
-		       o->err_truncated ? "true" : "false", o->phase);
-		fputs(out ? out : "", stdout);
-		fputs(err ? err : "", stderr);
+		if (o->exited)
+			cJSON_AddNumberToObject(r, "exitCode", o->exit_code);
+		else
+			cJSON_AddNullToObject(r, "exitCode");
+		if (!o->exited && o->signal > 0 && sigabbrev_np(o->signal)) {
+			char sig[32];
+
+			snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(o->signal));
+			cJSON_AddStringToObject(r, "signal", sig);
+		} else {
+			cJSON_AddNullToObject(r, "signal");
+		}
+		cJSON_AddStringToObject(r, "stdout", out ? out : "");
+		cJSON_AddStringToObject(r, "stderr", err ? err : "");
+		cJSON_AddBoolToObject(r, "stdoutTruncated", o->out_truncated);
+		cJSON_AddBoolToObject(r, "stderrTruncated", o->err_truncated);
+		cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
+		cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
+		cJSON_AddStringToObject(r, "language", o->language);
+		cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
+		text = cJSON_PrintUnformatted(r);
+		if (text)
+			puts(text);
+		free(text);
+		cJSON_Delete(r);
 		free(out);
 		free(err);
 		a->exit_code = o->exited ? o->exit_code : 128 + o->signal;
@@ -328,7 +379,10 @@ static void run_done_cb(const struct exec_outcome *o, void *arg)
 		a->exit_code = o->exited ? o->exit_code : 128 + o->signal;
 	}
 	fflush(stdout);
-	pool_shutdown(a->pool, run_pool_done_cb, a);
+	if (!a->stopping) {
+		a->stopping = 1;
+		pool_shutdown(a->pool, run_pool_done_cb, a);
+	}
 }
 
 static int read_source(struct app *a, const char *path)
@@ -404,6 +458,7 @@ static int run_once(struct app *a, int argc, char **argv)
 		return 2;
 	}
 	pool_set_refill(a->pool, 0);
+	watch_signals(a);
 	req = (struct exec_request){
 		.pl = pl,
 		.code = a->code,
@@ -461,6 +516,15 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (strcmp(cmd, "serve") == 0) {
+		/* Before anything can print (plugins' init hooks included). */
+		a->proto_fd = transport_guard_stdout();
+		if (a->proto_fd < 0) {
+			fprintf(stderr, "mcp-sandbox: cannot set up stdout: %s\n",
+				strerror(-a->proto_fd));
+			return 1;
+		}
+	}
 	/* Plain HTTP over a unix socket or TCP: no TLS to initialize, which
 	 * also keeps OpenSSL's pages out of the server's resident set. */
 	curl_global_init(CURL_GLOBAL_NOTHING);
@@ -483,7 +547,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(cmd, "run") == 0) {
-		docker_negotiate(a->docker, NULL, NULL);
+		docker_negotiate(a->docker, run_negotiated_cb, a);
 		rc = run_once(a, argc - i, argv + i);
 	} else {
 		rc = serve(a);

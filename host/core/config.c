@@ -497,7 +497,16 @@ void config_apply_env(struct config *cfg, char **envp,
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;
 	size_t i, j, best_len;
+	char (*own)[33];
 	char **e;
+
+	/* config_set() may grow cfg->langs, where some of the names may point:
+	 * work on copies. */
+	own = calloc(nlangs + 1, sizeof(*own));
+	if (!own)
+		return;
+	for (i = 0; i < nlangs; i++)
+		snprintf(own[i], sizeof(own[i]), "%s", langs[i]);
 
 	for (e = envp; e && *e; e++) {
 		if (strncmp(*e, "SANDBOX_", 8) != 0)
@@ -515,7 +524,7 @@ void config_apply_env(struct config *cfg, char **envp,
 		k = NULL;
 		best_len = 0;
 		for (i = 0; i < 4 + nlangs; i++) {
-			const char *s = i < 4 ? fixed[i] : langs[i - 4];
+			const char *s = i < 4 ? fixed[i] : own[i - 4];
 			const char *kk;
 
 			if (section_matches(name + 8, s, &kk) &&
@@ -539,4 +548,5 @@ void config_apply_env(struct config *cfg, char **envp,
 			cfg->problems++;
 		}
 	}
+	free(own);
 }

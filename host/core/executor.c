@@ -109,6 +109,8 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 				 "the sandbox did not answer within its timeout");
 		else if (j->cancelled && err == -ECANCELED)
 			job_fail(j, "cancelled", "the execution was cancelled");
+		else if (err == -ECANCELED) /* only the pool's shutdown closes it */
+			job_fail(j, "shutting_down", "the server is shutting down");
 		else
 			job_fail(j, "sandbox_error", errmsg ? errmsg :
 				 "the sandbox container failed");
@@ -137,6 +139,18 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 	o.err_len = r->err_len;
 	o.out_truncated = r->out_truncated;
 	o.err_truncated = r->err_truncated;
+	/* The caps are the host's promise to the client, whatever the agent
+	 * (inside the user's container) sends. */
+	if (o.out_len > j->pl->policy.limits.stdout_cap) {
+		o.out_len = j->pl->policy.limits.stdout_cap;
+		o.out_truncated = 1;
+		anomaly = 1;
+	}
+	if (o.err_len > j->pl->policy.limits.stderr_cap) {
+		o.err_len = j->pl->policy.limits.stderr_cap;
+		o.err_truncated = 1;
+		anomaly = 1;
+	}
 	o.phase = r->phase;
 	/* Answer first, then reset: the reset is off the caller's path. */
 	job_finish(j, &o);
@@ -319,7 +333,10 @@ void exec_cancel(struct exec_job *j)
 	if (j->done || j->cancelled)
 		return;
 	j->cancelled = 1;
-	if (j->box && box_agent(j->box))
+	if (j->box && box_agent(j->box)) {
 		agent_client_cancel(box_agent(j->box));
-	/* A queued job is answered when the pool hands it a box. */
+	} else if (j->waiting && pool_cancel_acquire(j->pool, acquired_cb, j)) {
+		j->waiting = 0;
+		job_fail(j, "cancelled", "the execution was cancelled");
+	}
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "../engine/container.h"
@@ -63,6 +64,7 @@ static int proc_start_time(const char *pid, char *out, size_t size)
 int identity_init(struct identity *id)
 {
 	unsigned char rnd[16];
+	ssize_t n;
 	size_t i;
 
 	memset(id, 0, sizeof(*id));
@@ -76,6 +78,8 @@ int identity_init(struct identity *id)
 	if (read_line("/proc/sys/kernel/random/boot_id", id->boot_id,
 		      sizeof(id->boot_id)))
 		snprintf(id->boot_id, sizeof(id->boot_id), "unknown");
+	n = readlink("/proc/self/ns/pid", id->pidns, sizeof(id->pidns) - 1);
+	id->pidns[n > 0 ? n : 0] = '\0';
 	if (read_line("/etc/machine-id", id->machine_id, sizeof(id->machine_id)) &&
 	    gethostname(id->machine_id, sizeof(id->machine_id) - 1))
 		snprintf(id->machine_id, sizeof(id->machine_id), "unknown");
@@ -86,9 +90,10 @@ int identity_init(struct identity *id)
 	snprintf(id->labels[3], sizeof(id->labels[3]), "org.mcp-sandbox.owner-start=%s", id->start);
 	snprintf(id->labels[4], sizeof(id->labels[4]), "org.mcp-sandbox.boot-id=%s", id->boot_id);
 	snprintf(id->labels[5], sizeof(id->labels[5]), "org.mcp-sandbox.machine-id=%s", id->machine_id);
-	for (i = 0; i < 6; i++)
+	snprintf(id->labels[6], sizeof(id->labels[6]), "org.mcp-sandbox.pidns=%s", id->pidns);
+	for (i = 0; i < 7; i++)
 		id->label_ptrs[i] = id->labels[i];
-	id->label_ptrs[6] = NULL;
+	id->label_ptrs[7] = NULL;
 	return 0;
 }
 
@@ -111,10 +116,16 @@ static int owner_dead(const struct identity *self, const cJSON *labels)
 		return 0; /* another machine's server on a shared engine */
 	if (strcmp(label(labels, "org.mcp-sandbox.boot-id"), self->boot_id) != 0)
 		return 1; /* this machine rebooted since */
-	if (!*pid || strspn(pid, "0123456789") != strlen(pid))
+	if (strcmp(label(labels, "org.mcp-sandbox.pidns"), self->pidns) != 0)
+		return 0; /* its pid means nothing in our pid namespace */
+	if (!*pid || strspn(pid, "0123456789") != strlen(pid) || strlen(pid) > 9)
 		return 0;
+	if (kill((pid_t)atol(pid), 0) != 0)
+		return errno == ESRCH; /* EPERM: alive, someone else's */
+	/* A live process with that pid: the owner only if it started when
+	 * the owner did (pids are reused). Unreadable: assume it is. */
 	if (proc_start_time(pid, start, sizeof(start)) != 0)
-		return 1; /* no such process */
+		return 0;
 	return strcmp(start, label(labels, "org.mcp-sandbox.owner-start")) != 0;
 }
 

@@ -3,10 +3,10 @@
  *
  * Labels: org.mcp-sandbox.managed=1, .instance (random per process),
  * .owner-pid, .owner-start (process start time, so a reused pid is not
- * mistaken for the owner), .boot-id and .machine-id. A server removes at
- * start-up only managed containers whose owner is provably dead: same
- * machine, and either another boot or no live process with that pid and
- * start time. Containers of live servers, of other machines sharing the
+ * mistaken for the owner), .pidns, .boot-id and .machine-id. A server
+ * removes at start-up only managed containers whose owner is provably
+ * dead: same machine, and either another boot or (same pid namespace) no
+ * live process with that pid and start time. Containers of live servers, of other machines sharing the
  * engine, and of anyone else are never touched.
  */
 #ifndef SBX_IDENTITY_H
@@ -22,8 +22,9 @@ struct identity {
 	char start[24];
 	char boot_id[40];
 	char machine_id[40];
-	char labels[6][96];
-	const char *label_ptrs[7];   /* NULL-terminated view of labels */
+	char pidns[40];              /* "pid:[4026531836]" */
+	char labels[7][96];
+	const char *label_ptrs[8];   /* NULL-terminated view of labels */
 };
 
 int identity_init(struct identity *id);

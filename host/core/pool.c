@@ -13,8 +13,9 @@
 
 #define LOG_MODULE "pool"
 #define MAX_LABELS 16
-/* A container that has not answered HELLO by then is given up. */
+/* A container that has not answered HELLO, or RESET, by then is given up. */
 #define START_TIMEOUT_MS 30000
+#define RESET_TIMEOUT_MS 15000
 #define HOUSEKEEPING_MS 1000
 
 enum box_state {
@@ -33,6 +34,7 @@ struct box {
 	enum box_state state;
 	unsigned uses;
 	uint64_t started_at;  /* uv_now() when the start began */
+	uint64_t reset_at;    /* uv_now() when the reset was sent */
 	int held;       /* a caller has it (BUSY, or doomed while BUSY) */
 	int removed;    /* the DELETE answered */
 	int doomed;     /* remove as soon as possible */
@@ -75,6 +77,7 @@ struct pool {
 };
 
 static void dispatch(struct pool *p);
+static void housekeeping_cb(uv_timer_t *t);
 static void box_remove(struct box *b);
 
 static struct lang_state *lang_of(struct pool *p, const struct plugin *pl)
@@ -110,6 +113,9 @@ int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
 	p->refill = 1;
 	uv_timer_init(loop, &p->housekeeping);
 	p->housekeeping.data = p;
+	uv_timer_start(&p->housekeeping, housekeeping_cb, HOUSEKEEPING_MS,
+		       HOUSEKEEPING_MS);
+	uv_unref((uv_handle_t *)&p->housekeeping);
 	for (i = 0; labels && labels[i] && i < MAX_LABELS; i++)
 		p->labels[p->nlabels++] = strdup(labels[i]);
 	*out = p;
@@ -244,8 +250,10 @@ static void start_failed(struct box *b, int err, const char *msg)
 		p->nboxes--;
 		box_unlink_free(b);
 	}
-	if (!p->shutting_down)
+	if (!p->shutting_down) {
 		fail_waiters(p, pl, err, buf);
+		dispatch(p); /* the slot it held may serve another language */
+	}
 }
 
 static void box_lost_cb(struct agent_client *ac, void *arg)
@@ -514,15 +522,19 @@ static void housekeeping_cb(uv_timer_t *t)
 			 * the start with the timeout message. */
 			b->start_timed_out = 1;
 			agent_client_close(b->ac);
+		} else if (b->state == BOX_RESETTING && b->ac &&
+			   now - b->reset_at > RESET_TIMEOUT_MS) {
+			/* Closing settles RESET with an error: reset_cb
+			 * discards the box and frees its slot. */
+			log_error("[%s] container %.12s did not finish its reset in %d ms",
+				  b->pl->desc->name, b->id, RESET_TIMEOUT_MS);
+			agent_client_close(b->ac);
 		}
 	}
 }
 
 void pool_prewarm(struct pool *p)
 {
-	uv_timer_start(&p->housekeeping, housekeeping_cb, HOUSEKEEPING_MS,
-		       HOUSEKEEPING_MS);
-	uv_unref((uv_handle_t *)&p->housekeeping);
 	dispatch(p);
 }
 
@@ -562,6 +574,22 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 	lang_of(p, pl)->start_failures = 0;
 	dispatch(p);
 	return 1;
+}
+
+int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg)
+{
+	struct waiter **pw = &p->wq_head, *w, *prev = NULL;
+
+	for (; (w = *pw); prev = w, pw = &w->next) {
+		if (w->cb != cb || w->arg != arg)
+			continue;
+		*pw = w->next;
+		if (p->wq_tail == w)
+			p->wq_tail = prev;
+		free(w);
+		return 1;
+	}
+	return 0;
 }
 
 static void reset_cb(struct agent_client *ac, int err, int ok,
@@ -606,6 +634,7 @@ void pool_release(struct pool *p, struct box *b, int discard)
 		return;
 	}
 	b->state = BOX_RESETTING;
+	b->reset_at = uv_now(p->loop);
 	if (agent_client_reset(b->ac, reset_cb, b) != 0) {
 		ls->discarded++;
 		box_remove(b);

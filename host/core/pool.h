@@ -46,6 +46,10 @@ void pool_set_refill(struct pool *p, int on);
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 		 void *arg, struct box **out);
 
+/* Withdraw a waiting acquire (cb and arg as passed). Returns 1 if it was
+ * waiting (cb will not be called), 0 if not found. */
+int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg);
+
 /* Give a box back. discard=1 removes it instead of resetting it. */
 void pool_release(struct pool *p, struct box *b, int discard);
 

@@ -33,6 +33,7 @@ struct agent_client {
 	size_t errline_len;
 	int closing;
 	int opened;
+	int broken;                /* protocol violation: stream closing */
 };
 
 static void fail_pending(struct agent_client *ac, int err, const char *msg)
@@ -131,6 +132,29 @@ static void copy_message(const struct ap_frame *f, char *buf, size_t size)
 		}
 }
 
+/* The only frames the agent may send: the reply to what is pending. */
+static int reply_expected(const struct agent_client *ac, uint8_t type)
+{
+	switch (ac->pending) {
+	case PENDING_HELLO: return type == AP_HELLO_OK || type == AP_ERROR;
+	case PENDING_EXEC: return type == AP_EXEC_DONE || type == AP_ERROR;
+	case PENDING_RESET: return type == AP_RESET_DONE || type == AP_ERROR;
+	case PENDING_NONE: return 0;
+	}
+	return 0;
+}
+
+/* The agent runs in a container that user code shares: anything off
+ * protocol ends the connection, and the owner discards the container. */
+static void protocol_violation(struct agent_client *ac, const char *what)
+{
+	log_error("%s: %s: closing the connection", ac->id, what);
+	ac->broken = 1;
+	fail_pending(ac, -EPROTO, "the sandbox agent broke the protocol");
+	if (ac->stream)
+		docker_stream_close(ac->stream);
+}
+
 static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 {
 	char msg[512];
@@ -138,9 +162,10 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 	size_t off = 0;
 	int ok = 0;
 
-	if (ac->pending == PENDING_NONE || f->id != ac->pending_id) {
-		log_warn("%s: unexpected frame type 0x%02x id %u", ac->id,
+	if (f->id != ac->pending_id || !reply_expected(ac, f->type)) {
+		snprintf(msg, sizeof(msg), "unexpected frame type 0x%02x id %u",
 			 f->type, f->id);
+		protocol_violation(ac, msg);
 		return;
 	}
 	switch (f->type) {
@@ -165,7 +190,7 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		fail_pending(ac, -EPROTO, msg[0] ? msg : "agent error");
 		break;
 	default:
-		log_warn("%s: unknown frame type 0x%02x", ac->id, f->type);
+		break; /* excluded by reply_expected() */
 	}
 }
 
@@ -198,17 +223,17 @@ static void stream_data_cb(struct docker_stream *s, int fd, const char *buf,
 		log_agent_stderr(ac, buf, len);
 		return;
 	}
+	if (ac->broken)
+		return;
 	if (ap_reader_feed(&ac->reader, buf, len)) {
-		log_error("%s: out of memory buffering agent output", ac->id);
-		docker_stream_close(ac->stream);
+		protocol_violation(ac, "agent output over the frame limit");
 		return;
 	}
-	while (!ac->closing && (rc = ap_reader_next(&ac->reader, &f)) == 1)
+	while (!ac->closing && !ac->broken &&
+	       (rc = ap_reader_next(&ac->reader, &f)) == 1)
 		on_frame(ac, &f);
-	if (rc < 0) {
-		log_error("%s: corrupt agent stream", ac->id);
-		docker_stream_close(ac->stream);
-	}
+	if (rc < 0)
+		protocol_violation(ac, "corrupt agent stream");
 }
 
 static void stream_open_cb(struct docker_stream *s, int err,
@@ -238,10 +263,8 @@ static void stream_open_cb(struct docker_stream *s, int err,
 static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 {
 	struct agent_client *ac = arg;
-	int was_open = ac->opened && !ac->closing;
 
 	(void)s;
-	(void)err;
 	ac->stream = NULL;
 	if (ac->pending == PENDING_HELLO)
 		fail_pending(ac, err ? err : -EPIPE,
@@ -251,7 +274,8 @@ static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 		fail_pending(ac, ac->closing ? -ECANCELED : -EPIPE,
 			     ac->closing ? "cancelled" :
 					   "connection to the container was lost");
-	if (was_open && ac->lost_cb)
+	/* Decided after fail_pending: its callback may have closed us. */
+	if (ac->opened && !ac->closing && ac->lost_cb)
 		ac->lost_cb(ac, ac->arg);
 	ap_reader_close(&ac->reader);
 	ap_buf_close(&ac->out);

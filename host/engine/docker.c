@@ -317,6 +317,7 @@ struct docker {
 	struct docker_stream *streams;
 	int closing;
 	int multi_closed;
+	long default_timeout_ms; /* for requests that pass 0 */
 };
 
 static int status_to_err(long status)
@@ -673,6 +674,8 @@ static int req_start(struct docker *d, const char *method, const char *path,
 			 (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS,
 			 CONNECT_TIMEOUT_MS);
+	if (timeout_ms <= 0)
+		timeout_ms = d->default_timeout_ms;
 	if (timeout_ms > 0)
 		curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(r->easy, CURLOPT_USERAGENT, "mcp-sandbox");
@@ -1525,4 +1528,9 @@ void docker_free(struct docker *d)
 	for (s = d->streams; s; s = s->next)
 		stream_fail(s, -ECANCELED, "attach cancelled: client closed");
 	multi_close(&d->m, docker_multi_closed);
+}
+
+void docker_set_timeout(struct docker *d, long timeout_ms)
+{
+	d->default_timeout_ms = timeout_ms > 0 ? timeout_ms : 0;
 }

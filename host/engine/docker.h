@@ -51,6 +51,10 @@ int docker_new(uv_loop_t *loop, const char *host, struct docker **out,
  * once libuv has closed its handles (the loop must keep running). */
 void docker_free(struct docker *d);
 
+/* Timeout of requests that pass timeout_ms 0 (0: none, the default).
+ * Attach streams are not affected. */
+void docker_set_timeout(struct docker *d, long timeout_ms);
+
 /* "unix:///var/run/docker.sock" form of the endpoint, for messages. */
 const char *docker_endpoint(const struct docker *d);
 

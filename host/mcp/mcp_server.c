@@ -4,6 +4,7 @@
 #include "mcp_server.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,13 +103,52 @@ static void send_json(struct mcp_server *s, cJSON *msg)
 	free(text);
 }
 
+/* Largest integer a double (and so cJSON) holds exactly. */
+#define MAX_SAFE_ID 9007199254740991.0
+
+/* Echo an id exactly: cJSON prints large numbers with %g, which would
+ * change them, so integers are written out digit for digit. */
+static cJSON *id_copy(const cJSON *id)
+{
+	char buf[32];
+
+	if (!id)
+		return cJSON_CreateNull();
+	if (cJSON_IsNumber(id)) {
+		snprintf(buf, sizeof(buf), "%.0f", id->valuedouble);
+		return cJSON_CreateRaw(buf);
+	}
+	return cJSON_Duplicate(id, 1);
+}
+
+static int id_equal(const cJSON *a, const cJSON *b)
+{
+	if (cJSON_IsString(a) && cJSON_IsString(b))
+		return strcmp(a->valuestring, b->valuestring) == 0;
+	if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+		return a->valuedouble == b->valuedouble;
+	return 0;
+}
+
+/* Length of the longest prefix of s, at most max bytes, that ends on a
+ * UTF-8 character boundary (s is valid UTF-8). */
+static int utf8_prefix(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		return (int)n;
+	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	return (int)max;
+}
+
 static void send_result(struct mcp_server *s, const cJSON *id, cJSON *result)
 {
 	cJSON *msg = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", id ? cJSON_Duplicate(id, 1) :
-					      cJSON_CreateNull());
+	cJSON_AddItemToObject(msg, "id", id_copy(id));
 	cJSON_AddItemToObject(msg, "result", result);
 	send_json(s, msg);
 	cJSON_Delete(msg);
@@ -120,8 +160,7 @@ static void send_error(struct mcp_server *s, const cJSON *id, int code,
 	cJSON *msg = cJSON_CreateObject(), *err;
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", id ? cJSON_Duplicate(id, 1) :
-					      cJSON_CreateNull());
+	cJSON_AddItemToObject(msg, "id", id_copy(id));
 	err = cJSON_AddObjectToObject(msg, "error");
 	cJSON_AddNumberToObject(err, "code", code);
 	cJSON_AddStringToObject(err, "message", message);
@@ -304,7 +343,8 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		if (strcmp(s->tools[i].tool->name, name->valuestring) == 0)
 			ct = &s->tools[i];
 	if (!ct) {
-		snprintf(why, sizeof(why), "Unknown tool: %.200s", name->valuestring);
+		snprintf(why, sizeof(why), "Unknown tool: %.*s",
+			 utf8_prefix(name->valuestring, 200), name->valuestring);
 		send_error(s, id, E_PARAMS, why);
 		return;
 	}
@@ -355,7 +395,7 @@ static void on_cancelled(struct mcp_server *s, const cJSON *params)
 	if (!rid)
 		return;
 	for (c = s->calls; c; c = c->next)
-		if (cJSON_Compare(c->id, rid, 1) && !c->cancelled) {
+		if (id_equal(c->id, rid) && !c->cancelled) {
 			c->cancelled = 1;
 			log_info("request cancelled by the client");
 			if (c->cancel_cb)
@@ -369,8 +409,14 @@ static void on_cancelled(struct mcp_server *s, const cJSON *params)
 
 static int valid_id(const cJSON *id)
 {
-	return cJSON_IsString(id) ||
-	       (cJSON_IsNumber(id) && id->valuedouble == (double)(long long)id->valuedouble);
+	double v;
+
+	if (cJSON_IsString(id))
+		return 1;
+	if (!cJSON_IsNumber(id))
+		return 0;
+	v = id->valuedouble;
+	return v >= -MAX_SAFE_ID && v <= MAX_SAFE_ID && floor(v) == v;
 }
 
 static void handle_message(struct mcp_server *s, const cJSON *msg)
@@ -390,7 +436,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	}
 	if (id && !valid_id(id)) {
 		send_error(s, NULL, E_INVALID_REQUEST,
-			   "id must be a string or an integer");
+			   "id must be a string or an integer of at most 2^53-1");
 		return;
 	}
 	if (!cJSON_IsString(jv) || strcmp(jv->valuestring, "2.0") != 0) {
@@ -420,7 +466,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 		else if (strcmp(m, "notifications/initialized") == 0)
 			log_debug("client sent initialized");
 		else
-			log_debug("ignoring notification %.100s", m);
+			log_debug("ignoring notification %.*s", utf8_prefix(m, 100), m);
 		return;
 	}
 
@@ -442,15 +488,39 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	} else if (strcmp(m, "logging/setLevel") == 0) {
 		on_set_level(s, id, params);
 	} else {
-		snprintf(why, sizeof(why), "Method not found: %.200s", m);
+		snprintf(why, sizeof(why), "Method not found: %.*s",
+			 utf8_prefix(m, 200), m);
 		send_error(s, id, E_METHOD, why);
 	}
+}
+
+/* 1 if a JSON string in line holds \u0000: cJSON would cut the string
+ * there and the code that runs would not be the code that was sent.
+ * Backslashes only occur inside strings, so no string tracking is needed. */
+static int has_escaped_nul(const char *line, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (line[i] != '\\')
+			continue;
+		if (line[i + 1] == 'u' && i + 5 < len &&
+		    strncmp(line + i + 2, "0000", 4) == 0)
+			return 1;
+		i++; /* skip the escaped character */
+	}
+	return 0;
 }
 
 static void handle_line(struct mcp_server *s, const char *line, size_t len)
 {
 	cJSON *msg;
 
+	if (has_escaped_nul(line, len)) {
+		send_error(s, NULL, E_INVALID_REQUEST,
+			   "strings may not contain NUL characters (\\u0000)");
+		return;
+	}
 	if (!utf8_valid(line, len)) {
 		send_error(s, NULL, E_PARSE, "Parse error: the message is not valid UTF-8");
 		return;
@@ -538,8 +608,6 @@ static void deadline_cb(uv_timer_t *t)
 
 void mcp_server_shutdown(struct mcp_server *s)
 {
-	struct mcp_call *c, *next;
-
 	if (s->shutting_down)
 		return;
 	s->shutting_down = 1;
@@ -550,12 +618,8 @@ void mcp_server_shutdown(struct mcp_server *s)
 	uv_unref((uv_handle_t *)&s->deadline);
 	uv_timer_start(&s->deadline, deadline_cb, SHUTDOWN_DEADLINE_MS, 0);
 	s->deadline_started = 1;
-	/* Stop what runs; each call still finishes through its callback. */
-	for (c = s->calls; c; c = next) {
-		next = c->next;
-		if (c->cancel_cb)
-			c->cancel_cb(c->cancel_arg);
-	}
+	/* Removing the containers ends what runs in them; each call still
+	 * finishes through its callback, with "shutting_down". */
 	pool_shutdown(s->env->pool, pool_done_cb, s);
 }
 
@@ -598,8 +662,8 @@ static struct mcp_server *server_new(const struct tool_env *env)
 	return s;
 }
 
-int mcp_server_start(const struct tool_env *env, void (*on_exit)(void *),
-		     void *arg, struct mcp_server **out)
+int mcp_server_start(const struct tool_env *env, int out_fd,
+		     void (*on_exit)(void *), void *arg, struct mcp_server **out)
 {
 	static const struct transport_cbs cbs = {
 		.on_line = line_cb,
@@ -613,8 +677,8 @@ int mcp_server_start(const struct tool_env *env, void (*on_exit)(void *),
 		return -ENOMEM;
 	s->on_exit = on_exit;
 	s->on_exit_arg = arg;
-	rc = transport_open(env->loop, env->cfg->max_message_bytes, &cbs, s,
-			    &s->tr);
+	rc = transport_open(env->loop, out_fd, env->cfg->max_message_bytes, &cbs,
+			    s, &s->tr);
 	if (rc) {
 		mcp_server_free(s);
 		return rc;

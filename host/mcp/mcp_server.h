@@ -16,11 +16,12 @@ struct mcp_server;
 extern const char *const mcp_protocol_versions[];
 
 /*
- * Start serving on stdin/stdout. on_exit runs once, after stdin EOF or
+ * Start serving: requests from stdin, frames to out_fd (see
+ * transport_guard_stdout). on_exit runs once, after stdin EOF or
  * mcp_server_shutdown(), when every container is removed and stdout is
  * flushed. env is borrowed for the server's lifetime.
  */
-int mcp_server_start(const struct tool_env *env,
+int mcp_server_start(const struct tool_env *env, int out_fd,
 		     void (*on_exit)(void *arg), void *arg,
 		     struct mcp_server **out);
 

@@ -212,8 +212,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 							off ? ", " : "",
 							env->plugins->v[i].desc->name);
 		mcp_call_finish(mc, tool_error("unknown_language",
-					       "no language '%.64s' here; available: %s",
-					       lang->valuestring,
+					       "no language '%s' here; available: %s",
+					       strlen(lang->valuestring) <= 64 &&
+							       utf8_valid(lang->valuestring, strlen(lang->valuestring)) ?
+						       lang->valuestring : "(name too long)",
 					       off ? names : "none (no plugins loaded)"));
 		return;
 	}

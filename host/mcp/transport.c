@@ -25,7 +25,9 @@ struct transport {
 	union {
 		uv_pipe_t pipe;
 		uv_tty_t tty;
+		uv_tcp_t tcp;
 	} in;
+	int in_handle;         /* in is an initialized libuv handle */
 	uv_fs_t in_req;        /* for regular files */
 	char *file_buf;
 	int64_t file_off;
@@ -49,6 +51,7 @@ struct transport {
 };
 
 static void maybe_finish(struct transport *t);
+static void in_closed_cb(uv_handle_t *h);
 
 static void append(struct transport *t, const char *buf, size_t n)
 {
@@ -150,8 +153,12 @@ static void file_read_cb(uv_fs_t *req)
 	if (n <= 0 || !t->reading) {
 		free(t->file_buf);
 		t->file_buf = NULL;
-		if (t->reading)
+		if (t->reading) {
+			/* eof() may lead to transport_close(), which can
+			 * free t: touch nothing afterwards. */
 			eof(t);
+			return;
+		}
 		maybe_finish(t);
 		return;
 	}
@@ -169,7 +176,22 @@ static void file_read_cb(uv_fs_t *req)
 	}
 }
 
-int transport_open(uv_loop_t *loop, size_t max_line,
+int transport_guard_stdout(void)
+{
+	int fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+
+	if (fd < 0)
+		return -errno;
+	if (dup2(2, 1) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 		   const struct transport_cbs *cbs, void *arg,
 		   struct transport **out)
 {
@@ -183,13 +205,7 @@ int transport_open(uv_loop_t *loop, size_t max_line,
 	t->arg = arg;
 	t->max_line = max_line;
 
-	/* Keep the protocol stream private; fd 1 becomes stderr. */
-	t->out_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
-	if (t->out_fd < 0) {
-		free(t);
-		return -errno;
-	}
-	dup2(2, 1);
+	t->out_fd = out_fd;
 	t->out_is_pipe = uv_guess_handle(t->out_fd) == UV_NAMED_PIPE;
 	if (t->out_is_pipe) {
 		uv_pipe_init(loop, &t->out, 0);
@@ -204,14 +220,25 @@ int transport_open(uv_loop_t *loop, size_t max_line,
 	case UV_NAMED_PIPE:
 		uv_pipe_init(loop, &t->in.pipe, 0);
 		t->in.pipe.data = t;
+		t->in_handle = 1;
 		rc = uv_pipe_open(&t->in.pipe, 0);
 		if (!rc)
 			rc = uv_read_start((uv_stream_t *)&t->in.pipe, alloc_cb,
 					   read_cb);
 		break;
+	case UV_TCP:
+		uv_tcp_init(loop, &t->in.tcp);
+		t->in.tcp.data = t;
+		t->in_handle = 1;
+		rc = uv_tcp_open(&t->in.tcp, 0);
+		if (!rc)
+			rc = uv_read_start((uv_stream_t *)&t->in.tcp, alloc_cb,
+					   read_cb);
+		break;
 	case UV_TTY:
 		rc = uv_tty_init(loop, &t->in.tty, 0, 1);
 		t->in.tty.data = t;
+		t->in_handle = rc == 0;
 		if (!rc)
 			rc = uv_read_start((uv_stream_t *)&t->in.tty, alloc_cb,
 					   read_cb);
@@ -234,6 +261,12 @@ int transport_open(uv_loop_t *loop, size_t max_line,
 	if (rc) {
 		log_error("cannot read stdin: %s", uv_strerror(rc));
 		t->reading = 0;
+		free(t->file_buf);
+		t->file_buf = NULL;
+		if (t->in_handle)
+			uv_close((uv_handle_t *)&t->in, in_closed_cb);
+		else
+			t->in_closed = 1;
 	}
 	*out = t;
 	return 0;
@@ -309,10 +342,8 @@ void transport_stop_reading(struct transport *t)
 	if (!t->reading)
 		return;
 	t->reading = 0;
-	if (t->in_kind == UV_NAMED_PIPE)
-		uv_close((uv_handle_t *)&t->in.pipe, in_closed_cb);
-	else if (t->in_kind == UV_TTY)
-		uv_close((uv_handle_t *)&t->in.tty, in_closed_cb);
+	if (t->in_handle)
+		uv_close((uv_handle_t *)&t->in, in_closed_cb);
 	else
 		t->in_closed = 1; /* the pending fs read notices !reading */
 }

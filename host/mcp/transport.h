@@ -24,8 +24,13 @@ struct transport_cbs {
 	void (*on_eof)(struct transport *t, void *arg);
 };
 
-/* Take over fds 0 and 1. Returns 0 or a negative libuv code. */
-int transport_open(uv_loop_t *loop, size_t max_line,
+/* Call first thing in serve mode: returns a private duplicate of fd 1 for
+ * the protocol (close-on-exec) and points fd 1 at stderr, or -errno. */
+int transport_guard_stdout(void);
+
+/* Read fd 0, write MCP frames to out_fd (from transport_guard_stdout).
+ * Returns 0 or a negative libuv code. */
+int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 		   const struct transport_cbs *cbs, void *arg,
 		   struct transport **out);
 

@@ -42,6 +42,33 @@ static void framing(void)
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"nope\"}", "\"id\":\"abc\",\"error\":{\"code\":-32601");
 	/* invalid UTF-8 */
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}", "-32700");
+	/* ids are echoed exactly, up to 2^53-1; beyond that they are refused */
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":9007199254740991,\"method\":\"ping\"}",
+	       "\"id\":9007199254740991,\"result\"");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":-42,\"method\":\"ping\"}", "\"id\":-42,\"result\"");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\"}", "-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1e300,\"method\":\"ping\"}", "-32600");
+	/* a NUL inside a string would silently cut the code short */
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"a\\u0000b\"}}", "-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"a\\\\u0000b\"}}", "\"result\":{}");
+	/* an error message that cuts a long name keeps valid UTF-8 */
+	{
+		char line[600], *reply;
+		size_t k, start;
+
+		k = (size_t)snprintf(line, sizeof(line),
+				     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"");
+		/* 199 bytes then a 2-byte character: the cut at 200 falls
+		 * inside it */
+		for (start = k; k < start + 199;)
+			line[k++] = 'x';
+		memcpy(line + k, "\xc3\xa9\"}", 4);
+		line[k + 4] = '\0';
+		reply = ask(line);
+		CHECK(reply && utf8_valid(reply, strlen(reply)));
+		CHECK_STR_CONTAINS(reply, "-32601");
+		free(reply);
+	}
 	/* a notification gets no answer */
 	r = ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
 	CHECK(r == NULL);
