@@ -35,6 +35,10 @@ struct exec_job {
 	struct box *box;
 	char *code;                /* owned copy (possibly rewritten) */
 	size_t code_len;
+	char *stdin_data;          /* owned copy, or NULL */
+	size_t stdin_len;
+	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
+	size_t nopts;
 	uint32_t timeout_ms;
 	exec_done_cb cb;
 	void *arg;
@@ -49,6 +53,7 @@ static void job_closed_cb(uv_handle_t *h)
 	struct exec_job *j = h->data;
 
 	free(j->code);
+	free(j->stdin_data);
 	free(j);
 }
 
@@ -179,13 +184,22 @@ static void watchdog_cb(uv_timer_t *t)
 static void run_on_box(struct exec_job *j)
 {
 	const struct policy *po = &j->pl->policy;
+	const struct sbx_plugin *d = j->pl->desc;
 	const char *build[MAX_ARGV], *run[MAX_ARGV], *env[MAX_ARGV];
+	const char *const *build_cmd = d->build_cmd, *const *run_cmd = d->run_cmd;
 	struct agent_exec_req q;
-	size_t n = 0, i;
+	size_t n = 0, i, k;
 	int rc;
 
-	if (expand_argv(j->pl->desc->build_cmd, j->pl->desc->file_name, build) ||
-	    expand_argv(j->pl->desc->run_cmd, j->pl->desc->file_name, run)) {
+	/* Options switched on by the call replace the commands they name. */
+	for (k = 0; k < j->nopts; k++) {
+		if (j->opts[k]->build_cmd)
+			build_cmd = j->opts[k]->build_cmd;
+		if (j->opts[k]->run_cmd)
+			run_cmd = j->opts[k]->run_cmd;
+	}
+	if (expand_argv(build_cmd, d->file_name, build) ||
+	    expand_argv(run_cmd, d->file_name, run)) {
 		pool_release(j->pool, j->box, 0);
 		j->box = NULL;
 		job_fail(j, "plugin_error", "the plugin's command is too long");
@@ -193,20 +207,25 @@ static void run_on_box(struct exec_job *j)
 	}
 	for (i = 0; base_env[i]; i++)
 		env[n++] = base_env[i];
-	for (i = 0; j->pl->desc->env && j->pl->desc->env[i] && n + 1 < MAX_ARGV; i++)
-		env[n++] = j->pl->desc->env[i];
+	for (i = 0; d->env && d->env[i] && n + 1 < MAX_ARGV; i++)
+		env[n++] = d->env[i];
+	for (k = 0; k < j->nopts; k++)
+		for (i = 0; j->opts[k]->env && j->opts[k]->env[i] && n + 1 < MAX_ARGV; i++)
+			env[n++] = j->opts[k]->env[i];
 	env[n] = NULL;
 	q = (struct agent_exec_req){
 		.file_name = j->pl->desc->file_name,
 		.code = j->code,
 		.code_len = j->code_len,
-		.build_argv = j->pl->desc->build_cmd ? build : NULL,
+		.build_argv = build_cmd ? build : NULL,
 		.run_argv = run,
 		.env = env,
 		.seccomp_deny = po->seccomp_deny,
 		.timeout_ms = j->timeout_ms,
 		.stdout_cap = po->limits.stdout_cap,
 		.stderr_cap = po->limits.stderr_cap,
+		.stdin_data = j->stdin_data,
+		.stdin_len = j->stdin_len,
 	};
 	rc = agent_client_exec(box_agent(j->box), &q, exec_cb, j);
 	if (rc) {
@@ -267,11 +286,14 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	j->arg = arg;
 	*out = j;
 	j->timeout_ms = req->timeout_ms ? req->timeout_ms : po->limits.timeout_ms;
+	j->nopts = req->nopts < EXEC_MAX_OPTIONS ? req->nopts : EXEC_MAX_OPTIONS;
+	memcpy(j->opts, req->opts, j->nopts * sizeof(j->opts[0]));
 
-	if (req->code_len > po->max_code_bytes) {
+	if (req->code_len + req->stdin_len > po->max_code_bytes) {
 		snprintf(msg, sizeof(msg),
-			 "code is %zu bytes; the limit is %u bytes (max_code_bytes)",
-			 req->code_len, po->max_code_bytes);
+			 "code%s is %zu bytes; the limit is %u bytes (max_code_bytes)",
+			 req->stdin_len ? " with stdin" : "",
+			 req->code_len + req->stdin_len, po->max_code_bytes);
 		job_fail(j, "code_too_large", msg);
 		return 0;
 	}
@@ -303,6 +325,15 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 		}
 		j->code = rewritten;
 		j->code_len = len;
+	}
+	if (req->stdin_data) {
+		j->stdin_data = malloc(req->stdin_len + 1);
+		if (!j->stdin_data) {
+			job_fail(j, "sandbox_error", "out of memory");
+			return 0;
+		}
+		memcpy(j->stdin_data, req->stdin_data, req->stdin_len);
+		j->stdin_len = req->stdin_len;
 	}
 	if (!j->code) {
 		j->code = malloc(req->code_len + 1);

@@ -15,11 +15,18 @@
 
 struct exec_job;
 
+#define EXEC_MAX_OPTIONS 16
+
 struct exec_request {
 	const struct plugin *pl;
 	const char *code;      /* borrowed until exec_start returns */
 	size_t code_len;
 	uint32_t timeout_ms;   /* 0: the language's default */
+	const char *stdin_data;/* fed to the program, or NULL; borrowed like code */
+	size_t stdin_len;
+	/* Options the call switched on (borrowed from the plugin). */
+	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
+	size_t nopts;
 };
 
 /* Either error_code is set (a host-side failure: machine-readable code and

@@ -93,7 +93,7 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 		*why = "ABI major version differs from the host's";
 		return -EINVAL;
 	}
-	if (d->struct_size < sizeof(struct sbx_plugin)) {
+	if (d->struct_size < SBX_PLUGIN_SIZE_1_0) {
 		*why = "descriptor struct_size is smaller than ABI 1.0's";
 		return -EINVAL;
 	}
@@ -136,6 +136,30 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 				return -EINVAL;
 			}
 	}
+	if (d->struct_size >= offsetof(struct sbx_plugin, ml_variant) +
+				     sizeof(d->ml_variant)) {
+		size_t i;
+
+		for (i = 0; d->options && d->options[i].name; i++) {
+			const struct sbx_option *o = &d->options[i];
+
+			if (i >= 16 || strlen(o->name) > 32 ||
+			    strspn(o->name, "abcdefghijklmnopqrstuvwxyz_") !=
+				    strlen(o->name) || !*o->name) {
+				*why = "option names must match [a-z_]{1,32} (16 at most)";
+				return -EINVAL;
+			}
+			if (!valid_argv(o->build_cmd, 0) ||
+			    !valid_argv(o->run_cmd, 0) || !valid_argv(o->env, 0)) {
+				*why = "an option's list is too long";
+				return -EINVAL;
+			}
+		}
+		if (d->ml_variant && !valid_name(d->ml_variant)) {
+			*why = "ml_variant must match [a-z0-9_-]{1,32}";
+			return -EINVAL;
+		}
+	}
 	if (d->blocklist) {
 		size_t i;
 		regex_t re;
@@ -152,6 +176,26 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 	return 0;
 }
 
+void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out)
+{
+	size_t n = d->struct_size < sizeof(*out) ? d->struct_size : sizeof(*out);
+
+	memset(out, 0, sizeof(*out));
+	memcpy(out, d, n);
+	out->struct_size = sizeof(*out);
+}
+
+const struct sbx_option *plugin_option(const struct plugin *pl,
+				       const char *name)
+{
+	const struct sbx_option *o;
+
+	for (o = pl->desc->options; o && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
 /* Is name (or an alias of d) already taken by a loaded plugin? */
 static const char *name_clash(const struct plugin_set *set,
 			      const struct sbx_plugin *d)
@@ -164,6 +208,15 @@ static const char *name_clash(const struct plugin_set *set,
 		if (plugins_find(set, d->aliases[i]))
 			return d->aliases[i];
 	return NULL;
+}
+
+/* set->v moves when it grows: point each desc at its own copy. */
+static void fix_desc_pointers(struct plugin_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		set->v[i].desc = &set->v[i].d;
 }
 
 static void load_one(struct plugin_set *set, const char *path)
@@ -216,7 +269,8 @@ static void load_one(struct plugin_set *set, const char *path)
 	set->v = v;
 	v = &set->v[set->n++];
 	memset(v, 0, sizeof(*v));
-	v->desc = d;
+	plugin_descriptor_copy(d, &v->d);
+	fix_desc_pointers(set);
 	v->dl = dl;
 	v->path = strdup(path);
 	log_info("loaded plugin %s %s (ABI %u.%u) from %s", d->name,
@@ -272,7 +326,7 @@ const struct plugin *plugins_find(const struct plugin_set *set,
 	size_t i, j;
 
 	for (i = 0; i < set->n; i++) {
-		const struct sbx_plugin *d = set->v[i].desc;
+		const struct sbx_plugin *d = &set->v[i].d;
 
 		if (strcmp(d->name, name) == 0)
 			return &set->v[i];

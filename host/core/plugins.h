@@ -34,7 +34,11 @@ struct policy {
 };
 
 struct plugin {
-	const struct sbx_plugin *desc; /* owned by the .so */
+	/* The plugin's descriptor as this host's ABI sees it: fields beyond
+	 * the plugin's struct_size (an older minor) are zero. Its pointers
+	 * point into the .so. */
+	struct sbx_plugin d;
+	const struct sbx_plugin *desc; /* == &d */
 	void *dl;
 	char *path;
 	struct policy policy;
@@ -49,8 +53,19 @@ struct plugin_set {
 /* The table handed to plugins (static storage). */
 const struct sbx_host_api *plugins_host_api(void);
 
+/* Size of an ABI 1.0 descriptor: the smallest the host accepts. */
+#define SBX_PLUGIN_SIZE_1_0 offsetof(struct sbx_plugin, options)
+
 /* Check a descriptor; returns 0 or -EINVAL with *why (static string). */
 int plugin_validate(const struct sbx_plugin *d, const char **why);
+
+/* Copy a validated descriptor into out, zero-filling the fields of newer
+ * minors the plugin does not have. */
+void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out);
+
+/* The option of pl named name, or NULL. */
+const struct sbx_option *plugin_option(const struct plugin *pl,
+				       const char *name);
 
 /* Load every *.so in dir (sorted by name). Returns 0 even when some
  * plugins are rejected; -errno when the directory cannot be read. */

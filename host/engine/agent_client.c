@@ -356,6 +356,8 @@ int agent_client_exec(struct agent_client *ac,
 		rc = ap_put_u32(b, AP_T_STDOUT_CAP, q->stdout_cap);
 	if (!rc)
 		rc = ap_put_u32(b, AP_T_STDERR_CAP, q->stderr_cap);
+	if (!rc && q->stdin_data)
+		rc = ap_put(b, AP_T_STDIN, q->stdin_data, q->stdin_len);
 	if (!rc)
 		rc = ap_frame_end(b);
 	if (rc) {

@@ -25,6 +25,8 @@ struct agent_exec_req {
 	uint32_t timeout_ms;
 	uint32_t stdout_cap;
 	uint32_t stderr_cap;
+	const char *stdin_data;    /* or NULL: the program reads /dev/null */
+	size_t stdin_len;
 };
 
 struct agent_exec_result {

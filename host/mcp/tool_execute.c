@@ -16,6 +16,49 @@ struct execute_call {
 	struct exec_job *job;
 };
 
+static int any_ml_variant(const struct tool_env *env)
+{
+	size_t i;
+
+	for (i = 0; i < env->plugins->n; i++)
+		if (env->plugins->v[i].policy.enabled &&
+		    env->plugins->v[i].desc->ml_variant)
+			return 1;
+	return 0;
+}
+
+/* One boolean property per option name, whichever languages offer it. */
+static void add_option_props(const struct tool_env *env, cJSON *props)
+{
+	const struct sbx_option *o;
+	char desc[512];
+	size_t i, k, off;
+
+	for (i = 0; i < env->plugins->n; i++) {
+		if (!env->plugins->v[i].policy.enabled)
+			continue;
+		for (o = env->plugins->v[i].desc->options; o && o->name; o++) {
+			cJSON *p;
+
+			if (cJSON_GetObjectItemCaseSensitive(props, o->name))
+				continue; /* described with its first language */
+			off = (size_t)snprintf(desc, sizeof(desc), "%s (",
+					       o->description ? o->description : o->name);
+			for (k = i; k < env->plugins->n && off < sizeof(desc); k++)
+				if (env->plugins->v[k].policy.enabled &&
+				    plugin_option(&env->plugins->v[k], o->name))
+					off += (size_t)snprintf(desc + off, sizeof(desc) - off,
+								"%s%s", k == i ? "" : ", ",
+								env->plugins->v[k].desc->name);
+			if (off < sizeof(desc) - 1)
+				snprintf(desc + off, sizeof(desc) - off, ")");
+			p = cJSON_AddObjectToObject(props, o->name);
+			cJSON_AddStringToObject(p, "type", "boolean");
+			cJSON_AddStringToObject(p, "description", desc);
+		}
+	}
+}
+
 static cJSON *schema_common(const struct tool_env *env, int with_enum)
 {
 	cJSON *s = cJSON_CreateObject(), *props, *p, *req, *en;
@@ -61,6 +104,19 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		 "Wall-clock limit in milliseconds (default %u, at most %u). On timeout every process the code started is killed and partial output is returned.",
 		 env->cfg->limits.timeout_ms, env->cfg->max_timeout_ms);
 	cJSON_AddStringToObject(p, "description", desc);
+
+	p = cJSON_AddObjectToObject(props, "stdin");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"Text fed to the program's standard input (default: empty).");
+
+	if (any_ml_variant(env)) {
+		p = cJSON_AddObjectToObject(props, "ml");
+		cJSON_AddStringToObject(p, "type", "boolean");
+		cJSON_AddStringToObject(p, "description",
+					"Use the language's machine-learning runtime (for python: numpy, pandas, scikit-learn, torch, matplotlib already imported and fast).");
+	}
+	add_option_props(env, props);
 
 	req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("language"));
@@ -195,6 +251,9 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
 	const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(args, "timeout");
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(args, "stdin");
+	const cJSON *it;
 	const struct plugin *pl;
 	struct exec_request req;
 	struct execute_call *ec;
@@ -203,6 +262,18 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	double t;
 
 	pl = plugins_find(env->plugins, lang->valuestring);
+	if (pl && pl->policy.enabled && cJSON_IsTrue(ml)) {
+		const struct plugin *v = pl->desc->ml_variant ?
+			plugins_find(env->plugins, pl->desc->ml_variant) : NULL;
+
+		if (v != pl && (!v || !v->policy.enabled)) {
+			mcp_call_finish(mc, tool_error("unknown_language",
+						       "language '%s' has no machine-learning runtime here",
+						       pl->desc->name));
+			return;
+		}
+		pl = v;
+	}
 	if (!pl || !pl->policy.enabled) {
 		names[0] = '\0';
 		for (i = 0; i < env->plugins->n && off < sizeof(names); i++)
@@ -219,6 +290,27 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 					       off ? names : "none (no plugins loaded)"));
 		return;
 	}
+	req = (struct exec_request){ .pl = pl };
+	/* Every other boolean argument is an option: the language must
+	 * offer each one switched on. */
+	cJSON_ArrayForEach(it, args) {
+		const struct sbx_option *o;
+
+		if (!cJSON_IsBool(it) || strcmp(it->string, "ml") == 0)
+			continue;
+		o = plugin_option(pl, it->string);
+		if (!o) {
+			if (cJSON_IsTrue(it)) {
+				mcp_call_finish(mc, tool_error("invalid_arguments",
+							       "language '%s' has no option '%s'",
+							       pl->desc->name, it->string));
+				return;
+			}
+			continue;
+		}
+		if (cJSON_IsTrue(it) && req.nopts < EXEC_MAX_OPTIONS)
+			req.opts[req.nopts++] = o;
+	}
 	ec = calloc(1, sizeof(*ec));
 	if (!ec) {
 		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
@@ -228,12 +320,13 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	t = timeout ? timeout->valuedouble : 0;
 	if (t > pl->policy.max_timeout_ms)
 		t = pl->policy.max_timeout_ms; /* capped by the server's policy */
-	req = (struct exec_request){
-		.pl = pl,
-		.code = code->valuestring,
-		.code_len = strlen(code->valuestring),
-		.timeout_ms = (uint32_t)t,
-	};
+	req.code = code->valuestring;
+	req.code_len = strlen(code->valuestring);
+	req.timeout_ms = (uint32_t)t;
+	if (in) {
+		req.stdin_data = in->valuestring;
+		req.stdin_len = strlen(in->valuestring);
+	}
 	/* done_cb may run before exec_start returns (policy rejections), so
 	 * register the cancel hook first and touch ec only through it. */
 	mcp_call_on_cancel(mc, cancel_cb, ec);

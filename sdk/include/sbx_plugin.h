@@ -10,7 +10,8 @@
  * Versioning: the descriptor starts with its own size and the ABI version it
  * was built against. The host refuses a plugin whose major differs from its
  * own; within one major, fields are only ever appended, and the host reads
- * only the fields that the plugin's struct_size covers.
+ * only the fields that the plugin's struct_size covers (a 1.0 plugin has no
+ * options or ml_variant; the host treats them as NULL).
  *
  * Policy is data: every limit, command and list declared here can be
  * overridden per language in sandbox.ini. Commands are argv arrays; the host
@@ -30,7 +31,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 0
+#define SBX_PLUGIN_ABI_MINOR 1
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -87,6 +88,21 @@ struct sbx_block_rule {
 };
 
 /*
+ * A per-call switch a language offers (ABI 1.1): a boolean argument of
+ * sandbox_execute, such as "typecheck" (TypeScript) or "optimize" (Rust).
+ * When a call sets it to true, the option's non-NULL commands replace the
+ * plugin's and its env entries are added. A call that sets an option its
+ * language does not offer gets "invalid_arguments".
+ */
+struct sbx_option {
+	const char *name;             /* [a-z_]{1,32} */
+	const char *description;      /* one line, shown to the model */
+	const char *const *build_cmd; /* replaces build_cmd, or NULL */
+	const char *const *run_cmd;   /* replaces run_cmd, or NULL */
+	const char *const *env;       /* added "KEY=VALUE" entries, or NULL */
+};
+
+/*
  * The descriptor. Every pointer must stay valid while the plugin is loaded
  * (point at static data). Lists are NULL-terminated; a NULL list is empty.
  */
@@ -126,6 +142,14 @@ struct sbx_plugin {
 			    size_t len, char **out, size_t *out_len);
 	/* Called before unloading. */
 	void (*fini)(void);
+
+	/* ABI 1.1 */
+
+	/* Per-call options, terminated by an entry with name NULL, or NULL. */
+	const struct sbx_option *options;
+	/* The language that a call with this language and "ml": true runs
+	 * instead (for example "python-ml" for python), or NULL. */
+	const char *ml_variant;
 };
 
 /* The one symbol a plugin exports. Returns NULL to decline loading. */

@@ -103,6 +103,8 @@ e2e('arguments of the wrong type are refused with invalid_arguments', { docker: 
     [{ language: 'python', code: 'print(1)', timeout: 'soon' }, /timeout/],
     [{ language: 'python', code: 'print(1)', timeout: -5 }, /timeout/],
     [{ language: 'python', code: 'print(1)', colour: 'blue' }, /colour/],
+    [{ language: 'python', code: 'print(1)', stdin: 5 }, /stdin/],
+    [{ language: 'python', code: 'print(1)', optimize: true }, /optimize/],
   ];
   for (const [args, names] of cases) {
     const err = toolError(await s.call(args));
@@ -142,4 +144,14 @@ e2e('an unreachable Docker engine gives docker_unavailable', { docker: false }, 
   const err = toolError(await s.call({ language: 'bash', code: 'echo hi' }));
   assert.equal(err.code, 'docker_unavailable');
   assert.match(err.message, /nonexistent\.sock/, 'the message says where Docker was looked for');
+});
+
+e2e('stdin feeds the program; without it the program reads EOF', {}, async (h) => {
+  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0' } });
+  const r = await s.execute('python', 'import sys\nprint(sys.stdin.read().upper(), end="")', { stdin: 'hello\nworld\n' });
+  assert.equal(r.stdout, 'HELLO\nWORLD\n');
+  const sh = await s.execute('bash', 'read -r a; read -r b; echo "$b $a"', { stdin: 'one\ntwo\n' });
+  assert.equal(sh.stdout, 'two one\n');
+  const none = await s.execute('bash', 'cat; echo "rc=$?"');
+  assert.equal(none.stdout, 'rc=0\n');
 });

@@ -48,9 +48,17 @@ static void fixtures(const char *dir)
 	const struct plugin *perl;
 
 	CHECK(plugins_load_dir(&s, dir) == 0);
-	/* perl (the SDK example) and "fixture" load; bad_abi, bad_name,
-	 * dup_perl, no_entry, no_run, null_desc are rejected. */
-	CHECK(s.n == 2);
+	/* perl (the SDK example), "fixture" and an ABI 1.0 plugin load;
+	 * bad_abi, bad_name, dup_perl, no_entry, no_run, null_desc are
+	 * rejected. */
+	CHECK(s.n == 3);
+	CHECK(plugins_find(&s, "old") != NULL);
+	if (plugins_find(&s, "old")) {
+		/* fields of ABI 1.1 read as empty for a 1.0 plugin */
+		CHECK(plugins_find(&s, "old")->desc->options == NULL);
+		CHECK(plugins_find(&s, "old")->desc->ml_variant == NULL);
+		CHECK(plugin_option(plugins_find(&s, "old"), "optimize") == NULL);
+	}
 	CHECK(s.rejected == 6);
 	perl = plugins_find(&s, "perl");
 	CHECK(perl != NULL);

@@ -105,10 +105,12 @@ export class McpServer {
 
   /**
    * Runs code and returns the structuredContent of a successful call
-   * (isError false), checking that the text content says the same.
+   * (isError false), checking that the text content says the same. Other
+   * keys of the options (stdin, typecheck, optimize, ml...) are passed as
+   * tool arguments.
    */
-  async execute(language, code, { timeout, requestTimeoutMs } = {}) {
-    const args = { language, code };
+  async execute(language, code, { timeout, requestTimeoutMs, ...extra } = {}) {
+    const args = { language, code, ...extra };
     if (timeout !== undefined) args.timeout = timeout;
     const r = await this.call(args, { requestTimeoutMs });
     assert.equal(
