@@ -1,0 +1,717 @@
+/*
+ * test_agent_client.c - the host's agent client against a hostile agent.
+ *
+ * The agent shares its container with user code, so whatever it sends may be
+ * forged. A scripted fake Docker daemon (libuv handles on the test's own loop,
+ * as in tests/integration/test_docker_client.c) answers the attach handshake,
+ * reads the agent frames the host writes and answers each as the scenario's
+ * mode says: honestly, with a reply of the wrong type or id, with a frame
+ * header over AP_MAX_FRAME, or after the host has closed.
+ *
+ * Regression test for replies that must match the pending request: a
+ * RESET_DONE answering an EXEC used to call a NULL function pointer, an
+ * EXEC_DONE answering a RESET corrupted the heap.
+ *
+ * Run with a scenario name as argument to run only that one.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "agent_proto.h"
+#include "engine/agent_client.h"
+#include "engine/docker.h"
+#include "testlib.h"
+
+#define WATCHDOG_MS 5000
+#define CODE "print('hi')"
+
+/* How the fake agent answers the host's requests. HELLO always gets
+ * HELLO_OK. */
+enum agent_mode {
+	AGENT_HONEST,
+	AGENT_RESET_DONE_FOR_EXEC,
+	AGENT_EXEC_DONE_FOR_RESET,
+	AGENT_HELLO_OK_FOR_EXEC,
+	AGENT_WRONG_ID,
+	AGENT_OVERSIZED_FRAME,
+	AGENT_ANSWER_ACROSS_CLOSE, /* the owner closes while the reply flies */
+	AGENT_ERROR_FOR_EXEC,
+};
+
+struct fake_conn {
+	uv_pipe_t pipe;
+	char head[4096]; /* the attach request */
+	size_t head_len;
+	int upgraded;
+	struct ap_reader rd; /* agent frames from the host */
+};
+
+static struct fake {
+	uv_pipe_t server;
+	char dir[32];
+	char path[64];
+	char container[32]; /* the id the attach must name */
+	enum agent_mode mode;
+	const char *phase;	/* of the EXEC_DONE the honest agent sends */
+	struct fake_conn *conn; /* NULL once the host hung up */
+	uint32_t last_id;	/* of the last request seen */
+	/* What the honest agent found in the EXEC. */
+	char file_name[32];
+	int code_ok;
+	int run_args;
+} fk;
+
+static struct ap_buf reply; /* agent frames waiting for fake_flush() */
+
+/* The owner of the client under test: what its callbacks saw. */
+static struct owner {
+	struct agent_client *ac; /* NULL once closed or lost */
+	int in_close;		 /* inside agent_client_close() */
+	int closed;		 /* agent_client_close() has returned */
+	int late;		 /* callbacks after close returned */
+	int open_n, open_err;
+	int exec_n, exec_err, exec_had_res, exec_in_close;
+	char exec_msg[256];
+	struct agent_exec_result res; /* out/err point to the copies below */
+	char out[16], err[16];
+	int reset_n, reset_err, reset_ok;
+	int lost_n;
+} o;
+
+static uv_loop_t loop;
+static uv_timer_t watchdog;
+static struct docker *d;
+static const char *scenario;
+static int stuck;
+
+/* ------------------------------------------------------------------ */
+/* The fake daemon and its agent                                       */
+
+static void fake_write_cb(uv_write_t *w, int status)
+{
+	(void)status; /* the host may have hung up first */
+	free(w->data);
+	free(w);
+}
+
+/* Sends payload as one stdout frame of Docker's multiplexed stream. */
+static void fake_send_stdout(struct fake_conn *c, const void *payload,
+			     size_t len)
+{
+	uv_write_t *w = malloc(sizeof(*w));
+	unsigned char *p = malloc(8 + len);
+	uv_buf_t b;
+
+	if (!w || !p) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	p[0] = 1;
+	p[1] = p[2] = p[3] = 0;
+	p[4] = (unsigned char)(len >> 24);
+	p[5] = (unsigned char)(len >> 16);
+	p[6] = (unsigned char)(len >> 8);
+	p[7] = (unsigned char)len;
+	memcpy(p + 8, payload, len);
+	w->data = p;
+	b = uv_buf_init((char *)p, (unsigned)(8 + len));
+	if (uv_write(w, (uv_stream_t *)&c->pipe, &b, 1, fake_write_cb) != 0) {
+		free(p);
+		free(w);
+	}
+}
+
+static void fake_flush(struct fake_conn *c)
+{
+	if (reply.len)
+		fake_send_stdout(c, reply.data, reply.len);
+	ap_buf_consume(&reply, reply.len);
+}
+
+static void reply_hello_ok(uint32_t id)
+{
+	int rc = ap_frame_begin(&reply, AP_HELLO_OK, id);
+
+	rc |= ap_put_u32(&reply, AP_T_VERSION, AP_VERSION);
+	rc |= ap_put_str(&reply, AP_T_WORKDIR, "/work");
+	rc |= ap_frame_end(&reply);
+	CHECK(rc == 0);
+}
+
+static void reply_exec_done(uint32_t id)
+{
+	int rc = ap_frame_begin(&reply, AP_EXEC_DONE, id);
+
+	rc |= ap_put_u32(&reply, AP_T_EXIT_CODE, 3);
+	rc |= ap_put_u32(&reply, AP_T_DURATION_MS, 42);
+	rc |= ap_put_str(&reply, AP_T_STDOUT, "hi");
+	rc |= ap_put_str(&reply, AP_T_STDERR, "err");
+	rc |= ap_put_u8(&reply, AP_T_STDOUT_TRUNC, 0);
+	rc |= ap_put_u8(&reply, AP_T_STDERR_TRUNC, 1);
+	rc |= ap_put_str(&reply, AP_T_PHASE, fk.phase);
+	rc |= ap_frame_end(&reply);
+	CHECK(rc == 0);
+}
+
+static void reply_reset_done(uint32_t id)
+{
+	int rc = ap_frame_begin(&reply, AP_RESET_DONE, id);
+
+	rc |= ap_put_u8(&reply, AP_T_OK, 1);
+	rc |= ap_frame_end(&reply);
+	CHECK(rc == 0);
+}
+
+static void reply_error(uint32_t id, const char *msg)
+{
+	int rc = ap_frame_begin(&reply, AP_ERROR, id);
+
+	rc |= ap_put_str(&reply, AP_T_MESSAGE, msg);
+	rc |= ap_frame_end(&reply);
+	CHECK(rc == 0);
+}
+
+static void owner_close(void);
+
+static void note_exec_fields(const struct ap_frame *f)
+{
+	struct ap_field fl;
+	size_t off = 0;
+
+	while (ap_next_field(f, &off, &fl) == 1) {
+		if (fl.tag == AP_T_FILE_NAME && fl.len < sizeof(fk.file_name)) {
+			memcpy(fk.file_name, fl.data, fl.len);
+			fk.file_name[fl.len] = '\0';
+		} else if (fl.tag == AP_T_FILE_DATA) {
+			fk.code_ok = fl.len == strlen(CODE) &&
+				     memcmp(fl.data, CODE, fl.len) == 0;
+		} else if (fl.tag == AP_T_RUN_ARG) {
+			fk.run_args++;
+		}
+	}
+}
+
+static void fake_exec(struct fake_conn *c, const struct ap_frame *f)
+{
+	/* A header announcing AP_MAX_FRAME + 1 bytes (type EXEC_DONE, id 0);
+	 * the client must reject it on the header alone. */
+	static const unsigned char oversized[AP_HEADER_LEN] = {
+		(AP_MAX_FRAME + 1) >> 24, ((AP_MAX_FRAME + 1) >> 16) & 0xff,
+		((AP_MAX_FRAME + 1) >> 8) & 0xff, (AP_MAX_FRAME + 1) & 0xff,
+		AP_EXEC_DONE};
+
+	switch (fk.mode) {
+	case AGENT_HONEST:
+	case AGENT_EXEC_DONE_FOR_RESET:
+		note_exec_fields(f);
+		reply_exec_done(f->id);
+		break;
+	case AGENT_RESET_DONE_FOR_EXEC:
+		reply_reset_done(f->id);
+		reply_exec_done(f->id); /* the right one, too late */
+		break;
+	case AGENT_HELLO_OK_FOR_EXEC:
+		reply_hello_ok(f->id);
+		break;
+	case AGENT_WRONG_ID:
+		reply_exec_done(f->id + 1);
+		break;
+	case AGENT_OVERSIZED_FRAME:
+		fake_send_stdout(c, oversized, sizeof(oversized));
+		break;
+	case AGENT_ANSWER_ACROSS_CLOSE:
+		/* The reply is in the host's socket buffer when the owner
+		 * closes, and another follows. */
+		reply_exec_done(f->id);
+		fake_flush(c);
+		owner_close();
+		reply_exec_done(f->id);
+		break;
+	case AGENT_ERROR_FOR_EXEC:
+		reply_error(f->id, "unknown language: cobol");
+		break;
+	}
+	fake_flush(c);
+}
+
+static void fake_agent(struct fake_conn *c, const struct ap_frame *f)
+{
+	fk.last_id = f->id;
+	switch (f->type) {
+	case AP_HELLO:
+		reply_hello_ok(f->id);
+		break;
+	case AP_EXEC:
+		fake_exec(c, f);
+		return;
+	case AP_RESET:
+		if (fk.mode == AGENT_EXEC_DONE_FOR_RESET)
+			reply_exec_done(f->id);
+		else
+			reply_reset_done(f->id);
+		break;
+	default:
+		fprintf(stderr, "FAIL %s: the host sent frame type 0x%02x\n",
+			scenario, f->type);
+		t_failed++;
+		break;
+	}
+	fake_flush(c);
+}
+
+static void fake_handshake(struct fake_conn *c)
+{
+	static const char ok[] =
+		"HTTP/1.1 101 UPGRADED\r\n"
+		"Content-Type: application/vnd.docker.raw-stream\r\n"
+		"Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n";
+	char want[160];
+	char *end = memmem(c->head, c->head_len, "\r\n\r\n", 4);
+	size_t n;
+	uv_write_t *w;
+	uv_buf_t b;
+
+	if (!end)
+		return;
+	n = (size_t)(end + 4 - c->head);
+	snprintf(want, sizeof(want),
+		 "POST /containers/%s/attach?stream=1&stdin=1&stdout=1&"
+		 "stderr=1 HTTP/1.1\r\n",
+		 fk.container);
+	CHECK(strncmp(c->head, want, strlen(want)) == 0);
+	CHECK(memmem(c->head, n, "\r\nUpgrade: tcp\r\n", 16) != NULL);
+	w = malloc(sizeof(*w));
+	if (!w) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	w->data = NULL;
+	b = uv_buf_init((char *)ok, sizeof(ok) - 1);
+	CHECK(uv_write(w, (uv_stream_t *)&c->pipe, &b, 1, fake_write_cb) == 0);
+	c->upgraded = 1;
+	/* Whatever followed the request is already agent protocol. */
+	CHECK(ap_reader_feed(&c->rd, c->head + n, c->head_len - n) == 0);
+}
+
+static void fake_conn_close_cb(uv_handle_t *h)
+{
+	struct fake_conn *c = h->data;
+
+	ap_reader_close(&c->rd);
+	free(c);
+}
+
+static void fake_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+	(void)h;
+	(void)hint;
+	b->base = malloc(65536);
+	b->len = b->base ? 65536 : 0;
+}
+
+static void fake_read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
+{
+	struct fake_conn *c = st->data;
+	struct ap_frame f;
+	int rc;
+
+	if (nread < 0) {
+		if (fk.conn == c)
+			fk.conn = NULL;
+		uv_close((uv_handle_t *)&c->pipe, fake_conn_close_cb);
+	} else if (!c->upgraded) {
+		size_t room = sizeof(c->head) - c->head_len;
+		size_t take = (size_t)nread < room ? (size_t)nread : room;
+
+		memcpy(c->head + c->head_len, b->base, take);
+		c->head_len += take;
+		fake_handshake(c);
+	} else {
+		CHECK(ap_reader_feed(&c->rd, b->base, (size_t)nread) == 0);
+	}
+	free(b->base);
+	while (nread >= 0 && c->upgraded &&
+	       (rc = ap_reader_next(&c->rd, &f)) != 0) {
+		CHECK(rc == 1); /* the host writes well-formed frames */
+		if (rc < 0)
+			break;
+		fake_agent(c, &f);
+	}
+}
+
+static void fake_connection_cb(uv_stream_t *server, int status)
+{
+	struct fake_conn *c = calloc(1, sizeof(*c));
+
+	CHECK(status == 0);
+	if (!c) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	CHECK(fk.conn == NULL); /* one connection per scenario */
+	uv_pipe_init(&loop, &c->pipe, 0);
+	c->pipe.data = c;
+	ap_reader_init(&c->rd);
+	CHECK(uv_accept(server, (uv_stream_t *)&c->pipe) == 0);
+	CHECK(uv_read_start((uv_stream_t *)&c->pipe, fake_alloc_cb,
+			    fake_read_cb) == 0);
+	fk.conn = c;
+}
+
+static int fake_start(void)
+{
+	snprintf(fk.dir, sizeof(fk.dir), "/tmp/sbx-ac-XXXXXX");
+	if (!mkdtemp(fk.dir))
+		return -errno;
+	snprintf(fk.path, sizeof(fk.path), "%s/docker.sock", fk.dir);
+	uv_pipe_init(&loop, &fk.server, 0);
+	if (uv_pipe_bind(&fk.server, fk.path) != 0 ||
+	    uv_listen((uv_stream_t *)&fk.server, 4, fake_connection_cb) != 0)
+		return -EIO;
+	/* The loop runs "until idle": the listener does not count. */
+	uv_unref((uv_handle_t *)&fk.server);
+	return 0;
+}
+
+static void fake_stop(void)
+{
+	uv_close((uv_handle_t *)&fk.server, NULL);
+	unlink(fk.path);
+	rmdir(fk.dir);
+}
+
+/* ------------------------------------------------------------------ */
+/* The owner                                                           */
+
+static void owner_close(void)
+{
+	o.in_close = 1;
+	agent_client_close(o.ac);
+	o.in_close = 0;
+	o.closed = 1;
+	o.ac = NULL;
+}
+
+static void on_open(struct agent_client *ac, int err, const char *msg,
+		    void *arg)
+{
+	(void)msg;
+	CHECK(arg == &o);
+	CHECK(ac == o.ac);
+	o.late += o.closed;
+	o.open_n++;
+	o.open_err = err;
+}
+
+static void on_exec(struct agent_client *ac, int err, const char *msg,
+		    const struct agent_exec_result *res, void *arg)
+{
+	CHECK(arg == &o.exec_n); /* not the arg of some other request */
+	CHECK(ac == o.ac);
+	o.late += o.closed;
+	o.exec_n++;
+	o.exec_err = err;
+	o.exec_in_close = o.in_close;
+	snprintf(o.exec_msg, sizeof(o.exec_msg), "%s", msg ? msg : "");
+	o.exec_had_res = res != NULL;
+	if (res) {
+		o.res = *res;
+		snprintf(o.out, sizeof(o.out), "%.*s", (int)res->out_len,
+			 res->out);
+		snprintf(o.err, sizeof(o.err), "%.*s", (int)res->err_len,
+			 res->err);
+		o.res.out = o.out; /* res->out is borrowed */
+		o.res.err = o.err;
+	}
+}
+
+static void on_reset(struct agent_client *ac, int err, int ok, const char *msg,
+		     void *arg)
+{
+	(void)msg;
+	CHECK(arg == &o.reset_n);
+	CHECK(ac == o.ac);
+	o.late += o.closed;
+	o.reset_n++;
+	o.reset_err = err;
+	o.reset_ok = ok;
+}
+
+static void on_lost(struct agent_client *ac, void *arg)
+{
+	CHECK(arg == &o);
+	CHECK(ac == o.ac);
+	o.late += o.closed;
+	o.lost_n++;
+	o.ac = NULL; /* freed by the client after this returns */
+}
+
+static void watchdog_cb(uv_timer_t *t)
+{
+	(void)t;
+	fprintf(stderr, "FAIL %s: no progress in %d ms\n", scenario,
+		WATCHDOG_MS);
+	t_failed++;
+	stuck = 1;
+	uv_stop(&loop);
+}
+
+static void run_until(const int *flag)
+{
+	while (!*flag && !stuck && uv_run(&loop, UV_RUN_ONCE))
+		;
+}
+
+/* Fresh owner and fake, open the client and wait for HELLO_OK. */
+static void begin(const char *name, enum agent_mode mode)
+{
+	memset(&o, 0, sizeof(o));
+	scenario = name;
+	stuck = 0;
+	fk.mode = mode;
+	fk.phase = "run";
+	snprintf(fk.container, sizeof(fk.container), "%s", name);
+	fk.file_name[0] = '\0';
+	fk.code_ok = fk.run_args = 0;
+	uv_timer_start(&watchdog, watchdog_cb, WATCHDOG_MS, 0);
+	CHECK(agent_client_open(d, name, on_open, on_lost, &o, &o.ac) == 0);
+	run_until(&o.open_n);
+	CHECK(o.open_n == 1);
+	CHECK(o.open_err == 0);
+}
+
+static void start_exec(void)
+{
+	static const char *const run[] = {"python3", "main.py", NULL};
+	const struct agent_exec_req q = {
+		.file_name = "main.py",
+		.code = CODE,
+		.code_len = strlen(CODE),
+		.run_argv = run,
+		.timeout_ms = 5000,
+		.stdout_cap = 1024,
+		.stderr_cap = 1024,
+	};
+
+	CHECK(agent_client_exec(o.ac, &q, on_exec, &o.exec_n) == 0);
+}
+
+/* Run the loop until idle: the host's side is gone (closed or lost), the
+ * fake saw it hang up, and no callback ran after close. */
+static void settle(void)
+{
+	if (o.ac && !o.lost_n) /* a scenario that failed early */
+		owner_close();
+	uv_run(&loop, UV_RUN_DEFAULT);
+	CHECK(fk.conn == NULL);
+	CHECK(o.ac == NULL);
+	CHECK(o.late == 0);
+	uv_timer_stop(&watchdog);
+}
+
+/* ------------------------------------------------------------------ */
+/* Scenarios                                                           */
+
+static void t_happy_path(void)
+{
+	begin("happy", AGENT_HONEST);
+	start_exec();
+	CHECK(agent_client_reset(o.ac, on_reset, &o.reset_n) == -EBUSY);
+	run_until(&o.exec_n);
+	CHECK(strcmp(fk.file_name, "main.py") == 0);
+	CHECK(fk.code_ok);
+	CHECK(fk.run_args == 2);
+	CHECK(o.exec_n == 1);
+	CHECK(o.exec_err == 0);
+	CHECK(o.exec_had_res);
+	CHECK(o.res.exited == 1);
+	CHECK(o.res.exit_code == 3);
+	CHECK(o.res.duration_ms == 42);
+	CHECK(o.res.out_len == 2 && strcmp(o.out, "hi") == 0);
+	CHECK(o.res.err_len == 3 && strcmp(o.err, "err") == 0);
+	CHECK(o.res.out_truncated == 0);
+	CHECK(o.res.err_truncated == 1);
+	CHECK(strcmp(o.res.phase, "run") == 0);
+
+	CHECK(agent_client_reset(o.ac, on_reset, &o.reset_n) == 0);
+	run_until(&o.reset_n);
+	CHECK(o.reset_n == 1);
+	CHECK(o.reset_err == 0);
+	CHECK(o.reset_ok == 1);
+	owner_close();
+	settle();
+	CHECK(o.lost_n == 0);
+}
+
+/* Used to call the NULL reset callback of an EXEC. */
+static void t_reset_done_for_exec(void)
+{
+	begin("reset-done-for-exec", AGENT_RESET_DONE_FOR_EXEC);
+	start_exec();
+	run_until(&o.lost_n);
+	CHECK(o.exec_n == 1); /* the honest EXEC_DONE after it is ignored */
+	CHECK(o.exec_err == -EPROTO);
+	CHECK(!o.exec_had_res);
+	CHECK(o.reset_n == 0);
+	CHECK(o.lost_n == 1); /* the connection is closed */
+	settle();
+}
+
+/* Used to run the exec callback with the reset's argument. */
+static void t_exec_done_for_reset(void)
+{
+	begin("exec-done-for-reset", AGENT_EXEC_DONE_FOR_RESET);
+	fk.phase = "build";
+	start_exec();
+	run_until(&o.exec_n);
+	CHECK(o.exec_err == 0);
+	CHECK(strcmp(o.res.phase, "build") == 0);
+	CHECK(agent_client_reset(o.ac, on_reset, &o.reset_n) == 0);
+	run_until(&o.lost_n);
+	CHECK(o.reset_n == 1);
+	CHECK(o.reset_err < 0);
+	CHECK(o.reset_ok == 0);
+	CHECK(o.exec_n == 1);
+	CHECK(o.lost_n == 1);
+	settle();
+}
+
+static void t_hello_ok_for_exec(void)
+{
+	begin("hello-ok-for-exec", AGENT_HELLO_OK_FOR_EXEC);
+	start_exec();
+	run_until(&o.lost_n);
+	CHECK(o.open_n == 1);
+	CHECK(o.exec_n == 1);
+	CHECK(o.exec_err == -EPROTO);
+	CHECK(!o.exec_had_res);
+	CHECK(o.lost_n == 1);
+	settle();
+}
+
+static void t_wrong_id(void)
+{
+	begin("wrong-id", AGENT_WRONG_ID);
+	start_exec();
+	run_until(&o.lost_n);
+	CHECK(o.exec_n == 1);
+	CHECK(o.exec_err == -EPROTO);
+	CHECK(!o.exec_had_res);
+	CHECK(o.lost_n == 1);
+	settle();
+}
+
+static void t_unsolicited(void)
+{
+	begin("unsolicited", AGENT_HONEST);
+	/* The id of the HELLO just answered: only the type gives it away. */
+	CHECK(fk.conn != NULL);
+	if (fk.conn) {
+		reply_exec_done(fk.last_id);
+		fake_flush(fk.conn);
+	}
+	run_until(&o.lost_n);
+	CHECK(o.lost_n == 1);
+	CHECK(o.open_n == 1);
+	CHECK(o.exec_n == 0 && o.reset_n == 0);
+	settle();
+}
+
+static void t_oversized_frame(void)
+{
+	begin("oversized-frame", AGENT_OVERSIZED_FRAME);
+	start_exec();
+	run_until(&o.lost_n);
+	CHECK(o.exec_n == 1);
+	CHECK(o.exec_err == -EPROTO);
+	CHECK(o.lost_n == 1);
+	settle();
+}
+
+static void t_close_while_exec(void)
+{
+	begin("close-while-exec", AGENT_ANSWER_ACROSS_CLOSE);
+	start_exec();
+	run_until(&o.closed);
+	CHECK(o.exec_n == 1);
+	CHECK(o.exec_err == -ECANCELED);
+	CHECK(o.exec_in_close); /* before agent_client_close() returned */
+	CHECK(!o.exec_had_res);
+	settle(); /* checks that nothing ran afterwards */
+	CHECK(o.exec_n == 1);
+	CHECK(o.lost_n == 0);
+}
+
+static void t_error_for_exec(void)
+{
+	begin("error-for-exec", AGENT_ERROR_FOR_EXEC);
+	start_exec();
+	run_until(&o.exec_n);
+	CHECK(o.exec_n == 1);
+	CHECK(o.exec_err < 0);
+	CHECK(!o.exec_had_res);
+	CHECK_STR_CONTAINS(o.exec_msg, "unknown language: cobol");
+	owner_close();
+	settle();
+	CHECK(o.exec_n == 1);
+	CHECK(o.lost_n == 0);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} scenarios[] = {
+	{"happy", t_happy_path},
+	{"reset-done-for-exec", t_reset_done_for_exec},
+	{"exec-done-for-reset", t_exec_done_for_reset},
+	{"hello-ok-for-exec", t_hello_ok_for_exec},
+	{"wrong-id", t_wrong_id},
+	{"unsolicited", t_unsolicited},
+	{"oversized-frame", t_oversized_frame},
+	{"close-while-exec", t_close_while_exec},
+	{"error-for-exec", t_error_for_exec},
+};
+
+int main(int argc, char **argv)
+{
+	char url[80];
+	const char *msg = NULL;
+	size_t i;
+	int ran = 0;
+
+	/* The fake writes to sockets the host may have closed. */
+	signal(SIGPIPE, SIG_IGN);
+	CHECK(uv_loop_init(&loop) == 0);
+	if (fake_start() != 0) {
+		fprintf(stderr, "FAIL: cannot start the fake daemon\n");
+		return 1;
+	}
+	snprintf(url, sizeof(url), "unix://%s", fk.path);
+	if (docker_new(&loop, url, &d, &msg) != 0) {
+		fprintf(stderr, "FAIL: docker_new: %s\n", msg);
+		fake_stop();
+		return 1;
+	}
+	uv_timer_init(&loop, &watchdog);
+	uv_unref((uv_handle_t *)&watchdog);
+	ap_buf_init(&reply);
+
+	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		if (argc < 2 || strcmp(argv[1], scenarios[i].name) == 0) {
+			scenarios[i].fn();
+			ran++;
+		}
+	CHECK(ran > 0);
+
+	docker_free(d);
+	fake_stop();
+	uv_close((uv_handle_t *)&watchdog, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	CHECK(uv_loop_close(&loop) == 0);
+	ap_buf_close(&reply);
+	return t_summary("agent_client");
+}
