@@ -22,10 +22,18 @@ export const ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '
 export const BIN = process.env.MCP_SANDBOX_BIN || path.join(ROOT, 'build/bin/mcp-sandbox');
 export const IN_CI = process.env.CI === 'true';
 
-// One warm container per language instead of the default two: the machine
-// has two cores and every test starts its own server. A test that needs
-// more sets its own value.
-const DEFAULT_ENV = { SANDBOX_POOL_SIZE: '1' };
+// One warm container per language instead of the default two, and none for
+// the languages that most tests do not use: the machine has two cores and
+// every test starts its own server. A test that needs more sets its own
+// values (a language's own key beats SANDBOX_POOL_SIZE).
+const DEFAULT_ENV = {
+  SANDBOX_POOL_SIZE: '1',
+  SANDBOX_JAVASCRIPT_POOL_SIZE: '0',
+  SANDBOX_TYPESCRIPT_POOL_SIZE: '0',
+  SANDBOX_GO_POOL_SIZE: '0',
+  SANDBOX_RUST_POOL_SIZE: '0',
+  SANDBOX_PYTHON_ML_POOL_SIZE: '0',
+};
 const STDERR_KEEP = 256 * 1024;
 const STDERR_SHOW = 12 * 1024;
 
