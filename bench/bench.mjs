@@ -82,6 +82,30 @@ async function dockerBaselines(image, cmd) {
   }
 }
 
+// A hello world per language the server offers (issue 3's table).
+const HELLO = {
+  javascript: 'console.log(1)',
+  typescript: 'const n: number = 1; console.log(n)',
+  go: 'fmt.Println(1)',
+  rust: 'println!("1");',
+};
+
+async function languages(n) {
+  const { client } = await connect({ SANDBOX_POOL_SIZE: '1' });
+  try {
+    const { tools } = await client.listTools();
+    const offered = tools[0].inputSchema.properties.language.enum;
+    const out = [];
+    for (const [lang, code] of Object.entries(HELLO)) {
+      if (!offered.includes(lang)) continue;
+      out.push([lang, await series(client, lang, code, n)]);
+    }
+    return out;
+  } finally {
+    await client.close();
+  }
+}
+
 async function throughput(seconds, concurrency) {
   const { client, transport } = await connect({ SANDBOX_PYTHON_POOL_SIZE: String(concurrency) });
   try {
@@ -129,6 +153,12 @@ async function main() {
   console.log("\n## ratios (baseline p50 / mcp p50)");
   console.log(`python: docker exec ${(p2 / p1).toFixed(1)}x slower, docker run ${(p3 / p1).toFixed(1)}x slower`);
   console.log(`bash:   docker exec ${(b2 / b1).toFixed(1)}x slower, docker run ${(b3 / b1).toFixed(1)}x slower`);
+
+  const langs = await languages(quick ? 10 : 50);
+  if (langs.length) {
+    console.log("\n## hello world per language through MCP (a warm container each)");
+    for (const [lang, xs] of langs) line(`mcp ${lang}`, xs);
+  }
 
   const tput = await throughput(THROUGHPUT_S, 4);
   console.log(`\n## throughput\npython print(1), 4 concurrent callers, ${THROUGHPUT_S} s: ${tput.toFixed(1)} executions/s`);

@@ -9,10 +9,17 @@
 #   2. docker import turns it into mcp-sandbox/<lang>-base:<hash of the
 #      packages and the mmdebstrap options>, and the tarball is deleted,
 #   3. docker build adds images/<lang>/Dockerfile (user, /work, the agent
-#      build/bin/sbx-agent) on top: mcp-sandbox/<lang>:latest.
+#      build/bin/sbx-agent) on top: mcp-sandbox/<lang>:latest. Its context
+#      is the agent plus, when images/<lang>/context.sh exists, what that
+#      hook puts there: it runs as `context.sh CONTEXT_DIR CACHE_DIR`, with
+#      CACHE_DIR ($SBX_IMAGE_WORK/<lang>.cache) kept between builds for
+#      downloads. The hook must pin what it fetches in files of
+#      images/<lang>/, because those files (not its output) go into the
+#      recipe: an up-to-date check runs no hook and fetches nothing.
 # Steps whose result exists are skipped: the base by its tag, the final image
-# by its labels org.mcp-sandbox.recipe (packages, Dockerfile, base image id)
-# and org.mcp-sandbox.agent-sha256. So a new agent costs only step 3.
+# by its labels org.mcp-sandbox.recipe (packages, Dockerfile, with a hook
+# every other file of images/<lang>/ but README.md, base image id) and
+# org.mcp-sandbox.agent-sha256. So a new agent costs only step 3.
 #
 # Environment:
 #   SBX_AGENT          agent binary (default build/bin/sbx-agent)
@@ -82,8 +89,23 @@ base_tag() {
 	printf 'mcp-sandbox/%s-base:%s' "$1" "$h"
 }
 
-# What the final image's org.mcp-sandbox.recipe label must say.
-recipe() { cat "$IMAGES_DIR/$1/packages" "$IMAGES_DIR/$1/Dockerfile" <(echo "$2") | sha256sum | cut -d' ' -f1; }
+# What the final image's org.mcp-sandbox.recipe label must say. Without a
+# context hook, the hash of packages, Dockerfile and the base id, as it has
+# always been; with one, the names and contents of the hook's files too.
+recipe() {
+	local dir=$IMAGES_DIR/$1 f
+	{
+		cat "$dir/packages" "$dir/Dockerfile"
+		if [ -f "$dir/context.sh" ]; then
+			while IFS= read -r -d '' f; do
+				printf '%s\n' "${f#"$dir"/}"
+				cat "$f"
+			done < <(find "$dir" -type f ! -name packages ! -name Dockerfile ! -name README.md -print0 |
+				LC_ALL=C sort -z)
+		fi
+		echo "$2"
+	} | sha256sum | cut -d' ' -f1
+}
 
 labels() {
 	docker image inspect -f \
@@ -158,8 +180,16 @@ build_one() {
 	mkdir -p "$ctx"
 	cp "$IMAGES_DIR/$lang/Dockerfile" "$ctx/Dockerfile"
 	install -m 0755 "$AGENT" "$ctx/sbx-agent"
+	if [ -f "$IMAGES_DIR/$lang/context.sh" ]; then
+		sbx_log "[$lang] preparing the context (context.sh)..."
+		if ! bash "$IMAGES_DIR/$lang/context.sh" "$ctx" "$WORK/$lang.cache" >>"$log" 2>&1; then
+			rm -rf "$ctx"
+			job_failed "$lang" "preparing the context"
+			return 1
+		fi
+	fi
 	old_id=$(image_id "$final")
-	if ! docker build --build-arg "BASE=$base" \
+	if ! docker build --force-rm --build-arg "BASE=$base" \
 		--label "org.mcp-sandbox.recipe=$(recipe "$lang" "$base_id")" \
 		--label "org.mcp-sandbox.agent-sha256=$AGENT_SHA" \
 		-t "$final" "$ctx" >>"$log" 2>&1; then

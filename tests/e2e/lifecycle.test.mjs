@@ -1,7 +1,9 @@
 // The server as a host sees it: the handshake, the tool list, and shutdown
 // leaving no container behind.
 import assert from 'node:assert/strict';
-import { e2e } from './lib/server.mjs';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, e2e } from './lib/server.mjs';
 import { eventually, instanceContainers, serverContainers } from './lib/sandbox.mjs';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -21,7 +23,13 @@ e2e('tools/list describes sandbox_execute with input and output schemas', { dock
   assert.deepEqual([...t.inputSchema.required].sort(), ['code', 'language']);
   assert.equal(t.inputSchema.properties.code.type, 'string');
   assert.equal(t.inputSchema.properties.timeout.type, 'integer');
-  assert.deepEqual([...t.inputSchema.properties.language.enum].sort(), ['bash', 'python']);
+  // Every built-in plugin's language is offered (the file is named after it).
+  const built = readdirSync(path.join(ROOT, 'build/lib/mcp-sandbox/plugins'))
+    .filter((f) => f.endsWith('.so'))
+    .map((f) => f.slice(0, -3))
+    .sort();
+  assert.ok(built.includes('python') && built.includes('bash'), `plugins built: ${built}`);
+  assert.deepEqual([...t.inputSchema.properties.language.enum].sort(), built);
   assert.equal(t.outputSchema.type, 'object');
   for (const k of ['exitCode', 'signal', 'stdout', 'stderr', 'stdoutTruncated', 'stderrTruncated', 'timedOut', 'durationMs']) {
     assert.ok(k in t.outputSchema.properties, `outputSchema has ${k}`);

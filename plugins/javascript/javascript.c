@@ -1,0 +1,66 @@
+/*
+ * javascript.c - the Node.js plugin.
+ *
+ * The code is /work/main.mjs, an ES module, so top-level await and import
+ * work; /opt/sbx/require.mjs (preloaded with --import) adds a require()
+ * resolving from /work, since models write CommonJS as often as not.
+ * Node's defaults already give what a caller expects: an uncaught
+ * exception or an unhandled rejection prints the stack on stderr and exits
+ * with status 1. Node, npm and the preload come from the node image
+ * (images/node/), which the typescript plugin shares.
+ */
+#include <sbx_plugin.h>
+
+#include "../common/seccomp_deny.h"
+
+static const char *const aliases[] = { "js", "node", NULL };
+static const char *const run_cmd[] = {
+	"node", "--import=/opt/sbx/require.mjs", "{file}", NULL,
+};
+/* npm's online chatter has no network to reach in the sandbox. */
+static const char *const env[] = {
+	"npm_config_update_notifier=false",
+	"npm_config_fund=false",
+	"npm_config_audit=false",
+	NULL,
+};
+static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+static const char *const install_cmd[] = {
+	"npm", "install", "--no-audit", "--no-fund", "--no-update-notifier",
+	"{packages}", NULL,
+};
+
+static const struct sbx_plugin plugin = {
+	.struct_size = sizeof(struct sbx_plugin),
+	.abi_major = SBX_PLUGIN_ABI_MAJOR,
+	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	.name = "javascript",
+	.aliases = aliases,
+	.version = "1.0.0",
+	.description = "JavaScript on Node.js 24 LTS (an ES module: import, "
+		       "top-level await; require() works too)",
+	.image = "mcp-sandbox/node:latest",
+	.file_name = "main.mjs",
+	.run_cmd = run_cmd,
+	.env = env,
+	/* V8 sizes its heap from the cgroup's limit, so running out of heap
+	 * is a JavaScript "heap out of memory" error, not the OOM killer.
+	 * Node runs about a dozen threads (libuv pool, V8 workers); worker
+	 * threads and child processes add to that. */
+	.limits = {
+		.memory_mb = 512,
+		.pids = 256,
+	},
+	.seccomp_deny = seccomp_deny,
+	.install_cmd = install_cmd,
+};
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host);
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host)
+{
+	(void)host;
+	return &plugin;
+}

@@ -1,0 +1,93 @@
+/*
+ * typescript.c - the TypeScript plugin.
+ *
+ * By default the build step only transpiles: esbuild strips the types of
+ * /work/main.ts into main.mjs in a few milliseconds, and Node runs it as the
+ * javascript plugin runs its code (an ES module, with the require()
+ * preload). An inline source map and --enable-source-maps make stack
+ * traces name main.ts and its lines. The target is the image's Node, so
+ * esbuild lowers only what that Node lacks (decorators, for one).
+ *
+ * The "typecheck" option runs /opt/sbx/bin/ts-build instead: TypeScript's
+ * native tsc with /opt/sbx/tsconfig.json (strict), then the same esbuild
+ * command. A type error fails the build step: a normal result with the
+ * diagnostics on stderr and phase "build". Everything named here lives in
+ * the node image (images/node/).
+ */
+#include <sbx_plugin.h>
+
+#include "../common/seccomp_deny.h"
+
+/* The transpile step, shared by the default build and ts-build. require()
+ * works through the preload, so esbuild's warning about it is noise. */
+#define TS_TRANSPILE_ARGV                                                   \
+	"esbuild", "{file}", "--outfile=main.mjs", "--format=esm",          \
+		"--platform=node", "--target=node24", "--sourcemap=inline", \
+		"--log-level=warning",                                      \
+		"--log-override:unsupported-require-call=silent"
+
+static const char *const aliases[] = { "ts", NULL };
+static const char *const build_cmd[] = { TS_TRANSPILE_ARGV, NULL };
+static const char *const run_cmd[] = {
+	"node", "--enable-source-maps", "--import=/opt/sbx/require.mjs",
+	"main.mjs", NULL,
+};
+static const char *const typecheck_build_cmd[] = {
+	"/opt/sbx/bin/ts-build", TS_TRANSPILE_ARGV, NULL,
+};
+static const char *const env[] = {
+	"npm_config_update_notifier=false",
+	"npm_config_fund=false",
+	"npm_config_audit=false",
+	NULL,
+};
+static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+static const char *const install_cmd[] = {
+	"npm", "install", "--no-audit", "--no-fund", "--no-update-notifier",
+	"{packages}", NULL,
+};
+
+static const struct sbx_option options[] = {
+	{
+		.name = "typecheck",
+		.description = "type-check with tsc (strict) before running; "
+			       "type errors fail the build with tsc's "
+			       "diagnostics on stderr",
+		.build_cmd = typecheck_build_cmd,
+	},
+	{ .name = NULL },
+};
+
+static const struct sbx_plugin plugin = {
+	.struct_size = sizeof(struct sbx_plugin),
+	.abi_major = SBX_PLUGIN_ABI_MAJOR,
+	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	.name = "typescript",
+	.aliases = aliases,
+	.version = "1.0.0",
+	.description = "TypeScript on Node.js 24 LTS (transpiled with esbuild, "
+		       "not type-checked unless typecheck is set)",
+	.image = "mcp-sandbox/node:latest",
+	.file_name = "main.ts",
+	.build_cmd = build_cmd,
+	.run_cmd = run_cmd,
+	.env = env,
+	/* As javascript; tsc (typecheck) needs about 60 MB on top. */
+	.limits = {
+		.memory_mb = 512,
+		.pids = 256,
+	},
+	.seccomp_deny = seccomp_deny,
+	.install_cmd = install_cmd,
+	.options = options,
+};
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host);
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host)
+{
+	(void)host;
+	return &plugin;
+}
