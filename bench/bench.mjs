@@ -162,7 +162,7 @@ async function main() {
 
   const tput = await throughput(THROUGHPUT_S, 4);
   console.log(`\n## throughput\npython print(1), 4 concurrent callers, ${THROUGHPUT_S} s: ${tput.toFixed(1)} executions/s`);
-  console.log(`\n## memory (pool warm: 2 python + 2 bash containers)`);
+  console.log(`\n## memory (default pool: 2 warm containers per language)`);
   console.log(`server RSS ${(mem.rss / 1024).toFixed(1)} MiB, PSS ${(mem.pss / 1024).toFixed(1)} MiB, private dirty ${(mem.dirty / 1024).toFixed(1)} MiB`);
 
   console.log("\n## targets");
