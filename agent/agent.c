@@ -26,6 +26,7 @@
 #include "exec.h"
 #include "procs.h"
 #include "reset.h"
+#include "zygote.h"
 
 /* Output still queued at exit gets this long to reach the host. */
 #define FLUSH_AT_EXIT_MS 1000
@@ -257,6 +258,7 @@ static void shutdown_agent(struct agent *a)
 
 	exec_close(&a->exec);
 	reset_close(&a->reset);
+	zygote_stop(); /* no longer spared */
 	left = procs_kill_all();
 	if (left)
 		agent_log("exiting with %u user processes left", left);

@@ -3,6 +3,10 @@
  *
  *   start -> [build: running -> draining] -> run: running -> draining -> reply
  *
+ * In an image with a fork server (zygote.h) the run step is a child of
+ * that server rather than of the agent: its end arrives as a message on
+ * the server's socket instead of from the reaper.
+ *
  * "running" ends when the main process is reaped, the deadline passes or
  * the host cancels. Then every user process is killed (a program never
  * leaves anything behind, daemons included) and the pipes are read to EOF,
@@ -23,6 +27,7 @@
 #include "agent.h"
 #include "procs.h"
 #include "spawn.h"
+#include "zygote.h"
 
 /* Shared by both pipes: the loop is single-threaded. */
 static unsigned char iobuf[64 * 1024];
@@ -205,6 +210,27 @@ static int parse(struct exec *e, const struct ap_frame *f,
 	return 0;
 }
 
+/* The run step through the fork server: (re)start it if needed, hand it
+ * the request. -EMSGSIZE: run it the ordinary way. */
+static int start_zygote(struct exec *e, const struct spawn_opts *o)
+{
+	int rc;
+
+	rc = zygote_ensure(e->envp, e->deny, e->ndeny, e->seccomp, o->fd_in,
+			   o->fd_out, o->fd_err);
+	if (!rc)
+		rc = zygote_submit(o->fd_in, o->fd_out, o->fd_err, o->file_name,
+				   o->file_data, o->file_len, o->argv, o->envp);
+	if (rc && rc != -EMSGSIZE) {
+		/* A server that cannot take a request is of no further use. */
+		agent_log("fork server: %s", strerror(-rc));
+		zygote_stop();
+	}
+	if (!rc)
+		e->zygote = 1;
+	return rc;
+}
+
 /* Start the build (building=1) or run phase. */
 static int start_phase(struct exec *e, int building)
 {
@@ -236,10 +262,23 @@ static int start_phase(struct exec *e, int building)
 		o.file_len = e->file_len;
 	}
 	o.seccomp = e->seccomp;
-	pid = spawn_user(&o);
+	e->zygote = 0;
+	e->zygote_eof = 0;
+	pid = -EAGAIN;
+	if (!building && zygote_available()) {
+		rc = start_zygote(e, &o);
+		if (rc == 0)
+			pid = 0; /* reported by the server */
+		else if (rc != -EMSGSIZE)
+			goto out;
+		rc = 0;
+	}
 	if (pid < 0) {
-		rc = pid;
-		goto out;
+		pid = spawn_user(&o);
+		if (pid < 0) {
+			rc = pid;
+			goto out;
+		}
 	}
 
 	e->building = building;
@@ -327,9 +366,33 @@ void exec_cancel(struct exec *e, uint32_t id)
 		e->kill = EXEC_KILL_CANCEL;
 }
 
+static void note(struct exec *e, const char *msg)
+{
+	capture_add(&e->cap_err, msg, strlen(msg));
+}
+
+/* The run step's end as the fork server reports it (or the server's own
+ * end, when it died first). */
+static void step_ended(struct exec *e, int status)
+{
+	e->pid = 0;
+	e->exited = 1;
+	e->status = status;
+	if (!e->kill)
+		e->end_ms = agent_now_ms();
+}
+
 int exec_child_exited(struct exec *e, pid_t pid, int status)
 {
-	if (!e->active || pid != e->pid)
+	if (zygote_reaped(pid)) {
+		if (e->active && e->zygote && !e->exited && !e->draining) {
+			note(e, "sbx-agent: the fork server exited before the "
+				"program finished\n");
+			step_ended(e, status);
+		}
+		return 1;
+	}
+	if (!e->active || !e->pid || pid != e->pid)
 		return 0;
 	e->pid = 0;
 	e->exited = 1;
@@ -375,6 +438,36 @@ static void feed_stdin(struct exec *e)
 	close_fd(&e->fd_in); /* EPIPE: the program stopped reading */
 }
 
+static void read_zygote(struct exec *e)
+{
+	pid_t pid;
+	int status;
+
+	while (e->zygote && !e->exited) {
+		switch (zygote_read(&pid, &status)) {
+		case ZYGOTE_NONE:
+			return;
+		case ZYGOTE_PID:
+			e->pid = pid;
+			break;
+		case ZYGOTE_EXIT:
+			if (e->pid && pid == e->pid)
+				step_ended(e, status);
+			break;
+		case ZYGOTE_BAD:
+			note(e, "sbx-agent: the fork server refused the "
+				"request\n");
+			step_ended(e, W_EXITCODE(127, 0));
+			zygote_stop();
+			return;
+		case ZYGOTE_GONE:
+			/* Its exit status comes from the reaper. */
+			e->zygote_eof = 1;
+			return;
+		}
+	}
+}
+
 int exec_poll_fill(struct exec *e, struct pollfd *pfd)
 {
 	int n = 0;
@@ -387,6 +480,9 @@ int exec_poll_fill(struct exec *e, struct pollfd *pfd)
 		pfd[n++] = (struct pollfd){ .fd = e->fd_err, .events = POLLIN };
 	if (e->fd_in >= 0)
 		pfd[n++] = (struct pollfd){ .fd = e->fd_in, .events = POLLOUT };
+	if (e->zygote && !e->exited && !e->zygote_eof && zygote_fd() >= 0)
+		pfd[n++] = (struct pollfd){ .fd = zygote_fd(),
+					    .events = POLLIN };
 	return n;
 }
 
@@ -403,6 +499,8 @@ void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n)
 			read_pipe(&e->fd_err, &e->cap_err);
 		else if (pfd[i].fd == e->fd_in)
 			feed_stdin(e);
+		else if (e->zygote && pfd[i].fd == zygote_fd())
+			read_zygote(e);
 	}
 }
 
@@ -520,6 +618,11 @@ void exec_step(struct exec *e)
 		if (!e->exited)
 			e->end_ms = now;
 		close_fd(&e->fd_in);
+		/* A timed-out or cancelled run may have been queued in the
+		 * server's socket still, or the server may be wedged: it
+		 * goes with everything else and restarts on the next run. */
+		if (e->zygote && (e->kill || !e->exited))
+			zygote_stop();
 		/* Also reaps the main process (exec_child_exited) when this
 		 * is a timeout or a cancel. */
 		e->survivors = procs_kill_all();

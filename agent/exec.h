@@ -24,7 +24,7 @@
 /* After the kill, wait this long for the pipes to reach EOF. */
 #define EXEC_DRAIN_MS 500u
 /* Most fds exec_poll_fill() adds. */
-#define EXEC_POLL_FDS 3
+#define EXEC_POLL_FDS 4
 
 enum exec_kill { EXEC_KILL_NONE, EXEC_KILL_TIMEOUT, EXEC_KILL_CANCEL };
 
@@ -57,6 +57,9 @@ struct exec {
 	uint32_t survivors;
 	uint64_t start_ms, end_ms, deadline_ms, drain_until_ms;
 	int fd_out, fd_err, fd_in; /* our pipe ends, -1 when closed */
+	int zygote;         /* this run step is a child of the fork server;
+			     * pid is then its pid as the server reports it */
+	int zygote_eof;     /* the server's socket has nothing more */
 	size_t stdin_off;
 	struct capture cap_out, cap_err;
 };

@@ -35,7 +35,13 @@ static struct {
 	int term;
 	procs_exit_cb cb;
 	void *arg;
+	pid_t spare;
 } procs = { .sigfd = -1 };
+
+void procs_spare(pid_t pid)
+{
+	procs.spare = pid;
+}
 
 int procs_init(procs_exit_cb cb, void *arg)
 {
@@ -151,7 +157,7 @@ static unsigned scan(int kill_them)
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid == self)
+		if (*end || pid == self || (procs.spare && pid == procs.spare))
 			continue;
 		if (!is_target(dirfd(d), de->d_name, self))
 			continue;

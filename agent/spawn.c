@@ -60,7 +60,7 @@ static void close_from(int lowfd)
  * session (so job control and terminal signals of one execution never
  * reach another), its fds, and a high OOM score so the kernel picks user
  * code over the agent when the container runs out of memory. */
-static void child_setup(int fd_in, int fd_out, int fd_err)
+static void child_setup(int fd_in, int fd_out, int fd_err, int fd_keep)
 {
 	struct rlimit core = { 0, 0 };
 	sigset_t none;
@@ -79,7 +79,15 @@ static void child_setup(int fd_in, int fd_out, int fd_err)
 	}
 	if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0)
 		child_fail("dup2", NULL, errno);
-	close_from(3);
+	if (fd_keep > 2) {
+		/* dup2() onto itself would keep O_CLOEXEC. */
+		if (fd_keep == 3 ? fcntl(3, F_SETFD, 0) < 0 :
+				   dup2(fd_keep, 3) < 0)
+			child_fail("dup2", NULL, errno);
+		close_from(4);
+	} else {
+		close_from(3);
+	}
 	if (setrlimit(RLIMIT_CORE, &core))
 		child_fail("setrlimit", NULL, errno);
 }
@@ -166,7 +174,7 @@ pid_t spawn_user(const struct spawn_opts *o)
 	if (pid)
 		return pid < 0 ? -errno : pid;
 
-	child_setup(o->fd_in, o->fd_out, o->fd_err);
+	child_setup(o->fd_in, o->fd_out, o->fd_err, o->fd_keep);
 	drop_privileges();
 	/* /work is mode 0700 for the user; root without CAP_DAC_OVERRIDE
 	 * may not enter it, so this comes after the drop. */
@@ -194,7 +202,7 @@ pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out)
 	pid = fork();
 	if (pid)
 		return pid < 0 ? -errno : pid;
-	child_setup(0, fd_out, 2);
+	child_setup(0, fd_out, 2, 0);
 	drop_privileges();
 	umask(077);
 	_exit(fn(arg) ? 1 : 0);

@@ -18,6 +18,8 @@ struct spawn_opts {
 	int fd_in;              /* become fds 0, 1, 2 of the child */
 	int fd_out;
 	int fd_err;
+	int fd_keep;            /* > 2: becomes fd 3 of the child (the
+				 * fork server's socket); 0: none */
 	const char *file_name;  /* written into AGENT_WORKDIR first, or NULL */
 	const void *file_data;
 	size_t file_len;

@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "../util/log.h"
 
@@ -269,9 +271,11 @@ enum stream_state {
 
 struct docker_stream {
 	struct docker *d;
-	struct multi m;
+	struct multi m; /* only while connecting; closed once connected */
+	int multi_closing;
 	CURL *easy;
-	uv_poll_t poll; /* on curl's socket once connected */
+	int fd;         /* the connection, ours once curl has connected it */
+	uv_poll_t poll; /* on that socket once connected */
 	int poll_init;
 	int poll_events;
 	enum stream_state state;
@@ -779,6 +783,8 @@ static void stream_finish(struct docker_stream *s)
 	struct docker *d = s->d;
 
 	stream_unlink(s);
+	if (s->fd >= 0)
+		close(s->fd);
 	if (!s->silent) {
 		if (!s->opened)
 			s->cbs.on_open(s, s->close_err,
@@ -803,8 +809,37 @@ static void stream_multi_closed(struct multi *m)
 {
 	struct docker_stream *s = container_of(m, struct docker_stream, m);
 
-	if (--s->pending == 0)
+	/* Also reached while the stream is open: the multi only served the
+	 * connect. */
+	if (--s->pending == 0 && s->state == STREAM_CLOSING)
 		stream_finish(s);
+}
+
+/* Each multi handle costs ~30 KiB of hash tables for its whole life; a
+ * stream needs curl only to connect. */
+static void stream_release_multi(struct docker_stream *s)
+{
+	if (s->multi_closing)
+		return;
+	s->multi_closing = 1;
+	if (s->easy) {
+		curl_multi_remove_handle(s->m.curlm, s->easy);
+		curl_easy_cleanup(s->easy);
+		s->easy = NULL;
+	}
+	s->pending++;
+	multi_close(&s->m, stream_multi_closed);
+}
+
+/* Once the connection is ours, curl must not close it when its easy
+ * handle goes: stream_finish does. */
+static int stream_closesocket_cb(void *clientp, curl_socket_t item)
+{
+	struct docker_stream *s = clientp;
+
+	if (item == s->fd)
+		return 0;
+	return close(item);
 }
 
 /* Tears the stream down; on_open (if still owed) and on_close run once
@@ -845,14 +880,11 @@ static void stream_fail(struct docker_stream *s, int err, const char *fmt, ...)
 	s->wq_bytes = 0;
 	free(s->req);
 	s->req = NULL;
-	if (s->easy) {
-		/* Closes a CONNECT_ONLY connection at once (multi.c). */
-		curl_multi_remove_handle(s->m.curlm, s->easy);
-		curl_easy_cleanup(s->easy);
-		s->easy = NULL;
-	}
-	s->pending++;
-	multi_close(&s->m, stream_multi_closed);
+	/* While connecting, this closes curl's connection at once; after, the
+	 * multi is already gone and stream_finish closes our fd. */
+	stream_release_multi(s);
+	if (s->pending == 0)
+		stream_finish(s);
 }
 
 /* Writes as much of buf as the socket takes now. Returns 0 when all of it
@@ -862,19 +894,15 @@ static int stream_send(struct docker_stream *s, const char *buf, size_t len,
 {
 	*sent = 0;
 	while (*sent < len) {
-		size_t n = 0;
-		CURLcode rc =
-			curl_easy_send(s->easy, buf + *sent, len - *sent, &n);
+		ssize_t n = send(s->fd, buf + *sent, len - *sent, MSG_NOSIGNAL);
 
-		if (rc == CURLE_AGAIN)
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return -EAGAIN;
-		if (rc != CURLE_OK) {
-			long oserr = 0;
-
-			curl_easy_getinfo(s->easy, CURLINFO_OS_ERRNO, &oserr);
-			return oserr > 0 ? -(int)oserr : -EPIPE;
-		}
-		*sent += n;
+		if (n < 0)
+			return -errno;
+		*sent += (size_t)n;
 	}
 	return 0;
 }
@@ -1115,20 +1143,18 @@ static void stream_read(struct docker_stream *s)
 	int i;
 
 	for (i = 0; i < ATTACH_READS_PER_WAKEUP; i++) {
-		size_t n = 0;
-		CURLcode rc;
+		ssize_t n;
 
 		if (s->state != STREAM_HANDSHAKE && s->state != STREAM_OPEN)
 			return;
-		rc = curl_easy_recv(s->easy, buf, sizeof(buf), &n);
-		if (rc == CURLE_AGAIN)
+		n = recv(s->fd, buf, sizeof(buf), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
-		if (rc != CURLE_OK) {
-			long oserr = 0;
-			int err;
+		if (n < 0) {
+			int err = -errno;
 
-			curl_easy_getinfo(s->easy, CURLINFO_OS_ERRNO, &oserr);
-			err = oserr > 0 ? -(int)oserr : -ECONNRESET;
 			stream_fail(s, err, "attach: reading from %s: %s",
 				    s->d->endpoint, uv_strerror(err));
 			return;
@@ -1137,7 +1163,7 @@ static void stream_read(struct docker_stream *s)
 			stream_eof(s);
 			return;
 		}
-		stream_input(s, buf, n);
+		stream_input(s, buf, (size_t)n);
 	}
 }
 
@@ -1209,7 +1235,12 @@ static void stream_multi_done(struct multi *m, CURL *easy, CURLcode rc)
 			msock_close(ms);
 			break;
 		}
-	r = uv_poll_init_socket(m->loop, &s->poll, fd);
+	/* Take the connection over and let curl go: from here on the stream
+	 * is plain non-blocking send()/recv() on the socket (no TLS is
+	 * supported, so nothing is lost). */
+	s->fd = fd;
+	stream_release_multi(s);
+	r = uv_poll_init_socket(s->d->loop, &s->poll, fd);
 	if (r < 0) {
 		stream_fail(s, r, "attach: cannot poll the connection: %s",
 			    uv_strerror(r));
@@ -1256,6 +1287,7 @@ int docker_attach(struct docker *d, const char *container_id,
 	if (!s)
 		return -ENOMEM;
 	s->d = d;
+	s->fd = -1;
 	s->cbs = *cbs;
 	s->arg = arg;
 	s->state = STREAM_CONNECTING;
@@ -1298,13 +1330,13 @@ int docker_attach(struct docker *d, const char *container_id,
 		    CURLE_OK)
 		goto oom;
 	curl_easy_setopt(s->easy, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(s->easy, CURLOPT_CLOSESOCKETFUNCTION, stream_closesocket_cb);
+	curl_easy_setopt(s->easy, CURLOPT_CLOSESOCKETDATA, s);
 	curl_easy_setopt(s->easy, CURLOPT_PRIVATE, s);
 	curl_easy_setopt(s->easy, CURLOPT_ERRORBUFFER, s->errbuf);
 	curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS,
 			 CONNECT_TIMEOUT_MS);
-	/* curl_easy_recv() reads at most this much per call. */
-	curl_easy_setopt(s->easy, CURLOPT_BUFFERSIZE, (long)ATTACH_READ_SIZE);
 	/* The data path is request/response: no Nagle (curl's default, but
 	 * latency here is the point, so say it). */
 	curl_easy_setopt(s->easy, CURLOPT_TCP_NODELAY, 1L);

@@ -30,7 +30,7 @@ static const struct sbx_plugin plugin = {
 	.name = "python",
 	.aliases = aliases,
 	.version = "1.0.0",
-	.description = "CPython 3 (Debian bookworm)",
+	.description = "CPython 3.11 with numpy, pandas, scipy, matplotlib, openpyxl, reportlab",
 	.image = "mcp-sandbox/python:latest",
 	.file_name = "main.py",
 	.run_cmd = run_cmd,
@@ -41,6 +41,7 @@ static const struct sbx_plugin plugin = {
 	},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
+	.ml_variant = "python-ml",
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -1,0 +1,68 @@
+/*
+ * python_ml.c - CPython with numpy, pandas, scipy, scikit-learn,
+ * matplotlib, seaborn and torch (CPU), all from Debian bookworm.
+ *
+ * Chosen with "language": "python-ml", or "python" with "ml": true (the
+ * python plugin's ml_variant). Importing torch, pandas and sklearn costs
+ * about two seconds, so the image ships a fork server
+ * (images/python-ml/forkserver.py, installed as /opt/sbx/zygote): the agent
+ * starts it once per container and every execution is a fresh forked
+ * child of the already-imported interpreter, re-seeded and sandboxed like
+ * any other run (docs/agent-protocol.md, "Fork server"). run_cmd is what
+ * that child runs, read the way python3 would read it.
+ *
+ * The thread counts keep numpy/torch from starting pools of a size the
+ * container's CPU share does not have; the fork server also relies on no
+ * pool existing before fork(). MPLCONFIGDIR must be writable (the root
+ * filesystem is read-only) and receives the font list built into the
+ * image, so matplotlib neither rescans fonts nor warns.
+ */
+#include <sbx_plugin.h>
+
+#include "../common/seccomp_deny.h"
+
+static const char *const aliases[] = { "python_ml", NULL };
+static const char *const run_cmd[] = { "python3", "-u", "-B", "{file}", NULL };
+static const char *const env[] = {
+	"PYTHONDONTWRITEBYTECODE=1",
+	"PYTHONIOENCODING=utf-8",
+	"MPLBACKEND=Agg",
+	"MPLCONFIGDIR=/tmp/matplotlib",
+	"OMP_NUM_THREADS=1",
+	"OPENBLAS_NUM_THREADS=1",
+	"MKL_NUM_THREADS=1",
+	NULL,
+};
+static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+
+static const struct sbx_plugin plugin = {
+	.struct_size = sizeof(struct sbx_plugin),
+	.abi_major = SBX_PLUGIN_ABI_MAJOR,
+	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	.name = "python-ml",
+	.aliases = aliases,
+	.version = "1.0.0",
+	.description = "CPython 3 with numpy, pandas, scipy, scikit-learn, "
+		       "matplotlib (Agg), seaborn and torch (CPU), "
+		       "pre-imported",
+	.image = "mcp-sandbox/python-ml:latest",
+	.file_name = "main.py",
+	.run_cmd = run_cmd,
+	.env = env,
+	.limits = {
+		/* The pre-imported server alone holds about 300 MiB. */
+		.memory_mb = 2048,
+		.pids = 256,
+	},
+	.seccomp_deny = seccomp_deny,
+};
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host);
+
+SBX_PLUGIN_EXPORT const struct sbx_plugin *
+sbx_plugin_entry(const struct sbx_host_api *host)
+{
+	(void)host;
+	return &plugin;
+}

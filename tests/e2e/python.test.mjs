@@ -1,0 +1,38 @@
+// The plain python runtime's libraries (issue 3, item 6): present, quiet,
+// and not slowing down code that does not use them.
+import assert from 'node:assert/strict';
+import { e2e } from './lib/server.mjs';
+
+const ENV = { SANDBOX_BASH_POOL_SIZE: '0' };
+
+e2e('python has numpy, pandas, scipy, openpyxl and reportlab', { timeoutMs: 90_000 }, async (h) => {
+  const s = await h.start({ env: ENV });
+  const code = `
+import numpy as np, pandas as pd, scipy.stats, openpyxl, reportlab
+df = pd.DataFrame({"x": np.arange(5), "y": np.arange(5) ** 2})
+print(int(df.y.sum()), round(float(scipy.stats.pearsonr(df.x, df.y)[0]), 3))
+wb = openpyxl.Workbook(); wb.active["A1"] = 42; wb.save("/work/t.xlsx")
+print(openpyxl.load_workbook("/work/t.xlsx").active["A1"].value)
+`;
+  const r = await s.execute('python', code);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(r.stdout, '30 0.959\n42\n');
+  assert.equal(r.stderr, '');
+});
+
+e2e('matplotlib saves a PNG with no warnings and without rebuilding its font cache', { timeoutMs: 90_000 }, async (h) => {
+  const s = await h.start({ env: ENV });
+  const code = `
+import matplotlib.pyplot as plt
+plt.plot([1, 2, 3], [1, 4, 9]); plt.title("squares")
+plt.savefig("/work/plot.png")
+data = open("/work/plot.png", "rb").read()
+print(data[:8] == b"\\x89PNG\\r\\n\\x1a\\n", len(data) > 1000)
+`;
+  const r = await s.execute('python', code);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(r.stdout, 'True True\n');
+  assert.equal(r.stderr, '', 'no warnings (font cache, config dir, backend)');
+  // Building the font list takes seconds; the prebuilt one is copied.
+  assert.ok(r.durationMs < 5000, `took ${r.durationMs} ms`);
+});
