@@ -88,6 +88,10 @@ const HELLO = {
   typescript: 'const n: number = 1; console.log(n)',
   go: 'fmt.Println(1)',
   rust: 'println!("1");',
+  // issue 3: the full ML import plus a tiny computation, served by the
+  // fork server (the first call of a container pays the imports; series()
+  // warms up first).
+  'python-ml': 'import numpy, pandas, sklearn, torch\nprint(torch.tensor([1, 2]).sum().item())',
 };
 
 async function languages(n) {
@@ -158,6 +162,12 @@ async function main() {
   if (langs.length) {
     console.log("\n## hello world per language through MCP (a warm container each)");
     for (const [lang, xs] of langs) line(`mcp ${lang}`, xs);
+  }
+  if (langs.some(([l]) => l === "python-ml")) {
+    const ml = await dockerBaselines("mcp-sandbox/python-ml:latest", ["python3", "-c", HELLO["python-ml"]]);
+    const mcp = pct(langs.find(([l]) => l === "python-ml")[1], 50);
+    line("cold: docker exec python3 (ML imports)", ml.exec);
+    console.log(`python-ml fork server vs cold docker exec: ${(pct(ml.exec, 50) / mcp).toFixed(0)}x faster`);
   }
 
   const tput = await throughput(THROUGHPUT_S, 4);

@@ -462,18 +462,22 @@ static void dispatch_once(struct pool *p)
 		struct lang_state *ls = &p->langs[i];
 		const struct plugin *pl = ls->pl;
 		unsigned want_w = waiting(p, pl);
-		unsigned starting = count(p, pl, BOX_STARTING);
-		/* A box being reset will be idle again soon. */
-		unsigned idle = count(p, pl, BOX_IDLE) +
-				count(p, pl, BOX_RESETTING);
+		unsigned resetting = count(p, pl, BOX_RESETTING);
+		/* A box being reset will be idle again within milliseconds: a
+		 * waiter is better served by it than by a new container, which
+		 * takes hundreds of milliseconds (seconds for a fork server). */
+		unsigned starting = count(p, pl, BOX_STARTING) + resetting;
+		unsigned idle = count(p, pl, BOX_IDLE) + resetting;
 		unsigned want = want_w;
 		int rc;
 
 		if (!want_w && p->refill && pl->policy.enabled &&
 		    !ls->image_missing &&
-		    ls->start_failures < 3)
+		    ls->start_failures < 3) {
 			want = pl->policy.pool_size > idle ?
 				       pl->policy.pool_size - idle : 0;
+			starting -= resetting; /* already counted as idle */
+		}
 		while (starting < want) {
 			if (p->nboxes >= p->max_containers &&
 			    !(want_w && evict_one(p, pl)))
