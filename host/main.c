@@ -278,6 +278,7 @@ static int serve(struct app *a)
 		.pool = a->pool,
 	};
 	watch_signals(a);
+	pool_set_warmup(a->pool, exec_warmup);
 	rc = mcp_server_start(&a->env, a->proto_fd, server_exit_cb, a,
 			      &a->server);
 	if (rc) {

@@ -181,52 +181,71 @@ static void watchdog_cb(uv_timer_t *t)
 		 "the sandbox did not answer within its timeout");
 }
 
-static void run_on_box(struct exec_job *j)
-{
-	const struct policy *po = &j->pl->policy;
-	const struct sbx_plugin *d = j->pl->desc;
+/* The argv and environment arrays an agent request points into. */
+struct request_bufs {
 	const char *build[MAX_ARGV], *run[MAX_ARGV], *env[MAX_ARGV];
+};
+
+/* Fill q (commands, environment, limits) for plugin pl with the options
+ * switched on; code, stdin and timeout are the caller's. Returns 0 or
+ * -E2BIG when a command does not fit. */
+static int fill_request(const struct plugin *pl,
+			const struct sbx_option *const *opts, size_t nopts,
+			struct request_bufs *b, struct agent_exec_req *q)
+{
+	const struct policy *po = &pl->policy;
+	const struct sbx_plugin *d = pl->desc;
 	const char *const *build_cmd = d->build_cmd, *const *run_cmd = d->run_cmd;
-	struct agent_exec_req q;
 	size_t n = 0, i, k;
-	int rc;
 
 	/* Options switched on by the call replace the commands they name. */
-	for (k = 0; k < j->nopts; k++) {
-		if (j->opts[k]->build_cmd)
-			build_cmd = j->opts[k]->build_cmd;
-		if (j->opts[k]->run_cmd)
-			run_cmd = j->opts[k]->run_cmd;
+	for (k = 0; k < nopts; k++) {
+		if (opts[k]->build_cmd)
+			build_cmd = opts[k]->build_cmd;
+		if (opts[k]->run_cmd)
+			run_cmd = opts[k]->run_cmd;
 	}
-	if (expand_argv(build_cmd, d->file_name, build) ||
-	    expand_argv(run_cmd, d->file_name, run)) {
+	if (expand_argv(build_cmd, d->file_name, b->build) ||
+	    expand_argv(run_cmd, d->file_name, b->run))
+		return -E2BIG;
+	for (i = 0; base_env[i]; i++)
+		b->env[n++] = base_env[i];
+	for (i = 0; d->env && d->env[i] && n + 1 < MAX_ARGV; i++)
+		b->env[n++] = d->env[i];
+	for (k = 0; k < nopts; k++)
+		for (i = 0; opts[k]->env && opts[k]->env[i] && n + 1 < MAX_ARGV; i++)
+			b->env[n++] = opts[k]->env[i];
+	b->env[n] = NULL;
+	*q = (struct agent_exec_req){
+		.file_name = d->file_name,
+		.build_argv = build_cmd ? b->build : NULL,
+		.run_argv = b->run,
+		.env = b->env,
+		.seccomp_deny = po->seccomp_deny,
+		.timeout_ms = po->limits.timeout_ms,
+		.stdout_cap = po->limits.stdout_cap,
+		.stderr_cap = po->limits.stderr_cap,
+	};
+	return 0;
+}
+
+static void run_on_box(struct exec_job *j)
+{
+	struct request_bufs bufs;
+	struct agent_exec_req q;
+	int rc;
+
+	if (fill_request(j->pl, j->opts, j->nopts, &bufs, &q)) {
 		pool_release(j->pool, j->box, 0);
 		j->box = NULL;
 		job_fail(j, "plugin_error", "the plugin's command is too long");
 		return;
 	}
-	for (i = 0; base_env[i]; i++)
-		env[n++] = base_env[i];
-	for (i = 0; d->env && d->env[i] && n + 1 < MAX_ARGV; i++)
-		env[n++] = d->env[i];
-	for (k = 0; k < j->nopts; k++)
-		for (i = 0; j->opts[k]->env && j->opts[k]->env[i] && n + 1 < MAX_ARGV; i++)
-			env[n++] = j->opts[k]->env[i];
-	env[n] = NULL;
-	q = (struct agent_exec_req){
-		.file_name = j->pl->desc->file_name,
-		.code = j->code,
-		.code_len = j->code_len,
-		.build_argv = build_cmd ? build : NULL,
-		.run_argv = run,
-		.env = env,
-		.seccomp_deny = po->seccomp_deny,
-		.timeout_ms = j->timeout_ms,
-		.stdout_cap = po->limits.stdout_cap,
-		.stderr_cap = po->limits.stderr_cap,
-		.stdin_data = j->stdin_data,
-		.stdin_len = j->stdin_len,
-	};
+	q.code = j->code;
+	q.code_len = j->code_len;
+	q.timeout_ms = j->timeout_ms;
+	q.stdin_data = j->stdin_data;
+	q.stdin_len = j->stdin_len;
 	rc = agent_client_exec(box_agent(j->box), &q, exec_cb, j);
 	if (rc) {
 		pool_release(j->pool, j->box, 1);
@@ -238,6 +257,54 @@ static void run_on_box(struct exec_job *j)
 		       (uint64_t)j->timeout_ms + WATCHDOG_GRACE_MS, 0);
 	if (j->cancelled)
 		agent_client_cancel(box_agent(j->box));
+}
+
+struct warmup {
+	struct box *box;
+	const struct plugin *pl;
+	pool_warmup_done_fn done;
+};
+
+static void warmup_exec_cb(struct agent_client *ac, int err,
+			   const char *errmsg, const struct agent_exec_result *r,
+			   void *arg)
+{
+	struct warmup *w = arg;
+	int ok = !err && r && r->exited && r->exit_code == 0 && !r->survivors;
+
+	(void)ac;
+	if (!ok && err != -ECANCELED) /* cancelled: shutting down */
+		log_warn("[%s] warm-up of %.12s failed: %s%.*s", w->pl->desc->name,
+			 box_id(w->box), err ? (errmsg ? errmsg : "no answer") : "",
+			 r ? (int)(r->err_len > 300 ? 300 : r->err_len) : 0,
+			 r ? r->err : "");
+	w->done(w->box, ok);
+	free(w);
+}
+
+int exec_warmup(struct box *b, const struct plugin *pl,
+		pool_warmup_done_fn done)
+{
+	const char *code = pl->desc->warmup_code;
+	struct request_bufs bufs;
+	struct agent_exec_req q;
+	struct warmup *w;
+	int rc;
+
+	if (!code || !box_agent(b) || fill_request(pl, NULL, 0, &bufs, &q))
+		return -EINVAL;
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = (struct warmup){ .box = b, .pl = pl, .done = done };
+	q.code = code;
+	q.code_len = strlen(code);
+	/* Bounded by the pool's start timeout, which closes the connection
+	 * (and so settles this request) if the warm-up hangs. */
+	rc = agent_client_exec(box_agent(b), &q, warmup_exec_cb, w);
+	if (rc)
+		free(w);
+	return rc;
 }
 
 static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)

@@ -63,6 +63,11 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,
 	       struct exec_job **out);
 
+/* A pool_warmup_fn: runs the plugin's warmup_code on a new box (with the
+ * language's default commands, environment and limits). */
+int exec_warmup(struct box *b, const struct plugin *pl,
+		pool_warmup_done_fn done);
+
 /* Stop the execution (cancel it in the agent, or drop the pool wait). The
  * callback still runs, with cancelled set or error_code "cancelled". */
 void exec_cancel(struct exec_job *job);

@@ -71,6 +71,7 @@ struct pool {
 	int dispatching, again;
 	int shutting_down;
 	int refill;             /* keep idle boxes warm (off for one-shot runs) */
+	pool_warmup_fn warmup;
 	unsigned pending_removals;
 	void (*done)(void *);
 	void *done_arg;
@@ -271,6 +272,18 @@ static void box_lost_cb(struct agent_client *ac, void *arg)
 	 * releases it; pool_release then removes it. */
 }
 
+static void warmup_done(struct box *b, int ok)
+{
+	if (b->state != BOX_STARTING)
+		return; /* removed meanwhile (shutdown, start timeout) */
+	log_debug("[%s] container %.12s warmed up%s", b->pl->desc->name,
+		  b->id, ok ? "" : ": FAILED, discarded");
+	/* From here on like any used box: reset and verified, or removed. */
+	b->state = BOX_BUSY;
+	b->held = 1;
+	pool_release(b->pool, b, !ok);
+}
+
 static void box_open_cb(struct agent_client *ac, int err,
 			  const char *errmsg, void *arg)
 {
@@ -292,6 +305,10 @@ static void box_open_cb(struct agent_client *ac, int err,
 	ls->image_missing = 0;
 	ls->start_failures = 0;
 	ls->started++;
+	/* Still STARTING while it warms up: nobody gets it before. */
+	if (b->pool->warmup && b->pl->desc->warmup_code &&
+	    b->pool->warmup(b, b->pl, warmup_done) == 0)
+		return;
 	b->state = BOX_IDLE;
 	log_debug("[%s] container %.12s ready", b->pl->desc->name, b->id);
 	dispatch(b->pool);
@@ -545,6 +562,11 @@ void pool_prewarm(struct pool *p)
 void pool_set_refill(struct pool *p, int on)
 {
 	p->refill = on;
+}
+
+void pool_set_warmup(struct pool *p, pool_warmup_fn fn)
+{
+	p->warmup = fn;
 }
 
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,

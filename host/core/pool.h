@@ -46,6 +46,14 @@ void pool_set_refill(struct pool *p, int on);
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 		 void *arg, struct box **out);
 
+/* Warm-up of new containers whose plugin has warmup_code: fn runs the
+ * code on the fresh box and calls done(box, ok) exactly once (unless it
+ * returns non-zero); the box serves nobody before that. */
+typedef void (*pool_warmup_done_fn)(struct box *b, int ok);
+typedef int (*pool_warmup_fn)(struct box *b, const struct plugin *pl,
+			      pool_warmup_done_fn done);
+void pool_set_warmup(struct pool *p, pool_warmup_fn fn);
+
 /* Withdraw a waiting acquire (cb and arg as passed). Returns 1 if it was
  * waiting (cb will not be called), 0 if not found. */
 int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg);

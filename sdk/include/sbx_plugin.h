@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 1
+#define SBX_PLUGIN_ABI_MINOR 2
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -150,6 +150,15 @@ struct sbx_plugin {
 	/* The language that a call with this language and "ml": true runs
 	 * instead (for example "python-ml" for python), or NULL. */
 	const char *ml_variant;
+
+	/* ABI 1.2 */
+
+	/* Code run once in every new container, as an ordinary execution,
+	 * before the container serves anyone (then reset as after any use),
+	 * or NULL. For runtimes with a slow first start, such as a fork
+	 * server that imports heavy modules. A failure discards the
+	 * container. */
+	const char *warmup_code;
 };
 
 /* The one symbol a plugin exports. Returns NULL to decline loading. */

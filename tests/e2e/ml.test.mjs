@@ -154,3 +154,18 @@ e2e('python with "ml": true runs python-ml', { timeoutMs: 180_000 }, async (h) =
   assert.equal(r.stdout, '3\n');
   assert.equal(r.language, 'python-ml');
 });
+
+e2e('python-ml: a pooled container is warmed up, so the first call is fast', { timeoutMs: 180_000 }, async (h) => {
+  const s = await h.start({ env: ML_ONLY });
+  // The pool starts the container and runs the plugin's warm-up code in
+  // it (which starts the fork server and its imports) before anyone gets
+  // it; give that time, then the first call must not pay the imports.
+  await new Promise((r) => setTimeout(r, 15_000));
+  const r = await s.execute(
+    'python-ml',
+    'import numpy, pandas, sklearn, torch; print(torch.tensor([1,2]).sum().item())',
+    SLOW,
+  );
+  assert.equal(r.stdout, '3\n');
+  assert.ok(r.durationMs < 500, `the first call took ${r.durationMs} ms: the imports were not done beforehand`);
+});

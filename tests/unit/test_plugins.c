@@ -57,6 +57,7 @@ static void fixtures(const char *dir)
 		/* fields of ABI 1.1 read as empty for a 1.0 plugin */
 		CHECK(plugins_find(&s, "old")->desc->options == NULL);
 		CHECK(plugins_find(&s, "old")->desc->ml_variant == NULL);
+		CHECK(plugins_find(&s, "old")->desc->warmup_code == NULL);
 		CHECK(plugin_option(plugins_find(&s, "old"), "optimize") == NULL);
 	}
 	CHECK(s.rejected == 6);
