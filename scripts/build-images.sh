@@ -57,6 +57,10 @@ MM_OPTS=(
 	--dpkgopt='path-exclude=/usr/share/lintian/*'
 	# The host's resolver and name are none of the image's business.
 	--customize-hook=': >"$1/etc/resolv.conf"; echo sandbox >"$1/etc/hostname"'
+	# Every image: the user code runs as, uid/gid 1000 (what the host
+	# mounts the /work tmpfs as; plain passwd/group lines, no adduser),
+	# an empty /work it owns, and /opt/sbx for the agent.
+	--customize-hook='echo "sandbox:x:1000:1000:sandbox:/work:/bin/bash" >>"$1/etc/passwd"; echo "sandbox:x:1000:" >>"$1/etc/group"; if [ -e "$1/etc/shadow" ]; then echo "sandbox:*:19000:0:99999:7:::" >>"$1/etc/shadow"; fi; if [ -e "$1/etc/gshadow" ]; then echo "sandbox:*::" >>"$1/etc/gshadow"; fi; mkdir -p "$1/work" "$1/opt/sbx"; chown 1000:1000 "$1/work"; chmod 0700 "$1/work"'
 )
 
 MIRRORS=()
