@@ -25,7 +25,9 @@
 #include "agent_proto.h"
 #include "exec.h"
 #include "procs.h"
+#include "relay.h"
 #include "reset.h"
+#include "repl.h"
 #include "zygote.h"
 
 /* Output still queued at exit gets this long to reach the host. */
@@ -36,8 +38,12 @@
 #define OUT_HIGH_WATER (1u << 20)
 
 struct agent {
-	int in_fd;  /* the protocol streams, moved off fds 0 and 1 */
+	int in_fd;  /* the protocol streams: stdin and stdout moved off fds 0
+		     * and 1, or a relay connection (relay.h); -1 between
+		     * relay connections */
 	int out_fd;
+	int on_socket;  /* in_fd/out_fd are a relay connection (one fd) */
+	int listen_fd;  /* relay_listen(), or -1 */
 	int in_eof;
 	int out_broken;
 	struct ap_reader reader;
@@ -103,6 +109,9 @@ static int setup_fds(struct agent *a)
 static void flush_out(struct agent *a)
 {
 	ssize_t n;
+
+	if (a->out_fd < 0)
+		return;
 
 	while (a->out_off < a->out.len && !a->out_broken) {
 		n = write(a->out_fd, a->out.data + a->out_off,
@@ -249,6 +258,36 @@ static int poll_timeout(struct agent *a)
 	return d - now > 60000 ? 60000 : (int)(d - now);
 }
 
+/* A new host (relay.h): everything the previous one asked for or was
+ * about to be told is forgotten; a running execution is stopped. */
+static void drop_connection(struct agent *a)
+{
+	if (a->on_socket && a->in_fd >= 0)
+		close(a->in_fd);
+	a->in_fd = a->out_fd = -1;
+	a->in_eof = 0;
+	a->out_broken = 0;
+	ap_reader_close(&a->reader);
+	ap_reader_init(&a->reader);
+	a->out.len = a->out.frame_start = 0;
+	a->out_off = 0;
+	exec_orphan(&a->exec);
+	if (reset_busy(&a->reset))
+		a->reset.stale = 1;
+}
+
+static void accept_connection(struct agent *a)
+{
+	int fd = relay_accept(a->listen_fd);
+
+	if (fd < 0)
+		return;
+	drop_connection(a);
+	a->in_fd = a->out_fd = fd;
+	a->on_socket = 1;
+	agent_log("a host connected through the relay");
+}
+
 /* Last words: the host has gone (stdin EOF) or we were told to stop. */
 static void shutdown_agent(struct agent *a)
 {
@@ -258,7 +297,8 @@ static void shutdown_agent(struct agent *a)
 
 	exec_close(&a->exec);
 	reset_close(&a->reset);
-	zygote_stop(); /* no longer spared */
+	zygote_stop();
+	repl_stop(); /* no longer spared */
 	left = procs_kill_all();
 	if (left)
 		agent_log("exiting with %u user processes left", left);
@@ -271,12 +311,14 @@ static void shutdown_agent(struct agent *a)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	struct pollfd pfd[3 + EXEC_POLL_FDS + RESET_POLL_FDS];
+	struct pollfd pfd[4 + EXEC_POLL_FDS + RESET_POLL_FDS];
 	struct agent a;
-	int n, nin, nout, nsig, nexec, nreset, rc;
+	int n, nin, nout, nsig, nlisten, nexec, nreset, rc;
 
+	if (argc > 1 && strcmp(argv[1], "relay") == 0)
+		return relay_main();
 	memset(&a, 0, sizeof(a));
 	signal(SIGPIPE, SIG_IGN);
 	/* Not dumpable: /proc/1 stays root-only and ptrace is refused even
@@ -296,10 +338,16 @@ int main(void)
 		agent_log("signal setup: %s", strerror(-rc));
 		return 1;
 	}
+	a.listen_fd = relay_listen();
+	if (a.listen_fd < 0)
+		agent_log("relay socket: %s (a restarted server cannot reconnect)",
+			  strerror(-a.listen_fd));
 
-	while (!a.in_eof && !procs_terminating()) {
+	/* The first host's stdin ending means it is gone for good; a relay
+	 * connection ending leaves the agent waiting for the next. */
+	while (!(a.in_eof && !a.on_socket) && !procs_terminating()) {
 		n = 0;
-		nin = nout = -1;
+		nin = nout = nlisten = -1;
 		pfd[n] = (struct pollfd){ .fd = procs_fd(), .events = POLLIN };
 		nsig = n++;
 		if (a.out_off < a.out.len && !a.out_broken) {
@@ -307,7 +355,13 @@ int main(void)
 						  .events = POLLOUT };
 			nout = n++;
 		}
-		if (a.out.len - a.out_off <= OUT_HIGH_WATER || a.out_broken) {
+		if (a.listen_fd >= 0) {
+			pfd[n] = (struct pollfd){ .fd = a.listen_fd,
+						  .events = POLLIN };
+			nlisten = n++;
+		}
+		if (a.in_fd >= 0 &&
+		    (a.out.len - a.out_off <= OUT_HIGH_WATER || a.out_broken)) {
 			pfd[n] = (struct pollfd){ .fd = a.in_fd,
 						  .events = POLLIN };
 			nin = n++;
@@ -328,6 +382,12 @@ int main(void)
 		reset_poll_done(&a.reset, pfd + nreset, n - nreset);
 		if (nin >= 0 && pfd[nin].revents)
 			read_input(&a);
+		if (a.on_socket && a.in_fd >= 0 && (a.in_eof || a.out_broken)) {
+			agent_log("the relay connection ended");
+			drop_connection(&a);
+		}
+		if (nlisten >= 0 && pfd[nlisten].revents)
+			accept_connection(&a);
 		exec_step(&a.exec);
 		reset_step(&a.reset);
 		if (nout >= 0 || a.out_off < a.out.len)

@@ -26,6 +26,7 @@
 
 #include "agent.h"
 #include "procs.h"
+#include "repl.h"
 #include "spawn.h"
 #include "zygote.h"
 
@@ -55,6 +56,8 @@ static void exec_reset(struct exec *e)
 	spawn_seccomp_free(e->seccomp);
 	capture_close(&e->cap_out);
 	capture_close(&e->cap_err);
+	free(e->pend[0]);
+	free(e->pend[1]);
 	memset(e, 0, sizeof(*e));
 	e->out = out;
 	e->fd_out = e->fd_err = e->fd_in = -1;
@@ -87,12 +90,26 @@ static int is_string_tag(uint8_t tag)
 {
 	return tag == AP_T_FILE_NAME || tag == AP_T_BUILD_ARG ||
 	       tag == AP_T_RUN_ARG || tag == AP_T_ENV ||
-	       tag == AP_T_SECCOMP_DENY;
+	       tag == AP_T_SECCOMP_DENY || tag == AP_T_REPL_ARG;
 }
 
 struct limits {
 	uint32_t timeout_ms, out_cap, err_cap;
 };
+
+/* The u32 fields of AP_EXEC and where parse() puts them. */
+static uint32_t *u32_field(struct exec *e, struct limits *lim, uint8_t tag)
+{
+	switch (tag) {
+	case AP_T_TIMEOUT_MS: return &lim->timeout_ms;
+	case AP_T_STDOUT_CAP: return &lim->out_cap;
+	case AP_T_STDERR_CAP: return &lim->err_cap;
+	case AP_T_REPL_SEQ: return &e->repl_seq;
+	case AP_T_GRACE_MS: return &e->grace_ms;
+	case AP_T_STREAM_MS: return &e->stream_ms;
+	default: return NULL;
+	}
+}
 
 /* Copy the request out of the frame (whose buffer the reader reuses).
  * Everything lands in one blob: strings NUL-terminated, then the vectors
@@ -100,8 +117,8 @@ struct limits {
 static int parse(struct exec *e, const struct ap_frame *f,
 		 struct limits *lim, const char **err)
 {
-	size_t nbuild = 0, nrun = 0, nenv = 0, ndeny = 0, blob_len = 0;
-	size_t off = 0, pos = 0, ib = 0, ir = 0, ie = 0, id = 0, i;
+	size_t nbuild = 0, nrun = 0, nenv = 0, ndeny = 0, nrepl = 0, blob_len = 0;
+	size_t off = 0, pos = 0, ib = 0, ir = 0, ie = 0, id = 0, ip = 0, i;
 	uint32_t seen = 0, bit;
 	struct ap_field fl;
 	char *s;
@@ -114,6 +131,7 @@ static int parse(struct exec *e, const struct ap_frame *f,
 		case AP_T_RUN_ARG: nrun++; break;
 		case AP_T_ENV: nenv++; break;
 		case AP_T_SECCOMP_DENY: ndeny++; break;
+		case AP_T_REPL_ARG: nrepl++; break;
 		case AP_T_FILE_NAME:
 		case AP_T_FILE_DATA:
 		case AP_T_STDIN:
@@ -125,6 +143,9 @@ static int parse(struct exec *e, const struct ap_frame *f,
 		case AP_T_TIMEOUT_MS:
 		case AP_T_STDOUT_CAP:
 		case AP_T_STDERR_CAP:
+		case AP_T_REPL_SEQ:
+		case AP_T_GRACE_MS:
+		case AP_T_STREAM_MS:
 			if ((seen & bit) || fl.len != 4) {
 				*err = "bad or duplicate u32 field in AP_EXEC";
 				return -EINVAL;
@@ -144,17 +165,19 @@ static int parse(struct exec *e, const struct ap_frame *f,
 		*err = "malformed AP_EXEC fields";
 		return -EPROTO;
 	}
-	if (!nrun) {
-		*err = "AP_EXEC without RUN_ARG";
+	if (!nrun && !nrepl) {
+		*err = "AP_EXEC without RUN_ARG or REPL_ARG";
 		return -EINVAL;
 	}
-	if ((seen & (1u << AP_T_FILE_DATA)) && !(seen & (1u << AP_T_FILE_NAME))) {
+	if ((seen & (1u << AP_T_FILE_DATA)) && !(seen & (1u << AP_T_FILE_NAME)) &&
+	    !nrepl) {
 		*err = "FILE_DATA without FILE_NAME";
 		return -EINVAL;
 	}
 
 	e->blob = malloc(blob_len ? blob_len : 1);
-	e->build_argv = calloc(nbuild + nrun + nenv + ndeny + 4, sizeof(char *));
+	e->build_argv = calloc(nbuild + nrun + nenv + ndeny + nrepl + 5,
+			       sizeof(char *));
 	if (!e->blob || !e->build_argv) {
 		*err = "out of memory";
 		return -ENOMEM;
@@ -165,14 +188,20 @@ static int parse(struct exec *e, const struct ap_frame *f,
 	e->envp = e->run_argv + nrun + 1;
 	e->deny = e->envp + nenv + 1;
 	e->ndeny = ndeny;
+	e->repl_argv = e->deny + ndeny + 1;
 
 	off = 0;
 	while (ap_next_field(f, &off, &fl) == 1) {
 		s = e->blob + pos;
 		switch (fl.tag) {
-		case AP_T_TIMEOUT_MS: lim->timeout_ms = ap_field_u32(&fl); continue;
-		case AP_T_STDOUT_CAP: lim->out_cap = ap_field_u32(&fl); continue;
-		case AP_T_STDERR_CAP: lim->err_cap = ap_field_u32(&fl); continue;
+		case AP_T_TIMEOUT_MS:
+		case AP_T_STDOUT_CAP:
+		case AP_T_STDERR_CAP:
+		case AP_T_REPL_SEQ:
+		case AP_T_GRACE_MS:
+		case AP_T_STREAM_MS:
+			*u32_field(e, lim, fl.tag) = ap_field_u32(&fl);
+			continue;
 		case AP_T_FILE_NAME: e->file_name = s; break;
 		case AP_T_FILE_DATA:
 			e->file_data = (unsigned char *)s;
@@ -186,6 +215,7 @@ static int parse(struct exec *e, const struct ap_frame *f,
 		case AP_T_RUN_ARG: e->run_argv[ir++] = s; break;
 		case AP_T_ENV: e->envp[ie++] = s; break;
 		case AP_T_SECCOMP_DENY: e->deny[id++] = s; break;
+		case AP_T_REPL_ARG: e->repl_argv[ip++] = s; break;
 		default: continue;
 		}
 		memcpy(s, fl.data, fl.len);
@@ -203,7 +233,8 @@ static int parse(struct exec *e, const struct ap_frame *f,
 			*err = "ENV entry is not KEY=VALUE";
 			return -EINVAL;
 		}
-	if (!ir || !e->run_argv[0][0] || (ib && !e->build_argv[0][0])) {
+	if ((ip && !e->repl_argv[0][0]) || (!ip && (!ir || !e->run_argv[0][0])) ||
+	    (ib && !e->build_argv[0][0])) {
 		*err = "empty program name";
 		return -EINVAL;
 	}
@@ -302,6 +333,27 @@ out:
 	return rc;
 }
 
+/* Session interpreter mode: make sure the interpreter runs, hand it the
+ * request (FILE_DATA, built by the host). Its reply ends the call. */
+static int start_repl(struct exec *e)
+{
+	int rc;
+
+	rc = repl_ensure(e->repl_argv, e->envp, e->deny, e->ndeny, e->seccomp);
+	if (rc < 0)
+		return rc;
+	e->repl = 1;
+	e->fresh = rc == 1;
+	e->pid = 0; /* the interpreter outlives the call: not "the" process */
+	if (!e->grace_ms)
+		e->grace_ms = EXEC_DEFAULT_GRACE_MS;
+	rc = repl_submit(e->repl_seq, e->file_data ? e->file_data :
+			 (const unsigned char *)"", e->file_len);
+	if (rc)
+		repl_stop();
+	return rc;
+}
+
 int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 {
 	static char msg[128];
@@ -345,7 +397,12 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 	now = agent_now_ms();
 	e->start_ms = now;
 	e->deadline_ms = now + lim.timeout_ms;
-	rc = start_phase(e, e->build_argv[0] != NULL);
+	if (e->stream_ms)
+		e->next_stream_ms = now + e->stream_ms;
+	if (e->repl_argv[0])
+		rc = start_repl(e);
+	else
+		rc = start_phase(e, e->build_argv[0] != NULL);
 	if (rc) {
 		snprintf(msg, sizeof(msg), "cannot start the process: %s",
 			 strerror(-rc));
@@ -366,6 +423,14 @@ void exec_cancel(struct exec *e, uint32_t id)
 		e->kill = EXEC_KILL_CANCEL;
 }
 
+void exec_orphan(struct exec *e)
+{
+	if (!e->active)
+		return;
+	e->stale = 1;
+	exec_cancel(e, e->id);
+}
+
 static void note(struct exec *e, const char *msg)
 {
 	capture_add(&e->cap_err, msg, strlen(msg));
@@ -384,6 +449,18 @@ static void step_ended(struct exec *e, int status)
 
 int exec_child_exited(struct exec *e, pid_t pid, int status)
 {
+	if (repl_reaped(pid)) {
+		if (e->active && e->repl) {
+			e->state_lost = 1;
+			if (!e->exited) {
+				e->exited = 1;
+				e->status = status;
+				if (!e->kill)
+					e->end_ms = agent_now_ms();
+			}
+		}
+		return 1;
+	}
 	if (zygote_reaped(pid)) {
 		if (e->active && e->zygote && !e->exited && !e->draining) {
 			note(e, "sbx-agent: the fork server exited before the "
@@ -402,7 +479,65 @@ int exec_child_exited(struct exec *e, pid_t pid, int status)
 	return 1;
 }
 
-static void read_pipe(int *fd, struct capture *c)
+/* Every byte of a call's output passes here: into its capture, and into
+ * the stream when the host asked for one (never more than the capture's
+ * cap in all, so a chatty program cannot flood the host). */
+static void output(struct exec *e, int fd, const void *data, size_t len)
+{
+	int k = fd == 2;
+	struct capture *c = k ? &e->cap_err : &e->cap_out;
+	size_t room;
+
+	capture_add(c, data, len);
+	if (!e->stream_ms)
+		return;
+	room = EXEC_STREAM_MAX - e->pend_len[k];
+	if (len > room)
+		len = room;
+	if (!len)
+		return;
+	if (!e->pend[k] && !(e->pend[k] = malloc(EXEC_STREAM_MAX)))
+		return;
+	memcpy(e->pend[k] + e->pend_len[k], data, len);
+	e->pend_len[k] += len;
+	if (e->streamed[k] + e->pend_len[k] >= c->cap) {
+		/* The cap is reached: what is pending is the last of it. */
+		e->pend_len[k] = c->cap > e->streamed[k] ? c->cap - e->streamed[k] : 0;
+	}
+}
+
+static void repl_sink(void *arg, int fd, const void *data, size_t len)
+{
+	output(arg, fd, data, len);
+}
+
+/* One AP_OUTPUT with what is pending. */
+static void stream_flush(struct exec *e)
+{
+	struct ap_buf *b = e->out;
+	int rc, k;
+
+	if (e->stale)
+		e->pend_len[0] = e->pend_len[1] = 0;
+	if (!e->pend_len[0] && !e->pend_len[1])
+		return;
+	rc = ap_frame_begin(b, AP_OUTPUT, e->id);
+	for (k = 0; k < 2 && !rc; k++)
+		if (e->pend_len[k])
+			rc = ap_put(b, k ? AP_T_STDERR : AP_T_STDOUT, e->pend[k],
+				    e->pend_len[k]);
+	if (!rc)
+		rc = ap_frame_end(b);
+	if (rc)
+		agent_log("exec %u: cannot queue AP_OUTPUT: %s", e->id,
+			  strerror(-rc));
+	for (k = 0; k < 2; k++) {
+		e->streamed[k] += e->pend_len[k];
+		e->pend_len[k] = 0;
+	}
+}
+
+static void read_pipe(struct exec *e, int *fd, int which)
 {
 	ssize_t n;
 	int i;
@@ -410,7 +545,7 @@ static void read_pipe(int *fd, struct capture *c)
 	for (i = 0; i < READS_PER_TURN && *fd >= 0; i++) {
 		n = read(*fd, iobuf, sizeof(iobuf));
 		if (n > 0) {
-			capture_add(c, iobuf, (size_t)n);
+			output(e, which, iobuf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -473,7 +608,7 @@ int exec_poll_fill(struct exec *e, struct pollfd *pfd)
 	int n = 0;
 
 	if (!e->active)
-		return 0;
+		return repl_poll_fill(pfd); /* dropping idle output */
 	if (e->fd_out >= 0)
 		pfd[n++] = (struct pollfd){ .fd = e->fd_out, .events = POLLIN };
 	if (e->fd_err >= 0)
@@ -483,20 +618,23 @@ int exec_poll_fill(struct exec *e, struct pollfd *pfd)
 	if (e->zygote && !e->exited && !e->zygote_eof && zygote_fd() >= 0)
 		pfd[n++] = (struct pollfd){ .fd = zygote_fd(),
 					    .events = POLLIN };
-	return n;
+	return n + repl_poll_fill(pfd + n);
 }
 
 void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n)
 {
 	int i;
 
+	/* The interpreter's fds first: its output belongs to the call in
+	 * progress only if that call runs through it. */
+	repl_poll_done(pfd, n, e->active && e->repl ? repl_sink : NULL, e);
 	for (i = 0; i < n && e->active; i++) {
 		if (!pfd[i].revents)
 			continue;
 		if (pfd[i].fd == e->fd_out)
-			read_pipe(&e->fd_out, &e->cap_out);
+			read_pipe(e, &e->fd_out, 1);
 		else if (pfd[i].fd == e->fd_err)
-			read_pipe(&e->fd_err, &e->cap_err);
+			read_pipe(e, &e->fd_err, 2);
 		else if (pfd[i].fd == e->fd_in)
 			feed_stdin(e);
 		else if (e->zygote && pfd[i].fd == zygote_fd())
@@ -506,13 +644,21 @@ void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n)
 
 uint64_t exec_deadline(const struct exec *e)
 {
+	uint64_t d;
+
 	if (!e->active)
 		return UINT64_MAX;
 	if (e->draining)
-		return e->drain_until_ms;
-	if (e->exited || e->kill)
+		d = e->drain_until_ms;
+	else if (e->exited || (e->kill && !e->interrupted))
 		return 0;
-	return e->deadline_ms;
+	else if (e->interrupted)
+		d = e->grace_until_ms;
+	else
+		d = e->deadline_ms;
+	if ((e->pend_len[0] || e->pend_len[1]) && e->next_stream_ms < d)
+		d = e->next_stream_ms;
+	return d;
 }
 
 static int put_output(struct ap_buf *b, uint8_t tag, const struct capture *c,
@@ -526,8 +672,13 @@ static void send_done(struct exec *e)
 	struct ap_buf *b = e->out;
 	size_t max = e->cap_out.cap > e->cap_err.cap ? e->cap_out.cap :
 						       e->cap_err.cap;
-	unsigned char *tmp = malloc(max ? max : 1);
-	int rc = tmp ? 0 : -ENOMEM;
+	unsigned char *tmp;
+	int rc;
+
+	if (e->stale)
+		return;
+	tmp = malloc(max ? max : 1);
+	rc = tmp ? 0 : -ENOMEM;
 
 	if (!rc)
 		rc = ap_frame_begin(b, AP_EXEC_DONE, e->id);
@@ -535,7 +686,10 @@ static void send_done(struct exec *e)
 	 * happened to exit in the same instant: the host asked for it to
 	 * stop, and that is what happened. */
 	if (!rc && e->kill)
-		rc = ap_put_u32(b, AP_T_SIGNAL, SIGKILL);
+		/* An interpreter that stopped on the interrupt kept its
+		 * state: SIGINT is what ended the call. */
+		rc = ap_put_u32(b, AP_T_SIGNAL,
+				e->repl && !e->state_lost ? SIGINT : SIGKILL);
 	else if (!rc && WIFEXITED(e->status))
 		rc = ap_put_u32(b, AP_T_EXIT_CODE,
 				(uint32_t)WEXITSTATUS(e->status));
@@ -562,6 +716,11 @@ static void send_done(struct exec *e)
 		rc = ap_put_str(b, AP_T_PHASE, e->building ? "build" : "run");
 	if (!rc)
 		rc = ap_put_u32(b, AP_T_SURVIVORS, e->survivors);
+	if (!rc && e->repl)
+		rc = ap_put_u8(b, AP_T_STATE_KEPT,
+			       repl_running() && !e->state_lost);
+	if (!rc && e->repl)
+		rc = ap_put_u8(b, AP_T_FRESH, (uint8_t)e->fresh);
 	if (!rc)
 		rc = ap_frame_end(b);
 	free(tmp);
@@ -603,6 +762,56 @@ static void phase_done(struct exec *e)
 	exec_reset(e);
 }
 
+/* The reply ended the call, or the interpreter died: everything else the
+ * call started goes; a living interpreter has flushed its output before
+ * replying, a dead one's pipes are read to EOF. */
+static void repl_finish(struct exec *e, uint64_t now)
+{
+	if (!e->draining) {
+		e->survivors = procs_kill_all();
+		e->draining = 1;
+		e->drain_until_ms = now + EXEC_DRAIN_MS;
+		repl_drain(repl_sink, e);
+	}
+	if (!repl_running() && repl_output_open() && now < e->drain_until_ms)
+		return;
+	send_done(e);
+	exec_reset(e);
+}
+
+static void repl_step(struct exec *e, uint64_t now)
+{
+	int status;
+
+	if (!e->exited && repl_take_done(&status)) {
+		e->exited = 1;
+		e->status = W_EXITCODE(status, 0);
+		if (!e->kill)
+			e->end_ms = now;
+	}
+	if (!e->exited && !e->kill && now >= e->deadline_ms)
+		e->kill = EXEC_KILL_TIMEOUT;
+	if (!e->exited && e->kill && !e->interrupted) {
+		/* First ask: the language stops the code and keeps its
+		 * state (KeyboardInterrupt, an interactive shell's ^C). */
+		e->end_ms = now;
+		e->interrupted = 1;
+		e->grace_until_ms = now + e->grace_ms;
+		repl_interrupt();
+		return;
+	}
+	if (!e->exited && e->interrupted && now >= e->grace_until_ms) {
+		agent_log("exec %u: the interpreter ignored the interrupt for %u ms: killed",
+			  e->id, e->grace_ms);
+		repl_stop();
+		e->state_lost = 1;
+		e->exited = 1;
+		e->status = SIGKILL; /* a wait status: killed by SIGKILL */
+	}
+	if (e->exited)
+		repl_finish(e, now);
+}
+
 void exec_step(struct exec *e)
 {
 	uint64_t now;
@@ -610,6 +819,14 @@ void exec_step(struct exec *e)
 	if (!e->active)
 		return;
 	now = agent_now_ms();
+	if (e->stream_ms && now >= e->next_stream_ms) {
+		stream_flush(e);
+		e->next_stream_ms = now + e->stream_ms;
+	}
+	if (e->repl) {
+		repl_step(e, now);
+		return;
+	}
 	if (!e->draining) {
 		if (!e->exited && !e->kill && now >= e->deadline_ms)
 			e->kill = EXEC_KILL_TIMEOUT;
@@ -632,9 +849,9 @@ void exec_step(struct exec *e)
 		/* Usually everything is at EOF by now: finish without
 		 * another trip through poll(). */
 		if (e->fd_out >= 0)
-			read_pipe(&e->fd_out, &e->cap_out);
+			read_pipe(e, &e->fd_out, 1);
 		if (e->fd_err >= 0)
-			read_pipe(&e->fd_err, &e->cap_err);
+			read_pipe(e, &e->fd_err, 2);
 	}
 	if ((e->fd_out >= 0 || e->fd_err >= 0) && now < e->drain_until_ms)
 		return;

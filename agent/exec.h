@@ -23,14 +23,20 @@
 #define EXEC_MAX_CAP (8u * 1024u * 1024u)
 /* After the kill, wait this long for the pipes to reach EOF. */
 #define EXEC_DRAIN_MS 500u
-/* Most fds exec_poll_fill() adds. */
-#define EXEC_POLL_FDS 4
+/* Interrupt grace of a session interpreter when the host sends none. */
+#define EXEC_DEFAULT_GRACE_MS 1000u
+/* Output waiting to be streamed is kept up to this much per stream; more
+ * is dropped from the stream (the final result still has it). */
+#define EXEC_STREAM_MAX (64u * 1024u)
+/* Most fds exec_poll_fill() adds (its own, then the interpreter's). */
+#define EXEC_POLL_FDS (4 + 4)
 
 enum exec_kill { EXEC_KILL_NONE, EXEC_KILL_TIMEOUT, EXEC_KILL_CANCEL };
 
 struct exec {
 	struct ap_buf *out; /* borrowed: the agent's reply queue */
 	int active;
+	int stale;          /* asked on a connection that is gone: no reply */
 	uint32_t id;
 
 	/* The request, owned: strings point into blob. */
@@ -40,6 +46,7 @@ struct exec {
 	char **envp;
 	char **deny;
 	size_t ndeny;
+	char **repl_argv;   /* session interpreter mode when [0] is set */
 	const char *file_name;
 	const unsigned char *file_data;
 	size_t file_len;
@@ -62,6 +69,22 @@ struct exec {
 	int zygote_eof;     /* the server's socket has nothing more */
 	size_t stdin_off;
 	struct capture cap_out, cap_err;
+
+	/* Session interpreter mode (repl.h). */
+	int repl;
+	uint32_t repl_seq;
+	uint32_t grace_ms;
+	int fresh;          /* this call started the interpreter */
+	int interrupted;    /* SIGINT sent; waiting out the grace */
+	uint64_t grace_until_ms;
+	int state_lost;     /* the interpreter was killed or died */
+
+	/* Streaming (AP_OUTPUT): bytes not yet sent, per stream. */
+	uint32_t stream_ms;
+	uint64_t next_stream_ms;
+	unsigned char *pend[2];
+	size_t pend_len[2];
+	size_t streamed[2];
 };
 
 void exec_init(struct exec *e, struct ap_buf *out);
@@ -76,6 +99,9 @@ int exec_busy(const struct exec *e);
 int exec_start(struct exec *e, const struct ap_frame *f, const char **err);
 /* AP_CANCEL: ignored unless id is the running execution. */
 void exec_cancel(struct exec *e, uint32_t id);
+/* The connection that asked is gone: stop the execution (interrupt first,
+ * as for a cancel) and send nothing about it. */
+void exec_orphan(struct exec *e);
 /* From the reaper. Returns 1 if pid was this execution's main process. */
 int exec_child_exited(struct exec *e, pid_t pid, int status);
 

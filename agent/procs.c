@@ -35,12 +35,31 @@ static struct {
 	int term;
 	procs_exit_cb cb;
 	void *arg;
-	pid_t spare;
+	pid_t spare[PROCS_MAX_SPARE];
 } procs = { .sigfd = -1 };
 
-void procs_spare(pid_t pid)
+void procs_spare(pid_t pid, int on)
 {
-	procs.spare = pid;
+	int i;
+
+	for (i = 0; i < PROCS_MAX_SPARE; i++)
+		if (procs.spare[i] == pid)
+			procs.spare[i] = 0;
+	for (i = 0; on && pid > 0 && i < PROCS_MAX_SPARE; i++)
+		if (!procs.spare[i]) {
+			procs.spare[i] = pid;
+			break;
+		}
+}
+
+static int spared(long pid)
+{
+	int i;
+
+	for (i = 0; i < PROCS_MAX_SPARE; i++)
+		if (procs.spare[i] == pid)
+			return 1;
+	return 0;
 }
 
 int procs_init(procs_exit_cb cb, void *arg)
@@ -157,7 +176,7 @@ static unsigned scan(int kill_them)
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid == self || (procs.spare && pid == procs.spare))
+		if (*end || pid == self || spared(pid))
 			continue;
 		if (!is_target(dirfd(d), de->d_name, self))
 			continue;

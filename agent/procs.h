@@ -23,13 +23,15 @@ void procs_handle_signals(void);
 int procs_terminating(void);
 /* Reap all exited children without blocking. */
 void procs_reap(void);
-/* SIGKILL every user process but the spared one (any process whose real uid is not 0, and any
- * child of ours still in setup as root), reaping as they die, until none
+/* SIGKILL every user process but the spared ones (any process whose real
+ * uid is not 0, and any child of ours still in setup as root), reaping as they die, until none
  * is left or about a second has passed. One /proc scan when nothing runs.
  * Returns how many are still alive. */
 unsigned procs_kill_all(void);
-/* Leave pid (the fork server, see zygote.h) out of procs_kill_all() and
- * its count from now on; 0 spares nothing. */
-void procs_spare(pid_t pid);
+/* on 1: leave pid (the fork server, zygote.h, or the session interpreter,
+ * repl.h) out of procs_kill_all() and its count from now on; on 0: stop
+ * sparing it. At most PROCS_MAX_SPARE at once. */
+#define PROCS_MAX_SPARE 4
+void procs_spare(pid_t pid, int on);
 
 #endif

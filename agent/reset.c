@@ -23,6 +23,7 @@
 
 #include "agent.h"
 #include "procs.h"
+#include "repl.h"
 #include "spawn.h"
 
 /* Directories deeper than this are moved up to the top directory instead
@@ -294,6 +295,7 @@ static void reset_clear(struct reset *r)
 		close(r->fd);
 	r->fd = -1;
 	r->active = 0;
+	r->stale = 0;
 	r->pid = 0;
 	r->msg_len = 0;
 }
@@ -319,7 +321,9 @@ int reset_start(struct reset *r, uint32_t id, const char **err)
 		*err = "busy";
 		return -EBUSY;
 	}
-	/* Survivors here are counted again at the end. */
+	/* A session interpreter is state too (the fork server, stateless,
+	 * stays). Survivors here are counted again at the end. */
+	repl_stop();
 	procs_kill_all();
 	if (pipe2(p, O_CLOEXEC)) {
 		snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
@@ -469,7 +473,11 @@ void reset_step(struct reset *r)
 	if (!ok)
 		agent_log("reset %u failed: %s", r->id, text);
 
-	rc = ap_frame_begin(b, AP_RESET_DONE, r->id);
+	rc = r->stale ? 0 : ap_frame_begin(b, AP_RESET_DONE, r->id);
+	if (!rc && r->stale) {
+		reset_clear(r);
+		return;
+	}
 	if (!rc)
 		rc = ap_put_u8(b, AP_T_OK, (uint8_t)ok);
 	if (!rc && !ok)

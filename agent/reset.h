@@ -25,6 +25,7 @@ struct reset {
 	struct ap_buf *out; /* borrowed: the agent's reply queue */
 	mode_t work_mode;   /* mode of /work at startup, restored each time */
 	int active;
+	int stale;          /* asked on a connection that is gone: no reply */
 	uint32_t id;
 	pid_t pid;          /* the worker, 0 once reaped */
 	int status;

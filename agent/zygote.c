@@ -46,8 +46,8 @@ static void forget(void)
 	if (zyg.sock >= 0)
 		close(zyg.sock);
 	zyg.sock = -1;
+	procs_spare(zyg.pid, 0);
 	zyg.pid = 0;
-	procs_spare(0);
 }
 
 void zygote_stop(void)
@@ -124,7 +124,7 @@ int zygote_ensure(char *const *envp, char *const *deny, size_t ndeny,
 	zyg.pid = pid;
 	zyg.sock = sv[0];
 	zyg.fingerprint = fp;
-	procs_spare(pid);
+	procs_spare(pid, 1);
 	return 0;
 }
 

@@ -39,6 +39,9 @@ enum ap_type {
 	AP_HELLO_OK = 0x81,  /* AP_T_VERSION, AP_T_WORKDIR */
 	AP_EXEC_DONE = 0x82, /* result of an AP_EXEC */
 	AP_RESET_DONE = 0x83,/* AP_T_OK, AP_T_MESSAGE on failure */
+	AP_OUTPUT = 0x84,    /* output so far of the running AP_EXEC (same
+			      * id): AP_T_STDOUT / AP_T_STDERR, only when
+			      * the request asked with AP_T_STREAM_MS */
 	AP_ERROR = 0x8f,     /* AP_T_MESSAGE; the request was not understood */
 };
 
@@ -54,6 +57,12 @@ enum ap_tag {
 	AP_T_STDERR_CAP = 8,  /* u32: bytes of stderr returned at most */
 	AP_T_SECCOMP_DENY = 9,/* string, repeated: syscall denied with EPERM */
 	AP_T_STDIN = 10,      /* bytes: fed to the program's stdin (optional) */
+	AP_T_REPL_ARG = 11,   /* string, repeated: run FILE_DATA through the
+			       * session interpreter with this argv (started
+			       * if none runs); RUN_ARG is then not needed */
+	AP_T_REPL_SEQ = 12,   /* u32: the seq of the interpreter's reply */
+	AP_T_GRACE_MS = 13,   /* u32: interrupt grace before the kill */
+	AP_T_STREAM_MS = 14,  /* u32: send AP_OUTPUT at most this often */
 
 	/* reply fields */
 	AP_T_VERSION = 32,    /* u32 */
@@ -71,6 +80,8 @@ enum ap_tag {
 	AP_T_OK = 44,         /* u8 */
 	AP_T_MESSAGE = 45,    /* string */
 	AP_T_CANCELLED = 46,  /* u8 */
+	AP_T_STATE_KEPT = 47, /* u8: the interpreter survived with its state */
+	AP_T_FRESH = 48,      /* u8: this call started a new interpreter */
 };
 
 /* A growable output buffer with a hard maximum (AP_MAX_FRAME). */

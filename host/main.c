@@ -29,6 +29,7 @@
 #include "util/log.h"
 #include "core/plugins.h"
 #include "core/pool.h"
+#include "core/session.h"
 #include "engine/docker.h"
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
@@ -49,6 +50,7 @@ struct app {
 	struct plugin_set plugins;
 	struct identity id;
 	struct docker *docker;
+	struct session_mgr *sessions;
 	struct pool *pool;
 	struct tool_env env;
 	struct mcp_server *server;
@@ -271,11 +273,18 @@ static int serve(struct app *a)
 {
 	int rc;
 
+	rc = session_mgr_new(a->loop, a->docker, a->pool, &a->plugins, &a->cfg,
+			     &a->sessions);
+	if (rc) {
+		log_error("cannot set up sessions: %s", strerror(-rc));
+		return 1;
+	}
 	a->env = (struct tool_env){
 		.loop = a->loop,
 		.cfg = &a->cfg,
 		.plugins = &a->plugins,
 		.pool = a->pool,
+		.sessions = a->sessions,
 	};
 	watch_signals(a);
 	pool_set_warmup(a->pool, exec_warmup);
@@ -286,6 +295,7 @@ static int serve(struct app *a)
 		return 1;
 	}
 	docker_negotiate(a->docker, negotiated_cb, a);
+	session_mgr_start(a->sessions);
 	serve_prewarm(a);
 	log_info("mcp-sandbox %s serving MCP on stdio (%zu languages)",
 		 SBX_VERSION, a->plugins.n);
@@ -581,6 +591,7 @@ int main(int argc, char **argv)
 	if (uv_loop_close(a->loop) != 0)
 		log_warn("event loop closed with handles still open");
 out:
+	session_mgr_free(a->sessions);
 	pool_free(a->pool);
 	mcp_server_free(a->server);
 	plugins_close(&a->plugins);

@@ -52,6 +52,17 @@ static const struct key_desc pool_keys[] = {
 	{ NULL, 0, 0, 0, 0 },
 };
 
+static const struct key_desc session_keys[] = {
+	{ "max_sessions", KT_U32, CFG(max_sessions), 0, 1024 },
+	{ "ttl", KT_U32, CFG(session_ttl_s), 1, 30u * 86400u },
+	{ "max_ttl", KT_U32, CFG(session_max_ttl_s), 1, 30u * 86400u },
+	{ "max_lifetime", KT_U32, CFG(session_max_lifetime_s), 1, 365u * 86400u },
+	{ "max_queued", KT_U32, CFG(session_max_queued), 0, 64 },
+	{ "interrupt_grace_ms", KT_U32, CFG(interrupt_grace_ms), 50, 60000 },
+	{ "state_dir", KT_STR, CFG(state_dir), 0, 0 },
+	{ NULL, 0, 0, 0, 0 },
+};
+
 /* Keys of [limits] that are also accepted in language sections. */
 static const struct key_desc limit_keys[] = {
 	{ "memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20 },
@@ -94,6 +105,12 @@ void config_init(struct config *cfg)
 	cfg->pool_size = 2;
 	cfg->max_uses = 100;
 	cfg->max_containers = 32;
+	cfg->max_sessions = 16;
+	cfg->session_ttl_s = 1800;
+	cfg->session_max_ttl_s = 86400;
+	cfg->session_max_lifetime_s = 7 * 86400;
+	cfg->session_max_queued = 8;
+	cfg->interrupt_grace_ms = 1000;
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,
 		.cpu_millis = 1000,
@@ -135,6 +152,7 @@ void config_close(struct config *cfg)
 	free(cfg->path);
 	free(cfg->plugins_dir);
 	free(cfg->docker_host);
+	free(cfg->state_dir);
 	free(cfg->network);
 	memset(cfg, 0, sizeof(*cfg));
 }
@@ -373,6 +391,8 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = docker_keys;
 	else if (strcmp(section, "pool") == 0)
 		t = pool_keys;
+	else if (strcmp(section, "sessions") == 0)
+		t = session_keys;
 	else if (strcmp(section, "limits") == 0) {
 		if ((k = find_key(limit_keys, key)))
 			return apply_key(&cfg->limits, k, value, why);
@@ -493,7 +513,7 @@ void config_apply_env(struct config *cfg, char **envp,
 		      const char *const *langs, size_t nlangs)
 {
 	static const char *const fixed[] = { "server", "docker", "pool",
-					     "limits" };
+					     "limits", "sessions" };
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;
 	size_t i, j, best_len;
@@ -523,8 +543,8 @@ void config_apply_env(struct config *cfg, char **envp,
 		section = NULL;
 		k = NULL;
 		best_len = 0;
-		for (i = 0; i < 4 + nlangs; i++) {
-			const char *s = i < 4 ? fixed[i] : own[i - 4];
+		for (i = 0; i < 5 + nlangs; i++) {
+			const char *s = i < 5 ? fixed[i] : own[i - 5];
 			const char *kk;
 
 			if (section_matches(name + 8, s, &kk) &&

@@ -55,6 +55,16 @@ struct config {
 	uint32_t max_uses;    /* executions before a container is replaced */
 	uint32_t max_containers; /* all containers this server runs at once */
 
+	/* [sessions] (docs/sessions.md) */
+	uint32_t max_sessions;    /* open sessions at once */
+	uint32_t session_ttl_s;   /* idle time before a session expires */
+	uint32_t session_max_ttl_s; /* most a create/extend may ask for */
+	uint32_t session_max_lifetime_s; /* hard limit from creation */
+	uint32_t session_max_queued; /* calls waiting behind a running one */
+	uint32_t interrupt_grace_ms; /* interrupt, then kill after this */
+	char *state_dir;          /* NULL: $XDG_STATE_HOME or ~/.local/state,
+				   * + /mcp-sandbox */
+
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms;  /* cap on a per-call timeout */

@@ -33,6 +33,10 @@ struct exec_job {
 	struct pool *pool;
 	const struct plugin *pl;
 	struct box *box;
+	struct agent_client *session_ac; /* borrowed, instead of box */
+	uint32_t session_seq, grace_ms, stream_ms;
+	int interpreter;
+	exec_output_cb output_cb;
 	char *code;                /* owned copy (possibly rewritten) */
 	size_t code_len;
 	char *stdin_data;          /* owned copy, or NULL */
@@ -105,7 +109,8 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 		struct box *b = j->box;
 
 		/* The box is never trusted again; j->box is cleared first
-		 * because releasing may call back into here. */
+		 * because releasing may call back into here. (A session's
+		 * owner learns from the error and does the same.) */
 		j->box = NULL;
 		if (b)
 			pool_release(j->pool, b, 1);
@@ -129,7 +134,8 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 		   !r->cancelled);
 	if (r->survivors)
 		log_error("[%s] %u processes survived the kill in %.12s",
-			  j->pl->desc->name, r->survivors, box_id(j->box));
+			  j->pl->desc->name, r->survivors,
+			  j->box ? box_id(j->box) : "a session");
 	memset(&o, 0, sizeof(o));
 	o.language = j->pl->desc->name;
 	o.exited = r->exited;
@@ -157,9 +163,15 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 		anomaly = 1;
 	}
 	o.phase = r->phase;
-	/* Answer first, then reset: the reset is off the caller's path. */
+	o.interpreter = j->interpreter;
+	o.state_kept = r->state_kept;
+	o.fresh = r->fresh;
+	/* Answer first, then reset: the reset is off the caller's path. A
+	 * session keeps its container; an anomaly there is the session
+	 * owner's to judge from the outcome. */
 	job_finish(j, &o);
-	pool_release(j->pool, j->box, anomaly);
+	if (j->box)
+		pool_release(j->pool, j->box, anomaly);
 }
 
 static void watchdog_cb(uv_timer_t *t)
@@ -167,7 +179,7 @@ static void watchdog_cb(uv_timer_t *t)
 	struct exec_job *j = t->data;
 
 	log_error("[%s] the agent in %.12s did not answer in time: container discarded",
-		  j->pl->desc->name, j->box ? box_id(j->box) : "?");
+		  j->pl->desc->name, j->box ? box_id(j->box) : "a session");
 	j->watchdog_fired = 1;
 	/* Discarding closes the agent connection, which settles the pending
 	 * exec through exec_cb with the watchdog's message. */
@@ -176,6 +188,21 @@ static void watchdog_cb(uv_timer_t *t)
 
 		j->box = NULL;
 		pool_release(j->pool, b, 1);
+	}
+	if (j->session_ac) {
+		struct exec_outcome o;
+
+		/* Same for a session's connection; its owner is told by
+		 * o.lost and removes the container. */
+		agent_client_close(j->session_ac);
+		j->session_ac = NULL;
+		memset(&o, 0, sizeof(o));
+		o.error_code = "sandbox_error";
+		o.error_message = "the sandbox did not answer within its timeout";
+		o.language = j->pl->desc->name;
+		o.lost = 1;
+		job_finish(j, &o);
+		return;
 	}
 	job_fail(j, "sandbox_error",
 		 "the sandbox did not answer within its timeout");
@@ -229,14 +256,48 @@ static int fill_request(const struct plugin *pl,
 	return 0;
 }
 
-static void run_on_box(struct exec_job *j)
+static struct agent_client *job_agent(const struct exec_job *j)
+{
+	return j->box ? box_agent(j->box) : j->session_ac;
+}
+
+static void job_output_cb(const char *out, size_t out_len, const char *err,
+			  size_t err_len, void *arg)
+{
+	struct exec_job *j = arg;
+
+	if (!j->done)
+		j->output_cb(out, out_len, err, err_len, j->arg);
+}
+
+/* A request that could not be sent: a pool box is discarded, a session's
+ * container is reported lost. */
+static void send_failed(struct exec_job *j, const char *code, const char *msg)
+{
+	struct exec_outcome o;
+
+	if (j->box) {
+		pool_release(j->pool, j->box, 1);
+		j->box = NULL;
+	}
+	memset(&o, 0, sizeof(o));
+	o.error_code = code;
+	o.error_message = msg;
+	o.language = j->pl->desc->name;
+	o.lost = j->session_ac != NULL;
+	job_finish(j, &o);
+}
+
+static void run_on_agent(struct exec_job *j)
 {
 	struct request_bufs bufs;
 	struct agent_exec_req q;
+	uint64_t limit;
 	int rc;
 
 	if (fill_request(j->pl, j->opts, j->nopts, &bufs, &q)) {
-		pool_release(j->pool, j->box, 0);
+		if (j->box)
+			pool_release(j->pool, j->box, 0);
 		j->box = NULL;
 		job_fail(j, "plugin_error", "the plugin's command is too long");
 		return;
@@ -246,17 +307,26 @@ static void run_on_box(struct exec_job *j)
 	q.timeout_ms = j->timeout_ms;
 	q.stdin_data = j->stdin_data;
 	q.stdin_len = j->stdin_len;
-	rc = agent_client_exec(box_agent(j->box), &q, exec_cb, j);
+	if (j->interpreter) {
+		q.repl_argv = j->pl->desc->session_cmd;
+		q.repl_seq = j->session_seq;
+		q.grace_ms = j->grace_ms;
+	}
+	if (j->output_cb) {
+		q.stream_ms = j->stream_ms;
+		q.output_cb = job_output_cb;
+	}
+	rc = agent_client_exec(job_agent(j), &q, exec_cb, j);
 	if (rc) {
-		pool_release(j->pool, j->box, 1);
-		j->box = NULL;
-		job_fail(j, "sandbox_error", "cannot send the code to the sandbox");
+		send_failed(j, "sandbox_error", "cannot send the code to the sandbox");
 		return;
 	}
-	uv_timer_start(&j->watchdog, watchdog_cb,
-		       (uint64_t)j->timeout_ms + WATCHDOG_GRACE_MS, 0);
+	limit = (uint64_t)j->timeout_ms + WATCHDOG_GRACE_MS;
+	if (j->interpreter)
+		limit += j->grace_ms ? j->grace_ms : 1000;
+	uv_timer_start(&j->watchdog, watchdog_cb, limit, 0);
 	if (j->cancelled)
-		agent_client_cancel(box_agent(j->box));
+		agent_client_cancel(job_agent(j));
 }
 
 struct warmup {
@@ -327,7 +397,48 @@ static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
 		job_fail(j, "cancelled", "the execution was cancelled");
 		return;
 	}
-	run_on_box(j);
+	run_on_agent(j);
+}
+
+/* The bytes the session interpreter reads for one call: the plugin's own
+ * (bash) or the standard framing of docs/session-interpreters.md. */
+static int interpreter_request(struct exec_job *j, const struct exec_request *req,
+			       char *msg, size_t msgsize)
+{
+	const struct sbx_plugin *d = req->pl->desc;
+	char head[96], *out = NULL;
+	size_t len = 0;
+	int n, rc;
+
+	if (d->session_request) {
+		rc = d->session_request(plugins_host_api(), req->session_seq,
+					req->code, req->code_len,
+					req->stdin_data ? req->stdin_data : "",
+					req->stdin_len, &out, &len);
+		if (rc < 0) {
+			snprintf(msg, msgsize, "%s",
+				 out ? out : "the plugin rejected the code");
+			free(out);
+			return -EINVAL;
+		}
+		j->code = out;
+		j->code_len = len;
+		return 0;
+	}
+	n = snprintf(head, sizeof(head), "run %u %zu %zu\n", req->session_seq,
+		     req->code_len, req->stdin_len);
+	len = (size_t)n + req->code_len + req->stdin_len;
+	j->code = malloc(len + 1);
+	if (!j->code) {
+		snprintf(msg, msgsize, "out of memory");
+		return -ENOMEM;
+	}
+	memcpy(j->code, head, (size_t)n);
+	memcpy(j->code + n, req->code, req->code_len);
+	if (req->stdin_len)
+		memcpy(j->code + n + req->code_len, req->stdin_data, req->stdin_len);
+	j->code_len = len;
+	return 0;
 }
 
 int exec_start(uv_loop_t *loop, struct pool *pool,
@@ -377,6 +488,21 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 		job_fail(j, "code_blocked", msg);
 		return 0;
 	}
+	j->session_ac = req->session_ac;
+	j->session_seq = req->session_seq;
+	j->grace_ms = req->grace_ms;
+	j->stream_ms = req->stream_ms;
+	j->output_cb = req->stream_ms ? req->output_cb : NULL;
+	j->interpreter = req->session_ac && d->session_cmd && d->session_cmd[0];
+	if (j->interpreter) {
+		rc = interpreter_request(j, req, msg, sizeof(msg));
+		if (rc) {
+			job_fail(j, rc == -ENOMEM ? "sandbox_error" : "code_rejected", msg);
+			return 0;
+		}
+		run_on_agent(j);
+		return 0;
+	}
 	if (d->prepare_code) {
 		char *rewritten = NULL;
 		size_t len = 0;
@@ -411,6 +537,10 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 		memcpy(j->code, req->code, req->code_len);
 		j->code_len = req->code_len;
 	}
+	if (j->session_ac) {
+		run_on_agent(j);
+		return 0;
+	}
 	rc = pool_acquire(pool, req->pl, acquired_cb, j, &b);
 	if (rc < 0) {
 		job_fail(j, rc == -ESHUTDOWN ? "shutting_down" : "sandbox_error",
@@ -422,7 +552,7 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 		return 0;
 	}
 	j->box = b;
-	run_on_box(j);
+	run_on_agent(j);
 	return 0;
 }
 
@@ -431,8 +561,8 @@ void exec_cancel(struct exec_job *j)
 	if (j->done || j->cancelled)
 		return;
 	j->cancelled = 1;
-	if (j->box && box_agent(j->box)) {
-		agent_client_cancel(box_agent(j->box));
+	if (job_agent(j)) {
+		agent_client_cancel(job_agent(j));
 	} else if (j->waiting && pool_cancel_acquire(j->pool, acquired_cb, j)) {
 		j->waiting = 0;
 		job_fail(j, "cancelled", "the execution was cancelled");

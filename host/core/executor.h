@@ -17,6 +17,10 @@ struct exec_job;
 
 #define EXEC_MAX_OPTIONS 16
 
+/* New output of a streaming execution, borrowed for the call. */
+typedef void (*exec_output_cb)(const char *out, size_t out_len,
+			       const char *err, size_t err_len, void *arg);
+
 struct exec_request {
 	const struct plugin *pl;
 	const char *code;      /* borrowed until exec_start returns */
@@ -27,6 +31,16 @@ struct exec_request {
 	/* Options the call switched on (borrowed from the plugin). */
 	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
 	size_t nopts;
+	/* A session's container (borrowed; the caller keeps it alive until
+	 * the callback) instead of one from the pool. With a session, a
+	 * language with a session interpreter runs the code through it. */
+	struct agent_client *session_ac;
+	uint32_t session_seq;  /* the interpreter's request number */
+	uint32_t grace_ms;     /* interrupt grace; 0: the agent's default */
+	/* Streaming: output_cb (with the callback's arg) at most every
+	 * stream_ms; 0: none. */
+	uint32_t stream_ms;
+	exec_output_cb output_cb;
 };
 
 /* Either error_code is set (a host-side failure: machine-readable code and
@@ -49,6 +63,11 @@ struct exec_outcome {
 	int out_truncated;
 	int err_truncated;
 	const char *phase;
+	int interpreter;  /* ran through a session interpreter */
+	int state_kept;   /* ... which survived with its state */
+	int fresh;        /* ... which this call started */
+	int lost;         /* a session's connection was closed: the
+			   * container is not usable any more */
 };
 
 typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);

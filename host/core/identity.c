@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../engine/container.h"
@@ -134,6 +135,25 @@ struct reap_ctx {
 	struct identity self;
 };
 
+/* A session container (session.h) outlives its server on purpose: the
+ * server that takes its state slot re-adopts it. Anyone may remove it only
+ * after the deadline in its name, "sbx-s.<slot>.<deadline>.<lang>.<name>". */
+static int session_alive(const cJSON *c)
+{
+	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
+	const cJSON *n = cJSON_GetArrayItem(names, 0);
+	const char *p;
+	long long deadline;
+
+	if (!cJSON_IsString(n))
+		return 0;
+	p = n->valuestring + (n->valuestring[0] == '/');
+	if (strncmp(p, "sbx-s.", 6) != 0 || !(p = strchr(p + 6, '.')))
+		return 0;
+	deadline = strtoll(p + 1, NULL, 10);
+	return deadline > (long long)time(NULL);
+}
+
 static void list_cb(int err, const char *errmsg, const char *json, void *arg)
 {
 	struct reap_ctx *ctx = arg;
@@ -150,7 +170,8 @@ static void list_cb(int err, const char *errmsg, const char *json, void *arg)
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
 		const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
 
-		if (!cJSON_IsString(id) || !owner_dead(&ctx->self, labels))
+		if (!cJSON_IsString(id) || !owner_dead(&ctx->self, labels) ||
+		    session_alive(c))
 			continue;
 		log_info("removing orphan container %.12s of a dead server (pid %s)",
 			 id->valuestring, label(labels, "org.mcp-sandbox.owner-pid"));

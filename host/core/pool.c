@@ -668,6 +668,21 @@ void pool_release(struct pool *p, struct box *b, int discard)
 	}
 }
 
+int pool_detach(struct pool *p, struct box *b, char *id_out, size_t id_size,
+		struct agent_client **ac)
+{
+	if (b->state != BOX_BUSY || !b->held || !b->ac || b->doomed ||
+	    strlen(b->id) >= id_size)
+		return -EINVAL;
+	memcpy(id_out, b->id, strlen(b->id) + 1);
+	*ac = b->ac;
+	b->ac = NULL;
+	p->nboxes--;
+	box_unlink_free(b);
+	dispatch(p); /* refill */
+	return 0;
+}
+
 struct agent_client *box_agent(const struct box *b)
 {
 	return b->ac;

@@ -61,6 +61,15 @@ int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg);
 /* Give a box back. discard=1 removes it instead of resetting it. */
 void pool_release(struct pool *p, struct box *b, int discard);
 
+/* Take a box out of the pool for good (a session keeps it): the caller
+ * now owns the container (id copied into id_out) and its agent connection
+ * (*ac, whose lost callback it must set with agent_client_set_owner before
+ * returning to the loop), and removes the container itself. The box is
+ * freed and the pool refills. Returns 0, or -EINVAL if b is not a box the
+ * caller holds with a live connection. */
+int pool_detach(struct pool *p, struct box *b, char *id_out, size_t id_size,
+		struct agent_client **ac);
+
 struct agent_client *box_agent(const struct box *b);
 const char *box_id(const struct box *b);
 

@@ -12,6 +12,8 @@
 #include "../util/log.h"
 
 #define LOG_MODULE "agent"
+/* The agent binary in every image (their ENTRYPOINT). */
+#define AGENT_PATH "/opt/sbx/agent"
 
 enum pending_kind { PENDING_NONE, PENDING_HELLO, PENDING_EXEC, PENDING_RESET };
 
@@ -28,6 +30,7 @@ struct agent_client {
 	uint32_t next_id;
 	agent_exec_cb exec_cb;
 	agent_reset_cb reset_cb;
+	agent_output_cb output_cb; /* of the pending exec, or NULL */
 	void *req_arg;             /* arg of the pending exec/reset */
 	char errline[512];         /* partial agent stderr line */
 	size_t errline_len;
@@ -99,6 +102,8 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 		case AP_T_STDOUT_TRUNC: r.out_truncated = ap_field_u8(&fl); break;
 		case AP_T_STDERR_TRUNC: r.err_truncated = ap_field_u8(&fl); break;
 		case AP_T_SURVIVORS: r.survivors = ap_field_u32(&fl); break;
+		case AP_T_STATE_KEPT: r.state_kept = ap_field_u8(&fl); break;
+		case AP_T_FRESH: r.fresh = ap_field_u8(&fl); break;
 		case AP_T_PHASE:
 			if (fl.len < sizeof(r.phase)) {
 				memcpy(r.phase, fl.data, fl.len);
@@ -115,6 +120,24 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 			    ac->req_arg);
 	else
 		ac->exec_cb(ac, 0, NULL, &r, ac->req_arg);
+}
+
+static void on_output(struct agent_client *ac, const struct ap_frame *f)
+{
+	const char *out = "", *err = "";
+	size_t out_len = 0, err_len = 0, off = 0;
+	struct ap_field fl;
+
+	while (ap_next_field(f, &off, &fl) == 1) {
+		if (fl.tag == AP_T_STDOUT) {
+			out = (const char *)fl.data;
+			out_len = fl.len;
+		} else if (fl.tag == AP_T_STDERR) {
+			err = (const char *)fl.data;
+			err_len = fl.len;
+		}
+	}
+	ac->output_cb(out, out_len, err, err_len, ac->req_arg);
 }
 
 static void copy_message(const struct ap_frame *f, char *buf, size_t size)
@@ -137,7 +160,9 @@ static int reply_expected(const struct agent_client *ac, uint8_t type)
 {
 	switch (ac->pending) {
 	case PENDING_HELLO: return type == AP_HELLO_OK || type == AP_ERROR;
-	case PENDING_EXEC: return type == AP_EXEC_DONE || type == AP_ERROR;
+	case PENDING_EXEC:
+		return type == AP_EXEC_DONE || type == AP_ERROR ||
+		       (type == AP_OUTPUT && ac->output_cb);
 	case PENDING_RESET: return type == AP_RESET_DONE || type == AP_ERROR;
 	case PENDING_NONE: return 0;
 	}
@@ -176,6 +201,9 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		break;
 	case AP_EXEC_DONE:
 		on_exec_done(ac, f);
+		break;
+	case AP_OUTPUT:
+		on_output(ac, f);
 		break;
 	case AP_RESET_DONE:
 		while (ap_next_field(f, &off, &fl) == 1)
@@ -282,10 +310,11 @@ static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 	free(ac);
 }
 
-int agent_client_open(struct docker *d, const char *container_id,
-		      agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
-		      struct agent_client **out)
+static int client_open(struct docker *d, const char *container_id,
+		       int relay, agent_open_cb open_cb, agent_lost_cb lost_cb,
+		       void *arg, struct agent_client **out)
 {
+	static const char *const relay_argv[] = { AGENT_PATH, "relay", NULL };
 	static const struct docker_stream_cbs cbs = {
 		.on_open = stream_open_cb,
 		.on_data = stream_data_cb,
@@ -307,13 +336,38 @@ int agent_client_open(struct docker *d, const char *container_id,
 	 * through open_cb. */
 	ac->pending = PENDING_HELLO;
 	ac->pending_id = 0;
-	rc = docker_attach(d, container_id, &cbs, ac, &ac->stream);
+	if (relay)
+		rc = docker_exec_attach(d, container_id, relay_argv, "0", &cbs,
+					ac, &ac->stream);
+	else
+		rc = docker_attach(d, container_id, &cbs, ac, &ac->stream);
 	if (rc) {
 		free(ac);
 		return rc;
 	}
 	*out = ac;
 	return 0;
+}
+
+int agent_client_open(struct docker *d, const char *container_id,
+		      agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
+		      struct agent_client **out)
+{
+	return client_open(d, container_id, 0, open_cb, lost_cb, arg, out);
+}
+
+int agent_client_reopen(struct docker *d, const char *container_id,
+			agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
+			struct agent_client **out)
+{
+	return client_open(d, container_id, 1, open_cb, lost_cb, arg, out);
+}
+
+void agent_client_set_owner(struct agent_client *ac, agent_lost_cb lost_cb,
+			    void *arg)
+{
+	ac->lost_cb = lost_cb;
+	ac->arg = arg;
 }
 
 static int put_argv(struct ap_buf *b, uint8_t tag, const char *const *v)
@@ -338,14 +392,22 @@ int agent_client_exec(struct agent_client *ac,
 		return -EPIPE;
 	id = ac->next_id++;
 	rc = ap_frame_begin(b, AP_EXEC, id);
-	if (!rc)
+	if (!rc && !q->repl_argv)
 		rc = ap_put_str(b, AP_T_FILE_NAME, q->file_name);
 	if (!rc)
 		rc = ap_put(b, AP_T_FILE_DATA, q->code, q->code_len);
-	if (!rc)
+	if (!rc && !q->repl_argv)
 		rc = put_argv(b, AP_T_BUILD_ARG, q->build_argv);
-	if (!rc)
+	if (!rc && !q->repl_argv)
 		rc = put_argv(b, AP_T_RUN_ARG, q->run_argv);
+	if (!rc && q->repl_argv)
+		rc = put_argv(b, AP_T_REPL_ARG, q->repl_argv);
+	if (!rc && q->repl_argv)
+		rc = ap_put_u32(b, AP_T_REPL_SEQ, q->repl_seq);
+	if (!rc && q->grace_ms)
+		rc = ap_put_u32(b, AP_T_GRACE_MS, q->grace_ms);
+	if (!rc && q->stream_ms && q->output_cb)
+		rc = ap_put_u32(b, AP_T_STREAM_MS, q->stream_ms);
 	if (!rc)
 		rc = put_argv(b, AP_T_ENV, q->env);
 	if (!rc)
@@ -356,7 +418,7 @@ int agent_client_exec(struct agent_client *ac,
 		rc = ap_put_u32(b, AP_T_STDOUT_CAP, q->stdout_cap);
 	if (!rc)
 		rc = ap_put_u32(b, AP_T_STDERR_CAP, q->stderr_cap);
-	if (!rc && q->stdin_data)
+	if (!rc && q->stdin_data && !q->repl_argv)
 		rc = ap_put(b, AP_T_STDIN, q->stdin_data, q->stdin_len);
 	if (!rc)
 		rc = ap_frame_end(b);
@@ -369,6 +431,7 @@ int agent_client_exec(struct agent_client *ac,
 		return rc;
 	ac->pending = PENDING_EXEC;
 	ac->pending_id = id;
+	ac->output_cb = q->stream_ms ? q->output_cb : NULL;
 	ac->exec_cb = cb;
 	ac->req_arg = arg;
 	return 0;

@@ -14,6 +14,11 @@
 
 struct agent_client;
 
+/* Output of a running execution that asked for streaming: new bytes of
+ * stdout and stderr (either may be empty), borrowed for the call. */
+typedef void (*agent_output_cb)(const char *out, size_t out_len,
+				const char *err, size_t err_len, void *arg);
+
 struct agent_exec_req {
 	const char *file_name;
 	const char *code;          /* borrowed until the call returns */
@@ -27,6 +32,16 @@ struct agent_exec_req {
 	uint32_t stderr_cap;
 	const char *stdin_data;    /* or NULL: the program reads /dev/null */
 	size_t stdin_len;
+	/* Session interpreter mode (docs/session-interpreters.md): when
+	 * repl_argv is set, code holds the bytes for the interpreter and
+	 * file_name, build and run commands and stdin are not used. */
+	const char *const *repl_argv;
+	uint32_t repl_seq;
+	uint32_t grace_ms;         /* 0: the agent's default */
+	/* Streaming: output_cb (with the exec's arg) at most every
+	 * stream_ms while it runs; 0/NULL: none. */
+	uint32_t stream_ms;
+	agent_output_cb output_cb;
 };
 
 struct agent_exec_result {
@@ -44,6 +59,8 @@ struct agent_exec_result {
 	int err_truncated;
 	char phase[8];             /* "build" or "run" */
 	uint32_t survivors;
+	int state_kept;            /* interpreter mode: state survived */
+	int fresh;                 /* interpreter mode: started by this call */
 };
 
 /* The connection is up and the agent answered HELLO (err 0), or not. */
@@ -65,6 +82,17 @@ typedef void (*agent_reset_cb)(struct agent_client *ac, int err, int ok,
 int agent_client_open(struct docker *d, const char *container_id,
 		      agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
 		      struct agent_client **out);
+
+/* The same, for a container whose first host has gone: the connection
+ * goes through `sbx-agent relay` run with docker exec (agent/relay.h)
+ * instead of the container's stdin and stdout. */
+int agent_client_reopen(struct docker *d, const char *container_id,
+			agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
+			struct agent_client **out);
+
+/* Hand the connection to a new owner: lost_cb and arg from now on. */
+void agent_client_set_owner(struct agent_client *ac, agent_lost_cb lost_cb,
+			    void *arg);
 
 /* One request at a time: returns -EBUSY while another is pending. cb gets
  * arg and runs exactly once if this returns 0. */

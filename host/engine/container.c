@@ -1,5 +1,6 @@
 /*
- * container.c - hardened container create/start/remove over the Engine API.
+ * container.c - hardened container create/start/remove over the Engine API,
+ * and the lifecycle calls sessions need (pause, rename, inspect, memory).
  */
 #include "container.h"
 
@@ -247,26 +248,382 @@ static void listed_cb(const struct docker_response *res, void *arg)
 	free(r);
 }
 
-int container_list(struct docker *d, const char *label, container_list_cb cb,
-		   void *arg)
+int container_list_filters(struct docker *d, const char *filters_json,
+			   container_list_cb cb, void *arg)
 {
-	struct list_req *r = calloc(1, sizeof(*r));
-	char filters[512], *esc, path[1024];
+	static const char base[] = "/containers/json?all=1";
+	struct list_req *r;
+	char *esc = NULL, *path;
+	size_t n;
 	int rc;
 
-	if (!r)
-		return -ENOMEM;
-	r->cb = cb;
-	r->arg = arg;
-	snprintf(filters, sizeof(filters), "{\"label\":[\"%s\"]}", label);
-	esc = curl_easy_escape(NULL, filters, 0);
-	if (!esc) {
+	if (!cb)
+		return -EINVAL;
+	if (filters_json) {
+		cJSON *j = cJSON_Parse(filters_json);
+		int ok = cJSON_IsObject(j);
+
+		cJSON_Delete(j);
+		if (!ok)
+			return -EINVAL;
+		esc = curl_easy_escape(NULL, filters_json, 0);
+		if (!esc)
+			return -ENOMEM;
+	}
+	n = sizeof(base) + (esc ? strlen("&filters=") + strlen(esc) : 0);
+	path = malloc(n);
+	r = calloc(1, sizeof(*r));
+	if (!path || !r) {
+		curl_free(esc);
+		free(path);
 		free(r);
 		return -ENOMEM;
 	}
-	snprintf(path, sizeof(path), "/containers/json?all=1&filters=%s", esc);
+	snprintf(path, n, "%s%s%s", base, esc ? "&filters=" : "",
+		 esc ? esc : "");
 	curl_free(esc);
+	r->cb = cb;
+	r->arg = arg;
 	rc = docker_request(d, "GET", path, NULL, 0, listed_cb, r);
+	free(path);
+	if (rc)
+		free(r);
+	return rc;
+}
+
+int container_list(struct docker *d, const char *label, container_list_cb cb,
+		   void *arg)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(f, "label");
+	cJSON *l = cJSON_CreateString(label);
+	char *filters = NULL;
+	int rc;
+
+	if (arr && l && cJSON_AddItemToArray(arr, l))
+		l = NULL; /* the array owns it */
+	else
+		arr = NULL;
+	cJSON_Delete(l);
+	if (arr)
+		filters = cJSON_PrintUnformatted(f);
+	cJSON_Delete(f);
+	if (!filters)
+		return -ENOMEM;
+	rc = container_list_filters(d, filters, cb, arg);
+	cJSON_free(filters);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pause, unpause, rename, inspect, memory                             */
+
+#define ID_MAX 255
+
+static int valid_id(const char *id)
+{
+	size_t n;
+
+	if (!id)
+		return 0;
+	n = strlen(id);
+	return n > 0 && n <= ID_MAX &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			  "0123456789_.-") == n;
+}
+
+/* The err of a finished request that did not answer ok_status; conflict is
+ * what a 409 means for this operation. */
+static int answer_err(const struct docker_response *res, long ok_status,
+		      int conflict)
+{
+	if (res->err)
+		return res->err;
+	if (res->status == ok_status)
+		return 0;
+	switch (res->status) {
+	case 400:
+		return -EINVAL;
+	case 404:
+		return -ENOENT;
+	case 409:
+		return conflict;
+	default:
+		return -EIO;
+	}
+}
+
+/* The message for err: the daemon's (or the transport's), else ours. */
+static const char *answer_msg(const struct docker_response *res,
+			      const char *what, char *buf, size_t size)
+{
+	if (res->errmsg)
+		return res->errmsg;
+	snprintf(buf, size, "%s: unexpected HTTP status %ld", what,
+		 res->status);
+	return buf;
+}
+
+struct op_req {
+	union {
+		container_cb done;
+		container_inspect_cb json;
+		container_memory_cb memory;
+	} cb;
+	void *arg;
+	int conflict;     /* err for a 409 */
+	int pause_op;     /* pause/unpause: see state_conflict() */
+	const char *what; /* "pause", for messages */
+	char id[ID_MAX + 1];
+};
+
+static struct op_req *op_new(const char *id, const char *what, void *arg)
+{
+	struct op_req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->arg = arg;
+	r->what = what;
+	r->conflict = -EBUSY;
+	snprintf(r->id, sizeof(r->id), "%s", id);
+	return r;
+}
+
+/* Daemons up to 20.10 answer an unpause of a container that is not paused
+ * with a plain error (500), not 409; the state is the caller's business,
+ * not an engine failure. */
+static int state_conflict(const struct docker_response *res)
+{
+	return res->status == 500 && res->errmsg &&
+	       (strstr(res->errmsg, " is not paused") ||
+		strstr(res->errmsg, " is already paused") ||
+		strstr(res->errmsg, " is not running"));
+}
+
+static void op_done_cb(const struct docker_response *res, void *arg)
+{
+	struct op_req *r = arg;
+	char buf[128];
+	int err = answer_err(res, 204, r->conflict);
+
+	if (err == -EIO && r->pause_op && state_conflict(res))
+		err = -EBUSY;
+	/* Without a callback nobody else hears of it. */
+	if (err && !r->cb.done)
+		log_warn("%s %.12s: %s", r->what, r->id,
+			 answer_msg(res, r->what, buf, sizeof(buf)));
+	if (r->cb.done && err)
+		r->cb.done(err, answer_msg(res, r->what, buf, sizeof(buf)),
+			   r->id, r->arg);
+	else if (r->cb.done)
+		r->cb.done(0, NULL, r->id, r->arg);
+	free(r);
+}
+
+/* POST /containers/{id}/<action><query> answered by 204. */
+static int container_post(struct docker *d, const char *id, const char *action,
+			  const char *query, int conflict, container_cb cb,
+			  void *arg)
+{
+	struct op_req *r;
+	char *path;
+	size_t n;
+	int rc;
+
+	if (!valid_id(id))
+		return -EINVAL;
+	n = strlen("/containers//") + strlen(id) + strlen(action) +
+	    strlen(query) + 1;
+	path = malloc(n);
+	r = op_new(id, action, arg);
+	if (!path || !r) {
+		free(path);
+		free(r);
+		return -ENOMEM;
+	}
+	r->cb.done = cb;
+	r->conflict = conflict;
+	r->pause_op = strcmp(action, "pause") == 0 ||
+		      strcmp(action, "unpause") == 0;
+	snprintf(path, n, "/containers/%s/%s%s", id, action, query);
+	rc = docker_request(d, "POST", path, NULL, 0, op_done_cb, r);
+	free(path);
+	if (rc)
+		free(r);
+	return rc;
+}
+
+int container_pause(struct docker *d, const char *id, container_cb cb,
+		    void *arg)
+{
+	if (!cb)
+		return -EINVAL;
+	return container_post(d, id, "pause", "", -EBUSY, cb, arg);
+}
+
+int container_unpause(struct docker *d, const char *id, container_cb cb,
+		      void *arg)
+{
+	if (!cb)
+		return -EINVAL;
+	return container_post(d, id, "unpause", "", -EBUSY, cb, arg);
+}
+
+int container_rename(struct docker *d, const char *id, const char *new_name,
+		     container_cb cb, void *arg)
+{
+	char *esc, *query;
+	size_t n;
+	int rc;
+
+	if (!new_name || !new_name[0] || strlen(new_name) > ID_MAX)
+		return -EINVAL;
+	esc = curl_easy_escape(NULL, new_name, 0);
+	if (!esc)
+		return -ENOMEM;
+	n = strlen("?name=") + strlen(esc) + 1;
+	query = malloc(n);
+	if (!query) {
+		curl_free(esc);
+		return -ENOMEM;
+	}
+	snprintf(query, n, "?name=%s", esc);
+	curl_free(esc);
+	rc = container_post(d, id, "rename", query, -EEXIST, cb, arg);
+	free(query);
+	return rc;
+}
+
+static void op_json_cb(const struct docker_response *res, void *arg)
+{
+	struct op_req *r = arg;
+	char buf[128];
+	int err = answer_err(res, 200, r->conflict);
+
+	if (err)
+		r->cb.json(err, answer_msg(res, r->what, buf, sizeof(buf)),
+			   NULL, r->arg);
+	else
+		r->cb.json(0, NULL, res->body, r->arg);
+	free(r);
+}
+
+int container_inspect(struct docker *d, const char *id,
+		      container_inspect_cb cb, void *arg)
+{
+	struct op_req *r;
+	char path[ID_MAX + 32];
+	int rc;
+
+	if (!cb || !valid_id(id))
+		return -EINVAL;
+	r = op_new(id, "inspect", arg);
+	if (!r)
+		return -ENOMEM;
+	r->cb.json = cb;
+	snprintf(path, sizeof(path), "/containers/%s/json", id);
+	rc = docker_request(d, "GET", path, NULL, 0, op_json_cb, r);
+	if (rc)
+		free(r);
+	return rc;
+}
+
+/* A non-negative integral JSON number that fits in a uint64_t. */
+static int json_u64(const cJSON *obj, const char *name, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
+	    v->valuedouble >= 18446744073709551616.0)
+		return 0;
+	*out = (uint64_t)v->valuedouble;
+	return 1;
+}
+
+int container_stats_memory(const char *json, size_t len, uint64_t *bytes)
+{
+	/* The page cache the kernel reclaims first, by cgroup version: v1
+	 * (hierarchical total), v2, then daemons too old to report either. */
+	static const char *const reclaimable[] = { "total_inactive_file",
+						   "inactive_file", "cache" };
+	cJSON *j = cJSON_ParseWithLength(json, len);
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(j, "memory_stats");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(mem, "stats");
+	uint64_t usage, v;
+	size_t i;
+
+	if (!json_u64(mem, "usage", &usage)) {
+		cJSON_Delete(j);
+		return -ENODATA;
+	}
+	for (i = 0; i < sizeof(reclaimable) / sizeof(reclaimable[0]); i++) {
+		if (json_u64(st, reclaimable[i], &v)) {
+			if (v < usage)
+				usage -= v;
+			break;
+		}
+	}
+	cJSON_Delete(j);
+	*bytes = usage;
+	return 0;
+}
+
+static void op_memory_cb(const struct docker_response *res, void *arg)
+{
+	struct op_req *r = arg;
+	char buf[ID_MAX + 96];
+	uint64_t bytes = 0;
+	int err = answer_err(res, 200, r->conflict);
+
+	if (err) {
+		r->cb.memory(err, answer_msg(res, r->what, buf, sizeof(buf)), 0,
+			     r->arg);
+	} else if (container_stats_memory(res->body, res->body_len, &bytes)) {
+		snprintf(buf, sizeof(buf),
+			 "container %s reports no memory use (not running?)",
+			 r->id);
+		r->cb.memory(-ENODATA, buf, 0, r->arg);
+	} else {
+		r->cb.memory(0, NULL, bytes, r->arg);
+	}
+	free(r);
+}
+
+/* one-shot=true (API 1.41) skips the second sample that stream=false
+ * otherwise waits about a second for (it only feeds CPU percentages). */
+static int has_one_shot(const struct docker *d)
+{
+	const char *v = docker_api_version(d);
+	char *end;
+	long major, minor;
+
+	if (!v) /* unversioned: the daemon's own version; older ones ignore
+		   query parameters they do not know */
+		return 1;
+	major = strtol(v, &end, 10);
+	if (*end != '.')
+		return 0;
+	minor = strtol(end + 1, NULL, 10);
+	return major > 1 || (major == 1 && minor >= 41);
+}
+
+int container_memory(struct docker *d, const char *id, container_memory_cb cb,
+		     void *arg)
+{
+	struct op_req *r;
+	char path[ID_MAX + 64];
+	int rc;
+
+	if (!d || !cb || !valid_id(id))
+		return -EINVAL;
+	r = op_new(id, "stats", arg);
+	if (!r)
+		return -ENOMEM;
+	r->cb.memory = cb;
+	snprintf(path, sizeof(path), "/containers/%s/stats?stream=false%s", id,
+		 has_one_shot(d) ? "&one-shot=true" : "");
+	rc = docker_request(d, "GET", path, NULL, 0, op_memory_cb, r);
 	if (rc)
 		free(r);
 	return rc;

@@ -1,7 +1,18 @@
 /*
  * container.h - the container operations the core needs, expressed over the
  * Engine API: create+start with the hardening every sandbox gets, remove,
- * list by label, image presence. No knowledge of pools or sessions.
+ * pause/unpause, rename, inspect, memory in use, list by label or any
+ * filter, image presence. No knowledge of pools or sessions.
+ *
+ * Every call with a callback returns 0 and calls it exactly once later, or
+ * returns a negative code (-EINVAL for a malformed id or argument) and never
+ * calls it. Unless stated otherwise, err in a callback is the transport's
+ * negative code from docker.h (-ECONNREFUSED, -ETIMEDOUT, -ECANCELED from
+ * docker_free(), ...), or -ENOENT for no such container (404), -EBUSY for a
+ * state conflict (409), -EINVAL for a request the daemon refused (400),
+ * -EIO for anything else; errmsg is then the daemon's "message" (or the
+ * transport's text), borrowed for the call. Ids are container ids or names
+ * ([A-Za-z0-9_.-], at most 255 characters).
  */
 #ifndef SBX_CONTAINER_H
 #define SBX_CONTAINER_H
@@ -39,12 +50,59 @@ int container_run(struct docker *d, const struct container_spec *spec,
 int container_remove(struct docker *d, const char *id, container_cb cb,
 		     void *arg);
 
-/* Freeze/thaw are for sessions later; listing for orphan cleanup:
- * cb gets the daemon's JSON array text (borrowed). */
+/* Listing for orphan cleanup and adoption: cb gets the daemon's JSON array
+ * text (borrowed), stopped containers included. */
 typedef void (*container_list_cb)(int err, const char *errmsg,
 				  const char *json, void *arg);
+/* Containers carrying label ("key" or "key=value"). */
 int container_list(struct docker *d, const char *label, container_list_cb cb,
 		   void *arg);
+/* GET /containers/json?all=1&filters=<filters_json, URL-encoded>; the
+ * filters are the Engine API's JSON object, e.g. {"name":["^/sbx-s\\."]}
+ * (names are regular expressions over "/name"). NULL lists every container;
+ * anything but a JSON object is -EINVAL. */
+int container_list_filters(struct docker *d, const char *filters_json,
+			   container_list_cb cb, void *arg);
+
+/* POST /containers/{id}/pause (the cgroup freezer: processes stop, memory
+ * stays) and /unpause. A container already in the wanted state, or not
+ * running, is -EBUSY with the daemon's message ("Container ... is already
+ * paused", "... is not paused", "... is not running"; Docker 20.10 sends
+ * the second with status 500, which is mapped the same). cb gets id back. */
+int container_pause(struct docker *d, const char *id, container_cb cb,
+		    void *arg);
+int container_unpause(struct docker *d, const char *id, container_cb cb,
+		      void *arg);
+
+/* POST /containers/{id}/rename?name=<new_name>. The daemon checks the name
+ * ([a-zA-Z0-9][a-zA-Z0-9_.-]+: -EINVAL with its message); a name in use is
+ * -EEXIST. cb may be NULL; it gets id (the old reference) back. */
+int container_rename(struct docker *d, const char *id, const char *new_name,
+		     container_cb cb, void *arg);
+
+/* GET /containers/{id}/json: cb gets the daemon's JSON object (borrowed):
+ * State.Status ("running", "paused", "exited", ...), Name ("/name"),
+ * Config.Labels, Id. */
+typedef void (*container_inspect_cb)(int err, const char *errmsg,
+				     const char *json, void *arg);
+int container_inspect(struct docker *d, const char *id,
+		      container_inspect_cb cb, void *arg);
+
+/* Memory in use in bytes, as `docker stats` shows it: the cgroup's usage
+ * minus inactive page cache, which the kernel reclaims before it would
+ * OOM-kill. One GET /containers/{id}/stats?stream=false (&one-shot=true from
+ * API 1.41, else the daemon samples twice, about 1 s). A container that is
+ * not running has no statistics: -ENODATA. */
+typedef void (*container_memory_cb)(int err, const char *errmsg,
+				    uint64_t bytes, void *arg);
+int container_memory(struct docker *d, const char *id, container_memory_cb cb,
+		     void *arg);
+
+/* The computation container_memory() applies to a stats answer (for tests):
+ * cgroup v1 usage - stats.total_inactive_file (- stats.cache on daemons
+ * that report no inactive_file), cgroup v2 usage - stats.inactive_file,
+ * never below 0. Returns 0, or -ENODATA when the answer has no usage. */
+int container_stats_memory(const char *json, size_t len, uint64_t *bytes);
 
 /* err 0 = present, -ENOENT = missing, other = could not tell. */
 typedef void (*image_cb)(int err, const char *errmsg, void *arg);

@@ -15,6 +15,10 @@
  * connection sits idle in its multi's connection cache until the first
  * send/recv, and any other transfer starting on that multi prunes idle
  * connections that look dead (readable) or old, which would cut the stream.
+ *
+ * An exec stream is the same machinery behind one plain request: the stream
+ * starts in STREAM_CREATING while POST /containers/{id}/exec runs on the
+ * shared multi, then hijacks POST /exec/{Id}/start exactly as attach does.
  */
 #define LOG_MODULE "docker"
 
@@ -263,6 +267,7 @@ struct wchunk {
 };
 
 enum stream_state {
+	STREAM_CREATING,   /* exec: POST /containers/{id}/exec in flight */
 	STREAM_CONNECTING, /* curl is connecting */
 	STREAM_HANDSHAKE,  /* request out, waiting for the 101 */
 	STREAM_OPEN,
@@ -281,10 +286,13 @@ struct docker_stream {
 	enum stream_state state;
 	struct docker_stream_cbs cbs;
 	void *arg;
+	const char *what; /* "attach" or "exec", for messages */
+	struct docker_req *create_req; /* exec: the create request in flight */
+	char exec_id[72];              /* exec: "" until created */
 	int opened;
 	int silent; /* failed inside docker_attach: no callbacks */
 	int close_err;
-	int pending; /* libuv handles still closing */
+	int pending; /* libuv handles still closing, create request */
 
 	char *req; /* the attach request, sent before any stdin byte */
 	size_t req_len, req_off;
@@ -596,6 +604,15 @@ static void req_complete(struct docker_req *r, CURLcode rc, int cancel_err)
 	req_free(r);
 }
 
+/* Drops r without calling its callback (its owner is going away). Not
+ * from inside a curl callback. */
+static void req_cancel(struct docker_req *r)
+{
+	req_unlink(r);
+	curl_multi_remove_handle(r->d->m.curlm, r->easy);
+	req_free(r);
+}
+
 static void docker_multi_done(struct multi *m, CURL *easy, CURLcode rc)
 {
 	char *priv = NULL;
@@ -630,9 +647,10 @@ static int valid_path(const char *path)
 	return 1;
 }
 
+/* *out (if not NULL) gets the request, for req_cancel(). */
 static int req_start(struct docker *d, const char *method, const char *path,
 		     const char *body, long timeout_ms, int is_version,
-		     docker_response_cb cb, void *arg)
+		     docker_response_cb cb, void *arg, struct docker_req **out)
 {
 	struct docker_req *r;
 	char *url;
@@ -720,6 +738,8 @@ static int req_start(struct docker *d, const char *method, const char *path,
 		d->reqs->prev = r;
 	d->reqs = r;
 	log_debug("%s started", r->what);
+	if (out)
+		*out = r;
 	return 0;
 
 oom:
@@ -737,7 +757,7 @@ int docker_request(struct docker *d, const char *method, const char *path,
 		return -EINVAL;
 	if (d->closing)
 		return -ECANCELED;
-	return req_start(d, method, path, body, timeout_ms, 0, cb, arg);
+	return req_start(d, method, path, body, timeout_ms, 0, cb, arg, NULL);
 }
 
 int docker_negotiate(struct docker *d, docker_response_cb cb, void *arg)
@@ -747,7 +767,7 @@ int docker_negotiate(struct docker *d, docker_response_cb cb, void *arg)
 	if (d->closing)
 		return -ECANCELED;
 	return req_start(d, "GET", "/version", NULL, NEGOTIATE_TIMEOUT_MS, 1,
-			 cb, arg);
+			 cb, arg, NULL);
 }
 
 const char *docker_api_version(const struct docker *d)
@@ -786,10 +806,10 @@ static void stream_finish(struct docker_stream *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	if (!s->silent) {
+		if (!s->opened && !s->msg[0])
+			snprintf(s->msg, sizeof(s->msg), "%s failed", s->what);
 		if (!s->opened)
-			s->cbs.on_open(s, s->close_err,
-				       s->msg[0] ? s->msg : "attach failed",
-				       s->arg);
+			s->cbs.on_open(s, s->close_err, s->msg, s->arg);
 		s->cbs.on_close(s, s->close_err, s->arg);
 	}
 	free(s->head);
@@ -864,7 +884,7 @@ static void stream_fail(struct docker_stream *s, int err, const char *fmt, ...)
 		va_end(ap);
 	}
 	if (err && err != -ECANCELED)
-		log_debug("attach stream %p: %s", (void *)s, s->msg);
+		log_debug("%s stream %p: %s", s->what, (void *)s, s->msg);
 	s->state = STREAM_CLOSING;
 
 	/* Our poll must be off the fd before curl closes it. */
@@ -880,6 +900,15 @@ static void stream_fail(struct docker_stream *s, int err, const char *fmt, ...)
 	s->wq_bytes = 0;
 	free(s->req);
 	s->req = NULL;
+	/* An exec still being created: drop the request unanswered. While
+	 * docker_free() runs, it completes every request itself (the
+	 * callback then finds the stream closing), and freeing one here
+	 * could pull the next one from under its loop. */
+	if (s->create_req && !s->d->closing) {
+		req_cancel(s->create_req);
+		s->create_req = NULL;
+		s->pending--;
+	}
 	/* While connecting, this closes curl's connection at once; after, the
 	 * multi is already gone and stream_finish closes our fd. */
 	stream_release_multi(s);
@@ -919,9 +948,8 @@ static int stream_flush(struct docker_stream *s)
 				&n);
 		s->req_off += n;
 		if (r < 0 && r != -EAGAIN) {
-			stream_fail(s, r,
-				    "attach: sending the request to %s: %s",
-				    s->d->endpoint, uv_strerror(r));
+			stream_fail(s, r, "%s: sending the request to %s: %s",
+				    s->what, s->d->endpoint, uv_strerror(r));
 			return r;
 		}
 		return 0;
@@ -941,7 +969,7 @@ static int stream_flush(struct docker_stream *s)
 		if (r == -EAGAIN)
 			break;
 		if (r < 0) {
-			stream_fail(s, r, "attach: writing stdin: %s",
+			stream_fail(s, r, "%s: writing stdin: %s", s->what,
 				    uv_strerror(r));
 			return r;
 		}
@@ -975,16 +1003,16 @@ static void stream_demux(struct docker_stream *s, const char *p, size_t n)
 				s->frame_fd = 2;
 				break;
 			case 3: /* "systemerr": the daemon's own error text */
-				log_warn("attach stream: daemon reported an "
-					 "error "
-					 "in-band");
+				log_warn("%s stream: daemon reported an "
+					 "error in-band",
+					 s->what);
 				s->frame_fd = 2;
 				break;
 			default:
 				stream_fail(s, -EPROTO,
-					    "attach: bad stream frame header "
+					    "%s: bad stream frame header "
 					    "(0x%02x); is the container a TTY?",
-					    s->fh[0]);
+					    s->what, s->fh[0]);
 				return;
 			}
 			s->frame_left = (uint32_t)s->fh[4] << 24 |
@@ -1066,8 +1094,8 @@ static void stream_handshake_input(struct docker_stream *s, const char *p,
 			if (s->head_len == ATTACH_HDR_MAX)
 				stream_fail(
 					s, -EPROTO,
-					"attach: answer header over %zu bytes",
-					ATTACH_HDR_MAX);
+					"%s: answer header over %zu bytes",
+					s->what, ATTACH_HDR_MAX);
 			return;
 		}
 		s->hdr_end = (size_t)(end + 4 - s->head);
@@ -1079,7 +1107,7 @@ static void stream_handshake_input(struct docker_stream *s, const char *p,
 		s->head[s->hdr_end] = '\0';
 		if (stream_parse_head(s) < 0) {
 			stream_fail(s, -EPROTO,
-				    "attach: %s did not answer with HTTP",
+				    "%s: %s did not answer with HTTP", s->what,
 				    s->d->endpoint);
 			return;
 		}
@@ -1092,8 +1120,8 @@ static void stream_handshake_input(struct docker_stream *s, const char *p,
 			s->head = NULL;
 			free(s->req);
 			s->req = NULL;
-			log_debug("attach stream %p open (%ld)", (void *)s,
-				  s->status);
+			log_debug("%s stream %p open (%ld)", s->what,
+				  (void *)s, s->status);
 			s->cbs.on_open(s, 0, NULL, s->arg);
 			if (s->state != STREAM_OPEN)
 				return;
@@ -1128,12 +1156,13 @@ static void stream_eof(struct docker_stream *s)
 			return;
 		}
 		stream_fail(s, -ECONNRESET,
-			    "attach: %s closed the connection before answering",
-			    s->d->endpoint);
+			    "%s: %s closed the connection before answering",
+			    s->what, s->d->endpoint);
 		return;
 	}
 	if (s->frame_left || s->fh_len)
-		log_debug("attach stream %p: EOF inside a frame", (void *)s);
+		log_debug("%s stream %p: EOF inside a frame", s->what,
+			  (void *)s);
 	stream_fail(s, 0, NULL);
 }
 
@@ -1155,7 +1184,7 @@ static void stream_read(struct docker_stream *s)
 		if (n < 0) {
 			int err = -errno;
 
-			stream_fail(s, err, "attach: reading from %s: %s",
+			stream_fail(s, err, "%s: reading from %s: %s", s->what,
 				    s->d->endpoint, uv_strerror(err));
 			return;
 		}
@@ -1174,8 +1203,8 @@ static void stream_poll_cb(uv_poll_t *h, int status, int events)
 	if (s->state == STREAM_CLOSING)
 		return;
 	if (status < 0) {
-		stream_fail(s, status, "attach: polling the connection: %s",
-			    uv_strerror(status));
+		stream_fail(s, status, "%s: polling the connection: %s",
+			    s->what, uv_strerror(status));
 		return;
 	}
 	if ((events & UV_WRITABLE) && stream_flush(s) < 0)
@@ -1199,7 +1228,7 @@ static void stream_update_poll(struct docker_stream *s)
 		return;
 	r = uv_poll_start(&s->poll, events, stream_poll_cb);
 	if (r < 0) {
-		stream_fail(s, r, "attach: cannot poll the connection: %s",
+		stream_fail(s, r, "%s: cannot poll the connection: %s", s->what,
 			    uv_strerror(r));
 		return;
 	}
@@ -1218,14 +1247,14 @@ static void stream_multi_done(struct multi *m, CURL *easy, CURLcode rc)
 		return;
 	if (rc != CURLE_OK) {
 		curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &oserr);
-		curl_message(s->d, "attach", rc, oserr, s->errbuf, s->msg,
+		curl_message(s->d, s->what, rc, oserr, s->errbuf, s->msg,
 			     sizeof(s->msg));
 		stream_fail(s, curl_to_err(rc, oserr), NULL);
 		return;
 	}
 	if (curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK ||
 	    fd == CURL_SOCKET_BAD) {
-		stream_fail(s, -EIO, "attach: libcurl kept no connection");
+		stream_fail(s, -EIO, "%s: libcurl kept no connection", s->what);
 		return;
 	}
 	/* Curl normally sends CURL_POLL_REMOVE when the transfer ends; if a
@@ -1242,7 +1271,7 @@ static void stream_multi_done(struct multi *m, CURL *easy, CURLcode rc)
 	stream_release_multi(s);
 	r = uv_poll_init_socket(s->d->loop, &s->poll, fd);
 	if (r < 0) {
-		stream_fail(s, r, "attach: cannot poll the connection: %s",
+		stream_fail(s, r, "%s: cannot poll the connection: %s", s->what,
 			    uv_strerror(r));
 		return;
 	}
@@ -1269,68 +1298,82 @@ static int valid_container_id(const char *id)
 	return i > 0;
 }
 
-int docker_attach(struct docker *d, const char *container_id,
-		  const struct docker_stream_cbs *cbs, void *arg,
-		  struct docker_stream **out)
+/* A stream in its first state, linked into d->streams. Fails only before
+ * any libuv handle exists (NULL: nothing to undo). */
+static struct docker_stream *stream_new(struct docker *d, const char *what,
+					 enum stream_state state,
+					 const struct docker_stream_cbs *cbs,
+					 void *arg)
 {
-	struct docker_stream *s;
-	char url[sizeof(d->base_url) + 1];
-	int len, r;
+	struct docker_stream *s = calloc(1, sizeof(*s));
 
-	if (!d || !container_id || !cbs || !cbs->on_open || !cbs->on_data ||
-	    !cbs->on_close || !out || !valid_container_id(container_id))
-		return -EINVAL;
-	if (d->closing)
-		return -ECANCELED;
-
-	s = calloc(1, sizeof(*s));
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->d = d;
 	s->fd = -1;
 	s->cbs = *cbs;
 	s->arg = arg;
-	s->state = STREAM_CONNECTING;
+	s->what = what;
+	s->state = state;
 	s->head = malloc(ATTACH_HDR_MAX + ATTACH_ERRBODY_MAX + 1);
-	len = snprintf(NULL, 0,
-		       "POST %s%s/containers/%s/attach"
-		       "?stream=1&stdin=1&stdout=1&stderr=1 HTTP/1.1\r\n"
-		       "Host: %s\r\n"
-		       "User-Agent: mcp-sandbox\r\n"
-		       "Content-Type: text/plain\r\n"
-		       "Content-Length: 0\r\n"
-		       "Connection: Upgrade\r\n"
-		       "Upgrade: tcp\r\n"
-		       "\r\n",
-		       d->version[0] ? "/v" : "", d->version, container_id,
-		       d->host_hdr);
+	if (!s->head || multi_init(&s->m, d->loop, stream_multi_done) < 0) {
+		free(s->head);
+		free(s);
+		return NULL;
+	}
+	s->next = d->streams;
+	if (d->streams)
+		d->streams->prev = s;
+	d->streams = s;
+	return s;
+}
+
+#define HIJACK_REQUEST                                                         \
+	"POST %s%s%s HTTP/1.1\r\n"                                             \
+	"Host: %s\r\n"                                                         \
+	"User-Agent: mcp-sandbox\r\n"                                          \
+	"Content-Type: %s\r\n"                                                 \
+	"Content-Length: %zu\r\n"                                              \
+	"Connection: Upgrade\r\n"                                              \
+	"Upgrade: tcp\r\n"                                                     \
+	"\r\n"                                                                 \
+	"%s"
+
+/* Writes the hijacking POST (path URL-encoded, body JSON or NULL) and lets
+ * curl connect; the request goes out once it has. On failure the caller
+ * fails the stream. */
+static int stream_connect(struct docker_stream *s, const char *path,
+			  const char *body)
+{
+	struct docker *d = s->d;
+	const char *vp = d->version[0] ? "/v" : "";
+	const char *ctype = body ? "application/json" : "text/plain";
+	size_t blen = body ? strlen(body) : 0;
+	char url[sizeof(d->base_url) + 1];
+	int len;
+
+	if (!body)
+		body = "";
+	len = snprintf(NULL, 0, HIJACK_REQUEST, vp, d->version, path,
+		       d->host_hdr, ctype, blen, body);
 	s->req = malloc((size_t)len + 1);
 	s->easy = curl_easy_init();
-	if (!s->head || !s->req || !s->easy)
-		goto oom;
-	s->req_len = (size_t)snprintf(
-		s->req, (size_t)len + 1,
-		"POST %s%s/containers/%s/attach"
-		"?stream=1&stdin=1&stdout=1&stderr=1 HTTP/1.1\r\n"
-		"Host: %s\r\n"
-		"User-Agent: mcp-sandbox\r\n"
-		"Content-Type: text/plain\r\n"
-		"Content-Length: 0\r\n"
-		"Connection: Upgrade\r\n"
-		"Upgrade: tcp\r\n"
-		"\r\n",
-		d->version[0] ? "/v" : "", d->version, container_id,
-		d->host_hdr);
+	if (!s->req || !s->easy)
+		return -ENOMEM;
+	s->req_len = (size_t)snprintf(s->req, (size_t)len + 1, HIJACK_REQUEST,
+				      vp, d->version, path, d->host_hdr, ctype,
+				      blen, body);
 
 	snprintf(url, sizeof(url), "%s/", d->base_url);
 	if (curl_easy_setopt(s->easy, CURLOPT_URL, url) != CURLE_OK)
-		goto oom;
+		return -ENOMEM;
 	if (d->unix_path[0] &&
 	    curl_easy_setopt(s->easy, CURLOPT_UNIX_SOCKET_PATH, d->unix_path) !=
 		    CURLE_OK)
-		goto oom;
+		return -ENOMEM;
 	curl_easy_setopt(s->easy, CURLOPT_CONNECT_ONLY, 1L);
-	curl_easy_setopt(s->easy, CURLOPT_CLOSESOCKETFUNCTION, stream_closesocket_cb);
+	curl_easy_setopt(s->easy, CURLOPT_CLOSESOCKETFUNCTION,
+			 stream_closesocket_cb);
 	curl_easy_setopt(s->easy, CURLOPT_CLOSESOCKETDATA, s);
 	curl_easy_setopt(s->easy, CURLOPT_PRIVATE, s);
 	curl_easy_setopt(s->easy, CURLOPT_ERRORBUFFER, s->errbuf);
@@ -1340,30 +1383,157 @@ int docker_attach(struct docker *d, const char *container_id,
 	/* The data path is request/response: no Nagle (curl's default, but
 	 * latency here is the point, so say it). */
 	curl_easy_setopt(s->easy, CURLOPT_TCP_NODELAY, 1L);
+	s->state = STREAM_CONNECTING;
+	if (curl_multi_add_handle(s->m.curlm, s->easy) != CURLM_OK)
+		return -ENOMEM;
+	return 0;
+}
 
-	r = multi_init(&s->m, d->loop, stream_multi_done);
-	if (r < 0)
-		goto oom;
-	s->next = d->streams;
-	if (d->streams)
-		d->streams->prev = s;
-	d->streams = s;
-	if (curl_multi_add_handle(s->m.curlm, s->easy) != CURLM_OK) {
+int docker_attach(struct docker *d, const char *container_id,
+		  const struct docker_stream_cbs *cbs, void *arg,
+		  struct docker_stream **out)
+{
+	struct docker_stream *s;
+	char path[192];
+	int r;
+
+	if (!d || !container_id || !cbs || !cbs->on_open || !cbs->on_data ||
+	    !cbs->on_close || !out || !valid_container_id(container_id))
+		return -EINVAL;
+	if (d->closing)
+		return -ECANCELED;
+
+	s = stream_new(d, "attach", STREAM_CONNECTING, cbs, arg);
+	if (!s)
+		return -ENOMEM;
+	snprintf(path, sizeof(path),
+		 "/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1",
+		 container_id);
+	r = stream_connect(s, path, NULL);
+	if (r < 0) {
 		/* The timer exists now: tear down through the loop, quietly. */
 		s->silent = 1;
-		stream_fail(s, -ENOMEM, NULL);
-		return -ENOMEM;
+		stream_fail(s, r, NULL);
+		return r;
 	}
 	*out = s;
 	return 0;
+}
 
-oom:
-	if (s->easy)
-		curl_easy_cleanup(s->easy);
-	free(s->req);
-	free(s->head);
-	free(s);
-	return -ENOMEM;
+/* The exec exists (or not): start it over a hijacked connection. */
+static void exec_created_cb(const struct docker_response *res, void *arg)
+{
+	struct docker_stream *s = arg;
+	const cJSON *id;
+	cJSON *j;
+	char path[128];
+	int r;
+
+	s->create_req = NULL;
+	s->pending--;
+	if (s->state == STREAM_CLOSING) {
+		/* Closed while docker_free() was completing requests. */
+		if (s->pending == 0)
+			stream_finish(s);
+		return;
+	}
+	if (res->err || res->status != 201) {
+		stream_fail(s, res->err ? res->err : status_to_err(res->status),
+			    "%s",
+			    res->errmsg ? res->errmsg : "exec create failed");
+		return;
+	}
+	j = cJSON_ParseWithLength(res->body, res->body_len);
+	id = cJSON_GetObjectItemCaseSensitive(j, "Id");
+	if (!cJSON_IsString(id) ||
+	    strlen(id->valuestring) >= sizeof(s->exec_id) ||
+	    !valid_container_id(id->valuestring)) {
+		cJSON_Delete(j);
+		stream_fail(s, -EPROTO,
+			    "exec: no usable Id in the answer of %s",
+			    s->d->endpoint);
+		return;
+	}
+	snprintf(s->exec_id, sizeof(s->exec_id), "%s", id->valuestring);
+	cJSON_Delete(j);
+	snprintf(path, sizeof(path), "/exec/%s/start", s->exec_id);
+	r = stream_connect(s, path, "{\"Detach\":false,\"Tty\":false}");
+	if (r < 0)
+		stream_fail(s, r, "exec: out of memory");
+}
+
+static char *exec_create_body(const char *const *argv, const char *user)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *cmd = NULL;
+	char *out = NULL;
+	size_t i;
+
+	if (root) {
+		cJSON_AddTrueToObject(root, "AttachStdin");
+		cJSON_AddTrueToObject(root, "AttachStdout");
+		cJSON_AddTrueToObject(root, "AttachStderr");
+		cJSON_AddFalseToObject(root, "Tty");
+		if (user)
+			cJSON_AddStringToObject(root, "User", user);
+		cmd = cJSON_AddArrayToObject(root, "Cmd");
+	}
+	for (i = 0; cmd && argv[i]; i++) {
+		cJSON *a = cJSON_CreateString(argv[i]);
+
+		if (!a || !cJSON_AddItemToArray(cmd, a)) {
+			cJSON_Delete(a);
+			cmd = NULL;
+		}
+	}
+	if (cmd)
+		out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return out;
+}
+
+int docker_exec_attach(struct docker *d, const char *container_id,
+		       const char *const *argv, const char *user,
+		       const struct docker_stream_cbs *cbs, void *arg,
+		       struct docker_stream **out)
+{
+	struct docker_stream *s;
+	char path[192];
+	char *body;
+	int r;
+
+	if (!d || !container_id || !argv || !argv[0] || !cbs ||
+	    !cbs->on_open || !cbs->on_data || !cbs->on_close || !out ||
+	    !valid_container_id(container_id))
+		return -EINVAL;
+	if (d->closing)
+		return -ECANCELED;
+
+	body = exec_create_body(argv, user);
+	if (!body)
+		return -ENOMEM;
+	s = stream_new(d, "exec", STREAM_CREATING, cbs, arg);
+	if (!s) {
+		free(body);
+		return -ENOMEM;
+	}
+	snprintf(path, sizeof(path), "/containers/%s/exec", container_id);
+	r = req_start(d, "POST", path, body, 0, 0, exec_created_cb, s,
+		      &s->create_req);
+	free(body);
+	if (r < 0) {
+		s->silent = 1;
+		stream_fail(s, r, NULL);
+		return r;
+	}
+	s->pending++;
+	*out = s;
+	return 0;
+}
+
+const char *docker_stream_exec_id(const struct docker_stream *s)
+{
+	return s && s->exec_id[0] ? s->exec_id : NULL;
 }
 
 int docker_stream_write(struct docker_stream *s, const void *data, size_t len)
@@ -1386,7 +1556,7 @@ int docker_stream_write(struct docker_stream *s, const void *data, size_t len)
 		if (r == 0)
 			return 0;
 		if (r != -EAGAIN) {
-			stream_fail(s, r, "attach: writing stdin: %s",
+			stream_fail(s, r, "%s: writing stdin: %s", s->what,
 				    uv_strerror(r));
 			return -EPIPE;
 		}
@@ -1414,7 +1584,7 @@ void docker_stream_close(struct docker_stream *s)
 {
 	if (!s || s->state == STREAM_CLOSING)
 		return;
-	stream_fail(s, s->opened ? 0 : -ECANCELED, "attach cancelled");
+	stream_fail(s, s->opened ? 0 : -ECANCELED, "%s cancelled", s->what);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1558,7 +1728,8 @@ void docker_free(struct docker *d)
 		req_complete(r, CURLE_OK, -ECANCELED);
 	}
 	for (s = d->streams; s; s = s->next)
-		stream_fail(s, -ECANCELED, "attach cancelled: client closed");
+		stream_fail(s, -ECANCELED, "%s cancelled: client closed",
+			    s->what);
 	multi_close(&d->m, docker_multi_closed);
 }
 

@@ -52,7 +52,7 @@ int docker_new(uv_loop_t *loop, const char *host, struct docker **out,
 void docker_free(struct docker *d);
 
 /* Timeout of requests that pass timeout_ms 0 (0: none, the default).
- * Attach streams are not affected. */
+ * Attach and exec streams are not affected (an exec's create request is). */
 void docker_set_timeout(struct docker *d, long timeout_ms);
 
 /* "unix:///var/run/docker.sock" form of the endpoint, for messages. */
@@ -79,10 +79,12 @@ int docker_request(struct docker *d, const char *method, const char *path,
 		   const char *body, long timeout_ms, docker_response_cb cb,
 		   void *arg);
 
-/* Hijacked attach stream (stdin, stdout, stderr) of a non-TTY container. */
+/* Hijacked stream (stdin, stdout, stderr) of a non-TTY container or exec:
+ * docker_attach() and docker_exec_attach() give the same kind of stream. */
 struct docker_stream_cbs {
-	/* The attach request answered: err 0 on success (stream usable), else
-	 * negative with a message; on failure on_close still follows. */
+	/* The attach (or exec) request answered: err 0 on success (stream
+	 * usable), else negative with a message (the daemon's, for an error
+	 * status); on failure on_close still follows. */
 	void (*on_open)(struct docker_stream *s, int err, const char *errmsg,
 			void *arg);
 	/* Demultiplexed payload; fd is 1 (stdout) or 2 (stderr). The bytes are
@@ -109,6 +111,31 @@ struct docker_stream_cbs {
 int docker_attach(struct docker *d, const char *container_id,
 		  const struct docker_stream_cbs *cbs, void *arg,
 		  struct docker_stream **out);
+
+/*
+ * Runs argv in a running container as user ("uid", "uid:gid", a name, or
+ * NULL for the image's user) and hijacks the exec's stdin/stdout/stderr:
+ * POST /containers/{id}/exec, then POST /exec/{Id}/start with the Upgrade:
+ * tcp handshake. The stream behaves exactly as docker_attach()'s; on_close
+ * with err 0 follows when the process has exited and its output is
+ * delivered. A failed create (no such container: -ENOENT, not running or
+ * paused: -EBUSY, with the daemon's message) arrives as on_open(err), then
+ * on_close. *out is valid at once (docker_stream_close() may cancel before
+ * on_open). argv is NULL-terminated with at least one element; it and user
+ * are copied. A program the daemon cannot start still opens the stream:
+ * the runtime's error text comes as stdout data, then EOF (Engine API
+ * behaviour). Returns 0 and calls on_open later, or a negative code
+ * without calling anything.
+ */
+int docker_exec_attach(struct docker *d, const char *container_id,
+		       const char *const *argv, const char *user,
+		       const struct docker_stream_cbs *cbs, void *arg,
+		       struct docker_stream **out);
+
+/* The exec's id once created (for GET /exec/{id}/json, which has the exit
+ * code after on_close), else NULL; always NULL for docker_attach() streams.
+ * Borrowed: valid until on_close returns. */
+const char *docker_stream_exec_id(const struct docker_stream *s);
 
 /* Bytes for the container's stdin (copied). Once open, written to the
  * socket at once when nothing is queued (no batching); what the socket does

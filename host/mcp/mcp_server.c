@@ -58,6 +58,8 @@ struct mcp_call {
 	void (*cancel_cb)(void *);
 	void *cancel_arg;
 	int cancelled;
+	cJSON *progress_token;     /* owned; NULL when none was given */
+	double last_progress;
 	struct mcp_call *prev, *next;
 };
 
@@ -310,7 +312,32 @@ void mcp_call_finish(struct mcp_call *c, cJSON *result)
 		cJSON_Delete(result);
 	call_unlink(c);
 	cJSON_Delete(c->id);
+	cJSON_Delete(c->progress_token);
 	free(c);
+}
+
+int mcp_call_wants_progress(const struct mcp_call *c)
+{
+	return c->progress_token != NULL;
+}
+
+void mcp_call_progress(struct mcp_call *c, double progress,
+		       const char *message)
+{
+	cJSON *p;
+
+	if (!c->progress_token || c->cancelled)
+		return;
+	/* The spec wants it to increase with every notification. */
+	if (progress <= c->last_progress)
+		progress = c->last_progress + 1;
+	c->last_progress = progress;
+	p = cJSON_CreateObject();
+	cJSON_AddItemToObject(p, "progressToken", id_copy(c->progress_token));
+	cJSON_AddNumberToObject(p, "progress", progress);
+	if (message && proto_at_least(c->srv, "2025-03-26"))
+		cJSON_AddStringToObject(p, "message", message);
+	send_notification(c->srv, "notifications/progress", p);
 }
 
 void mcp_call_on_cancel(struct mcp_call *c, void (*cb)(void *), void *arg)
@@ -378,6 +405,16 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	c->srv = s;
 	c->id = cJSON_Duplicate(id, 1);
 	c->tool = ct->tool;
+	{
+		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+		const cJSON *tok = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+
+		/* A token is a string or an integer (echoed exactly). */
+		if (cJSON_IsString(tok) ||
+		    (cJSON_IsNumber(tok) && fabs(tok->valuedouble) <= MAX_SAFE_ID &&
+		     floor(tok->valuedouble) == tok->valuedouble))
+			c->progress_token = cJSON_Duplicate(tok, 1);
+	}
 	c->next = s->calls;
 	if (s->calls)
 		s->calls->prev = c;
@@ -591,6 +628,13 @@ static void pool_done_cb(void *arg)
 		transport_closed_cb(s);
 }
 
+static void sessions_done_cb(void *arg)
+{
+	struct mcp_server *s = arg;
+
+	pool_shutdown(s->env->pool, pool_done_cb, s);
+}
+
 static void deadline_cb(uv_timer_t *t)
 {
 	struct mcp_server *s = t->data;
@@ -618,9 +662,13 @@ void mcp_server_shutdown(struct mcp_server *s)
 	uv_unref((uv_handle_t *)&s->deadline);
 	uv_timer_start(&s->deadline, deadline_cb, SHUTDOWN_DEADLINE_MS, 0);
 	s->deadline_started = 1;
-	/* Removing the containers ends what runs in them; each call still
-	 * finishes through its callback, with "shutting_down". */
-	pool_shutdown(s->env->pool, pool_done_cb, s);
+	/* Sessions keep their containers for the next server (their calls
+	 * end now); removing the pool's containers ends what runs in them.
+	 * Each call still finishes through its callback, "shutting_down". */
+	if (s->env->sessions)
+		session_mgr_shutdown(s->env->sessions, sessions_done_cb, s);
+	else
+		sessions_done_cb(s);
 }
 
 static int cache_tools(struct mcp_server *s)

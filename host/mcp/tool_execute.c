@@ -11,9 +11,20 @@
 #include "json_util.h"
 #include "tools.h"
 
+/* How often a call with a progress token says it is alive even when the
+ * program prints nothing. */
+#define HEARTBEAT_MS 1000
+/* New output goes to the client at most this often. */
+#define PROGRESS_INTERVAL_MS 100
+
 struct execute_call {
+	uv_timer_t heartbeat;      /* embedded: freed in its close callback */
 	struct mcp_call *call;
-	struct exec_job *job;
+	struct exec_job *job;      /* one-off */
+	struct session_call *scall;/* in a session */
+	const char *session;       /* name, for the result (owned copy) */
+	uint64_t started;          /* uv_now() */
+	int finished;
 };
 
 static int any_ml_variant(const struct tool_env *env)
@@ -92,6 +103,13 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 					env->plugins->v[i].desc->name));
 	}
 
+	p = cJSON_AddObjectToObject(props, "session");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"Run in this session (see sandbox_session) instead of a fresh container: "
+				"files and, for interpreted languages, variables persist between calls. "
+				"language may then be omitted.");
+
 	p = cJSON_AddObjectToObject(props, "code");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description",
@@ -119,7 +137,6 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	add_option_props(env, props);
 
 	req = cJSON_AddArrayToObject(s, "required");
-	cJSON_AddItemToArray(req, cJSON_CreateString("language"));
 	cJSON_AddItemToArray(req, cJSON_CreateString("code"));
 	cJSON_AddBoolToObject(s, "additionalProperties", 0);
 	return s;
@@ -182,6 +199,12 @@ static cJSON *output_schema(const struct tool_env *env)
 	add_prop(props, "language", "string", 0, "The language that ran.");
 	add_prop(props, "phase", "string", 0,
 		 "\"build\" when a compile step failed, else \"run\".");
+	add_prop(props, "session", "string", 0,
+		 "The session the call ran in (absent for one-off calls).");
+	add_prop(props, "stateKept", "boolean", 0,
+		 "Session calls: the in-memory state (variables) survived this call. False after a timeout that had to kill the interpreter, and always for languages without one (go, rust: files persist, memory does not).");
+	add_prop(props, "freshState", "boolean", 0,
+		 "Session calls: this call started in a new interpreter, so nothing from earlier calls was in memory (the previous one was killed).");
 	req = cJSON_AddArrayToObject(s, "required");
 	for (i = 0; required[i]; i++)
 		cJSON_AddItemToArray(req, cJSON_CreateString(required[i]));
@@ -196,6 +219,49 @@ static void add_text(cJSON *o, const char *name, const char *buf, size_t len)
 	free(s);
 }
 
+static void ec_closed_cb(uv_handle_t *h)
+{
+	struct execute_call *ec = h->data;
+
+	free((char *)ec->session);
+	free(ec);
+}
+
+static void ec_free(struct execute_call *ec)
+{
+	ec->finished = 1;
+	uv_close((uv_handle_t *)&ec->heartbeat, ec_closed_cb);
+}
+
+static void heartbeat_cb(uv_timer_t *t)
+{
+	struct execute_call *ec = t->data;
+
+	mcp_call_progress(ec->call, (double)(uv_now(t->loop) - ec->started), NULL);
+}
+
+/* New output while the code runs: one notifications/progress. */
+static void output_cb(const char *out, size_t out_len, const char *err,
+		      size_t err_len, void *arg)
+{
+	struct execute_call *ec = arg;
+	char *both, *text;
+
+	if (ec->finished)
+		return;
+	both = malloc(out_len + err_len + 1);
+	if (!both)
+		return;
+	memcpy(both, out, out_len);
+	memcpy(both + out_len, err, err_len);
+	text = utf8_sanitize(both, out_len + err_len);
+	free(both);
+	mcp_call_progress(ec->call,
+			  (double)(uv_now(ec->heartbeat.loop) - ec->started), text);
+	free(text);
+	uv_timer_again(&ec->heartbeat);
+}
+
 static void done_cb(const struct exec_outcome *o, void *arg)
 {
 	struct execute_call *ec = arg;
@@ -207,7 +273,7 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 		mcp_call_finish(ec->call, tool_error(o->error_code, "%s",
 						     o->error_message ?
 							     o->error_message : ""));
-		free(ec);
+		ec_free(ec);
 		return;
 	}
 	r = cJSON_CreateObject();
@@ -234,15 +300,23 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
 	cJSON_AddStringToObject(r, "language", o->language);
 	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
+	if (ec->session) {
+		cJSON_AddStringToObject(r, "session", ec->session);
+		cJSON_AddBoolToObject(r, "stateKept", o->interpreter && o->state_kept);
+		cJSON_AddBoolToObject(r, "freshState", !o->interpreter || o->fresh);
+	}
 	mcp_call_finish(ec->call, tool_ok(ec->call, r));
-	free(ec);
+	ec_free(ec);
 }
 
 static void cancel_cb(void *arg)
 {
 	struct execute_call *ec = arg;
 
-	exec_cancel(ec->job);
+	if (ec->scall)
+		session_call_cancel(ec->scall);
+	else
+		exec_cancel(ec->job);
 }
 
 static void call(const struct tool_env *env, struct mcp_call *mc,
@@ -253,41 +327,44 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(args, "timeout");
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(args, "stdin");
+	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
 	const cJSON *it;
 	const struct plugin *pl;
+	struct session *session = NULL;
 	struct exec_request req;
 	struct execute_call *ec;
-	char names[512];
-	size_t i, off = 0;
+	cJSON *error = NULL;
+	const char *err;
+	char msg[512];
 	double t;
 
-	pl = plugins_find(env->plugins, lang->valuestring);
-	if (pl && pl->policy.enabled && cJSON_IsTrue(ml)) {
-		const struct plugin *v = pl->desc->ml_variant ?
-			plugins_find(env->plugins, pl->desc->ml_variant) : NULL;
-
-		if (v != pl && (!v || !v->policy.enabled)) {
-			mcp_call_finish(mc, tool_error("unknown_language",
-						       "language '%s' has no machine-learning runtime here",
-						       pl->desc->name));
+	if (sess && !(session = session_valid_name(sess->valuestring) ?
+			session_find(env->sessions, sess->valuestring) : NULL)) {
+		mcp_call_finish(mc, tool_error("session_not_found",
+					       "no session named '%s' (create one with sandbox_session)",
+					       session_valid_name(sess->valuestring) ?
+						       sess->valuestring : "(invalid name)"));
+		return;
+	}
+	if (lang) {
+		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml), &error);
+		if (!pl) {
+			mcp_call_finish(mc, error);
 			return;
 		}
-		pl = v;
+	} else if (session) {
+		pl = session_plugin(session);
+	} else {
+		mcp_call_finish(mc, tool_error("invalid_arguments",
+					       "language is required (unless session is given)"));
+		return;
 	}
-	if (!pl || !pl->policy.enabled) {
-		names[0] = '\0';
-		for (i = 0; i < env->plugins->n && off < sizeof(names); i++)
-			if (env->plugins->v[i].policy.enabled)
-				off += (size_t)snprintf(names + off,
-							sizeof(names) - off, "%s%s",
-							off ? ", " : "",
-							env->plugins->v[i].desc->name);
-		mcp_call_finish(mc, tool_error("unknown_language",
-					       "no language '%s' here; available: %s",
-					       strlen(lang->valuestring) <= 64 &&
-							       utf8_valid(lang->valuestring, strlen(lang->valuestring)) ?
-						       lang->valuestring : "(name too long)",
-					       off ? names : "none (no plugins loaded)"));
+	if (session && pl != session_plugin(session)) {
+		mcp_call_finish(mc, tool_error("language_mismatch",
+					       "session '%s' runs %s, not %s",
+					       sess->valuestring,
+					       session_plugin(session)->desc->name,
+					       pl->desc->name));
 		return;
 	}
 	req = (struct exec_request){ .pl = pl };
@@ -317,6 +394,20 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	ec->call = mc;
+	uv_timer_init(env->loop, &ec->heartbeat);
+	ec->heartbeat.data = ec;
+	ec->started = uv_now(env->loop);
+	if (session && !(ec->session = strdup(sess->valuestring))) {
+		ec_free(ec);
+		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		return;
+	}
+	if (mcp_call_wants_progress(mc)) {
+		req.output_cb = output_cb;
+		req.stream_ms = PROGRESS_INTERVAL_MS;
+		uv_timer_start(&ec->heartbeat, heartbeat_cb, HEARTBEAT_MS,
+			       HEARTBEAT_MS);
+	}
 	t = timeout ? timeout->valuedouble : 0;
 	if (t > pl->policy.max_timeout_ms)
 		t = pl->policy.max_timeout_ms; /* capped by the server's policy */
@@ -330,10 +421,20 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	/* done_cb may run before exec_start returns (policy rejections), so
 	 * register the cancel hook first and touch ec only through it. */
 	mcp_call_on_cancel(mc, cancel_cb, ec);
+	if (session) {
+		err = session_exec(session, &req, done_cb, ec, &ec->scall, msg,
+				   sizeof(msg));
+		if (err) {
+			mcp_call_on_cancel(mc, NULL, NULL);
+			mcp_call_finish(mc, tool_error(err, "%s", msg));
+			ec_free(ec);
+		}
+		return;
+	}
 	if (exec_start(env->loop, env->pool, &req, done_cb, ec, &ec->job)) {
 		mcp_call_on_cancel(mc, NULL, NULL);
 		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
-		free(ec);
+		ec_free(ec);
 	}
 }
 

@@ -6,11 +6,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "json_util.h"
 
 extern const struct tool tool_execute;
+extern const struct tool tool_session;
 
 const struct tool *const tools_all[] = {
 	&tool_execute,
+	&tool_session,
 	NULL,
 };
 
@@ -58,4 +64,49 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
 	else
 		cJSON_Delete(structured);
 	return res;
+}
+
+const struct plugin *tool_language(const struct tool_env *env,
+				   const char *name, int ml, cJSON **error)
+{
+	const struct plugin *pl = plugins_find(env->plugins, name);
+	char names[512];
+	size_t i, off = 0;
+
+	if (pl && pl->policy.enabled && ml) {
+		const struct plugin *v = pl->desc->ml_variant ?
+			plugins_find(env->plugins, pl->desc->ml_variant) : NULL;
+
+		if (v != pl && (!v || !v->policy.enabled)) {
+			*error = tool_error("unknown_language",
+					    "language '%s' has no machine-learning runtime here",
+					    pl->desc->name);
+			return NULL;
+		}
+		pl = v;
+	}
+	if (pl && pl->policy.enabled)
+		return pl;
+	names[0] = '\0';
+	for (i = 0; i < env->plugins->n && off < sizeof(names); i++)
+		if (env->plugins->v[i].policy.enabled)
+			off += (size_t)snprintf(names + off, sizeof(names) - off,
+						"%s%s", off ? ", " : "",
+						env->plugins->v[i].desc->name);
+	*error = tool_error("unknown_language", "no language '%s' here; available: %s",
+			    strlen(name) <= 64 && utf8_valid(name, strlen(name)) ?
+				    name : "(name too long)",
+			    off ? names : "none (no plugins loaded)");
+	return NULL;
+}
+
+void tool_time(int64_t ms, char *buf, size_t size)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }

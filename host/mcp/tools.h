@@ -13,6 +13,7 @@
 #include "../core/config.h"
 #include "../core/plugins.h"
 #include "../core/pool.h"
+#include "../core/session.h"
 
 struct mcp_call;
 
@@ -22,6 +23,7 @@ struct tool_env {
 	const struct config *cfg;
 	const struct plugin_set *plugins;
 	struct pool *pool;
+	struct session_mgr *sessions;
 };
 
 struct tool {
@@ -52,6 +54,13 @@ void mcp_call_finish(struct mcp_call *call, cJSON *result);
 /* Register what to do on notifications/cancelled (NULL to clear). */
 void mcp_call_on_cancel(struct mcp_call *call, void (*cb)(void *arg),
 			void *arg);
+/* 1 when the request carried _meta.progressToken. */
+int mcp_call_wants_progress(const struct mcp_call *call);
+/* notifications/progress for the call (nothing without a token): progress
+ * is made to increase; message (UTF-8, borrowed) is included from protocol
+ * 2025-03-26 on. */
+void mcp_call_progress(struct mcp_call *call, double progress,
+		       const char *message);
 /* 1 when the negotiated protocol has structuredContent/outputSchema. */
 int mcp_call_structured(const struct mcp_call *call);
 
@@ -63,5 +72,15 @@ cJSON *tool_error(const char *code, const char *fmt, ...)
 /* Success: structured becomes the text content (JSON) and, when the
  * protocol has it, structuredContent. Takes ownership of structured. */
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
+
+/* --- language and time helpers (tools.c) --- */
+
+/* The enabled plugin a call names (ml: its machine-learning variant), or
+ * NULL with *error set to an "unknown_language" result listing the
+ * languages there are. */
+const struct plugin *tool_language(const struct tool_env *env,
+				   const char *name, int ml, cJSON **error);
+/* Unix milliseconds as "2026-11-22T06:30:00.123Z". */
+void tool_time(int64_t ms, char *buf, size_t size);
 
 #endif

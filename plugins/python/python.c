@@ -17,6 +17,10 @@ static const char *const env[] = {
 	"MPLBACKEND=Agg",
 	NULL,
 };
+/* The session interpreter (docs/session-interpreters.md). */
+static const char *const session_cmd[] = {
+	"python3", "-u", "-B", "/opt/sbx/repl.py", NULL,
+};
 static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 static const char *const install_cmd[] = {
 	"python3", "-m", "pip", "install", "--user", "--no-input",
@@ -42,6 +46,7 @@ static const struct sbx_plugin plugin = {
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.ml_variant = "python-ml",
+	.session_cmd = session_cmd,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -41,6 +41,11 @@ static const char *const env[] = {
 	"npm_config_audit=false",
 	NULL,
 };
+/* The session interpreter (docs/session-interpreters.md): types are
+ * stripped per call, not checked. */
+static const char *const session_cmd[] = {
+	"node", "/opt/sbx/repl.mjs", "--typescript", NULL,
+};
 static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 static const char *const install_cmd[] = {
 	"npm", "install", "--no-audit", "--no-fund", "--no-update-notifier",
@@ -80,6 +85,7 @@ static const struct sbx_plugin plugin = {
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.options = options,
+	.session_cmd = session_cmd,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

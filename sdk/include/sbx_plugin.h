@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 2
+#define SBX_PLUGIN_ABI_MINOR 3
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -159,6 +159,24 @@ struct sbx_plugin {
 	 * server that imports heavy modules. A failure discards the
 	 * container. */
 	const char *warmup_code;
+
+	/* ABI 1.3: sessions (docs/session-interpreters.md) */
+
+	/* The argv of the language's session interpreter, a long-lived
+	 * process that keeps variables between the calls of one session, or
+	 * NULL: a session of this language runs every call as a program (its
+	 * files persist, its memory does not). */
+	const char *const *session_cmd;
+	/* Build the bytes the agent writes to the interpreter for one call,
+	 * or NULL for the standard framed request ("run <seq> <code_len>
+	 * <stdin_len>\n" + code + stdin). The interpreter must answer
+	 * "done <seq> <status>\n" on its fd 3. On success return 0 with *out
+	 * (allocated with host->alloc; the host frees it) and *out_len; a
+	 * negative return rejects the call, *out may then hold a message. */
+	int (*session_request)(const struct sbx_host_api *host, uint32_t seq,
+			       const char *code, size_t len,
+			       const char *stdin_data, size_t stdin_len,
+			       char **out, size_t *out_len);
 };
 
 /* The one symbol a plugin exports. Returns NULL to decline loading. */

@@ -1,0 +1,114 @@
+/*
+ * session.h - named sessions: one container kept for many calls, with a
+ * persistent interpreter where the language has one (docs/sessions.md).
+ *
+ * A session takes a warm container from the pool for good. Its calls run
+ * one at a time, in order, through the executor on the session's agent
+ * connection (others wait in a bounded queue); its files and, through the
+ * session interpreter (docs/session-interpreters.md), its variables survive
+ * between calls. Sessions expire after an idle TTL and a hard lifetime, can
+ * be paused (the container frozen) and survive a restart of the server: the
+ * container is renamed "sbx-s.<slot>.<deadline>.<language>.<name>", and the
+ * server that takes the same state slot (session_store.h) reconnects to it
+ * through the agent's relay.
+ */
+#ifndef SBX_SESSION_H
+#define SBX_SESSION_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "executor.h"
+#include "plugins.h"
+#include "pool.h"
+#include "../engine/docker.h"
+
+#define SESSION_NAME_MAX 64
+/* Prefix of every session container's name. */
+#define SESSION_CONTAINER_PREFIX "sbx-s."
+
+struct session_mgr;
+struct session;
+struct session_call;
+
+struct session_info {
+	const char *name;
+	const char *language;
+	const char *state;        /* "active", "busy", "paused", "starting" */
+	int64_t created_ms;       /* Unix time in milliseconds */
+	int64_t last_used_ms;
+	int64_t expires_ms;       /* idle expiry, capped by the deadline */
+	int64_t deadline_ms;      /* hard end of life */
+	uint32_t ttl_s;
+	uint64_t executions;
+	unsigned queued;          /* calls waiting behind the running one */
+	int interpreter;          /* keeps in-memory state between calls */
+	const char *container_id;
+};
+
+/* Results: err_code NULL on success, else a machine-readable code with a
+ * message; everything is borrowed for the callback. */
+typedef void (*session_cb)(struct session *s, const char *err_code,
+			   const char *msg, void *arg);
+
+int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
+		    const struct plugin_set *ps, const struct config *cfg,
+		    struct session_mgr **out);
+/* Take the state slot and re-adopt the sessions a dead predecessor left in
+ * it (in the background, once the engine answers). Without a slot the
+ * server still serves sessions; they just do not survive it. */
+void session_mgr_start(struct session_mgr *m);
+/* Server shutdown: calls in flight end with "shutting_down", connections
+ * close, state is saved; containers stay for the next server. done runs
+ * once the removals of destroyed sessions have been answered (maybe before
+ * this returns). */
+void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
+			  void *arg);
+void session_mgr_free(struct session_mgr *m);
+
+/* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}. */
+int session_valid_name(const char *s);
+
+/* name NULL: generate an unguessable one. ttl_s 0: the default. cb runs
+ * exactly once, maybe before this returns. */
+void session_create(struct session_mgr *m, const struct plugin *pl,
+		    const char *name, uint32_t ttl_s, session_cb cb,
+		    void *arg);
+
+struct session *session_find(struct session_mgr *m, const char *name);
+/* Iterate: first with prev NULL. */
+struct session *session_next(struct session_mgr *m, struct session *prev);
+void session_info(const struct session *s, struct session_info *out);
+const struct plugin *session_plugin(const struct session *s);
+
+/* Freeze / thaw the container. cb runs exactly once. */
+void session_pause(struct session *s, session_cb cb, void *arg);
+void session_resume(struct session *s, session_cb cb, void *arg);
+/* Push the idle expiry to now + ttl_s (0: the session's TTL), capped by
+ * the deadline. Returns NULL or an error code with msg filled. */
+const char *session_extend(struct session *s, uint32_t ttl_s, char *msg,
+			   size_t msgsize);
+/* Remove the session and its container. A running call and the queued
+ * ones end with "session_destroyed" before this returns. */
+void session_destroy(struct session *s);
+
+/* Memory in use by the container (bytes), asked of the engine. */
+typedef void (*session_memory_cb)(int ok, uint64_t bytes, void *arg);
+void session_memory(struct session *s, session_memory_cb cb, void *arg);
+
+/*
+ * Run req (pl, code, stdin, timeout, options, streaming; the session
+ * fields are filled here) in the session: now, or after the calls before
+ * it. Returns 0 with *out set (cb runs exactly once later), or an error
+ * code ("session_busy", "session_paused", "language_mismatch") with msg
+ * filled and cb not called.
+ */
+const char *session_exec(struct session *s, const struct exec_request *req,
+			 exec_done_cb cb, void *arg, struct session_call **out,
+			 char *msg, size_t msgsize);
+/* Stop the call: a queued one ends at once with "cancelled", a running one
+ * is interrupted (then killed after the grace). cb still runs. */
+void session_call_cancel(struct session_call *c);
+
+#endif

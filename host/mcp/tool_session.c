@@ -1,0 +1,369 @@
+/*
+ * tool_session.c - sandbox_session: create, list, get, pause, resume,
+ * extend and destroy named sessions (core/session.h, docs/sessions.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_util.h"
+#include "tools.h"
+
+static const char *const actions[] = {
+	"create", "list", "get", "pause", "resume", "extend", "destroy", NULL,
+};
+
+static cJSON *schema_common(const struct tool_env *env, int with_enum)
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p, *en, *req;
+	char desc[512];
+	size_t i;
+
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+
+	p = cJSON_AddObjectToObject(props, "action");
+	cJSON_AddStringToObject(p, "type", "string");
+	en = cJSON_AddArrayToObject(p, "enum");
+	for (i = 0; actions[i]; i++)
+		cJSON_AddItemToArray(en, cJSON_CreateString(actions[i]));
+	cJSON_AddStringToObject(p, "description",
+				"create: a new session (language required); list: all sessions; "
+				"get, pause (freeze its container), resume, extend (push its expiry), "
+				"destroy (remove it and everything in it): the named one.");
+
+	p = cJSON_AddObjectToObject(props, "name");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"Session name, [A-Za-z0-9_-]{1,64}. Optional for create "
+				"(an unguessable one is generated); required for get, pause, "
+				"resume, extend and destroy.");
+
+	p = cJSON_AddObjectToObject(props, "language");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description", "create: the session's language.");
+	if (with_enum) {
+		en = cJSON_AddArrayToObject(p, "enum");
+		for (i = 0; i < env->plugins->n; i++)
+			if (env->plugins->v[i].policy.enabled)
+				cJSON_AddItemToArray(en, cJSON_CreateString(
+					env->plugins->v[i].desc->name));
+	}
+
+	p = cJSON_AddObjectToObject(props, "ml");
+	cJSON_AddStringToObject(p, "type", "boolean");
+	cJSON_AddStringToObject(p, "description",
+				"create: use the language's machine-learning runtime (python: numpy, pandas, scikit-learn, torch preloaded).");
+
+	p = cJSON_AddObjectToObject(props, "ttl");
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddNumberToObject(p, "minimum", 1);
+	snprintf(desc, sizeof(desc),
+		 "create, extend: idle time in seconds after which the session is removed "
+		 "(default %u, at most %u); every call restarts it. A session also ends "
+		 "%u s after its creation whatever happens.",
+		 env->cfg->session_ttl_s, env->cfg->session_max_ttl_s,
+		 env->cfg->session_max_lifetime_s);
+	cJSON_AddStringToObject(p, "description", desc);
+
+	req = cJSON_AddArrayToObject(s, "required");
+	cJSON_AddItemToArray(req, cJSON_CreateString("action"));
+	cJSON_AddBoolToObject(s, "additionalProperties", 0);
+	return s;
+}
+
+static cJSON *input_schema(const struct tool_env *env)
+{
+	return schema_common(env, 1);
+}
+
+static cJSON *validate_schema(const struct tool_env *env)
+{
+	return schema_common(env, 0);
+}
+
+static cJSON *session_schema(void)
+{
+	static const char *const fields[][3] = {
+		{ "name", "string", "The session's name." },
+		{ "language", "string", "Its language." },
+		{ "state", "string", "active, busy (running a call), starting (its interpreter is starting), or paused." },
+		{ "created", "string", "Creation time (ISO 8601, UTC)." },
+		{ "lastUsed", "string", "Last use (ISO 8601, UTC)." },
+		{ "expires", "string", "When it will be removed unless used or extended." },
+		{ "deadline", "string", "When it will be removed in any case." },
+		{ "ttlSeconds", "integer", "Idle time allowed." },
+		{ "executions", "integer", "Calls run so far." },
+		{ "queued", "integer", "Calls waiting behind the running one." },
+		{ "keepsMemory", "boolean", "Variables survive between calls (an interpreter), not just files." },
+		{ NULL, NULL, NULL },
+	};
+	cJSON *s = cJSON_CreateObject(), *props, *p, *t;
+	size_t i;
+
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	for (i = 0; fields[i][0]; i++) {
+		p = cJSON_AddObjectToObject(props, fields[i][0]);
+		cJSON_AddStringToObject(p, "type", fields[i][1]);
+		cJSON_AddStringToObject(p, "description", fields[i][2]);
+	}
+	p = cJSON_AddObjectToObject(props, "memoryBytes");
+	t = cJSON_AddArrayToObject(p, "type");
+	cJSON_AddItemToArray(t, cJSON_CreateString("integer"));
+	cJSON_AddItemToArray(t, cJSON_CreateString("null"));
+	cJSON_AddStringToObject(p, "description",
+				"Memory the container uses now (null when the engine cannot tell).");
+	return s;
+}
+
+static cJSON *output_schema(const struct tool_env *env)
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p;
+
+	(void)env;
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	cJSON_AddItemToObject(props, "session", session_schema());
+	p = cJSON_AddObjectToObject(props, "sessions");
+	cJSON_AddStringToObject(p, "type", "array");
+	cJSON_AddItemToObject(p, "items", session_schema());
+	p = cJSON_AddObjectToObject(props, "destroyed");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description", "The name of the session removed.");
+	return s;
+}
+
+static cJSON *describe(const struct session *s)
+{
+	struct session_info in;
+	char t[40];
+	cJSON *o = cJSON_CreateObject();
+
+	session_info(s, &in);
+	cJSON_AddStringToObject(o, "name", in.name);
+	cJSON_AddStringToObject(o, "language", in.language);
+	cJSON_AddStringToObject(o, "state", in.state);
+	tool_time(in.created_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "created", t);
+	tool_time(in.last_used_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "lastUsed", t);
+	tool_time(in.expires_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "expires", t);
+	tool_time(in.deadline_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "deadline", t);
+	cJSON_AddNumberToObject(o, "ttlSeconds", in.ttl_s);
+	cJSON_AddNumberToObject(o, "executions", (double)in.executions);
+	cJSON_AddNumberToObject(o, "queued", in.queued);
+	cJSON_AddBoolToObject(o, "keepsMemory", in.interpreter);
+	cJSON_AddNullToObject(o, "memoryBytes");
+	return o;
+}
+
+/* get and list: the descriptions now, memory from the engine as it
+ * answers; the reply goes when every answer is in. */
+struct gather {
+	struct mcp_call *call;
+	cJSON *result;        /* what is returned */
+	cJSON **items;        /* the session objects awaiting memoryBytes */
+	size_t n, pending;
+};
+
+static void gather_finish(struct gather *g)
+{
+	mcp_call_finish(g->call, tool_ok(g->call, g->result));
+	free(g->items);
+	free(g);
+}
+
+struct gather_item {
+	struct gather *g;
+	size_t i;
+};
+
+static void memory_cb(int ok, uint64_t bytes, void *arg)
+{
+	struct gather_item *gi = arg;
+	struct gather *g = gi->g;
+
+	if (ok)
+		cJSON_ReplaceItemInObjectCaseSensitive(g->items[gi->i], "memoryBytes",
+						       cJSON_CreateNumber((double)bytes));
+	free(gi);
+	if (--g->pending == 0)
+		gather_finish(g);
+}
+
+static void reply_with_memory(struct mcp_call *mc, cJSON *result,
+			      struct session **v, cJSON **items, size_t n)
+{
+	struct gather *g = calloc(1, sizeof(*g));
+	size_t i;
+
+	if (!g) {
+		mcp_call_finish(mc, tool_ok(mc, result));
+		return;
+	}
+	g->call = mc;
+	g->result = result;
+	g->items = items;
+	g->n = n;
+	g->pending = n + 1; /* +1: nothing finishes before the loop below */
+	for (i = 0; i < n; i++) {
+		struct gather_item *gi = malloc(sizeof(*gi));
+
+		if (!gi) {
+			g->pending--;
+			continue;
+		}
+		gi->g = g;
+		gi->i = i;
+		session_memory(v[i], memory_cb, gi);
+	}
+	if (--g->pending == 0)
+		gather_finish(g);
+}
+
+static void do_list(const struct tool_env *env, struct mcp_call *mc)
+{
+	struct session *s, **v;
+	cJSON *result = cJSON_CreateObject(), *arr, **items;
+	size_t n = 0, i = 0;
+
+	for (s = session_next(env->sessions, NULL); s; s = session_next(env->sessions, s))
+		n++;
+	arr = cJSON_AddArrayToObject(result, "sessions");
+	v = calloc(n + 1, sizeof(*v));
+	items = calloc(n + 1, sizeof(*items));
+	if (!v || !items) {
+		free(v);
+		free(items);
+		cJSON_Delete(result);
+		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		return;
+	}
+	for (s = session_next(env->sessions, NULL); s && i < n;
+	     s = session_next(env->sessions, s)) {
+		v[i] = s;
+		items[i] = describe(s);
+		cJSON_AddItemToArray(arr, items[i]);
+		i++;
+	}
+	reply_with_memory(mc, result, v, items, i);
+	free(v); /* items are kept by the gather until it finishes */
+}
+
+static void reply_one(struct mcp_call *mc, struct session *s, int memory)
+{
+	cJSON *result = cJSON_CreateObject(), *item = describe(s), **items;
+
+	cJSON_AddItemToObject(result, "session", item);
+	items = memory ? malloc(sizeof(*items)) : NULL;
+	if (!items) {
+		mcp_call_finish(mc, tool_ok(mc, result));
+		return;
+	}
+	items[0] = item;
+	reply_with_memory(mc, result, &s, items, 1);
+}
+
+static void done_cb(struct session *s, const char *err_code, const char *msg,
+		    void *arg)
+{
+	struct mcp_call *mc = arg;
+
+	if (err_code) {
+		mcp_call_finish(mc, tool_error(err_code, "%s", msg ? msg : err_code));
+		return;
+	}
+	reply_one(mc, s, 0);
+}
+
+static void call(const struct tool_env *env, struct mcp_call *mc,
+		 const cJSON *args)
+{
+	const char *action = cJSON_GetObjectItemCaseSensitive(args, "action")->valuestring;
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(args, "name");
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
+	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(args, "ttl");
+	const char *nm = name ? name->valuestring : NULL, *err;
+	uint32_t ttl_s = ttl ? (uint32_t)(ttl->valuedouble > 4e9 ? 4e9 : ttl->valuedouble) : 0;
+	const struct plugin *pl;
+	struct session *s;
+	cJSON *error = NULL;
+	char msg[256];
+
+	if (strcmp(action, "list") == 0) {
+		do_list(env, mc);
+		return;
+	}
+	if (strcmp(action, "create") == 0) {
+		if (!lang) {
+			mcp_call_finish(mc, tool_error("invalid_arguments",
+						       "create needs a language"));
+			return;
+		}
+		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml), &error);
+		if (!pl) {
+			mcp_call_finish(mc, error);
+			return;
+		}
+		session_create(env->sessions, pl, nm, ttl_s, done_cb, mc);
+		return;
+	}
+	if (!nm) {
+		mcp_call_finish(mc, tool_error("invalid_arguments",
+					       "%s needs the session's name", action));
+		return;
+	}
+	s = session_valid_name(nm) ? session_find(env->sessions, nm) : NULL;
+	if (!s) {
+		mcp_call_finish(mc, tool_error("session_not_found",
+					       "no session named '%s' (sandbox_session action \"list\" shows them)",
+					       session_valid_name(nm) ? nm : "(invalid name)"));
+		return;
+	}
+	if (strcmp(action, "get") == 0) {
+		reply_one(mc, s, 1);
+	} else if (strcmp(action, "pause") == 0) {
+		session_pause(s, done_cb, mc);
+	} else if (strcmp(action, "resume") == 0) {
+		session_resume(s, done_cb, mc);
+	} else if (strcmp(action, "extend") == 0) {
+		err = session_extend(s, ttl_s, msg, sizeof(msg));
+		if (err)
+			mcp_call_finish(mc, tool_error(err, "%s", msg));
+		else
+			reply_one(mc, s, 0);
+	} else if (strcmp(action, "destroy") == 0) {
+		cJSON *result = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(result, "destroyed", nm);
+		session_destroy(s);
+		mcp_call_finish(mc, tool_ok(mc, result));
+	} else {
+		mcp_call_finish(mc, tool_error("invalid_arguments",
+					       "unknown action '%s'", action));
+	}
+}
+
+const struct tool tool_session = {
+	.name = "sandbox_session",
+	.title = "Manage sandbox sessions",
+	.description =
+		"Sessions keep one container for many sandbox_execute calls (pass its name as "
+		"`session`): files in /work persist, and for python, javascript, typescript and "
+		"bash so do variables, functions, imports and the current directory (one "
+		"interpreter per session). Calls in a session run one at a time, in order. A "
+		"session ends when destroyed, after its idle TTL or at its deadline, and "
+		"survives a restart of this server.",
+	.input_schema = input_schema,
+	.validate_schema = validate_schema,
+	.output_schema = output_schema,
+	.read_only = 0,
+	.destructive = 1,
+	.idempotent = 0,
+	.open_world = 0,
+	.call = call,
+};
