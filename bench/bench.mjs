@@ -5,7 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync, execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import os from "node:os";
@@ -130,6 +130,59 @@ async function throughput(seconds, concurrency) {
   }
 }
 
+// Sessions: calls inside an open session (no container round trip), and
+// session create from a warm pool. The state directory is a temporary one
+// so the bench never adopts or leaves the user's sessions.
+async function sessions(n) {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), "sbx-bench-state-"));
+  const { client } = await connect({
+    SANDBOX_POOL_SIZE: "1",
+    SANDBOX_JAVASCRIPT_POOL_SIZE: "1",
+    SANDBOX_SESSIONS_STATE_DIR: stateDir,
+  });
+  const sess = async (args) => {
+    const r = await client.callTool({ name: "sandbox_session", arguments: args });
+    if (r.isError) throw new Error(JSON.stringify(r));
+    return r.structuredContent;
+  };
+  const exec = async (session, code) => {
+    const r = await client.callTool({ name: "sandbox_execute", arguments: { session, code } });
+    if (r.isError || r.structuredContent.exitCode !== 0 || !r.structuredContent.stateKept)
+      throw new Error(JSON.stringify(r));
+    return r;
+  };
+  const out = {};
+  try {
+    await new Promise((r) => setTimeout(r, 3000)); // pools warm
+    for (const [lang, init, step] of [
+      ["python", "x = 0", "x += 1"],
+      ["javascript", "let x = 0", "x++"],
+      ["bash", "x=1", "echo $x"],
+    ]) {
+      const { session } = await sess({ action: "create", language: lang });
+      await exec(session.name, init);
+      for (let i = 0; i < 5; i++) await exec(session.name, step);
+      const xs = [];
+      for (let i = 0; i < n; i++) xs.push(await timed(() => exec(session.name, step)));
+      out[lang] = xs;
+      await sess({ action: "destroy", name: session.name });
+    }
+    // create from a warm pool: wait for the refill between creates
+    const creates = [];
+    for (let i = 0; i < (quick ? 5 : 20); i++) {
+      await new Promise((r) => setTimeout(r, 1500));
+      let name;
+      creates.push(await timed(async () => { name = (await sess({ action: "create", language: "python" })).session.name; }));
+      await sess({ action: "destroy", name });
+    }
+    out.create = creates;
+  } finally {
+    await client.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  return out;
+}
+
 async function main() {
   console.log(`# mcp-sandbox benchmark  ${new Date().toISOString()}`);
   console.log(`# ${os.cpus().length} x ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.release()}`);
@@ -170,6 +223,14 @@ async function main() {
     console.log(`python-ml fork server vs cold docker exec: ${(pct(ml.exec, 50) / mcp).toFixed(0)}x faster`);
   }
 
+  const ss = await sessions(N);
+  console.log("\n## sessions, sequential calls through MCP inside one open session");
+  const sp = line("session python x += 1", ss.python);
+  const sj = line("session javascript x++", ss.javascript);
+  const sb = line("session bash echo $x", ss.bash);
+  const sc = line("session create (warm pool)", ss.create);
+  console.log(`peers: about 60 ms per Python execution (a fresh python -c each call): ${(60 / sp).toFixed(0)}x our in-session p50`);
+
   const tput = await throughput(THROUGHPUT_S, 4);
   console.log(`\n## throughput\npython print(1), 4 concurrent callers, ${THROUGHPUT_S} s: ${tput.toFixed(1)} executions/s`);
   console.log(`\n## memory (default pool: 2 warm containers per language)`);
@@ -181,6 +242,11 @@ async function main() {
   console.log(`bash p50 <= 8 ms: ${b1.toFixed(1)} ms ${ok(b1 <= 8)}`);
   console.log(`python >= 40 exec/s: ${tput.toFixed(1)} ${ok(tput >= 40)}`);
   console.log(`RSS < 10 MiB: ${(rss / 1024).toFixed(1)} MiB ${ok(rss < 10 * 1024)}`);
+  const p99 = (xs) => pct(xs, 99);
+  console.log(`session python p50 <= 5 ms, p99 <= 20 ms: ${sp.toFixed(1)} / ${p99(ss.python).toFixed(1)} ms ${ok(sp <= 5 && p99(ss.python) <= 20)}`);
+  console.log(`session javascript p50 <= 5 ms, p99 <= 20 ms: ${sj.toFixed(1)} / ${p99(ss.javascript).toFixed(1)} ms ${ok(sj <= 5 && p99(ss.javascript) <= 20)}`);
+  console.log(`session bash p50 <= 3 ms: ${sb.toFixed(1)} ms ${ok(sb <= 3)}`);
+  console.log(`session create p50 <= 10 ms: ${sc.toFixed(1)} ms ${ok(sc <= 10)}`);
 }
 
 main().catch((e) => {

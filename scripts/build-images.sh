@@ -107,6 +107,15 @@ recipe() {
 			done < <(find "$dir" -type f ! -name packages ! -name Dockerfile ! -name README.md -print0 |
 				LC_ALL=C sort -z)
 		fi
+		# Files of other images' directories that the hook copies in,
+		# one path relative to images/ per line.
+		if [ -f "$dir/inputs" ]; then
+			while IFS= read -r f; do
+				case $f in "" | "#"*) continue ;; esac
+				printf '%s\n' "$f"
+				cat "$IMAGES_DIR/$f"
+			done <"$dir/inputs"
+		fi
 		echo "$2"
 	} | sha256sum | cut -d' ' -f1
 }

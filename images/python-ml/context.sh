@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Context hook of scripts/build-images.sh: the fork server that the
-# Dockerfile installs as /opt/sbx/zygote. Nothing is fetched.
+# Dockerfile installs as /opt/sbx/zygote, and the session interpreter it
+# installs as /opt/sbx/repl.py, which is the python image's
+# (../python/repl.py). Nothing is fetched.
 set -euo pipefail
-cp "$(dirname "$0")/forkserver.py" "$1/forkserver.py"
+here=$(dirname "$0")
+cp "$here/forkserver.py" "$1/forkserver.py"
+install -m 0644 "$here/../python/repl.py" "$1/repl.py"

@@ -2,18 +2,258 @@
  * bash.c - the GNU Bash plugin.
  *
  * The script is a file, not -c, so 1 MiB scripts work and $0 is meaningful.
+ *
+ * Sessions (docs/session-interpreters.md, "Bash"): the interpreter is an
+ * interactive bash started with images/bash/repl.bashrc, and
+ * session_request turns each call into shell text that it reads on fd 0:
+ *
+ *   { __sbx_int=; } 2>/dev/null
+ *   { IFS= \builtin read -r -d '' __sbx_code || \builtin true; } 2>/dev/null <<'__SBX_<nonce>'
+ *   <code>
+ *   __SBX_<nonce>
+ *   { \builtin trap - INT; if \builtin test -z "${__sbx_int-}"; then
+ *       \builtin eval -- "<unset the temporaries>;${__sbx_code-}" 2>&9 9>&- 3>&- </dev/null;
+ *       __sbx_rc=$?; else __sbx_rc=130; fi; <trap, prompts, history off>; } 9>&2 2>/dev/null
+ *   (an empty line)
+ *   { \builtin printf 'done <seq> %d\n' "${__sbx_rc-130}" >&3; <clean up>; } 2>/dev/null
+ *
+ * (the eval line is one line). Why each piece:
+ * - the code travels in a quoted here-document, so nothing in it is
+ *   expanded, whatever it holds ('\'', '\\', CRLF, lines that look like
+ *   terminators); the terminator has a random nonce that does not occur in
+ *   the code or the stdin;
+ * - eval runs at the top level, so assignments, functions, aliases, export
+ *   and cd stay; fd 3 (replies) is closed for it, and fd 0 is /dev/null or
+ *   the call's stdin: exact bytes from a here-document when they end with
+ *   a newline (a here-document always does), else through
+ *   `< <(printf %s "$__sbx_in")` after removing the newline the
+ *   here-document added;
+ * - SIGINT: between calls repl.bashrc traps it to set __sbx_int (an
+ *   interrupt while bash parses the request must not cut the request in
+ *   two); the eval line lifts the trap, so an interrupt stops the code as
+ *   ^C does in a terminal, and bash goes on with the next line, the reply,
+ *   which is a separate line for that reason; __sbx_rc is then unset and
+ *   the reply says 130. An interrupt noted while the request was read
+ *   skips the eval (130 too);
+ * - our own commands run in { ...; } 2>/dev/null, so `set -x` in user code
+ *   traces the user's commands only, and every command is \builtin, so
+ *   user aliases or functions named read, eval, printf... don't interfere;
+ *   `|| \builtin true` keeps `set -e` from ending the shell on read's
+ *   status 1 at end of input;
+ * - the empty line: after an eval whose code ends inside a quote, bash
+ *   5.2 does not recognise a reserved word ("{") at the start of the next
+ *   line; an empty line resets that;
+ * - prompts are emptied again after each call (a sourced venv activate
+ *   sets PS1, which an interactive bash would print before every line).
  */
 #include <sbx_plugin.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../common/seccomp_deny.h"
 
 static const char *const aliases[] = { "sh", "shell", NULL };
 static const char *const run_cmd[] = { "bash", "{file}", NULL };
+/* The session interpreter. The outer bash only puts /dev/null on stderr
+ * while the interactive one starts (it prints job-control warnings when it
+ * has no terminal); repl.bashrc takes the real stderr back from fd 4. */
+static const char *const session_cmd[] = {
+	"bash", "-c",
+	"exec bash --noprofile --noediting --rcfile /opt/sbx/repl.bashrc -i "
+	"4>&2 2>/dev/null",
+	NULL,
+};
 static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 static const char *const install_cmd[] = {
 	"apt-get", "install", "-y", "--no-install-recommends", "{packages}",
 	NULL,
 };
+
+/* "__SBX_" and 16 hex digits. */
+#define NONCE_LEN 22
+#define NONCE_TRIES 64
+
+static const char L_RESET[] = "{ __sbx_int=; } 2>/dev/null\n";
+static const char L_CODE[] =
+	"{ IFS= \\builtin read -r -d '' __sbx_code || \\builtin true; } "
+	"2>/dev/null <<'";
+static const char L_STDIN[] =
+	"{ IFS= \\builtin read -r -d '' __sbx_in || \\builtin true; "
+	"__sbx_in=${__sbx_in%$'\\n'}; } 2>/dev/null <<'";
+static const char L_EVAL[] =
+	"{ \\builtin trap - INT; if \\builtin test -z \"${__sbx_int-}\"; then "
+	"\\builtin eval -- \"{ \\builtin unset -v __sbx_code __sbx_in "
+	"__sbx_int; } 2>/dev/null;${__sbx_code-}\" 2>&9 9>&- 3>&- ";
+static const char IN_NULL[] = "</dev/null";
+static const char IN_PROCSUB[] = "< <(\\builtin printf %s \"${__sbx_in-}\")";
+static const char IN_HEREDOC[] = "<<'";
+static const char L_EVAL_END[] =
+	"; __sbx_rc=$?; else __sbx_rc=130; fi; \\builtin trap '__sbx_int=1' "
+	"INT; PS0= PS1= PS2=; \\builtin unset -v PROMPT_COMMAND; "
+	"\\builtin set +H +o history; } 9>&2 2>/dev/null";
+static const char L_DONE[] = "{ \\builtin printf 'done ";
+static const char L_DONE_END[] = " %d\\n' \"${__sbx_rc-130}\" >&3; "
+				 "\\builtin unset -v __sbx_rc __sbx_code "
+				 "__sbx_in __sbx_int; \\builtin trap "
+				 "'__sbx_int=1' INT; } 2>/dev/null\n";
+
+/* Appends to p when it is not NULL; counts either way, so that one
+ * function both measures and writes the request. */
+struct out {
+	char *p;
+	size_t n;
+};
+
+static void put(struct out *o, const char *s, size_t len)
+{
+	if (o->p)
+		memcpy(o->p + o->n, s, len);
+	o->n += len;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void build(struct out *o, uint32_t seq, const char *nonce,
+		  const char *code, size_t len, const char *in, size_t in_len)
+{
+	char done[16];
+	int heredoc_in = in_len > 0 && in[in_len - 1] == '\n';
+
+	puts_(o, L_RESET);
+	puts_(o, L_CODE);
+	put(o, nonce, NONCE_LEN);
+	put(o, "'\n", 2);
+	put(o, code, len);
+	if (len > 0 && code[len - 1] != '\n')
+		put(o, "\n", 1);
+	put(o, nonce, NONCE_LEN);
+	put(o, "\n", 1);
+	if (in_len > 0 && !heredoc_in) {
+		puts_(o, L_STDIN);
+		put(o, nonce, NONCE_LEN);
+		put(o, "'\n", 2);
+		put(o, in, in_len);
+		put(o, "\n", 1);
+		put(o, nonce, NONCE_LEN);
+		put(o, "\n", 1);
+	}
+	puts_(o, L_EVAL);
+	if (in_len == 0) {
+		puts_(o, IN_NULL);
+	} else if (!heredoc_in) {
+		puts_(o, IN_PROCSUB);
+	} else {
+		puts_(o, IN_HEREDOC);
+		put(o, nonce, NONCE_LEN);
+		put(o, "'", 1);
+	}
+	puts_(o, L_EVAL_END);
+	put(o, "\n", 1);
+	if (heredoc_in) {
+		put(o, in, in_len);
+		put(o, nonce, NONCE_LEN);
+		put(o, "\n", 1);
+	}
+	put(o, "\n", 1);
+	snprintf(done, sizeof(done), "%u", seq);
+	puts_(o, L_DONE);
+	puts_(o, done);
+	puts_(o, L_DONE_END);
+}
+
+/* 8 random bytes; getrandom(2), else a mix of clocks, pid and a counter
+ * (the nonce needs to be unique in the code, not secret: the user writes
+ * all of the code anyway). */
+static void random_bytes(unsigned char b[8])
+{
+	static uint64_t counter;
+	struct timespec ts;
+	uint64_t x;
+	int i;
+
+	if (getrandom(b, 8, GRND_NONBLOCK) == 8)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^
+	    ((uint64_t)getpid() << 32) ^ ++counter * 0x9e3779b97f4a7c15ull;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	for (i = 0; i < 8; i++)
+		b[i] = (unsigned char)(x >> (8 * i));
+}
+
+static int reject(const struct sbx_host_api *host, const char *msg,
+		  char **out, size_t *out_len)
+{
+	size_t n = strlen(msg);
+
+	*out = host->alloc(n + 1);
+	if (*out) {
+		memcpy(*out, msg, n + 1);
+		*out_len = n;
+	}
+	return -1;
+}
+
+static int session_request(const struct sbx_host_api *host, uint32_t seq,
+			   const char *code, size_t len,
+			   const char *stdin_data, size_t stdin_len,
+			   char **out, size_t *out_len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char nonce[NONCE_LEN + 1];
+	unsigned char r[8];
+	struct out o = { NULL, 0 };
+	int i, tries;
+
+	*out = NULL;
+	*out_len = 0;
+	if (len && memchr(code, '\0', len))
+		return reject(host, "bash code cannot contain NUL bytes", out,
+			      out_len);
+	if (stdin_len && memchr(stdin_data, '\0', stdin_len))
+		return reject(host,
+			      "the stdin of a bash session call cannot "
+			      "contain NUL bytes",
+			      out, out_len);
+	memcpy(nonce, "__SBX_", 6);
+	for (tries = 0;; tries++) {
+		if (tries == NONCE_TRIES)
+			return reject(host,
+				      "no here-document terminator found "
+				      "that the code does not contain",
+				      out, out_len);
+		random_bytes(r);
+		for (i = 0; i < 8; i++) {
+			nonce[6 + 2 * i] = hex[r[i] >> 4];
+			nonce[7 + 2 * i] = hex[r[i] & 15];
+		}
+		nonce[NONCE_LEN] = '\0';
+		if ((!len || !memmem(code, len, nonce, NONCE_LEN)) &&
+		    (!stdin_len ||
+		     !memmem(stdin_data, stdin_len, nonce, NONCE_LEN)))
+			break;
+	}
+	build(&o, seq, nonce, code, len, stdin_data, stdin_len);
+	o.p = host->alloc(o.n + 1);
+	if (!o.p)
+		return reject(host, "out of memory", out, out_len);
+	o.n = 0;
+	build(&o, seq, nonce, code, len, stdin_data, stdin_len);
+	o.p[o.n] = '\0';
+	*out = o.p;
+	*out_len = o.n;
+	return 0;
+}
 
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
@@ -21,7 +261,7 @@ static const struct sbx_plugin plugin = {
 	.abi_minor = SBX_PLUGIN_ABI_MINOR,
 	.name = "bash",
 	.aliases = aliases,
-	.version = "1.0.0",
+	.version = "1.1.0",
 	.description = "GNU Bash 5 with coreutils (Debian bookworm)",
 	.image = "mcp-sandbox/bash:latest",
 	.file_name = "main.sh",
@@ -32,6 +272,8 @@ static const struct sbx_plugin plugin = {
 	},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
+	.session_cmd = session_cmd,
+	.session_request = session_request,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

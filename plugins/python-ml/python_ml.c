@@ -37,7 +37,10 @@ static const char *const env[] = {
  * libraries imported before the first call. */
 static const char *const session_cmd[] = {
 	"python3", "-u", "-B", "/opt/sbx/repl.py", "--preload",
-	"numpy,pandas,scipy,sklearn,matplotlib,matplotlib.pyplot,torch", NULL,
+	/* the fork server's list (images/python-ml/forkserver.py) */
+	"numpy,numpy.random,pandas,scipy,scipy.stats,sklearn,"
+	"sklearn.linear_model,matplotlib,matplotlib.pyplot,seaborn,torch,torch.nn",
+	NULL,
 };
 static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 
