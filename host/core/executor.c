@@ -192,9 +192,9 @@ static void watchdog_cb(uv_timer_t *t)
 	if (j->session_ac) {
 		struct exec_outcome o;
 
-		/* Same for a session's connection; its owner is told by
-		 * o.lost and removes the container. */
-		agent_client_close(j->session_ac);
+		/* A session's connection is its owner's: told by o.lost, it
+		 * closes it (which settles the pending exec here, a no-op by
+		 * then) and removes the container. */
 		j->session_ac = NULL;
 		memset(&o, 0, sizeof(o));
 		o.error_code = "sandbox_error";

@@ -38,11 +38,15 @@ static const char instructions[] =
 	"This server runs code in isolated Docker containers. Call sandbox_execute "
 	"with {language, code} (optionally timeout in ms) to run a program: the code is "
 	"written to a file in /work and executed as an unprivileged user with no "
-	"network, a read-only system, and memory/CPU/process limits. Each call starts "
-	"from a clean container: files, variables and processes do not survive between "
-	"calls. Print what you want to see; the result has exitCode, stdout, stderr, "
-	"timedOut and durationMs. Long output is truncated in the middle (beginning and "
-	"end kept). Use the language list in the tool's schema.";
+	"network, a read-only system, and memory/CPU/process limits. A call on its own "
+	"starts from a clean container: files, variables and processes do not survive. "
+	"To keep state, create a session (sandbox_session action create, with a "
+	"language) and pass its name as session to sandbox_execute: files persist, and "
+	"for python, javascript, typescript and bash so do variables, imports and "
+	"functions, so load data once and explore it over many calls. Print what you "
+	"want to see; the result has exitCode, stdout, stderr, timedOut and durationMs. "
+	"Long output is truncated in the middle (beginning and end kept). Use the "
+	"language list in the tool's schema.";
 
 struct cached_tool {
 	const struct tool *tool;

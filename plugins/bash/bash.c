@@ -7,44 +7,52 @@
  * interactive bash started with images/bash/repl.bashrc, and
  * session_request turns each call into shell text that it reads on fd 0:
  *
- *   { __sbx_int=; } 2>/dev/null
- *   { IFS= \builtin read -r -d '' __sbx_code || \builtin true; } 2>/dev/null <<'__SBX_<nonce>'
+ *   { __sbx_req=1; } 2>/dev/null
+ *   { __sbx_code=$(</dev/stdin); } <<'__SBX_<nonce>' 2>/dev/null
  *   <code>
  *   __SBX_<nonce>
- *   { \builtin trap - INT; if \builtin test -z "${__sbx_int-}"; then
- *       \builtin eval -- "<unset the temporaries>;${__sbx_code-}" 2>&9 9>&- 3>&- </dev/null;
- *       __sbx_rc=$?; else __sbx_rc=130; fi; <trap, prompts, history off>; } 9>&2 2>/dev/null
+ *   { \builtin trap - INT; if <interrupted>; then __sbx_rc=130;
+ *     elif <no __sbx_code: the here-document failed>; then __sbx_rc=1; else
+ *       \builtin eval -- "<unset the temporaries>;${__sbx_code-}"$'\n' 2>&9 9>&- 3>&- </dev/null;
+ *       __sbx_rc=$?; fi; <trap, prompts, history off>; } 9>&2 2>/dev/null
  *   (an empty line)
- *   { \builtin printf 'done <seq> %d\n' "${__sbx_rc-130}" >&3; <clean up>; } 2>/dev/null
+ *   { <clean up, trap>; \builtin printf 'done <seq> <status>\n' >&3; } 2>/dev/null
  *
  * (the eval line is one line). Why each piece:
  * - the code travels in a quoted here-document, so nothing in it is
  *   expanded, whatever it holds ('\'', '\\', CRLF, lines that look like
  *   terminators); the terminator has a random nonce that does not occur in
- *   the code or the stdin;
+ *   the code or the stdin. $(</dev/stdin) reads it without a fork and in
+ *   blocks (`read -d ''` reads a pipe byte by byte: 25 ms for 60 KB) and
+ *   drops the trailing newlines, which do not matter to code;
  * - eval runs at the top level, so assignments, functions, aliases, export
  *   and cd stay; fd 3 (replies) is closed for it, and fd 0 is /dev/null or
  *   the call's stdin: exact bytes from a here-document when they end with
- *   a newline (a here-document always does), else through
- *   `< <(printf %s "$__sbx_in")` after removing the newline the
- *   here-document added;
- * - SIGINT: between calls repl.bashrc traps it to set __sbx_int (an
- *   interrupt while bash parses the request must not cut the request in
- *   two); the eval line lifts the trap, so an interrupt stops the code as
- *   ^C does in a terminal, and bash goes on with the next line, the reply,
- *   which is a separate line for that reason; __sbx_rc is then unset and
- *   the reply says 130. An interrupt noted while the request was read
- *   skips the eval (130 too);
+ *   a newline (a here-document always does), else
+ *   `< <(printf %s "$__sbx_in")`, __sbx_in holding the here-document less
+ *   the newline it added;
+ * - SIGINT: outside the eval a trap (TRAP_INT, also set by repl.bashrc)
+ *   notes an interrupt in __sbx_int when it concerns a request (one is
+ *   being read, __sbx_req, or waits on fd 0), else ignores it; an
+ *   interrupt that cut the request in two would make bash run the rest of
+ *   the code as top-level commands. A noted interrupt skips the eval and
+ *   the reply says 130. The eval line lifts the trap, so an interrupt
+ *   during the eval stops the code as ^C does in a terminal, and bash goes
+ *   on with the next line, the reply, which is a separate line for that
+ *   reason (__sbx_rc was not set: 130). One gap is left: bash drops a
+ *   trap still pending when `trap - INT` runs, so an interrupt arriving
+ *   in the microseconds before it is lost and the code runs (the agent's
+ *   interrupt grace then ends it);
  * - our own commands run in { ...; } 2>/dev/null, so `set -x` in user code
  *   traces the user's commands only, and every command is \builtin, so
- *   user aliases or functions named read, eval, printf... don't interfere;
- *   `|| \builtin true` keeps `set -e` from ending the shell on read's
- *   status 1 at end of input;
+ *   user aliases or functions named eval, printf, trap... don't interfere;
+ *   none of them fails, so `set -e` in user code does not end the shell;
  * - the empty line: after an eval whose code ends inside a quote, bash
  *   5.2 does not recognise a reserved word ("{") at the start of the next
  *   line; an empty line resets that;
  * - prompts are emptied again after each call (a sourced venv activate
- *   sets PS1, which an interactive bash would print before every line).
+ *   sets PS1, which an interactive bash would print before every line);
+ *   PS0 is ours, see below.
  */
 #include <sbx_plugin.h>
 
@@ -78,29 +86,56 @@ static const char *const install_cmd[] = {
 #define NONCE_LEN 22
 #define NONCE_TRIES 64
 
-static const char L_RESET[] = "{ __sbx_int=; } 2>/dev/null\n";
-static const char L_CODE[] =
-	"{ IFS= \\builtin read -r -d '' __sbx_code || \\builtin true; } "
-	"2>/dev/null <<'";
-static const char L_STDIN[] =
-	"{ IFS= \\builtin read -r -d '' __sbx_in || \\builtin true; "
-	"__sbx_in=${__sbx_in%$'\\n'}; } 2>/dev/null <<'";
+/* The SIGINT trap between calls (the same as repl.bashrc's): an interrupt
+ * counts while a request is being read (__sbx_req) or waits on fd 0 (the
+ * agent wrote a request and interrupted it before bash got to its first
+ * line); else it is a late one for a call already answered: ignored.
+ * No reserved words ("if", "{"): the trap may run while bash is in the
+ * middle of parsing a request, and bash 5.2 then fails to recognise them. */
+#define TRAP_INT                                                             \
+	"\\builtin trap '\\builtin test -n \"${__sbx_req-}\" || \\builtin "     \
+	"read -t 0 && __sbx_int=1' INT"
+
+/* PS0 is expanded after bash read a command and before it runs it, and
+ * before a trap can run: this one expands to nothing and sets __sbx_req,
+ * so that an interrupt arriving once bash has the request in its buffer
+ * counts even if the trap runs before the first line does. */
+#define PS0 "'${BASH:0:(__sbx_req=1)*0}'"
+
+static const char L_START[] = "{ __sbx_req=1; } 2>/dev/null\n";
+/* The here-document first, then 2>/dev/null: when bash cannot make it (a
+ * full /tmp) the message reaches the user, the variable stays unset and
+ * the call fails with status 1. */
+static const char L_CODE[] = "{ __sbx_code=$(</dev/stdin); } <<'";
+static const char L_STDIN[] = "{ __sbx_in=$(</dev/stdin); } <<'";
+static const char L_HEREDOC_END[] = "' 2>/dev/null\n";
 static const char L_EVAL[] =
-	"{ \\builtin trap - INT; if \\builtin test -z \"${__sbx_int-}\"; then "
+	"{ \\builtin trap - INT; if \\builtin test -n \"${__sbx_int-}\"; then "
+	"__sbx_rc=130; elif \\builtin test ";
+static const char L_EVAL_CODE_SET[] = "\"${__sbx_code+1}\" != 1";
+static const char L_EVAL_BOTH_SET[] =
+	"\"${__sbx_code+1}${__sbx_in+1}\" != 11";
+static const char L_EVAL_RUN[] =
+	"; then __sbx_rc=1; else "
 	"\\builtin eval -- \"{ \\builtin unset -v __sbx_code __sbx_in "
-	"__sbx_int; } 2>/dev/null;${__sbx_code-}\" 2>&9 9>&- 3>&- ";
+	"__sbx_int __sbx_req; } 2>/dev/null;${__sbx_code-}\"$'\\n' 2>&9 9>&- "
+	"3>&- ";
 static const char IN_NULL[] = "</dev/null";
 static const char IN_PROCSUB[] = "< <(\\builtin printf %s \"${__sbx_in-}\")";
 static const char IN_HEREDOC[] = "<<'";
 static const char L_EVAL_END[] =
-	"; __sbx_rc=$?; else __sbx_rc=130; fi; \\builtin trap '__sbx_int=1' "
-	"INT; PS0= PS1= PS2=; \\builtin unset -v PROMPT_COMMAND; "
+	"; __sbx_rc=$?; fi; " TRAP_INT "; "
+	"PS0=" PS0 " PS1= PS2=; \\builtin unset -v PROMPT_COMMAND; "
 	"\\builtin set +H +o history; } 9>&2 2>/dev/null";
-static const char L_DONE[] = "{ \\builtin printf 'done ";
-static const char L_DONE_END[] = " %d\\n' \"${__sbx_rc-130}\" >&3; "
-				 "\\builtin unset -v __sbx_rc __sbx_code "
-				 "__sbx_in __sbx_int; \\builtin trap "
-				 "'__sbx_int=1' INT; } 2>/dev/null\n";
+/* The reply goes last, once the temporaries are gone and the trap is
+ * back: the agent may write the next request (and interrupt it) as soon as
+ * it has the reply, and that interrupt must not be undone here. */
+static const char L_DONE[] = "{ \\builtin printf -v __sbx_rc 'done ";
+static const char L_DONE_END[] = " %d\\n' \"${__sbx_rc-130}\"; \\builtin "
+				 "unset -v __sbx_code __sbx_in __sbx_int "
+				 "__sbx_req; " TRAP_INT "; \\builtin printf "
+				 "%s \"$__sbx_rc\" >&3; \\builtin unset -v "
+				 "__sbx_rc; } 2>/dev/null\n";
 
 /* Appends to p when it is not NULL; counts either way, so that one
  * function both measures and writes the request. */
@@ -127,10 +162,10 @@ static void build(struct out *o, uint32_t seq, const char *nonce,
 	char done[16];
 	int heredoc_in = in_len > 0 && in[in_len - 1] == '\n';
 
-	puts_(o, L_RESET);
+	puts_(o, L_START);
 	puts_(o, L_CODE);
 	put(o, nonce, NONCE_LEN);
-	put(o, "'\n", 2);
+	puts_(o, L_HEREDOC_END);
 	put(o, code, len);
 	if (len > 0 && code[len - 1] != '\n')
 		put(o, "\n", 1);
@@ -139,13 +174,15 @@ static void build(struct out *o, uint32_t seq, const char *nonce,
 	if (in_len > 0 && !heredoc_in) {
 		puts_(o, L_STDIN);
 		put(o, nonce, NONCE_LEN);
-		put(o, "'\n", 2);
+		puts_(o, L_HEREDOC_END);
 		put(o, in, in_len);
 		put(o, "\n", 1);
 		put(o, nonce, NONCE_LEN);
 		put(o, "\n", 1);
 	}
 	puts_(o, L_EVAL);
+	puts_(o, in_len > 0 && !heredoc_in ? L_EVAL_BOTH_SET : L_EVAL_CODE_SET);
+	puts_(o, L_EVAL_RUN);
 	if (in_len == 0) {
 		puts_(o, IN_NULL);
 	} else if (!heredoc_in) {
