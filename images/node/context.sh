@@ -12,6 +12,7 @@
 #   opt/sbx/bin/ts-build               the typecheck build step
 #   opt/sbx/tsconfig.json              its compiler options
 #   opt/sbx/require.mjs                preload giving ES modules a require()
+#   opt/sbx/repl.mjs                   the session interpreter (docs/session-interpreters.md)
 #
 # Every version and checksum is pinned in package-lock.json (npm ci checks
 # each tarball's sha512), so the same files here give the same context;
@@ -79,4 +80,4 @@ for d in "$nm"/*; do
 	esac
 done
 install -m 0755 "$here/ts-build" "$ctx/opt/sbx/bin/ts-build"
-install -m 0644 "$here/tsconfig.json" "$here/require.mjs" "$ctx/opt/sbx/"
+install -m 0644 "$here/tsconfig.json" "$here/require.mjs" "$here/repl.mjs" "$ctx/opt/sbx/"

@@ -25,7 +25,11 @@ static const char *const env[] = {
 	NULL,
 };
 /* The session interpreter (docs/session-interpreters.md). */
-static const char *const session_cmd[] = { "node", "/opt/sbx/repl.mjs", NULL };
+/* The flag keeps an interrupted callback from corrupting the async hook
+ * stack (images/node/repl.mjs). */
+static const char *const session_cmd[] = {
+	"node", "--no-force-async-hooks-checks", "/opt/sbx/repl.mjs", NULL,
+};
 static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 static const char *const install_cmd[] = {
 	"npm", "install", "--no-audit", "--no-fund", "--no-update-notifier",

@@ -44,7 +44,8 @@ static const char *const env[] = {
 /* The session interpreter (docs/session-interpreters.md): types are
  * stripped per call, not checked. */
 static const char *const session_cmd[] = {
-	"node", "/opt/sbx/repl.mjs", "--typescript", NULL,
+	"node", "--no-force-async-hooks-checks", "/opt/sbx/repl.mjs",
+	"--typescript", NULL,
 };
 static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
 static const char *const install_cmd[] = {
