@@ -140,19 +140,14 @@ static int parse(struct exec *e, const struct ap_frame *f,
 				return -EINVAL;
 			}
 			break;
-		case AP_T_TIMEOUT_MS:
-		case AP_T_STDOUT_CAP:
-		case AP_T_STDERR_CAP:
-		case AP_T_REPL_SEQ:
-		case AP_T_GRACE_MS:
-		case AP_T_STREAM_MS:
+		default:
+			if (!u32_field(e, lim, fl.tag))
+				continue; /* unknown tags: newer hosts may add fields */
 			if ((seen & bit) || fl.len != 4) {
 				*err = "bad or duplicate u32 field in AP_EXEC";
 				return -EINVAL;
 			}
 			break;
-		default:
-			continue; /* unknown tags: newer hosts may add fields */
 		}
 		seen |= bit;
 		if (is_string_tag(fl.tag) && memchr(fl.data, 0, fl.len)) {
@@ -194,14 +189,6 @@ static int parse(struct exec *e, const struct ap_frame *f,
 	while (ap_next_field(f, &off, &fl) == 1) {
 		s = e->blob + pos;
 		switch (fl.tag) {
-		case AP_T_TIMEOUT_MS:
-		case AP_T_STDOUT_CAP:
-		case AP_T_STDERR_CAP:
-		case AP_T_REPL_SEQ:
-		case AP_T_GRACE_MS:
-		case AP_T_STREAM_MS:
-			*u32_field(e, lim, fl.tag) = ap_field_u32(&fl);
-			continue;
 		case AP_T_FILE_NAME: e->file_name = s; break;
 		case AP_T_FILE_DATA:
 			e->file_data = (unsigned char *)s;
@@ -216,7 +203,10 @@ static int parse(struct exec *e, const struct ap_frame *f,
 		case AP_T_ENV: e->envp[ie++] = s; break;
 		case AP_T_SECCOMP_DENY: e->deny[id++] = s; break;
 		case AP_T_REPL_ARG: e->repl_argv[ip++] = s; break;
-		default: continue;
+		default:
+			if (u32_field(e, lim, fl.tag))
+				*u32_field(e, lim, fl.tag) = ap_field_u32(&fl);
+			continue;
 		}
 		memcpy(s, fl.data, fl.len);
 		s[fl.len] = '\0';

@@ -46,34 +46,6 @@ static void close_fd(int *fd)
 	}
 }
 
-/* FNV-1a over what the interpreter inherits at start and cannot change
- * later: its argv, environment and seccomp filter. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	do {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	} while (*s++);
-	return h;
-}
-
-static uint64_t fingerprint(char *const *argv, char *const *envp,
-			    char *const *deny, size_t n)
-{
-	uint64_t h = 14695981039346656037ull;
-	size_t i;
-
-	for (; *argv; argv++)
-		h = fnv(h, *argv);
-	h = fnv(h, "--env--");
-	for (; *envp; envp++)
-		h = fnv(h, *envp);
-	h = fnv(h, "--deny--");
-	for (i = 0; i < n; i++)
-		h = fnv(h, deny[i]);
-	return h;
-}
-
 static void drop_request(void)
 {
 	free(repl.req);
@@ -131,7 +103,7 @@ int repl_reaped(pid_t pid)
 int repl_ensure(char *const *argv, char *const *envp, char *const *deny,
 		size_t ndeny, void *seccomp)
 {
-	uint64_t fp = fingerprint(argv, envp, deny, ndeny);
+	uint64_t fp = spawn_fingerprint(argv, envp, deny, ndeny);
 	int req[2] = { -1, -1 }, rep[2] = { -1, -1 };
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	struct spawn_opts o;

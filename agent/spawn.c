@@ -237,3 +237,29 @@ void spawn_seccomp_free(void *ctx)
 	if (ctx)
 		seccomp_release(ctx);
 }
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	do {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	} while (*s++);
+	return h;
+}
+
+uint64_t spawn_fingerprint(char *const *argv, char *const *envp,
+			   char *const *deny, size_t ndeny)
+{
+	uint64_t h = 14695981039346656037ull;
+	size_t i;
+
+	for (; argv && *argv; argv++)
+		h = fnv(h, *argv);
+	h = fnv(h, "--env--");
+	for (; *envp; envp++)
+		h = fnv(h, *envp);
+	h = fnv(h, "--deny--");
+	for (i = 0; i < ndeny; i++)
+		h = fnv(h, deny[i]);
+	return h;
+}

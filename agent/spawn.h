@@ -10,6 +10,7 @@
 #define SBX_SPAWN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct spawn_opts {
@@ -42,6 +43,11 @@ pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out);
  * which fail with EPERM. Unknown names are logged and skipped. Returns NULL
  * on allocation failure. Free with spawn_seccomp_free(NULL ok). */
 void *spawn_seccomp_new(char *const *names, size_t n);
+/* FNV-1a over what a long-lived process inherits at start and cannot
+ * change later (its argv, or NULL, environment and seccomp deny list): the
+ * fork server and the session interpreter restart when it differs. */
+uint64_t spawn_fingerprint(char *const *argv, char *const *envp,
+			   char *const *deny, size_t ndeny);
 void spawn_seccomp_free(void *ctx);
 
 #endif

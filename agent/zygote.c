@@ -66,35 +66,11 @@ int zygote_reaped(pid_t pid)
 	return 1;
 }
 
-/* FNV-1a over what the server inherits at start and cannot change later:
- * its environment and its seccomp filter. */
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	do {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	} while (*s++);
-	return h;
-}
-
-static uint64_t fingerprint(char *const *envp, char *const *deny, size_t n)
-{
-	uint64_t h = 14695981039346656037ull;
-	size_t i;
-
-	for (; *envp; envp++)
-		h = fnv(h, *envp);
-	h = fnv(h, "--deny--");
-	for (i = 0; i < n; i++)
-		h = fnv(h, deny[i]);
-	return h;
-}
-
 int zygote_ensure(char *const *envp, char *const *deny, size_t ndeny,
 		  void *seccomp, int fd_in, int fd_out, int fd_err)
 {
 	char *argv[] = { (char *)ZYGOTE_PATH, NULL };
-	uint64_t fp = fingerprint(envp, deny, ndeny);
+	uint64_t fp = spawn_fingerprint(NULL, envp, deny, ndeny);
 	struct spawn_opts o;
 	int sv[2];
 	pid_t pid;

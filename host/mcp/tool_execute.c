@@ -72,7 +72,7 @@ static void add_option_props(const struct tool_env *env, cJSON *props)
 
 static cJSON *schema_common(const struct tool_env *env, int with_enum)
 {
-	cJSON *s = cJSON_CreateObject(), *props, *p, *req, *en;
+	cJSON *s = cJSON_CreateObject(), *props, *p, *req;
 	char desc[1024];
 	size_t i, off = 0;
 
@@ -96,11 +96,7 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description", desc);
 	if (with_enum) {
-		en = cJSON_AddArrayToObject(p, "enum");
-		for (i = 0; i < env->plugins->n; i++)
-			if (env->plugins->v[i].policy.enabled)
-				cJSON_AddItemToArray(en, cJSON_CreateString(
-					env->plugins->v[i].desc->name));
+		tool_language_enum(env, p);
 	}
 
 	p = cJSON_AddObjectToObject(props, "session");

@@ -42,13 +42,8 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	p = cJSON_AddObjectToObject(props, "language");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description", "create: the session's language.");
-	if (with_enum) {
-		en = cJSON_AddArrayToObject(p, "enum");
-		for (i = 0; i < env->plugins->n; i++)
-			if (env->plugins->v[i].policy.enabled)
-				cJSON_AddItemToArray(en, cJSON_CreateString(
-					env->plugins->v[i].desc->name));
-	}
+	if (with_enum)
+		tool_language_enum(env, p);
 
 	p = cJSON_AddObjectToObject(props, "ml");
 	cJSON_AddStringToObject(p, "type", "boolean");

@@ -110,3 +110,14 @@ void tool_time(int64_t ms, char *buf, size_t size)
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
+
+void tool_language_enum(const struct tool_env *env, cJSON *prop)
+{
+	cJSON *en = cJSON_AddArrayToObject(prop, "enum");
+	size_t i;
+
+	for (i = 0; i < env->plugins->n; i++)
+		if (env->plugins->v[i].policy.enabled)
+			cJSON_AddItemToArray(en, cJSON_CreateString(
+				env->plugins->v[i].desc->name));
+}

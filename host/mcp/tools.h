@@ -80,6 +80,8 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
  * languages there are. */
 const struct plugin *tool_language(const struct tool_env *env,
 				   const char *name, int ml, cJSON **error);
+/* An "enum" of the enabled languages' names, added to prop. */
+void tool_language_enum(const struct tool_env *env, cJSON *prop);
 /* Unix milliseconds as "2026-11-22T06:30:00.123Z". */
 void tool_time(int64_t ms, char *buf, size_t size);
 
