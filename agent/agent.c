@@ -51,6 +51,10 @@ struct agent {
 	size_t out_off; /* bytes of out already written */
 	struct exec exec;
 	struct reset reset;
+	/* A request that came while the previous connection's execution was
+	 * still being stopped: run when it is (payload owned). */
+	struct ap_frame deferred;
+	unsigned char *deferred_data;
 };
 
 static unsigned char inbuf[256 * 1024];
@@ -167,11 +171,36 @@ static void send_hello(struct agent *a, uint32_t id)
 		agent_log("cannot queue AP_HELLO_OK: %s", strerror(-rc));
 }
 
+/* 1 if f was kept for later: it is the new host's first request, and the
+ * agent is still stopping what the previous connection started (an
+ * interrupted interpreter may take its grace period). */
+static int defer_frame(struct agent *a, const struct ap_frame *f)
+{
+	if (!(a->exec.stale || a->reset.stale) || a->deferred_data)
+		return 0;
+	a->deferred_data = malloc(f->len ? f->len : 1);
+	if (!a->deferred_data)
+		return 0;
+	memcpy(a->deferred_data, f->payload, f->len);
+	a->deferred = *f;
+	a->deferred.payload = a->deferred_data;
+	return 1;
+}
+
+static void drop_deferred(struct agent *a)
+{
+	free(a->deferred_data);
+	a->deferred_data = NULL;
+}
+
 static void handle_frame(struct agent *a, const struct ap_frame *f)
 {
 	const char *err = NULL;
 	char msg[64];
 
+	if ((f->type == AP_EXEC || f->type == AP_RESET) &&
+	    (exec_busy(&a->exec) || reset_busy(&a->reset)) && defer_frame(a, f))
+		return;
 	switch (f->type) {
 	case AP_HELLO:
 		send_hello(a, f->id);
@@ -274,6 +303,7 @@ static void drop_connection(struct agent *a)
 	exec_orphan(&a->exec);
 	if (reset_busy(&a->reset))
 		a->reset.stale = 1;
+	drop_deferred(a);
 }
 
 static void accept_connection(struct agent *a)
@@ -390,12 +420,20 @@ int main(int argc, char **argv)
 			accept_connection(&a);
 		exec_step(&a.exec);
 		reset_step(&a.reset);
+		if (a.deferred_data && !exec_busy(&a.exec) && !reset_busy(&a.reset)) {
+			struct ap_frame f = a.deferred;
+
+			a.deferred_data = NULL;
+			handle_frame(&a, &f);
+			free((void *)f.payload);
+		}
 		if (nout >= 0 || a.out_off < a.out.len)
 			flush_out(&a);
 	}
 	if (procs_terminating())
 		agent_log("terminating on signal");
 	shutdown_agent(&a);
+	drop_deferred(&a);
 	ap_reader_close(&a.reader);
 	ap_buf_close(&a.out);
 	return 0;

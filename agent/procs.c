@@ -52,11 +52,11 @@ void procs_spare(pid_t pid, int on)
 		}
 }
 
-static int spared(long pid)
+static int procs_spared(pid_t pid)
 {
 	int i;
 
-	for (i = 0; i < PROCS_MAX_SPARE; i++)
+	for (i = 0; pid > 0 && i < PROCS_MAX_SPARE; i++)
 		if (procs.spare[i] == pid)
 			return 1;
 	return 0;
@@ -152,6 +152,11 @@ static int is_target(int procfd, const char *name, pid_t self)
 	 * these lines through its name. */
 	ruid = status_field(buf, "\nUid:\t");
 	ppid = status_field(buf, "\nPPid:\t");
+	/* A zombie whose parent is spared (a child the session interpreter
+	 * has not waited for yet) is dead already; only that parent can reap
+	 * it, and it does before its next call. */
+	if (strstr(buf, "\nState:\tZ") && procs_spared((pid_t)ppid))
+		return 0;
 	/* Our own children may still be root while they set up; every other
 	 * root process (a `docker exec` by an operator) is left alone. */
 	return ruid != 0 || ppid == self;
@@ -176,7 +181,7 @@ static unsigned scan(int kill_them)
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid == self || spared(pid))
+		if (*end || pid == self || procs_spared((pid_t)pid))
 			continue;
 		if (!is_target(dirfd(d), de->d_name, self))
 			continue;

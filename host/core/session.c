@@ -416,6 +416,18 @@ static void enqueue(struct session *s, struct session_call *c)
 	start_next(s);
 }
 
+/* The interpreter's start-up is not a call of the user's: it neither
+ * counts as busy nor takes a place in the queue. */
+static unsigned user_calls_waiting(const struct session *s)
+{
+	const struct session_call *c;
+	unsigned n = 0;
+
+	for (c = s->q_head; c; c = c->next)
+		n += c->cb != NULL;
+	return n;
+}
+
 const char *session_exec(struct session *s, const struct exec_request *req,
 			 exec_done_cb cb, void *arg, struct session_call **out,
 			 char *msg, size_t msgsize)
@@ -433,10 +445,11 @@ const char *session_exec(struct session *s, const struct exec_request *req,
 			 s->name);
 		return "session_paused";
 	}
-	if ((s->running || s->nq) && s->nq >= s->m->cfg->session_max_queued) {
+	if (((s->running && s->running->cb) || s->nq) &&
+	    user_calls_waiting(s) >= s->m->cfg->session_max_queued) {
 		snprintf(msg, msgsize,
 			 "session '%s' is running a call and %u more are waiting (the limit); try again when it is done",
-			 s->name, s->nq);
+			 s->name, user_calls_waiting(s));
 		return "session_busy";
 	}
 	c = call_new(s, req);

@@ -361,6 +361,16 @@ class _Session:
         sys.stdin = sys.__stdin__ = _text_in(self.in_like)
 
     def before_cell(self):
+        # Children an earlier cell forked and never waited for are
+        # zombies of this process (the agent killed them when that call
+        # ended, and only a parent can reap): collect them so they do not
+        # pile up against the pids limit. No earlier child is alive.
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
         # A `pip install --user` during the session creates the user site
         # directory, which site skipped at start-up when it did not exist.
         path = self.user_site

@@ -10,6 +10,8 @@
 // containers when it exits) and, when the test fails, puts the servers'
 // stderr into the failure.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +28,12 @@ export const IN_CI = process.env.CI === 'true';
 // the languages that most tests do not use: the machine has two cores and
 // every test starts its own server. A test that needs more sets its own
 // values (a language's own key beats SANDBOX_POOL_SIZE).
+// Sessions are remembered in a state directory; tests never use the user's
+// (one per test process, removed at its exit; session tests use their own).
+const STATE_DIR = mkdtempSync(path.join(os.tmpdir(), 'sbx-e2e-state-'));
+process.on('exit', () => rmSync(STATE_DIR, { recursive: true, force: true }));
 const DEFAULT_ENV = {
+  SANDBOX_SESSIONS_STATE_DIR: STATE_DIR,
   SANDBOX_POOL_SIZE: '1',
   SANDBOX_JAVASCRIPT_POOL_SIZE: '0',
   SANDBOX_TYPESCRIPT_POOL_SIZE: '0',
@@ -67,9 +74,10 @@ export function toolError(result) {
 }
 
 export class McpServer {
-  constructor({ env = {}, args = [] } = {}) {
+  constructor({ env = {}, args = [], cwd = ROOT } = {}) {
     this.env = env;
     this.args = args;
+    this.cwd = cwd; // the working directory (sessions' state slots depend on it)
     this.stderr = '';
     this.pid = null;
     this.exited = null;
@@ -85,7 +93,7 @@ export class McpServer {
       command: BIN,
       args: this.args,
       env: serverEnv(this.env),
-      cwd: ROOT,
+      cwd: this.cwd,
       stderr: 'pipe',
     });
     this.transport.stderr.on('data', (c) => {
@@ -301,7 +309,7 @@ export class RawServer {
 
 /**
  * A test that starts servers. fn receives a harness:
- *   h.start(opts)    -> a started McpServer   (opts: { env, args })
+ *   h.start(opts)    -> a started McpServer   (opts: { env, args, cwd })
  *   h.startRaw(opts) -> a started RawServer
  *   h.t              -> the node:test context
  * docker: true (the default) skips the test when no Docker engine answers,

@@ -1,0 +1,237 @@
+// Sessions survive their server: after a kill -9 or a clean exit (an editor
+// restarting it), a new server started with the same state directory and
+// working directory takes the same slot and re-adopts the sessions, with
+// their interpreter state. Two servers running at once with the same state
+// directory hold different slots and never touch each other's sessions.
+//
+// Every test has its own state directory and removes its session
+// containers at the end (lib/sessions.mjs, withStateDir).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { e2e } from './lib/server.mjs';
+import { eventually } from './lib/sandbox.mjs';
+import {
+  createSession,
+  killServer,
+  listNames,
+  sessionContainers,
+  sessionErr,
+  sessionOk,
+  sexecErr,
+  sexecOk,
+  sleep,
+  stateSlots,
+  withStateDir,
+} from './lib/sessions.mjs';
+
+const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
+
+/** Waits until the server lists exactly these sessions (adoption runs in the background). */
+async function waitListed(s, names, { timeoutMs = 30_000 } = {}) {
+  const want = [...names].sort();
+  let got;
+  const ok = await eventually(
+    async () => {
+      got = await listNames(s);
+      return JSON.stringify(got) === JSON.stringify(want);
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
+  assert.ok(ok, `${s.label} lists ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
+}
+
+/** Runs print(<expr>) in a session; the call must succeed. */
+function printIn(s, name, expr) {
+  return sexecOk(s, name, `print(${expr})`);
+}
+
+e2e('a session survives kill -9 of the server, interpreter state included', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s1 = await st.start(PYTHON);
+  await createSession(s1, 'python', { name: 'keep' });
+  await sexecOk(s1, 'keep', 'x = 42\nopen("/work/f.txt", "w").write("file kept")');
+  const before = (await sessionOk(s1, { action: 'get', name: 'keep' })).session;
+  const [slot] = stateSlots(st.dir);
+  assert.ok(slot, `a slot in ${st.dir}`);
+  const [c1] = await sessionContainers({ dir: st.dir });
+  assert.equal(c1?.session, 'keep', `container name: ${c1?.name}`);
+
+  await killServer(s1);
+
+  const s2 = await st.start(PYTHON);
+  assert.notEqual(s2.pid, s1.pid);
+  await waitListed(s2, ['keep']);
+  assert.deepEqual(stateSlots(st.dir), [slot], 'the new server took the same slot');
+  const r = await printIn(s2, 'keep', 'x, open("/work/f.txt").read()');
+  assert.equal(r.stdout, "42 file kept\n");
+  assert.equal(r.freshState, false, 'the same interpreter');
+  assert.equal(r.stateKept, true);
+  const after = (await sessionOk(s2, { action: 'get', name: 'keep' })).session;
+  assert.equal(after.language, 'python');
+  assert.equal(after.created, before.created, 'creation time remembered');
+  // The deadline comes back from the container's name: to the second.
+  const sec = (t) => Math.floor(Date.parse(t) / 1000);
+  assert.equal(sec(after.deadline), sec(before.deadline), `deadline remembered: ${after.deadline} vs ${before.deadline}`);
+  assert.equal(after.ttlSeconds, before.ttlSeconds);
+  assert.equal(after.executions, before.executions + 1, 'execution count remembered');
+  const [c2] = await sessionContainers({ dir: st.dir });
+  assert.equal(c2.id, c1.id, 'the same container');
+});
+
+e2e('a session survives a clean exit of the server (an editor restart)', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s1 = await st.start(PYTHON);
+  await createSession(s1, 'python', { name: 'calm', ttl: 600 });
+  await sexecOk(s1, 'calm', 'x = 42\ndef f():\n    return x + 1');
+  await s1.close();
+  assert.equal((await sessionContainers({ dir: st.dir })).length, 1, 'the container stays after a clean exit');
+
+  const s2 = await st.start(PYTHON);
+  await waitListed(s2, ['calm']);
+  const r = await printIn(s2, 'calm', 'x, f()');
+  assert.equal(r.stdout, '42 43\n');
+  assert.equal(r.freshState, false);
+  assert.equal((await sessionOk(s2, { action: 'get', name: 'calm' })).session.ttlSeconds, 600, 'TTL remembered');
+  // And it can be destroyed by its new server.
+  await sessionOk(s2, { action: 'destroy', name: 'calm' });
+  const removed = await eventually(async () => (await sessionContainers({ dir: st.dir })).length === 0, {
+    timeoutMs: 20_000,
+  });
+  assert.ok(removed, 'destroyed after the restart: container removed');
+});
+
+e2e('a paused session survives a restart and resumes with its state', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s1 = await st.start(PYTHON);
+  await createSession(s1, 'python', { name: 'frozen' });
+  await sexecOk(s1, 'frozen', 'x = 42');
+  await sessionOk(s1, { action: 'pause', name: 'frozen' });
+  await killServer(s1);
+
+  const s2 = await st.start(PYTHON);
+  await waitListed(s2, ['frozen']);
+  assert.equal((await sessionOk(s2, { action: 'get', name: 'frozen' })).session.state, 'paused');
+  assert.equal((await sexecErr(s2, 'frozen', 'print(x)')).code, 'session_paused');
+  await sessionOk(s2, { action: 'resume', name: 'frozen' });
+  const r = await printIn(s2, 'frozen', 'x');
+  assert.equal(r.stdout, '42\n');
+});
+
+e2e('two servers with one state directory: separate slots, each sees and re-adopts only its own sessions', { timeoutMs: 240_000 }, async (h) => {
+  const st = withStateDir(h);
+  const a1 = await st.start(PYTHON);
+  await createSession(a1, 'python', { name: 'sa' });
+  await sexecOk(a1, 'sa', 'x = "A"');
+  const b = await st.start(PYTHON);
+  await createSession(b, 'python', { name: 'sb' });
+  await sexecOk(b, 'sb', 'x = "B"');
+
+  const slots = stateSlots(st.dir);
+  assert.equal(slots.length, 2, `two slots: ${JSON.stringify(slots)}`);
+  const bySlot = Object.fromEntries(
+    (await sessionContainers({ dir: st.dir })).map((c) => [c.session, c.slot]),
+  );
+  assert.ok(bySlot.sa && bySlot.sb && bySlot.sa !== bySlot.sb, `different slots: ${JSON.stringify(bySlot)}`);
+
+  assert.deepEqual(await listNames(a1), ['sa']);
+  assert.deepEqual(await listNames(b), ['sb']);
+  assert.equal((await sexecErr(a1, 'sb', 'print(x)')).code, 'session_not_found', "A cannot use B's session");
+  assert.equal((await sessionErr(b, { action: 'get', name: 'sa' })).code, 'session_not_found');
+  // Names are per server: B may have its own "sa".
+  await createSession(b, 'python', { name: 'sa' });
+  await sessionOk(b, { action: 'destroy', name: 'sa' });
+
+  await killServer(a1);
+  const a2 = await st.start(PYTHON);
+  await waitListed(a2, ['sa']);
+  assert.equal((await printIn(a2, 'sa', 'x')).stdout, 'A\n');
+  // B's session was never touched, and is never listed by A's successor.
+  assert.equal((await printIn(b, 'sb', 'x')).stdout, 'B\n');
+  await sleep(2000);
+  assert.deepEqual(await listNames(a2), ['sa']);
+  assert.deepEqual(await listNames(b), ['sb']);
+  assert.equal((await sexecErr(a2, 'sb', 'print(x)')).code, 'session_not_found');
+  assert.deepEqual(stateSlots(st.dir).sort(), slots, 'no new slot: the restarted server took its predecessor\'s');
+  const after = Object.fromEntries(
+    (await sessionContainers({ dir: st.dir })).map((c) => [c.session, c.slot]),
+  );
+  assert.deepEqual(after, bySlot, 'both containers are still there, in their slots');
+});
+
+e2e('a server started in another working directory does not adopt the sessions', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sandbox-e2e-cwd-'));
+  h.t.after(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+  const s1 = await st.start(PYTHON);
+  await createSession(s1, 'python', { name: 'here' });
+  await sexecOk(s1, 'here', 'x = 42');
+  const [slot] = stateSlots(st.dir);
+  await s1.close();
+
+  // Same state directory, another project: another slot, nothing adopted.
+  const other = await h.start({ env: st.env(PYTHON), cwd: elsewhere });
+  await sleep(3000);
+  assert.deepEqual(await listNames(other), []);
+  assert.equal((await sexecErr(other, 'here', 'print(x)')).code, 'session_not_found');
+  const slots = stateSlots(st.dir);
+  assert.equal(slots.length, 2, `a second slot: ${JSON.stringify(slots)}`);
+  assert.notEqual(slots.find((x) => x !== slot).split('-')[0], slot.split('-')[0], 'another slot key');
+  const left = await sessionContainers({ dir: st.dir });
+  assert.deepEqual(left.map((c) => [c.session, c.slot]), [['here', slot]], 'the session container is untouched');
+
+  // Back in the original directory, it is found again.
+  const s2 = await st.start(PYTHON);
+  await waitListed(s2, ['here']);
+  assert.equal((await printIn(s2, 'here', 'x')).stdout, '42\n');
+});
+
+e2e('kill -9 during a call: the next server stops the orphaned call and the session works at once', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s1 = await st.start(PYTHON);
+  await createSession(s1, 'python', { name: 'mid' });
+  await sexecOk(s1, 'mid', 'x = 42');
+  // In flight when the server dies: its client never gets an answer.
+  const orphan = s1.client
+    .callTool({ name: 'sandbox_execute', arguments: { session: 'mid', code: 'import time\ntime.sleep(60)' } }, undefined, {
+      timeout: 120_000,
+    })
+    .then(
+      () => 'answered',
+      () => 'failed',
+    );
+  await sleep(1000);
+  await killServer(s1);
+  assert.equal(await orphan, 'failed', 'the call in flight is lost with its server');
+
+  const s2 = await st.start(PYTHON);
+  await waitListed(s2, ['mid']);
+  const t0 = Date.now();
+  const r = await printIn(s2, 'mid', 'x');
+  const wall = Date.now() - t0;
+  assert.equal(r.stdout, '42\n');
+  assert.equal(r.freshState, false, 'the interrupted sleep kept the interpreter');
+  assert.ok(wall < 10_000, `the first call after the restart took ${wall} ms (the orphaned sleep(60) must not run on)`);
+});
+
+e2e('a session whose TTL passed while no server ran is removed by the server that adopts it', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s1 = await st.start(PYTHON);
+  await createSession(s1, 'python', { name: 'stale', ttl: 2 });
+  await createSession(s1, 'python', { name: 'fresh', ttl: 600 });
+  await s1.close();
+  await sleep(4000);
+  const s2 = await st.start(PYTHON);
+  const gone = await eventually(
+    async () => JSON.stringify(await listNames(s2)) === JSON.stringify(['fresh']),
+    { timeoutMs: 20_000, intervalMs: 250 },
+  );
+  assert.ok(gone, `only the fresh session is left: ${JSON.stringify(await listNames(s2))}`);
+  assert.equal((await sessionErr(s2, { action: 'get', name: 'stale' })).code, 'session_not_found');
+  const removed = await eventually(
+    async () => (await sessionContainers({ dir: st.dir })).map((c) => c.session).join() === 'fresh',
+    { timeoutMs: 20_000 },
+  );
+  assert.ok(removed, `the stale container is removed: ${JSON.stringify(await sessionContainers({ dir: st.dir }))}`);
+});

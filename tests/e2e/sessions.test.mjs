@@ -1,0 +1,846 @@
+// Named sessions: sandbox_session (create, list, get, pause, resume,
+// extend, destroy) and sandbox_execute with `session`: files and, for the
+// interpreted languages, in-memory state survive between calls; calls in a
+// session run one at a time; timeouts, cancellation and destruction leave
+// the session (or its absence) in the state a user expects; sessions do not
+// see each other.
+//
+// Session containers survive their server (on purpose), so every test uses
+// its own state directory and removes its containers at the end
+// (lib/sessions.mjs, withStateDir).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { e2e, toolError } from './lib/server.mjs';
+import {
+  GENERATED_NAME,
+  checkSession,
+  createSession,
+  listNames,
+  sessionCall,
+  sessionContainers,
+  sessionErr,
+  sessionExecCall,
+  sessionOk,
+  sessionResult,
+  sexec,
+  sexecErr,
+  sexecOk,
+  sleep,
+  waitActive,
+  withStateDir,
+} from './lib/sessions.mjs';
+import { eventually } from './lib/sandbox.mjs';
+
+// Most tests only need python; bash warms up only where it is used.
+const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
+const BASH = { SANDBOX_PYTHON_POOL_SIZE: '0' };
+
+// ---- lifecycle and errors ----
+
+e2e('session lifecycle: create, get, list, execute, destroy', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+
+  const before = Date.now();
+  const info = await createSession(s, 'python', { name: 'life' });
+  assert.equal(info.ttlSeconds, 1800, 'the default TTL');
+  assert.equal(info.executions, 0);
+  assert.equal(info.queued, 0);
+  assert.equal(info.keepsMemory, true, 'python keeps variables');
+  assert.ok(Math.abs(Date.parse(info.created) - before) < 60_000, `created ${info.created}`);
+  assert.ok(Date.parse(info.deadline) > Date.parse(info.created), 'the deadline is after creation');
+
+  const got = checkSession((await sessionOk(s, { action: 'get', name: 'life' })).session, {
+    name: 'life',
+    language: 'python',
+  });
+  assert.equal(typeof got.memoryBytes, 'number', `get fills memoryBytes: ${got.memoryBytes}`);
+  assert.ok(got.memoryBytes > 0, `memoryBytes ${got.memoryBytes}`);
+
+  const listed = await sessionOk(s, { action: 'list' });
+  assert.equal(listed.sessions.length, 1, JSON.stringify(listed));
+  checkSession(listed.sessions[0], { name: 'life', language: 'python' });
+  assert.equal(typeof listed.sessions[0].memoryBytes, 'number', 'list fills memoryBytes');
+
+  // Its container carries the session's name.
+  const containers = await sessionContainers({ dir: st.dir });
+  assert.equal(containers.length, 1, JSON.stringify(containers));
+  assert.equal(containers[0].session, 'life');
+  assert.equal(containers[0].language, 'python');
+  assert.equal(containers[0].deadline, Math.floor(Date.parse(got.deadline) / 1000), 'the deadline in the name');
+
+  const r = await sexecOk(s, 'life', 'print("in a session")');
+  assert.equal(r.stdout, 'in a session\n');
+  assert.equal(r.language, 'python', 'language comes from the session');
+  const after = (await sessionOk(s, { action: 'get', name: 'life' })).session;
+  assert.equal(after.executions, 1);
+  assert.equal(after.state, 'active');
+  assert.ok(Date.parse(after.lastUsed) >= Date.parse(info.lastUsed), 'lastUsed moved');
+
+  // An explicit language that matches is fine.
+  const r2 = await sexecOk(s, 'life', 'print(2)', { language: 'python' });
+  assert.equal(r2.stdout, '2\n');
+
+  assert.deepEqual(await sessionOk(s, { action: 'destroy', name: 'life' }), { destroyed: 'life' });
+  assert.equal((await sessionErr(s, { action: 'get', name: 'life' })).code, 'session_not_found');
+  assert.deepEqual(await listNames(s), []);
+  const gone = await eventually(async () => (await sessionContainers({ dir: st.dir })).length === 0, {
+    timeoutMs: 20_000,
+  });
+  assert.ok(gone, 'the container is removed');
+});
+
+e2e('create without a name generates an unguessable one', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  const a = await createSession(s, 'python');
+  const b = await createSession(s, 'python');
+  assert.match(a.name, GENERATED_NAME);
+  assert.match(b.name, GENERATED_NAME);
+  assert.notEqual(a.name, b.name);
+  assert.deepEqual(await listNames(s), [a.name, b.name].sort());
+  const r = await sexecOk(s, a.name, 'print("ok")');
+  assert.equal(r.stdout, 'ok\n');
+});
+
+e2e('sandbox_session errors: invalid_name, session_exists, unknown_language, session_not_found, language_mismatch, invalid_arguments', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+
+  for (const name of ['has space', 'dot.ted', 'slash/y', 'ü', 'a'.repeat(65), '']) {
+    const e = await sessionErr(s, { action: 'create', language: 'python', name });
+    assert.equal(e.code, 'invalid_name', `name ${JSON.stringify(name)}: ${e.message}`);
+  }
+  // 64 characters of the allowed set are fine.
+  const long = `A-_z09${'x'.repeat(58)}`;
+  await createSession(s, 'python', { name: long });
+  await sessionOk(s, { action: 'destroy', name: long });
+
+  await createSession(s, 'python', { name: 'dup' });
+  const exists = await sessionErr(s, { action: 'create', language: 'python', name: 'dup' });
+  assert.equal(exists.code, 'session_exists');
+  assert.match(exists.message, /dup/);
+
+  const lang = await sessionErr(s, { action: 'create', language: 'cobol', name: 'c' });
+  assert.equal(lang.code, 'unknown_language');
+  assert.match(lang.message, /cobol/);
+
+  for (const action of ['get', 'pause', 'resume', 'extend', 'destroy']) {
+    const e = await sessionErr(s, { action, name: 'nope' });
+    assert.equal(e.code, 'session_not_found', `${action}: ${e.message}`);
+  }
+  const ex = await sexecErr(s, 'nope', 'print(1)');
+  assert.equal(ex.code, 'session_not_found');
+  const ex2 = await sexecErr(s, 'nope', 'print(1)', { language: 'python' });
+  assert.equal(ex2.code, 'session_not_found');
+
+  const mismatch = await sexecErr(s, 'dup', 'echo hi', { language: 'bash' });
+  assert.equal(mismatch.code, 'language_mismatch');
+
+  const cases = [
+    { action: 'create' }, // no language
+    { action: 'get' }, // no name
+    { action: 'destroy' },
+    { action: 'explode', name: 'dup' },
+    { action: 'create', language: 'python', ttl: 0 },
+    { action: 'create', language: 'python', ttl: 'long' },
+    { action: 'extend', name: 'dup', ttl: -1 },
+    { name: 'dup' }, // no action
+  ];
+  for (const args of cases) {
+    const e = await sessionErr(s, args);
+    assert.equal(e.code, 'invalid_arguments', `${JSON.stringify(args)}: ${e.code} ${e.message}`);
+  }
+  // None of that disturbed the session.
+  assert.deepEqual(await listNames(s), ['dup']);
+  assert.equal((await sexecOk(s, 'dup', 'print("still here")')).stdout, 'still here\n');
+});
+
+e2e('max_sessions: the second session is refused until the first is destroyed', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_SESSIONS_MAX_SESSIONS: '1' });
+  await createSession(s, 'python', { name: 'one' });
+  const e = await sessionErr(s, { action: 'create', language: 'python', name: 'two' });
+  assert.equal(e.code, 'max_sessions');
+  assert.deepEqual(await listNames(s), ['one']);
+  await sessionOk(s, { action: 'destroy', name: 'one' });
+  await createSession(s, 'python', { name: 'two' });
+  assert.deepEqual(await listNames(s), ['two']);
+});
+
+// ---- state per language ----
+
+e2e('python: variables, imports and functions persist; a trailing expression is displayed', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'py' });
+
+  const a = await sexecOk(s, 'py', 'x = 42');
+  assert.equal(a.stdout, '');
+  assert.equal(a.stateKept, true);
+  const b = await sexecOk(s, 'py', 'print(x)');
+  assert.equal(b.stdout, '42\n');
+  assert.equal(b.stateKept, true);
+  assert.equal(b.freshState, false, 'the second call ran in the same interpreter');
+
+  await sexecOk(s, 'py', 'import math\ndef double(n):\n    return 2 * n\n');
+  assert.equal((await sexecOk(s, 'py', 'print(double(math.floor(2.7)))')).stdout, '4\n');
+
+  // The interactive interpreter's display of a trailing expression.
+  assert.equal((await sexecOk(s, 'py', 'x + 1')).stdout, '43\n');
+  assert.equal((await sexecOk(s, 'py', 'y = x * 2\n"s" * 3')).stdout, "'sss'\n");
+  assert.equal((await sexecOk(s, 'py', 'None')).stdout, '', 'None is not displayed');
+  assert.equal((await sexecOk(s, 'py', 'print(y)')).stdout, '84\n');
+
+  // An error is a normal result and keeps the state.
+  const err = await sexec(s, 'py', 'raise ValueError("boom")');
+  assert.equal(err.exitCode, 1);
+  assert.match(err.stderr, /ValueError: boom/);
+  assert.equal(err.stateKept, true);
+  assert.equal((await sexecOk(s, 'py', 'print(x, y)')).stdout, '42 84\n');
+
+  // sys.exit(n) ends the call with status n and keeps the state.
+  const ex = await sexec(s, 'py', 'import sys\nprint("bye")\nsys.exit(3)');
+  assert.equal(ex.exitCode, 3);
+  assert.equal(ex.stdout, 'bye\n');
+  assert.equal(ex.stateKept, true);
+  assert.equal((await sexecOk(s, 'py', 'print(x)')).stdout, '42\n');
+
+  // stdin reaches the call.
+  const inp = await sexecOk(s, 'py', 'import sys\nprint(sys.stdin.read().upper())', { stdin: 'abc' });
+  assert.equal(inp.stdout, 'ABC\n');
+});
+
+e2e('python: a pandas DataFrame built in one call is used in the next without reloading', { timeoutMs: 150_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'pd' });
+  const build = await sexecOk(
+    s,
+    'pd',
+    'import sys, pandas as pd\n' +
+      'df = pd.DataFrame({"a": range(1000), "b": [i * i for i in range(1000)]})\n' +
+      'pandas_id = id(sys.modules["pandas"])\n' +
+      'print("built")',
+  );
+  assert.equal(build.stdout, 'built\n');
+  const t0 = Date.now();
+  const use = await sexecOk(
+    s,
+    'pd',
+    'import sys\nprint(df.shape)\nprint(int(df["b"].sum()))\nprint(id(sys.modules["pandas"]) == pandas_id)',
+  );
+  const wall = Date.now() - t0;
+  assert.equal(use.stdout, '(1000, 2)\n332833500\nTrue\n');
+  assert.equal(use.stateKept, true);
+  assert.ok(wall < 10_000, `using the DataFrame took ${wall} ms`);
+});
+
+e2e('python-ml (create with ml: true): numpy state persists', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ SANDBOX_POOL_SIZE: '0' });
+  const info = await createSession(s, 'python', { name: 'ml', ml: true });
+  assert.equal(info.language, 'python-ml');
+  assert.equal(info.keepsMemory, true);
+  const a = await sexecOk(s, 'ml', 'import numpy as np\na = np.arange(5)', { requestTimeoutMs: 150_000 });
+  assert.equal(a.language, 'python-ml');
+  assert.equal((await sexecOk(s, 'ml', 'int(a.sum())')).stdout, '10\n');
+  // python with ml: true is the same language as the session's.
+  assert.equal((await sexecOk(s, 'ml', 'print(a[-1])', { language: 'python', ml: true })).stdout, '4\n');
+  assert.equal((await sexecErr(s, 'ml', 'print(a)', { language: 'python' })).code, 'language_mismatch');
+});
+
+e2e('javascript: top-level let, functions and classes persist; the completion value is displayed', { timeoutMs: 150_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'javascript', { name: 'js' });
+  const a = await sexecOk(s, 'js', 'let n = 41;\nfunction inc(v) { return v + 1; }\nclass Box { constructor(v) { this.v = v; } }');
+  assert.equal(a.stdout, '');
+  assert.equal(a.language, 'javascript');
+  const b = await sexecOk(s, 'js', 'n = inc(n);\nconsole.log(n, new Box("b").v);');
+  assert.equal(b.stdout, '42 b\n');
+  assert.equal(b.stateKept, true);
+  assert.equal(b.freshState, false);
+  // The completion value, shown with util.inspect.
+  assert.equal((await sexecOk(s, 'js', 'n * 2')).stdout, '84\n');
+  assert.equal((await sexecOk(s, 'js', '({ k: [1, "two"] })')).stdout, "{ k: [ 1, 'two' ] }\n");
+  assert.equal((await sexecOk(s, 'js', 'undefined')).stdout, '', 'undefined is not displayed');
+  // Imports persist too, and top-level await works.
+  await sexecOk(s, 'js', 'import path from "node:path";\nconst v = await Promise.resolve(7);');
+  assert.equal((await sexecOk(s, 'js', 'console.log(path.basename("/a/b.txt"), v)')).stdout, 'b.txt 7\n');
+  // A timeout during an await is an interrupt: the state is kept.
+  const t = await sexec(s, 'js', 'await new Promise((r) => setTimeout(r, 30000));', { timeout: 1000 });
+  assert.equal(t.timedOut, true);
+  assert.equal(t.stateKept, true, `signal ${t.signal}, stderr ${t.stderr}`);
+  assert.equal((await sexecOk(s, 'js', 'console.log(n)')).stdout, '42\n');
+});
+
+e2e('typescript: const persists and can be redeclared in a later call', { timeoutMs: 150_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'typescript', { name: 'ts' });
+  await sexecOk(s, 'ts', 'const greeting: string = "hello";\ninterface P { n: number }\nconst p: P = { n: 1 };');
+  const b = await sexecOk(s, 'ts', 'console.log(greeting, p.n);');
+  assert.equal(b.stdout, 'hello 1\n');
+  assert.equal(b.stateKept, true);
+  const c = await sexecOk(s, 'ts', 'const greeting: number = 5;\nconsole.log(greeting + 1);');
+  assert.equal(c.stdout, '6\n', c.stderr);
+  assert.equal((await sexecOk(s, 'ts', 'console.log(typeof greeting, greeting)')).stdout, 'number 5\n');
+});
+
+e2e('bash: variables, functions, exports and the working directory persist', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(BASH);
+  await createSession(s, 'bash', { name: 'sh' });
+  const a = await sexecOk(
+    s,
+    'sh',
+    'X=hello\nexport E=exported\ngreet() { echo "hi $1"; }\nmkdir -p /work/sub/dir\ncd /work/sub/dir',
+  );
+  assert.equal(a.stdout, '');
+  const b = await sexecOk(s, 'sh', 'echo "$X"; greet you; pwd; bash -c \'echo "child sees $E"\'');
+  assert.equal(b.stdout, 'hello\nhi you\n/work/sub/dir\nchild sees exported\n');
+  assert.equal(b.stateKept, true);
+  assert.equal(b.freshState, false);
+  // A failing command is a normal result with its status; state stays.
+  const c = await sexec(s, 'sh', 'echo err >&2; false');
+  assert.equal(c.exitCode, 1);
+  assert.equal(c.stderr, 'err\n');
+  assert.equal((await sexecOk(s, 'sh', 'echo "$X $(pwd)"')).stdout, 'hello /work/sub/dir\n');
+  // exit ends the interpreter: reported, and the next call starts afresh
+  // (in /work, without X) with the files still there.
+  const ex = await sexec(s, 'sh', 'echo data > /work/sub/dir/f; exit 4');
+  assert.equal(ex.exitCode, 4);
+  assert.equal(ex.stateKept, false);
+  const fresh = await sexecOk(s, 'sh', 'echo "[$X] $(pwd) $(cat /work/sub/dir/f)"');
+  assert.equal(fresh.freshState, true);
+  assert.equal(fresh.stdout, '[] /work data\n');
+});
+
+e2e('go: each call is a program, files in /work persist, stateKept is false', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ SANDBOX_POOL_SIZE: '0' });
+  const info = await createSession(s, 'go', { name: 'gosess' });
+  assert.equal(info.keepsMemory, false, 'go keeps files, not memory');
+  const a = await sexecOk(
+    s,
+    'gosess',
+    'if err := os.WriteFile("/work/note.txt", []byte("written by call 1"), 0644); err != nil {\n\tpanic(err)\n}\nfmt.Println("wrote")',
+    { requestTimeoutMs: 150_000 },
+  );
+  assert.equal(a.stdout, 'wrote\n');
+  assert.equal(a.stateKept, false);
+  const b = await sexecOk(
+    s,
+    'gosess',
+    'b, err := os.ReadFile("/work/note.txt")\nif err != nil {\n\tpanic(err)\n}\nfmt.Println(string(b))',
+    { requestTimeoutMs: 150_000 },
+  );
+  assert.equal(b.stdout, 'written by call 1\n');
+  assert.equal(b.stateKept, false);
+  assert.equal(b.language, 'go');
+});
+
+// ---- expiry ----
+
+e2e('ttl: an idle session expires and its container is removed', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  const info = await createSession(s, 'python', { name: 'short', ttl: 2 });
+  assert.equal(info.ttlSeconds, 2);
+  const t0 = Date.now();
+  assert.ok(
+    Math.abs(Date.parse(info.expires) - Date.parse(info.lastUsed) - 2000) <= 1000,
+    `expires ${info.expires} = lastUsed ${info.lastUsed} + 2 s`,
+  );
+  assert.equal((await sessionContainers({ dir: st.dir })).length, 1);
+  // Gone within a few seconds (TTL 2 s, checked every second; the
+  // interpreter's start-up counts as a use).
+  const gone = await eventually(
+    async () => (await sessionCall(s, { action: 'get', name: 'short' })).isError === true,
+    { timeoutMs: 15_000, intervalMs: 250 },
+  );
+  const waited = Date.now() - t0;
+  assert.ok(gone, 'the session expired');
+  assert.ok(waited >= 1500, `expired after ${waited} ms, before its 2 s TTL`);
+  assert.equal((await sessionErr(s, { action: 'get', name: 'short' })).code, 'session_not_found');
+  assert.equal((await sexecErr(s, 'short', 'print(1)')).code, 'session_not_found');
+  assert.deepEqual(await listNames(s), []);
+  const removed = await eventually(async () => (await sessionContainers({ dir: st.dir })).length === 0, {
+    timeoutMs: 20_000,
+  });
+  assert.ok(removed, `its container is removed: ${JSON.stringify(await sessionContainers({ dir: st.dir }))}`);
+});
+
+e2e('extend pushes the expiry (and can change the TTL)', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_SESSIONS_MAX_TTL: '600' });
+  const info = await createSession(s, 'python', { name: 'ext', ttl: 2 });
+  const e1 = Date.parse(info.expires);
+  const ext = (await sessionOk(s, { action: 'extend', name: 'ext', ttl: 60 })).session;
+  checkSession(ext, { name: 'ext', language: 'python' });
+  assert.equal(ext.ttlSeconds, 60);
+  const e2 = Date.parse(ext.expires);
+  assert.ok(e2 >= e1 + 55_000, `expires moved from ${info.expires} to ${ext.expires}`);
+  assert.ok(Math.abs(e2 - Date.parse(ext.lastUsed) - 60_000) <= 1000, 'expires = lastUsed + ttl');
+  // It outlives its original 2 s TTL.
+  await sleep(4500);
+  const got = (await sessionOk(s, { action: 'get', name: 'ext' })).session;
+  assert.equal(got.ttlSeconds, 60);
+  // extend without a ttl restarts the same TTL from now.
+  await sleep(1100);
+  const again = (await sessionOk(s, { action: 'extend', name: 'ext' })).session;
+  assert.equal(again.ttlSeconds, 60);
+  assert.ok(Date.parse(again.expires) > e2 + 1000, `expires moved again: ${again.expires} vs ${ext.expires}`);
+  // Above max_ttl is refused, for extend and for create.
+  assert.equal((await sessionErr(s, { action: 'extend', name: 'ext', ttl: 601 })).code, 'invalid_arguments');
+  assert.equal(
+    (await sessionErr(s, { action: 'create', language: 'python', name: 'big', ttl: 601 })).code,
+    'invalid_arguments',
+  );
+  assert.equal((await sexecOk(s, 'ext', 'print("alive")')).stdout, 'alive\n');
+});
+
+// ---- pause / resume ----
+
+e2e('pause freezes a session: execute says session_paused, resume brings it back with its variables', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'p' });
+  await sexecOk(s, 'p', 'x = 42');
+  const paused = (await sessionOk(s, { action: 'pause', name: 'p' })).session;
+  assert.equal(paused.state, 'paused');
+  assert.equal((await sessionOk(s, { action: 'get', name: 'p' })).session.state, 'paused');
+  const [c] = await sessionContainers({ dir: st.dir });
+  const status = execFileSync('docker', ['inspect', '-f', '{{.State.Status}}', c.id]).toString().trim();
+  assert.equal(status, 'paused', 'the container is frozen');
+  const e = await sexecErr(s, 'p', 'print(x)');
+  assert.equal(e.code, 'session_paused');
+  assert.match(e.message, /resume/);
+  // Pausing again is harmless.
+  assert.equal((await sessionOk(s, { action: 'pause', name: 'p' })).session.state, 'paused');
+  const resumed = (await sessionOk(s, { action: 'resume', name: 'p' })).session;
+  assert.equal(resumed.state, 'active');
+  const r = await sexecOk(s, 'p', 'print(x)');
+  assert.equal(r.stdout, '42\n');
+  assert.equal(r.stateKept, true);
+  assert.equal(r.freshState, false);
+  // A busy session cannot be paused.
+  const busy = sexecOk(s, 'p', 'import time\ntime.sleep(2)\nprint("slept")');
+  await sleep(700);
+  assert.equal((await sessionErr(s, { action: 'pause', name: 'p' })).code, 'session_busy');
+  assert.equal((await busy).stdout, 'slept\n');
+});
+
+// ---- one call at a time ----
+
+e2e('calls in one session run in order: the second waits for the first', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'q' });
+  await waitActive(s, 'q');
+  const first = sexec(
+    s,
+    'q',
+    'import time\nwith open("/work/order.txt", "a") as f:\n    f.write("first-start\\n")\ntime.sleep(1.5)\nwith open("/work/order.txt", "a") as f:\n    f.write("first-end\\n")\nprint("first")',
+  );
+  await sleep(300);
+  const second = sexec(s, 'q', 'print(open("/work/order.txt").read(), end="")\nprint("second")');
+  // While the first runs, the second is queued.
+  await sleep(300);
+  const mid = (await sessionOk(s, { action: 'get', name: 'q' })).session;
+  assert.equal(mid.state, 'busy');
+  assert.equal(mid.queued, 1);
+  const [r1, r2] = await Promise.all([first, second]);
+  assert.equal(r1.stdout, 'first\n');
+  assert.equal(r2.stdout, 'first-start\nfirst-end\nsecond\n', 'the second call ran after the first had finished');
+  const end = (await sessionOk(s, { action: 'get', name: 'q' })).session;
+  assert.equal(end.queued, 0);
+  assert.equal(end.executions, 2);
+  // Time spent waiting in the queue does not count against the timeout.
+  const long = sexecOk(s, 'q', 'import time\ntime.sleep(2)');
+  await sleep(300);
+  const waited = await sexecOk(s, 'q', 'print("in time")', { timeout: 1000 });
+  assert.equal(waited.timedOut, false);
+  assert.equal(waited.stdout, 'in time\n');
+  await long;
+});
+
+e2e('max_queued 0: a second call while one runs gets session_busy', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_SESSIONS_MAX_QUEUED: '0' });
+  await createSession(s, 'python', { name: 'b' });
+  await waitActive(s, 'b');
+  const first = sexec(s, 'b', 'import time\ntime.sleep(2)\nprint("first done")');
+  await sleep(700);
+  const e = await sexecErr(s, 'b', 'print("second")');
+  assert.equal(e.code, 'session_busy');
+  assert.match(e.message, /\bb\b/, 'the message names the session');
+  const r1 = await first;
+  assert.equal(r1.stdout, 'first done\n');
+  // Free again.
+  assert.equal((await sexecOk(s, 'b', 'print("third")')).stdout, 'third\n');
+});
+
+e2e('max_queued 0: the first call right after create is not refused because the interpreter is starting', { timeoutMs: 120_000 }, async (h) => {
+  // create answers before the interpreter is up (docs/sessions.md: "a call
+  // that arrives before it is ready waits for it"); the server's own
+  // start-up work is not a call of the user's that fills the queue.
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_SESSIONS_MAX_QUEUED: '0' });
+  await createSession(s, 'python', { name: 'early' });
+  const r = await sexecOk(s, 'early', 'print("first")');
+  assert.equal(r.stdout, 'first\n');
+});
+
+e2e('different sessions run in parallel', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_PYTHON_POOL_SIZE: '2' });
+  await createSession(s, 'python', { name: 'par1' });
+  await createSession(s, 'python', { name: 'par2' });
+  await waitActive(s, 'par1');
+  await waitActive(s, 'par2');
+  const code = 'import time\nt0 = time.time()\ntime.sleep(1.5)\nprint(t0, time.time())';
+  const [a, b] = await Promise.all([sexecOk(s, 'par1', code), sexecOk(s, 'par2', code)]);
+  const [as, ae] = a.stdout.trim().split(' ').map(Number);
+  const [bs, be] = b.stdout.trim().split(' ').map(Number);
+  assert.ok(Math.max(as, bs) < Math.min(ae, be), `the sleeps overlapped: ${a.stdout} / ${b.stdout}`);
+});
+
+e2e('destroy of a busy session ends its running and queued calls with session_destroyed', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'doomed' });
+  await waitActive(s, 'doomed');
+  const running = sessionExecCall(s, 'doomed', 'import time\nprint("started", flush=True)\ntime.sleep(60)');
+  await sleep(500);
+  const queued = sessionExecCall(s, 'doomed', 'print("never")');
+  await eventually(async () => (await sessionOk(s, { action: 'get', name: 'doomed' })).session.queued === 1, {
+    timeoutMs: 10_000,
+  });
+  const t0 = Date.now();
+  assert.deepEqual(await sessionOk(s, { action: 'destroy', name: 'doomed' }), { destroyed: 'doomed' });
+  const [r1, r2] = await Promise.all([running, queued]);
+  assert.ok(Date.now() - t0 < 10_000, 'the calls ended promptly');
+  assert.equal(toolError(r1).code, 'session_destroyed');
+  assert.equal(toolError(r2).code, 'session_destroyed');
+  assert.equal((await sessionErr(s, { action: 'get', name: 'doomed' })).code, 'session_not_found');
+  const removed = await eventually(async () => (await sessionContainers({ dir: st.dir })).length === 0, {
+    timeoutMs: 20_000,
+  });
+  assert.ok(removed, 'the container is removed');
+  // The name can be used again.
+  await createSession(s, 'python', { name: 'doomed' });
+  assert.equal((await sexecOk(s, 'doomed', 'print("reborn")')).stdout, 'reborn\n');
+});
+
+// ---- timeouts ----
+
+e2e('timeout in a session interrupts the code and keeps the state', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 't' });
+  await sexecOk(s, 't', 'x = 42');
+  const t0 = Date.now();
+  const r = await sexec(s, 't', 'import time\nprint("sleeping", flush=True)\ntime.sleep(30)', { timeout: 1000 });
+  const wall = Date.now() - t0;
+  assert.equal(r.timedOut, true);
+  assert.equal(r.signal, 'SIGINT');
+  assert.equal(r.stateKept, true);
+  assert.equal(r.stdout, 'sleeping\n', 'output before the interrupt is kept');
+  assert.match(r.stderr, /KeyboardInterrupt/);
+  assert.ok(wall < 10_000, `the call came back after ${wall} ms`);
+  const next = await sexecOk(s, 't', 'print(x)');
+  assert.equal(next.stdout, '42\n');
+  assert.equal(next.freshState, false);
+  assert.equal(next.stateKept, true);
+});
+
+e2e('timeout in a session: code that ignores the interrupt is killed; state lost, files kept', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'k' });
+  await sexecOk(s, 'k', 'x = 42\nwith open("/work/keep.txt", "w") as f:\n    f.write("kept")');
+  const stubborn =
+    'import time\nprint("stubborn", flush=True)\nwhile True:\n    try:\n        time.sleep(10)\n    except KeyboardInterrupt:\n        pass\n';
+  const t0 = Date.now();
+  const r = await sexec(s, 'k', stubborn, { timeout: 1000 });
+  const wall = Date.now() - t0;
+  assert.equal(r.timedOut, true);
+  assert.equal(r.signal, 'SIGKILL');
+  assert.equal(r.stateKept, false);
+  assert.equal(r.stdout, 'stubborn\n');
+  assert.match(r.stderr, /KeyboardInterrupt|^$/, 'nothing but the interrupt on stderr');
+  // durationMs counts up to the interrupt; the call itself took the grace too.
+  assert.ok(r.durationMs >= 1000, `durationMs ${r.durationMs}`);
+  assert.ok(wall >= 1900, `the call came back after ${wall} ms: timeout 1 s + grace 1 s`);
+  assert.ok(wall < 15_000, `the call came back after ${wall} ms`);
+  const next = await sexec(s, 'k', 'print(open("/work/keep.txt").read())\nprint(x)');
+  assert.equal(next.freshState, true, 'a new interpreter');
+  assert.equal(next.stdout, 'kept\n', 'files in /work survive');
+  assert.equal(next.exitCode, 1);
+  assert.match(next.stderr, /NameError: name 'x' is not defined/);
+  // The new interpreter keeps state from here on.
+  await sexecOk(s, 'k', 'z = 7');
+  const later = await sexecOk(s, 'k', 'print(z)');
+  assert.equal(later.stdout, '7\n');
+  assert.equal(later.freshState, false);
+});
+
+e2e('interrupt_grace_ms is configurable', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_SESSIONS_INTERRUPT_GRACE_MS: '3000' });
+  await createSession(s, 'python', { name: 'g' });
+  const stubborn = 'import time\nwhile True:\n    try:\n        time.sleep(10)\n    except KeyboardInterrupt:\n        pass\n';
+  const t0 = Date.now();
+  const r = await sexec(s, 'g', stubborn, { timeout: 500 });
+  const wall = Date.now() - t0;
+  assert.equal(r.signal, 'SIGKILL');
+  assert.equal(r.stateKept, false);
+  assert.ok(wall >= 3300, `the call came back after ${wall} ms: timeout 0.5 s + grace 3 s`);
+});
+
+// ---- nothing outlives a call ----
+
+e2e('a daemonized child (setsid nohup) is killed when the call times out', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(BASH);
+  await createSession(s, 'bash', { name: 'd' });
+  const r = await sexec(
+    s,
+    'd',
+    "setsid nohup sh -c 'while :; do date +%s%N >> /work/tick; sleep 0.1; done' >/dev/null 2>&1 &\n" +
+      'sleep 0.5; echo "ticks $(wc -l < /work/tick)"\nsleep 30',
+    { timeout: 1500 },
+  );
+  assert.equal(r.timedOut, true);
+  assert.equal(r.signal, 'SIGINT', 'the interrupt was enough for bash');
+  assert.equal(r.stateKept, true);
+  assert.match(r.stdout, /^ticks [1-9]\d*\n$/, 'the daemon was running');
+  const check = await sexecOk(
+    s,
+    'd',
+    'a=$(wc -l < /work/tick); sleep 1; b=$(wc -l < /work/tick); echo "$a $b"\n' +
+      'echo "--- ps ---"; ps -eo pid=,args= | grep -F /work/tick | grep -v grep || true\n' +
+      'echo "--- proc ---"; for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null | grep -F /work/tick; done; true',
+  );
+  const [line, rest] = check.stdout.split('--- ps ---\n');
+  const [a, b] = line.trim().split(' ').map(Number);
+  assert.ok(a > 0 && a === b, `the tick file stopped growing: ${line.trim()}`);
+  assert.equal(rest, '--- proc ---\n', `no such process is left:\n${check.stdout}`);
+  assert.equal(check.freshState, false);
+});
+
+e2e('a double-forked python daemon is gone after its call ends normally', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'df' });
+  const r = await sexecOk(
+    s,
+    'df',
+    [
+      'import os, time',
+      'if os.fork() == 0:',
+      '    os.setsid()',
+      '    if os.fork() == 0:',
+      '        null = os.open("/dev/null", os.O_RDWR)',
+      '        for fd in (0, 1, 2):',
+      '            os.dup2(null, fd)',
+      '        while True:',
+      '            with open("/work/tick", "a") as f:',
+      '                f.write("t\\n")',
+      '            time.sleep(0.1)',
+      '    os._exit(0)',
+      'time.sleep(0.6)',
+      'print(len(open("/work/tick").readlines()) > 0)',
+      'kept = "yes"',
+    ].join('\n'),
+  );
+  assert.equal(r.stdout, 'True\n', 'the daemon was running');
+  const check = await sexecOk(
+    s,
+    'df',
+    [
+      'import os, time',
+      'a = len(open("/work/tick").readlines()); time.sleep(1); b = len(open("/work/tick").readlines())',
+      'others = []',
+      'for pid in os.listdir("/proc"):',
+      '    if pid.isdigit() and int(pid) != os.getpid():',
+      '        try:',
+      '            st = open(f"/proc/{pid}/status").read()',
+      '        except OSError:',
+      '            continue',
+      '        f = dict(l.split(":\\t", 1) for l in st.splitlines() if ":\\t" in l)',
+      '        if f["Uid"].split()[0] == "1000":',
+      '            others.append((pid, f["Name"], f["State"].split()[0], f["PPid"]))',
+      'print(a == b, a > 0, kept)',
+      'print("live", [p for p in others if p[2] != "Z"])',
+      'print("zombies", [p for p in others if p[2] == "Z"])',
+    ].join('\n'),
+  );
+  const [first, live, zombies] = check.stdout.trim().split('\n');
+  assert.equal(first, 'True True yes', 'the tick file stopped growing; the state is kept');
+  // The interpreter itself is this process (os.getpid()), so no other
+  // process of the sandbox user may remain: neither the daemon...
+  assert.equal(live, 'live []', 'no process the last call started is alive');
+  // ...nor the intermediate child, which exited without being waited for:
+  // in a one-off run it would go with its parent; in a session its parent
+  // is the interpreter, which lives on.
+  assert.equal(zombies, 'zombies []', 'no zombie of the last call is left in the process table');
+});
+
+// ---- cancellation ----
+
+e2e('cancelling a session call interrupts it and the session is usable at once, state kept', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'c' });
+  await sexecOk(s, 'c', 'x = 42');
+  const abort = new AbortController();
+  const call = sessionExecCall(s, 'c', 'import time\ntime.sleep(60)', { signal: abort.signal });
+  await eventually(async () => (await sessionOk(s, { action: 'get', name: 'c' })).session.state === 'busy', {
+    timeoutMs: 10_000,
+  });
+  await sleep(300);
+  abort.abort('changed my mind');
+  await assert.rejects(call); // the SDK sends notifications/cancelled
+  const t0 = Date.now();
+  const r = await sexecOk(s, 'c', 'print(x)');
+  const wall = Date.now() - t0;
+  assert.equal(r.stdout, '42\n');
+  assert.equal(r.freshState, false, 'the interpreter survived the cancellation');
+  assert.ok(wall < 5000, `the next call took ${wall} ms`);
+  const info = (await sessionOk(s, { action: 'get', name: 'c' })).session;
+  assert.equal(info.state, 'active');
+  assert.equal(info.queued, 0);
+});
+
+e2e('cancelling a one-off call stops it; the server keeps serving', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_POOL_MAX_CONTAINERS: '1' });
+  const abort = new AbortController();
+  const t0 = Date.now();
+  const call = s.client.callTool(
+    { name: 'sandbox_execute', arguments: { language: 'python', code: 'import time\nprint("started", flush=True)\ntime.sleep(60)' } },
+    undefined,
+    { signal: abort.signal, timeout: 90_000 },
+  );
+  await sleep(1500);
+  abort.abort('changed my mind');
+  await assert.rejects(call);
+  // The only container allowed is free again soon.
+  const r = await s.execute('python', 'print("next")');
+  assert.equal(r.stdout, 'next\n');
+  assert.ok(Date.now() - t0 < 30_000, `cancel + next call took ${Date.now() - t0} ms`);
+});
+
+// ---- progress ----
+
+const TICKER = 'import time\nfor i in range(8):\n    print(f"line {i}", flush=True)\n    time.sleep(0.2)\n';
+const TICKER_OUT = Array.from({ length: 8 }, (_, i) => `line ${i}\n`).join('');
+
+function checkProgress(events, final) {
+  assert.ok(events.length >= 2, `at least 2 progress notifications, got ${events.length}: ${JSON.stringify(events)}`);
+  for (let i = 1; i < events.length; i++)
+    assert.ok(events[i].progress > events[i - 1].progress, `progress increases: ${JSON.stringify(events)}`);
+  assert.ok(events.every((e) => e.beforeResult), 'every notification came before the result');
+  const text = events.map((e) => e.message ?? '').join('');
+  assert.match(text, /line 0\n/, `messages carry the output: ${JSON.stringify(text)}`);
+  assert.match(text, /line 1\n/, `messages carry the output: ${JSON.stringify(text)}`);
+  assert.ok(TICKER_OUT.startsWith(text), `messages are the output, in order, each part once: ${JSON.stringify(text)}`);
+  assert.equal(final.stdout, TICKER_OUT, 'the final result is complete');
+}
+
+async function withProgress(callFn) {
+  const events = [];
+  let resolved = false;
+  const onprogress = (p) => events.push({ ...p, beforeResult: !resolved });
+  const r = await callFn(onprogress);
+  resolved = true;
+  return { r, events };
+}
+
+e2e('progress notifications stream the output of a one-off call before its result', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  const { r, events } = await withProgress((onprogress) =>
+    s.client.callTool({ name: 'sandbox_execute', arguments: { language: 'python', code: TICKER } }, undefined, {
+      onprogress,
+      timeout: 60_000,
+    }),
+  );
+  assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
+  checkProgress(events, r.structuredContent);
+});
+
+e2e('progress notifications stream the output of a session call; a silent call gets heartbeats', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await createSession(s, 'python', { name: 'prog' });
+  await waitActive(s, 'prog');
+  const { r, events } = await withProgress((onprogress) => sessionExecCall(s, 'prog', TICKER, { onprogress }));
+  checkProgress(events, sessionResult(r, 'prog'));
+  // No output for 2.5 s: heartbeats every second.
+  const quiet = await withProgress((onprogress) =>
+    sessionExecCall(s, 'prog', 'import time\ntime.sleep(2.5)\nprint("done")', { onprogress }),
+  );
+  assert.equal(sessionResult(quiet.r, 'prog').stdout, 'done\n');
+  assert.ok(quiet.events.length >= 2, `heartbeats: ${JSON.stringify(quiet.events)}`);
+  for (let i = 1; i < quiet.events.length; i++) assert.ok(quiet.events[i].progress > quiet.events[i - 1].progress);
+});
+
+// ---- isolation ----
+
+e2e('sessions are isolated: files, processes and network', { timeoutMs: 150_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ SANDBOX_POOL_SIZE: '1' });
+  await createSession(s, 'bash', { name: 'A' });
+  await createSession(s, 'python', { name: 'B' });
+  await waitActive(s, 'A');
+  await waitActive(s, 'B');
+  await sexecOk(s, 'A', 'echo secret > /work/secret-of-A.txt; cat /etc/hostname');
+  // A runs a recognisable sleeper while B looks around.
+  const aCall = sexec(s, 'A', 'sleep 20.123 &\nsleep 0.2; ps -eo args= | grep -c "^sleep 20.123"\nsleep 30', {
+    timeout: 4000,
+  });
+  await sleep(1500);
+  const b = await sexecOk(
+    s,
+    'B',
+    [
+      'import os, socket, subprocess',
+      'print("files", sorted(os.listdir("/work")), os.path.exists("/work/secret-of-A.txt"))',
+      'cmds = []',
+      'for pid in os.listdir("/proc"):',
+      '    if pid.isdigit():',
+      '        try:',
+      '            cmds.append(open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\\0", b" ").decode())',
+      '        except OSError:',
+      '            pass',
+      'print("proc", any("20.123" in c for c in cmds))',
+      'ps = subprocess.run(["ps", "-eo", "args="], capture_output=True, text=True).stdout',
+      'print("ps", "20.123" in ps)',
+      'try:',
+      '    socket.create_connection(("1.1.1.1", 53), timeout=3).close()',
+      '    print("net open")',
+      'except OSError as e:',
+      '    print("net closed")',
+      'print("ifaces", sorted(n for _, n in socket.if_nameindex()))',
+    ].join('\n'),
+  );
+  const a = await aCall;
+  assert.equal(a.timedOut, true);
+  assert.equal(a.stdout, '1\n', 'A\'s sleeper was running (A sees it)');
+  const lines = b.stdout.trim().split('\n');
+  assert.ok(lines[0].startsWith('files ') && lines[0].endsWith(' False'), `B cannot see A's file: ${lines[0]}`);
+  assert.doesNotMatch(lines[0], /secret/);
+  assert.equal(lines[1], 'proc False', "B's /proc does not show A's process");
+  assert.equal(lines[2], 'ps False', "B's ps does not show A's process");
+  assert.equal(lines[3], 'net closed', 'no network');
+  assert.equal(lines[4], "ifaces ['lo']", 'only loopback');
+  // And the other way round: A does not see B's files.
+  await sexecOk(s, 'B', 'open("/work/secret-of-B.txt", "w").write("b")');
+  const aLook = await sexecOk(s, 'A', 'ls -A /work');
+  assert.match(aLook.stdout, /secret-of-A\.txt/);
+  assert.doesNotMatch(aLook.stdout, /secret-of-B/);
+});
