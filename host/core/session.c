@@ -65,7 +65,7 @@ struct session_mgr {
 	unsigned n, creating;
 	uint64_t next_serial;
 	int shutting_down;
-	unsigned removals;           /* DELETEs in flight */
+	unsigned removals;           /* DELETEs and renames in flight */
 	void (*done)(void *arg);     /* shutdown: when removals reach 0 */
 	void *done_arg;
 };
@@ -560,6 +560,7 @@ static void reconnect(struct session *s)
 
 struct create_op {
 	struct session_mgr *m;
+	uint64_t serial;           /* the session, once it exists */
 	const struct plugin *pl;
 	char name[SESSION_NAME_MAX + 1];
 	uint32_t ttl_s;
@@ -567,15 +568,31 @@ struct create_op {
 	void *arg;
 };
 
+static void check_done(struct session_mgr *m);
+
+/* The container carries its session's name: only now does the session
+ * survive a restart, so only now is create answered. */
 static void renamed_cb(int err, const char *errmsg, const char *id, void *arg)
 {
+	struct create_op *op = arg;
+	struct session_mgr *m = op->m;
+	struct session *s = find_serial(m, op->serial);
+
 	(void)id;
-	(void)arg;
+	m->removals--;
 	if (err && err != -ECANCELED)
 		log_warn("naming a session container: %s (the session will not survive a restart of the server)",
 			 errmsg ? errmsg : "failed");
+	if (s)
+		op->cb(s, NULL, NULL, op->arg);
+	else
+		op->cb(NULL, op->m->shutting_down ? "shutting_down" : "session_lost",
+		       "the session ended while it was being created", op->arg);
+	free(op);
+	check_done(m);
 }
 
+/* Takes op over. */
 static void created(struct create_op *op, struct box *b)
 {
 	struct session_mgr *m = op->m;
@@ -589,6 +606,7 @@ static void created(struct create_op *op, struct box *b)
 		pool_release(m->pool, b, 0);
 		op->cb(NULL, "session_exists", "a session with this name was created meanwhile",
 		       op->arg);
+		free(op);
 		return;
 	}
 	s = session_alloc(m, op->pl, op->name);
@@ -598,6 +616,7 @@ static void created(struct create_op *op, struct box *b)
 		pool_release(m->pool, b, 1);
 		op->cb(NULL, "sandbox_error", "cannot set up the session's container",
 		       op->arg);
+		free(op);
 		return;
 	}
 	s->ac = ac;
@@ -610,12 +629,14 @@ static void created(struct create_op *op, struct box *b)
 	snprintf(cname, sizeof(cname), SESSION_CONTAINER_PREFIX "%s.%" PRId64 ".%s.%s",
 		 m->store ? session_store_slot(m->store) : "none",
 		 s->deadline_ms / 1000, s->pl->desc->name, s->name);
-	container_rename(m->d, s->id, cname, renamed_cb, NULL);
 	log_info("[%s] session %s created (container %.12s)", s->pl->desc->name,
 		 s->name, s->id);
 	start_interpreter(s);
 	save_state(m);
-	op->cb(s, NULL, NULL, op->arg);
+	op->serial = s->serial;
+	m->removals++; /* shutdown waits for it too */
+	if (container_rename(m->d, s->id, cname, renamed_cb, op))
+		renamed_cb(-EIO, "cannot reach the engine", s->id, op);
 }
 
 static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
@@ -632,7 +653,6 @@ static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
 		return;
 	}
 	created(op, b);
-	free(op);
 }
 
 void session_create(struct session_mgr *m, const struct plugin *pl,
@@ -700,7 +720,6 @@ void session_create(struct session_mgr *m, const struct plugin *pl,
 		return;
 	}
 	created(op, b);
-	free(op);
 }
 
 static void check_done(struct session_mgr *m)

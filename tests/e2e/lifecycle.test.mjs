@@ -9,18 +9,25 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
 
-e2e('tools/list describes sandbox_execute with input and output schemas', { docker: false }, async (h) => {
+e2e('tools/list describes sandbox_execute and sandbox_session with input and output schemas', { docker: false }, async (h) => {
   const s = await h.start({ env: NO_POOL });
   assert.deepEqual(
     s.tools.map((t) => t.name),
-    ['sandbox_execute'],
+    ['sandbox_execute', 'sandbox_session'],
   );
-  const [t] = s.tools;
+  const [t, st] = s.tools;
+  assert.deepEqual(st.inputSchema.required, ['action']);
+  assert.deepEqual(st.inputSchema.properties.action.enum,
+    ['create', 'list', 'get', 'pause', 'resume', 'extend', 'destroy']);
+  for (const k of ['session', 'sessions', 'destroyed']) assert.ok(k in st.outputSchema.properties, `session outputSchema has ${k}`);
+  assert.equal(st.annotations.destructiveHint, true);
   assert.equal(typeof t.title, 'string');
   assert.ok(t.title.length > 0);
   assert.ok(t.description.length > 0);
   assert.equal(t.inputSchema.type, 'object');
-  assert.deepEqual([...t.inputSchema.required].sort(), ['code', 'language']);
+  // language may be left out when the call names a session.
+  assert.deepEqual([...t.inputSchema.required].sort(), ['code']);
+  assert.equal(t.inputSchema.properties.session.type, 'string');
   assert.equal(t.inputSchema.properties.code.type, 'string');
   assert.equal(t.inputSchema.properties.timeout.type, 'integer');
   // Every built-in plugin's language is offered (the file is named after it).
@@ -31,7 +38,7 @@ e2e('tools/list describes sandbox_execute with input and output schemas', { dock
   assert.ok(built.includes('python') && built.includes('bash'), `plugins built: ${built}`);
   assert.deepEqual([...t.inputSchema.properties.language.enum].sort(), built);
   assert.equal(t.outputSchema.type, 'object');
-  for (const k of ['exitCode', 'signal', 'stdout', 'stderr', 'stdoutTruncated', 'stderrTruncated', 'timedOut', 'durationMs']) {
+  for (const k of ['exitCode', 'signal', 'stdout', 'stderr', 'stdoutTruncated', 'stderrTruncated', 'timedOut', 'durationMs', 'session', 'stateKept', 'freshState']) {
     assert.ok(k in t.outputSchema.properties, `outputSchema has ${k}`);
   }
   assert.equal(typeof t.annotations, 'object');
