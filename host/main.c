@@ -500,6 +500,14 @@ static void skip_gnutls_init(char **argv)
 	execv("/proc/self/exe", argv);
 }
 
+/* libuv's thread pool does one job here, writing the sessions' state file
+ * (core/session_store.c): one thread does it, where the default four would
+ * each cost resident memory. A value the user set is kept. */
+static void small_threadpool(void)
+{
+	setenv("UV_THREADPOOL_SIZE", "1", 0);
+}
+
 static int has_flag(int argc, char **argv, const char *flag)
 {
 	int i;
@@ -518,6 +526,7 @@ int main(int argc, char **argv)
 	const char *cmd = "serve";
 	int i, rc, first = 1, quiet;
 
+	small_threadpool();
 	skip_gnutls_init(argv);
 	signal(SIGPIPE, SIG_IGN);
 	for (i = 1; i < argc; i++) {

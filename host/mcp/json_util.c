@@ -3,7 +3,6 @@
  */
 #include "json_util.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -104,8 +103,7 @@ static const char *type_of(const cJSON *v)
 static int type_matches(const char *t, const cJSON *v)
 {
 	if (strcmp(t, "integer") == 0)
-		return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
-		       floor(v->valuedouble) == v->valuedouble;
+		return cJSON_IsNumber(v) && json_safe_integer(v->valuedouble);
 	if (strcmp(t, "number") == 0)
 		return cJSON_IsNumber(v);
 	return strcmp(t, type_of(v)) == 0;
@@ -233,4 +231,12 @@ int schema_validate(const cJSON *schema, const cJSON *value, char *err,
 {
 	err[0] = '\0';
 	return validate(schema, value, "", err, errlen);
+}
+
+int json_safe_integer(double v)
+{
+	/* The range check first: the cast of a larger value is undefined
+	 * (and NaN fails both comparisons). */
+	return v >= -9007199254740991.0 && v <= 9007199254740991.0 &&
+	       (double)(long long)v == v;
 }

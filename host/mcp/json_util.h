@@ -15,6 +15,11 @@ int utf8_valid(const char *buf, size_t len);
  * Returns NULL when out of memory. Caller frees. */
 char *utf8_sanitize(const char *buf, size_t len);
 
+/* 1 if v is a whole number a double holds exactly (|v| <= 2^53 - 1), as
+ * JSON-RPC ids, progress tokens and "integer" arguments must be. No libm:
+ * calling floor() would map a library's pages into every server. */
+int json_safe_integer(double v);
+
 /*
  * Validate value against schema, supporting: type (string or array of
  * names), properties, required, additionalProperties:false, enum (strings),

@@ -4,7 +4,6 @@
 #include "mcp_server.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,8 +414,7 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 
 		/* A token is a string or an integer (echoed exactly). */
 		if (cJSON_IsString(tok) ||
-		    (cJSON_IsNumber(tok) && fabs(tok->valuedouble) <= MAX_SAFE_ID &&
-		     floor(tok->valuedouble) == tok->valuedouble))
+		    (cJSON_IsNumber(tok) && json_safe_integer(tok->valuedouble)))
 			c->progress_token = cJSON_Duplicate(tok, 1);
 	}
 	c->next = s->calls;
@@ -457,7 +455,7 @@ static int valid_id(const cJSON *id)
 	if (!cJSON_IsNumber(id))
 		return 0;
 	v = id->valuedouble;
-	return v >= -MAX_SAFE_ID && v <= MAX_SAFE_ID && floor(v) == v;
+	return json_safe_integer(v);
 }
 
 static void handle_message(struct mcp_server *s, const cJSON *msg)
