@@ -27,7 +27,7 @@
 #define EXEC_DEFAULT_GRACE_MS 1000u
 /* Output waiting to be streamed is kept up to this much per stream; more
  * is dropped from the stream (the final result still has it). */
-#define EXEC_STREAM_MAX (64u * 1024u)
+#define EXEC_STREAM_MAX ((size_t)64 * 1024)
 /* Most fds exec_poll_fill() adds (its own, then the interpreter's). */
 #define EXEC_POLL_FDS (4 + 4)
 

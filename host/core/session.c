@@ -541,19 +541,22 @@ static void reopen_cb(struct agent_client *ac, int err, const char *errmsg,
 	start_next(s);
 }
 
-static void reconnect(struct session *s)
+/* Returns 0, or -1 when it failed and s is destroyed (freed). */
+static int reconnect(struct session *s)
 {
 	struct agent_client *ac;
 
 	if (s->ac || s->connecting)
-		return;
+		return 0;
 	s->connecting = 1;
 	if (agent_client_reopen(s->m->d, s->id, reopen_cb, lost_cb, s, &ac)) {
 		s->connecting = 0;
 		log_error("[%s] session %s: cannot reconnect", s->pl->desc->name,
 			  s->name);
 		session_destroy(s);
+		return -1;
 	}
+	return 0;
 }
 
 /* ---- create / destroy ---- */
@@ -804,7 +807,14 @@ static void paused_cb(int err, const char *errmsg, const char *id, void *arg)
 	s->paused = op->pause;
 	if (!op->pause) {
 		s->last_used_ms = now_ms();
-		reconnect(s); /* adopted while paused: connect now */
+		/* adopted while paused: connect now */
+		if (reconnect(s)) {
+			op->cb(NULL, "session_lost",
+			       "the session's container cannot be reached; the session was removed",
+			       op->arg);
+			free(op);
+			return;
+		}
 		start_next(s);
 	}
 	save_state(s->m);

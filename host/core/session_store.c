@@ -293,8 +293,14 @@ void session_store_close(struct session_store *st, cJSON *doc)
 		return;
 	/* Queued like any save: the loop runs until file requests finish,
 	 * and the lock is released only after the last write. */
-	if (doc)
-		session_store_save(st, doc);
+	if (doc) {
+		char *text = render(doc);
+
+		if (text) {
+			free(st->next);
+			st->next = text;
+		}
+	}
 	st->closing = 1;
 	write_next(st); /* frees now, or after the writes in flight */
 }

@@ -196,6 +196,7 @@ static void reply_with_memory(struct mcp_call *mc, cJSON *result,
 	size_t i;
 
 	if (!g) {
+		free(items);
 		mcp_call_finish(mc, tool_ok(mc, result));
 		return;
 	}
