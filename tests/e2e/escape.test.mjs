@@ -87,3 +87,49 @@ e2e('file size and /work size limits hold', { timeoutMs: 60_000 }, async (h) => 
   );
   assert.match(full.stdout, /^full at \d+$/m, full.stdout);
 });
+
+// The agent's relay socket (agent/relay.c) is how a restarted server
+// reaches a session's agent; user code shares the container's network
+// namespace, so it can reach the abstract socket. It must be refused, and
+// above all not become the agent's connection (which would cut off the
+// real host and hand the attacker the protocol).
+e2e('user code cannot speak to the agent through its relay socket', { timeoutMs: 90_000 }, async (h) => {
+  const s = await h.start({ env: { ...ONE, SANDBOX_BASH_POOL_SIZE: '0' } });
+  const created = await s.client.callTool({
+    name: 'sandbox_session',
+    arguments: { action: 'create', name: 'victim', language: 'python' },
+  });
+  assert.notEqual(created.isError, true, JSON.stringify(created));
+  try {
+    const run = async (code) => {
+      const r = await s.client.callTool({ name: 'sandbox_execute', arguments: { session: 'victim', code } });
+      assert.notEqual(r.isError, true, JSON.stringify(r));
+      return r.structuredContent;
+    };
+    assert.equal((await run('secret = 42')).exitCode, 0);
+    const attack = await run(`
+import socket, struct, subprocess
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect("\\0mcp-sandbox-agent")
+    s.sendall(struct.pack(">IBI", 5, 1, 7))   # AP_HELLO, id 7
+    s.settimeout(5)
+    print("reply", len(s.recv(4096)))
+except OSError as e:
+    print("refused", e.errno)
+r = subprocess.run(["/opt/sbx/agent", "relay"], input=struct.pack(">IBI", 5, 1, 8),
+                   capture_output=True, timeout=10)
+print("relay", len(r.stdout), r.returncode)
+`);
+    assert.equal(attack.exitCode, 0, attack.stderr);
+    // Either refused outright or closed without a single byte back.
+    assert.match(attack.stdout, /^(reply 0|refused \d+)\n/m, attack.stdout);
+    assert.match(attack.stdout, /^relay 0 /m, attack.stdout);
+    // The real host still holds the connection, and the state is there.
+    const after = await run('print(secret)');
+    assert.equal(after.stdout, '42\n');
+    assert.equal(after.stateKept, true);
+  } finally {
+    await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'victim' } });
+  }
+});
