@@ -440,8 +440,10 @@ const struct tool tool_execute = {
 	.description =
 		"Run a program in an isolated, network-less container and return its exit code, "
 		"stdout, stderr and duration. The code is saved as a file in /work (writable, "
-		"wiped after the call) and run as an unprivileged user. A failing program is a "
-		"normal result (isError false) with its exit code and stderr.",
+		"wiped after the call) and run as an unprivileged user. With `session` (see "
+		"sandbox_session) it runs in that session's container instead, where files and, "
+		"for python, javascript, typescript and bash, variables persist between calls. "
+		"A failing program is a normal result (isError false) with its exit code and stderr.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
 	.output_schema = output_schema,
