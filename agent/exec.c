@@ -469,36 +469,29 @@ int exec_child_exited(struct exec *e, pid_t pid, int status)
 	return 1;
 }
 
-/* Every byte of a call's output passes here: into its capture, and into
- * the stream when the host asked for one (never more than the capture's
- * cap in all, so a chatty program cannot flood the host). */
-static void output(struct exec *e, int fd, const void *data, size_t len)
+/* Every byte of a call's output passes here (a output_fn): into its
+ * capture, and into the stream when the host asked for one, never more
+ * than the capture's cap in all, so a chatty program cannot flood the
+ * host. */
+static void output(void *arg, int fd, const void *data, size_t len)
 {
+	struct exec *e = arg;
 	int k = fd == 2;
 	struct capture *c = k ? &e->cap_err : &e->cap_out;
-	size_t room;
+	size_t sent = e->streamed[k] + e->pend_len[k];
+	size_t room = EXEC_STREAM_MAX - e->pend_len[k];
 
 	capture_add(c, data, len);
-	if (!e->stream_ms)
+	if (!e->stream_ms || sent >= c->cap)
 		return;
-	room = EXEC_STREAM_MAX - e->pend_len[k];
+	if (room > c->cap - sent)
+		room = c->cap - sent;
 	if (len > room)
 		len = room;
-	if (!len)
-		return;
-	if (!e->pend[k] && !(e->pend[k] = malloc(EXEC_STREAM_MAX)))
+	if (!len || (!e->pend[k] && !(e->pend[k] = malloc(EXEC_STREAM_MAX))))
 		return;
 	memcpy(e->pend[k] + e->pend_len[k], data, len);
 	e->pend_len[k] += len;
-	if (e->streamed[k] + e->pend_len[k] >= c->cap) {
-		/* The cap is reached: what is pending is the last of it. */
-		e->pend_len[k] = c->cap > e->streamed[k] ? c->cap - e->streamed[k] : 0;
-	}
-}
-
-static void repl_sink(void *arg, int fd, const void *data, size_t len)
-{
-	output(arg, fd, data, len);
 }
 
 /* One AP_OUTPUT with what is pending. */
@@ -617,7 +610,7 @@ void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n)
 
 	/* The interpreter's fds first: its output belongs to the call in
 	 * progress only if that call runs through it. */
-	repl_poll_done(pfd, n, e->active && e->repl ? repl_sink : NULL, e);
+	repl_poll_done(pfd, n, e->active && e->repl ? output : NULL, e);
 	for (i = 0; i < n && e->active; i++) {
 		if (!pfd[i].revents)
 			continue;
@@ -761,7 +754,7 @@ static void repl_finish(struct exec *e, uint64_t now)
 		e->survivors = procs_kill_all();
 		e->draining = 1;
 		e->drain_until_ms = now + EXEC_DRAIN_MS;
-		repl_drain(repl_sink, e);
+		repl_drain(output, e);
 	}
 	if (!repl_running() && repl_output_open() && now < e->drain_until_ms)
 		return;

@@ -174,6 +174,8 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 		pool_release(j->pool, j->box, anomaly);
 }
 
+static void send_failed(struct exec_job *j, const char *code, const char *msg);
+
 static void watchdog_cb(uv_timer_t *t)
 {
 	struct exec_job *j = t->data;
@@ -181,31 +183,11 @@ static void watchdog_cb(uv_timer_t *t)
 	log_error("[%s] the agent in %.12s did not answer in time: container discarded",
 		  j->pl->desc->name, j->box ? box_id(j->box) : "a session");
 	j->watchdog_fired = 1;
-	/* Discarding closes the agent connection, which settles the pending
-	 * exec through exec_cb with the watchdog's message. */
-	if (j->box) {
-		struct box *b = j->box;
-
-		j->box = NULL;
-		pool_release(j->pool, b, 1);
-	}
-	if (j->session_ac) {
-		struct exec_outcome o;
-
-		/* A session's connection is its owner's: told by o.lost, it
-		 * closes it (which settles the pending exec here, a no-op by
-		 * then) and removes the container. */
-		j->session_ac = NULL;
-		memset(&o, 0, sizeof(o));
-		o.error_code = "sandbox_error";
-		o.error_message = "the sandbox did not answer within its timeout";
-		o.language = j->pl->desc->name;
-		o.lost = 1;
-		job_finish(j, &o);
-		return;
-	}
-	job_fail(j, "sandbox_error",
-		 "the sandbox did not answer within its timeout");
+	/* A pool box is discarded, which closes the agent connection and
+	 * settles the pending exec through exec_cb with this message; a
+	 * session's connection is its owner's, told by o.lost. */
+	send_failed(j, "sandbox_error",
+		    "the sandbox did not answer within its timeout");
 }
 
 /* The argv and environment arrays an agent request points into. */
@@ -270,8 +252,9 @@ static void job_output_cb(const char *out, size_t out_len, const char *err,
 		j->output_cb(out, out_len, err, err_len, j->arg);
 }
 
-/* A request that could not be sent: a pool box is discarded, a session's
- * container is reported lost. */
+/* The agent cannot be relied on (a request not sent, no answer in time):
+ * a pool box is discarded, a session's container is reported lost (its
+ * owner closes the connection and removes it). */
 static void send_failed(struct exec_job *j, const char *code, const char *msg)
 {
 	struct exec_outcome o;
@@ -321,9 +304,11 @@ static void run_on_agent(struct exec_job *j)
 		send_failed(j, "sandbox_error", "cannot send the code to the sandbox");
 		return;
 	}
+	/* An interpreter gets its interrupt grace on top (an unset one is the
+	 * agent's 1 s default, well inside WATCHDOG_GRACE_MS). */
 	limit = (uint64_t)j->timeout_ms + WATCHDOG_GRACE_MS;
 	if (j->interpreter)
-		limit += j->grace_ms ? j->grace_ms : 1000;
+		limit += j->grace_ms;
 	uv_timer_start(&j->watchdog, watchdog_cb, limit, 0);
 	if (j->cancelled)
 		agent_client_cancel(job_agent(j));

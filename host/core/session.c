@@ -18,8 +18,6 @@
 #define EXPIRY_CHECK_MS 1000
 /* Generated names: 22 characters of 62, about 131 bits. */
 #define GENERATED_NAME_LEN 22
-/* Streaming output of one call is sent at most this often. */
-#define STREAM_INTERVAL_MS 100
 
 struct session_call {
 	struct session *s;
@@ -400,8 +398,6 @@ static struct session_call *call_new(struct session *s,
 		memcpy(c->stdin_data, req->stdin_data, req->stdin_len);
 		c->req.stdin_data = c->stdin_data;
 	}
-	if (c->req.output_cb && !c->req.stream_ms)
-		c->req.stream_ms = STREAM_INTERVAL_MS;
 	return c;
 }
 
