@@ -38,12 +38,12 @@
 #define OUT_HIGH_WATER (1u << 20)
 
 struct agent {
-	int in_fd;  /* the protocol streams: stdin and stdout moved off fds 0
-		     * and 1, or a relay connection (relay.h); -1 between
-		     * relay connections */
+	int in_fd; /* the protocol streams: stdin and stdout moved off fds 0
+		    * and 1, or a relay connection (relay.h); -1 between
+		    * relay connections */
 	int out_fd;
-	int on_socket;  /* in_fd/out_fd are a relay connection (one fd) */
-	int listen_fd;  /* relay_listen(), or -1 */
+	int on_socket; /* in_fd/out_fd are a relay connection (one fd) */
+	int listen_fd; /* relay_listen(), or -1 */
 	int in_eof;
 	int out_broken;
 	struct ap_reader reader;
@@ -321,7 +321,7 @@ static void accept_connection(struct agent *a)
 /* Last words: the host has gone (stdin EOF) or we were told to stop. */
 static void shutdown_agent(struct agent *a)
 {
-	struct pollfd pfd = { .fd = a->out_fd, .events = POLLOUT };
+	struct pollfd pfd = {.fd = a->out_fd, .events = POLLOUT};
 	uint64_t until;
 	unsigned left;
 
@@ -370,7 +370,8 @@ int main(int argc, char **argv)
 	}
 	a.listen_fd = relay_listen();
 	if (a.listen_fd < 0)
-		agent_log("relay socket: %s (a restarted server cannot reconnect)",
+		agent_log("relay socket: %s (a restarted server cannot "
+			  "reconnect)",
 			  strerror(-a.listen_fd));
 
 	/* The first host's stdin ending means it is gone for good; a relay
@@ -378,22 +379,22 @@ int main(int argc, char **argv)
 	while (!(a.in_eof && !a.on_socket) && !procs_terminating()) {
 		n = 0;
 		nin = nout = nlisten = -1;
-		pfd[n] = (struct pollfd){ .fd = procs_fd(), .events = POLLIN };
+		pfd[n] = (struct pollfd){.fd = procs_fd(), .events = POLLIN};
 		nsig = n++;
 		if (a.out_off < a.out.len && !a.out_broken) {
-			pfd[n] = (struct pollfd){ .fd = a.out_fd,
-						  .events = POLLOUT };
+			pfd[n] = (struct pollfd){.fd = a.out_fd,
+						 .events = POLLOUT};
 			nout = n++;
 		}
 		if (a.listen_fd >= 0) {
-			pfd[n] = (struct pollfd){ .fd = a.listen_fd,
-						  .events = POLLIN };
+			pfd[n] = (struct pollfd){.fd = a.listen_fd,
+						 .events = POLLIN};
 			nlisten = n++;
 		}
 		if (a.in_fd >= 0 &&
 		    (a.out.len - a.out_off <= OUT_HIGH_WATER || a.out_broken)) {
-			pfd[n] = (struct pollfd){ .fd = a.in_fd,
-						  .events = POLLIN };
+			pfd[n] = (struct pollfd){.fd = a.in_fd,
+						 .events = POLLIN};
 			nin = n++;
 		}
 		nexec = n;
@@ -420,7 +421,8 @@ int main(int argc, char **argv)
 			accept_connection(&a);
 		exec_step(&a.exec);
 		reset_step(&a.reset);
-		if (a.deferred_data && !exec_busy(&a.exec) && !reset_busy(&a.reset)) {
+		if (a.deferred_data && !exec_busy(&a.exec) &&
+		    !reset_busy(&a.reset)) {
 			struct ap_frame f = a.deferred;
 
 			a.deferred_data = NULL;

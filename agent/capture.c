@@ -92,8 +92,9 @@ size_t capture_render(const struct capture *c, unsigned char *out)
 		mlen = 0;
 	} else {
 		keep = tcap - (size_t)mlen;
-		mlen = snprintf(mark, sizeof(mark), MARK_FMT,
-				(unsigned long long)(c->total - c->hcap - keep));
+		mlen = snprintf(
+			mark, sizeof(mark), MARK_FMT,
+			(unsigned long long)(c->total - c->hcap - keep));
 	}
 	memcpy(out, c->data, c->hcap);
 	o = c->hcap;

@@ -11,9 +11,9 @@
 
 struct capture {
 	unsigned char *data; /* head [0, hcap) then tail ring [hcap, cap) */
-	size_t cap;          /* bytes returned at most */
-	size_t hcap;         /* cap / 2 */
-	uint64_t total;      /* bytes seen, kept or not */
+	size_t cap;	     /* bytes returned at most */
+	size_t hcap;	     /* cap / 2 */
+	uint64_t total;	     /* bytes seen, kept or not */
 };
 
 /* Allocates the whole cap up front so that adding can never fail once

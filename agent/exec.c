@@ -101,23 +101,31 @@ struct limits {
 static uint32_t *u32_field(struct exec *e, struct limits *lim, uint8_t tag)
 {
 	switch (tag) {
-	case AP_T_TIMEOUT_MS: return &lim->timeout_ms;
-	case AP_T_STDOUT_CAP: return &lim->out_cap;
-	case AP_T_STDERR_CAP: return &lim->err_cap;
-	case AP_T_REPL_SEQ: return &e->repl_seq;
-	case AP_T_GRACE_MS: return &e->grace_ms;
-	case AP_T_STREAM_MS: return &e->stream_ms;
-	default: return NULL;
+	case AP_T_TIMEOUT_MS:
+		return &lim->timeout_ms;
+	case AP_T_STDOUT_CAP:
+		return &lim->out_cap;
+	case AP_T_STDERR_CAP:
+		return &lim->err_cap;
+	case AP_T_REPL_SEQ:
+		return &e->repl_seq;
+	case AP_T_GRACE_MS:
+		return &e->grace_ms;
+	case AP_T_STREAM_MS:
+		return &e->stream_ms;
+	default:
+		return NULL;
 	}
 }
 
 /* Copy the request out of the frame (whose buffer the reader reuses).
  * Everything lands in one blob: strings NUL-terminated, then the vectors
  * point into it. */
-static int parse(struct exec *e, const struct ap_frame *f,
-		 struct limits *lim, const char **err)
+static int parse(struct exec *e, const struct ap_frame *f, struct limits *lim,
+		 const char **err)
 {
-	size_t nbuild = 0, nrun = 0, nenv = 0, ndeny = 0, nrepl = 0, blob_len = 0;
+	size_t nbuild = 0, nrun = 0, nenv = 0, ndeny = 0, nrepl = 0,
+	       blob_len = 0;
 	size_t off = 0, pos = 0, ib = 0, ir = 0, ie = 0, id = 0, ip = 0, i;
 	uint32_t seen = 0, bit;
 	struct ap_field fl;
@@ -127,11 +135,21 @@ static int parse(struct exec *e, const struct ap_frame *f,
 	while ((rc = ap_next_field(f, &off, &fl)) == 1) {
 		bit = fl.tag < 32 ? 1u << fl.tag : 0;
 		switch (fl.tag) {
-		case AP_T_BUILD_ARG: nbuild++; break;
-		case AP_T_RUN_ARG: nrun++; break;
-		case AP_T_ENV: nenv++; break;
-		case AP_T_SECCOMP_DENY: ndeny++; break;
-		case AP_T_REPL_ARG: nrepl++; break;
+		case AP_T_BUILD_ARG:
+			nbuild++;
+			break;
+		case AP_T_RUN_ARG:
+			nrun++;
+			break;
+		case AP_T_ENV:
+			nenv++;
+			break;
+		case AP_T_SECCOMP_DENY:
+			ndeny++;
+			break;
+		case AP_T_REPL_ARG:
+			nrepl++;
+			break;
 		case AP_T_FILE_NAME:
 		case AP_T_FILE_DATA:
 		case AP_T_STDIN:
@@ -142,7 +160,8 @@ static int parse(struct exec *e, const struct ap_frame *f,
 			break;
 		default:
 			if (!u32_field(e, lim, fl.tag))
-				continue; /* unknown tags: newer hosts may add fields */
+				continue; /* unknown tags: newer hosts may add
+					     fields */
 			if ((seen & bit) || fl.len != 4) {
 				*err = "bad or duplicate u32 field in AP_EXEC";
 				return -EINVAL;
@@ -164,8 +183,8 @@ static int parse(struct exec *e, const struct ap_frame *f,
 		*err = "AP_EXEC without RUN_ARG or REPL_ARG";
 		return -EINVAL;
 	}
-	if ((seen & (1u << AP_T_FILE_DATA)) && !(seen & (1u << AP_T_FILE_NAME)) &&
-	    !nrepl) {
+	if ((seen & (1u << AP_T_FILE_DATA)) &&
+	    !(seen & (1u << AP_T_FILE_NAME)) && !nrepl) {
 		*err = "FILE_DATA without FILE_NAME";
 		return -EINVAL;
 	}
@@ -189,7 +208,9 @@ static int parse(struct exec *e, const struct ap_frame *f,
 	while (ap_next_field(f, &off, &fl) == 1) {
 		s = e->blob + pos;
 		switch (fl.tag) {
-		case AP_T_FILE_NAME: e->file_name = s; break;
+		case AP_T_FILE_NAME:
+			e->file_name = s;
+			break;
 		case AP_T_FILE_DATA:
 			e->file_data = (unsigned char *)s;
 			e->file_len = fl.len;
@@ -198,11 +219,21 @@ static int parse(struct exec *e, const struct ap_frame *f,
 			e->stdin_data = (unsigned char *)s;
 			e->stdin_len = fl.len;
 			break;
-		case AP_T_BUILD_ARG: e->build_argv[ib++] = s; break;
-		case AP_T_RUN_ARG: e->run_argv[ir++] = s; break;
-		case AP_T_ENV: e->envp[ie++] = s; break;
-		case AP_T_SECCOMP_DENY: e->deny[id++] = s; break;
-		case AP_T_REPL_ARG: e->repl_argv[ip++] = s; break;
+		case AP_T_BUILD_ARG:
+			e->build_argv[ib++] = s;
+			break;
+		case AP_T_RUN_ARG:
+			e->run_argv[ir++] = s;
+			break;
+		case AP_T_ENV:
+			e->envp[ie++] = s;
+			break;
+		case AP_T_SECCOMP_DENY:
+			e->deny[id++] = s;
+			break;
+		case AP_T_REPL_ARG:
+			e->repl_argv[ip++] = s;
+			break;
 		default:
 			if (u32_field(e, lim, fl.tag))
 				*u32_field(e, lim, fl.tag) = ap_field_u32(&fl);
@@ -223,7 +254,8 @@ static int parse(struct exec *e, const struct ap_frame *f,
 			*err = "ENV entry is not KEY=VALUE";
 			return -EINVAL;
 		}
-	if ((ip && !e->repl_argv[0][0]) || (!ip && (!ir || !e->run_argv[0][0])) ||
+	if ((ip && !e->repl_argv[0][0]) ||
+	    (!ip && (!ir || !e->run_argv[0][0])) ||
 	    (ib && !e->build_argv[0][0])) {
 		*err = "empty program name";
 		return -EINVAL;
@@ -255,7 +287,7 @@ static int start_zygote(struct exec *e, const struct spawn_opts *o)
 /* Start the build (building=1) or run phase. */
 static int start_phase(struct exec *e, int building)
 {
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pi[2] = { -1, -1 };
+	int po[2] = {-1, -1}, pe[2] = {-1, -1}, pi[2] = {-1, -1};
 	struct spawn_opts o;
 	pid_t pid;
 	int rc = 0;
@@ -337,8 +369,10 @@ static int start_repl(struct exec *e)
 	e->pid = 0; /* the interpreter outlives the call: not "the" process */
 	if (!e->grace_ms)
 		e->grace_ms = EXEC_DEFAULT_GRACE_MS;
-	rc = repl_submit(e->repl_seq, e->file_data ? e->file_data :
-			 (const unsigned char *)"", e->file_len);
+	rc = repl_submit(e->repl_seq,
+			 e->file_data ? e->file_data
+				      : (const unsigned char *)"",
+			 e->file_len);
 	if (rc)
 		repl_stop();
 	return rc;
@@ -347,7 +381,7 @@ static int start_repl(struct exec *e)
 int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 {
 	static char msg[128];
-	struct limits lim = { 0, 0, 0 };
+	struct limits lim = {0, 0, 0};
 	uint64_t now;
 	int rc;
 
@@ -507,8 +541,8 @@ static void stream_flush(struct exec *e)
 	rc = ap_frame_begin(b, AP_OUTPUT, e->id);
 	for (k = 0; k < 2 && !rc; k++)
 		if (e->pend_len[k])
-			rc = ap_put(b, k ? AP_T_STDERR : AP_T_STDOUT, e->pend[k],
-				    e->pend_len[k]);
+			rc = ap_put(b, k ? AP_T_STDERR : AP_T_STDOUT,
+				    e->pend[k], e->pend_len[k]);
 	if (!rc)
 		rc = ap_frame_end(b);
 	if (rc)
@@ -593,14 +627,13 @@ int exec_poll_fill(struct exec *e, struct pollfd *pfd)
 	if (!e->active)
 		return repl_poll_fill(pfd); /* dropping idle output */
 	if (e->fd_out >= 0)
-		pfd[n++] = (struct pollfd){ .fd = e->fd_out, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = e->fd_out, .events = POLLIN};
 	if (e->fd_err >= 0)
-		pfd[n++] = (struct pollfd){ .fd = e->fd_err, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = e->fd_err, .events = POLLIN};
 	if (e->fd_in >= 0)
-		pfd[n++] = (struct pollfd){ .fd = e->fd_in, .events = POLLOUT };
+		pfd[n++] = (struct pollfd){.fd = e->fd_in, .events = POLLOUT};
 	if (e->zygote && !e->exited && !e->zygote_eof && zygote_fd() >= 0)
-		pfd[n++] = (struct pollfd){ .fd = zygote_fd(),
-					    .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = zygote_fd(), .events = POLLIN};
 	return n + repl_poll_fill(pfd + n);
 }
 
@@ -653,8 +686,8 @@ static int put_output(struct ap_buf *b, uint8_t tag, const struct capture *c,
 static void send_done(struct exec *e)
 {
 	struct ap_buf *b = e->out;
-	size_t max = e->cap_out.cap > e->cap_err.cap ? e->cap_out.cap :
-						       e->cap_err.cap;
+	size_t max = e->cap_out.cap > e->cap_err.cap ? e->cap_out.cap
+						     : e->cap_err.cap;
 	unsigned char *tmp;
 	int rc;
 
@@ -784,7 +817,8 @@ static void repl_step(struct exec *e, uint64_t now)
 		return;
 	}
 	if (!e->exited && e->interrupted && now >= e->grace_until_ms) {
-		agent_log("exec %u: the interpreter ignored the interrupt for %u ms: killed",
+		agent_log("exec %u: the interpreter ignored the interrupt for "
+			  "%u ms: killed",
 			  e->id, e->grace_ms);
 		repl_stop();
 		e->state_lost = 1;

@@ -36,17 +36,17 @@ enum exec_kill { EXEC_KILL_NONE, EXEC_KILL_TIMEOUT, EXEC_KILL_CANCEL };
 struct exec {
 	struct ap_buf *out; /* borrowed: the agent's reply queue */
 	int active;
-	int stale;          /* asked on a connection that is gone: no reply */
+	int stale; /* asked on a connection that is gone: no reply */
 	uint32_t id;
 
 	/* The request, owned: strings point into blob. */
 	char *blob;
-	char **build_argv;  /* NULL when there is no build */
+	char **build_argv; /* NULL when there is no build */
 	char **run_argv;
 	char **envp;
 	char **deny;
 	size_t ndeny;
-	char **repl_argv;   /* session interpreter mode when [0] is set */
+	char **repl_argv; /* session interpreter mode when [0] is set */
 	const char *file_name;
 	const unsigned char *file_data;
 	size_t file_len;
@@ -55,18 +55,18 @@ struct exec {
 	void *seccomp;
 
 	/* Progress of the current phase. */
-	int building;       /* 1 while the build phase runs */
-	pid_t pid;          /* main process, 0 once reaped */
-	int exited;         /* status is valid */
+	int building; /* 1 while the build phase runs */
+	pid_t pid;    /* main process, 0 once reaped */
+	int exited;   /* status is valid */
 	int status;
 	enum exec_kill kill;
-	int draining;       /* main process gone, everything killed */
+	int draining; /* main process gone, everything killed */
 	uint32_t survivors;
 	uint64_t start_ms, end_ms, deadline_ms, drain_until_ms;
 	int fd_out, fd_err, fd_in; /* our pipe ends, -1 when closed */
-	int zygote;         /* this run step is a child of the fork server;
-			     * pid is then its pid as the server reports it */
-	int zygote_eof;     /* the server's socket has nothing more */
+	int zygote;	/* this run step is a child of the fork server;
+			 * pid is then its pid as the server reports it */
+	int zygote_eof; /* the server's socket has nothing more */
 	size_t stdin_off;
 	struct capture cap_out, cap_err;
 
@@ -74,10 +74,10 @@ struct exec {
 	int repl;
 	uint32_t repl_seq;
 	uint32_t grace_ms;
-	int fresh;          /* this call started the interpreter */
-	int interrupted;    /* SIGINT sent; waiting out the grace */
+	int fresh;	 /* this call started the interpreter */
+	int interrupted; /* SIGINT sent; waiting out the grace */
 	uint64_t grace_until_ms;
-	int state_lost;     /* the interpreter was killed or died */
+	int state_lost; /* the interpreter was killed or died */
 
 	/* Streaming (AP_OUTPUT): bytes not yet sent, per stream. */
 	uint32_t stream_ms;

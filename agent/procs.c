@@ -36,7 +36,7 @@ static struct {
 	procs_exit_cb cb;
 	void *arg;
 	pid_t spare[PROCS_MAX_SPARE];
-} procs = { .sigfd = -1 };
+} procs = {.sigfd = -1};
 
 void procs_spare(pid_t pid, int on)
 {
@@ -196,7 +196,7 @@ static unsigned scan(int kill_them)
 unsigned procs_kill_all(void)
 {
 	uint64_t deadline = agent_now_ms() + KILL_LOOP_MS;
-	struct pollfd pfd = { .fd = procs.sigfd, .events = POLLIN };
+	struct pollfd pfd = {.fd = procs.sigfd, .events = POLLIN};
 	uint64_t now;
 	unsigned n;
 
@@ -210,8 +210,9 @@ unsigned procs_kill_all(void)
 			break;
 		/* Dying children and reparented orphans raise SIGCHLD; the
 		 * nap covers grandchildren whose parent reaps them. */
-		poll(&pfd, 1, (int)(deadline - now < KILL_NAP_MS ?
-					    deadline - now : KILL_NAP_MS));
+		poll(&pfd, 1,
+		     (int)(deadline - now < KILL_NAP_MS ? deadline - now
+							: KILL_NAP_MS));
 		drain_sigfd();
 	}
 	procs_reap();

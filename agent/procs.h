@@ -24,9 +24,9 @@ int procs_terminating(void);
 /* Reap all exited children without blocking. */
 void procs_reap(void);
 /* SIGKILL every user process but the spared ones (any process whose real
- * uid is not 0, and any child of ours still in setup as root), reaping as they die, until none
- * is left or about a second has passed. One /proc scan when nothing runs.
- * Returns how many are still alive. */
+ * uid is not 0, and any child of ours still in setup as root), reaping as they
+ * die, until none is left or about a second has passed. One /proc scan when
+ * nothing runs. Returns how many are still alive. */
 unsigned procs_kill_all(void);
 /* on 1: leave pid (the fork server, zygote.h, or the session interpreter,
  * repl.h) out of procs_kill_all() and its count from now on; on 0: stop

@@ -96,8 +96,9 @@ int relay_main(void)
 		return 1;
 	}
 	for (;;) {
-		pfd[0] = (struct pollfd){ .fd = in_open ? 0 : -1, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = sock, .events = POLLIN };
+		pfd[0] = (struct pollfd){.fd = in_open ? 0 : -1,
+					 .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = sock, .events = POLLIN};
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;

@@ -24,19 +24,19 @@
 static unsigned char iobuf[64 * 1024];
 
 static struct {
-	pid_t pid;           /* 0: none */
+	pid_t pid; /* 0: none */
 	uint64_t fingerprint;
-	int fd_req, fd_rep;  /* our ends; -1 when closed */
-	int fd_out, fd_err;  /* stay open after the interpreter died, to EOF */
-	unsigned char *req;  /* queued request bytes */
+	int fd_req, fd_rep; /* our ends; -1 when closed */
+	int fd_out, fd_err; /* stay open after the interpreter died, to EOF */
+	unsigned char *req; /* queued request bytes */
 	size_t req_len, req_off;
 	uint32_t seq;
-	int waiting;         /* a reply to seq is expected */
+	int waiting; /* a reply to seq is expected */
 	int done, status;
 	char line[REPLY_MAX];
 	size_t line_len;
-	int line_junk;       /* the current line is too long: skip to '\n' */
-} repl = { .fd_req = -1, .fd_rep = -1, .fd_out = -1, .fd_err = -1 };
+	int line_junk; /* the current line is too long: skip to '\n' */
+} repl = {.fd_req = -1, .fd_rep = -1, .fd_out = -1, .fd_err = -1};
 
 static void close_fd(int *fd)
 {
@@ -104,8 +104,8 @@ int repl_ensure(char *const *argv, char *const *envp, char *const *deny,
 		size_t ndeny, void *seccomp)
 {
 	uint64_t fp = spawn_fingerprint(argv, envp, deny, ndeny);
-	int req[2] = { -1, -1 }, rep[2] = { -1, -1 };
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+	int req[2] = {-1, -1}, rep[2] = {-1, -1};
+	int out[2] = {-1, -1}, err[2] = {-1, -1};
 	struct spawn_opts o;
 	pid_t pid;
 	int rc = 0;
@@ -113,7 +113,8 @@ int repl_ensure(char *const *argv, char *const *envp, char *const *deny,
 	if (repl.pid > 0 && repl.fingerprint == fp)
 		return 0;
 	if (repl.pid > 0) {
-		agent_log("interpreter command or environment changed: restarting it");
+		agent_log("interpreter command or environment changed: "
+			  "restarting it");
 		repl_stop();
 	}
 	/* Output of a predecessor not yet at EOF is not this one's. */
@@ -195,13 +196,14 @@ int repl_poll_fill(struct pollfd *pfd)
 	int n = 0;
 
 	if (repl.fd_out >= 0)
-		pfd[n++] = (struct pollfd){ .fd = repl.fd_out, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = repl.fd_out, .events = POLLIN};
 	if (repl.fd_err >= 0)
-		pfd[n++] = (struct pollfd){ .fd = repl.fd_err, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = repl.fd_err, .events = POLLIN};
 	if (repl.fd_rep >= 0)
-		pfd[n++] = (struct pollfd){ .fd = repl.fd_rep, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = repl.fd_rep, .events = POLLIN};
 	if (repl.fd_req >= 0 && repl.req_off < repl.req_len)
-		pfd[n++] = (struct pollfd){ .fd = repl.fd_req, .events = POLLOUT };
+		pfd[n++] =
+			(struct pollfd){.fd = repl.fd_req, .events = POLLOUT};
 	return n;
 }
 

@@ -39,10 +39,10 @@ struct wipe_dir {
 };
 
 static const struct wipe_dir wipe_dirs[] = {
-	{ AGENT_WORKDIR, 0 },
-	{ "/tmp", 1 },
-	{ "/dev/shm", 1 },
-	{ "/dev/mqueue", 1 },
+	{AGENT_WORKDIR, 0},
+	{"/tmp", 1},
+	{"/dev/shm", 1},
+	{"/dev/mqueue", 1},
 };
 
 struct worker {
@@ -103,7 +103,8 @@ static void remove_dir(struct worker *w, int dfd, const char *name, int rootfd,
 			w->left++;
 		return;
 	}
-	sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	sub = openat(dfd, name,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sub < 0) {
 		w->last_err = errno;
 		w->left++;
@@ -258,7 +259,7 @@ static int ipc_pass(const char *kind, int remove)
 
 static int worker_main(void *arg)
 {
-	static const char *const kinds[] = { "shm", "msg", "sem" };
+	static const char *const kinds[] = {"shm", "msg", "sem"};
 	struct worker *w = arg;
 	size_t i;
 	int n;
@@ -365,7 +366,7 @@ int reset_poll_fill(struct reset *r, struct pollfd *pfd)
 {
 	if (!r->active || r->fd < 0)
 		return 0;
-	pfd[0] = (struct pollfd){ .fd = r->fd, .events = POLLIN };
+	pfd[0] = (struct pollfd){.fd = r->fd, .events = POLLIN};
 	return 1;
 }
 
@@ -448,8 +449,8 @@ void reset_step(struct reset *r)
 		append(r, "reset worker timed out\n");
 	else if (!WIFEXITED(r->status) ||
 		 (WEXITSTATUS(r->status) && !r->msg_len)) {
-		snprintf(note, sizeof(note), "reset worker failed (status %d)\n",
-			 r->status);
+		snprintf(note, sizeof(note),
+			 "reset worker failed (status %d)\n", r->status);
 		append(r, note);
 	}
 	if (survivors) {

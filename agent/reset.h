@@ -25,14 +25,14 @@ struct reset {
 	struct ap_buf *out; /* borrowed: the agent's reply queue */
 	mode_t work_mode;   /* mode of /work at startup, restored each time */
 	int active;
-	int stale;          /* asked on a connection that is gone: no reply */
+	int stale; /* asked on a connection that is gone: no reply */
 	uint32_t id;
-	pid_t pid;          /* the worker, 0 once reaped */
+	pid_t pid; /* the worker, 0 once reaped */
 	int status;
-	int fd;             /* worker's report pipe, -1 at EOF */
+	int fd; /* worker's report pipe, -1 at EOF */
 	size_t msg_len;
 	uint64_t deadline_ms;
-	char msg[1024];     /* what the worker found left */
+	char msg[1024]; /* what the worker found left */
 };
 
 /* Records the current mode of /work as the one to restore. */

@@ -62,7 +62,7 @@ static void close_from(int lowfd)
  * code over the agent when the container runs out of memory. */
 static void child_setup(int fd_in, int fd_out, int fd_err, int fd_keep)
 {
-	struct rlimit core = { 0, 0 };
+	struct rlimit core = {0, 0};
 	sigset_t none;
 	int fd;
 
@@ -81,8 +81,8 @@ static void child_setup(int fd_in, int fd_out, int fd_err, int fd_keep)
 		child_fail("dup2", NULL, errno);
 	if (fd_keep > 2) {
 		/* dup2() onto itself would keep O_CLOEXEC. */
-		if (fd_keep == 3 ? fcntl(3, F_SETFD, 0) < 0 :
-				   dup2(fd_keep, 3) < 0)
+		if (fd_keep == 3 ? fcntl(3, F_SETFD, 0) < 0
+				 : dup2(fd_keep, 3) < 0)
 			child_fail("dup2", NULL, errno);
 		close_from(4);
 	} else {

@@ -14,17 +14,17 @@
 #include <sys/types.h>
 
 struct spawn_opts {
-	char *const *argv;      /* argv[0] is looked up in envp's PATH */
-	char *const *envp;      /* the complete environment */
-	int fd_in;              /* become fds 0, 1, 2 of the child */
+	char *const *argv; /* argv[0] is looked up in envp's PATH */
+	char *const *envp; /* the complete environment */
+	int fd_in;	   /* become fds 0, 1, 2 of the child */
 	int fd_out;
 	int fd_err;
-	int fd_keep;            /* > 2: becomes fd 3 of the child (the
-				 * fork server's socket); 0: none */
-	const char *file_name;  /* written into AGENT_WORKDIR first, or NULL */
+	int fd_keep;	       /* > 2: becomes fd 3 of the child (the
+				* fork server's socket); 0: none */
+	const char *file_name; /* written into AGENT_WORKDIR first, or NULL */
 	const void *file_data;
 	size_t file_len;
-	void *seccomp;          /* from spawn_seccomp_new(), or NULL */
+	void *seccomp; /* from spawn_seccomp_new(), or NULL */
 };
 
 /* Fork and exec a user program. All borrowed pointers only need to live

@@ -27,7 +27,7 @@ static struct {
 	pid_t pid;   /* 0: none */
 	int sock;
 	uint64_t fingerprint;
-} zyg = { .present = -1, .sock = -1 };
+} zyg = {.present = -1, .sock = -1};
 
 int zygote_available(void)
 {
@@ -69,7 +69,7 @@ int zygote_reaped(pid_t pid)
 int zygote_ensure(char *const *envp, char *const *deny, size_t ndeny,
 		  void *seccomp, int fd_in, int fd_out, int fd_err)
 {
-	char *argv[] = { (char *)ZYGOTE_PATH, NULL };
+	char *argv[] = {(char *)ZYGOTE_PATH, NULL};
 	uint64_t fp = spawn_fingerprint(NULL, envp, deny, ndeny);
 	struct spawn_opts o;
 	int sv[2];
@@ -78,7 +78,8 @@ int zygote_ensure(char *const *envp, char *const *deny, size_t ndeny,
 	if (zyg.pid && zyg.fingerprint == fp)
 		return 0;
 	if (zyg.pid)
-		agent_log("environment or seccomp changed: restarting the fork server");
+		agent_log("environment or seccomp changed: restarting the fork "
+			  "server");
 	zygote_stop();
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
@@ -163,7 +164,7 @@ int zygote_submit(int fd_in, int fd_out, int fd_err, const char *file_name,
 	struct cmsghdr *c;
 	struct iovec iov;
 	size_t len = 0;
-	int fds[4] = { fd_in, fd_out, fd_err, -1 }, nfds = 3, rc = 0, i;
+	int fds[4] = {fd_in, fd_out, fd_err, -1}, nfds = 3, rc = 0, i;
 	ssize_t n;
 
 	if (!zyg.pid)

@@ -50,11 +50,11 @@ int zygote_submit(int fd_in, int fd_out, int fd_err, const char *file_name,
 int zygote_fd(void);
 
 enum zygote_msg {
-	ZYGOTE_NONE = 0,   /* nothing to read now */
-	ZYGOTE_PID = 1,    /* *pid: the child was forked */
-	ZYGOTE_EXIT = 2,   /* *pid, *status: the child was reaped */
-	ZYGOTE_BAD = 3,    /* the server refused the request */
-	ZYGOTE_GONE = -1,  /* EOF or error: the server is going away */
+	ZYGOTE_NONE = 0,  /* nothing to read now */
+	ZYGOTE_PID = 1,	  /* *pid: the child was forked */
+	ZYGOTE_EXIT = 2,  /* *pid, *status: the child was reaped */
+	ZYGOTE_BAD = 3,	  /* the server refused the request */
+	ZYGOTE_GONE = -1, /* EOF or error: the server is going away */
 };
 /* Read one message without blocking. */
 enum zygote_msg zygote_read(pid_t *pid, int *status);

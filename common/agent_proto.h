@@ -31,55 +31,56 @@
 enum ap_type {
 	/* host -> agent */
 	AP_HELLO = 0x01,  /* no fields */
-	AP_EXEC = 0x02,   /* run one execution, see AP_T_* below */
+	AP_EXEC = 0x02,	  /* run one execution, see AP_T_* below */
 	AP_RESET = 0x03,  /* kill user processes, wipe state, verify */
 	AP_CANCEL = 0x04, /* stop the running AP_EXEC (id = the exec's id) */
 
 	/* agent -> host */
-	AP_HELLO_OK = 0x81,  /* AP_T_VERSION, AP_T_WORKDIR */
-	AP_EXEC_DONE = 0x82, /* result of an AP_EXEC */
-	AP_RESET_DONE = 0x83,/* AP_T_OK, AP_T_MESSAGE on failure */
-	AP_OUTPUT = 0x84,    /* output so far of the running AP_EXEC (same
-			      * id): AP_T_STDOUT / AP_T_STDERR, only when
-			      * the request asked with AP_T_STREAM_MS */
-	AP_ERROR = 0x8f,     /* AP_T_MESSAGE; the request was not understood */
+	AP_HELLO_OK = 0x81,   /* AP_T_VERSION, AP_T_WORKDIR */
+	AP_EXEC_DONE = 0x82,  /* result of an AP_EXEC */
+	AP_RESET_DONE = 0x83, /* AP_T_OK, AP_T_MESSAGE on failure */
+	AP_OUTPUT = 0x84,     /* output so far of the running AP_EXEC (same
+			       * id): AP_T_STDOUT / AP_T_STDERR, only when
+			       * the request asked with AP_T_STREAM_MS */
+	AP_ERROR = 0x8f,      /* AP_T_MESSAGE; the request was not understood */
 };
 
 enum ap_tag {
 	/* AP_EXEC request fields */
-	AP_T_FILE_NAME = 1,   /* string: source file name, relative, no '/' */
-	AP_T_FILE_DATA = 2,   /* bytes: the code */
-	AP_T_BUILD_ARG = 3,   /* string, repeated: build argv (optional) */
-	AP_T_RUN_ARG = 4,     /* string, repeated: run argv (required) */
-	AP_T_ENV = 5,         /* string, repeated: "KEY=VALUE" */
-	AP_T_TIMEOUT_MS = 6,  /* u32: wall-clock limit for build + run */
-	AP_T_STDOUT_CAP = 7,  /* u32: bytes of stdout returned at most */
-	AP_T_STDERR_CAP = 8,  /* u32: bytes of stderr returned at most */
-	AP_T_SECCOMP_DENY = 9,/* string, repeated: syscall denied with EPERM */
-	AP_T_STDIN = 10,      /* bytes: fed to the program's stdin (optional) */
-	AP_T_REPL_ARG = 11,   /* string, repeated: run FILE_DATA through the
-			       * session interpreter with this argv (started
-			       * if none runs); RUN_ARG is then not needed */
-	AP_T_REPL_SEQ = 12,   /* u32: the seq of the interpreter's reply */
-	AP_T_GRACE_MS = 13,   /* u32: interrupt grace before the kill */
-	AP_T_STREAM_MS = 14,  /* u32: send AP_OUTPUT at most this often */
+	AP_T_FILE_NAME = 1,    /* string: source file name, relative, no '/' */
+	AP_T_FILE_DATA = 2,    /* bytes: the code */
+	AP_T_BUILD_ARG = 3,    /* string, repeated: build argv (optional) */
+	AP_T_RUN_ARG = 4,      /* string, repeated: run argv (required) */
+	AP_T_ENV = 5,	       /* string, repeated: "KEY=VALUE" */
+	AP_T_TIMEOUT_MS = 6,   /* u32: wall-clock limit for build + run */
+	AP_T_STDOUT_CAP = 7,   /* u32: bytes of stdout returned at most */
+	AP_T_STDERR_CAP = 8,   /* u32: bytes of stderr returned at most */
+	AP_T_SECCOMP_DENY = 9, /* string, repeated: syscall denied with EPERM */
+	AP_T_STDIN = 10,     /* bytes: fed to the program's stdin (optional) */
+	AP_T_REPL_ARG = 11,  /* string, repeated: run FILE_DATA through the
+			      * session interpreter with this argv (started
+			      * if none runs); RUN_ARG is then not needed */
+	AP_T_REPL_SEQ = 12,  /* u32: the seq of the interpreter's reply */
+	AP_T_GRACE_MS = 13,  /* u32: interrupt grace before the kill */
+	AP_T_STREAM_MS = 14, /* u32: send AP_OUTPUT at most this often */
 
 	/* reply fields */
-	AP_T_VERSION = 32,    /* u32 */
-	AP_T_WORKDIR = 33,    /* string */
-	AP_T_EXIT_CODE = 34,  /* u32 holding an int exit status; absent if signalled */
-	AP_T_SIGNAL = 35,     /* u32: terminating signal number */
-	AP_T_TIMED_OUT = 36,  /* u8 */
-	AP_T_DURATION_MS = 37,/* u32: wall time of build + run */
-	AP_T_STDOUT = 38,     /* bytes: captured (possibly truncated) stdout */
-	AP_T_STDERR = 39,     /* bytes */
-	AP_T_STDOUT_TRUNC = 40,/* u8 */
-	AP_T_STDERR_TRUNC = 41,/* u8 */
-	AP_T_PHASE = 42,      /* string: "build" or "run", the phase that ended it */
-	AP_T_SURVIVORS = 43,  /* u32: user processes left after the final kill */
-	AP_T_OK = 44,         /* u8 */
-	AP_T_MESSAGE = 45,    /* string */
-	AP_T_CANCELLED = 46,  /* u8 */
+	AP_T_VERSION = 32, /* u32 */
+	AP_T_WORKDIR = 33, /* string */
+	AP_T_EXIT_CODE =
+		34, /* u32 holding an int exit status; absent if signalled */
+	AP_T_SIGNAL = 35,      /* u32: terminating signal number */
+	AP_T_TIMED_OUT = 36,   /* u8 */
+	AP_T_DURATION_MS = 37, /* u32: wall time of build + run */
+	AP_T_STDOUT = 38,      /* bytes: captured (possibly truncated) stdout */
+	AP_T_STDERR = 39,      /* bytes */
+	AP_T_STDOUT_TRUNC = 40, /* u8 */
+	AP_T_STDERR_TRUNC = 41, /* u8 */
+	AP_T_PHASE = 42, /* string: "build" or "run", the phase that ended it */
+	AP_T_SURVIVORS = 43, /* u32: user processes left after the final kill */
+	AP_T_OK = 44,	     /* u8 */
+	AP_T_MESSAGE = 45,   /* string */
+	AP_T_CANCELLED = 46, /* u8 */
 	AP_T_STATE_KEPT = 47, /* u8: the interpreter survived with its state */
 	AP_T_FRESH = 48,      /* u8: this call started a new interpreter */
 };

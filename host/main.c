@@ -55,7 +55,7 @@ struct app {
 	struct tool_env env;
 	struct mcp_server *server;
 	uv_signal_t sigterm, sigint;
-	int proto_fd;           /* serve: the private copy of stdout */
+	int proto_fd; /* serve: the private copy of stdout */
 	int exit_code;
 	int stopping;
 	/* run mode */
@@ -67,12 +67,14 @@ struct app {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mcp-sandbox [--config FILE]               serve MCP on stdio\n"
-		"       mcp-sandbox run LANG (-c CODE | FILE | -) [--timeout MS] [--json] [-v]\n"
-		"       mcp-sandbox check-config [--config FILE]\n"
-		"       mcp-sandbox --version\n"
-		"Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, DOCKER_HOST.\n");
+	fprintf(f, "usage: mcp-sandbox [--config FILE]               serve MCP "
+		   "on stdio\n"
+		   "       mcp-sandbox run LANG (-c CODE | FILE | -) "
+		   "[--timeout MS] [--json] [-v]\n"
+		   "       mcp-sandbox check-config [--config FILE]\n"
+		   "       mcp-sandbox --version\n"
+		   "Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, "
+		   "DOCKER_HOST.\n");
 }
 
 /* Directory of the running binary, for paths relative to an install or a
@@ -141,19 +143,22 @@ static int load_everything(struct app *a, const char *config_arg)
 		}
 		log_info("configuration: %s", path);
 	} else {
-		log_info("configuration: built-in defaults (no sandbox.ini found)");
+		log_info("configuration: built-in defaults (no sandbox.ini "
+			 "found)");
 	}
 	log_set_level(a->cfg.log_level);
 
 	if (!a->cfg.plugins_dir && exe_dir(dir, sizeof(dir)) == 0) {
-		snprintf(buf, sizeof(buf), "%s/../lib/mcp-sandbox/plugins", dir);
+		snprintf(buf, sizeof(buf), "%s/../lib/mcp-sandbox/plugins",
+			 dir);
 		a->cfg.plugins_dir = strdup(buf);
 	} else if (a->cfg.plugins_dir && a->cfg.plugins_dir[0] != '/' && path) {
 		/* Relative to the file that named it. */
 		char tmp[PATH_MAX];
 
 		snprintf(tmp, sizeof(tmp), "%s", path);
-		snprintf(buf, sizeof(buf), "%s/%s", dirname(tmp), a->cfg.plugins_dir);
+		snprintf(buf, sizeof(buf), "%s/%s", dirname(tmp),
+			 a->cfg.plugins_dir);
 		free(a->cfg.plugins_dir);
 		a->cfg.plugins_dir = strdup(buf);
 	}
@@ -162,7 +167,8 @@ static int load_everything(struct app *a, const char *config_arg)
 		log_error("cannot read plugins directory %s: %s",
 			  a->cfg.plugins_dir, strerror(-rc));
 	if (a->plugins.n == 0)
-		log_error("no language plugins loaded from %s", a->cfg.plugins_dir);
+		log_error("no language plugins loaded from %s",
+			  a->cfg.plugins_dir);
 
 	/* Environment overrides may name any language a plugin provides. */
 	for (i = 0; i < a->plugins.n && n < 255; i++)
@@ -199,13 +205,16 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 	if (res->err == -ECANCELED)
 		return; /* shutting down before the engine answered */
 	if (res->err || res->status != 200) {
-		log_error("Docker engine at %s is not reachable (%s): tool calls will fail with docker_unavailable until it is; start one with scripts/docker-up.sh",
+		log_error("Docker engine at %s is not reachable (%s): tool "
+			  "calls will fail with docker_unavailable until it "
+			  "is; start one with scripts/docker-up.sh",
 			  docker_endpoint(a->docker),
 			  res->errmsg ? res->errmsg : "no answer");
 		return;
 	}
 	log_info("Docker engine at %s, API %s", docker_endpoint(a->docker),
-		 docker_api_version(a->docker) ? docker_api_version(a->docker) : "?");
+		 docker_api_version(a->docker) ? docker_api_version(a->docker)
+					       : "?");
 	identity_reap_orphans(a->docker, &a->id);
 }
 
@@ -261,9 +270,11 @@ static void serve_prewarm(struct app *a)
 	for (i = 0; i < a->plugins.n; i++) {
 		const struct plugin *p = &a->plugins.v[i];
 
-		log_info("[%s] image %s, pool %u, memory %u MiB, timeout %u ms%s",
+		log_info("[%s] image %s, pool %u, memory %u MiB, timeout %u "
+			 "ms%s",
 			 p->desc->name, p->policy.image, p->policy.pool_size,
-			 p->policy.limits.memory_mb, p->policy.limits.timeout_ms,
+			 p->policy.limits.memory_mb,
+			 p->policy.limits.timeout_ms,
 			 p->policy.enabled ? "" : " (disabled)");
 	}
 	pool_prewarm(a->pool);
@@ -359,7 +370,8 @@ static void run_done_cb(const struct exec_outcome *o, void *arg)
 		if (!o->exited && o->signal > 0 && sigabbrev_np(o->signal)) {
 			char sig[32];
 
-			snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(o->signal));
+			snprintf(sig, sizeof(sig), "SIG%s",
+				 sigabbrev_np(o->signal));
 			cJSON_AddStringToObject(r, "signal", sig);
 		} else {
 			cJSON_AddNullToObject(r, "signal");
@@ -371,7 +383,8 @@ static void run_done_cb(const struct exec_outcome *o, void *arg)
 		cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
 		cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
 		cJSON_AddStringToObject(r, "language", o->language);
-		cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
+		cJSON_AddStringToObject(r, "phase",
+					o->phase ? o->phase : "run");
 		text = cJSON_PrintUnformatted(r);
 		if (text)
 			puts(text);
@@ -406,13 +419,17 @@ static int read_source(struct app *a, const char *path)
 		return -1;
 	}
 	a->code = malloc(cap + 1);
-	while (a->code && (n = fread(a->code + a->code_len, 1, cap - a->code_len, f)) > 0) {
+	while (a->code && (n = fread(a->code + a->code_len, 1,
+				     cap - a->code_len, f)) > 0) {
 		a->code_len += n;
 		if (a->code_len == cap) {
-			char *p = cap > (64u << 20) ? NULL : realloc(a->code, cap * 2 + 1);
+			char *p = cap > (64u << 20)
+					  ? NULL
+					  : realloc(a->code, cap * 2 + 1);
 
 			if (!p) {
-				fprintf(stderr, "mcp-sandbox: %s is too large\n", path);
+				fprintf(stderr,
+					"mcp-sandbox: %s is too large\n", path);
 				return -1;
 			}
 			a->code = p;
@@ -533,10 +550,12 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
 			config_arg = argv[++i];
 		} else if (strcmp(argv[i], "--version") == 0) {
-			printf("mcp-sandbox %s (plugin ABI %d.%d)\n", SBX_VERSION,
-			       SBX_PLUGIN_ABI_MAJOR, SBX_PLUGIN_ABI_MINOR);
+			printf("mcp-sandbox %s (plugin ABI %d.%d)\n",
+			       SBX_VERSION, SBX_PLUGIN_ABI_MAJOR,
+			       SBX_PLUGIN_ABI_MINOR);
 			return 0;
-		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+		} else if (strcmp(argv[i], "--help") == 0 ||
+			   strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
 			return 0;
 		} else if (first && (strcmp(argv[i], "run") == 0 ||
@@ -558,7 +577,8 @@ int main(int argc, char **argv)
 		/* Before anything can print (plugins' init hooks included). */
 		a->proto_fd = transport_guard_stdout();
 		if (a->proto_fd < 0) {
-			fprintf(stderr, "mcp-sandbox: cannot set up stdout: %s\n",
+			fprintf(stderr,
+				"mcp-sandbox: cannot set up stdout: %s\n",
 				strerror(-a->proto_fd));
 			return 1;
 		}
@@ -574,7 +594,9 @@ int main(int argc, char **argv)
 		log_set_level(LOG_LEVEL_WARNING);
 	rc = load_everything(a, config_arg);
 	if (strcmp(cmd, "check-config") == 0) {
-		fprintf(stderr, "%s: %d problem(s), %zu plugin(s) loaded, %zu rejected\n",
+		fprintf(stderr,
+			"%s: %d problem(s), %zu plugin(s) loaded, %zu "
+			"rejected\n",
 			a->cfg.path ? a->cfg.path : "defaults", a->cfg.problems,
 			a->plugins.n, a->plugins.rejected);
 		rc = rc || a->cfg.problems || a->plugins.rejected ? 1 : 0;

@@ -32,67 +32,68 @@ struct key_desc {
 #define LANG(field) offsetof(struct lang_config, field)
 
 static const struct key_desc server_keys[] = {
-	{ "log_level", KT_LEVEL, CFG(log_level), 0, 0 },
-	{ "plugins_dir", KT_STR, CFG(plugins_dir), 0, 0 },
-	{ "max_message_bytes", KT_U32, CFG(max_message_bytes), 65536, 256u << 20 },
-	{ "max_inflight", KT_U32, CFG(max_inflight), 1, 1024 },
-	{ NULL, 0, 0, 0, 0 },
+	{"log_level", KT_LEVEL, CFG(log_level), 0, 0},
+	{"plugins_dir", KT_STR, CFG(plugins_dir), 0, 0},
+	{"max_message_bytes", KT_U32, CFG(max_message_bytes), 65536,
+	 256u << 20},
+	{"max_inflight", KT_U32, CFG(max_inflight), 1, 1024},
+	{NULL, 0, 0, 0, 0},
 };
 
 static const struct key_desc docker_keys[] = {
-	{ "host", KT_STR, CFG(docker_host), 0, 0 },
-	{ "api_timeout_ms", KT_U32, CFG(api_timeout_ms), 100, 600000 },
-	{ NULL, 0, 0, 0, 0 },
+	{"host", KT_STR, CFG(docker_host), 0, 0},
+	{"api_timeout_ms", KT_U32, CFG(api_timeout_ms), 100, 600000},
+	{NULL, 0, 0, 0, 0},
 };
 
 static const struct key_desc pool_keys[] = {
-	{ "size", KT_U32, CFG(pool_size), 0, 64 },
-	{ "max_uses", KT_U32, CFG(max_uses), 1, 100000 },
-	{ "max_containers", KT_U32, CFG(max_containers), 1, 1024 },
-	{ NULL, 0, 0, 0, 0 },
+	{"size", KT_U32, CFG(pool_size), 0, 64},
+	{"max_uses", KT_U32, CFG(max_uses), 1, 100000},
+	{"max_containers", KT_U32, CFG(max_containers), 1, 1024},
+	{NULL, 0, 0, 0, 0},
 };
 
 static const struct key_desc session_keys[] = {
-	{ "max_sessions", KT_U32, CFG(max_sessions), 0, 1024 },
-	{ "ttl", KT_U32, CFG(session_ttl_s), 1, 30u * 86400u },
-	{ "max_ttl", KT_U32, CFG(session_max_ttl_s), 1, 30u * 86400u },
-	{ "max_lifetime", KT_U32, CFG(session_max_lifetime_s), 1, 365u * 86400u },
-	{ "max_queued", KT_U32, CFG(session_max_queued), 0, 64 },
-	{ "interrupt_grace_ms", KT_U32, CFG(interrupt_grace_ms), 50, 60000 },
-	{ "state_dir", KT_STR, CFG(state_dir), 0, 0 },
-	{ NULL, 0, 0, 0, 0 },
+	{"max_sessions", KT_U32, CFG(max_sessions), 0, 1024},
+	{"ttl", KT_U32, CFG(session_ttl_s), 1, 30u * 86400u},
+	{"max_ttl", KT_U32, CFG(session_max_ttl_s), 1, 30u * 86400u},
+	{"max_lifetime", KT_U32, CFG(session_max_lifetime_s), 1, 365u * 86400u},
+	{"max_queued", KT_U32, CFG(session_max_queued), 0, 64},
+	{"interrupt_grace_ms", KT_U32, CFG(interrupt_grace_ms), 50, 60000},
+	{"state_dir", KT_STR, CFG(state_dir), 0, 0},
+	{NULL, 0, 0, 0, 0},
 };
 
 /* Keys of [limits] that are also accepted in language sections. */
 static const struct key_desc limit_keys[] = {
-	{ "memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20 },
-	{ "cpu_millis", KT_U32, LIM(cpu_millis), 10, 256000 },
-	{ "pids", KT_U32, LIM(pids), 8, 1u << 20 },
-	{ "timeout_ms", KT_U32, LIM(timeout_ms), 100, 86400000 },
-	{ "stdout_cap", KT_U32, LIM(stdout_cap), 1024, 64u << 20 },
-	{ "stderr_cap", KT_U32, LIM(stderr_cap), 1024, 64u << 20 },
-	{ "nofile", KT_U32, LIM(nofile), 16, 1u << 20 },
-	{ "fsize_mb", KT_U32, LIM(fsize_mb), 1, 1u << 20 },
-	{ "work_mb", KT_U32, LIM(work_mb), 1, 1u << 20 },
-	{ "tmp_mb", KT_U32, LIM(tmp_mb), 1, 1u << 20 },
-	{ NULL, 0, 0, 0, 0 },
+	{"memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20},
+	{"cpu_millis", KT_U32, LIM(cpu_millis), 10, 256000},
+	{"pids", KT_U32, LIM(pids), 8, 1u << 20},
+	{"timeout_ms", KT_U32, LIM(timeout_ms), 100, 86400000},
+	{"stdout_cap", KT_U32, LIM(stdout_cap), 1024, 64u << 20},
+	{"stderr_cap", KT_U32, LIM(stderr_cap), 1024, 64u << 20},
+	{"nofile", KT_U32, LIM(nofile), 16, 1u << 20},
+	{"fsize_mb", KT_U32, LIM(fsize_mb), 1, 1u << 20},
+	{"work_mb", KT_U32, LIM(work_mb), 1, 1u << 20},
+	{"tmp_mb", KT_U32, LIM(tmp_mb), 1, 1u << 20},
+	{NULL, 0, 0, 0, 0},
 };
 
 static const struct key_desc limits_only_keys[] = {
-	{ "max_timeout_ms", KT_U32, CFG(max_timeout_ms), 100, 86400000 },
-	{ "max_code_bytes", KT_U32, CFG(max_code_bytes), 1024, 16u << 20 },
-	{ "shm_mb", KT_U32, CFG(shm_mb), 1, 1u << 20 },
-	{ "network", KT_NETWORK, CFG(network), 0, 0 },
-	{ NULL, 0, 0, 0, 0 },
+	{"max_timeout_ms", KT_U32, CFG(max_timeout_ms), 100, 86400000},
+	{"max_code_bytes", KT_U32, CFG(max_code_bytes), 1024, 16u << 20},
+	{"shm_mb", KT_U32, CFG(shm_mb), 1, 1u << 20},
+	{"network", KT_NETWORK, CFG(network), 0, 0},
+	{NULL, 0, 0, 0, 0},
 };
 
 static const struct key_desc lang_keys[] = {
-	{ "image", KT_STR, LANG(image), 0, 0 },
-	{ "pool_size", KT_U32, LANG(pool_size), 0, 64 },
-	{ "max_uses", KT_U32, LANG(max_uses), 1, 100000 },
-	{ "max_timeout_ms", KT_U32, LANG(max_timeout_ms), 100, 86400000 },
-	{ "network", KT_NETWORK, LANG(network), 0, 0 },
-	{ NULL, 0, 0, 0, 0 },
+	{"image", KT_STR, LANG(image), 0, 0},
+	{"pool_size", KT_U32, LANG(pool_size), 0, 64},
+	{"max_uses", KT_U32, LANG(max_uses), 1, 100000},
+	{"max_timeout_ms", KT_U32, LANG(max_timeout_ms), 100, 86400000},
+	{"network", KT_NETWORK, LANG(network), 0, 0},
+	{NULL, 0, 0, 0, 0},
 };
 
 void config_init(struct config *cfg)
@@ -173,15 +174,16 @@ int config_valid_lang_name(const char *s)
 	size_t n = 0;
 
 	for (; *s; s++, n++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
-		    *s != '-' && *s != '_')
+		if (!islower((unsigned char)*s) &&
+		    !isdigit((unsigned char)*s) && *s != '-' && *s != '_')
 			return 0;
 	return n >= 1 && n <= 32;
 }
 
 static struct lang_config *lang_get(struct config *cfg, const char *name)
 {
-	struct lang_config *l = (struct lang_config *)config_lang(cfg, name), *n;
+	struct lang_config *l = (struct lang_config *)config_lang(cfg, name),
+			   *n;
 
 	if (l)
 		return l;
@@ -334,10 +336,12 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 		int rc;
 
 		/* pool_size and max_uses are ints with "unset" = -1 */
-		if (k->offset == LANG(pool_size) || k->offset == LANG(max_uses)) {
+		if (k->offset == LANG(pool_size) ||
+		    k->offset == LANG(max_uses)) {
 			rc = parse_u32(v, k, &u, why);
 			if (!rc)
-				*(int *)(void *)((char *)l + k->offset) = (int)u;
+				*(int *)(void *)((char *)l + k->offset) =
+					(int)u;
 			return rc;
 		}
 		return apply_key(l, k, v, why);
@@ -372,7 +376,8 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 	}
 	if (strcmp(key, "seccomp_deny") == 0) {
 		l->has_seccomp_deny = 1;
-		return set_name_list(l->seccomp_deny, &l->nseccomp_deny, v, why);
+		return set_name_list(l->seccomp_deny, &l->nseccomp_deny, v,
+				     why);
 	}
 	*why = "unknown key";
 	return -ENOENT;
@@ -476,7 +481,7 @@ static int ini_cb(void *user, const char *section, const char *name,
 
 int config_load(struct config *cfg, const char *path)
 {
-	struct parse_ctx ctx = { cfg, path, NULL, 0 };
+	struct parse_ctx ctx = {cfg, path, NULL, 0};
 	int rc;
 
 	ctx.f = fopen(path, "r");
@@ -498,7 +503,9 @@ static int section_matches(const char *env_rest, const char *section,
 	size_t i;
 
 	for (i = 0; section[i]; i++) {
-		char c = section[i] == '-' ? '_' : (char)toupper((unsigned char)section[i]);
+		char c = section[i] == '-'
+				 ? '_'
+				 : (char)toupper((unsigned char)section[i]);
 
 		if (env_rest[i] != c)
 			return 0;
@@ -509,15 +516,15 @@ static int section_matches(const char *env_rest, const char *section,
 	return 1;
 }
 
-void config_apply_env(struct config *cfg, char **envp,
-		      const char *const *langs, size_t nlangs)
+void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
+		      size_t nlangs)
 {
-	static const char *const fixed[] = { "server", "docker", "pool",
-					     "limits", "sessions" };
+	static const char *const fixed[] = {"server", "docker", "pool",
+					    "limits", "sessions"};
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;
 	size_t i, j, best_len;
-	char (*own)[33];
+	char(*own)[33];
 	char **e;
 
 	/* config_set() may grow cfg->langs, where some of the names may point:
@@ -564,7 +571,8 @@ void config_apply_env(struct config *cfg, char **envp,
 			key[j] = (char)tolower((unsigned char)k[j]);
 		key[j] = '\0';
 		if (config_set(cfg, section, key, eq + 1, &why)) {
-			log_error("environment: %s='%s': %s", name, eq + 1, why);
+			log_error("environment: %s='%s': %s", name, eq + 1,
+				  why);
 			cfg->problems++;
 		}
 	}

@@ -19,63 +19,63 @@
 /* Optional per-language values: a zero / NULL / -1 field is "not set". */
 struct lang_config {
 	char name[33];
-	int enabled;          /* -1 unset, 0, 1 */
+	int enabled; /* -1 unset, 0, 1 */
 	char *image;
-	int pool_size;        /* -1 unset */
-	int max_uses;         /* -1 unset */
+	int pool_size; /* -1 unset */
+	int max_uses;  /* -1 unset */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms;
 	char *network;
 	/* Replace the plugin's lists when set (has_*). */
 	int has_blocklist;
-	char *blocklist[CONFIG_MAX_LIST];  /* POSIX ERE patterns */
+	char *blocklist[CONFIG_MAX_LIST]; /* POSIX ERE patterns */
 	size_t nblocklist;
 	int has_seccomp_deny;
 	char *seccomp_deny[CONFIG_MAX_LIST];
 	size_t nseccomp_deny;
-	char *file;           /* where the section was first seen */
+	char *file; /* where the section was first seen */
 	int line;
 };
 
 struct config {
-	char *path;           /* file read, or NULL for built-in defaults */
+	char *path; /* file read, or NULL for built-in defaults */
 
 	/* [server] */
-	int log_level;        /* enum log_level */
-	char *plugins_dir;    /* NULL: <exe dir>/../lib/mcp-sandbox/plugins */
+	int log_level;	   /* enum log_level */
+	char *plugins_dir; /* NULL: <exe dir>/../lib/mcp-sandbox/plugins */
 	uint32_t max_message_bytes;
-	uint32_t max_inflight;/* tools/call running at once, beyond: queued */
+	uint32_t max_inflight; /* tools/call running at once, beyond: queued */
 
 	/* [docker] */
-	char *docker_host;    /* NULL: $DOCKER_HOST, else the default socket */
+	char *docker_host; /* NULL: $DOCKER_HOST, else the default socket */
 	uint32_t api_timeout_ms;
 
 	/* [pool] */
-	uint32_t pool_size;   /* warm containers per language */
-	uint32_t max_uses;    /* executions before a container is replaced */
+	uint32_t pool_size;	 /* warm containers per language */
+	uint32_t max_uses;	 /* executions before a container is replaced */
 	uint32_t max_containers; /* all containers this server runs at once */
 
 	/* [sessions] (docs/sessions.md) */
-	uint32_t max_sessions;    /* open sessions at once */
-	uint32_t session_ttl_s;   /* idle time before a session expires */
+	uint32_t max_sessions;	    /* open sessions at once */
+	uint32_t session_ttl_s;	    /* idle time before a session expires */
 	uint32_t session_max_ttl_s; /* most a create/extend may ask for */
 	uint32_t session_max_lifetime_s; /* hard limit from creation */
 	uint32_t session_max_queued; /* calls waiting behind a running one */
 	uint32_t interrupt_grace_ms; /* interrupt, then kill after this */
-	char *state_dir;          /* NULL: $XDG_STATE_HOME or ~/.local/state,
-				   * + /mcp-sandbox */
+	char *state_dir;	     /* NULL: $XDG_STATE_HOME or ~/.local/state,
+				      * + /mcp-sandbox */
 
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
-	uint32_t max_timeout_ms;  /* cap on a per-call timeout */
+	uint32_t max_timeout_ms; /* cap on a per-call timeout */
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;
-	char *network;            /* Docker network mode, "none" */
+	char *network; /* Docker network mode, "none" */
 
 	struct lang_config *langs;
 	size_t nlangs;
 
-	int problems;         /* lines reported as bad or unknown */
+	int problems; /* lines reported as bad or unknown */
 };
 
 /* Fill *cfg with built-in defaults. */
@@ -85,8 +85,8 @@ void config_init(struct config *cfg);
 int config_load(struct config *cfg, const char *path);
 /* Apply SANDBOX_<SECTION>_<KEY> variables from envp. Language sections are
  * matched against langs[] (names with '-' are written with '_'). */
-void config_apply_env(struct config *cfg, char **envp,
-		      const char *const *langs, size_t nlangs);
+void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
+		      size_t nlangs);
 void config_close(struct config *cfg);
 
 /* 1 if s is a valid language name: [a-z0-9_-]{1,32}. */

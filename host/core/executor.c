@@ -29,7 +29,7 @@ static const char *const base_env[] = {
 };
 
 struct exec_job {
-	uv_timer_t watchdog;       /* embedded: the job is freed in close_cb */
+	uv_timer_t watchdog; /* embedded: the job is freed in close_cb */
 	struct pool *pool;
 	const struct plugin *pl;
 	struct box *box;
@@ -37,16 +37,16 @@ struct exec_job {
 	uint32_t session_seq, grace_ms, stream_ms;
 	int interpreter;
 	exec_output_cb output_cb;
-	char *code;                /* owned copy (possibly rewritten) */
+	char *code; /* owned copy (possibly rewritten) */
 	size_t code_len;
-	char *stdin_data;          /* owned copy, or NULL */
+	char *stdin_data; /* owned copy, or NULL */
 	size_t stdin_len;
 	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
 	size_t nopts;
 	uint32_t timeout_ms;
 	exec_done_cb cb;
 	void *arg;
-	int waiting;               /* in the pool's queue */
+	int waiting; /* in the pool's queue */
 	int watchdog_fired;
 	int cancelled;
 	int done;
@@ -116,22 +116,25 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 			pool_release(j->pool, b, 1);
 		if (j->watchdog_fired)
 			job_fail(j, "sandbox_error",
-				 "the sandbox did not answer within its timeout");
+				 "the sandbox did not answer within its "
+				 "timeout");
 		else if (j->cancelled && err == -ECANCELED)
 			job_fail(j, "cancelled", "the execution was cancelled");
-		else if (err == -ECANCELED) /* only the pool's shutdown closes it */
-			job_fail(j, "shutting_down", "the server is shutting down");
+		else if (err ==
+			 -ECANCELED) /* only the pool's shutdown closes it */
+			job_fail(j, "shutting_down",
+				 "the server is shutting down");
 		else
-			job_fail(j, "sandbox_error", errmsg ? errmsg :
-				 "the sandbox container failed");
+			job_fail(j, "sandbox_error",
+				 errmsg ? errmsg
+					: "the sandbox container failed");
 		return;
 	}
 	/* A SIGKILL nobody asked for is most likely the memory cgroup's OOM
 	 * killer; leftovers mean the kill did not work. Neither container is
 	 * trusted again. */
-	anomaly = r->survivors > 0 ||
-		  (!r->exited && r->signal == 9 && !r->timed_out &&
-		   !r->cancelled);
+	anomaly = r->survivors > 0 || (!r->exited && r->signal == 9 &&
+				       !r->timed_out && !r->cancelled);
 	if (r->survivors)
 		log_error("[%s] %u processes survived the kill in %.12s",
 			  j->pl->desc->name, r->survivors,
@@ -180,7 +183,8 @@ static void watchdog_cb(uv_timer_t *t)
 {
 	struct exec_job *j = t->data;
 
-	log_error("[%s] the agent in %.12s did not answer in time: container discarded",
+	log_error("[%s] the agent in %.12s did not answer in time: container "
+		  "discarded",
 		  j->pl->desc->name, j->box ? box_id(j->box) : "a session");
 	j->watchdog_fired = 1;
 	/* A pool box is discarded, which closes the agent connection and
@@ -204,7 +208,8 @@ static int fill_request(const struct plugin *pl,
 {
 	const struct policy *po = &pl->policy;
 	const struct sbx_plugin *d = pl->desc;
-	const char *const *build_cmd = d->build_cmd, *const *run_cmd = d->run_cmd;
+	const char *const *build_cmd = d->build_cmd, *const *run_cmd =
+							     d->run_cmd;
 	size_t n = 0, i, k;
 
 	/* Options switched on by the call replace the commands they name. */
@@ -222,7 +227,8 @@ static int fill_request(const struct plugin *pl,
 	for (i = 0; d->env && d->env[i] && n + 1 < MAX_ARGV; i++)
 		b->env[n++] = d->env[i];
 	for (k = 0; k < nopts; k++)
-		for (i = 0; opts[k]->env && opts[k]->env[i] && n + 1 < MAX_ARGV; i++)
+		for (i = 0; opts[k]->env && opts[k]->env[i] && n + 1 < MAX_ARGV;
+		     i++)
 			b->env[n++] = opts[k]->env[i];
 	b->env[n] = NULL;
 	*q = (struct agent_exec_req){
@@ -301,7 +307,8 @@ static void run_on_agent(struct exec_job *j)
 	}
 	rc = agent_client_exec(job_agent(j), &q, exec_cb, j);
 	if (rc) {
-		send_failed(j, "sandbox_error", "cannot send the code to the sandbox");
+		send_failed(j, "sandbox_error",
+			    "cannot send the code to the sandbox");
 		return;
 	}
 	/* An interpreter gets its interrupt grace on top (an unset one is the
@@ -320,17 +327,17 @@ struct warmup {
 	pool_warmup_done_fn done;
 };
 
-static void warmup_exec_cb(struct agent_client *ac, int err,
-			   const char *errmsg, const struct agent_exec_result *r,
-			   void *arg)
+static void warmup_exec_cb(struct agent_client *ac, int err, const char *errmsg,
+			   const struct agent_exec_result *r, void *arg)
 {
 	struct warmup *w = arg;
 	int ok = !err && r && r->exited && r->exit_code == 0 && !r->survivors;
 
 	(void)ac;
 	if (!ok && err != -ECANCELED) /* cancelled: shutting down */
-		log_warn("[%s] warm-up of %.12s failed: %s%.*s", w->pl->desc->name,
-			 box_id(w->box), err ? (errmsg ? errmsg : "no answer") : "",
+		log_warn("[%s] warm-up of %.12s failed: %s%.*s",
+			 w->pl->desc->name, box_id(w->box),
+			 err ? (errmsg ? errmsg : "no answer") : "",
 			 r ? (int)(r->err_len > 300 ? 300 : r->err_len) : 0,
 			 r ? r->err : "");
 	w->done(w->box, ok);
@@ -351,7 +358,7 @@ int exec_warmup(struct box *b, const struct plugin *pl,
 	w = malloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	*w = (struct warmup){ .box = b, .pl = pl, .done = done };
+	*w = (struct warmup){.box = b, .pl = pl, .done = done};
 	q.code = code;
 	q.code_len = strlen(code);
 	/* Bounded by the pool's start timeout, which closes the connection
@@ -368,10 +375,11 @@ static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
 
 	j->waiting = 0;
 	if (err) {
-		job_fail(j, err == POOL_E_NOIMAGE ? "image_missing" :
-			    err == POOL_E_NODOCKER ? "docker_unavailable" :
-			    err == -ESHUTDOWN ? "shutting_down" :
-						 "sandbox_error",
+		job_fail(j,
+			 err == POOL_E_NOIMAGE	  ? "image_missing"
+			 : err == POOL_E_NODOCKER ? "docker_unavailable"
+			 : err == -ESHUTDOWN	  ? "shutting_down"
+						  : "sandbox_error",
 			 errmsg);
 		return;
 	}
@@ -387,8 +395,9 @@ static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
 
 /* The bytes the session interpreter reads for one call: the plugin's own
  * (bash) or the standard framing of docs/session-interpreters.md. */
-static int interpreter_request(struct exec_job *j, const struct exec_request *req,
-			       char *msg, size_t msgsize)
+static int interpreter_request(struct exec_job *j,
+			       const struct exec_request *req, char *msg,
+			       size_t msgsize)
 {
 	const struct sbx_plugin *d = req->pl->desc;
 	char head[96], *out = NULL;
@@ -421,7 +430,8 @@ static int interpreter_request(struct exec_job *j, const struct exec_request *re
 	memcpy(j->code, head, (size_t)n);
 	memcpy(j->code + n, req->code, req->code_len);
 	if (req->stdin_len)
-		memcpy(j->code + n + req->code_len, req->stdin_data, req->stdin_len);
+		memcpy(j->code + n + req->code_len, req->stdin_data,
+		       req->stdin_len);
 	j->code_len = len;
 	return 0;
 }
@@ -448,13 +458,16 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	j->cb = cb;
 	j->arg = arg;
 	*out = j;
-	j->timeout_ms = req->timeout_ms ? req->timeout_ms : po->limits.timeout_ms;
-	j->nopts = req->nopts < EXEC_MAX_OPTIONS ? req->nopts : EXEC_MAX_OPTIONS;
+	j->timeout_ms =
+		req->timeout_ms ? req->timeout_ms : po->limits.timeout_ms;
+	j->nopts =
+		req->nopts < EXEC_MAX_OPTIONS ? req->nopts : EXEC_MAX_OPTIONS;
 	memcpy(j->opts, req->opts, j->nopts * sizeof(j->opts[0]));
 
 	if (req->code_len + req->stdin_len > po->max_code_bytes) {
 		snprintf(msg, sizeof(msg),
-			 "code%s is %zu bytes; the limit is %u bytes (max_code_bytes)",
+			 "code%s is %zu bytes; the limit is %u bytes "
+			 "(max_code_bytes)",
 			 req->stdin_len ? " with stdin" : "",
 			 req->code_len + req->stdin_len, po->max_code_bytes);
 		job_fail(j, "code_too_large", msg);
@@ -468,8 +481,8 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 		return 0;
 	}
 	if ((why = policy_check_code(po, req->code))) {
-		snprintf(msg, sizeof(msg), "the code was rejected by policy: %s",
-			 why);
+		snprintf(msg, sizeof(msg),
+			 "the code was rejected by policy: %s", why);
 		job_fail(j, "code_blocked", msg);
 		return 0;
 	}
@@ -482,7 +495,10 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	if (j->interpreter) {
 		rc = interpreter_request(j, req, msg, sizeof(msg));
 		if (rc) {
-			job_fail(j, rc == -ENOMEM ? "sandbox_error" : "code_rejected", msg);
+			job_fail(j,
+				 rc == -ENOMEM ? "sandbox_error"
+					       : "code_rejected",
+				 msg);
 			return 0;
 		}
 		run_on_agent(j);
@@ -496,7 +512,8 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 				     req->code_len, &rewritten, &len);
 		if (rc < 0) {
 			snprintf(msg, sizeof(msg), "%s",
-				 rewritten ? rewritten : "the plugin rejected the code");
+				 rewritten ? rewritten
+					   : "the plugin rejected the code");
 			free(rewritten);
 			job_fail(j, "code_rejected", msg);
 			return 0;
@@ -528,7 +545,8 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	}
 	rc = pool_acquire(pool, req->pl, acquired_cb, j, &b);
 	if (rc < 0) {
-		job_fail(j, rc == -ESHUTDOWN ? "shutting_down" : "sandbox_error",
+		job_fail(j,
+			 rc == -ESHUTDOWN ? "shutting_down" : "sandbox_error",
 			 "cannot get a sandbox container");
 		return 0;
 	}

@@ -18,15 +18,16 @@ struct exec_job;
 #define EXEC_MAX_OPTIONS 16
 
 /* New output of a streaming execution, borrowed for the call. */
-typedef void (*exec_output_cb)(const char *out, size_t out_len,
-			       const char *err, size_t err_len, void *arg);
+typedef void (*exec_output_cb)(const char *out, size_t out_len, const char *err,
+			       size_t err_len, void *arg);
 
 struct exec_request {
 	const struct plugin *pl;
-	const char *code;      /* borrowed until exec_start returns */
+	const char *code; /* borrowed until exec_start returns */
 	size_t code_len;
-	uint32_t timeout_ms;   /* 0: the language's default */
-	const char *stdin_data;/* fed to the program, or NULL; borrowed like code */
+	uint32_t timeout_ms;	/* 0: the language's default */
+	const char *stdin_data; /* fed to the program, or NULL; borrowed like
+				   code */
 	size_t stdin_len;
 	/* Options the call switched on (borrowed from the plugin). */
 	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
@@ -35,8 +36,8 @@ struct exec_request {
 	 * the callback) instead of one from the pool. With a session, a
 	 * language with a session interpreter runs the code through it. */
 	struct agent_client *session_ac;
-	uint32_t session_seq;  /* the interpreter's request number */
-	uint32_t grace_ms;     /* interrupt grace; 0: the agent's default */
+	uint32_t session_seq; /* the interpreter's request number */
+	uint32_t grace_ms;    /* interrupt grace; 0: the agent's default */
 	/* Streaming: output_cb (with the callback's arg) at most every
 	 * stream_ms; 0: none. */
 	uint32_t stream_ms;
@@ -63,11 +64,11 @@ struct exec_outcome {
 	int out_truncated;
 	int err_truncated;
 	const char *phase;
-	int interpreter;  /* ran through a session interpreter */
-	int state_kept;   /* ... which survived with its state */
-	int fresh;        /* ... which this call started */
-	int lost;         /* a session's connection was closed: the
-			   * container is not usable any more */
+	int interpreter; /* ran through a session interpreter */
+	int state_kept;	 /* ... which survived with its state */
+	int fresh;	 /* ... which this call started */
+	int lost;	 /* a session's connection was closed: the
+			  * container is not usable any more */
 };
 
 typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);

@@ -81,17 +81,25 @@ int identity_init(struct identity *id)
 		snprintf(id->boot_id, sizeof(id->boot_id), "unknown");
 	n = readlink("/proc/self/ns/pid", id->pidns, sizeof(id->pidns) - 1);
 	id->pidns[n > 0 ? n : 0] = '\0';
-	if (read_line("/etc/machine-id", id->machine_id, sizeof(id->machine_id)) &&
+	if (read_line("/etc/machine-id", id->machine_id,
+		      sizeof(id->machine_id)) &&
 	    gethostname(id->machine_id, sizeof(id->machine_id) - 1))
 		snprintf(id->machine_id, sizeof(id->machine_id), "unknown");
 
-	snprintf(id->labels[0], sizeof(id->labels[0]), "%s", IDENTITY_MANAGED_LABEL);
-	snprintf(id->labels[1], sizeof(id->labels[1]), "org.mcp-sandbox.instance=%s", id->instance);
-	snprintf(id->labels[2], sizeof(id->labels[2]), "org.mcp-sandbox.owner-pid=%s", id->pid);
-	snprintf(id->labels[3], sizeof(id->labels[3]), "org.mcp-sandbox.owner-start=%s", id->start);
-	snprintf(id->labels[4], sizeof(id->labels[4]), "org.mcp-sandbox.boot-id=%s", id->boot_id);
-	snprintf(id->labels[5], sizeof(id->labels[5]), "org.mcp-sandbox.machine-id=%s", id->machine_id);
-	snprintf(id->labels[6], sizeof(id->labels[6]), "org.mcp-sandbox.pidns=%s", id->pidns);
+	snprintf(id->labels[0], sizeof(id->labels[0]), "%s",
+		 IDENTITY_MANAGED_LABEL);
+	snprintf(id->labels[1], sizeof(id->labels[1]),
+		 "org.mcp-sandbox.instance=%s", id->instance);
+	snprintf(id->labels[2], sizeof(id->labels[2]),
+		 "org.mcp-sandbox.owner-pid=%s", id->pid);
+	snprintf(id->labels[3], sizeof(id->labels[3]),
+		 "org.mcp-sandbox.owner-start=%s", id->start);
+	snprintf(id->labels[4], sizeof(id->labels[4]),
+		 "org.mcp-sandbox.boot-id=%s", id->boot_id);
+	snprintf(id->labels[5], sizeof(id->labels[5]),
+		 "org.mcp-sandbox.machine-id=%s", id->machine_id);
+	snprintf(id->labels[6], sizeof(id->labels[6]),
+		 "org.mcp-sandbox.pidns=%s", id->pidns);
 	for (i = 0; i < 7; i++)
 		id->label_ptrs[i] = id->labels[i];
 	id->label_ptrs[7] = NULL;
@@ -111,15 +119,19 @@ static int owner_dead(const struct identity *self, const cJSON *labels)
 	const char *pid = label(labels, "org.mcp-sandbox.owner-pid");
 	char start[24];
 
-	if (strcmp(label(labels, "org.mcp-sandbox.instance"), self->instance) == 0)
+	if (strcmp(label(labels, "org.mcp-sandbox.instance"), self->instance) ==
+	    0)
 		return 0;
-	if (strcmp(label(labels, "org.mcp-sandbox.machine-id"), self->machine_id) != 0)
+	if (strcmp(label(labels, "org.mcp-sandbox.machine-id"),
+		   self->machine_id) != 0)
 		return 0; /* another machine's server on a shared engine */
-	if (strcmp(label(labels, "org.mcp-sandbox.boot-id"), self->boot_id) != 0)
+	if (strcmp(label(labels, "org.mcp-sandbox.boot-id"), self->boot_id) !=
+	    0)
 		return 1; /* this machine rebooted since */
 	if (strcmp(label(labels, "org.mcp-sandbox.pidns"), self->pidns) != 0)
 		return 0; /* its pid means nothing in our pid namespace */
-	if (!*pid || strspn(pid, "0123456789") != strlen(pid) || strlen(pid) > 9)
+	if (!*pid || strspn(pid, "0123456789") != strlen(pid) ||
+	    strlen(pid) > 9)
 		return 0;
 	if (kill((pid_t)atol(pid), 0) != 0)
 		return errno == ESRCH; /* EPERM: alive, someone else's */
@@ -161,20 +173,25 @@ static void list_cb(int err, const char *errmsg, const char *json, void *arg)
 	unsigned n = 0;
 
 	if (err) {
-		log_debug("orphan check skipped: %s", errmsg ? errmsg : "no answer");
+		log_debug("orphan check skipped: %s",
+			  errmsg ? errmsg : "no answer");
 		free(ctx);
 		return;
 	}
 	arr = cJSON_Parse(json);
-	cJSON_ArrayForEach(c, arr) {
+	cJSON_ArrayForEach(c, arr)
+	{
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-		const cJSON *labels = cJSON_GetObjectItemCaseSensitive(c, "Labels");
+		const cJSON *labels =
+			cJSON_GetObjectItemCaseSensitive(c, "Labels");
 
 		if (!cJSON_IsString(id) || !owner_dead(&ctx->self, labels) ||
 		    session_alive(c))
 			continue;
-		log_info("removing orphan container %.12s of a dead server (pid %s)",
-			 id->valuestring, label(labels, "org.mcp-sandbox.owner-pid"));
+		log_info("removing orphan container %.12s of a dead server "
+			 "(pid %s)",
+			 id->valuestring,
+			 label(labels, "org.mcp-sandbox.owner-pid"));
 		container_remove(ctx->d, id->valuestring, NULL, NULL);
 		n++;
 	}

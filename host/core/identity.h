@@ -6,8 +6,8 @@
  * mistaken for the owner), .pidns, .boot-id and .machine-id. A server
  * removes at start-up only managed containers whose owner is provably
  * dead: same machine, and either another boot or (same pid namespace) no
- * live process with that pid and start time. Containers of live servers, of other machines sharing the
- * engine, and of anyone else are never touched.
+ * live process with that pid and start time. Containers of live servers, of
+ * other machines sharing the engine, and of anyone else are never touched.
  */
 #ifndef SBX_IDENTITY_H
 #define SBX_IDENTITY_H
@@ -22,9 +22,9 @@ struct identity {
 	char start[24];
 	char boot_id[40];
 	char machine_id[40];
-	char pidns[40];              /* "pid:[4026531836]" */
+	char pidns[40]; /* "pid:[4026531836]" */
 	char labels[7][96];
-	const char *label_ptrs[8];   /* NULL-terminated view of labels */
+	const char *label_ptrs[8]; /* NULL-terminated view of labels */
 };
 
 int identity_init(struct identity *id);

@@ -30,10 +30,18 @@ static void api_log(const char *plugin, enum sbx_log_level level,
 	va_list ap;
 
 	switch (level) {
-	case SBX_LOG_DEBUG: l = LOG_LEVEL_DEBUG; break;
-	case SBX_LOG_INFO: l = LOG_LEVEL_INFO; break;
-	case SBX_LOG_WARNING: l = LOG_LEVEL_WARNING; break;
-	case SBX_LOG_ERROR: l = LOG_LEVEL_ERROR; break;
+	case SBX_LOG_DEBUG:
+		l = LOG_LEVEL_DEBUG;
+		break;
+	case SBX_LOG_INFO:
+		l = LOG_LEVEL_INFO;
+		break;
+	case SBX_LOG_WARNING:
+		l = LOG_LEVEL_WARNING;
+		break;
+	case SBX_LOG_ERROR:
+		l = LOG_LEVEL_ERROR;
+		break;
 	}
 	va_start(ap, fmt);
 	log_vwrite(l, plugin ? plugin : "plugin", fmt, ap);
@@ -136,8 +144,8 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 				return -EINVAL;
 			}
 	}
-	if (d->struct_size >= offsetof(struct sbx_plugin, ml_variant) +
-				     sizeof(d->ml_variant)) {
+	if (d->struct_size >=
+	    offsetof(struct sbx_plugin, ml_variant) + sizeof(d->ml_variant)) {
 		size_t i;
 
 		for (i = 0; d->options && d->options[i].name; i++) {
@@ -145,12 +153,15 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 
 			if (i >= 16 || strlen(o->name) > 32 ||
 			    strspn(o->name, "abcdefghijklmnopqrstuvwxyz_") !=
-				    strlen(o->name) || !*o->name) {
-				*why = "option names must match [a-z_]{1,32} (16 at most)";
+				    strlen(o->name) ||
+			    !*o->name) {
+				*why = "option names must match [a-z_]{1,32} "
+				       "(16 at most)";
 				return -EINVAL;
 			}
 			if (!valid_argv(o->build_cmd, 0) ||
-			    !valid_argv(o->run_cmd, 0) || !valid_argv(o->env, 0)) {
+			    !valid_argv(o->run_cmd, 0) ||
+			    !valid_argv(o->env, 0)) {
 				*why = "an option's list is too long";
 				return -EINVAL;
 			}
@@ -178,7 +189,8 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 
 void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out)
 {
-	size_t n = d->struct_size < sizeof(*out) ? d->struct_size : sizeof(*out);
+	size_t n =
+		d->struct_size < sizeof(*out) ? d->struct_size : sizeof(*out);
 
 	memset(out, 0, sizeof(*out));
 	memcpy(out, d, n);
@@ -242,7 +254,8 @@ static void load_one(struct plugin_set *set, const char *path)
 	d = entry(&host_api);
 	if (plugin_validate(d, &why)) {
 		if (d && d->abi_major != SBX_PLUGIN_ABI_MAJOR)
-			log_error("rejected plugin %s: ABI %u.%u, host supports %d.x",
+			log_error("rejected plugin %s: ABI %u.%u, host "
+				  "supports %d.x",
 				  path, d->abi_major, d->abi_minor,
 				  SBX_PLUGIN_ABI_MAJOR);
 		else
@@ -251,7 +264,8 @@ static void load_one(struct plugin_set *set, const char *path)
 	}
 	clash = name_clash(set, d);
 	if (clash) {
-		log_error("rejected plugin %s: language name '%s' is already provided by another plugin",
+		log_error("rejected plugin %s: language name '%s' is already "
+			  "provided by another plugin",
 			  path, clash);
 		goto reject;
 	}
@@ -353,10 +367,10 @@ static void policy_close(struct policy *p)
 	memset(p, 0, sizeof(*p));
 }
 
-#define PICK(field)                                                         \
-	p->limits.field = lc && lc->limits.field ? lc->limits.field :       \
-			  d->limits.field ? d->limits.field :               \
-					    cfg->limits.field
+#define PICK(field)                                                            \
+	p->limits.field = lc && lc->limits.field ? lc->limits.field            \
+			  : d->limits.field	 ? d->limits.field             \
+						 : cfg->limits.field
 
 static int add_block(struct policy *p, const char *pattern, const char *reason)
 {
@@ -375,10 +389,10 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	memset(p, 0, sizeof(*p));
 	p->enabled = lc && lc->enabled >= 0 ? lc->enabled : 1;
 	p->image = strdup(lc && lc->image ? lc->image : d->image);
-	p->pool_size = lc && lc->pool_size >= 0 ? (uint32_t)lc->pool_size :
-						  cfg->pool_size;
-	p->max_uses = lc && lc->max_uses >= 0 ? (uint32_t)lc->max_uses :
-						cfg->max_uses;
+	p->pool_size = lc && lc->pool_size >= 0 ? (uint32_t)lc->pool_size
+						: cfg->pool_size;
+	p->max_uses = lc && lc->max_uses >= 0 ? (uint32_t)lc->max_uses
+					      : cfg->max_uses;
 	PICK(memory_mb);
 	PICK(cpu_millis);
 	PICK(pids);
@@ -389,8 +403,8 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	PICK(fsize_mb);
 	PICK(work_mb);
 	PICK(tmp_mb);
-	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms :
-						       cfg->max_timeout_ms;
+	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms
+						     : cfg->max_timeout_ms;
 	if (p->limits.timeout_ms > p->max_timeout_ms)
 		p->limits.timeout_ms = p->max_timeout_ms;
 	p->max_code_bytes = cfg->max_code_bytes;
@@ -407,15 +421,21 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	if (!p->image || !p->network || !p->block || !p->block_reason)
 		goto nomem;
 	for (i = 0; i < n; i++) {
-		int rc = lc && lc->has_blocklist ?
-			add_block(p, lc->blocklist[i], "matches a block pattern in sandbox.ini") :
-			add_block(p, d->blocklist[i].pattern,
-				  d->blocklist[i].reason ? d->blocklist[i].reason :
-							   "blocked by the plugin");
+		int rc = lc && lc->has_blocklist
+				 ? add_block(p, lc->blocklist[i],
+					     "matches a block pattern in "
+					     "sandbox.ini")
+				 : add_block(p, d->blocklist[i].pattern,
+					     d->blocklist[i].reason
+						     ? d->blocklist[i].reason
+						     : "blocked by the plugin");
 		if (rc)
-			log_error("[%s] block pattern '%s' does not compile (skipped)",
-				  d->name, lc && lc->has_blocklist ?
-				  lc->blocklist[i] : d->blocklist[i].pattern);
+			log_error("[%s] block pattern '%s' does not compile "
+				  "(skipped)",
+				  d->name,
+				  lc && lc->has_blocklist
+					  ? lc->blocklist[i]
+					  : d->blocklist[i].pattern);
 	}
 
 	n = 0;
@@ -428,8 +448,9 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	if (!p->seccomp_deny)
 		goto nomem;
 	for (i = 0; i < n; i++)
-		p->seccomp_deny[i] = lc && lc->has_seccomp_deny ?
-			lc->seccomp_deny[i] : d->seccomp_deny[i];
+		p->seccomp_deny[i] = lc && lc->has_seccomp_deny
+					     ? lc->seccomp_deny[i]
+					     : d->seccomp_deny[i];
 	return 0;
 nomem:
 	policy_close(p);
@@ -449,8 +470,10 @@ int plugins_apply_config(struct plugin_set *set, const struct config *cfg)
 	}
 	for (i = 0; i < cfg->nlangs; i++)
 		if (!plugins_find(set, cfg->langs[i].name))
-			log_warn("%s:%d: [%s]: no plugin provides this language (section ignored)",
-				 cfg->langs[i].file ? cfg->langs[i].file : "config",
+			log_warn("%s:%d: [%s]: no plugin provides this "
+				 "language (section ignored)",
+				 cfg->langs[i].file ? cfg->langs[i].file
+						    : "config",
 				 cfg->langs[i].line, cfg->langs[i].name);
 	return 0;
 }

@@ -27,7 +27,7 @@ struct policy {
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;
 	char *network;
-	regex_t *block;          /* nblock compiled patterns */
+	regex_t *block; /* nblock compiled patterns */
 	char **block_reason;
 	size_t nblock;
 	const char **seccomp_deny; /* NULL-terminated; strings borrowed */
@@ -47,7 +47,7 @@ struct plugin {
 struct plugin_set {
 	struct plugin *v;
 	size_t n;
-	size_t rejected;         /* files that failed to load */
+	size_t rejected; /* files that failed to load */
 };
 
 /* The table handed to plugins (static storage). */

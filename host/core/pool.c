@@ -19,7 +19,7 @@
 #define HOUSEKEEPING_MS 1000
 
 enum box_state {
-	BOX_STARTING,  /* container create/start/attach/hello in flight */
+	BOX_STARTING, /* container create/start/attach/hello in flight */
 	BOX_IDLE,
 	BOX_BUSY,      /* handed to a caller */
 	BOX_RESETTING, /* back from a caller, agent reset in flight */
@@ -33,11 +33,11 @@ struct box {
 	struct agent_client *ac;
 	enum box_state state;
 	unsigned uses;
-	uint64_t started_at;  /* uv_now() when the start began */
-	uint64_t reset_at;    /* uv_now() when the reset was sent */
-	int held;       /* a caller has it (BUSY, or doomed while BUSY) */
-	int removed;    /* the DELETE answered */
-	int doomed;     /* remove as soon as possible */
+	uint64_t started_at; /* uv_now() when the start began */
+	uint64_t reset_at;   /* uv_now() when the reset was sent */
+	int held;	     /* a caller has it (BUSY, or doomed while BUSY) */
+	int removed;	     /* the DELETE answered */
+	int doomed;	     /* remove as soon as possible */
 	int start_timed_out;
 	struct box *prev, *next;
 };
@@ -51,13 +51,14 @@ struct waiter {
 
 struct lang_state {
 	const struct plugin *pl;
-	int image_missing;  /* suppresses background refill until a start works */
+	int image_missing;  /* suppresses background refill until a start works
+			     */
 	int start_failures; /* consecutive; refill backs off */
 	unsigned long started, discarded, reused;
 };
 
 struct pool {
-	uv_timer_t housekeeping;  /* embedded; closed by pool_shutdown */
+	uv_timer_t housekeeping; /* embedded; closed by pool_shutdown */
 	uv_loop_t *loop;
 	struct docker *d;
 	const struct plugin_set *ps;
@@ -66,11 +67,11 @@ struct pool {
 	char *labels[MAX_LABELS + 2];
 	size_t nlabels;
 	struct box *boxes;
-	unsigned nboxes;        /* all boxes but those already removed */
+	unsigned nboxes; /* all boxes but those already removed */
 	struct waiter *wq_head, *wq_tail;
 	int dispatching, again;
 	int shutting_down;
-	int refill;             /* keep idle boxes warm (off for one-shot runs) */
+	int refill; /* keep idle boxes warm (off for one-shot runs) */
 	pool_warmup_fn warmup;
 	unsigned pending_removals;
 	void (*done)(void *);
@@ -228,17 +229,20 @@ static void start_failed(struct box *b, int err, const char *msg)
 
 	if (err == POOL_E_NOIMAGE) {
 		snprintf(buf, sizeof(buf),
-			 "image %s is missing: build it with scripts/build-images.sh %s",
+			 "image %s is missing: build it with "
+			 "scripts/build-images.sh %s",
 			 pl->policy.image, pl->desc->name);
 		if (!ls->image_missing)
 			log_error("%s", buf);
 		ls->image_missing = 1;
 	} else if (err == POOL_E_NODOCKER) {
 		snprintf(buf, sizeof(buf),
-			 "cannot reach the Docker engine at %s (%s); start one with scripts/docker-up.sh",
+			 "cannot reach the Docker engine at %s (%s); start one "
+			 "with scripts/docker-up.sh",
 			 docker_endpoint(p->d), msg ? msg : "no answer");
 	} else {
-		snprintf(buf, sizeof(buf), "%s", msg ? msg : "container start failed");
+		snprintf(buf, sizeof(buf), "%s",
+			 msg ? msg : "container start failed");
 	}
 	if (err != POOL_E_NOIMAGE)
 		log_error("[%s] starting a container failed: %s",
@@ -276,16 +280,16 @@ static void warmup_done(struct box *b, int ok)
 {
 	if (b->state != BOX_STARTING)
 		return; /* removed meanwhile (shutdown, start timeout) */
-	log_debug("[%s] container %.12s warmed up%s", b->pl->desc->name,
-		  b->id, ok ? "" : ": FAILED, discarded");
+	log_debug("[%s] container %.12s warmed up%s", b->pl->desc->name, b->id,
+		  ok ? "" : ": FAILED, discarded");
 	/* From here on like any used box: reset and verified, or removed. */
 	b->state = BOX_BUSY;
 	b->held = 1;
 	pool_release(b->pool, b, !ok);
 }
 
-static void box_open_cb(struct agent_client *ac, int err,
-			  const char *errmsg, void *arg)
+static void box_open_cb(struct agent_client *ac, int err, const char *errmsg,
+			void *arg)
 {
 	struct box *b = arg;
 	struct lang_state *ls = lang_of(b->pool, b->pl);
@@ -297,7 +301,8 @@ static void box_open_cb(struct agent_client *ac, int err,
 		b->ac = NULL; /* freed by the client after this callback */
 		if (b->start_timed_out)
 			start_failed(b, -ETIMEDOUT,
-				     "the sandbox container did not become ready in time");
+				     "the sandbox container did not become "
+				     "ready in time");
 		else
 			start_failed(b, -EIO, errmsg);
 		return;
@@ -482,17 +487,18 @@ static void dispatch_once(struct pool *p)
 		unsigned resetting = count(p, pl, BOX_RESETTING);
 		/* A box being reset will be idle again within milliseconds: a
 		 * waiter is better served by it than by a new container, which
-		 * takes hundreds of milliseconds (seconds for a fork server). */
+		 * takes hundreds of milliseconds (seconds for a fork server).
+		 */
 		unsigned starting = count(p, pl, BOX_STARTING) + resetting;
 		unsigned idle = count(p, pl, BOX_IDLE) + resetting;
 		unsigned want = want_w;
 		int rc;
 
 		if (!want_w && p->refill && pl->policy.enabled &&
-		    !ls->image_missing &&
-		    ls->start_failures < 3) {
-			want = pl->policy.pool_size > idle ?
-				       pl->policy.pool_size - idle : 0;
+		    !ls->image_missing && ls->start_failures < 3) {
+			want = pl->policy.pool_size > idle
+				       ? pl->policy.pool_size - idle
+				       : 0;
 			starting -= resetting; /* already counted as idle */
 		}
 		while (starting < want) {
@@ -502,8 +508,9 @@ static void dispatch_once(struct pool *p)
 			rc = box_start(p, pl);
 			if (rc) {
 				if (want_w)
-					fail_waiters(p, pl, rc,
-						     "cannot start a container");
+					fail_waiters(
+						p, pl, rc,
+						"cannot start a container");
 				break;
 			}
 			starting++;
@@ -547,7 +554,8 @@ static void housekeeping_cb(uv_timer_t *t)
 			   now - b->reset_at > RESET_TIMEOUT_MS) {
 			/* Closing settles RESET with an error: reset_cb
 			 * discards the box and frees its slot. */
-			log_error("[%s] container %.12s did not finish its reset in %d ms",
+			log_error("[%s] container %.12s did not finish its "
+				  "reset in %d ms",
 				  b->pl->desc->name, b->id, RESET_TIMEOUT_MS);
 			agent_client_close(b->ac);
 		}
@@ -618,8 +626,8 @@ int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg)
 	return 0;
 }
 
-static void reset_cb(struct agent_client *ac, int err, int ok,
-		     const char *msg, void *arg)
+static void reset_cb(struct agent_client *ac, int err, int ok, const char *msg,
+		     void *arg)
 {
 	struct box *b = arg;
 	struct pool *p = b->pool; /* box_remove may free b */
@@ -629,8 +637,9 @@ static void reset_cb(struct agent_client *ac, int err, int ok,
 	if (b->state != BOX_RESETTING)
 		return;
 	if (err || !ok) {
-		log_warn("[%s] container %.12s failed its reset (%s): discarded",
-			 b->pl->desc->name, b->id, err ? "no answer" : msg);
+		log_warn(
+			"[%s] container %.12s failed its reset (%s): discarded",
+			b->pl->desc->name, b->id, err ? "no answer" : msg);
 		ls->discarded++;
 		box_remove(b);
 		dispatch(p);

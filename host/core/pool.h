@@ -21,8 +21,8 @@ struct pool;
 struct box;
 
 /* Error codes passed to acquire callbacks, beyond negative errno. */
-#define POOL_E_NOIMAGE (-ENOENT)   /* the language's image is not built */
-#define POOL_E_NODOCKER (-ENODEV)  /* the engine cannot be reached */
+#define POOL_E_NOIMAGE (-ENOENT)  /* the language's image is not built */
+#define POOL_E_NODOCKER (-ENODEV) /* the engine cannot be reached */
 
 /* err < 0 and box NULL on failure, with a message for the user. */
 typedef void (*pool_acquire_cb)(struct box *box, int err, const char *errmsg,

@@ -21,25 +21,25 @@
 
 struct session_call {
 	struct session *s;
-	struct exec_request req;   /* code and stdin point at the copies */
+	struct exec_request req; /* code and stdin point at the copies */
 	char *code;
 	char *stdin_data;
-	exec_done_cb cb;           /* NULL: the interpreter's start-up */
+	exec_done_cb cb; /* NULL: the interpreter's start-up */
 	void *arg;
-	struct exec_job *job;      /* while running */
+	struct exec_job *job; /* while running */
 	struct session_call *next;
 };
 
 struct session {
 	struct session_mgr *m;
-	uint64_t serial;           /* never reused: async replies find us by it */
+	uint64_t serial; /* never reused: async replies find us by it */
 	char name[SESSION_NAME_MAX + 1];
 	const struct plugin *pl;
-	char id[80];               /* container id */
-	struct agent_client *ac;   /* NULL while connecting or paused-adopted */
+	char id[80];		 /* container id */
+	struct agent_client *ac; /* NULL while connecting or paused-adopted */
 	int connecting;
 	int paused;
-	int docker_op;             /* pause/resume in flight */
+	int docker_op; /* pause/resume in flight */
 	int destroying;
 	int64_t created_ms, last_used_ms, deadline_ms;
 	uint32_t ttl_s;
@@ -58,13 +58,13 @@ struct session_mgr {
 	const struct plugin_set *ps;
 	const struct config *cfg;
 	struct session_store *store; /* NULL: sessions do not survive us */
-	uv_timer_t expiry;           /* embedded; closed at shutdown */
+	uv_timer_t expiry;	     /* embedded; closed at shutdown */
 	struct session *list;
 	unsigned n, creating;
 	uint64_t next_serial;
 	int shutting_down;
-	unsigned removals;           /* DELETEs and renames in flight */
-	void (*done)(void *arg);     /* shutdown: when removals reach 0 */
+	unsigned removals;	 /* DELETEs and renames in flight */
+	void (*done)(void *arg); /* shutdown: when removals reach 0 */
 	void *done_arg;
 };
 
@@ -91,8 +91,8 @@ int session_valid_name(const char *s)
 
 static int generate_name(char *out)
 {
-	static const char alphabet[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm"
+				       "nopqrstuvwxyz0123456789";
 	unsigned char rnd[GENERATED_NAME_LEN * 2];
 	size_t i, k = 0;
 
@@ -304,7 +304,8 @@ static void call_done_cb(const struct exec_outcome *o, void *arg)
 	if (c->cb)
 		s->executions++;
 	if (!c->cb && (o->error_code || !o->exited || o->exit_code != 0))
-		log_warn("[%s] session %s: the interpreter did not start: %s%.*s",
+		log_warn("[%s] session %s: the interpreter did not start: "
+			 "%s%.*s",
 			 s->pl->desc->name, s->name,
 			 o->error_message ? o->error_message : "",
 			 (int)(o->err_len > 300 ? 300 : o->err_len),
@@ -313,17 +314,19 @@ static void call_done_cb(const struct exec_outcome *o, void *arg)
 		/* the executor's "shutting_down" stands */
 	} else if (s->destroying && o->error_code) {
 		mine.error_code = "session_destroyed";
-		mine.error_message = "the session was destroyed while the call ran";
+		mine.error_message =
+			"the session was destroyed while the call ran";
 	} else if (lost) {
 		mine.error_code = "session_lost";
-		mine.error_message = "the session's container stopped answering; the session was removed";
+		mine.error_message = "the session's container stopped "
+				     "answering; the session was removed";
 	}
 	if (c->cb)
 		c->cb(&mine, c->arg);
 	call_free(c);
 	if (lost && !s->destroying) {
-		log_error("[%s] session %s lost its container", s->pl->desc->name,
-			  s->name);
+		log_error("[%s] session %s lost its container",
+			  s->pl->desc->name, s->name);
 		session_destroy(s);
 		return;
 	}
@@ -437,14 +440,16 @@ const char *session_exec(struct session *s, const struct exec_request *req,
 	}
 	if (s->paused) {
 		snprintf(msg, msgsize,
-			 "session '%s' is paused; resume it first (sandbox_session action \"resume\")",
+			 "session '%s' is paused; resume it first "
+			 "(sandbox_session action \"resume\")",
 			 s->name);
 		return "session_paused";
 	}
 	if (((s->running && s->running->cb) || s->nq) &&
 	    user_calls_waiting(s) >= s->m->cfg->session_max_queued) {
 		snprintf(msg, msgsize,
-			 "session '%s' is running a call and %u more are waiting (the limit); try again when it is done",
+			 "session '%s' is running a call and %u more are "
+			 "waiting (the limit); try again when it is done",
 			 s->name, user_calls_waiting(s));
 		return "session_busy";
 	}
@@ -476,7 +481,8 @@ void session_call_cancel(struct session_call *c)
 		if (s->q_tail == c)
 			s->q_tail = prev;
 		s->nq--;
-		fail_call(c, "cancelled", "the call was cancelled before it ran");
+		fail_call(c, "cancelled",
+			  "the call was cancelled before it ran");
 		return;
 	}
 }
@@ -494,8 +500,9 @@ static void start_interpreter(struct session *s)
 	req.pl = s->pl;
 	req.code = "";
 	/* Python-ML imports its libraries here: give it a minute. */
-	req.timeout_ms = s->pl->policy.max_timeout_ms < 60000 ?
-				 s->pl->policy.max_timeout_ms : 60000;
+	req.timeout_ms = s->pl->policy.max_timeout_ms < 60000
+				 ? s->pl->policy.max_timeout_ms
+				 : 60000;
 	c = call_new(s, &req);
 	if (c)
 		enqueue(s, c);
@@ -511,7 +518,8 @@ static void lost_cb(struct agent_client *ac, void *arg)
 	s->ac = NULL;
 	if (s->destroying)
 		return;
-	log_error("[%s] session %s: the connection to its container was lost; session removed",
+	log_error("[%s] session %s: the connection to its container was lost; "
+		  "session removed",
 		  s->pl->desc->name, s->name);
 	session_destroy(s);
 }
@@ -525,7 +533,8 @@ static void reopen_cb(struct agent_client *ac, int err, const char *errmsg,
 	if (err) {
 		if (s->destroying || err == -ECANCELED)
 			return;
-		log_error("[%s] session %s: cannot reconnect to container %.12s: %s; session removed",
+		log_error("[%s] session %s: cannot reconnect to container "
+			  "%.12s: %s; session removed",
 			  s->pl->desc->name, s->name, s->id,
 			  errmsg ? errmsg : "no answer");
 		session_destroy(s);
@@ -547,8 +556,8 @@ static int reconnect(struct session *s)
 	s->connecting = 1;
 	if (agent_client_reopen(s->m->d, s->id, reopen_cb, lost_cb, s, &ac)) {
 		s->connecting = 0;
-		log_error("[%s] session %s: cannot reconnect", s->pl->desc->name,
-			  s->name);
+		log_error("[%s] session %s: cannot reconnect",
+			  s->pl->desc->name, s->name);
 		session_destroy(s);
 		return -1;
 	}
@@ -559,7 +568,7 @@ static int reconnect(struct session *s)
 
 struct create_op {
 	struct session_mgr *m;
-	uint64_t serial;           /* the session, once it exists */
+	uint64_t serial; /* the session, once it exists */
 	const struct plugin *pl;
 	char name[SESSION_NAME_MAX + 1];
 	uint32_t ttl_s;
@@ -580,12 +589,14 @@ static void renamed_cb(int err, const char *errmsg, const char *id, void *arg)
 	(void)id;
 	m->removals--;
 	if (err && err != -ECANCELED)
-		log_warn("naming a session container: %s (the session will not survive a restart of the server)",
+		log_warn("naming a session container: %s (the session will not "
+			 "survive a restart of the server)",
 			 errmsg ? errmsg : "failed");
 	if (s)
 		op->cb(s, NULL, NULL, op->arg);
 	else
-		op->cb(NULL, op->m->shutting_down ? "shutting_down" : "session_lost",
+		op->cb(NULL,
+		       op->m->shutting_down ? "shutting_down" : "session_lost",
 		       "the session ended while it was being created", op->arg);
 	free(op);
 	check_done(m);
@@ -603,7 +614,8 @@ static void created(struct create_op *op, struct box *b)
 	m->creating--;
 	if (session_find(m, op->name)) { /* taken while we waited */
 		pool_release(m->pool, b, 0);
-		op->cb(NULL, "session_exists", "a session with this name was created meanwhile",
+		op->cb(NULL, "session_exists",
+		       "a session with this name was created meanwhile",
 		       op->arg);
 		free(op);
 		return;
@@ -613,8 +625,8 @@ static void created(struct create_op *op, struct box *b)
 		if (s)
 			session_unlink_free(s);
 		pool_release(m->pool, b, 1);
-		op->cb(NULL, "sandbox_error", "cannot set up the session's container",
-		       op->arg);
+		op->cb(NULL, "sandbox_error",
+		       "cannot set up the session's container", op->arg);
 		free(op);
 		return;
 	}
@@ -625,7 +637,8 @@ static void created(struct create_op *op, struct box *b)
 	s->deadline_ms = now + (int64_t)m->cfg->session_max_lifetime_s * 1000;
 	/* The name is how a restarted server (or any server, once the
 	 * deadline has passed) recognises the container. */
-	snprintf(cname, sizeof(cname), SESSION_CONTAINER_PREFIX "%s.%" PRId64 ".%s.%s",
+	snprintf(cname, sizeof(cname),
+		 SESSION_CONTAINER_PREFIX "%s.%" PRId64 ".%s.%s",
 		 m->store ? session_store_slot(m->store) : "none",
 		 s->deadline_ms / 1000, s->pl->desc->name, s->name);
 	log_info("[%s] session %s created (container %.12s)", s->pl->desc->name,
@@ -644,9 +657,11 @@ static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
 
 	if (err) {
 		op->m->creating--;
-		op->cb(NULL, err == POOL_E_NOIMAGE ? "image_missing" :
-			     err == POOL_E_NODOCKER ? "docker_unavailable" :
-			     err == -ESHUTDOWN ? "shutting_down" : "sandbox_error",
+		op->cb(NULL,
+		       err == POOL_E_NOIMAGE	? "image_missing"
+		       : err == POOL_E_NODOCKER ? "docker_unavailable"
+		       : err == -ESHUTDOWN	? "shutting_down"
+						: "sandbox_error",
 		       errmsg ? errmsg : "no container", op->arg);
 		free(op);
 		return;
@@ -668,25 +683,29 @@ void session_create(struct session_mgr *m, const struct plugin *pl,
 	}
 	if (name && !session_valid_name(name)) {
 		cb(NULL, "invalid_name",
-		   "session names are 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-'",
+		   "session names are 1 to 64 characters of A-Z, a-z, 0-9, '_' "
+		   "and '-'",
 		   arg);
 		return;
 	}
 	if (name && session_find(m, name)) {
-		snprintf(msg, sizeof(msg), "a session named '%s' already exists", name);
+		snprintf(msg, sizeof(msg),
+			 "a session named '%s' already exists", name);
 		cb(NULL, "session_exists", msg, arg);
 		return;
 	}
 	if (m->n + m->creating >= m->cfg->max_sessions) {
 		snprintf(msg, sizeof(msg),
-			 "%u sessions are open, the limit (max_sessions); destroy one first",
+			 "%u sessions are open, the limit (max_sessions); "
+			 "destroy one first",
 			 m->n + m->creating);
 		cb(NULL, "max_sessions", msg, arg);
 		return;
 	}
 	if (ttl_s > m->cfg->session_max_ttl_s) {
-		snprintf(msg, sizeof(msg), "ttl %u s is above this server's limit of %u s",
-			 ttl_s, m->cfg->session_max_ttl_s);
+		snprintf(msg, sizeof(msg),
+			 "ttl %u s is above this server's limit of %u s", ttl_s,
+			 m->cfg->session_max_ttl_s);
 		cb(NULL, "invalid_arguments", msg, arg);
 		return;
 	}
@@ -704,7 +723,8 @@ void session_create(struct session_mgr *m, const struct plugin *pl,
 		snprintf(op->name, sizeof(op->name), "%s", name);
 	else if (generate_name(op->name)) {
 		free(op);
-		cb(NULL, "sandbox_error", "no randomness for a session name", arg);
+		cb(NULL, "sandbox_error", "no randomness for a session name",
+		   arg);
 		return;
 	}
 	m->creating++;
@@ -758,7 +778,8 @@ void session_destroy(struct session *s)
 	if (s->destroying)
 		return;
 	s->destroying = 1;
-	fail_queue(s, "session_destroyed", "the session was destroyed before the call ran");
+	fail_queue(s, "session_destroyed",
+		   "the session was destroyed before the call ran");
 	s->ac = NULL;
 	/* Settles a running call (call_done_cb: "session_destroyed") and a
 	 * reconnection in flight before it returns. */
@@ -788,15 +809,15 @@ static void paused_cb(int err, const char *errmsg, const char *id, void *arg)
 
 	(void)id;
 	if (!s) {
-		op->cb(NULL, "session_not_found", "the session was destroyed meanwhile",
-		       op->arg);
+		op->cb(NULL, "session_not_found",
+		       "the session was destroyed meanwhile", op->arg);
 		free(op);
 		return;
 	}
 	s->docker_op = 0;
 	if (err) {
-		op->cb(s, "sandbox_error", errmsg ? errmsg : "the engine refused",
-		       op->arg);
+		op->cb(s, "sandbox_error",
+		       errmsg ? errmsg : "the engine refused", op->arg);
 		free(op);
 		return;
 	}
@@ -806,7 +827,8 @@ static void paused_cb(int err, const char *errmsg, const char *id, void *arg)
 		/* adopted while paused: connect now */
 		if (reconnect(s)) {
 			op->cb(NULL, "session_lost",
-			       "the session's container cannot be reached; the session was removed",
+			       "the session's container cannot be reached; the "
+			       "session was removed",
 			       op->arg);
 			free(op);
 			return;
@@ -825,8 +847,8 @@ static void pause_or_resume(struct session *s, int pause, session_cb cb,
 	int rc;
 
 	if (s->docker_op) {
-		cb(s, "session_busy", "a pause or resume of this session is in progress",
-		   arg);
+		cb(s, "session_busy",
+		   "a pause or resume of this session is in progress", arg);
 		return;
 	}
 	if (s->paused == pause) {
@@ -835,7 +857,8 @@ static void pause_or_resume(struct session *s, int pause, session_cb cb,
 	}
 	if (pause && (s->running || s->nq)) {
 		cb(s, "session_busy",
-		   "the session is running a call; pause it when the call is done (or cancel the call)",
+		   "the session is running a call; pause it when the call is "
+		   "done (or cancel the call)",
 		   arg);
 		return;
 	}
@@ -844,10 +867,13 @@ static void pause_or_resume(struct session *s, int pause, session_cb cb,
 		cb(s, "sandbox_error", "out of memory", arg);
 		return;
 	}
-	*op = (struct docker_op){ .m = s->m, .serial = s->serial, .pause = pause,
-				  .cb = cb, .arg = arg };
-	rc = pause ? container_pause(s->m->d, s->id, paused_cb, op) :
-		     container_unpause(s->m->d, s->id, paused_cb, op);
+	*op = (struct docker_op){.m = s->m,
+				 .serial = s->serial,
+				 .pause = pause,
+				 .cb = cb,
+				 .arg = arg};
+	rc = pause ? container_pause(s->m->d, s->id, paused_cb, op)
+		   : container_unpause(s->m->d, s->id, paused_cb, op);
 	if (rc) {
 		free(op);
 		cb(s, "sandbox_error", "cannot reach the engine", arg);
@@ -870,8 +896,9 @@ const char *session_extend(struct session *s, uint32_t ttl_s, char *msg,
 			   size_t msgsize)
 {
 	if (ttl_s > s->m->cfg->session_max_ttl_s) {
-		snprintf(msg, msgsize, "ttl %u s is above this server's limit of %u s",
-			 ttl_s, s->m->cfg->session_max_ttl_s);
+		snprintf(msg, msgsize,
+			 "ttl %u s is above this server's limit of %u s", ttl_s,
+			 s->m->cfg->session_max_ttl_s);
 		return "invalid_arguments";
 	}
 	if (ttl_s)
@@ -925,9 +952,11 @@ static void expiry_cb(uv_timer_t *t)
 			continue;
 		if (now >= s->deadline_ms ||
 		    (!s->running && !s->nq && now >= expires_at(s))) {
-			log_info("[%s] session %s expired (%s)", s->pl->desc->name,
-				 s->name, now >= s->deadline_ms ?
-				 "maximum lifetime reached" : "idle longer than its TTL");
+			log_info("[%s] session %s expired (%s)",
+				 s->pl->desc->name, s->name,
+				 now >= s->deadline_ms
+					 ? "maximum lifetime reached"
+					 : "idle longer than its TTL");
 			session_destroy(s);
 		}
 	}
@@ -937,8 +966,8 @@ static void expiry_cb(uv_timer_t *t)
 
 /* "sbx-s.<slot>.<deadline>.<language>.<name>" (Docker adds a '/'). */
 static int parse_container_name(const char *n, const char *slot,
-				int64_t *deadline_s, char *lang, size_t langsize,
-				char *name, size_t namesize)
+				int64_t *deadline_s, char *lang,
+				size_t langsize, char *name, size_t namesize)
 {
 	const char *p, *dot;
 	char *end;
@@ -973,7 +1002,8 @@ static const cJSON *saved_entry(const cJSON *saved, const char *name)
 {
 	const cJSON *e;
 
-	cJSON_ArrayForEach(e, saved) {
+	cJSON_ArrayForEach(e, saved)
+	{
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
 
 		if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
@@ -994,8 +1024,7 @@ struct adopt_ctx {
 	cJSON *saved;
 };
 
-static void adopt_one(struct session_mgr *m, const cJSON *saved,
-		      const cJSON *c)
+static void adopt_one(struct session_mgr *m, const cJSON *saved, const cJSON *c)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
 	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
@@ -1009,8 +1038,8 @@ static void adopt_one(struct session_mgr *m, const cJSON *saved,
 	if (!cJSON_IsString(id) || !cJSON_IsArray(names) ||
 	    !cJSON_IsString(cJSON_GetArrayItem(names, 0)) ||
 	    parse_container_name(cJSON_GetArrayItem(names, 0)->valuestring,
-				 session_store_slot(m->store), &deadline_s, lang,
-				 sizeof(lang), name, sizeof(name)))
+				 session_store_slot(m->store), &deadline_s,
+				 lang, sizeof(lang), name, sizeof(name)))
 		return;
 	pl = plugins_find(m->ps, lang);
 	if (!pl || !pl->policy.enabled || session_find(m, name) ||
@@ -1018,7 +1047,8 @@ static void adopt_one(struct session_mgr *m, const cJSON *saved,
 	    (strcmp(state->valuestring, "running") != 0 &&
 	     strcmp(state->valuestring, "paused") != 0) ||
 	    m->n >= m->cfg->max_sessions) {
-		log_info("removing session container %.12s (%s): expired, stopped or not adoptable",
+		log_info("removing session container %.12s (%s): expired, "
+			 "stopped or not adoptable",
 			 id->valuestring, name);
 		remove_container(m, id->valuestring);
 		return;
@@ -1038,7 +1068,8 @@ static void adopt_one(struct session_mgr *m, const cJSON *saved,
 	if (!s->paused)
 		reconnect(s);
 	else
-		log_info("[%s] session %s re-adopted, paused", pl->desc->name, name);
+		log_info("[%s] session %s re-adopted, paused", pl->desc->name,
+			 name);
 }
 
 static void adopt_list_cb(int err, const char *errmsg, const char *json,
@@ -1053,8 +1084,7 @@ static void adopt_list_cb(int err, const char *errmsg, const char *json,
 			 errmsg ? errmsg : "no answer");
 	} else if (!m->shutting_down) {
 		arr = cJSON_Parse(json);
-		cJSON_ArrayForEach(c, arr)
-			adopt_one(m, ctx->saved, c);
+		cJSON_ArrayForEach(c, arr) adopt_one(m, ctx->saved, c);
 		cJSON_Delete(arr);
 		save_state(m);
 	}
@@ -1083,7 +1113,8 @@ void session_mgr_start(struct session_mgr *m)
 		return;
 	ctx->m = m;
 	ctx->saved = session_store_load(m->store);
-	snprintf(filters, sizeof(filters), "{\"name\":[\"^/sbx-s\\\\.%s\\\\.\"]}",
+	snprintf(filters, sizeof(filters),
+		 "{\"name\":[\"^/sbx-s\\\\.%s\\\\.\"]}",
 		 session_store_slot(m->store));
 	if (container_list_filters(m->d, filters, adopt_list_cb, ctx)) {
 		cJSON_Delete(ctx->saved);

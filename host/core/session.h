@@ -35,15 +35,15 @@ struct session_call;
 struct session_info {
 	const char *name;
 	const char *language;
-	const char *state;        /* "active", "busy", "paused", "starting" */
-	int64_t created_ms;       /* Unix time in milliseconds */
+	const char *state;  /* "active", "busy", "paused", "starting" */
+	int64_t created_ms; /* Unix time in milliseconds */
 	int64_t last_used_ms;
-	int64_t expires_ms;       /* idle expiry, capped by the deadline */
-	int64_t deadline_ms;      /* hard end of life */
+	int64_t expires_ms;  /* idle expiry, capped by the deadline */
+	int64_t deadline_ms; /* hard end of life */
 	uint32_t ttl_s;
 	uint64_t executions;
-	unsigned queued;          /* calls waiting behind the running one */
-	int interpreter;          /* keeps in-memory state between calls */
+	unsigned queued; /* calls waiting behind the running one */
+	int interpreter; /* keeps in-memory state between calls */
 	const char *container_id;
 };
 
@@ -73,8 +73,7 @@ int session_valid_name(const char *s);
 /* name NULL: generate an unguessable one. ttl_s 0: the default. cb runs
  * exactly once, maybe before this returns. */
 void session_create(struct session_mgr *m, const struct plugin *pl,
-		    const char *name, uint32_t ttl_s, session_cb cb,
-		    void *arg);
+		    const char *name, uint32_t ttl_s, session_cb cb, void *arg);
 
 struct session *session_find(struct session_mgr *m, const char *name);
 /* Iterate: first with prev NULL. */

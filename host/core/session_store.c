@@ -23,15 +23,15 @@ struct session_store {
 	uv_loop_t *loop;
 	char dir[PATH_MAX];
 	char slot[SESSION_SLOT_MAX];
-	char path[PATH_MAX + 64];  /* the JSON file */
+	char path[PATH_MAX + 64]; /* the JSON file */
 	char tmp[PATH_MAX + 64];
 	int lock_fd;
 	/* Background writing: one at a time; next waits its turn. */
 	uv_fs_t req;
 	int writing;
 	int closing;
-	char *data;                /* being written */
-	char *next;                /* to write after it */
+	char *data; /* being written */
+	char *next; /* to write after it */
 	uv_file fd;
 };
 
@@ -112,7 +112,8 @@ int session_store_open(uv_loop_t *loop, const char *dir,
 		return rc;
 	}
 	for (n = 0; n < 64; n++) {
-		snprintf(lock, sizeof(lock), "%s/%08x-%u.lock", st->dir, key, n);
+		snprintf(lock, sizeof(lock), "%s/%08x-%u.lock", st->dir, key,
+			 n);
 		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			rc = -errno;
@@ -127,7 +128,8 @@ int session_store_open(uv_loop_t *loop, const char *dir,
 		fd = -1;
 	}
 	if (fd < 0) {
-		snprintf(why, whysize, "all 64 slots in %s are held by running servers",
+		snprintf(why, whysize,
+			 "all 64 slots in %s are held by running servers",
 			 st->dir);
 		free(st);
 		return -EBUSY;
@@ -168,7 +170,8 @@ cJSON *session_store_load(struct session_store *st)
 		}
 		fclose(f);
 		if (!doc)
-			log_warn("%s is not valid JSON: sessions keep their defaults",
+			log_warn("%s is not valid JSON: sessions keep their "
+				 "defaults",
 				 st->path);
 	}
 	arr = cJSON_DetachItemFromObjectCaseSensitive(doc, "sessions");
@@ -260,7 +263,8 @@ static void write_next(struct session_store *st)
 	st->writing = 1;
 	st->req.data = st;
 	if (uv_fs_open(st->loop, &st->req, st->tmp,
-		       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600, opened_cb))
+		       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600,
+		       opened_cb))
 		finish_write(st, "open", UV_EIO);
 }
 

@@ -4,11 +4,11 @@
  *
  * A slot is a pair of files, <key>-<n>.lock and <key>-<n>.json, where key
  * is a hash of the state directory and of the working directory the server
- * was started in (an editor starts it in the project's directory) and n the first slot number whose
- * lock nobody holds. The lock is an flock(2) held for the server's life:
- * the kernel drops it when the server dies, however it dies, so a server
- * that starts again in the same directory takes its predecessor's slot
- * and re-adopts its sessions, while two servers running at once always
+ * was started in (an editor starts it in the project's directory) and n the
+ * first slot number whose lock nobody holds. The lock is an flock(2) held for
+ * the server's life: the kernel drops it when the server dies, however it dies,
+ * so a server that starts again in the same directory takes its predecessor's
+ * slot and re-adopts its sessions, while two servers running at once always
  * hold different slots and never touch each other's sessions.
  *
  * The JSON file holds what the containers' names do not: last use, TTL,
@@ -21,7 +21,7 @@
 #include <cjson/cJSON.h>
 #include <uv.h>
 
-#define SESSION_SLOT_MAX 32  /* "<8 hex>-<n>" */
+#define SESSION_SLOT_MAX 32 /* "<8 hex>-<n>" */
 
 struct session_store;
 

@@ -21,7 +21,7 @@ struct agent_client {
 	struct docker_stream *stream;
 	struct ap_reader reader;
 	struct ap_buf out;
-	char id[16];               /* short container id, for logs */
+	char id[16]; /* short container id, for logs */
 	agent_open_cb open_cb;
 	agent_lost_cb lost_cb;
 	void *arg;
@@ -31,12 +31,12 @@ struct agent_client {
 	agent_exec_cb exec_cb;
 	agent_reset_cb reset_cb;
 	agent_output_cb output_cb; /* of the pending exec, or NULL */
-	void *req_arg;             /* arg of the pending exec/reset */
-	char errline[512];         /* partial agent stderr line */
+	void *req_arg;		   /* arg of the pending exec/reset */
+	char errline[512];	   /* partial agent stderr line */
 	size_t errline_len;
 	int closing;
 	int opened;
-	int broken;                /* protocol violation: stream closing */
+	int broken; /* protocol violation: stream closing */
 };
 
 static void fail_pending(struct agent_client *ac, int err, const char *msg)
@@ -87,10 +87,18 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 			r.exited = 1;
 			r.exit_code = (int)ap_field_u32(&fl);
 			break;
-		case AP_T_SIGNAL: r.signal = (int)ap_field_u32(&fl); break;
-		case AP_T_TIMED_OUT: r.timed_out = ap_field_u8(&fl); break;
-		case AP_T_CANCELLED: r.cancelled = ap_field_u8(&fl); break;
-		case AP_T_DURATION_MS: r.duration_ms = ap_field_u32(&fl); break;
+		case AP_T_SIGNAL:
+			r.signal = (int)ap_field_u32(&fl);
+			break;
+		case AP_T_TIMED_OUT:
+			r.timed_out = ap_field_u8(&fl);
+			break;
+		case AP_T_CANCELLED:
+			r.cancelled = ap_field_u8(&fl);
+			break;
+		case AP_T_DURATION_MS:
+			r.duration_ms = ap_field_u32(&fl);
+			break;
 		case AP_T_STDOUT:
 			r.out = (const char *)fl.data;
 			r.out_len = fl.len;
@@ -99,11 +107,21 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 			r.err = (const char *)fl.data;
 			r.err_len = fl.len;
 			break;
-		case AP_T_STDOUT_TRUNC: r.out_truncated = ap_field_u8(&fl); break;
-		case AP_T_STDERR_TRUNC: r.err_truncated = ap_field_u8(&fl); break;
-		case AP_T_SURVIVORS: r.survivors = ap_field_u32(&fl); break;
-		case AP_T_STATE_KEPT: r.state_kept = ap_field_u8(&fl); break;
-		case AP_T_FRESH: r.fresh = ap_field_u8(&fl); break;
+		case AP_T_STDOUT_TRUNC:
+			r.out_truncated = ap_field_u8(&fl);
+			break;
+		case AP_T_STDERR_TRUNC:
+			r.err_truncated = ap_field_u8(&fl);
+			break;
+		case AP_T_SURVIVORS:
+			r.survivors = ap_field_u32(&fl);
+			break;
+		case AP_T_STATE_KEPT:
+			r.state_kept = ap_field_u8(&fl);
+			break;
+		case AP_T_FRESH:
+			r.fresh = ap_field_u8(&fl);
+			break;
 		case AP_T_PHASE:
 			if (fl.len < sizeof(r.phase)) {
 				memcpy(r.phase, fl.data, fl.len);
@@ -159,12 +177,15 @@ static void copy_message(const struct ap_frame *f, char *buf, size_t size)
 static int reply_expected(const struct agent_client *ac, uint8_t type)
 {
 	switch (ac->pending) {
-	case PENDING_HELLO: return type == AP_HELLO_OK || type == AP_ERROR;
+	case PENDING_HELLO:
+		return type == AP_HELLO_OK || type == AP_ERROR;
 	case PENDING_EXEC:
 		return type == AP_EXEC_DONE || type == AP_ERROR ||
 		       (type == AP_OUTPUT && ac->output_cb);
-	case PENDING_RESET: return type == AP_RESET_DONE || type == AP_ERROR;
-	case PENDING_NONE: return 0;
+	case PENDING_RESET:
+		return type == AP_RESET_DONE || type == AP_ERROR;
+	case PENDING_NONE:
+		return 0;
 	}
 	return 0;
 }
@@ -228,7 +249,8 @@ static void log_agent_stderr(struct agent_client *ac, const char *buf,
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		if (buf[i] == '\n' || ac->errline_len == sizeof(ac->errline) - 1) {
+		if (buf[i] == '\n' ||
+		    ac->errline_len == sizeof(ac->errline) - 1) {
 			ac->errline[ac->errline_len] = '\0';
 			log_debug("%s: %s", ac->id, ac->errline);
 			ac->errline_len = 0;
@@ -264,8 +286,8 @@ static void stream_data_cb(struct docker_stream *s, int fd, const char *buf,
 		protocol_violation(ac, "corrupt agent stream");
 }
 
-static void stream_open_cb(struct docker_stream *s, int err,
-			   const char *errmsg, void *arg)
+static void stream_open_cb(struct docker_stream *s, int err, const char *errmsg,
+			   void *arg)
 {
 	struct agent_client *ac = arg;
 	int rc;
@@ -296,12 +318,13 @@ static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 	ac->stream = NULL;
 	if (ac->pending == PENDING_HELLO)
 		fail_pending(ac, err ? err : -EPIPE,
-			     ac->errline[0] ? ac->errline :
-					      "the agent did not answer");
+			     ac->errline[0] ? ac->errline
+					    : "the agent did not answer");
 	else
 		fail_pending(ac, ac->closing ? -ECANCELED : -EPIPE,
-			     ac->closing ? "cancelled" :
-					   "connection to the container was lost");
+			     ac->closing
+				     ? "cancelled"
+				     : "connection to the container was lost");
 	/* Decided after fail_pending: its callback may have closed us. */
 	if (ac->opened && !ac->closing && ac->lost_cb)
 		ac->lost_cb(ac, ac->arg);
@@ -310,11 +333,11 @@ static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 	free(ac);
 }
 
-static int client_open(struct docker *d, const char *container_id,
-		       int relay, agent_open_cb open_cb, agent_lost_cb lost_cb,
-		       void *arg, struct agent_client **out)
+static int client_open(struct docker *d, const char *container_id, int relay,
+		       agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
+		       struct agent_client **out)
 {
-	static const char *const relay_argv[] = { AGENT_PATH, "relay", NULL };
+	static const char *const relay_argv[] = {AGENT_PATH, "relay", NULL};
 	static const struct docker_stream_cbs cbs = {
 		.on_open = stream_open_cb,
 		.on_data = stream_data_cb,
@@ -379,8 +402,8 @@ static int put_argv(struct ap_buf *b, uint8_t tag, const char *const *v)
 	return rc;
 }
 
-int agent_client_exec(struct agent_client *ac,
-		      const struct agent_exec_req *q, agent_exec_cb cb, void *arg)
+int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *q,
+		      agent_exec_cb cb, void *arg)
 {
 	struct ap_buf *b = &ac->out;
 	uint32_t id;

@@ -21,7 +21,7 @@ typedef void (*agent_output_cb)(const char *out, size_t out_len,
 
 struct agent_exec_req {
 	const char *file_name;
-	const char *code;          /* borrowed until the call returns */
+	const char *code; /* borrowed until the call returns */
 	size_t code_len;
 	const char *const *build_argv; /* NULL-terminated or NULL */
 	const char *const *run_argv;
@@ -30,14 +30,14 @@ struct agent_exec_req {
 	uint32_t timeout_ms;
 	uint32_t stdout_cap;
 	uint32_t stderr_cap;
-	const char *stdin_data;    /* or NULL: the program reads /dev/null */
+	const char *stdin_data; /* or NULL: the program reads /dev/null */
 	size_t stdin_len;
 	/* Session interpreter mode (docs/session-interpreters.md): when
 	 * repl_argv is set, code holds the bytes for the interpreter and
 	 * file_name, build and run commands and stdin are not used. */
 	const char *const *repl_argv;
 	uint32_t repl_seq;
-	uint32_t grace_ms;         /* 0: the agent's default */
+	uint32_t grace_ms; /* 0: the agent's default */
 	/* Streaming: output_cb (with the exec's arg) at most every
 	 * stream_ms while it runs; 0/NULL: none. */
 	uint32_t stream_ms;
@@ -45,22 +45,22 @@ struct agent_exec_req {
 };
 
 struct agent_exec_result {
-	int exited;                /* 1: exit_code valid; 0: killed by signal */
+	int exited; /* 1: exit_code valid; 0: killed by signal */
 	int exit_code;
 	int signal;
 	int timed_out;
 	int cancelled;
 	uint32_t duration_ms;
-	const char *out;           /* raw bytes, borrowed during the callback */
+	const char *out; /* raw bytes, borrowed during the callback */
 	size_t out_len;
 	const char *err;
 	size_t err_len;
 	int out_truncated;
 	int err_truncated;
-	char phase[8];             /* "build" or "run" */
+	char phase[8]; /* "build" or "run" */
 	uint32_t survivors;
-	int state_kept;            /* interpreter mode: state survived */
-	int fresh;                 /* interpreter mode: started by this call */
+	int state_kept; /* interpreter mode: state survived */
+	int fresh;	/* interpreter mode: started by this call */
 };
 
 /* The connection is up and the agent answered HELLO (err 0), or not. */
@@ -96,9 +96,8 @@ void agent_client_set_owner(struct agent_client *ac, agent_lost_cb lost_cb,
 
 /* One request at a time: returns -EBUSY while another is pending. cb gets
  * arg and runs exactly once if this returns 0. */
-int agent_client_exec(struct agent_client *ac,
-		      const struct agent_exec_req *req, agent_exec_cb cb,
-		      void *arg);
+int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *req,
+		      agent_exec_cb cb, void *arg);
 int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg);
 /* Ask the agent to stop the running execution (its reply follows as
  * usual, with cancelled set). No-op when nothing runs. */

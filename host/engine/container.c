@@ -18,8 +18,8 @@
 /* The agent is the only root process in the container. It needs exactly
  * these to drop to uid 1000, clear the bounding set of user code and kill
  * what user code leaves behind; user code itself holds no capability. */
-static const char *const agent_caps[] = { "SETUID", "SETGID", "SETPCAP",
-					  "KILL", NULL };
+static const char *const agent_caps[] = {"SETUID", "SETGID", "SETPCAP", "KILL",
+					 NULL};
 
 static void add_ulimit(cJSON *arr, const char *name, long long v)
 {
@@ -148,9 +148,11 @@ static void run_created_cb(const struct docker_response *res, void *arg)
 	char path[160];
 
 	if (res->err || res->status != 201) {
-		run_finish(r, res->err ? -ENODEV :
-			      (res->status == 404 ? -ENOENT : -EIO),
-			   res->errmsg ? res->errmsg : "container create failed");
+		run_finish(r,
+			   res->err ? -ENODEV
+				    : (res->status == 404 ? -ENOENT : -EIO),
+			   res->errmsg ? res->errmsg
+				       : "container create failed");
 		return;
 	}
 	body = cJSON_ParseWithLength(res->body, res->body_len);
@@ -371,8 +373,8 @@ struct op_req {
 		container_memory_cb memory;
 	} cb;
 	void *arg;
-	int conflict;     /* err for a 409 */
-	int pause_op;     /* pause/unpause: see state_conflict() */
+	int conflict;	  /* err for a 409 */
+	int pause_op;	  /* pause/unpause: see state_conflict() */
 	const char *what; /* "pause", for messages */
 	char id[ID_MAX + 1];
 };
@@ -444,8 +446,8 @@ static int container_post(struct docker *d, const char *id, const char *action,
 	}
 	r->cb.done = cb;
 	r->conflict = conflict;
-	r->pause_op = strcmp(action, "pause") == 0 ||
-		      strcmp(action, "unpause") == 0;
+	r->pause_op =
+		strcmp(action, "pause") == 0 || strcmp(action, "unpause") == 0;
 	snprintf(path, n, "/containers/%s/%s%s", id, action, query);
 	rc = docker_request(d, "POST", path, NULL, 0, op_done_cb, r);
 	free(path);
@@ -509,8 +511,8 @@ static void op_json_cb(const struct docker_response *res, void *arg)
 	free(r);
 }
 
-int container_inspect(struct docker *d, const char *id,
-		      container_inspect_cb cb, void *arg)
+int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
+		      void *arg)
 {
 	struct op_req *r;
 	char path[ID_MAX + 32];
@@ -545,8 +547,8 @@ int container_stats_memory(const char *json, size_t len, uint64_t *bytes)
 {
 	/* The page cache the kernel reclaims first, by cgroup version: v1
 	 * (hierarchical total), v2, then daemons too old to report either. */
-	static const char *const reclaimable[] = { "total_inactive_file",
-						   "inactive_file", "cache" };
+	static const char *const reclaimable[] = {"total_inactive_file",
+						  "inactive_file", "cache"};
 	cJSON *j = cJSON_ParseWithLength(json, len);
 	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(j, "memory_stats");
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(mem, "stats");

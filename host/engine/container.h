@@ -23,16 +23,16 @@
 
 struct container_spec {
 	const char *image;
-	const char *const *labels;   /* "key=value", NULL-terminated */
-	uint32_t memory_mb;          /* swap is set equal: no swap on top */
+	const char *const *labels; /* "key=value", NULL-terminated */
+	uint32_t memory_mb;	   /* swap is set equal: no swap on top */
 	uint32_t cpu_millis;
 	uint32_t pids;
 	uint32_t nofile;
 	uint32_t fsize_mb;
-	uint32_t work_mb;            /* exec-capable tmpfs at /work, uid 1000 */
-	uint32_t tmp_mb;             /* noexec tmpfs at /tmp */
+	uint32_t work_mb; /* exec-capable tmpfs at /work, uid 1000 */
+	uint32_t tmp_mb;  /* noexec tmpfs at /tmp */
 	uint32_t shm_mb;
-	const char *network;         /* "none" */
+	const char *network; /* "none" */
 };
 
 /* id is borrowed for the call. On failure err < 0 and errmsg says why:
@@ -52,8 +52,8 @@ int container_remove(struct docker *d, const char *id, container_cb cb,
 
 /* Listing for orphan cleanup and adoption: cb gets the daemon's JSON array
  * text (borrowed), stopped containers included. */
-typedef void (*container_list_cb)(int err, const char *errmsg,
-				  const char *json, void *arg);
+typedef void (*container_list_cb)(int err, const char *errmsg, const char *json,
+				  void *arg);
 /* Containers carrying label ("key" or "key=value"). */
 int container_list(struct docker *d, const char *label, container_list_cb cb,
 		   void *arg);
@@ -85,16 +85,16 @@ int container_rename(struct docker *d, const char *id, const char *new_name,
  * Config.Labels, Id. */
 typedef void (*container_inspect_cb)(int err, const char *errmsg,
 				     const char *json, void *arg);
-int container_inspect(struct docker *d, const char *id,
-		      container_inspect_cb cb, void *arg);
+int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
+		      void *arg);
 
 /* Memory in use in bytes, as `docker stats` shows it: the cgroup's usage
  * minus inactive page cache, which the kernel reclaims before it would
  * OOM-kill. One GET /containers/{id}/stats?stream=false (&one-shot=true from
  * API 1.41, else the daemon samples twice, about 1 s). A container that is
  * not running has no statistics: -ENODATA. */
-typedef void (*container_memory_cb)(int err, const char *errmsg,
-				    uint64_t bytes, void *arg);
+typedef void (*container_memory_cb)(int err, const char *errmsg, uint64_t bytes,
+				    void *arg);
 int container_memory(struct docker *d, const char *id, container_memory_cb cb,
 		     void *arg);
 

@@ -279,16 +279,16 @@ struct docker_stream {
 	struct multi m; /* only while connecting; closed once connected */
 	int multi_closing;
 	CURL *easy;
-	int fd;         /* the connection, ours once curl has connected it */
+	int fd;		/* the connection, ours once curl has connected it */
 	uv_poll_t poll; /* on that socket once connected */
 	int poll_init;
 	int poll_events;
 	enum stream_state state;
 	struct docker_stream_cbs cbs;
 	void *arg;
-	const char *what; /* "attach" or "exec", for messages */
+	const char *what;	       /* "attach" or "exec", for messages */
 	struct docker_req *create_req; /* exec: the create request in flight */
-	char exec_id[72];              /* exec: "" until created */
+	char exec_id[72];	       /* exec: "" until created */
 	int opened;
 	int silent; /* failed inside docker_attach: no callbacks */
 	int close_err;
@@ -1092,10 +1092,9 @@ static void stream_handshake_input(struct docker_stream *s, const char *p,
 		end = memmem(s->head + from, s->head_len - from, "\r\n\r\n", 4);
 		if (!end) {
 			if (s->head_len == ATTACH_HDR_MAX)
-				stream_fail(
-					s, -EPROTO,
-					"%s: answer header over %zu bytes",
-					s->what, ATTACH_HDR_MAX);
+				stream_fail(s, -EPROTO,
+					    "%s: answer header over %zu bytes",
+					    s->what, ATTACH_HDR_MAX);
 			return;
 		}
 		s->hdr_end = (size_t)(end + 4 - s->head);
@@ -1120,8 +1119,8 @@ static void stream_handshake_input(struct docker_stream *s, const char *p,
 			s->head = NULL;
 			free(s->req);
 			s->req = NULL;
-			log_debug("%s stream %p open (%ld)", s->what,
-				  (void *)s, s->status);
+			log_debug("%s stream %p open (%ld)", s->what, (void *)s,
+				  s->status);
 			s->cbs.on_open(s, 0, NULL, s->arg);
 			if (s->state != STREAM_OPEN)
 				return;
@@ -1301,9 +1300,9 @@ static int valid_container_id(const char *id)
 /* A stream in its first state, linked into d->streams. Fails only before
  * any libuv handle exists (NULL: nothing to undo). */
 static struct docker_stream *stream_new(struct docker *d, const char *what,
-					 enum stream_state state,
-					 const struct docker_stream_cbs *cbs,
-					 void *arg)
+					enum stream_state state,
+					const struct docker_stream_cbs *cbs,
+					void *arg)
 {
 	struct docker_stream *s = calloc(1, sizeof(*s));
 
@@ -1502,8 +1501,8 @@ int docker_exec_attach(struct docker *d, const char *container_id,
 	char *body;
 	int r;
 
-	if (!d || !container_id || !argv || !argv[0] || !cbs ||
-	    !cbs->on_open || !cbs->on_data || !cbs->on_close || !out ||
+	if (!d || !container_id || !argv || !argv[0] || !cbs || !cbs->on_open ||
+	    !cbs->on_data || !cbs->on_close || !out ||
 	    !valid_container_id(container_id))
 		return -EINVAL;
 	if (d->closing)

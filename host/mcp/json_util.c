@@ -116,9 +116,9 @@ static int check_type(const cJSON *type, const cJSON *v)
 	if (cJSON_IsString(type))
 		return type_matches(type->valuestring, v);
 	if (cJSON_IsArray(type)) {
-		cJSON_ArrayForEach(t, type)
-			if (cJSON_IsString(t) && type_matches(t->valuestring, v))
-				return 1;
+		cJSON_ArrayForEach(
+			t, type) if (cJSON_IsString(t) &&
+				     type_matches(t->valuestring, v)) return 1;
 		return 0;
 	}
 	return 1;
@@ -150,8 +150,8 @@ static int fail(char *err, size_t errlen, const char *path, const char *fmt,
 	return -1;
 }
 
-static int validate(const cJSON *s, const cJSON *v, const char *path,
-		    char *err, size_t errlen)
+static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
+		    size_t errlen)
 {
 	const cJSON *k, *p, *req, *props, *addl, *en;
 	char sub[256], tbuf[128];
@@ -162,16 +162,15 @@ static int validate(const cJSON *s, const cJSON *v, const char *path,
 			snprintf(tbuf, sizeof(tbuf), "expected %s, got %s",
 				 k->valuestring, type_of(v));
 		else
-			snprintf(tbuf, sizeof(tbuf), "wrong type (%s)", type_of(v));
+			snprintf(tbuf, sizeof(tbuf), "wrong type (%s)",
+				 type_of(v));
 		return fail(err, errlen, path, "%s", tbuf);
 	}
 	en = cJSON_GetObjectItemCaseSensitive(s, "enum");
 	if (cJSON_IsArray(en)) {
 		int found = 0;
 
-		cJSON_ArrayForEach(p, en)
-			if (cJSON_Compare(p, v, 1))
-				found = 1;
+		cJSON_ArrayForEach(p, en) if (cJSON_Compare(p, v, 1)) found = 1;
 		if (!found)
 			return fail(err, errlen, path, "%s",
 				    "value is not one of the allowed values");
@@ -179,12 +178,14 @@ static int validate(const cJSON *s, const cJSON *v, const char *path,
 	if (cJSON_IsNumber(v)) {
 		k = cJSON_GetObjectItemCaseSensitive(s, "minimum");
 		if (cJSON_IsNumber(k) && v->valuedouble < k->valuedouble) {
-			snprintf(tbuf, sizeof(tbuf), "must be >= %g", k->valuedouble);
+			snprintf(tbuf, sizeof(tbuf), "must be >= %g",
+				 k->valuedouble);
 			return fail(err, errlen, path, "%s", tbuf);
 		}
 		k = cJSON_GetObjectItemCaseSensitive(s, "maximum");
 		if (cJSON_IsNumber(k) && v->valuedouble > k->valuedouble) {
-			snprintf(tbuf, sizeof(tbuf), "must be <= %g", k->valuedouble);
+			snprintf(tbuf, sizeof(tbuf), "must be <= %g",
+				 k->valuedouble);
 			return fail(err, errlen, path, "%s", tbuf);
 		}
 	}
@@ -193,31 +194,37 @@ static int validate(const cJSON *s, const cJSON *v, const char *path,
 
 		k = cJSON_GetObjectItemCaseSensitive(s, "minLength");
 		if (cJSON_IsNumber(k) && (double)n < k->valuedouble)
-			return fail(err, errlen, path, "%s", "string is too short");
+			return fail(err, errlen, path, "%s",
+				    "string is too short");
 		k = cJSON_GetObjectItemCaseSensitive(s, "maxLength");
 		if (cJSON_IsNumber(k) && (double)n > k->valuedouble)
-			return fail(err, errlen, path, "%s", "string is too long");
+			return fail(err, errlen, path, "%s",
+				    "string is too long");
 	}
 	if (!cJSON_IsObject(v))
 		return 0;
 	props = cJSON_GetObjectItemCaseSensitive(s, "properties");
 	req = cJSON_GetObjectItemCaseSensitive(s, "required");
-	cJSON_ArrayForEach(p, req) {
+	cJSON_ArrayForEach(p, req)
+	{
 		if (cJSON_IsString(p) &&
 		    !cJSON_GetObjectItemCaseSensitive(v, p->valuestring))
-			return fail(err, errlen, path, "missing required property '%s'",
+			return fail(err, errlen, path,
+				    "missing required property '%s'",
 				    p->valuestring);
 	}
 	addl = cJSON_GetObjectItemCaseSensitive(s, "additionalProperties");
-	cJSON_ArrayForEach(p, v) {
-		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(props, p->string);
+	cJSON_ArrayForEach(p, v)
+	{
+		const cJSON *ps =
+			cJSON_GetObjectItemCaseSensitive(props, p->string);
 
 		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "",
 			 p->string);
 		if (!ps) {
 			if (cJSON_IsFalse(addl))
-				return fail(err, errlen, path, "unknown property '%s'",
-					    p->string);
+				return fail(err, errlen, path,
+					    "unknown property '%s'", p->string);
 			continue;
 		}
 		if (validate(ps, p, sub, err, errlen))

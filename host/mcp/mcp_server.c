@@ -34,17 +34,28 @@ const char *const mcp_protocol_versions[] = {
 };
 
 static const char instructions[] =
-	"This server runs code in isolated Docker containers. Call sandbox_execute "
-	"with {language, code} (optionally timeout in ms) to run a program: the code is "
-	"written to a file in /work and executed as an unprivileged user with no "
-	"network, a read-only system, and memory/CPU/process limits. A call on its own "
-	"starts from a clean container: files, variables and processes do not survive. "
-	"To keep state, create a session (sandbox_session action create, with a "
-	"language) and pass its name as session to sandbox_execute: files persist, and "
-	"for python, javascript, typescript and bash so do variables, imports and "
-	"functions, so load data once and explore it over many calls. Print what you "
-	"want to see; the result has exitCode, stdout, stderr, timedOut and durationMs. "
-	"Long output is truncated in the middle (beginning and end kept). Use the "
+	"This server runs code in isolated Docker containers. Call "
+	"sandbox_execute "
+	"with {language, code} (optionally timeout in ms) to run a program: "
+	"the code is "
+	"written to a file in /work and executed as an unprivileged user with "
+	"no "
+	"network, a read-only system, and memory/CPU/process limits. A call on "
+	"its own "
+	"starts from a clean container: files, variables and processes do not "
+	"survive. "
+	"To keep state, create a session (sandbox_session action create, with "
+	"a "
+	"language) and pass its name as session to sandbox_execute: files "
+	"persist, and "
+	"for python, javascript, typescript and bash so do variables, imports "
+	"and "
+	"functions, so load data once and explore it over many calls. Print "
+	"what you "
+	"want to see; the result has exitCode, stdout, stderr, timedOut and "
+	"durationMs. "
+	"Long output is truncated in the middle (beginning and end kept). Use "
+	"the "
 	"language list in the tool's schema.";
 
 struct cached_tool {
@@ -56,12 +67,12 @@ struct cached_tool {
 
 struct mcp_call {
 	struct mcp_server *srv;
-	cJSON *id;                 /* owned */
+	cJSON *id; /* owned */
 	const struct tool *tool;
 	void (*cancel_cb)(void *);
 	void *cancel_arg;
 	int cancelled;
-	cJSON *progress_token;     /* owned; NULL when none was given */
+	cJSON *progress_token; /* owned; NULL when none was given */
 	double last_progress;
 	struct mcp_call *prev, *next;
 };
@@ -71,9 +82,9 @@ struct mcp_server {
 	struct transport *tr;
 	struct cached_tool *tools;
 	size_t ntools;
-	char version[16];          /* negotiated protocol revision */
-	int initialized;           /* initialize answered */
-	int client_log_level;      /* notifications/message threshold */
+	char version[16];     /* negotiated protocol revision */
+	int initialized;      /* initialize answered */
+	int client_log_level; /* notifications/message threshold */
 	struct mcp_call *calls;
 	unsigned ncalls;
 	int shutting_down;
@@ -81,7 +92,7 @@ struct mcp_server {
 	int deadline_started;
 	void (*on_exit)(void *);
 	void *on_exit_arg;
-	int test_mode;             /* no transport: collect the reply */
+	int test_mode; /* no transport: collect the reply */
 	char *test_reply;
 };
 
@@ -187,7 +198,7 @@ static void send_notification(struct mcp_server *s, const char *method,
 
 /* Forward log records to the client as notifications/message. */
 static void forward_log_cb(enum log_level level, const char *logger,
-			const char *msg, void *arg)
+			   const char *msg, void *arg)
 {
 	struct mcp_server *s = arg;
 	cJSON *p;
@@ -207,7 +218,8 @@ static void forward_log_cb(enum log_level level, const char *logger,
 static void on_initialize(struct mcp_server *s, const cJSON *id,
 			  const cJSON *params)
 {
-	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
+	const cJSON *pv =
+		cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
 	const char *chosen = mcp_protocol_versions[0];
 	cJSON *r, *caps, *info;
 	size_t i;
@@ -239,7 +251,8 @@ static void on_initialize(struct mcp_server *s, const cJSON *id,
 	send_result(s, id, r);
 }
 
-static cJSON *tool_json(const struct mcp_server *s, const struct cached_tool *ct)
+static cJSON *tool_json(const struct mcp_server *s,
+			const struct cached_tool *ct)
 {
 	const struct tool *t = ct->tool;
 	cJSON *o = cJSON_CreateObject(), *a;
@@ -282,7 +295,8 @@ static void on_set_level(struct mcp_server *s, const cJSON *id,
 
 	if (l < 0) {
 		send_error(s, id, E_PARAMS,
-			   "level must be one of debug, info, notice, warning, error, critical, alert, emergency");
+			   "level must be one of debug, info, notice, warning, "
+			   "error, critical, alert, emergency");
 		return;
 	}
 	s->client_log_level = l;
@@ -324,8 +338,7 @@ int mcp_call_wants_progress(const struct mcp_call *c)
 	return c->progress_token != NULL;
 }
 
-void mcp_call_progress(struct mcp_call *c, double progress,
-		       const char *message)
+void mcp_call_progress(struct mcp_call *c, double progress, const char *message)
 {
 	cJSON *p;
 
@@ -358,7 +371,8 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			  const cJSON *params)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
-	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	const cJSON *args =
+		cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	const struct cached_tool *ct = NULL;
 	cJSON *empty = NULL;
 	struct mcp_call *c;
@@ -366,7 +380,8 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	size_t i;
 
 	if (!cJSON_IsObject(params) || !cJSON_IsString(name)) {
-		send_error(s, id, E_PARAMS, "tools/call needs params.name (string)");
+		send_error(s, id, E_PARAMS,
+			   "tools/call needs params.name (string)");
 		return;
 	}
 	for (i = 0; i < s->ntools; i++)
@@ -374,12 +389,14 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			ct = &s->tools[i];
 	if (!ct) {
 		snprintf(why, sizeof(why), "Unknown tool: %.*s",
-			 utf8_prefix(name->valuestring, 200), name->valuestring);
+			 utf8_prefix(name->valuestring, 200),
+			 name->valuestring);
 		send_error(s, id, E_PARAMS, why);
 		return;
 	}
 	if (args && !cJSON_IsObject(args)) {
-		send_error(s, id, E_PARAMS, "params.arguments must be an object");
+		send_error(s, id, E_PARAMS,
+			   "params.arguments must be an object");
 		return;
 	}
 	if (!args)
@@ -393,9 +410,11 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		return;
 	}
 	if (s->ncalls >= s->env->cfg->max_inflight) {
-		send_result(s, id, tool_error("server_busy",
-					      "%u calls are already running; try again shortly",
-					      s->ncalls));
+		send_result(s, id,
+			    tool_error("server_busy",
+				       "%u calls are already running; try "
+				       "again shortly",
+				       s->ncalls));
 		cJSON_Delete(empty);
 		return;
 	}
@@ -409,12 +428,15 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	c->id = cJSON_Duplicate(id, 1);
 	c->tool = ct->tool;
 	{
-		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
-		const cJSON *tok = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
+		const cJSON *meta =
+			cJSON_GetObjectItemCaseSensitive(params, "_meta");
+		const cJSON *tok =
+			cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 
 		/* A token is a string or an integer (echoed exactly). */
 		if (cJSON_IsString(tok) ||
-		    (cJSON_IsNumber(tok) && json_safe_integer(tok->valuedouble)))
+		    (cJSON_IsNumber(tok) &&
+		     json_safe_integer(tok->valuedouble)))
 			c->progress_token = cJSON_Duplicate(tok, 1);
 	}
 	c->next = s->calls;
@@ -428,7 +450,8 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 
 static void on_cancelled(struct mcp_server *s, const cJSON *params)
 {
-	const cJSON *rid = cJSON_GetObjectItemCaseSensitive(params, "requestId");
+	const cJSON *rid =
+		cJSON_GetObjectItemCaseSensitive(params, "requestId");
 	struct mcp_call *c;
 
 	if (!rid)
@@ -469,13 +492,16 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 
 	if (!cJSON_IsObject(msg)) {
 		send_error(s, NULL, E_INVALID_REQUEST,
-			   cJSON_IsArray(msg) ? "batches are not supported: send one message per line" :
-						"a message must be a JSON object");
+			   cJSON_IsArray(msg)
+				   ? "batches are not supported: send one "
+				     "message per line"
+				   : "a message must be a JSON object");
 		return;
 	}
 	if (id && !valid_id(id)) {
-		send_error(s, NULL, E_INVALID_REQUEST,
-			   "id must be a string or an integer of at most 2^53-1");
+		send_error(
+			s, NULL, E_INVALID_REQUEST,
+			"id must be a string or an integer of at most 2^53-1");
 		return;
 	}
 	if (!cJSON_IsString(jv) || strcmp(jv->valuestring, "2.0") != 0) {
@@ -493,8 +519,10 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	if (params && !cJSON_IsObject(params)) {
 		/* JSON-RPC allows by-position arrays; MCP never uses them. */
 		if (id)
-			send_error(s, id, cJSON_IsArray(params) ? E_PARAMS :
-				   E_INVALID_REQUEST, "params must be an object");
+			send_error(s, id,
+				   cJSON_IsArray(params) ? E_PARAMS
+							 : E_INVALID_REQUEST,
+				   "params must be an object");
 		return;
 	}
 	m = method->valuestring;
@@ -505,7 +533,8 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 		else if (strcmp(m, "notifications/initialized") == 0)
 			log_debug("client sent initialized");
 		else
-			log_debug("ignoring notification %.*s", utf8_prefix(m, 100), m);
+			log_debug("ignoring notification %.*s",
+				  utf8_prefix(m, 100), m);
 		return;
 	}
 
@@ -513,15 +542,17 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 		send_result(s, id, cJSON_CreateObject());
 	} else if (strcmp(m, "initialize") == 0) {
 		on_initialize(s, id, params);
-	} else if (!s->initialized &&
-		   (strncmp(m, "tools/", 6) == 0 || strcmp(m, "logging/setLevel") == 0)) {
-		send_error(s, id, E_NOT_INITIALIZED,
-			   "the server is not initialized: send initialize first");
+	} else if (!s->initialized && (strncmp(m, "tools/", 6) == 0 ||
+				       strcmp(m, "logging/setLevel") == 0)) {
+		send_error(
+			s, id, E_NOT_INITIALIZED,
+			"the server is not initialized: send initialize first");
 	} else if (strcmp(m, "tools/list") == 0) {
 		on_tools_list(s, id);
 	} else if (strcmp(m, "tools/call") == 0) {
 		if (s->shutting_down)
-			send_error(s, id, E_INTERNAL, "the server is shutting down");
+			send_error(s, id, E_INTERNAL,
+				   "the server is shutting down");
 		else
 			on_tools_call(s, id, params);
 	} else if (strcmp(m, "logging/setLevel") == 0) {
@@ -561,7 +592,8 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 		return;
 	}
 	if (!utf8_valid(line, len)) {
-		send_error(s, NULL, E_PARSE, "Parse error: the message is not valid UTF-8");
+		send_error(s, NULL, E_PARSE,
+			   "Parse error: the message is not valid UTF-8");
 		return;
 	}
 	msg = cJSON_ParseWithLengthOpts(line, len + 1, NULL, 1);
@@ -587,7 +619,8 @@ static void oversize_cb(struct transport *t, size_t len, void *arg)
 
 	(void)t;
 	snprintf(why, sizeof(why),
-		 "message of %zu bytes exceeds the limit of %u bytes (max_message_bytes)",
+		 "message of %zu bytes exceeds the limit of %u bytes "
+		 "(max_message_bytes)",
 		 len, s->env->cfg->max_message_bytes);
 	log_warn("%s", why);
 	send_error(s, NULL, E_INVALID_REQUEST, why);
@@ -687,10 +720,10 @@ static int cache_tools(struct mcp_server *s)
 
 		s->tools[i].tool = t;
 		s->tools[i].input = t->input_schema(s->env);
-		s->tools[i].validate = t->validate_schema ?
-					       t->validate_schema(s->env) : NULL;
-		s->tools[i].output = t->output_schema ? t->output_schema(s->env) :
-						       NULL;
+		s->tools[i].validate =
+			t->validate_schema ? t->validate_schema(s->env) : NULL;
+		s->tools[i].output =
+			t->output_schema ? t->output_schema(s->env) : NULL;
 	}
 	s->ntools = n;
 	return 0;
@@ -704,7 +737,8 @@ static struct mcp_server *server_new(const struct tool_env *env)
 		return NULL;
 	s->env = env;
 	s->client_log_level = LOG_LEVEL_WARNING;
-	snprintf(s->version, sizeof(s->version), "%s", mcp_protocol_versions[0]);
+	snprintf(s->version, sizeof(s->version), "%s",
+		 mcp_protocol_versions[0]);
 	if (cache_tools(s)) {
 		free(s);
 		return NULL;
@@ -713,7 +747,8 @@ static struct mcp_server *server_new(const struct tool_env *env)
 }
 
 int mcp_server_start(const struct tool_env *env, int out_fd,
-		     void (*on_exit)(void *), void *arg, struct mcp_server **out)
+		     void (*on_exit)(void *), void *arg,
+		     struct mcp_server **out)
 {
 	static const struct transport_cbs cbs = {
 		.on_line = line_cb,
@@ -727,8 +762,8 @@ int mcp_server_start(const struct tool_env *env, int out_fd,
 		return -ENOMEM;
 	s->on_exit = on_exit;
 	s->on_exit_arg = arg;
-	rc = transport_open(env->loop, out_fd, env->cfg->max_message_bytes, &cbs,
-			    s, &s->tr);
+	rc = transport_open(env->loop, out_fd, env->cfg->max_message_bytes,
+			    &cbs, s, &s->tr);
 	if (rc) {
 		mcp_server_free(s);
 		return rc;

@@ -18,12 +18,12 @@
 #define PROGRESS_INTERVAL_MS 100
 
 struct execute_call {
-	uv_timer_t heartbeat;      /* embedded: freed in its close callback */
+	uv_timer_t heartbeat; /* embedded: freed in its close callback */
 	struct mcp_call *call;
-	struct exec_job *job;      /* one-off */
-	struct session_call *scall;/* in a session */
-	const char *session;       /* name, for the result (owned copy) */
-	uint64_t started;          /* uv_now() */
+	struct exec_job *job;	    /* one-off */
+	struct session_call *scall; /* in a session */
+	const char *session;	    /* name, for the result (owned copy) */
+	uint64_t started;	    /* uv_now() */
 	int finished;
 };
 
@@ -52,15 +52,19 @@ static void add_option_props(const struct tool_env *env, cJSON *props)
 			cJSON *p;
 
 			if (cJSON_GetObjectItemCaseSensitive(props, o->name))
-				continue; /* described with its first language */
+				continue; /* described with its first language
+					   */
 			off = (size_t)snprintf(desc, sizeof(desc), "%s (",
-					       o->description ? o->description : o->name);
-			for (k = i; k < env->plugins->n && off < sizeof(desc); k++)
+					       o->description ? o->description
+							      : o->name);
+			for (k = i; k < env->plugins->n && off < sizeof(desc);
+			     k++)
 				if (env->plugins->v[k].policy.enabled &&
 				    plugin_option(&env->plugins->v[k], o->name))
-					off += (size_t)snprintf(desc + off, sizeof(desc) - off,
-								"%s%s", k == i ? "" : ", ",
-								env->plugins->v[k].desc->name);
+					off += (size_t)snprintf(
+						desc + off, sizeof(desc) - off,
+						"%s%s", k == i ? "" : ", ",
+						env->plugins->v[k].desc->name);
 			if (off < sizeof(desc) - 1)
 				snprintf(desc + off, sizeof(desc) - off, ")");
 			p = cJSON_AddObjectToObject(props, o->name);
@@ -81,11 +85,11 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		const struct plugin *pl = &env->plugins->v[i];
 
 		if (pl->policy.enabled)
-			off += (size_t)snprintf(desc + off, sizeof(desc) - off,
-						"%s%s (%s)", off ? ", " : "",
-						pl->desc->name,
-						pl->desc->description ?
-							pl->desc->description : "");
+			off += (size_t)snprintf(
+				desc + off, sizeof(desc) - off, "%s%s (%s)",
+				off ? ", " : "", pl->desc->name,
+				pl->desc->description ? pl->desc->description
+						      : "");
 		if (off >= sizeof(desc))
 			break;
 	}
@@ -102,33 +106,42 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	p = cJSON_AddObjectToObject(props, "session");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description",
-				"Run in this session (see sandbox_session) instead of a fresh container: "
-				"files and, for interpreted languages, variables persist between calls. "
+				"Run in this session (see sandbox_session) "
+				"instead of a fresh container: "
+				"files and, for interpreted languages, "
+				"variables persist between calls. "
 				"language may then be omitted.");
 
 	p = cJSON_AddObjectToObject(props, "code");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description",
-				"The program's source code, written to a file in /work and run.");
+				"The program's source code, written to a file "
+				"in /work and run.");
 
 	p = cJSON_AddObjectToObject(props, "timeout");
 	cJSON_AddStringToObject(p, "type", "integer");
 	cJSON_AddNumberToObject(p, "minimum", 1);
 	snprintf(desc, sizeof(desc),
-		 "Wall-clock limit in milliseconds (default %u, at most %u). On timeout every process the code started is killed and partial output is returned.",
+		 "Wall-clock limit in milliseconds (default %u, at most %u). "
+		 "On timeout every process the code started is killed and "
+		 "partial output is returned.",
 		 env->cfg->limits.timeout_ms, env->cfg->max_timeout_ms);
 	cJSON_AddStringToObject(p, "description", desc);
 
 	p = cJSON_AddObjectToObject(props, "stdin");
 	cJSON_AddStringToObject(p, "type", "string");
-	cJSON_AddStringToObject(p, "description",
-				"Text fed to the program's standard input (default: empty).");
+	cJSON_AddStringToObject(
+		p, "description",
+		"Text fed to the program's standard input (default: empty).");
 
 	if (any_ml_variant(env)) {
 		p = cJSON_AddObjectToObject(props, "ml");
 		cJSON_AddStringToObject(p, "type", "boolean");
-		cJSON_AddStringToObject(p, "description",
-					"Use the language's machine-learning runtime (for python: numpy, pandas, scikit-learn, torch, matplotlib already imported and fast).");
+		cJSON_AddStringToObject(
+			p, "description",
+			"Use the language's machine-learning runtime (for "
+			"python: numpy, pandas, scikit-learn, torch, "
+			"matplotlib already imported and fast).");
 	}
 	add_option_props(env, props);
 
@@ -168,8 +181,10 @@ static void add_prop(cJSON *props, const char *name, const char *type,
 static cJSON *output_schema(const struct tool_env *env)
 {
 	static const char *const required[] = {
-		"exitCode", "signal", "stdout", "stderr", "stdoutTruncated",
-		"stderrTruncated", "timedOut", "durationMs", "language", NULL,
+		"exitCode", "signal",	       "stdout",
+		"stderr",   "stdoutTruncated", "stderrTruncated",
+		"timedOut", "durationMs",      "language",
+		NULL,
 	};
 	cJSON *s = cJSON_CreateObject(), *props, *req;
 	size_t i;
@@ -185,7 +200,8 @@ static cJSON *output_schema(const struct tool_env *env)
 		 "Standard output (UTF-8; invalid bytes shown as U+FFFD).");
 	add_prop(props, "stderr", "string", 0, "Standard error.");
 	add_prop(props, "stdoutTruncated", "boolean", 0,
-		 "Output exceeded the cap: its beginning and end are kept with a marker between.");
+		 "Output exceeded the cap: its beginning and end are kept with "
+		 "a marker between.");
 	add_prop(props, "stderrTruncated", "boolean", 0,
 		 "Like stdoutTruncated, for stderr.");
 	add_prop(props, "timedOut", "boolean", 0,
@@ -198,9 +214,14 @@ static cJSON *output_schema(const struct tool_env *env)
 	add_prop(props, "session", "string", 0,
 		 "The session the call ran in (absent for one-off calls).");
 	add_prop(props, "stateKept", "boolean", 0,
-		 "Session calls: the in-memory state (variables) survived this call. False after a timeout that had to kill the interpreter, and always for languages without one (go, rust: files persist, memory does not).");
+		 "Session calls: the in-memory state (variables) survived this "
+		 "call. False after a timeout that had to kill the "
+		 "interpreter, and always for languages without one (go, rust: "
+		 "files persist, memory does not).");
 	add_prop(props, "freshState", "boolean", 0,
-		 "Session calls: this call started in a new interpreter, so nothing from earlier calls was in memory (the previous one was killed).");
+		 "Session calls: this call started in a new interpreter, so "
+		 "nothing from earlier calls was in memory (the previous one "
+		 "was killed).");
 	req = cJSON_AddArrayToObject(s, "required");
 	for (i = 0; required[i]; i++)
 		cJSON_AddItemToArray(req, cJSON_CreateString(required[i]));
@@ -233,7 +254,8 @@ static void heartbeat_cb(uv_timer_t *t)
 {
 	struct execute_call *ec = t->data;
 
-	mcp_call_progress(ec->call, (double)(uv_now(t->loop) - ec->started), NULL);
+	mcp_call_progress(ec->call, (double)(uv_now(t->loop) - ec->started),
+			  NULL);
 }
 
 /* New output while the code runs: one notifications/progress. */
@@ -253,7 +275,8 @@ static void output_cb(const char *out, size_t out_len, const char *err,
 	text = utf8_sanitize(both, out_len + err_len);
 	free(both);
 	mcp_call_progress(ec->call,
-			  (double)(uv_now(ec->heartbeat.loop) - ec->started), text);
+			  (double)(uv_now(ec->heartbeat.loop) - ec->started),
+			  text);
 	free(text);
 	uv_timer_again(&ec->heartbeat);
 }
@@ -266,9 +289,10 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 
 	mcp_call_on_cancel(ec->call, NULL, NULL);
 	if (o->error_code) {
-		mcp_call_finish(ec->call, tool_error(o->error_code, "%s",
-						     o->error_message ?
-							     o->error_message : ""));
+		mcp_call_finish(
+			ec->call,
+			tool_error(o->error_code, "%s",
+				   o->error_message ? o->error_message : ""));
 		ec_free(ec);
 		return;
 	}
@@ -298,8 +322,10 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
 	if (ec->session) {
 		cJSON_AddStringToObject(r, "session", ec->session);
-		cJSON_AddBoolToObject(r, "stateKept", o->interpreter && o->state_kept);
-		cJSON_AddBoolToObject(r, "freshState", !o->interpreter || o->fresh);
+		cJSON_AddBoolToObject(r, "stateKept",
+				      o->interpreter && o->state_kept);
+		cJSON_AddBoolToObject(r, "freshState",
+				      !o->interpreter || o->fresh);
 	}
 	mcp_call_finish(ec->call, tool_ok(ec->call, r));
 	ec_free(ec);
@@ -320,7 +346,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 {
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
-	const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(args, "timeout");
+	const cJSON *timeout =
+		cJSON_GetObjectItemCaseSensitive(args, "timeout");
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(args, "stdin");
 	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
@@ -334,16 +361,22 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	char msg[512];
 	double t;
 
-	if (sess && !(session = session_valid_name(sess->valuestring) ?
-			session_find(env->sessions, sess->valuestring) : NULL)) {
-		mcp_call_finish(mc, tool_error("session_not_found",
-					       "no session named '%s' (create one with sandbox_session)",
-					       session_valid_name(sess->valuestring) ?
-						       sess->valuestring : "(invalid name)"));
+	if (sess &&
+	    !(session = session_valid_name(sess->valuestring)
+				? session_find(env->sessions, sess->valuestring)
+				: NULL)) {
+		mcp_call_finish(mc,
+				tool_error("session_not_found",
+					   "no session named '%s' (create one "
+					   "with sandbox_session)",
+					   session_valid_name(sess->valuestring)
+						   ? sess->valuestring
+						   : "(invalid name)"));
 		return;
 	}
 	if (lang) {
-		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml), &error);
+		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
+				   &error);
 		if (!pl) {
 			mcp_call_finish(mc, error);
 			return;
@@ -352,21 +385,24 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		pl = session_plugin(session);
 	} else {
 		mcp_call_finish(mc, tool_error("invalid_arguments",
-					       "language is required (unless session is given)"));
+					       "language is required (unless "
+					       "session is given)"));
 		return;
 	}
 	if (session && pl != session_plugin(session)) {
-		mcp_call_finish(mc, tool_error("language_mismatch",
-					       "session '%s' runs %s, not %s",
-					       sess->valuestring,
-					       session_plugin(session)->desc->name,
-					       pl->desc->name));
+		mcp_call_finish(mc,
+				tool_error("language_mismatch",
+					   "session '%s' runs %s, not %s",
+					   sess->valuestring,
+					   session_plugin(session)->desc->name,
+					   pl->desc->name));
 		return;
 	}
-	req = (struct exec_request){ .pl = pl };
+	req = (struct exec_request){.pl = pl};
 	/* Every other boolean argument is an option: the language must
 	 * offer each one switched on. */
-	cJSON_ArrayForEach(it, args) {
+	cJSON_ArrayForEach(it, args)
+	{
 		const struct sbx_option *o;
 
 		if (!cJSON_IsBool(it) || strcmp(it->string, "ml") == 0)
@@ -374,9 +410,12 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		o = plugin_option(pl, it->string);
 		if (!o) {
 			if (cJSON_IsTrue(it)) {
-				mcp_call_finish(mc, tool_error("invalid_arguments",
-							       "language '%s' has no option '%s'",
-							       pl->desc->name, it->string));
+				mcp_call_finish(mc,
+						tool_error("invalid_arguments",
+							   "language '%s' has "
+							   "no option '%s'",
+							   pl->desc->name,
+							   it->string));
 				return;
 			}
 			continue;
@@ -386,7 +425,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	ec = calloc(1, sizeof(*ec));
 	if (!ec) {
-		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		mcp_call_finish(mc,
+				tool_error("sandbox_error", "out of memory"));
 		return;
 	}
 	ec->call = mc;
@@ -395,7 +435,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	ec->started = uv_now(env->loop);
 	if (session && !(ec->session = strdup(sess->valuestring))) {
 		ec_free(ec);
-		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		mcp_call_finish(mc,
+				tool_error("sandbox_error", "out of memory"));
 		return;
 	}
 	if (mcp_call_wants_progress(mc)) {
@@ -406,7 +447,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	t = timeout ? timeout->valuedouble : 0;
 	if (t > pl->policy.max_timeout_ms)
-		t = pl->policy.max_timeout_ms; /* capped by the server's policy */
+		t = pl->policy
+			    .max_timeout_ms; /* capped by the server's policy */
 	req.code = code->valuestring;
 	req.code_len = strlen(code->valuestring);
 	req.timeout_ms = (uint32_t)t;
@@ -429,7 +471,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	if (exec_start(env->loop, env->pool, &req, done_cb, ec, &ec->job)) {
 		mcp_call_on_cancel(mc, NULL, NULL);
-		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		mcp_call_finish(mc,
+				tool_error("sandbox_error", "out of memory"));
 		ec_free(ec);
 	}
 }
@@ -437,13 +480,18 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 const struct tool tool_execute = {
 	.name = "sandbox_execute",
 	.title = "Run code in a sandbox",
-	.description =
-		"Run a program in an isolated, network-less container and return its exit code, "
-		"stdout, stderr and duration. The code is saved as a file in /work (writable, "
-		"wiped after the call) and run as an unprivileged user. With `session` (see "
-		"sandbox_session) it runs in that session's container instead, where files and, "
-		"for python, javascript, typescript and bash, variables persist between calls. "
-		"A failing program is a normal result (isError false) with its exit code and stderr.",
+	.description = "Run a program in an isolated, network-less container "
+		       "and return its exit code, "
+		       "stdout, stderr and duration. The code is saved as a "
+		       "file in /work (writable, "
+		       "wiped after the call) and run as an unprivileged user. "
+		       "With `session` (see "
+		       "sandbox_session) it runs in that session's container "
+		       "instead, where files and, "
+		       "for python, javascript, typescript and bash, variables "
+		       "persist between calls. "
+		       "A failing program is a normal result (isError false) "
+		       "with its exit code and stderr.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
 	.output_schema = output_schema,

@@ -27,35 +27,44 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	en = cJSON_AddArrayToObject(p, "enum");
 	for (i = 0; actions[i]; i++)
 		cJSON_AddItemToArray(en, cJSON_CreateString(actions[i]));
-	cJSON_AddStringToObject(p, "description",
-				"create: a new session (language required); list: all sessions; "
-				"get, pause (freeze its container), resume, extend (push its expiry), "
-				"destroy (remove it and everything in it): the named one.");
+	cJSON_AddStringToObject(
+		p, "description",
+		"create: a new session (language required); list: all "
+		"sessions; "
+		"get, pause (freeze its container), resume, extend (push its "
+		"expiry), "
+		"destroy (remove it and everything in it): the named one.");
 
 	p = cJSON_AddObjectToObject(props, "name");
 	cJSON_AddStringToObject(p, "type", "string");
-	cJSON_AddStringToObject(p, "description",
-				"Session name, [A-Za-z0-9_-]{1,64}. Optional for create "
-				"(an unguessable one is generated); required for get, pause, "
-				"resume, extend and destroy.");
+	cJSON_AddStringToObject(
+		p, "description",
+		"Session name, [A-Za-z0-9_-]{1,64}. Optional for create "
+		"(an unguessable one is generated); required for get, pause, "
+		"resume, extend and destroy.");
 
 	p = cJSON_AddObjectToObject(props, "language");
 	cJSON_AddStringToObject(p, "type", "string");
-	cJSON_AddStringToObject(p, "description", "create: the session's language.");
+	cJSON_AddStringToObject(p, "description",
+				"create: the session's language.");
 	if (with_enum)
 		tool_language_enum(env, p);
 
 	p = cJSON_AddObjectToObject(props, "ml");
 	cJSON_AddStringToObject(p, "type", "boolean");
-	cJSON_AddStringToObject(p, "description",
-				"create: use the language's machine-learning runtime (python: numpy, pandas, scikit-learn, torch preloaded).");
+	cJSON_AddStringToObject(
+		p, "description",
+		"create: use the language's machine-learning runtime (python: "
+		"numpy, pandas, scikit-learn, torch preloaded).");
 
 	p = cJSON_AddObjectToObject(props, "ttl");
 	cJSON_AddStringToObject(p, "type", "integer");
 	cJSON_AddNumberToObject(p, "minimum", 1);
 	snprintf(desc, sizeof(desc),
-		 "create, extend: idle time in seconds after which the session is removed "
-		 "(default %u, at most %u); every call restarts it. A session also ends "
+		 "create, extend: idle time in seconds after which the session "
+		 "is removed "
+		 "(default %u, at most %u); every call restarts it. A session "
+		 "also ends "
 		 "%u s after its creation whatever happens.",
 		 env->cfg->session_ttl_s, env->cfg->session_max_ttl_s,
 		 env->cfg->session_max_lifetime_s);
@@ -80,18 +89,23 @@ static cJSON *validate_schema(const struct tool_env *env)
 static cJSON *session_schema(void)
 {
 	static const char *const fields[][3] = {
-		{ "name", "string", "The session's name." },
-		{ "language", "string", "Its language." },
-		{ "state", "string", "active, busy (running a call), starting (its interpreter is starting), or paused." },
-		{ "created", "string", "Creation time (ISO 8601, UTC)." },
-		{ "lastUsed", "string", "Last use (ISO 8601, UTC)." },
-		{ "expires", "string", "When it will be removed unless used or extended." },
-		{ "deadline", "string", "When it will be removed in any case." },
-		{ "ttlSeconds", "integer", "Idle time allowed." },
-		{ "executions", "integer", "Calls run so far." },
-		{ "queued", "integer", "Calls waiting behind the running one." },
-		{ "keepsMemory", "boolean", "Variables survive between calls (an interpreter), not just files." },
-		{ NULL, NULL, NULL },
+		{"name", "string", "The session's name."},
+		{"language", "string", "Its language."},
+		{"state", "string",
+		 "active, busy (running a call), starting (its interpreter is "
+		 "starting), or paused."},
+		{"created", "string", "Creation time (ISO 8601, UTC)."},
+		{"lastUsed", "string", "Last use (ISO 8601, UTC)."},
+		{"expires", "string",
+		 "When it will be removed unless used or extended."},
+		{"deadline", "string", "When it will be removed in any case."},
+		{"ttlSeconds", "integer", "Idle time allowed."},
+		{"executions", "integer", "Calls run so far."},
+		{"queued", "integer", "Calls waiting behind the running one."},
+		{"keepsMemory", "boolean",
+		 "Variables survive between calls (an interpreter), not just "
+		 "files."},
+		{NULL, NULL, NULL},
 	};
 	cJSON *s = cJSON_CreateObject(), *props, *p, *t;
 	size_t i;
@@ -108,7 +122,8 @@ static cJSON *session_schema(void)
 	cJSON_AddItemToArray(t, cJSON_CreateString("integer"));
 	cJSON_AddItemToArray(t, cJSON_CreateString("null"));
 	cJSON_AddStringToObject(p, "description",
-				"Memory the container uses now (null when the engine cannot tell).");
+				"Memory the container uses now (null when the "
+				"engine cannot tell).");
 	return s;
 }
 
@@ -125,7 +140,8 @@ static cJSON *output_schema(const struct tool_env *env)
 	cJSON_AddItemToObject(p, "items", session_schema());
 	p = cJSON_AddObjectToObject(props, "destroyed");
 	cJSON_AddStringToObject(p, "type", "string");
-	cJSON_AddStringToObject(p, "description", "The name of the session removed.");
+	cJSON_AddStringToObject(p, "description",
+				"The name of the session removed.");
 	return s;
 }
 
@@ -159,8 +175,8 @@ static cJSON *describe(const struct session *s)
  * answers; the reply goes when every answer is in. */
 struct gather {
 	struct mcp_call *call;
-	cJSON *result;        /* what is returned */
-	cJSON **items;        /* the session objects awaiting memoryBytes */
+	cJSON *result; /* what is returned */
+	cJSON **items; /* the session objects awaiting memoryBytes */
 	size_t n, pending;
 };
 
@@ -182,8 +198,9 @@ static void memory_cb(int ok, uint64_t bytes, void *arg)
 	struct gather *g = gi->g;
 
 	if (ok)
-		cJSON_ReplaceItemInObjectCaseSensitive(g->items[gi->i], "memoryBytes",
-						       cJSON_CreateNumber((double)bytes));
+		cJSON_ReplaceItemInObjectCaseSensitive(
+			g->items[gi->i], "memoryBytes",
+			cJSON_CreateNumber((double)bytes));
 	free(gi);
 	if (--g->pending == 0)
 		gather_finish(g);
@@ -226,7 +243,8 @@ static void do_list(const struct tool_env *env, struct mcp_call *mc)
 	cJSON *result = cJSON_CreateObject(), *arr, **items;
 	size_t n = 0, i = 0;
 
-	for (s = session_next(env->sessions, NULL); s; s = session_next(env->sessions, s))
+	for (s = session_next(env->sessions, NULL); s;
+	     s = session_next(env->sessions, s))
 		n++;
 	arr = cJSON_AddArrayToObject(result, "sessions");
 	v = calloc(n + 1, sizeof(*v));
@@ -235,7 +253,8 @@ static void do_list(const struct tool_env *env, struct mcp_call *mc)
 		free(v);
 		free(items);
 		cJSON_Delete(result);
-		mcp_call_finish(mc, tool_error("sandbox_error", "out of memory"));
+		mcp_call_finish(mc,
+				tool_error("sandbox_error", "out of memory"));
 		return;
 	}
 	for (s = session_next(env->sessions, NULL); s && i < n;
@@ -269,7 +288,8 @@ static void done_cb(struct session *s, const char *err_code, const char *msg,
 	struct mcp_call *mc = arg;
 
 	if (err_code) {
-		mcp_call_finish(mc, tool_error(err_code, "%s", msg ? msg : err_code));
+		mcp_call_finish(
+			mc, tool_error(err_code, "%s", msg ? msg : err_code));
 		return;
 	}
 	reply_one(mc, s, 0);
@@ -278,13 +298,17 @@ static void done_cb(struct session *s, const char *err_code, const char *msg,
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
-	const char *action = cJSON_GetObjectItemCaseSensitive(args, "action")->valuestring;
+	const char *action =
+		cJSON_GetObjectItemCaseSensitive(args, "action")->valuestring;
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(args, "name");
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(args, "ttl");
 	const char *nm = name ? name->valuestring : NULL, *err;
-	uint32_t ttl_s = ttl ? (uint32_t)(ttl->valuedouble > 4e9 ? 4e9 : ttl->valuedouble) : 0;
+	uint32_t ttl_s =
+		ttl ? (uint32_t)(ttl->valuedouble > 4e9 ? 4e9
+							: ttl->valuedouble)
+		    : 0;
 	const struct plugin *pl;
 	struct session *s;
 	cJSON *error = NULL;
@@ -296,11 +320,13 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	if (strcmp(action, "create") == 0) {
 		if (!lang) {
-			mcp_call_finish(mc, tool_error("invalid_arguments",
-						       "create needs a language"));
+			mcp_call_finish(mc,
+					tool_error("invalid_arguments",
+						   "create needs a language"));
 			return;
 		}
-		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml), &error);
+		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
+				   &error);
 		if (!pl) {
 			mcp_call_finish(mc, error);
 			return;
@@ -310,14 +336,19 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	if (!nm) {
 		mcp_call_finish(mc, tool_error("invalid_arguments",
-					       "%s needs the session's name", action));
+					       "%s needs the session's name",
+					       action));
 		return;
 	}
 	s = session_valid_name(nm) ? session_find(env->sessions, nm) : NULL;
 	if (!s) {
-		mcp_call_finish(mc, tool_error("session_not_found",
-					       "no session named '%s' (sandbox_session action \"list\" shows them)",
-					       session_valid_name(nm) ? nm : "(invalid name)"));
+		mcp_call_finish(
+			mc,
+			tool_error("session_not_found",
+				   "no session named '%s' (sandbox_session "
+				   "action \"list\" shows them)",
+				   session_valid_name(nm) ? nm
+							  : "(invalid name)"));
 		return;
 	}
 	if (strcmp(action, "get") == 0) {
@@ -347,13 +378,17 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 const struct tool tool_session = {
 	.name = "sandbox_session",
 	.title = "Manage sandbox sessions",
-	.description =
-		"Sessions keep one container for many sandbox_execute calls (pass its name as "
-		"`session`): files in /work persist, and for python, javascript, typescript and "
-		"bash so do variables, functions, imports and the current directory (one "
-		"interpreter per session). Calls in a session run one at a time, in order. A "
-		"session ends when destroyed, after its idle TTL or at its deadline, and "
-		"survives a restart of this server.",
+	.description = "Sessions keep one container for many sandbox_execute "
+		       "calls (pass its name as "
+		       "`session`): files in /work persist, and for python, "
+		       "javascript, typescript and "
+		       "bash so do variables, functions, imports and the "
+		       "current directory (one "
+		       "interpreter per session). Calls in a session run one "
+		       "at a time, in order. A "
+		       "session ends when destroyed, after its idle TTL or at "
+		       "its deadline, and "
+		       "survives a restart of this server.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
 	.output_schema = output_schema,

@@ -66,20 +66,24 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
 	return res;
 }
 
-const struct plugin *tool_language(const struct tool_env *env,
-				   const char *name, int ml, cJSON **error)
+const struct plugin *tool_language(const struct tool_env *env, const char *name,
+				   int ml, cJSON **error)
 {
 	const struct plugin *pl = plugins_find(env->plugins, name);
 	char names[512];
 	size_t i, off = 0;
 
 	if (pl && pl->policy.enabled && ml) {
-		const struct plugin *v = pl->desc->ml_variant ?
-			plugins_find(env->plugins, pl->desc->ml_variant) : NULL;
+		const struct plugin *v =
+			pl->desc->ml_variant
+				? plugins_find(env->plugins,
+					       pl->desc->ml_variant)
+				: NULL;
 
 		if (v != pl && (!v || !v->policy.enabled)) {
 			*error = tool_error("unknown_language",
-					    "language '%s' has no machine-learning runtime here",
+					    "language '%s' has no "
+					    "machine-learning runtime here",
 					    pl->desc->name);
 			return NULL;
 		}
@@ -90,12 +94,14 @@ const struct plugin *tool_language(const struct tool_env *env,
 	names[0] = '\0';
 	for (i = 0; i < env->plugins->n && off < sizeof(names); i++)
 		if (env->plugins->v[i].policy.enabled)
-			off += (size_t)snprintf(names + off, sizeof(names) - off,
-						"%s%s", off ? ", " : "",
-						env->plugins->v[i].desc->name);
-	*error = tool_error("unknown_language", "no language '%s' here; available: %s",
-			    strlen(name) <= 64 && utf8_valid(name, strlen(name)) ?
-				    name : "(name too long)",
+			off += (size_t)snprintf(
+				names + off, sizeof(names) - off, "%s%s",
+				off ? ", " : "", env->plugins->v[i].desc->name);
+	*error = tool_error("unknown_language",
+			    "no language '%s' here; available: %s",
+			    strlen(name) <= 64 && utf8_valid(name, strlen(name))
+				    ? name
+				    : "(name too long)",
 			    off ? names : "none (no plugins loaded)");
 	return NULL;
 }
@@ -118,6 +124,7 @@ void tool_language_enum(const struct tool_env *env, cJSON *prop)
 
 	for (i = 0; i < env->plugins->n; i++)
 		if (env->plugins->v[i].policy.enabled)
-			cJSON_AddItemToArray(en, cJSON_CreateString(
-				env->plugins->v[i].desc->name));
+			cJSON_AddItemToArray(
+				en, cJSON_CreateString(
+					    env->plugins->v[i].desc->name));
 }

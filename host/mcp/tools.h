@@ -78,8 +78,8 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
 /* The enabled plugin a call names (ml: its machine-learning variant), or
  * NULL with *error set to an "unknown_language" result listing the
  * languages there are. */
-const struct plugin *tool_language(const struct tool_env *env,
-				   const char *name, int ml, cJSON **error);
+const struct plugin *tool_language(const struct tool_env *env, const char *name,
+				   int ml, cJSON **error);
 /* An "enum" of the enabled languages' names, added to prop. */
 void tool_language_enum(const struct tool_env *env, cJSON *prop);
 /* Unix milliseconds as "2026-11-22T06:30:00.123Z". */

@@ -21,21 +21,21 @@ struct transport {
 	size_t max_line;
 
 	/* input */
-	int in_kind;           /* UV_NAMED_PIPE, UV_TTY, UV_FILE... */
+	int in_kind; /* UV_NAMED_PIPE, UV_TTY, UV_FILE... */
 	union {
 		uv_pipe_t pipe;
 		uv_tty_t tty;
 		uv_tcp_t tcp;
 	} in;
-	int in_handle;         /* in is an initialized libuv handle */
-	uv_fs_t in_req;        /* for regular files */
+	int in_handle;	/* in is an initialized libuv handle */
+	uv_fs_t in_req; /* for regular files */
 	char *file_buf;
 	int64_t file_off;
 	int reading;
 	int in_closed;
 	char *line;
 	size_t line_len, line_cap;
-	int discarding;        /* dropping the rest of an oversize line */
+	int discarding; /* dropping the rest of an oversize line */
 	size_t discarded;
 
 	/* output */
@@ -305,9 +305,11 @@ int transport_send(struct transport *t, const char *json, size_t len)
 	memcpy(w->data, json, len);
 	w->data[len] = '\n';
 	if (!t->out_is_pipe) {
-		/* A file or terminal: a plain write cannot stall on a reader. */
+		/* A file or terminal: a plain write cannot stall on a reader.
+		 */
 		while (off < len + 1) {
-			ssize_t n = write(t->out_fd, w->data + off, len + 1 - off);
+			ssize_t n =
+				write(t->out_fd, w->data + off, len + 1 - off);
 
 			if (n < 0 && errno == EINTR)
 				continue;

@@ -13,8 +13,8 @@ static void *g_sink_arg;
 static int g_in_sink; /* the sink may log; never recurse into it */
 
 static const char *const names[] = {
-	"debug", "info", "notice", "warning",
-	"error", "critical", "alert", "emergency",
+	"debug", "info",     "notice", "warning",
+	"error", "critical", "alert",  "emergency",
 };
 
 void log_set_level(enum log_level level)
@@ -63,8 +63,8 @@ void log_vwrite(enum log_level level, const char *logger, const char *fmt,
 	if (level >= g_level) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		gmtime_r(&ts.tv_sec, &tm);
-		fprintf(stderr, "%02d:%02d:%02d.%03ld %-7s %s: %s\n", tm.tm_hour,
-			tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L,
+		fprintf(stderr, "%02d:%02d:%02d.%03ld %-7s %s: %s\n",
+			tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L,
 			log_level_name(level), logger, msg);
 	}
 	if (g_sink && !g_in_sink) {

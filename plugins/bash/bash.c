@@ -13,10 +13,12 @@
  *   __SBX_<nonce>
  *   { \builtin trap - INT; if <interrupted>; then __sbx_rc=130;
  *     elif <no __sbx_code: the here-document failed>; then __sbx_rc=1; else
- *       \builtin eval -- "<unset the temporaries>;${__sbx_code-}"$'\n' 2>&9 9>&- 3>&- </dev/null;
+ *       \builtin eval -- "<unset the temporaries>;${__sbx_code-}"$'\n' 2>&9
+ * 9>&- 3>&- </dev/null;
  *       __sbx_rc=$?; fi; <trap, prompts, history off>; } 9>&2 2>/dev/null
  *   (an empty line)
- *   { <clean up, trap>; \builtin printf 'done <seq> <status>\n' >&3; } 2>/dev/null
+ *   { <clean up, trap>; \builtin printf 'done <seq> <status>\n' >&3; }
+ * 2>/dev/null
  *
  * (the eval line is one line). Why each piece:
  * - the code travels in a quoted here-document, so nothing in it is
@@ -65,21 +67,22 @@
 
 #include "../common/seccomp_deny.h"
 
-static const char *const aliases[] = { "sh", "shell", NULL };
-static const char *const run_cmd[] = { "bash", "{file}", NULL };
+static const char *const aliases[] = {"sh", "shell", NULL};
+static const char *const run_cmd[] = {"bash", "{file}", NULL};
 /* The session interpreter. The outer bash only puts /dev/null on stderr
  * while the interactive one starts (it prints job-control warnings when it
  * has no terminal); repl.bashrc takes the real stderr back from fd 4. */
 static const char *const session_cmd[] = {
-	"bash", "-c",
+	"bash",
+	"-c",
 	"exec bash --noprofile --noediting --rcfile /opt/sbx/repl.bashrc -i "
 	"4>&2 2>/dev/null",
 	NULL,
 };
-static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 static const char *const install_cmd[] = {
-	"apt-get", "install", "-y", "--no-install-recommends", "{packages}",
-	NULL,
+	"apt-get",    "install", "-y", "--no-install-recommends",
+	"{packages}", NULL,
 };
 
 /* "__SBX_" and 16 hex digits. */
@@ -92,8 +95,8 @@ static const char *const install_cmd[] = {
  * line); else it is a late one for a call already answered: ignored.
  * No reserved words ("if", "{"): the trap may run while bash is in the
  * middle of parsing a request, and bash 5.2 then fails to recognise them. */
-#define TRAP_INT                                                             \
-	"\\builtin trap '\\builtin test -n \"${__sbx_req-}\" || \\builtin "     \
+#define TRAP_INT                                                               \
+	"\\builtin trap '\\builtin test -n \"${__sbx_req-}\" || \\builtin "    \
 	"read -t 0 && __sbx_int=1' INT"
 
 /* PS0 is expanded after bash read a command and before it runs it, and
@@ -113,8 +116,7 @@ static const char L_EVAL[] =
 	"{ \\builtin trap - INT; if \\builtin test -n \"${__sbx_int-}\"; then "
 	"__sbx_rc=130; elif \\builtin test ";
 static const char L_EVAL_CODE_SET[] = "\"${__sbx_code+1}\" != 1";
-static const char L_EVAL_BOTH_SET[] =
-	"\"${__sbx_code+1}${__sbx_in+1}\" != 11";
+static const char L_EVAL_BOTH_SET[] = "\"${__sbx_code+1}${__sbx_in+1}\" != 11";
 static const char L_EVAL_RUN[] =
 	"; then __sbx_rc=1; else "
 	"\\builtin eval -- \"{ \\builtin unset -v __sbx_code __sbx_in "
@@ -228,8 +230,8 @@ static void random_bytes(unsigned char b[8])
 		b[i] = (unsigned char)(x >> (8 * i));
 }
 
-static int reject(const struct sbx_host_api *host, const char *msg,
-		  char **out, size_t *out_len)
+static int reject(const struct sbx_host_api *host, const char *msg, char **out,
+		  size_t *out_len)
 {
 	size_t n = strlen(msg);
 
@@ -242,14 +244,13 @@ static int reject(const struct sbx_host_api *host, const char *msg,
 }
 
 static int session_request(const struct sbx_host_api *host, uint32_t seq,
-			   const char *code, size_t len,
-			   const char *stdin_data, size_t stdin_len,
-			   char **out, size_t *out_len)
+			   const char *code, size_t len, const char *stdin_data,
+			   size_t stdin_len, char **out, size_t *out_len)
 {
 	static const char hex[] = "0123456789abcdef";
 	char nonce[NONCE_LEN + 1];
 	unsigned char r[8];
-	struct out o = { NULL, 0 };
+	struct out o = {NULL, 0};
 	int i, tries;
 
 	*out = NULL;
@@ -303,10 +304,11 @@ static const struct sbx_plugin plugin = {
 	.image = "mcp-sandbox/bash:latest",
 	.file_name = "main.sh",
 	.run_cmd = run_cmd,
-	.limits = {
-		.memory_mb = 256,
-		.pids = 128,
-	},
+	.limits =
+		{
+			.memory_mb = 256,
+			.pids = 128,
+		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.session_cmd = session_cmd,

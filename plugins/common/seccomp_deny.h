@@ -8,9 +8,9 @@
 #ifndef SBX_PLUGINS_SECCOMP_DENY_H
 #define SBX_PLUGINS_SECCOMP_DENY_H
 
-#define SBX_BUILTIN_SECCOMP_DENY                                           \
-	"ptrace", "process_vm_readv", "process_vm_writev", "personality",  \
-		"userfaultfd", "perf_event_open", "bpf", "keyctl",         \
-		"add_key", "request_key"
+#define SBX_BUILTIN_SECCOMP_DENY                                               \
+	"ptrace", "process_vm_readv", "process_vm_writev", "personality",      \
+		"userfaultfd", "perf_event_open", "bpf", "keyctl", "add_key",  \
+		"request_key"
 
 #endif

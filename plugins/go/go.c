@@ -40,12 +40,12 @@
 
 #include "../common/seccomp_deny.h"
 
-static const char *const aliases[] = { "golang", NULL };
-static const char *const build_cmd[] = { "/opt/sbx/bin/go-build", "{file}",
-					 NULL };
-static const char *const run_cmd[] = { "./main", NULL };
-static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
-static const char *const install_cmd[] = { "go", "get", "{packages}", NULL };
+static const char *const aliases[] = {"golang", NULL};
+static const char *const build_cmd[] = {"/opt/sbx/bin/go-build", "{file}",
+					NULL};
+static const char *const run_cmd[] = {"./main", NULL};
+static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
+static const char *const install_cmd[] = {"go", "get", "{packages}", NULL};
 
 /* The name the //line directives give; the plugin's file_name. */
 #define GO_FILE "main.go"
@@ -367,7 +367,7 @@ static int end_item(const struct lexer *lx, const struct tok *first,
  */
 static int split(const char *code, size_t len, struct chunks *c)
 {
-	struct lexer lx = { code, len, 0 };
+	struct lexer lx = {code, len, 0};
 	struct tok t, last, first;
 	size_t span = 0;
 	int depth = 0, in_item = 0, seen_stmt = 0, has_main = 0;
@@ -479,9 +479,9 @@ static int prepare_code(const struct sbx_host_api *host, const char *code,
 	static const char head[] = "package main\n";
 	static const char main_open[] = "func main() {\n";
 	static const char main_close[] = "}\n";
-	struct chunks c = { NULL, 0, 0 };
-	struct cursor cur = { 0, 1, 0 };
-	struct out o = { NULL, 0, 0, 0 };
+	struct chunks c = {NULL, 0, 0};
+	struct cursor cur = {0, 1, 0};
+	struct out o = {NULL, 0, 0, 0};
 	size_t i;
 	int rc, pass;
 
@@ -519,7 +519,7 @@ static int prepare_code(const struct sbx_host_api *host, const char *code,
 		for (pass = 0; pass < N_DEST; pass++) {
 			if (pass == TO_MAIN)
 				put(&o, main_open, sizeof(main_open) - 1);
-			cur = (struct cursor){ 0, 1, 0 };
+			cur = (struct cursor){0, 1, 0};
 			for (i = 0; i < c.n; i++)
 				if (c.v[i].dest == (enum dest)pass)
 					put_part(&o, &cur, code, c.v[i].start,
@@ -551,10 +551,11 @@ static const struct sbx_plugin plugin = {
 	.file_name = GO_FILE,
 	.build_cmd = build_cmd,
 	.run_cmd = run_cmd,
-	.limits = {
-		.memory_mb = 1024,
-		.pids = 256,
-	},
+	.limits =
+		{
+			.memory_mb = 1024,
+			.pids = 256,
+		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.prepare_code = prepare_code,

@@ -13,9 +13,12 @@
 
 #include "../common/seccomp_deny.h"
 
-static const char *const aliases[] = { "js", "node", NULL };
+static const char *const aliases[] = {"js", "node", NULL};
 static const char *const run_cmd[] = {
-	"node", "--import=/opt/sbx/require.mjs", "{file}", NULL,
+	"node",
+	"--import=/opt/sbx/require.mjs",
+	"{file}",
+	NULL,
 };
 /* npm's online chatter has no network to reach in the sandbox. */
 static const char *const env[] = {
@@ -28,12 +31,20 @@ static const char *const env[] = {
 /* The flag keeps an interrupted callback from corrupting the async hook
  * stack (images/node/repl.mjs). */
 static const char *const session_cmd[] = {
-	"node", "--no-force-async-hooks-checks", "/opt/sbx/repl.mjs", NULL,
+	"node",
+	"--no-force-async-hooks-checks",
+	"/opt/sbx/repl.mjs",
+	NULL,
 };
-static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 static const char *const install_cmd[] = {
-	"npm", "install", "--no-audit", "--no-fund", "--no-update-notifier",
-	"{packages}", NULL,
+	"npm",
+	"install",
+	"--no-audit",
+	"--no-fund",
+	"--no-update-notifier",
+	"{packages}",
+	NULL,
 };
 
 static const struct sbx_plugin plugin = {
@@ -53,10 +64,11 @@ static const struct sbx_plugin plugin = {
 	 * is a JavaScript "heap out of memory" error, not the OOM killer.
 	 * Node runs about a dozen threads (libuv pool, V8 workers); worker
 	 * threads and child processes add to that. */
-	.limits = {
-		.memory_mb = 512,
-		.pids = 256,
-	},
+	.limits =
+		{
+			.memory_mb = 512,
+			.pids = 256,
+		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.session_cmd = session_cmd,

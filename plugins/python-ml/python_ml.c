@@ -21,8 +21,8 @@
 
 #include "../common/seccomp_deny.h"
 
-static const char *const aliases[] = { "python_ml", NULL };
-static const char *const run_cmd[] = { "python3", "-u", "-B", "{file}", NULL };
+static const char *const aliases[] = {"python_ml", NULL};
+static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
 static const char *const env[] = {
 	"PYTHONDONTWRITEBYTECODE=1",
 	"PYTHONIOENCODING=utf-8",
@@ -36,13 +36,18 @@ static const char *const env[] = {
 /* The session interpreter (docs/session-interpreters.md), with the
  * libraries imported before the first call. */
 static const char *const session_cmd[] = {
-	"python3", "-u", "-B", "/opt/sbx/repl.py", "--preload",
+	"python3",
+	"-u",
+	"-B",
+	"/opt/sbx/repl.py",
+	"--preload",
 	/* the fork server's list (images/python-ml/forkserver.py) */
 	"numpy,numpy.random,pandas,scipy,scipy.stats,sklearn,"
-	"sklearn.linear_model,matplotlib,matplotlib.pyplot,seaborn,torch,torch.nn",
+	"sklearn.linear_model,matplotlib,matplotlib.pyplot,seaborn,torch,torch."
+	"nn",
 	NULL,
 };
-static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
@@ -58,11 +63,12 @@ static const struct sbx_plugin plugin = {
 	.file_name = "main.py",
 	.run_cmd = run_cmd,
 	.env = env,
-	.limits = {
-		/* The pre-imported server alone holds about 300 MiB. */
-		.memory_mb = 2048,
-		.pids = 256,
-	},
+	.limits =
+		{
+			/* The pre-imported server alone holds about 300 MiB. */
+			.memory_mb = 2048,
+			.pids = 256,
+		},
 	.seccomp_deny = seccomp_deny,
 	/* Starts the fork server (and its imports, about 2 s) when the
 	 * container joins the pool, not on somebody's first call. */

@@ -9,8 +9,8 @@
 
 #include "../common/seccomp_deny.h"
 
-static const char *const aliases[] = { "py", "python3", NULL };
-static const char *const run_cmd[] = { "python3", "-u", "-B", "{file}", NULL };
+static const char *const aliases[] = {"py", "python3", NULL};
+static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
 static const char *const env[] = {
 	"PYTHONDONTWRITEBYTECODE=1",
 	"PYTHONIOENCODING=utf-8",
@@ -21,10 +21,17 @@ static const char *const env[] = {
 static const char *const session_cmd[] = {
 	"python3", "-u", "-B", "/opt/sbx/repl.py", NULL,
 };
-static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 static const char *const install_cmd[] = {
-	"python3", "-m", "pip", "install", "--user", "--no-input",
-	"--disable-pip-version-check", "{packages}", NULL,
+	"python3",
+	"-m",
+	"pip",
+	"install",
+	"--user",
+	"--no-input",
+	"--disable-pip-version-check",
+	"{packages}",
+	NULL,
 };
 
 static const struct sbx_plugin plugin = {
@@ -34,15 +41,17 @@ static const struct sbx_plugin plugin = {
 	.name = "python",
 	.aliases = aliases,
 	.version = "1.0.0",
-	.description = "CPython 3.11 with numpy, pandas, scipy, matplotlib, openpyxl, reportlab",
+	.description = "CPython 3.11 with numpy, pandas, scipy, matplotlib, "
+		       "openpyxl, reportlab",
 	.image = "mcp-sandbox/python:latest",
 	.file_name = "main.py",
 	.run_cmd = run_cmd,
 	.env = env,
-	.limits = {
-		.memory_mb = 512,
-		.pids = 128,
-	},
+	.limits =
+		{
+			.memory_mb = 512,
+			.pids = 128,
+		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.ml_variant = "python-ml",

@@ -36,15 +36,15 @@
 
 #include "../common/seccomp_deny.h"
 
-static const char *const aliases[] = { "rs", NULL };
+static const char *const aliases[] = {"rs", NULL};
 #define RUSTC_ARGS                                                             \
 	"rustc", "--edition", "2021", "-C", "strip=debuginfo", "-C",           \
 		"link-arg=-fuse-ld=gold", "-o", "main"
-static const char *const build_cmd[] = { RUSTC_ARGS, "{file}", NULL };
-static const char *const build_cmd_opt[] = { RUSTC_ARGS, "-O", "{file}", NULL };
-static const char *const run_cmd[] = { "./main", NULL };
-static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
-static const char *const install_cmd[] = { "cargo", "add", "{packages}", NULL };
+static const char *const build_cmd[] = {RUSTC_ARGS, "{file}", NULL};
+static const char *const build_cmd_opt[] = {RUSTC_ARGS, "-O", "{file}", NULL};
+static const char *const run_cmd[] = {"./main", NULL};
+static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
+static const char *const install_cmd[] = {"cargo", "add", "{packages}", NULL};
 
 static const struct sbx_option options[] = {
 	{
@@ -53,7 +53,7 @@ static const struct sbx_option options[] = {
 			       "2): slower to compile, faster to run",
 		.build_cmd = build_cmd_opt,
 	},
-	{ .name = NULL },
+	{.name = NULL},
 };
 
 enum tok_kind {
@@ -323,7 +323,7 @@ static int skip_group(struct lexer *lx)
  * cannot follow the code. */
 static int has_main(const char *code, size_t len)
 {
-	struct lexer lx = { code, len, 0 };
+	struct lexer lx = {code, len, 0};
 	struct tok t, u;
 	int depth = 0, found = 0;
 
@@ -356,8 +356,7 @@ static enum item_end item_kind(struct lexer *lx, struct tok *t)
 	static const char *const block_items[] = {
 		"fn", "impl", "trait", "mod", "enum", "struct", NULL,
 	};
-	static const char *const semi_items[] = { "use", "static", "type",
-						  NULL };
+	static const char *const semi_items[] = {"use", "static", "type", NULL};
 	struct tok u;
 	size_t i;
 
@@ -417,7 +416,7 @@ static enum item_end item_kind(struct lexer *lx, struct tok *t)
 static int first_statement(const char *code, size_t len, size_t *prev_end,
 			   size_t *stmt)
 {
-	struct lexer lx = { code, len, 0 };
+	struct lexer lx = {code, len, 0};
 	struct tok t, u;
 
 	*prev_end = 0;
@@ -603,10 +602,11 @@ static const struct sbx_plugin plugin = {
 	.file_name = "main.rs",
 	.build_cmd = build_cmd,
 	.run_cmd = run_cmd,
-	.limits = {
-		.memory_mb = 1024,
-		.pids = 256,
-	},
+	.limits =
+		{
+			.memory_mb = 1024,
+			.pids = 256,
+		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.prepare_code = prepare_code,

@@ -20,20 +20,25 @@
 
 /* The transpile step, shared by the default build and ts-build. require()
  * works through the preload, so esbuild's warning about it is noise. */
-#define TS_TRANSPILE_ARGV                                                   \
-	"esbuild", "{file}", "--outfile=main.mjs", "--format=esm",          \
-		"--platform=node", "--target=node24", "--sourcemap=inline", \
-		"--log-level=warning",                                      \
+#define TS_TRANSPILE_ARGV                                                      \
+	"esbuild", "{file}", "--outfile=main.mjs", "--format=esm",             \
+		"--platform=node", "--target=node24", "--sourcemap=inline",    \
+		"--log-level=warning",                                         \
 		"--log-override:unsupported-require-call=silent"
 
-static const char *const aliases[] = { "ts", NULL };
-static const char *const build_cmd[] = { TS_TRANSPILE_ARGV, NULL };
+static const char *const aliases[] = {"ts", NULL};
+static const char *const build_cmd[] = {TS_TRANSPILE_ARGV, NULL};
 static const char *const run_cmd[] = {
-	"node", "--enable-source-maps", "--import=/opt/sbx/require.mjs",
-	"main.mjs", NULL,
+	"node",
+	"--enable-source-maps",
+	"--import=/opt/sbx/require.mjs",
+	"main.mjs",
+	NULL,
 };
 static const char *const typecheck_build_cmd[] = {
-	"/opt/sbx/bin/ts-build", TS_TRANSPILE_ARGV, NULL,
+	"/opt/sbx/bin/ts-build",
+	TS_TRANSPILE_ARGV,
+	NULL,
 };
 static const char *const env[] = {
 	"npm_config_update_notifier=false",
@@ -44,13 +49,21 @@ static const char *const env[] = {
 /* The session interpreter (docs/session-interpreters.md): types are
  * stripped per call, not checked. */
 static const char *const session_cmd[] = {
-	"node", "--no-force-async-hooks-checks", "/opt/sbx/repl.mjs",
-	"--typescript", NULL,
+	"node",
+	"--no-force-async-hooks-checks",
+	"/opt/sbx/repl.mjs",
+	"--typescript",
+	NULL,
 };
-static const char *const seccomp_deny[] = { SBX_BUILTIN_SECCOMP_DENY, NULL };
+static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 static const char *const install_cmd[] = {
-	"npm", "install", "--no-audit", "--no-fund", "--no-update-notifier",
-	"{packages}", NULL,
+	"npm",
+	"install",
+	"--no-audit",
+	"--no-fund",
+	"--no-update-notifier",
+	"{packages}",
+	NULL,
 };
 
 static const struct sbx_option options[] = {
@@ -61,7 +74,7 @@ static const struct sbx_option options[] = {
 			       "diagnostics on stderr",
 		.build_cmd = typecheck_build_cmd,
 	},
-	{ .name = NULL },
+	{.name = NULL},
 };
 
 static const struct sbx_plugin plugin = {
@@ -79,10 +92,11 @@ static const struct sbx_plugin plugin = {
 	.run_cmd = run_cmd,
 	.env = env,
 	/* As javascript; tsc (typecheck) needs about 60 MB on top. */
-	.limits = {
-		.memory_mb = 512,
-		.pids = 256,
-	},
+	.limits =
+		{
+			.memory_mb = 512,
+			.pids = 256,
+		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.options = options,

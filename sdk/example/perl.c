@@ -15,15 +15,15 @@
 
 static const struct sbx_host_api *host;
 
-static const char *const aliases[] = { "pl", NULL };
-static const char *const run_cmd[] = { "perl", "{file}", NULL };
-static const char *const env[] = { "PERL_UNICODE=SDA", NULL };
+static const char *const aliases[] = {"pl", NULL};
+static const char *const run_cmd[] = {"perl", "{file}", NULL};
+static const char *const env[] = {"PERL_UNICODE=SDA", NULL};
 
 /* Policy example: refuse code that tries to load the socket module. The
  * container has no network anyway; this shows how a rule reads. */
 static const struct sbx_block_rule blocklist[] = {
-	{ "use[[:space:]]+IO::Socket", "network modules are not available" },
-	{ NULL, NULL },
+	{"use[[:space:]]+IO::Socket", "network modules are not available"},
+	{NULL, NULL},
 };
 
 static int init(const struct sbx_host_api *h)
@@ -66,7 +66,7 @@ static const struct sbx_plugin plugin = {
 	.file_name = "main.pl",
 	.run_cmd = run_cmd,
 	.env = env,
-	.limits = { .memory_mb = 256 },
+	.limits = {.memory_mb = 256},
 	.blocklist = blocklist,
 	.init = init,
 	.prepare_code = prepare_code,

@@ -63,16 +63,16 @@ struct sbx_host_api {
  * sandbox.ini); sandbox.ini's language section overrides both.
  */
 struct sbx_limits {
-	uint32_t memory_mb;      /* memory cgroup limit; swap equals it */
-	uint32_t cpu_millis;     /* 1000 = one CPU */
-	uint32_t pids;           /* pids cgroup limit */
-	uint32_t timeout_ms;     /* default wall-clock limit of one execution */
-	uint32_t stdout_cap;     /* bytes of stdout returned at most */
+	uint32_t memory_mb;  /* memory cgroup limit; swap equals it */
+	uint32_t cpu_millis; /* 1000 = one CPU */
+	uint32_t pids;	     /* pids cgroup limit */
+	uint32_t timeout_ms; /* default wall-clock limit of one execution */
+	uint32_t stdout_cap; /* bytes of stdout returned at most */
 	uint32_t stderr_cap;
-	uint32_t nofile;         /* RLIMIT_NOFILE */
-	uint32_t fsize_mb;       /* RLIMIT_FSIZE */
-	uint32_t work_mb;        /* size of the exec-capable /work tmpfs */
-	uint32_t tmp_mb;         /* size of /tmp */
+	uint32_t nofile;   /* RLIMIT_NOFILE */
+	uint32_t fsize_mb; /* RLIMIT_FSIZE */
+	uint32_t work_mb;  /* size of the exec-capable /work tmpfs */
+	uint32_t tmp_mb;   /* size of /tmp */
 };
 
 /*
@@ -95,11 +95,11 @@ struct sbx_block_rule {
  * language does not offer gets "invalid_arguments".
  */
 struct sbx_option {
-	const char *name;             /* [a-z_]{1,32} */
+	const char *name;	      /* [a-z_]{1,32} */
 	const char *description;      /* one line, shown to the model */
 	const char *const *build_cmd; /* replaces build_cmd, or NULL */
 	const char *const *run_cmd;   /* replaces run_cmd, or NULL */
-	const char *const *env;       /* added "KEY=VALUE" entries, or NULL */
+	const char *const *env;	      /* added "KEY=VALUE" entries, or NULL */
 };
 
 /*
@@ -107,20 +107,20 @@ struct sbx_option {
  * (point at static data). Lists are NULL-terminated; a NULL list is empty.
  */
 struct sbx_plugin {
-	size_t struct_size;      /* sizeof(struct sbx_plugin) */
-	uint16_t abi_major;      /* SBX_PLUGIN_ABI_MAJOR */
-	uint16_t abi_minor;      /* SBX_PLUGIN_ABI_MINOR */
+	size_t struct_size; /* sizeof(struct sbx_plugin) */
+	uint16_t abi_major; /* SBX_PLUGIN_ABI_MAJOR */
+	uint16_t abi_minor; /* SBX_PLUGIN_ABI_MINOR */
 
-	const char *name;        /* [a-z0-9_-]{1,32}, the "language" argument */
+	const char *name; /* [a-z0-9_-]{1,32}, the "language" argument */
 	const char *const *aliases; /* other accepted names ("py"), or NULL */
-	const char *version;     /* the plugin's own version */
-	const char *description; /* one line, shown to the model */
+	const char *version;	    /* the plugin's own version */
+	const char *description;    /* one line, shown to the model */
 
-	const char *image;       /* Docker image, e.g. "mcp-sandbox/python:latest" */
-	const char *file_name;   /* the code is written to /work/<file_name> */
+	const char *image; /* Docker image, e.g. "mcp-sandbox/python:latest" */
+	const char *file_name; /* the code is written to /work/<file_name> */
 	const char *const *build_cmd; /* optional build argv, or NULL */
 	const char *const *run_cmd;   /* run argv (required) */
-	const char *const *env;       /* "KEY=VALUE" for build and run */
+	const char *const *env;	      /* "KEY=VALUE" for build and run */
 	struct sbx_limits limits;
 
 	const struct sbx_block_rule *blocklist; /* terminated by {NULL, NULL} */
@@ -137,7 +137,8 @@ struct sbx_plugin {
 	/* Rewrite code before it is sent (wrap bare statements...). On success
 	 * return 0 and set *out (allocated with host->alloc, the host frees it)
 	 * and *out_len, or leave *out NULL to keep the code as is. A negative
-	 * return rejects the code; *out may then hold a message for the user. */
+	 * return rejects the code; *out may then hold a message for the user.
+	 */
 	int (*prepare_code)(const struct sbx_host_api *host, const char *code,
 			    size_t len, char **out, size_t *out_len);
 	/* Called before unloading. */

@@ -91,21 +91,21 @@ static const struct {
 	const char *name;
 	char kind; /* 'b' bytes, '4' u32, '1' u8 */
 } tags[] = {
-	{ AP_T_VERSION, "version", '4' },
-	{ AP_T_WORKDIR, "workdir", 'b' },
-	{ AP_T_EXIT_CODE, "exit_code", '4' },
-	{ AP_T_SIGNAL, "signal", '4' },
-	{ AP_T_TIMED_OUT, "timed_out", '1' },
-	{ AP_T_DURATION_MS, "duration_ms", '4' },
-	{ AP_T_STDOUT, "stdout", 'b' },
-	{ AP_T_STDERR, "stderr", 'b' },
-	{ AP_T_STDOUT_TRUNC, "stdout_trunc", '1' },
-	{ AP_T_STDERR_TRUNC, "stderr_trunc", '1' },
-	{ AP_T_PHASE, "phase", 'b' },
-	{ AP_T_SURVIVORS, "survivors", '4' },
-	{ AP_T_OK, "ok", '1' },
-	{ AP_T_MESSAGE, "message", 'b' },
-	{ AP_T_CANCELLED, "cancelled", '1' },
+	{AP_T_VERSION, "version", '4'},
+	{AP_T_WORKDIR, "workdir", 'b'},
+	{AP_T_EXIT_CODE, "exit_code", '4'},
+	{AP_T_SIGNAL, "signal", '4'},
+	{AP_T_TIMED_OUT, "timed_out", '1'},
+	{AP_T_DURATION_MS, "duration_ms", '4'},
+	{AP_T_STDOUT, "stdout", 'b'},
+	{AP_T_STDERR, "stderr", 'b'},
+	{AP_T_STDOUT_TRUNC, "stdout_trunc", '1'},
+	{AP_T_STDERR_TRUNC, "stderr_trunc", '1'},
+	{AP_T_PHASE, "phase", 'b'},
+	{AP_T_SURVIVORS, "survivors", '4'},
+	{AP_T_OK, "ok", '1'},
+	{AP_T_MESSAGE, "message", 'b'},
+	{AP_T_CANCELLED, "cancelled", '1'},
 };
 
 static uint64_t now_us(void)
@@ -149,11 +149,16 @@ static void append_file(struct bytes *b, const char *path)
 static const char *type_name(uint8_t t)
 {
 	switch (t) {
-	case AP_HELLO_OK: return "HELLO_OK";
-	case AP_EXEC_DONE: return "EXEC_DONE";
-	case AP_RESET_DONE: return "RESET_DONE";
-	case AP_ERROR: return "ERROR";
-	default: return "UNKNOWN";
+	case AP_HELLO_OK:
+		return "HELLO_OK";
+	case AP_EXEC_DONE:
+		return "EXEC_DONE";
+	case AP_RESET_DONE:
+		return "RESET_DONE";
+	case AP_ERROR:
+		return "ERROR";
+	default:
+		return "UNKNOWN";
 	}
 }
 
@@ -243,7 +248,7 @@ static void on_frame(struct client *c, const struct ap_frame *f)
 static int pump(struct client *c, int ms)
 {
 	unsigned char buf[65536];
-	struct pollfd pfd = { .fd = c->from_fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = c->from_fd, .events = POLLIN};
 	struct ap_frame f;
 	ssize_t n;
 	int rc;
@@ -310,8 +315,8 @@ static void send_bytes(struct client *c, const void *p, size_t n)
 			/* The agent may be waiting for us to read a reply
 			 * before it reads more: read while we wait. */
 			struct pollfd pf[2] = {
-				{ .fd = c->to_fd, .events = POLLOUT },
-				{ .fd = c->from_fd, .events = POLLIN },
+				{.fd = c->to_fd, .events = POLLOUT},
+				{.fd = c->from_fd, .events = POLLIN},
 			};
 
 			if (poll(pf, c->eof ? 1 : 2, 1000) > 0 && pf[1].revents)
@@ -386,9 +391,9 @@ static void add_field(struct request *r, uint8_t tag, const void *p, size_t n)
 static void add_u32(struct request *r, uint8_t tag, const char *s)
 {
 	uint32_t v = (uint32_t)strtoul(s, NULL, 0);
-	unsigned char p[4] = { (unsigned char)(v >> 24),
-			       (unsigned char)(v >> 16),
-			       (unsigned char)(v >> 8), (unsigned char)v };
+	unsigned char p[4] = {(unsigned char)(v >> 24),
+			      (unsigned char)(v >> 16), (unsigned char)(v >> 8),
+			      (unsigned char)v};
 
 	add_field(r, tag, p, 4);
 }
@@ -534,7 +539,8 @@ static void run_line(struct client *c, struct request *r, char *line)
 		printf("%s\n", arg);
 		fflush(stdout);
 	} else {
-		fprintf(stderr, "agent_client: unknown directive \"%s\"\n", cmd);
+		fprintf(stderr, "agent_client: unknown directive \"%s\"\n",
+			cmd);
 		exit(2);
 	}
 }
@@ -612,8 +618,8 @@ int main(int argc, char **argv)
 			die(3, "the agent did not close its stdout");
 	if (waitpid(c.pid, &status, 0) < 0)
 		die(3, "waitpid failed");
-	printf("agent.exit=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) :
-						      128 + WTERMSIG(status));
+	printf("agent.exit=%d\n", WIFEXITED(status) ? WEXITSTATUS(status)
+						    : 128 + WTERMSIG(status));
 	ap_reader_close(&c.rd);
 	free(c.seen);
 	return 0;

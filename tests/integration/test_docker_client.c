@@ -284,9 +284,14 @@ static void fake_tick_cb(uv_timer_t *t)
 static void fake_exec_input(struct fake_conn *c, const char *data, size_t len)
 {
 	struct buf f = {0};
-	unsigned char h[8] = {1, 0, 0, 0, (unsigned char)(len >> 24),
+	unsigned char h[8] = {1,
+			      0,
+			      0,
+			      0,
+			      (unsigned char)(len >> 24),
 			      (unsigned char)(len >> 16),
-			      (unsigned char)(len >> 8), (unsigned char)len};
+			      (unsigned char)(len >> 8),
+			      (unsigned char)len};
 
 	if (!len)
 		return;
@@ -358,8 +363,8 @@ static void fake_exec_request(struct fake_conn *c, const char *method,
 	/* "/containers/hang/exec": never answered. */
 }
 
-static void fake_request(struct fake_conn *c, const char *req,
-			 const char *body, size_t extra)
+static void fake_request(struct fake_conn *c, const char *req, const char *body,
+			 size_t extra)
 {
 	char method[16], path[256];
 
@@ -549,7 +554,6 @@ static void p1_xrecord_close(struct docker_stream *s, int err, void *arg)
 	(void)s;
 	errs[1] = err;
 }
-
 
 static void p1_hang_open(struct docker_stream *s, int err, const char *msg,
 			 void *arg)
@@ -789,8 +793,8 @@ static void p1_exec_demo(void)
 	};
 	struct docker_stream *s;
 
-	FCHECK(docker_exec_attach(p1.d, "demo", p1_exec_argv, "1000:1000",
-				  &cbs, NULL, &s) == 0,
+	FCHECK(docker_exec_attach(p1.d, "demo", p1_exec_argv, "1000:1000", &cbs,
+				  NULL, &s) == 0,
 	       "exec demo");
 	FCHECK(docker_stream_exec_id(s) == NULL, "exec id before create");
 	/* Queued across both requests: must follow the start request's
@@ -798,8 +802,8 @@ static void p1_exec_demo(void)
 	FCHECK(docker_stream_write(s, "early\n", 6) == 0, "write early");
 }
 
-static void p1_xmissing_open(struct docker_stream *s, int err,
-			     const char *msg, void *arg)
+static void p1_xmissing_open(struct docker_stream *s, int err, const char *msg,
+			     void *arg)
 {
 	(void)s;
 	(void)arg;
@@ -1620,7 +1624,7 @@ struct ph3 {
 	int want_fd;
 	const char *want;
 	size_t want_len;
-	step3_fn next;       /* when want is satisfied */
+	step3_fn next;	      /* when want is satisfied */
 	step3_fn after_close; /* when the stream has closed */
 	char *big;
 };
@@ -1747,8 +1751,8 @@ static void p3_on_open(struct docker_stream *s, int err, const char *msg,
 			 docker_stream_exec_id(s));
 }
 
-static void p3_on_data(struct docker_stream *s, int fd, const char *b,
-		       size_t n, void *arg)
+static void p3_on_data(struct docker_stream *s, int fd, const char *b, size_t n,
+		       void *arg)
 {
 	struct ph3 *t = arg;
 
@@ -1862,8 +1866,8 @@ static void p3_check_exit(struct ph3 *t, int want_exit, step3_fn next)
 	c->want_exit = want_exit;
 	c->next = next;
 	snprintf(path, sizeof(path), "/exec/%s/json", t->exec_id);
-	if (docker_request(t->d, "GET", path, NULL, 10000, p3_exec_json_cb,
-			   c) < 0) {
+	if (docker_request(t->d, "GET", path, NULL, 10000, p3_exec_json_cb, c) <
+	    0) {
 		free(c);
 		p3_fail(t, "request /exec/json");
 	}
@@ -1910,8 +1914,8 @@ static void p3_inspect_cb(int err, const char *errmsg, const char *json,
 	if (!cJSON_IsString(st) || strcmp(st->valuestring, c->status) != 0 ||
 	    !cJSON_IsString(name) || strcmp(name->valuestring, c->name) != 0 ||
 	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(labels,
-							      "org.mcp-sandbox."
-							      "test"))) {
+							     "org.mcp-sandbox."
+							     "test"))) {
 		p3_fail(t, "inspect: status %s, name %s, want %s, %s",
 			cJSON_IsString(st) ? st->valuestring : "?",
 			cJSON_IsString(name) ? name->valuestring : "?",
@@ -2108,8 +2112,7 @@ static void p3_list(struct ph3 *t)
 		p3_fail(t, "container_list_filters: %s", uv_strerror(r));
 }
 
-static void p3_memory_cb(int err, const char *errmsg, uint64_t bytes,
-			 void *arg)
+static void p3_memory_cb(int err, const char *errmsg, uint64_t bytes, void *arg)
 {
 	struct ph3 *t = arg;
 
@@ -2143,8 +2146,9 @@ static void p3_memory(struct ph3 *t)
 
 static void p3_renamed_inspected(struct ph3 *t)
 {
-	fprintf(stderr, "ok   engine: renamed to %s; a bad name -> daemon "
-			"message\n",
+	fprintf(stderr,
+		"ok   engine: renamed to %s; a bad name -> daemon "
+		"message\n",
 		t->renamed);
 	p3_memory(t);
 }
@@ -2254,8 +2258,9 @@ static void p3_paused_exec_closed(struct ph3 *t)
 {
 	if (t->open_err != -EBUSY || t->close_err != -EBUSY ||
 	    !strstr(t->open_msg, "is paused")) {
-		p3_fail(t, "exec in a paused container: on_open %d '%s', "
-			   "on_close %d",
+		p3_fail(t,
+			"exec in a paused container: on_open %d '%s', "
+			"on_close %d",
 			t->open_err, t->open_msg, t->close_err);
 		return;
 	}
@@ -2290,8 +2295,7 @@ static void p3_paused(struct ph3 *t)
 		p3_fail(t, "container_pause");
 }
 
-static void p3_paused_cb(int err, const char *errmsg, const char *id,
-			 void *arg)
+static void p3_paused_cb(int err, const char *errmsg, const char *id, void *arg)
 {
 	struct ph3 *t = arg;
 
@@ -2338,8 +2342,9 @@ static void p3_cancelled_done(struct ph3 *t)
 	static const char *const cat[] = {"cat", NULL};
 
 	if (t->open_err != -ECANCELED || t->close_err != -ECANCELED) {
-		p3_fail(t, "exec closed before on_open: on_open %d, on_close "
-			   "%d",
+		p3_fail(t,
+			"exec closed before on_open: on_open %d, on_close "
+			"%d",
 			t->open_err, t->close_err);
 		return;
 	}
@@ -2375,8 +2380,9 @@ static void p3_bad_program_closed(struct ph3 *t)
 	if (t->open_err || t->close_err ||
 	    !strstr(t->out[1].p ? t->out[1].p : "",
 		    "no such file or directory")) {
-		p3_fail(t, "exec of a missing program: open %d close %d, "
-			   "stdout '%s', stderr '%s'",
+		p3_fail(t,
+			"exec of a missing program: open %d close %d, "
+			"stdout '%s', stderr '%s'",
 			t->open_err, t->close_err,
 			t->out[1].p ? t->out[1].p : "",
 			t->out[2].p ? t->out[2].p : "");
@@ -2398,8 +2404,9 @@ static void p3_missing_closed(struct ph3 *t)
 {
 	if (t->open_err != -ENOENT || t->close_err != -ENOENT ||
 	    !strstr(t->open_msg, "No such container")) {
-		p3_fail(t, "exec in a missing container: on_open %d '%s', "
-			   "on_close %d",
+		p3_fail(t,
+			"exec in a missing container: on_open %d '%s', "
+			"on_close %d",
 			t->open_err, t->open_msg, t->close_err);
 		return;
 	}

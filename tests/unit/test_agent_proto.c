@@ -40,7 +40,8 @@ static void round_trip_split(void)
 				CHECK(fl.tag == AP_T_FILE_DATA && fl.len == 0);
 				CHECK(ap_next_field(&f, &off, &fl) == 0);
 			} else {
-				CHECK(f.type == AP_HELLO && f.id == 8 && f.len == 0);
+				CHECK(f.type == AP_HELLO && f.id == 8 &&
+				      f.len == 0);
 			}
 		}
 		CHECK(rc == 0);
@@ -54,12 +55,11 @@ static void corrupt(void)
 {
 	struct ap_reader r;
 	struct ap_frame f;
-	static const unsigned char huge[] = { 0x7f, 0xff, 0xff, 0xff, 1 };
-	static const unsigned char tiny[] = { 0, 0, 0, 2, 1, 0 };
+	static const unsigned char huge[] = {0x7f, 0xff, 0xff, 0xff, 1};
+	static const unsigned char tiny[] = {0, 0, 0, 2, 1, 0};
 	/* a field whose length runs past the frame */
-	static const unsigned char bad_field[] = { 0, 0, 0, 10, AP_EXEC, 0, 0,
-						   0, 1, AP_T_FILE_NAME, 0, 0,
-						   0, 9 };
+	static const unsigned char bad_field[] = {
+		0, 0, 0, 10, AP_EXEC, 0, 0, 0, 1, AP_T_FILE_NAME, 0, 0, 0, 9};
 	struct ap_field fl;
 	size_t off = 0;
 

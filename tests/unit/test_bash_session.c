@@ -91,8 +91,8 @@ static uint64_t now_ms(void)
 }
 
 /* The request for one call, as the host gets it; NULL on failure. */
-static char *request(uint32_t seq, const char *code, size_t len,
-		     const char *in, size_t in_len, size_t *out_len)
+static char *request(uint32_t seq, const char *code, size_t len, const char *in,
+		     size_t in_len, size_t *out_len)
 {
 	char *out = NULL;
 	size_t n = 0;
@@ -182,8 +182,7 @@ static void text_cases(void)
 	count_free(r);
 	/* Empty code is a call too. */
 	r = request(7, "", 0, NULL, 0, &n);
-	CHECK(r && terminator(r, t, sizeof(t)) == 0 &&
-	      count_lines(r, t) == 1);
+	CHECK(r && terminator(r, t, sizeof(t)) == 0 && count_lines(r, t) == 1);
 	count_free(r);
 
 	/* NUL bytes cannot travel in a here-document: rejected, with a
@@ -191,8 +190,8 @@ static void text_cases(void)
 	{
 		char *out = NULL;
 		size_t len = 0;
-		int rc = bash->session_request(&host, 1, "a\0b", 3, "", 0,
-					       &out, &len);
+		int rc = bash->session_request(&host, 1, "a\0b", 3, "", 0, &out,
+					       &len);
 
 		CHECK(rc < 0);
 		CHECK(out && strstr(out, "NUL"));
@@ -345,8 +344,8 @@ enum { INTR_NONE = -1, INTR_MID_REQUEST = -2 };
 
 /* One call. intr_ms >= 0: SIGINT that long after the request was sent;
  * INTR_MID_REQUEST: SIGINT once part of the request was written. */
-static int sh_call(struct sh *s, uint32_t seq, const char *code,
-		   const char *in, size_t in_len, int intr_ms)
+static int sh_call(struct sh *s, uint32_t seq, const char *code, const char *in,
+		   size_t in_len, int intr_ms)
 {
 	char rep[256], *req;
 	size_t rep_len = 0, req_len, off = 0;
@@ -406,12 +405,15 @@ static int sh_call(struct sh *s, uint32_t seq, const char *code,
 		if (s->rep < 0)
 			break; /* died */
 		if (s->out >= 0)
-			p[np++] = (struct pollfd){ .fd = s->out, .events = POLLIN };
+			p[np++] =
+				(struct pollfd){.fd = s->out, .events = POLLIN};
 		if (s->err >= 0)
-			p[np++] = (struct pollfd){ .fd = s->err, .events = POLLIN };
-		p[np++] = (struct pollfd){ .fd = s->rep, .events = POLLIN };
+			p[np++] =
+				(struct pollfd){.fd = s->err, .events = POLLIN};
+		p[np++] = (struct pollfd){.fd = s->rep, .events = POLLIN};
 		if (off < req_len)
-			p[np++] = (struct pollfd){ .fd = s->in, .events = POLLOUT };
+			p[np++] =
+				(struct pollfd){.fd = s->in, .events = POLLOUT};
 		poll(p, (nfds_t)np, !sent_intr && intr_ms >= 0 ? 1 : 100);
 	}
 	count_free(req);
@@ -439,10 +441,10 @@ static int expect_call(struct sh *s, uint32_t seq, const char *code,
 	return ok;
 }
 
-#define CALL(s, code, status, out, err)                                      \
+#define CALL(s, code, status, out, err)                                        \
 	CHECK(expect_call((s), ++seq, (code), NULL, 0, (status), (out), (err), \
 			  __LINE__))
-#define CALL_IN(s, code, in, in_len, status, out, err)                       \
+#define CALL_IN(s, code, in, in_len, status, out, err)                         \
 	CHECK(expect_call((s), ++seq, (code), (in), (in_len), (status), (out), \
 			  (err), __LINE__))
 
@@ -507,16 +509,16 @@ static void behaviour(const char *rcfile)
 	/* Stdin: exact bytes, /dev/null without; never the requests. */
 	CALL_IN(&s, "cat", "a\nb", 3, 0, "a\nb", "");
 	CALL_IN(&s, "cat", "a\nb\n", 4, 0, "a\nb\n", "");
-	CALL_IN(&s, "cat | od -An -c | tr -s ' '", "a\nb", 3, 0,
-		" a \\n b\n", "");
+	CALL_IN(&s, "cat | od -An -c | tr -s ' '", "a\nb", 3, 0, " a \\n b\n",
+		"");
 	CALL_IN(&s, "cat", "\n", 1, 0, "\n", "");
 	CALL_IN(&s, "cat", "a\n\n\nb", 5, 0, "a\n\n\nb", "");
 	CALL_IN(&s, "cat", "a\r", 2, 0, "a\r", "");
 	CALL_IN(&s, "cat", "\n\n", 2, 0, "\n\n", "");
 	CALL_IN(&s, "cat", "x\r\n'\\__SBX_\n", 12, 0, "x\r\n'\\__SBX_\n", "");
 	CALL(&s, "cat; read -r l; echo \"[$l] $?\"", 0, "[] 1\n", "");
-	CALL_IN(&s, "read -r a; read -r b; echo \"$b$a\"; echo $x", "1\n2\n",
-		4, 0, "21\n5\n", "");
+	CALL_IN(&s, "read -r a; read -r b; echo \"$b$a\"; echo $x", "1\n2\n", 4,
+		0, "21\n5\n", "");
 
 	/* The control channel is closed for user code; our temporaries
 	 * are gone while it runs and after. */
@@ -537,8 +539,8 @@ static void behaviour(const char *rcfile)
 	CALL(&s, "yes | head -n 1; bash -c 'kill -SEGV $$'; echo $?", 0,
 	     "y\n139\n", "");
 	/* A venv-style prompt does not leak into the output. */
-	CALL(&s, "PS1='(venv) '; PS0=zero PS2=two PROMPT_COMMAND='echo pc'",
-	     0, "", "");
+	CALL(&s, "PS1='(venv) '; PS0=zero PS2=two PROMPT_COMMAND='echo pc'", 0,
+	     "", "");
 	CALL(&s, "echo $x", 0, "5\n", "");
 
 	/* Interrupts: the code stops, the state stays, the reply is 130. */

@@ -45,8 +45,8 @@ static void above_cap(size_t chunk)
 	n = render(&c, &out);
 	CHECK(capture_truncated(&c));
 	CHECK(n <= 4096);
-	CHECK(memcmp(out, "1\n2\n3\n", 6) == 0);             /* beginning */
-	CHECK(memcmp(out + n - 7, "100000\n", 7) == 0);       /* end */
+	CHECK(memcmp(out, "1\n2\n3\n", 6) == 0);	/* beginning */
+	CHECK(memcmp(out + n - 7, "100000\n", 7) == 0); /* end */
 	snprintf(line, sizeof(line), "bytes truncated]");
 	out[n - 1] = '\0';
 	CHECK_STR_CONTAINS((char *)out, line);

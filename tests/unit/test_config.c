@@ -40,8 +40,10 @@ static void good_and_bad(void)
 		"[server]\nlog_level = debug\n"
 		"[limits]\ntimeout_ms = 5000\nmemory_mb = abc\nbogus = 1\n"
 		"[pool]\nsize = 3\n"
-		"[python]\nmemory_mb = 1024\npool_size = 0\nblock = ^import socket\n"
-		"block = [unclosed\nseccomp_deny = ptrace, bpf\nenabled = maybe\n"
+		"[python]\nmemory_mb = 1024\npool_size = 0\nblock = ^import "
+		"socket\n"
+		"block = [unclosed\nseccomp_deny = ptrace, bpf\nenabled = "
+		"maybe\n"
 		"[Bad Section]\nx = 1\n");
 
 	CHECK(p != NULL);
@@ -49,7 +51,7 @@ static void good_and_bad(void)
 	CHECK(config_load(&c, p) == 0);
 	CHECK(c.log_level == LOG_LEVEL_DEBUG);
 	CHECK(c.limits.timeout_ms == 5000);
-	CHECK(c.limits.memory_mb == 512);   /* bad value: default kept */
+	CHECK(c.limits.memory_mb == 512); /* bad value: default kept */
 	CHECK(c.pool_size == 3);
 	/* memory_mb=abc, bogus, [unclosed, enabled=maybe, [Bad Section] x */
 	CHECK(c.problems == 5);
@@ -70,7 +72,7 @@ static void good_and_bad(void)
 static void env_override(void)
 {
 	struct config c;
-	const char *langs[] = { "python", "python-ml" };
+	const char *langs[] = {"python", "python-ml"};
 	char *envp[] = {
 		"SANDBOX_LIMITS_TIMEOUT_MS=7000",
 		"SANDBOX_POOL_SIZE=5",
@@ -86,8 +88,10 @@ static void env_override(void)
 	config_apply_env(&c, envp, langs, 2);
 	CHECK(c.limits.timeout_ms == 7000);
 	CHECK(c.pool_size == 5);
-	CHECK(config_lang(&c, "python-ml") && config_lang(&c, "python-ml")->pool_size == 1);
-	CHECK(config_lang(&c, "python") && config_lang(&c, "python")->limits.memory_mb == 2048);
+	CHECK(config_lang(&c, "python-ml") &&
+	      config_lang(&c, "python-ml")->pool_size == 1);
+	CHECK(config_lang(&c, "python") &&
+	      config_lang(&c, "python")->limits.memory_mb == 2048);
 	CHECK(c.limits.pids == 128);
 	CHECK(c.problems == 2);
 	config_close(&c);

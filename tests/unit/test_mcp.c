@@ -17,11 +17,11 @@ static char *ask(const char *line)
 	return mcp_server_handle_line_for_test(&env, line);
 }
 
-#define EXPECT(line, needle)                                                \
-	do {                                                                \
-		char *r_ = ask(line);                                       \
-		CHECK_STR_CONTAINS(r_, needle);                             \
-		free(r_);                                                   \
+#define EXPECT(line, needle)                                                   \
+	do {                                                                   \
+		char *r_ = ask(line);                                          \
+		CHECK_STR_CONTAINS(r_, needle);                                \
+		free(r_);                                                      \
 	} while (0)
 
 static void framing(void)
@@ -30,34 +30,55 @@ static void framing(void)
 	size_t i, n = 100000;
 
 	EXPECT("{bad json", "\"code\":-32700");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} trailing", "-32700");
-	EXPECT("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", "\"code\":-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} trailing",
+	       "-32700");
+	EXPECT("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+	       "\"code\":-32600");
 	EXPECT("42", "\"code\":-32600");
-	EXPECT("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", "\"id\":1,\"error\":{\"code\":-32600");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", "\"id\":null,\"error\":{\"code\":-32600");
+	EXPECT("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}",
+	       "\"id\":1,\"error\":{\"code\":-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}",
+	       "\"id\":null,\"error\":{\"code\":-32600");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1}", "-32600");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":[1]}", "-32602");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":\"x\"}", "-32600");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}", "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"nope\"}", "\"id\":\"abc\",\"error\":{\"code\":-32601");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":["
+	       "1]}",
+	       "-32602");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":"
+	       "\"x\"}",
+	       "-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}",
+	       "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"nope\"}",
+	       "\"id\":\"abc\",\"error\":{\"code\":-32601");
 	/* invalid UTF-8 */
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}", "-32700");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}",
+	       "-32700");
 	/* ids are echoed exactly, up to 2^53-1; beyond that they are refused */
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":9007199254740991,\"method\":\"ping\"}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":9007199254740991,\"method\":"
+	       "\"ping\"}",
 	       "\"id\":9007199254740991,\"result\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":-42,\"method\":\"ping\"}", "\"id\":-42,\"result\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\"}", "-32600");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1e300,\"method\":\"ping\"}", "-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":-42,\"method\":\"ping\"}",
+	       "\"id\":-42,\"result\"");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":"
+	       "\"ping\"}",
+	       "-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1e300,\"method\":\"ping\"}",
+	       "-32600");
 	/* a NUL inside a string would silently cut the code short */
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"a\\u0000b\"}}", "-32600");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"a\\\\u0000b\"}}", "\"result\":{}");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{"
+	       "\"x\":\"a\\u0000b\"}}",
+	       "-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{"
+	       "\"x\":\"a\\\\u0000b\"}}",
+	       "\"result\":{}");
 	/* an error message that cuts a long name keeps valid UTF-8 */
 	{
 		char line[600], *reply;
 		size_t k, start;
 
-		k = (size_t)snprintf(line, sizeof(line),
-				     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"");
+		k = (size_t)snprintf(
+			line, sizeof(line),
+			"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"");
 		/* 199 bytes then a 2-byte character: the cut at 200 falls
 		 * inside it */
 		for (start = k; k < start + 199;)
@@ -70,7 +91,8 @@ static void framing(void)
 		free(reply);
 	}
 	/* a notification gets no answer */
-	r = ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+	r = ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+		"initialized\"}");
 	CHECK(r == NULL);
 	free(r);
 	/* deep nesting */
@@ -86,43 +108,74 @@ static void framing(void)
 
 static void lifecycle(void)
 {
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	       "\"params\":{\"protocolVersion\":\"2025-06-18\","
+	       "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":"
+	       "\"1\"}}}",
 	       "\"protocolVersion\":\"2025-06-18\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1999-01-01\"}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	       "\"params\":{\"protocolVersion\":\"1999-01-01\"}}",
 	       "\"protocolVersion\":\"2025-11-25\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\"}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	       "\"params\":{\"protocolVersion\":\"2025-11-25\"}}",
 	       "\"instructions\":");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}", "-32602");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"debug\"}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	       "\"params\":{}}",
+	       "-32602");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
+	       "setLevel\",\"params\":{\"level\":\"debug\"}}",
 	       "\"result\":{}");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"loud\"}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
+	       "setLevel\",\"params\":{\"level\":\"loud\"}}",
 	       "-32602");
 }
 
 static void tools(void)
 {
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "\"name\":\"sandbox_execute\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "\"outputSchema\":{\"type\":\"object\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "\"readOnlyHint\":false");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\",\"arguments\":{}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+	       "\"name\":\"sandbox_execute\"");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+	       "\"outputSchema\":{\"type\":\"object\"");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+	       "\"readOnlyHint\":false");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"nope\",\"arguments\":{}}}",
 	       "\"error\":{\"code\":-32602,\"message\":\"Unknown tool: nope\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":\"x\"}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":"
+	       "\"x\"}}",
 	       "-32602");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"python\",\"code\":5}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"python\",\"code\":5}}}",
 	       "invalid_arguments");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"python\",\"code\":5}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"python\",\"code\":5}}}",
 	       "\"isError\":true");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"python\"}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"python\"}}}",
 	       "missing required property 'code'");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"python\",\"code\":\"1\",\"timeout\":\"5\"}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"python\",\"code\":\"1\",\"timeout\":\"5\"}}}",
 	       "timeout: expected integer, got string");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"python\",\"code\":\"1\",\"timeout\":1.5}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"python\",\"code\":\"1\",\"timeout\":1.5}}}",
 	       "invalid_arguments");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"python\",\"code\":\"1\",\"extra\":1}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"python\",\"code\":\"1\",\"extra\":1}}}",
 	       "unknown property 'extra'");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"cobol\",\"code\":\"x\"}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"cobol\",\"code\":\"x\"}}}",
 	       "unknown_language");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{\"language\":\"cobol\",\"code\":\"x\"}}}",
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
+	       "\"language\":\"cobol\",\"code\":\"x\"}}}",
 	       "available: bash, ");
 }
 
@@ -131,11 +184,15 @@ static void utf8(void)
 	char *s;
 
 	CHECK(utf8_valid("h\xc3\xa9llo", 6));
-	CHECK(!utf8_valid("\xc0\xaf", 2));        /* overlong */
-	CHECK(!utf8_valid("\xed\xa0\x80", 3));    /* surrogate */
-	CHECK(!utf8_valid("\xe2\x82", 2));        /* truncated */
-	s = utf8_sanitize("a\xff" "b\0c", 5);
-	CHECK(s && strcmp(s, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c") == 0);
+	CHECK(!utf8_valid("\xc0\xaf", 2));     /* overlong */
+	CHECK(!utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
+	CHECK(!utf8_valid("\xe2\x82", 2));     /* truncated */
+	s = utf8_sanitize("a\xff"
+			  "b\0c",
+			  5);
+	CHECK(s && strcmp(s, "a\xef\xbf\xbd"
+			     "b\xef\xbf\xbd"
+			     "c") == 0);
 	free(s);
 }
 

@@ -11,7 +11,7 @@
 
 static void real_plugins(const char *dir)
 {
-	struct plugin_set s = { 0 };
+	struct plugin_set s = {0};
 	struct config c;
 	const struct plugin *py;
 
@@ -24,18 +24,25 @@ static void real_plugins(const char *dir)
 	CHECK(plugins_find(&s, "cobol") == NULL);
 
 	config_init(&c);
-	CHECK(config_set(&c, "python", "memory_mb", "777", &(const char *){0}) == 0);
-	CHECK(config_set(&c, "limits", "timeout_ms", "1234", &(const char *){0}) == 0);
-	CHECK(config_set(&c, "python", "block", "forbidden_word", &(const char *){0}) == 0);
+	CHECK(config_set(&c, "python", "memory_mb", "777",
+			 &(const char *){0}) == 0);
+	CHECK(config_set(&c, "limits", "timeout_ms", "1234",
+			 &(const char *){0}) == 0);
+	CHECK(config_set(&c, "python", "block", "forbidden_word",
+			 &(const char *){0}) == 0);
 	CHECK(plugins_apply_config(&s, &c) == 0);
 	if (py) {
 		/* [python] beats the plugin, which beats [limits] */
 		CHECK(py->policy.limits.memory_mb == 777);
 		CHECK(py->policy.limits.timeout_ms == 1234);
 		CHECK(py->policy.limits.pids == 128);
-		CHECK(strcmp(py->policy.image, "mcp-sandbox/python:latest") == 0);
-		CHECK(policy_check_code(&py->policy, "x = forbidden_word") != NULL);
-		CHECK(policy_check_code(&py->policy, "import os, sys, re; re.compile('x')") == NULL);
+		CHECK(strcmp(py->policy.image, "mcp-sandbox/python:latest") ==
+		      0);
+		CHECK(policy_check_code(&py->policy, "x = forbidden_word") !=
+		      NULL);
+		CHECK(policy_check_code(
+			      &py->policy,
+			      "import os, sys, re; re.compile('x')") == NULL);
 		CHECK(py->policy.seccomp_deny[0] != NULL);
 	}
 	plugins_close(&s);
@@ -44,7 +51,7 @@ static void real_plugins(const char *dir)
 
 static void fixtures(const char *dir)
 {
-	struct plugin_set s = { 0 };
+	struct plugin_set s = {0};
 	const struct plugin *perl;
 
 	CHECK(plugins_load_dir(&s, dir) == 0);
@@ -58,7 +65,8 @@ static void fixtures(const char *dir)
 		CHECK(plugins_find(&s, "old")->desc->options == NULL);
 		CHECK(plugins_find(&s, "old")->desc->ml_variant == NULL);
 		CHECK(plugins_find(&s, "old")->desc->warmup_code == NULL);
-		CHECK(plugin_option(plugins_find(&s, "old"), "optimize") == NULL);
+		CHECK(plugin_option(plugins_find(&s, "old"), "optimize") ==
+		      NULL);
 	}
 	CHECK(s.rejected == 6);
 	perl = plugins_find(&s, "perl");
@@ -68,8 +76,8 @@ static void fixtures(const char *dir)
 		char *out = NULL;
 		size_t len = 0;
 
-		CHECK(perl->desc->prepare_code(plugins_host_api(), "print 1;", 8,
-					       &out, &len) == 0);
+		CHECK(perl->desc->prepare_code(plugins_host_api(), "print 1;",
+					       8, &out, &len) == 0);
 		CHECK_STR_CONTAINS(out, "use strict");
 		free(out);
 	}
@@ -78,9 +86,9 @@ static void fixtures(const char *dir)
 
 static void validate(void)
 {
-	struct sbx_plugin d = { 0 };
+	struct sbx_plugin d = {0};
 	const char *why;
-	static const char *const run[] = { "x", NULL };
+	static const char *const run[] = {"x", NULL};
 
 	CHECK(plugin_validate(NULL, &why) < 0);
 	d.struct_size = sizeof(d);

@@ -10,28 +10,28 @@
 
 static int t_passed, t_failed;
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (cond) {                                                  \
-			t_passed++;                                          \
-		} else {                                                     \
-			t_failed++;                                          \
-			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__,        \
-				__LINE__, #cond);                            \
-		}                                                            \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (cond) {                                                    \
+			t_passed++;                                            \
+		} else {                                                       \
+			t_failed++;                                            \
+			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__,          \
+				__LINE__, #cond);                              \
+		}                                                              \
 	} while (0)
 
-#define CHECK_STR_CONTAINS(hay, needle)                                      \
-	do {                                                                 \
-		const char *h_ = (hay);                                      \
-		if (h_ && strstr(h_, (needle))) {                            \
-			t_passed++;                                          \
-		} else {                                                     \
-			t_failed++;                                          \
-			fprintf(stderr, "FAIL %s:%d: '%s' not in '%s'\n",    \
-				__FILE__, __LINE__, (needle),                \
-				h_ ? h_ : "(null)");                         \
-		}                                                            \
+#define CHECK_STR_CONTAINS(hay, needle)                                        \
+	do {                                                                   \
+		const char *h_ = (hay);                                        \
+		if (h_ && strstr(h_, (needle))) {                              \
+			t_passed++;                                            \
+		} else {                                                       \
+			t_failed++;                                            \
+			fprintf(stderr, "FAIL %s:%d: '%s' not in '%s'\n",      \
+				__FILE__, __LINE__, (needle),                  \
+				h_ ? h_ : "(null)");                           \
+		}                                                              \
 	} while (0)
 
 static inline int t_summary(const char *name)
