@@ -33,10 +33,14 @@
 #include "engine/docker.h"
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
+#include "mcp/run_result.h"
+#include "mcp/tools.h"
 #include "mcp/transport.h"
 #include <cjson/cJSON.h>
 
 #define LOG_MODULE "main"
+/* How long a shutdown may take before the process exits anyway. */
+#define SHUTDOWN_DEADLINE_MS 20000
 
 #ifndef SBX_VERSION
 #define SBX_VERSION "0"
@@ -55,7 +59,8 @@ struct app {
 	struct tool_env env;
 	struct mcp_server *server;
 	uv_signal_t sigterm, sigint;
-	int proto_fd; /* serve: the private copy of stdout */
+	uv_timer_t deadline; /* serve: bounds the shutdown */
+	int proto_fd;	     /* serve: the private copy of stdout */
 	int exit_code;
 	int stopping;
 	/* run mode */
@@ -227,14 +232,63 @@ static void close_walk_cb(uv_handle_t *h, void *arg)
 
 /* ---- serve ---- */
 
-static void server_exit_cb(void *arg)
+/*
+ * Shutdown (stdin EOF, SIGTERM, SIGINT), in this order: stop reading
+ * requests; end the sessions' calls and keep their containers for the next
+ * server; remove the pool's containers (ending the one-off calls that run
+ * in them, each answered "shutting_down"); flush and close stdout; close
+ * what is left so the loop ends. A deadline bounds it all: a stuck engine
+ * or a client that stops reading cannot keep the process alive.
+ */
+static void server_closed_cb(void *arg)
 {
 	struct app *a = arg;
 
+	uv_close((uv_handle_t *)&a->deadline, NULL);
 	uv_close((uv_handle_t *)&a->sigterm, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
 	docker_free(a->docker);
 	a->docker = NULL;
+}
+
+static void pool_done_cb(void *arg)
+{
+	struct app *a = arg;
+
+	log_info("all containers removed");
+	mcp_server_close(a->server, server_closed_cb, a);
+}
+
+static void sessions_done_cb(void *arg)
+{
+	struct app *a = arg;
+
+	pool_shutdown(a->pool, pool_done_cb, a);
+}
+
+static void deadline_cb(uv_timer_t *t)
+{
+	struct app *a = t->data;
+
+	log_error("shutdown did not finish in %d ms: exiting anyway",
+		  SHUTDOWN_DEADLINE_MS);
+	mcp_server_abort(a->server);
+	server_closed_cb(a);
+}
+
+static void serve_shutdown(struct app *a)
+{
+	if (a->stopping)
+		return;
+	a->stopping = 1;
+	mcp_server_stop_reading(a->server);
+	uv_timer_start(&a->deadline, deadline_cb, SHUTDOWN_DEADLINE_MS, 0);
+	session_mgr_shutdown(a->sessions, sessions_done_cb, a);
+}
+
+static void stdin_eof_cb(void *arg)
+{
+	serve_shutdown(arg);
 }
 
 static void run_pool_done_cb(void *arg);
@@ -245,7 +299,7 @@ static void signal_cb(uv_signal_t *h, int signum)
 
 	log_info("signal %d: shutting down", signum);
 	if (a->server) {
-		mcp_server_shutdown(a->server);
+		serve_shutdown(a);
 	} else if (!a->stopping) {
 		/* run: remove the container and exit like the signal would */
 		a->stopping = 1;
@@ -299,7 +353,10 @@ static int serve(struct app *a)
 	};
 	watch_signals(a);
 	pool_set_warmup(a->pool, exec_warmup);
-	rc = mcp_server_start(&a->env, a->proto_fd, server_exit_cb, a,
+	uv_timer_init(a->loop, &a->deadline);
+	a->deadline.data = a;
+	uv_unref((uv_handle_t *)&a->deadline);
+	rc = mcp_server_start(&a->env, a->proto_fd, stdin_eof_cb, a,
 			      &a->server);
 	if (rc) {
 		log_error("cannot start the MCP server: %s", uv_strerror(rc));
@@ -352,46 +409,20 @@ static void run_done_cb(const struct exec_outcome *o, void *arg)
 
 	if (a->stopping)
 		return; /* a signal ended it: exit with 128 + signal */
-	if (o->error_code) {
-		fprintf(stderr, "mcp-sandbox: %s: %s\n", o->error_code,
-			o->error_message ? o->error_message : "");
+	if (o->error) {
+		fprintf(stderr, "mcp-sandbox: %s: %s\n",
+			tool_error_code(o->error->code), o->error->msg);
 		a->exit_code = 125;
 	} else if (a->json) {
-		/* One JSON object, the same fields as the MCP tool's result. */
-		char *out = utf8_sanitize(o->out, o->out_len);
-		char *err = utf8_sanitize(o->err, o->err_len);
-		cJSON *r = cJSON_CreateObject();
-		char *text;
+		/* One JSON object: the MCP tool's result, built by the same
+		 * function. */
+		cJSON *r = run_result_json(o, NULL);
+		char *text = r ? cJSON_PrintUnformatted(r) : NULL;
 
-		if (o->exited)
-			cJSON_AddNumberToObject(r, "exitCode", o->exit_code);
-		else
-			cJSON_AddNullToObject(r, "exitCode");
-		if (!o->exited && o->signal > 0 && sigabbrev_np(o->signal)) {
-			char sig[32];
-
-			snprintf(sig, sizeof(sig), "SIG%s",
-				 sigabbrev_np(o->signal));
-			cJSON_AddStringToObject(r, "signal", sig);
-		} else {
-			cJSON_AddNullToObject(r, "signal");
-		}
-		cJSON_AddStringToObject(r, "stdout", out ? out : "");
-		cJSON_AddStringToObject(r, "stderr", err ? err : "");
-		cJSON_AddBoolToObject(r, "stdoutTruncated", o->out_truncated);
-		cJSON_AddBoolToObject(r, "stderrTruncated", o->err_truncated);
-		cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
-		cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
-		cJSON_AddStringToObject(r, "language", o->language);
-		cJSON_AddStringToObject(r, "phase",
-					o->phase ? o->phase : "run");
-		text = cJSON_PrintUnformatted(r);
 		if (text)
 			puts(text);
 		free(text);
 		cJSON_Delete(r);
-		free(out);
-		free(err);
 		a->exit_code = o->exited ? o->exit_code : 128 + o->signal;
 	} else {
 		fflush(stdout);

@@ -25,6 +25,7 @@ struct lang_config {
 	int max_uses;  /* -1 unset */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms;
+	uint32_t start_timeout_ms; /* 0: not set */
 	char *network;
 	/* Replace the plugin's lists when set (has_*). */
 	int has_blocklist;
@@ -68,6 +69,9 @@ struct config {
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms; /* cap on a per-call timeout */
+	/* A new container's start and warm-up, and a session interpreter's
+	 * start (python-ml imports its libraries then). */
+	uint32_t start_timeout_ms;
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;
 	char *network; /* Docker network mode, "none" */

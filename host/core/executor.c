@@ -4,6 +4,7 @@
 #include "executor.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,9 @@ struct exec_job {
 	int waiting; /* in the pool's queue */
 	int watchdog_fired;
 	int cancelled;
+	int in_start; /* exec_start has not returned yet */
+	int lost;     /* a session's connection cannot be trusted any more */
+	struct error err;
 	int done;
 };
 
@@ -71,15 +75,45 @@ static void job_finish(struct exec_job *j, const struct exec_outcome *o)
 	uv_close((uv_handle_t *)&j->watchdog, job_closed_cb);
 }
 
-static void job_fail(struct exec_job *j, const char *code, const char *msg)
+static void finish_failed(struct exec_job *j)
 {
 	struct exec_outcome o;
 
 	memset(&o, 0, sizeof(o));
-	o.error_code = code;
-	o.error_message = msg;
+	o.error = &j->err;
 	o.language = j->pl->desc->name;
+	o.lost = j->lost;
 	job_finish(j, &o);
+}
+
+static void deferred_fail_cb(uv_timer_t *t)
+{
+	finish_failed(t->data);
+}
+
+/* End the job with an error (fmt NULL: the code's default message). Inside
+ * exec_start the callback is deferred to the loop, so that it never runs
+ * before exec_start has returned. */
+static void job_fail(struct exec_job *j, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void job_fail(struct exec_job *j, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (j->done)
+		return;
+	j->err.code = code;
+	va_start(ap, fmt);
+	if (fmt)
+		vsnprintf(j->err.msg, sizeof(j->err.msg), fmt, ap);
+	else
+		snprintf(j->err.msg, sizeof(j->err.msg), "%s",
+			 error_default_message(code));
+	va_end(ap);
+	if (j->in_start)
+		uv_timer_start(&j->watchdog, deferred_fail_cb, 0, 0);
+	else
+		finish_failed(j);
 }
 
 /* Expand "{file}" in a plugin argv into out (pointers borrowed). */
@@ -115,19 +149,15 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 		if (b)
 			pool_release(j->pool, b, 1);
 		if (j->watchdog_fired)
-			job_fail(j, "sandbox_error",
-				 "the sandbox did not answer within its "
-				 "timeout");
+			job_fail(j, ERR_SANDBOX_TIMEOUT, NULL);
 		else if (j->cancelled && err == -ECANCELED)
-			job_fail(j, "cancelled", "the execution was cancelled");
-		else if (err ==
-			 -ECANCELED) /* only the pool's shutdown closes it */
-			job_fail(j, "shutting_down",
-				 "the server is shutting down");
+			job_fail(j, ERR_CANCELLED, NULL);
+		else if (err == -ECANCELED) /* only the pool's shutdown */
+			job_fail(j, ERR_SHUTTING_DOWN, NULL);
+		else if (errmsg)
+			job_fail(j, ERR_SANDBOX, "%s", errmsg);
 		else
-			job_fail(j, "sandbox_error",
-				 errmsg ? errmsg
-					: "the sandbox container failed");
+			job_fail(j, ERR_SANDBOX, NULL);
 		return;
 	}
 	/* A SIGKILL nobody asked for is most likely the memory cgroup's OOM
@@ -177,7 +207,7 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 		pool_release(j->pool, j->box, anomaly);
 }
 
-static void send_failed(struct exec_job *j, const char *code, const char *msg);
+static void send_failed(struct exec_job *j, int code, const char *msg);
 
 static void watchdog_cb(uv_timer_t *t)
 {
@@ -190,8 +220,7 @@ static void watchdog_cb(uv_timer_t *t)
 	/* A pool box is discarded, which closes the agent connection and
 	 * settles the pending exec through exec_cb with this message; a
 	 * session's connection is its owner's, told by o.lost. */
-	send_failed(j, "sandbox_error",
-		    "the sandbox did not answer within its timeout");
+	send_failed(j, ERR_SANDBOX_TIMEOUT, NULL);
 }
 
 /* The argv and environment arrays an agent request points into. */
@@ -261,20 +290,17 @@ static void job_output_cb(const char *out, size_t out_len, const char *err,
 /* The agent cannot be relied on (a request not sent, no answer in time):
  * a pool box is discarded, a session's container is reported lost (its
  * owner closes the connection and removes it). */
-static void send_failed(struct exec_job *j, const char *code, const char *msg)
+static void send_failed(struct exec_job *j, int code, const char *msg)
 {
-	struct exec_outcome o;
-
 	if (j->box) {
 		pool_release(j->pool, j->box, 1);
 		j->box = NULL;
 	}
-	memset(&o, 0, sizeof(o));
-	o.error_code = code;
-	o.error_message = msg;
-	o.language = j->pl->desc->name;
-	o.lost = j->session_ac != NULL;
-	job_finish(j, &o);
+	j->lost = j->session_ac != NULL;
+	if (msg)
+		job_fail(j, code, "%s", msg);
+	else
+		job_fail(j, code, NULL);
 }
 
 static void run_on_agent(struct exec_job *j)
@@ -288,7 +314,7 @@ static void run_on_agent(struct exec_job *j)
 		if (j->box)
 			pool_release(j->pool, j->box, 0);
 		j->box = NULL;
-		job_fail(j, "plugin_error", "the plugin's command is too long");
+		job_fail(j, ERR_PLUGIN, "the plugin's command is too long");
 		return;
 	}
 	q.code = j->code;
@@ -307,7 +333,7 @@ static void run_on_agent(struct exec_job *j)
 	}
 	rc = agent_client_exec(job_agent(j), &q, exec_cb, j);
 	if (rc) {
-		send_failed(j, "sandbox_error",
+		send_failed(j, ERR_SANDBOX,
 			    "cannot send the code to the sandbox");
 		return;
 	}
@@ -376,18 +402,18 @@ static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
 	j->waiting = 0;
 	if (err) {
 		job_fail(j,
-			 err == POOL_E_NOIMAGE	  ? "image_missing"
-			 : err == POOL_E_NODOCKER ? "docker_unavailable"
-			 : err == -ESHUTDOWN	  ? "shutting_down"
-						  : "sandbox_error",
-			 errmsg);
+			 err == POOL_E_NOIMAGE	  ? ERR_IMAGE_MISSING
+			 : err == POOL_E_NODOCKER ? ERR_DOCKER_UNAVAILABLE
+			 : err == -ESHUTDOWN	  ? ERR_SHUTTING_DOWN
+						  : ERR_SANDBOX,
+			 "%s", errmsg ? errmsg : "no container");
 		return;
 	}
 	j->box = b;
 	if (j->cancelled) {
 		pool_release(j->pool, b, 0);
 		j->box = NULL;
-		job_fail(j, "cancelled", "the execution was cancelled");
+		job_fail(j, ERR_CANCELLED, NULL);
 		return;
 	}
 	run_on_agent(j);
@@ -436,17 +462,13 @@ static int interpreter_request(struct exec_job *j,
 	return 0;
 }
 
+static void start_job(struct exec_job *j, const struct exec_request *req);
+
 int exec_start(uv_loop_t *loop, struct pool *pool,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,
 	       struct exec_job **out)
 {
-	const struct policy *po = &req->pl->policy;
-	const struct sbx_plugin *d = req->pl->desc;
-	char msg[512];
-	const char *why;
 	struct exec_job *j;
-	struct box *b = NULL;
-	int rc;
 
 	j = calloc(1, sizeof(*j));
 	if (!j)
@@ -458,33 +480,44 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	j->cb = cb;
 	j->arg = arg;
 	*out = j;
+	j->in_start = 1;
+	start_job(j, req);
+	j->in_start = 0;
+	return 0;
+}
+
+/* Policy (the one place that applies the language's resolved limits to a
+ * call), then the code to the agent. Failures end the job through
+ * job_fail, which defers the callback while exec_start runs. */
+static void start_job(struct exec_job *j, const struct exec_request *req)
+{
+	const struct policy *po = &req->pl->policy;
+	const struct sbx_plugin *d = req->pl->desc;
+	char msg[ERROR_MSG_MAX];
+	const char *why;
+	struct box *b = NULL;
+	int rc;
+
 	j->timeout_ms =
 		req->timeout_ms ? req->timeout_ms : po->limits.timeout_ms;
+	if (j->timeout_ms > po->max_timeout_ms)
+		j->timeout_ms = po->max_timeout_ms;
 	j->nopts =
 		req->nopts < EXEC_MAX_OPTIONS ? req->nopts : EXEC_MAX_OPTIONS;
 	memcpy(j->opts, req->opts, j->nopts * sizeof(j->opts[0]));
 
 	if (req->code_len + req->stdin_len > po->max_code_bytes) {
-		snprintf(msg, sizeof(msg),
+		job_fail(j, ERR_CODE_TOO_LARGE,
 			 "code%s is %zu bytes; the limit is %u bytes "
 			 "(max_code_bytes)",
 			 req->stdin_len ? " with stdin" : "",
 			 req->code_len + req->stdin_len, po->max_code_bytes);
-		job_fail(j, "code_too_large", msg);
-		return 0;
-	}
-	if (j->timeout_ms > po->max_timeout_ms) {
-		snprintf(msg, sizeof(msg),
-			 "timeout %u ms is above this server's limit of %u ms",
-			 j->timeout_ms, po->max_timeout_ms);
-		job_fail(j, "invalid_arguments", msg);
-		return 0;
+		return;
 	}
 	if ((why = policy_check_code(po, req->code))) {
-		snprintf(msg, sizeof(msg),
+		job_fail(j, ERR_CODE_BLOCKED,
 			 "the code was rejected by policy: %s", why);
-		job_fail(j, "code_blocked", msg);
-		return 0;
+		return;
 	}
 	j->session_ac = req->session_ac;
 	j->session_seq = req->session_seq;
@@ -496,13 +529,13 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 		rc = interpreter_request(j, req, msg, sizeof(msg));
 		if (rc) {
 			job_fail(j,
-				 rc == -ENOMEM ? "sandbox_error"
-					       : "code_rejected",
-				 msg);
-			return 0;
+				 rc == -ENOMEM ? ERR_SANDBOX
+					       : ERR_CODE_REJECTED,
+				 "%s", msg);
+			return;
 		}
 		run_on_agent(j);
-		return 0;
+		return;
 	}
 	if (d->prepare_code) {
 		char *rewritten = NULL;
@@ -515,8 +548,8 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 				 rewritten ? rewritten
 					   : "the plugin rejected the code");
 			free(rewritten);
-			job_fail(j, "code_rejected", msg);
-			return 0;
+			job_fail(j, ERR_CODE_REJECTED, "%s", msg);
+			return;
 		}
 		j->code = rewritten;
 		j->code_len = len;
@@ -524,8 +557,8 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	if (req->stdin_data) {
 		j->stdin_data = malloc(req->stdin_len + 1);
 		if (!j->stdin_data) {
-			job_fail(j, "sandbox_error", "out of memory");
-			return 0;
+			job_fail(j, ERR_SANDBOX, "out of memory");
+			return;
 		}
 		memcpy(j->stdin_data, req->stdin_data, req->stdin_len);
 		j->stdin_len = req->stdin_len;
@@ -533,30 +566,28 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	if (!j->code) {
 		j->code = malloc(req->code_len + 1);
 		if (!j->code) {
-			job_fail(j, "sandbox_error", "out of memory");
-			return 0;
+			job_fail(j, ERR_SANDBOX, "out of memory");
+			return;
 		}
 		memcpy(j->code, req->code, req->code_len);
 		j->code_len = req->code_len;
 	}
 	if (j->session_ac) {
 		run_on_agent(j);
-		return 0;
+		return;
 	}
-	rc = pool_acquire(pool, req->pl, acquired_cb, j, &b);
+	rc = pool_acquire(j->pool, req->pl, acquired_cb, j, &b);
 	if (rc < 0) {
-		job_fail(j,
-			 rc == -ESHUTDOWN ? "shutting_down" : "sandbox_error",
+		job_fail(j, rc == -ESHUTDOWN ? ERR_SHUTTING_DOWN : ERR_SANDBOX,
 			 "cannot get a sandbox container");
-		return 0;
+		return;
 	}
 	if (rc == 1) {
 		j->waiting = 1;
-		return 0;
+		return;
 	}
 	j->box = b;
 	run_on_agent(j);
-	return 0;
 }
 
 void exec_cancel(struct exec_job *j)
@@ -568,6 +599,6 @@ void exec_cancel(struct exec_job *j)
 		agent_client_cancel(job_agent(j));
 	} else if (j->waiting && pool_cancel_acquire(j->pool, acquired_cb, j)) {
 		j->waiting = 0;
-		job_fail(j, "cancelled", "the execution was cancelled");
+		job_fail(j, ERR_CANCELLED, NULL);
 	}
 }

@@ -12,6 +12,7 @@
 
 #include "plugins.h"
 #include "pool.h"
+#include "../util/error.h"
 
 struct exec_job;
 
@@ -44,12 +45,11 @@ struct exec_request {
 	exec_output_cb output_cb;
 };
 
-/* Either error_code is set (a host-side failure: machine-readable code and
- * a human message) or the program ran and the other fields hold its result.
- * Everything is borrowed for the duration of the callback. */
+/* Either error is set (a host-side failure) or the program ran and the
+ * other fields hold its result. Everything is borrowed for the duration of
+ * the callback. */
 struct exec_outcome {
-	const char *error_code;
-	const char *error_message;
+	const struct error *error; /* NULL: the program ran */
 	const char *language;
 	int exited;
 	int exit_code;
@@ -74,10 +74,10 @@ struct exec_outcome {
 typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);
 
 /*
- * Validate and start. Policy failures (code too large, blocked code,
- * timeout out of range) are reported through cb before this returns 0, like
- * every other outcome, so callers have one path. Returns a negative code
- * (cb not called) only when out of memory.
+ * Validate and start. Returns 0, and cb runs exactly once, later, from the
+ * loop: never before this returns, even for a policy refusal (code too
+ * large, blocked or rejected code), so callers have one path. Returns a
+ * negative code (cb not called) only when out of memory.
  */
 int exec_start(uv_loop_t *loop, struct pool *pool,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,
@@ -89,7 +89,7 @@ int exec_warmup(struct box *b, const struct plugin *pl,
 		pool_warmup_done_fn done);
 
 /* Stop the execution (cancel it in the agent, or drop the pool wait). The
- * callback still runs, with cancelled set or error_code "cancelled". */
+ * callback still runs, with cancelled set or error ERR_CANCELLED. */
 void exec_cancel(struct exec_job *job);
 
 #endif

@@ -407,6 +407,10 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 						     : cfg->max_timeout_ms;
 	if (p->limits.timeout_ms > p->max_timeout_ms)
 		p->limits.timeout_ms = p->max_timeout_ms;
+	p->start_timeout_ms = lc && lc->start_timeout_ms
+				      ? lc->start_timeout_ms
+				      : cfg->start_timeout_ms;
+	p->interrupt_grace_ms = cfg->interrupt_grace_ms;
 	p->max_code_bytes = cfg->max_code_bytes;
 	p->shm_mb = cfg->shm_mb;
 	p->network = strdup(lc && lc->network ? lc->network : cfg->network);

@@ -16,14 +16,20 @@
 #include "sbx_plugin.h"
 
 /* A language's effective policy: plugin defaults, then [limits]/[pool] for
- * what the plugin leaves at 0, with the [language] section on top. */
+ * what the plugin leaves at 0, with the [language] section on top (and
+ * SANDBOX_* variables over the file). Resolved once, at start, by
+ * plugins_apply_config(); every limit the core applies is read from here,
+ * nowhere else. */
 struct policy {
 	int enabled;
 	char *image;
 	uint32_t pool_size;
 	uint32_t max_uses;
 	struct sbx_limits limits;
-	uint32_t max_timeout_ms;
+	uint32_t max_timeout_ms;     /* a call's timeout is lowered to this */
+	uint32_t start_timeout_ms;   /* container start + warm-up, and a
+				      * session interpreter's start */
+	uint32_t interrupt_grace_ms; /* a session call: interrupt, then kill */
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;
 	char *network;

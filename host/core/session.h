@@ -23,6 +23,7 @@
 #include "plugins.h"
 #include "pool.h"
 #include "../engine/docker.h"
+#include "../util/error.h"
 
 #define SESSION_NAME_MAX 64
 /* Prefix of every session container's name. */
@@ -47,10 +48,15 @@ struct session_info {
 	const char *container_id;
 };
 
-/* Results: err_code NULL on success, else a machine-readable code with a
- * message; everything is borrowed for the callback. */
-typedef void (*session_cb)(struct session *s, const char *err_code,
-			   const char *msg, void *arg);
+/*
+ * Every function here that takes a callback either fails at once (returns
+ * a negative code, fills *err, never calls the callback) or returns 0 and
+ * calls it exactly once, later, from the loop (docs/architecture.md, the
+ * callback contract). err in a callback is NULL on success; it and s are
+ * borrowed for the call (s is NULL when the session did not survive).
+ */
+typedef void (*session_cb)(struct session *s, const struct error *err,
+			   void *arg);
 
 int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
 		    const struct plugin_set *ps, const struct config *cfg,
@@ -59,10 +65,10 @@ int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
  * it (in the background, once the engine answers). Without a slot the
  * server still serves sessions; they just do not survive it. */
 void session_mgr_start(struct session_mgr *m);
-/* Server shutdown: calls in flight end with "shutting_down", connections
- * close, state is saved; containers stay for the next server. done runs
- * once the removals of destroyed sessions have been answered (maybe before
- * this returns). */
+/* Server shutdown: calls in flight end with ERR_SHUTTING_DOWN (before this
+ * returns), connections close, state is saved; containers stay for the
+ * next server. done runs once the removals of destroyed sessions have been
+ * answered, from the loop. */
 void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
 			  void *arg);
 void session_mgr_free(struct session_mgr *m);
@@ -70,10 +76,13 @@ void session_mgr_free(struct session_mgr *m);
 /* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}. */
 int session_valid_name(const char *s);
 
-/* name NULL: generate an unguessable one. ttl_s 0: the default. cb runs
- * exactly once, maybe before this returns. */
-void session_create(struct session_mgr *m, const struct plugin *pl,
-		    const char *name, uint32_t ttl_s, session_cb cb, void *arg);
+/* name NULL: generate an unguessable one. ttl_s 0: the default. Fails at
+ * once with ERR_SHUTTING_DOWN, ERR_INVALID_NAME, ERR_SESSION_EXISTS,
+ * ERR_MAX_SESSIONS or ERR_INVALID_ARGUMENTS (ttl above max_ttl); cb gets
+ * the engine's failures (ERR_IMAGE_MISSING, ERR_DOCKER_UNAVAILABLE...). */
+int session_create(struct session_mgr *m, const struct plugin *pl,
+		   const char *name, uint32_t ttl_s, session_cb cb, void *arg,
+		   struct error *err);
 
 struct session *session_find(struct session_mgr *m, const char *name);
 /* Iterate: first with prev NULL. */
@@ -81,33 +90,37 @@ struct session *session_next(struct session_mgr *m, struct session *prev);
 void session_info(const struct session *s, struct session_info *out);
 const struct plugin *session_plugin(const struct session *s);
 
-/* Freeze / thaw the container. cb runs exactly once. */
-void session_pause(struct session *s, session_cb cb, void *arg);
-void session_resume(struct session *s, session_cb cb, void *arg);
+/* Freeze / thaw the container (ERR_SESSION_BUSY at once while a call runs
+ * or another pause or resume is under way). */
+int session_pause(struct session *s, session_cb cb, void *arg,
+		  struct error *err);
+int session_resume(struct session *s, session_cb cb, void *arg,
+		   struct error *err);
 /* Push the idle expiry to now + ttl_s (0: the session's TTL), capped by
- * the deadline. Returns NULL or an error code with msg filled. */
-const char *session_extend(struct session *s, uint32_t ttl_s, char *msg,
-			   size_t msgsize);
+ * the deadline. Returns 0 or ERR_INVALID_ARGUMENTS. */
+int session_extend(struct session *s, uint32_t ttl_s, struct error *err);
 /* Remove the session and its container. A running call and the queued
- * ones end with "session_destroyed" before this returns. */
+ * ones end with ERR_SESSION_DESTROYED before this returns. */
 void session_destroy(struct session *s);
 
 /* Memory in use by the container (bytes), asked of the engine. */
-typedef void (*session_memory_cb)(int ok, uint64_t bytes, void *arg);
-void session_memory(struct session *s, session_memory_cb cb, void *arg);
+typedef void (*session_memory_cb)(const struct error *err, uint64_t bytes,
+				  void *arg);
+int session_memory(struct session *s, session_memory_cb cb, void *arg,
+		   struct error *err);
 
 /*
  * Run req (pl, code, stdin, timeout, options, streaming; the session
  * fields are filled here) in the session: now, or after the calls before
- * it. Returns 0 with *out set (cb runs exactly once later), or an error
- * code ("session_busy", "session_paused", "language_mismatch") with msg
- * filled and cb not called.
+ * it. Returns 0 with *out set, or fails at once with ERR_SESSION_BUSY,
+ * ERR_SESSION_PAUSED or ERR_LANGUAGE_MISMATCH.
  */
-const char *session_exec(struct session *s, const struct exec_request *req,
-			 exec_done_cb cb, void *arg, struct session_call **out,
-			 char *msg, size_t msgsize);
-/* Stop the call: a queued one ends at once with "cancelled", a running one
- * is interrupted (then killed after the grace). cb still runs. */
+int session_exec(struct session *s, const struct exec_request *req,
+		 exec_done_cb cb, void *arg, struct session_call **out,
+		 struct error *err);
+/* Stop the call: a queued one ends with ERR_CANCELLED before this
+ * returns, a running one is interrupted (then killed after the grace) and
+ * ends later. cb runs either way (never before session_exec returned). */
 void session_call_cancel(struct session_call *c);
 
 #endif

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/defer.h"
 #include "../util/log.h"
 #include "json_util.h"
+#include "mcp_call.h"
 #include "transport.h"
 
 #define LOG_MODULE "mcp"
@@ -25,9 +27,6 @@
 #define E_PARAMS (-32602)
 #define E_INTERNAL (-32603)
 #define E_NOT_INITIALIZED (-32002)
-
-/* How long a shutdown may take before the process exits anyway. */
-#define SHUTDOWN_DEADLINE_MS 20000
 
 const char *const mcp_protocol_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL,
@@ -65,18 +64,6 @@ struct cached_tool {
 	cJSON *output;
 };
 
-struct mcp_call {
-	struct mcp_server *srv;
-	cJSON *id; /* owned */
-	const struct tool *tool;
-	void (*cancel_cb)(void *);
-	void *cancel_arg;
-	int cancelled;
-	cJSON *progress_token; /* owned; NULL when none was given */
-	double last_progress;
-	struct mcp_call *prev, *next;
-};
-
 struct mcp_server {
 	const struct tool_env *env;
 	struct transport *tr;
@@ -85,18 +72,18 @@ struct mcp_server {
 	char version[16];     /* negotiated protocol revision */
 	int initialized;      /* initialize answered */
 	int client_log_level; /* notifications/message threshold */
-	struct mcp_call *calls;
-	unsigned ncalls;
-	int shutting_down;
-	uv_timer_t deadline;
-	int deadline_started;
-	void (*on_exit)(void *);
-	void *on_exit_arg;
+	struct mcp_call_list calls;
+	int shutting_down; /* no new tools/call */
+	void (*on_eof)(void *);
+	void *on_eof_arg;
+	int aborted;
+	void (*closed)(void *); /* mcp_server_close's done */
+	void *closed_arg;
 	int test_mode; /* no transport: collect the reply */
 	char *test_reply;
 };
 
-static int proto_at_least(const struct mcp_server *s, const char *v)
+int mcp_server_proto_at_least(const struct mcp_server *s, const char *v)
 {
 	return strcmp(s->version, v) >= 0;
 }
@@ -124,7 +111,7 @@ static void send_json(struct mcp_server *s, cJSON *msg)
 
 /* Echo an id exactly: cJSON prints large numbers with %g, which would
  * change them, so integers are written out digit for digit. */
-static cJSON *id_copy(const cJSON *id)
+cJSON *mcp_id_copy(const cJSON *id)
 {
 	char buf[32];
 
@@ -135,15 +122,6 @@ static cJSON *id_copy(const cJSON *id)
 		return cJSON_CreateRaw(buf);
 	}
 	return cJSON_Duplicate(id, 1);
-}
-
-static int id_equal(const cJSON *a, const cJSON *b)
-{
-	if (cJSON_IsString(a) && cJSON_IsString(b))
-		return strcmp(a->valuestring, b->valuestring) == 0;
-	if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
-		return a->valuedouble == b->valuedouble;
-	return 0;
 }
 
 /* Length of the longest prefix of s, at most max bytes, that ends on a
@@ -159,12 +137,13 @@ static int utf8_prefix(const char *s, size_t max)
 	return (int)max;
 }
 
-static void send_result(struct mcp_server *s, const cJSON *id, cJSON *result)
+void mcp_server_send_result(struct mcp_server *s, const cJSON *id,
+			    cJSON *result)
 {
 	cJSON *msg = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", id_copy(id));
+	cJSON_AddItemToObject(msg, "id", mcp_id_copy(id));
 	cJSON_AddItemToObject(msg, "result", result);
 	send_json(s, msg);
 	cJSON_Delete(msg);
@@ -176,7 +155,7 @@ static void send_error(struct mcp_server *s, const cJSON *id, int code,
 	cJSON *msg = cJSON_CreateObject(), *err;
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", id_copy(id));
+	cJSON_AddItemToObject(msg, "id", mcp_id_copy(id));
 	err = cJSON_AddObjectToObject(msg, "error");
 	cJSON_AddNumberToObject(err, "code", code);
 	cJSON_AddStringToObject(err, "message", message);
@@ -184,8 +163,8 @@ static void send_error(struct mcp_server *s, const cJSON *id, int code,
 	cJSON_Delete(msg);
 }
 
-static void send_notification(struct mcp_server *s, const char *method,
-			      cJSON *params)
+void mcp_server_send_notification(struct mcp_server *s, const char *method,
+				  cJSON *params)
 {
 	cJSON *msg = cJSON_CreateObject();
 
@@ -209,7 +188,7 @@ static void forward_log_cb(enum log_level level, const char *logger,
 	cJSON_AddStringToObject(p, "level", log_level_name(level));
 	cJSON_AddStringToObject(p, "logger", logger);
 	cJSON_AddStringToObject(p, "data", msg);
-	send_notification(s, "notifications/message", p);
+	mcp_server_send_notification(s, "notifications/message", p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -242,13 +221,13 @@ static void on_initialize(struct mcp_server *s, const cJSON *id,
 	cJSON_AddObjectToObject(caps, "logging");
 	info = cJSON_AddObjectToObject(r, "serverInfo");
 	cJSON_AddStringToObject(info, "name", "mcp-sandbox");
-	if (proto_at_least(s, "2025-06-18"))
+	if (mcp_server_proto_at_least(s, "2025-06-18"))
 		cJSON_AddStringToObject(info, "title", "MCP Sandbox");
 	cJSON_AddStringToObject(info, "version", SBX_VERSION);
 	cJSON_AddStringToObject(r, "instructions", instructions);
 	s->initialized = 1;
 	log_info("client initialized (protocol %s)", s->version);
-	send_result(s, id, r);
+	mcp_server_send_result(s, id, r);
 }
 
 static cJSON *tool_json(const struct mcp_server *s,
@@ -258,14 +237,14 @@ static cJSON *tool_json(const struct mcp_server *s,
 	cJSON *o = cJSON_CreateObject(), *a;
 
 	cJSON_AddStringToObject(o, "name", t->name);
-	if (proto_at_least(s, "2025-06-18"))
+	if (mcp_server_proto_at_least(s, "2025-06-18"))
 		cJSON_AddStringToObject(o, "title", t->title);
 	cJSON_AddStringToObject(o, "description", t->description);
 	cJSON_AddItemToObject(o, "inputSchema", cJSON_Duplicate(ct->input, 1));
-	if (ct->output && proto_at_least(s, "2025-06-18"))
+	if (ct->output && mcp_server_proto_at_least(s, "2025-06-18"))
 		cJSON_AddItemToObject(o, "outputSchema",
 				      cJSON_Duplicate(ct->output, 1));
-	if (proto_at_least(s, "2025-03-26")) {
+	if (mcp_server_proto_at_least(s, "2025-03-26")) {
 		a = cJSON_AddObjectToObject(o, "annotations");
 		cJSON_AddStringToObject(a, "title", t->title);
 		cJSON_AddBoolToObject(a, "readOnlyHint", t->read_only);
@@ -284,7 +263,7 @@ static void on_tools_list(struct mcp_server *s, const cJSON *id)
 	arr = cJSON_AddArrayToObject(r, "tools");
 	for (i = 0; i < s->ntools; i++)
 		cJSON_AddItemToArray(arr, tool_json(s, &s->tools[i]));
-	send_result(s, id, r);
+	mcp_server_send_result(s, id, r);
 }
 
 static void on_set_level(struct mcp_server *s, const cJSON *id,
@@ -300,72 +279,10 @@ static void on_set_level(struct mcp_server *s, const cJSON *id,
 		return;
 	}
 	s->client_log_level = l;
-	send_result(s, id, cJSON_CreateObject());
+	mcp_server_send_result(s, id, cJSON_CreateObject());
 }
 
 /* --- tools/call --- */
-
-static void call_unlink(struct mcp_call *c)
-{
-	struct mcp_server *s = c->srv;
-
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		s->calls = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	s->ncalls--;
-}
-
-void mcp_call_finish(struct mcp_call *c, cJSON *result)
-{
-	struct mcp_server *s = c->srv;
-
-	/* A cancelled request gets no response (MCP cancellation rules). */
-	if (!c->cancelled)
-		send_result(s, c->id, result);
-	else
-		cJSON_Delete(result);
-	call_unlink(c);
-	cJSON_Delete(c->id);
-	cJSON_Delete(c->progress_token);
-	free(c);
-}
-
-int mcp_call_wants_progress(const struct mcp_call *c)
-{
-	return c->progress_token != NULL;
-}
-
-void mcp_call_progress(struct mcp_call *c, double progress, const char *message)
-{
-	cJSON *p;
-
-	if (!c->progress_token || c->cancelled)
-		return;
-	/* The spec wants it to increase with every notification. */
-	if (progress <= c->last_progress)
-		progress = c->last_progress + 1;
-	c->last_progress = progress;
-	p = cJSON_CreateObject();
-	cJSON_AddItemToObject(p, "progressToken", id_copy(c->progress_token));
-	cJSON_AddNumberToObject(p, "progress", progress);
-	if (message && proto_at_least(c->srv, "2025-03-26"))
-		cJSON_AddStringToObject(p, "message", message);
-	send_notification(c->srv, "notifications/progress", p);
-}
-
-void mcp_call_on_cancel(struct mcp_call *c, void (*cb)(void *), void *arg)
-{
-	c->cancel_cb = cb;
-	c->cancel_arg = arg;
-}
-
-int mcp_call_structured(const struct mcp_call *c)
-{
-	return proto_at_least(c->srv, "2025-06-18");
-}
 
 static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			  const cJSON *params)
@@ -403,30 +320,22 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		args = empty = cJSON_CreateObject();
 	if (schema_validate(ct->validate ? ct->validate : ct->input, args, why,
 			    sizeof(why))) {
-		cJSON *r = tool_error("invalid_arguments", "%s", why);
+		cJSON *r = tool_error(ERR_INVALID_ARGUMENTS, "%s", why);
 
-		send_result(s, id, r);
+		mcp_server_send_result(s, id, r);
 		cJSON_Delete(empty);
 		return;
 	}
-	if (s->ncalls >= s->env->cfg->max_inflight) {
-		send_result(s, id,
-			    tool_error("server_busy",
-				       "%u calls are already running; try "
-				       "again shortly",
-				       s->ncalls));
+	if (s->calls.n >= s->env->cfg->max_inflight) {
+		mcp_server_send_result(
+			s, id,
+			tool_error(ERR_SERVER_BUSY,
+				   "%u calls are already running; try "
+				   "again shortly",
+				   s->calls.n));
 		cJSON_Delete(empty);
 		return;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		send_error(s, id, E_INTERNAL, "out of memory");
-		cJSON_Delete(empty);
-		return;
-	}
-	c->srv = s;
-	c->id = cJSON_Duplicate(id, 1);
-	c->tool = ct->tool;
 	{
 		const cJSON *meta =
 			cJSON_GetObjectItemCaseSensitive(params, "_meta");
@@ -434,16 +343,17 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
 
 		/* A token is a string or an integer (echoed exactly). */
-		if (cJSON_IsString(tok) ||
-		    (cJSON_IsNumber(tok) &&
-		     json_safe_integer(tok->valuedouble)))
-			c->progress_token = cJSON_Duplicate(tok, 1);
+		if (!cJSON_IsString(tok) &&
+		    !(cJSON_IsNumber(tok) &&
+		      json_safe_integer(tok->valuedouble)))
+			tok = NULL;
+		c = mcp_call_new(s, &s->calls, id, tok);
 	}
-	c->next = s->calls;
-	if (s->calls)
-		s->calls->prev = c;
-	s->calls = c;
-	s->ncalls++;
+	if (!c) {
+		send_error(s, id, E_INTERNAL, "out of memory");
+		cJSON_Delete(empty);
+		return;
+	}
 	ct->tool->call(s->env, c, args); /* may finish c before returning */
 	cJSON_Delete(empty);
 }
@@ -452,18 +362,9 @@ static void on_cancelled(struct mcp_server *s, const cJSON *params)
 {
 	const cJSON *rid =
 		cJSON_GetObjectItemCaseSensitive(params, "requestId");
-	struct mcp_call *c;
 
-	if (!rid)
-		return;
-	for (c = s->calls; c; c = c->next)
-		if (id_equal(c->id, rid) && !c->cancelled) {
-			c->cancelled = 1;
-			log_info("request cancelled by the client");
-			if (c->cancel_cb)
-				c->cancel_cb(c->cancel_arg);
-			return;
-		}
+	if (rid && mcp_call_cancel_id(&s->calls, rid))
+		log_info("request cancelled by the client");
 }
 
 /* ------------------------------------------------------------------ */
@@ -539,7 +440,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	}
 
 	if (strcmp(m, "ping") == 0) {
-		send_result(s, id, cJSON_CreateObject());
+		mcp_server_send_result(s, id, cJSON_CreateObject());
 	} else if (strcmp(m, "initialize") == 0) {
 		on_initialize(s, id, params);
 	} else if (!s->initialized && (strncmp(m, "tools/", 6) == 0 ||
@@ -628,82 +529,60 @@ static void oversize_cb(struct transport *t, size_t len, void *arg)
 
 static void eof_cb(struct transport *t, void *arg)
 {
+	struct mcp_server *s = arg;
+
 	(void)t;
 	log_info("stdin closed: shutting down");
-	mcp_server_shutdown(arg);
+	if (s->on_eof)
+		s->on_eof(s->on_eof_arg);
 }
 
 /* ------------------------------------------------------------------ */
 /* lifecycle                                                            */
 
-static void transport_closed_cb(void *arg)
+void mcp_server_stop_reading(struct mcp_server *s)
 {
-	struct mcp_server *s = arg;
-
-	s->tr = NULL;
-	log_set_sink(NULL, NULL);
-	if (s->deadline_started)
-		uv_timer_stop(&s->deadline);
-	if (s->on_exit) {
-		void (*cb)(void *) = s->on_exit;
-
-		s->on_exit = NULL;
-		cb(s->on_exit_arg);
-	}
-}
-
-static void pool_done_cb(void *arg)
-{
-	struct mcp_server *s = arg;
-
-	log_info("all containers removed");
-	if (s->tr)
-		transport_close(s->tr, transport_closed_cb, s);
-	else
-		transport_closed_cb(s);
-}
-
-static void sessions_done_cb(void *arg)
-{
-	struct mcp_server *s = arg;
-
-	pool_shutdown(s->env->pool, pool_done_cb, s);
-}
-
-static void deadline_cb(uv_timer_t *t)
-{
-	struct mcp_server *s = t->data;
-
-	log_error("shutdown did not finish in %d ms: exiting anyway",
-		  SHUTDOWN_DEADLINE_MS);
-	if (s->tr) {
-		struct transport *tr = s->tr;
-
-		s->tr = NULL;
-		transport_close(tr, NULL, NULL);
-	}
-	transport_closed_cb(s);
-}
-
-void mcp_server_shutdown(struct mcp_server *s)
-{
-	if (s->shutting_down)
-		return;
 	s->shutting_down = 1;
 	if (s->tr)
 		transport_stop_reading(s->tr);
-	uv_timer_init(s->env->loop, &s->deadline);
-	s->deadline.data = s;
-	uv_unref((uv_handle_t *)&s->deadline);
-	uv_timer_start(&s->deadline, deadline_cb, SHUTDOWN_DEADLINE_MS, 0);
-	s->deadline_started = 1;
-	/* Sessions keep their containers for the next server (their calls
-	 * end now); removing the pool's containers ends what runs in them.
-	 * Each call still finishes through its callback, "shutting_down". */
-	if (s->env->sessions)
-		session_mgr_shutdown(s->env->sessions, sessions_done_cb, s);
-	else
-		sessions_done_cb(s);
+}
+
+static void transport_closed_cb(void *arg)
+{
+	struct mcp_server *s = arg;
+	void (*cb)(void *) = s->closed;
+
+	s->tr = NULL;
+	s->closed = NULL;
+	if (cb)
+		cb(s->closed_arg);
+}
+
+void mcp_server_close(struct mcp_server *s, void (*done)(void *arg), void *arg)
+{
+	if (s->aborted)
+		return;
+	log_set_sink(NULL, NULL);
+	mcp_server_stop_reading(s);
+	s->closed = done;
+	s->closed_arg = arg;
+	if (s->tr)
+		transport_close(s->tr, transport_closed_cb, s);
+	else if (defer_call(s->env->loop, transport_closed_cb, s))
+		transport_closed_cb(s);
+}
+
+void mcp_server_abort(struct mcp_server *s)
+{
+	struct transport *tr = s->tr;
+
+	log_set_sink(NULL, NULL);
+	s->shutting_down = 1;
+	s->aborted = 1;
+	s->closed = NULL;
+	s->tr = NULL;
+	if (tr)
+		transport_close(tr, NULL, NULL);
 }
 
 static int cache_tools(struct mcp_server *s)
@@ -747,8 +626,7 @@ static struct mcp_server *server_new(const struct tool_env *env)
 }
 
 int mcp_server_start(const struct tool_env *env, int out_fd,
-		     void (*on_exit)(void *), void *arg,
-		     struct mcp_server **out)
+		     void (*on_eof)(void *), void *arg, struct mcp_server **out)
 {
 	static const struct transport_cbs cbs = {
 		.on_line = line_cb,
@@ -760,8 +638,8 @@ int mcp_server_start(const struct tool_env *env, int out_fd,
 
 	if (!s)
 		return -ENOMEM;
-	s->on_exit = on_exit;
-	s->on_exit_arg = arg;
+	s->on_eof = on_eof;
+	s->on_eof_arg = arg;
 	rc = transport_open(env->loop, out_fd, env->cfg->max_message_bytes,
 			    &cbs, s, &s->tr);
 	if (rc) {
@@ -790,17 +668,21 @@ void mcp_server_free(struct mcp_server *s)
 }
 
 char *mcp_server_handle_line_for_test(const struct tool_env *env,
-				      const char *line)
+				      int initialized, const char *line)
 {
+	static const char init[] =
+		"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+		"\"params\":{\"protocolVersion\":\"2025-11-25\"}}";
 	struct mcp_server *s = server_new(env);
 	char *reply;
 
 	if (!s)
 		return NULL;
 	s->test_mode = 1;
-	/* Let tests reach post-initialize methods with one line each. */
-	if (strstr(line, "\"initialize\"") == NULL)
-		s->initialized = 1;
+	if (initialized)
+		handle_line(s, init, strlen(init));
+	free(s->test_reply);
+	s->test_reply = NULL;
 	handle_line(s, line, strlen(line));
 	reply = s->test_reply;
 	s->test_reply = NULL;

@@ -17,23 +17,34 @@ extern const char *const mcp_protocol_versions[];
 
 /*
  * Start serving: requests from stdin, frames to out_fd (see
- * transport_guard_stdout). on_exit runs once, after stdin EOF or
- * mcp_server_shutdown(), when every container is removed and stdout is
- * flushed. env is borrowed for the server's lifetime.
+ * transport_guard_stdout). on_eof runs when stdin closes; the owner then
+ * shuts down in its own order (host/main.c) and ends with
+ * mcp_server_close(). env is borrowed for the server's lifetime.
  */
 int mcp_server_start(const struct tool_env *env, int out_fd,
-		     void (*on_exit)(void *arg), void *arg,
+		     void (*on_eof)(void *arg), void *arg,
 		     struct mcp_server **out);
 
-/* Begin a clean shutdown (SIGTERM, SIGINT). Idempotent. */
-void mcp_server_shutdown(struct mcp_server *s);
+/* Read no more requests; a tools/call that still arrives is refused.
+ * Calls in flight are still answered when they end. Idempotent. */
+void mcp_server_stop_reading(struct mcp_server *s);
+
+/* Flush what is queued for stdout and close it; done runs once, from the
+ * loop. Log records are no longer forwarded to the client. */
+void mcp_server_close(struct mcp_server *s, void (*done)(void *arg), void *arg);
+
+/* Close stdout now, dropping what is queued (the shutdown deadline);
+ * mcp_server_close's done does not run, pending or later. */
+void mcp_server_abort(struct mcp_server *s);
 
 void mcp_server_free(struct mcp_server *s);
 
 /* Answer one line as the server would, without a transport: for the unit
- * tests of framing and errors. Returns the response text (caller frees) or
- * NULL for notifications. Only synchronous methods are answered. */
+ * tests of framing and errors. initialized: a real initialize request is
+ * handled first, as a client would send it. Returns the response text
+ * (caller frees) or NULL for notifications. Only synchronous methods are
+ * answered. */
 char *mcp_server_handle_line_for_test(const struct tool_env *env,
-				      const char *line);
+				      int initialized, const char *line);
 
 #endif

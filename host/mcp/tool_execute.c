@@ -9,6 +9,7 @@
 
 #include "../core/executor.h"
 #include "json_util.h"
+#include "run_result.h"
 #include "tools.h"
 
 /* How often a call with a progress token says it is alive even when the
@@ -24,7 +25,6 @@ struct execute_call {
 	struct session_call *scall; /* in a session */
 	const char *session;	    /* name, for the result (owned copy) */
 	uint64_t started;	    /* uv_now() */
-	int finished;
 };
 
 static int any_ml_variant(const struct tool_env *env)
@@ -163,79 +163,6 @@ static cJSON *validate_schema(const struct tool_env *env)
 	return schema_common(env, 0);
 }
 
-static void add_prop(cJSON *props, const char *name, const char *type,
-		     int nullable, const char *desc)
-{
-	cJSON *p = cJSON_AddObjectToObject(props, name), *t;
-
-	if (nullable) {
-		t = cJSON_AddArrayToObject(p, "type");
-		cJSON_AddItemToArray(t, cJSON_CreateString(type));
-		cJSON_AddItemToArray(t, cJSON_CreateString("null"));
-	} else {
-		cJSON_AddStringToObject(p, "type", type);
-	}
-	cJSON_AddStringToObject(p, "description", desc);
-}
-
-static cJSON *output_schema(const struct tool_env *env)
-{
-	static const char *const required[] = {
-		"exitCode", "signal",	       "stdout",
-		"stderr",   "stdoutTruncated", "stderrTruncated",
-		"timedOut", "durationMs",      "language",
-		NULL,
-	};
-	cJSON *s = cJSON_CreateObject(), *props, *req;
-	size_t i;
-
-	(void)env;
-	cJSON_AddStringToObject(s, "type", "object");
-	props = cJSON_AddObjectToObject(s, "properties");
-	add_prop(props, "exitCode", "integer", 1,
-		 "Exit status; null when the program was killed by a signal.");
-	add_prop(props, "signal", "string", 1,
-		 "Terminating signal (e.g. SIGKILL), or null.");
-	add_prop(props, "stdout", "string", 0,
-		 "Standard output (UTF-8; invalid bytes shown as U+FFFD).");
-	add_prop(props, "stderr", "string", 0, "Standard error.");
-	add_prop(props, "stdoutTruncated", "boolean", 0,
-		 "Output exceeded the cap: its beginning and end are kept with "
-		 "a marker between.");
-	add_prop(props, "stderrTruncated", "boolean", 0,
-		 "Like stdoutTruncated, for stderr.");
-	add_prop(props, "timedOut", "boolean", 0,
-		 "The timeout expired and every process was killed.");
-	add_prop(props, "durationMs", "integer", 0,
-		 "Wall time of the execution in milliseconds.");
-	add_prop(props, "language", "string", 0, "The language that ran.");
-	add_prop(props, "phase", "string", 0,
-		 "\"build\" when a compile step failed, else \"run\".");
-	add_prop(props, "session", "string", 0,
-		 "The session the call ran in (absent for one-off calls).");
-	add_prop(props, "stateKept", "boolean", 0,
-		 "Session calls: the in-memory state (variables) survived this "
-		 "call. False after a timeout that had to kill the "
-		 "interpreter, and always for languages without one (go, rust: "
-		 "files persist, memory does not).");
-	add_prop(props, "freshState", "boolean", 0,
-		 "Session calls: this call started in a new interpreter, so "
-		 "nothing from earlier calls was in memory (the previous one "
-		 "was killed).");
-	req = cJSON_AddArrayToObject(s, "required");
-	for (i = 0; required[i]; i++)
-		cJSON_AddItemToArray(req, cJSON_CreateString(required[i]));
-	return s;
-}
-
-static void add_text(cJSON *o, const char *name, const char *buf, size_t len)
-{
-	char *s = utf8_sanitize(buf, len);
-
-	cJSON_AddStringToObject(o, name, s ? s : "");
-	free(s);
-}
-
 static void ec_closed_cb(uv_handle_t *h)
 {
 	struct execute_call *ec = h->data;
@@ -246,7 +173,6 @@ static void ec_closed_cb(uv_handle_t *h)
 
 static void ec_free(struct execute_call *ec)
 {
-	ec->finished = 1;
 	uv_close((uv_handle_t *)&ec->heartbeat, ec_closed_cb);
 }
 
@@ -265,8 +191,6 @@ static void output_cb(const char *out, size_t out_len, const char *err,
 	struct execute_call *ec = arg;
 	char *both, *text;
 
-	if (ec->finished)
-		return;
 	both = malloc(out_len + err_len + 1);
 	if (!both)
 		return;
@@ -284,50 +208,16 @@ static void output_cb(const char *out, size_t out_len, const char *err,
 static void done_cb(const struct exec_outcome *o, void *arg)
 {
 	struct execute_call *ec = arg;
-	char sig[32];
 	cJSON *r;
 
 	mcp_call_on_cancel(ec->call, NULL, NULL);
-	if (o->error_code) {
-		mcp_call_finish(
-			ec->call,
-			tool_error(o->error_code, "%s",
-				   o->error_message ? o->error_message : ""));
-		ec_free(ec);
-		return;
-	}
-	r = cJSON_CreateObject();
-	if (o->exited)
-		cJSON_AddNumberToObject(r, "exitCode", o->exit_code);
+	if (o->error)
+		r = tool_error_result(o->error);
+	else if (!(r = run_result_json(o, ec->session)))
+		r = tool_error(ERR_SANDBOX, "out of memory");
 	else
-		cJSON_AddNullToObject(r, "exitCode");
-	if (!o->exited && o->signal > 0) {
-		const char *abbr = sigabbrev_np(o->signal);
-
-		if (abbr)
-			snprintf(sig, sizeof(sig), "SIG%s", abbr);
-		else
-			snprintf(sig, sizeof(sig), "SIG%d", o->signal);
-		cJSON_AddStringToObject(r, "signal", sig);
-	} else {
-		cJSON_AddNullToObject(r, "signal");
-	}
-	add_text(r, "stdout", o->out, o->out_len);
-	add_text(r, "stderr", o->err, o->err_len);
-	cJSON_AddBoolToObject(r, "stdoutTruncated", o->out_truncated);
-	cJSON_AddBoolToObject(r, "stderrTruncated", o->err_truncated);
-	cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
-	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
-	cJSON_AddStringToObject(r, "language", o->language);
-	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
-	if (ec->session) {
-		cJSON_AddStringToObject(r, "session", ec->session);
-		cJSON_AddBoolToObject(r, "stateKept",
-				      o->interpreter && o->state_kept);
-		cJSON_AddBoolToObject(r, "freshState",
-				      !o->interpreter || o->fresh);
-	}
-	mcp_call_finish(ec->call, tool_ok(ec->call, r));
+		r = tool_ok(ec->call, r);
+	mcp_call_finish(ec->call, r);
 	ec_free(ec);
 }
 
@@ -357,8 +247,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	struct exec_request req;
 	struct execute_call *ec;
 	cJSON *error = NULL;
-	const char *err;
-	char msg[512];
+	struct error err;
 	double t;
 
 	if (sess &&
@@ -366,7 +255,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 				? session_find(env->sessions, sess->valuestring)
 				: NULL)) {
 		mcp_call_finish(mc,
-				tool_error("session_not_found",
+				tool_error(ERR_SESSION_NOT_FOUND,
 					   "no session named '%s' (create one "
 					   "with sandbox_session)",
 					   session_valid_name(sess->valuestring)
@@ -384,14 +273,14 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	} else if (session) {
 		pl = session_plugin(session);
 	} else {
-		mcp_call_finish(mc, tool_error("invalid_arguments",
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
 					       "language is required (unless "
 					       "session is given)"));
 		return;
 	}
 	if (session && pl != session_plugin(session)) {
 		mcp_call_finish(mc,
-				tool_error("language_mismatch",
+				tool_error(ERR_LANGUAGE_MISMATCH,
 					   "session '%s' runs %s, not %s",
 					   sess->valuestring,
 					   session_plugin(session)->desc->name,
@@ -410,12 +299,12 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		o = plugin_option(pl, it->string);
 		if (!o) {
 			if (cJSON_IsTrue(it)) {
-				mcp_call_finish(mc,
-						tool_error("invalid_arguments",
-							   "language '%s' has "
-							   "no option '%s'",
-							   pl->desc->name,
-							   it->string));
+				mcp_call_finish(
+					mc,
+					tool_error(ERR_INVALID_ARGUMENTS,
+						   "language '%s' has "
+						   "no option '%s'",
+						   pl->desc->name, it->string));
 				return;
 			}
 			continue;
@@ -425,8 +314,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	ec = calloc(1, sizeof(*ec));
 	if (!ec) {
-		mcp_call_finish(mc,
-				tool_error("sandbox_error", "out of memory"));
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
 		return;
 	}
 	ec->call = mc;
@@ -435,8 +323,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	ec->started = uv_now(env->loop);
 	if (session && !(ec->session = strdup(sess->valuestring))) {
 		ec_free(ec);
-		mcp_call_finish(mc,
-				tool_error("sandbox_error", "out of memory"));
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
 		return;
 	}
 	if (mcp_call_wants_progress(mc)) {
@@ -445,36 +332,35 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		uv_timer_start(&ec->heartbeat, heartbeat_cb, HEARTBEAT_MS,
 			       HEARTBEAT_MS);
 	}
+	/* As asked: the executor applies the language's cap. */
 	t = timeout ? timeout->valuedouble : 0;
-	if (t > pl->policy.max_timeout_ms)
-		t = pl->policy
-			    .max_timeout_ms; /* capped by the server's policy */
+	req.timeout_ms = t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 	req.code = code->valuestring;
 	req.code_len = strlen(code->valuestring);
-	req.timeout_ms = (uint32_t)t;
 	if (in) {
 		req.stdin_data = in->valuestring;
 		req.stdin_len = strlen(in->valuestring);
 	}
-	/* done_cb may run before exec_start returns (policy rejections), so
-	 * register the cancel hook first and touch ec only through it. */
-	mcp_call_on_cancel(mc, cancel_cb, ec);
 	if (session) {
-		err = session_exec(session, &req, done_cb, ec, &ec->scall, msg,
-				   sizeof(msg));
-		if (err) {
-			mcp_call_on_cancel(mc, NULL, NULL);
-			mcp_call_finish(mc, tool_error(err, "%s", msg));
+		if (session_exec(session, &req, done_cb, ec, &ec->scall,
+				 &err)) {
+			mcp_call_finish(mc, tool_error_result(&err));
 			ec_free(ec);
+			return;
 		}
+	} else if (exec_start(env->loop, env->pool, &req, done_cb, ec,
+			      &ec->job)) {
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		ec_free(ec);
 		return;
 	}
-	if (exec_start(env->loop, env->pool, &req, done_cb, ec, &ec->job)) {
-		mcp_call_on_cancel(mc, NULL, NULL);
-		mcp_call_finish(mc,
-				tool_error("sandbox_error", "out of memory"));
-		ec_free(ec);
-	}
+	mcp_call_on_cancel(mc, cancel_cb, ec);
+}
+
+static cJSON *output_schema_cb(const struct tool_env *env)
+{
+	(void)env;
+	return run_result_schema();
 }
 
 const struct tool tool_execute = {
@@ -494,7 +380,7 @@ const struct tool tool_execute = {
 		       "with its exit code and stderr.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
-	.output_schema = output_schema,
+	.output_schema = output_schema_cb,
 	.read_only = 0,
 	.destructive = 0,
 	.idempotent = 0,

@@ -192,12 +192,12 @@ struct gather_item {
 	size_t i;
 };
 
-static void memory_cb(int ok, uint64_t bytes, void *arg)
+static void memory_cb(const struct error *err, uint64_t bytes, void *arg)
 {
 	struct gather_item *gi = arg;
 	struct gather *g = gi->g;
 
-	if (ok)
+	if (!err)
 		cJSON_ReplaceItemInObjectCaseSensitive(
 			g->items[gi->i], "memoryBytes",
 			cJSON_CreateNumber((double)bytes));
@@ -221,19 +221,22 @@ static void reply_with_memory(struct mcp_call *mc, cJSON *result,
 	g->result = result;
 	g->items = items;
 	g->n = n;
-	g->pending = n + 1; /* +1: nothing finishes before the loop below */
+	/* No answer comes before this loop ends (session.h): count as we go.
+	 * A session the engine cannot be asked about keeps memoryBytes
+	 * null. */
 	for (i = 0; i < n; i++) {
 		struct gather_item *gi = malloc(sizeof(*gi));
 
-		if (!gi) {
-			g->pending--;
+		if (!gi)
 			continue;
-		}
 		gi->g = g;
 		gi->i = i;
-		session_memory(v[i], memory_cb, gi);
+		if (session_memory(v[i], memory_cb, gi, NULL))
+			free(gi);
+		else
+			g->pending++;
 	}
-	if (--g->pending == 0)
+	if (g->pending == 0)
 		gather_finish(g);
 }
 
@@ -253,8 +256,7 @@ static void do_list(const struct tool_env *env, struct mcp_call *mc)
 		free(v);
 		free(items);
 		cJSON_Delete(result);
-		mcp_call_finish(mc,
-				tool_error("sandbox_error", "out of memory"));
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
 		return;
 	}
 	for (s = session_next(env->sessions, NULL); s && i < n;
@@ -282,17 +284,14 @@ static void reply_one(struct mcp_call *mc, struct session *s, int memory)
 	reply_with_memory(mc, result, &s, items, 1);
 }
 
-static void done_cb(struct session *s, const char *err_code, const char *msg,
-		    void *arg)
+static void done_cb(struct session *s, const struct error *err, void *arg)
 {
 	struct mcp_call *mc = arg;
 
-	if (err_code) {
-		mcp_call_finish(
-			mc, tool_error(err_code, "%s", msg ? msg : err_code));
-		return;
-	}
-	reply_one(mc, s, 0);
+	if (err)
+		mcp_call_finish(mc, tool_error_result(err));
+	else
+		reply_one(mc, s, 0);
 }
 
 static void call(const struct tool_env *env, struct mcp_call *mc,
@@ -304,7 +303,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(args, "ttl");
-	const char *nm = name ? name->valuestring : NULL, *err;
+	const char *nm = name ? name->valuestring : NULL;
 	uint32_t ttl_s =
 		ttl ? (uint32_t)(ttl->valuedouble > 4e9 ? 4e9
 							: ttl->valuedouble)
@@ -312,7 +311,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const struct plugin *pl;
 	struct session *s;
 	cJSON *error = NULL;
-	char msg[256];
+	struct error err;
 
 	if (strcmp(action, "list") == 0) {
 		do_list(env, mc);
@@ -321,7 +320,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	if (strcmp(action, "create") == 0) {
 		if (!lang) {
 			mcp_call_finish(mc,
-					tool_error("invalid_arguments",
+					tool_error(ERR_INVALID_ARGUMENTS,
 						   "create needs a language"));
 			return;
 		}
@@ -331,11 +330,13 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			mcp_call_finish(mc, error);
 			return;
 		}
-		session_create(env->sessions, pl, nm, ttl_s, done_cb, mc);
+		if (session_create(env->sessions, pl, nm, ttl_s, done_cb, mc,
+				   &err))
+			mcp_call_finish(mc, tool_error_result(&err));
 		return;
 	}
 	if (!nm) {
-		mcp_call_finish(mc, tool_error("invalid_arguments",
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
 					       "%s needs the session's name",
 					       action));
 		return;
@@ -344,7 +345,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	if (!s) {
 		mcp_call_finish(
 			mc,
-			tool_error("session_not_found",
+			tool_error(ERR_SESSION_NOT_FOUND,
 				   "no session named '%s' (sandbox_session "
 				   "action \"list\" shows them)",
 				   session_valid_name(nm) ? nm
@@ -354,13 +355,14 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	if (strcmp(action, "get") == 0) {
 		reply_one(mc, s, 1);
 	} else if (strcmp(action, "pause") == 0) {
-		session_pause(s, done_cb, mc);
+		if (session_pause(s, done_cb, mc, &err))
+			mcp_call_finish(mc, tool_error_result(&err));
 	} else if (strcmp(action, "resume") == 0) {
-		session_resume(s, done_cb, mc);
+		if (session_resume(s, done_cb, mc, &err))
+			mcp_call_finish(mc, tool_error_result(&err));
 	} else if (strcmp(action, "extend") == 0) {
-		err = session_extend(s, ttl_s, msg, sizeof(msg));
-		if (err)
-			mcp_call_finish(mc, tool_error(err, "%s", msg));
+		if (session_extend(s, ttl_s, &err))
+			mcp_call_finish(mc, tool_error_result(&err));
 		else
 			reply_one(mc, s, 0);
 	} else if (strcmp(action, "destroy") == 0) {
@@ -370,7 +372,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		session_destroy(s);
 		mcp_call_finish(mc, tool_ok(mc, result));
 	} else {
-		mcp_call_finish(mc, tool_error("invalid_arguments",
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
 					       "unknown action '%s'", action));
 	}
 }

@@ -3,6 +3,7 @@
  */
 #include "tools.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,24 +34,48 @@ static cJSON *text_result(char *text, int is_error)
 	return res;
 }
 
-cJSON *tool_error(const char *code, const char *fmt, ...)
+const char *tool_error_code(int code)
+{
+	if (error_is_ours(code))
+		return error_name(code);
+	if (code == -ECANCELED)
+		return error_name(ERR_CANCELLED);
+	if (code == -ESHUTDOWN)
+		return error_name(ERR_SHUTTING_DOWN);
+	return error_name(ERR_SANDBOX);
+}
+
+static cJSON *error_result(int code, const char *msg)
 {
 	cJSON *body = cJSON_CreateObject(), *err, *res;
-	char msg[1024];
 	char *text;
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	err = cJSON_AddObjectToObject(body, "error");
-	cJSON_AddStringToObject(err, "code", code);
-	cJSON_AddStringToObject(err, "message", msg);
+	cJSON_AddStringToObject(err, "code", tool_error_code(code));
+	cJSON_AddStringToObject(err, "message",
+				msg && *msg ? msg
+					    : error_default_message(code));
 	text = cJSON_PrintUnformatted(body);
 	res = text_result(text, 1);
 	free(text);
 	cJSON_Delete(body);
 	return res;
+}
+
+cJSON *tool_error(int code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error_result(code, msg);
+}
+
+cJSON *tool_error_result(const struct error *e)
+{
+	return error_result(e->code, e->msg);
 }
 
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
@@ -81,7 +106,7 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 				: NULL;
 
 		if (v != pl && (!v || !v->policy.enabled)) {
-			*error = tool_error("unknown_language",
+			*error = tool_error(ERR_UNKNOWN_LANGUAGE,
 					    "language '%s' has no "
 					    "machine-learning runtime here",
 					    pl->desc->name);
@@ -97,7 +122,7 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 			off += (size_t)snprintf(
 				names + off, sizeof(names) - off, "%s%s",
 				off ? ", " : "", env->plugins->v[i].desc->name);
-	*error = tool_error("unknown_language",
+	*error = tool_error(ERR_UNKNOWN_LANGUAGE,
 			    "no language '%s' here; available: %s",
 			    strlen(name) <= 64 && utf8_valid(name, strlen(name))
 				    ? name

@@ -14,6 +14,7 @@
 #include "../core/plugins.h"
 #include "../core/pool.h"
 #include "../core/session.h"
+#include "../util/error.h"
 
 struct mcp_call;
 
@@ -66,9 +67,16 @@ int mcp_call_structured(const struct mcp_call *call);
 
 /* --- result helpers (tools.c) --- */
 
-/* isError result: text is {"error":{"code":...,"message":...}}. */
-cJSON *tool_error(const char *code, const char *fmt, ...)
+/* The one place where a host error becomes what the client sees: an
+ * isError result whose text is {"error":{"code":...,"message":...}}, code
+ * being tool_error_code(). */
+cJSON *tool_error(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+cJSON *tool_error_result(const struct error *e);
+/* The client-facing code of a host error: the ERR_* name, "cancelled" and
+ * "shutting_down" for -ECANCELED and -ESHUTDOWN, "sandbox_error" for any
+ * other errno. */
+const char *tool_error_code(int code);
 /* Success: structured becomes the text content (JSON) and, when the
  * protocol has it, structuredContent. Takes ownership of structured. */
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);

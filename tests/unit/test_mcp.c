@@ -12,17 +12,26 @@
 
 static struct tool_env env;
 
+/* The answer of a server that has been initialized. */
 static char *ask(const char *line)
 {
-	return mcp_server_handle_line_for_test(&env, line);
+	return mcp_server_handle_line_for_test(&env, 1, line);
 }
 
-#define EXPECT(line, needle)                                                   \
+/* The answer of a server that has not (the first line a client sends). */
+static char *ask_fresh(const char *line)
+{
+	return mcp_server_handle_line_for_test(&env, 0, line);
+}
+
+#define EXPECT_FROM(fn, line, needle)                                          \
 	do {                                                                   \
-		char *r_ = ask(line);                                          \
+		char *r_ = fn(line);                                           \
 		CHECK_STR_CONTAINS(r_, needle);                                \
 		free(r_);                                                      \
 	} while (0)
+#define EXPECT(line, needle) EXPECT_FROM(ask, line, needle)
+#define EXPECT_FRESH(line, needle) EXPECT_FROM(ask_fresh, line, needle)
 
 static void framing(void)
 {
@@ -108,20 +117,26 @@ static void framing(void)
 
 static void lifecycle(void)
 {
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-	       "\"params\":{\"protocolVersion\":\"2025-06-18\","
-	       "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":"
-	       "\"1\"}}}",
-	       "\"protocolVersion\":\"2025-06-18\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-	       "\"params\":{\"protocolVersion\":\"1999-01-01\"}}",
-	       "\"protocolVersion\":\"2025-11-25\"");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-	       "\"params\":{\"protocolVersion\":\"2025-11-25\"}}",
-	       "\"instructions\":");
-	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-	       "\"params\":{}}",
-	       "-32602");
+	/* Before initialize only ping and initialize are served. */
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+		     "\"code\":-32002");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+		     "\"result\":{}");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		     "\"params\":{\"protocolVersion\":\"2025-06-18\","
+		     "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\","
+		     "\"version\":"
+		     "\"1\"}}}",
+		     "\"protocolVersion\":\"2025-06-18\"");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		     "\"params\":{\"protocolVersion\":\"1999-01-01\"}}",
+		     "\"protocolVersion\":\"2025-11-25\"");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		     "\"params\":{\"protocolVersion\":\"2025-11-25\"}}",
+		     "\"instructions\":");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		     "\"params\":{}}",
+		     "-32602");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
 	       "setLevel\",\"params\":{\"level\":\"debug\"}}",
 	       "\"result\":{}");

@@ -1,0 +1,232 @@
+/*
+ * session_adopt.c - sessions that outlive their server: at start, the
+ * server takes its predecessor's state slot, finds the session containers
+ * named for it ("sbx-s.<slot>.<deadline>.<language>.<name>") and
+ * reconnects to each through `sbx-agent relay` (docs/sessions.md); the
+ * same reconnection serves a session resumed after an adoption while
+ * paused.
+ */
+#include "session_internal.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/container.h"
+#include "../util/log.h"
+
+#define LOG_MODULE "sessions"
+
+void session_lost_cb(struct agent_client *ac, void *arg)
+{
+	struct session *s = arg;
+
+	(void)ac;
+	s->ac = NULL;
+	if (s->destroying)
+		return;
+	log_error("[%s] session %s: the connection to its container was lost; "
+		  "session removed",
+		  s->pl->desc->name, s->name);
+	session_destroy(s);
+}
+
+static void reopen_cb(struct agent_client *ac, int err, const char *errmsg,
+		      void *arg)
+{
+	struct session *s = arg;
+
+	s->connecting = 0;
+	if (err) {
+		if (s->destroying || err == -ECANCELED)
+			return;
+		log_error("[%s] session %s: cannot reconnect to container "
+			  "%.12s: %s; session removed",
+			  s->pl->desc->name, s->name, s->id,
+			  errmsg ? errmsg : "no answer");
+		session_destroy(s);
+		return;
+	}
+	s->ac = ac;
+	log_info("[%s] session %s re-adopted (container %.12s)",
+		 s->pl->desc->name, s->name, s->id);
+	session_queue_next(s);
+}
+
+int session_reconnect(struct session *s)
+{
+	struct agent_client *ac;
+
+	if (s->ac || s->connecting)
+		return 0;
+	s->connecting = 1;
+	if (agent_client_reopen(s->m->d, s->id, reopen_cb, session_lost_cb, s,
+				&ac)) {
+		s->connecting = 0;
+		log_error("[%s] session %s: cannot reconnect",
+			  s->pl->desc->name, s->name);
+		session_destroy(s);
+		return -1;
+	}
+	return 0;
+}
+
+/* "sbx-s.<slot>.<deadline>.<language>.<name>" (Docker adds a '/'). */
+static int parse_container_name(const char *n, const char *slot,
+				int64_t *deadline_s, char *lang,
+				size_t langsize, char *name, size_t namesize)
+{
+	const char *p, *dot;
+	char *end;
+	size_t len;
+
+	if (*n == '/')
+		n++;
+	len = strlen(SESSION_CONTAINER_PREFIX);
+	if (strncmp(n, SESSION_CONTAINER_PREFIX, len) != 0)
+		return -1;
+	p = n + len;
+	len = strlen(slot);
+	if (strncmp(p, slot, len) != 0 || p[len] != '.')
+		return -1;
+	p += len + 1;
+	*deadline_s = strtoll(p, &end, 10);
+	if (end == p || *end != '.')
+		return -1;
+	p = end + 1;
+	dot = strchr(p, '.');
+	if (!dot || (size_t)(dot - p) >= langsize)
+		return -1;
+	memcpy(lang, p, (size_t)(dot - p));
+	lang[dot - p] = '\0';
+	if (strlen(dot + 1) >= namesize || !session_valid_name(dot + 1))
+		return -1;
+	snprintf(name, namesize, "%s", dot + 1);
+	return 0;
+}
+
+static const cJSON *saved_entry(const cJSON *saved, const char *name)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, saved)
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
+
+		if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static double num(const cJSON *e, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+struct adopt_ctx {
+	struct session_mgr *m;
+	cJSON *saved;
+};
+
+static void adopt_one(struct session_mgr *m, const cJSON *saved, const cJSON *c)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
+	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(c, "State");
+	const cJSON *e;
+	char lang[40], name[SESSION_NAME_MAX + 1];
+	const struct plugin *pl;
+	struct session *s;
+	int64_t deadline_s, now = session_now_ms();
+
+	if (!cJSON_IsString(id) || !cJSON_IsArray(names) ||
+	    !cJSON_IsString(cJSON_GetArrayItem(names, 0)) ||
+	    parse_container_name(cJSON_GetArrayItem(names, 0)->valuestring,
+				 session_store_slot(m->store), &deadline_s,
+				 lang, sizeof(lang), name, sizeof(name)))
+		return;
+	pl = plugins_find(m->ps, lang);
+	if (!pl || !pl->policy.enabled || session_find(m, name) ||
+	    deadline_s * 1000 <= now || !cJSON_IsString(state) ||
+	    (strcmp(state->valuestring, "running") != 0 &&
+	     strcmp(state->valuestring, "paused") != 0) ||
+	    m->n >= m->cfg->max_sessions) {
+		log_info("removing session container %.12s (%s): expired, "
+			 "stopped or not adoptable",
+			 id->valuestring, name);
+		session_remove_container(m, id->valuestring);
+		return;
+	}
+	s = session_alloc(m, pl, name);
+	if (!s)
+		return;
+	snprintf(s->id, sizeof(s->id), "%s", id->valuestring);
+	e = saved_entry(saved, name);
+	s->deadline_ms = deadline_s * 1000;
+	s->created_ms = (int64_t)num(e, "created", (double)now);
+	s->last_used_ms = (int64_t)num(e, "lastUsed", (double)now);
+	s->ttl_s = (uint32_t)num(e, "ttl", m->cfg->session_ttl_s);
+	s->executions = (uint64_t)num(e, "executions", 0);
+	s->seq = (uint32_t)num(e, "seq", 0);
+	s->paused = strcmp(state->valuestring, "paused") == 0;
+	if (!s->paused)
+		session_reconnect(s);
+	else
+		log_info("[%s] session %s re-adopted, paused", pl->desc->name,
+			 name);
+}
+
+static void adopt_list_cb(int err, const char *errmsg, const char *json,
+			  void *arg)
+{
+	struct adopt_ctx *ctx = arg;
+	struct session_mgr *m = ctx->m;
+	cJSON *arr, *c;
+
+	if (err) {
+		log_warn("cannot list session containers to re-adopt: %s",
+			 errmsg ? errmsg : "no answer");
+	} else if (!m->shutting_down) {
+		arr = cJSON_Parse(json);
+		cJSON_ArrayForEach(c, arr) adopt_one(m, ctx->saved, c);
+		cJSON_Delete(arr);
+		session_save(m);
+	}
+	cJSON_Delete(ctx->saved);
+	free(ctx);
+}
+
+void session_mgr_start(struct session_mgr *m)
+{
+	struct adopt_ctx *ctx;
+	char why[512], filters[160];
+	int rc;
+
+	session_expiry_start(m);
+	rc = session_store_open(m->loop, m->cfg->state_dir, &m->store, why,
+				sizeof(why));
+	if (rc) {
+		log_warn("sessions will not survive a restart: %s", why);
+		return;
+	}
+	log_debug("session state slot %s (%s)", session_store_slot(m->store),
+		  session_store_path(m->store));
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return;
+	ctx->m = m;
+	ctx->saved = session_store_load(m->store);
+	snprintf(filters, sizeof(filters),
+		 "{\"name\":[\"^/sbx-s\\\\.%s\\\\.\"]}",
+		 session_store_slot(m->store));
+	if (container_list_filters(m->d, filters, adopt_list_cb, ctx)) {
+		cJSON_Delete(ctx->saved);
+		free(ctx);
+	}
+}

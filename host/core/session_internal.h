@@ -1,0 +1,95 @@
+/*
+ * session_internal.h - what the three parts of the session module share:
+ * session.c (lifecycle: create, pause, resume, extend, expiry, destroy,
+ * shutdown), session_queue.c (a session's calls, one at a time, in order)
+ * and session_adopt.c (re-adoption of a dead predecessor's sessions and
+ * reconnection through the agent's relay). Not for other modules.
+ */
+#ifndef SBX_SESSION_INTERNAL_H
+#define SBX_SESSION_INTERNAL_H
+
+#include "session.h"
+#include "session_store.h"
+
+struct session_call {
+	struct session *s;
+	struct exec_request req; /* code and stdin point at the copies */
+	char *code;
+	char *stdin_data;
+	exec_done_cb cb; /* NULL: the interpreter's start-up */
+	void *arg;
+	struct exec_job *job; /* while running */
+	struct session_call *next;
+};
+
+struct session {
+	struct session_mgr *m;
+	uint64_t serial; /* never reused: async replies find us by it */
+	char name[SESSION_NAME_MAX + 1];
+	const struct plugin *pl;
+	char id[80];		 /* container id */
+	struct agent_client *ac; /* NULL while connecting or paused-adopted */
+	int connecting;
+	int paused;
+	int docker_op; /* pause/resume in flight */
+	int destroying;
+	int64_t created_ms, last_used_ms, deadline_ms;
+	uint32_t ttl_s;
+	uint64_t executions;
+	uint32_t seq;
+	struct session_call *running;
+	struct session_call *q_head, *q_tail;
+	unsigned nq;
+	struct session *prev, *next;
+};
+
+struct session_mgr {
+	uv_loop_t *loop;
+	struct docker *d;
+	struct pool *pool;
+	const struct plugin_set *ps;
+	const struct config *cfg;
+	struct session_store *store; /* NULL: sessions do not survive us */
+	uv_timer_t expiry;	     /* embedded; closed at shutdown */
+	struct session *list;
+	unsigned n, creating;
+	uint64_t next_serial;
+	int shutting_down;
+	unsigned removals;	 /* DELETEs and renames in flight */
+	void (*done)(void *arg); /* shutdown: when removals reach 0 */
+	void *done_arg;
+};
+
+/* Unix time in milliseconds. */
+int64_t session_now_ms(void);
+/* The live session with this serial, or NULL (async replies find theirs
+ * by serial: the session may be gone by then). */
+struct session *session_by_serial(struct session_mgr *m, uint64_t serial);
+/* A new session linked into m's list, or NULL. */
+struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
+			      const char *name);
+void session_unlink_free(struct session *s);
+/* Write every session's state to the slot (nothing without one). */
+void session_save(struct session_mgr *m);
+/* DELETE the container; the server's shutdown waits for the answer. */
+void session_remove_container(struct session_mgr *m, const char *id);
+/* The session's agent connection closed under it: the session goes. */
+void session_lost_cb(struct agent_client *ac, void *arg);
+
+/* Start the 1 s timer that expires idle and over-age sessions. */
+void session_expiry_start(struct session_mgr *m);
+
+/* session_queue.c */
+/* Start the next queued call if the session can run one. */
+void session_queue_next(struct session *s);
+/* End every queued call (not the running one) with err. */
+void session_queue_fail(struct session *s, const struct error *err);
+/* Queue the interpreter's start-up (languages that have one). */
+void session_queue_interpreter(struct session *s);
+
+/* session_adopt.c */
+/* Connect to an adopted or resumed session's container through the
+ * agent's relay. Returns 0, or -1 when it failed and s is destroyed. */
+int session_reconnect(struct session *s);
+
+#endif

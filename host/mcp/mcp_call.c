@@ -1,0 +1,130 @@
+/*
+ * mcp_call.c - one tools/call in flight (mcp_call.h, tools.h).
+ */
+#include "mcp_call.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct mcp_call {
+	struct mcp_server *srv;
+	struct mcp_call_list *list;
+	cJSON *id; /* owned */
+	void (*cancel_cb)(void *);
+	void *cancel_arg;
+	int cancelled;
+	cJSON *progress_token; /* owned; NULL when none was given */
+	double last_progress;
+	struct mcp_call *prev, *next;
+};
+
+static int id_equal(const cJSON *a, const cJSON *b)
+{
+	if (cJSON_IsString(a) && cJSON_IsString(b))
+		return strcmp(a->valuestring, b->valuestring) == 0;
+	if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+		return a->valuedouble == b->valuedouble;
+	return 0;
+}
+
+struct mcp_call *mcp_call_new(struct mcp_server *srv,
+			      struct mcp_call_list *list, const cJSON *id,
+			      const cJSON *progress_token)
+{
+	struct mcp_call *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->srv = srv;
+	c->list = list;
+	c->id = cJSON_Duplicate(id, 1);
+	c->progress_token =
+		progress_token ? cJSON_Duplicate(progress_token, 1) : NULL;
+	if (!c->id || (progress_token && !c->progress_token)) {
+		cJSON_Delete(c->id);
+		cJSON_Delete(c->progress_token);
+		free(c);
+		return NULL;
+	}
+	c->next = list->head;
+	if (list->head)
+		list->head->prev = c;
+	list->head = c;
+	list->n++;
+	return c;
+}
+
+int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id)
+{
+	struct mcp_call *c;
+
+	for (c = list->head; c; c = c->next)
+		if (id_equal(c->id, id) && !c->cancelled) {
+			c->cancelled = 1;
+			if (c->cancel_cb)
+				c->cancel_cb(c->cancel_arg);
+			return 1;
+		}
+	return 0;
+}
+
+static void call_unlink(struct mcp_call *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		c->list->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->list->n--;
+}
+
+void mcp_call_finish(struct mcp_call *c, cJSON *result)
+{
+	struct mcp_server *s = c->srv;
+
+	/* A cancelled request gets no response (MCP cancellation rules). */
+	if (!c->cancelled)
+		mcp_server_send_result(s, c->id, result);
+	else
+		cJSON_Delete(result);
+	call_unlink(c);
+	cJSON_Delete(c->id);
+	cJSON_Delete(c->progress_token);
+	free(c);
+}
+
+int mcp_call_wants_progress(const struct mcp_call *c)
+{
+	return c->progress_token != NULL;
+}
+
+void mcp_call_progress(struct mcp_call *c, double progress, const char *message)
+{
+	cJSON *p;
+
+	if (!c->progress_token || c->cancelled)
+		return;
+	/* The spec wants it to increase with every notification. */
+	if (progress <= c->last_progress)
+		progress = c->last_progress + 1;
+	c->last_progress = progress;
+	p = cJSON_CreateObject();
+	cJSON_AddItemToObject(p, "progressToken",
+			      mcp_id_copy(c->progress_token));
+	cJSON_AddNumberToObject(p, "progress", progress);
+	if (message && mcp_server_proto_at_least(c->srv, "2025-03-26"))
+		cJSON_AddStringToObject(p, "message", message);
+	mcp_server_send_notification(c->srv, "notifications/progress", p);
+}
+
+void mcp_call_on_cancel(struct mcp_call *c, void (*cb)(void *), void *arg)
+{
+	c->cancel_cb = cb;
+	c->cancel_arg = arg;
+}
+
+int mcp_call_structured(const struct mcp_call *c)
+{
+	return mcp_server_proto_at_least(c->srv, "2025-06-18");
+}

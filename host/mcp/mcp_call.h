@@ -1,0 +1,41 @@
+/*
+ * mcp_call.h - one tools/call in flight: its id, its progress token, the
+ * tool's cancel hook, and the server's list of them. What a tool may do
+ * with its call (finish, progress, on_cancel) is declared in tools.h; this
+ * header is the server's side.
+ */
+#ifndef SBX_MCP_CALL_H
+#define SBX_MCP_CALL_H
+
+#include <cjson/cJSON.h>
+
+#include "tools.h"
+
+struct mcp_server;
+
+struct mcp_call_list {
+	struct mcp_call *head;
+	unsigned n;
+};
+
+/* A new call in list for the request id (copied); progress_token (copied)
+ * is the request's _meta.progressToken, or NULL. NULL when out of memory.
+ * The call leaves the list and is freed by mcp_call_finish(). */
+struct mcp_call *mcp_call_new(struct mcp_server *srv,
+			      struct mcp_call_list *list, const cJSON *id,
+			      const cJSON *progress_token);
+
+/* notifications/cancelled for request id: the call's result will not be
+ * sent and its tool's cancel hook runs. Returns 1 if such a call runs. */
+int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id);
+
+/* Provided by mcp_server.c for the calls. */
+void mcp_server_send_result(struct mcp_server *s, const cJSON *id,
+			    cJSON *result);
+void mcp_server_send_notification(struct mcp_server *s, const char *method,
+				  cJSON *params);
+int mcp_server_proto_at_least(const struct mcp_server *s, const char *v);
+/* A copy of a request id that prints exactly as it came (new object). */
+cJSON *mcp_id_copy(const cJSON *id);
+
+#endif

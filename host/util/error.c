@@ -1,0 +1,79 @@
+/*
+ * error.c - names and messages of the host's error codes (error.h).
+ */
+#include "error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct entry {
+	const char *name, *msg;
+};
+
+static const struct entry table[] = {
+#define ERROR_ENTRY(sym, name, msg) {name, msg},
+	ERROR_CODES(ERROR_ENTRY)
+#undef ERROR_ENTRY
+};
+
+int error_is_ours(int code)
+{
+	return code > ERR_BEFORE_FIRST && code < ERR_AFTER_LAST;
+}
+
+static const struct entry *lookup(int code)
+{
+	return error_is_ours(code) ? &table[code - ERR_BEFORE_FIRST - 1] : NULL;
+}
+
+const char *error_name(int code)
+{
+	const struct entry *e = lookup(code);
+	const char *n;
+
+	if (e)
+		return e->name;
+	n = code < 0 ? strerrorname_np(-code) : NULL;
+	return n ? n : "EUNKNOWN";
+}
+
+const char *error_default_message(int code)
+{
+	const struct entry *e = lookup(code);
+
+	if (e)
+		return e->msg;
+	return code < 0 ? strerror(-code) : "no error";
+}
+
+static void vset(struct error *e, const char *fmt, va_list ap)
+{
+	if (fmt)
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	else
+		snprintf(e->msg, sizeof(e->msg), "%s",
+			 error_default_message(e->code));
+}
+
+int error_set(struct error *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return code;
+	e->code = code;
+	va_start(ap, fmt);
+	vset(e, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void error_clear(struct error *e)
+{
+	if (e) {
+		e->code = 0;
+		e->msg[0] = '\0';
+	}
+}

@@ -1,0 +1,85 @@
+/*
+ * error.h - the one way a failure travels from the engine to a tool.
+ *
+ * A failure is a negative int code, as in libuv: either a negative errno
+ * (from the system, libcurl's transport, the agent connection) or one of the
+ * ERR_* codes below, each with a stable machine-readable name and a default
+ * message. Where there is more to say than the code ("timeout 900000 ms is
+ * above this server's limit of 300000 ms", the daemon's own words), a
+ * struct error carries the code and a message written by the function that
+ * detected the failure (crun's habit); callers pass it on unchanged.
+ *
+ * Functions return 0 or the negative code and fill a caller-supplied
+ * struct error *; callbacks receive `const struct error *` (NULL on
+ * success), borrowed for the duration of the call. The mapping from codes to
+ * what the MCP client sees lives in exactly one place: tool_error_result()
+ * in host/mcp/tools.c.
+ */
+#ifndef SBX_ERROR_H
+#define SBX_ERROR_H
+
+#include <stddef.h>
+
+#define ERROR_MSG_MAX 512
+
+/* X(symbol, name, default message). The names are the `code` of a tool
+ * error result and are part of the public interface: never rename one. */
+#define ERROR_CODES(X)                                                         \
+	X(UNKNOWN_LANGUAGE, "unknown_language", "unknown language")            \
+	X(INVALID_ARGUMENTS, "invalid_arguments", "invalid arguments")         \
+	X(CODE_TOO_LARGE, "code_too_large", "the code is too large")           \
+	X(CODE_BLOCKED, "code_blocked", "the code was rejected by policy")     \
+	X(CODE_REJECTED, "code_rejected", "the plugin rejected the code")      \
+	X(PLUGIN, "plugin_error", "the language plugin failed")                \
+	X(DOCKER_UNAVAILABLE, "docker_unavailable",                            \
+	  "the Docker engine cannot be reached")                               \
+	X(IMAGE_MISSING, "image_missing", "the language's image is not built") \
+	X(SANDBOX, "sandbox_error", "the sandbox container failed")            \
+	X(SANDBOX_TIMEOUT, "sandbox_error",                                    \
+	  "the sandbox did not answer within its timeout")                     \
+	X(SERVER_BUSY, "server_busy", "the server is busy")                    \
+	X(SHUTTING_DOWN, "shutting_down", "the server is shutting down")       \
+	X(CANCELLED, "cancelled", "the execution was cancelled")               \
+	X(SESSION_NOT_FOUND, "session_not_found", "no such session")           \
+	X(SESSION_EXISTS, "session_exists", "a session of that name exists")   \
+	X(SESSION_PAUSED, "session_paused", "the session is paused")           \
+	X(SESSION_BUSY, "session_busy", "the session is busy")                 \
+	X(SESSION_DESTROYED, "session_destroyed", "the session was destroyed") \
+	X(SESSION_LOST, "session_lost", "the session's container was lost")    \
+	X(MAX_SESSIONS, "max_sessions", "too many sessions")                   \
+	X(INVALID_NAME, "invalid_name", "invalid session name")                \
+	X(LANGUAGE_MISMATCH, "language_mismatch",                              \
+	  "the session runs another language")
+
+/* Far below any errno, so the two ranges never meet. */
+#define ERR_FIRST (-20000)
+
+enum error_code {
+	ERR_BEFORE_FIRST = ERR_FIRST + 1,
+#define ERROR_ENUM(sym, name, msg) ERR_##sym,
+	ERROR_CODES(ERROR_ENUM)
+#undef ERROR_ENUM
+		ERR_AFTER_LAST
+};
+
+struct error {
+	int code; /* 0 or negative */
+	char msg[ERROR_MSG_MAX];
+};
+
+/* The stable name of code: "session_busy" for ERR_SESSION_BUSY, "ENOMEM"
+ * style errno names for negative errno ("EUNKNOWN" if unknown). */
+const char *error_name(int code);
+/* The default message of code (strerror() for errno codes). */
+const char *error_default_message(int code);
+/* 1 if code is one of ERR_*. */
+int error_is_ours(int code);
+
+/* Fill *e (if not NULL) with code and a printf-style message (the code's
+ * default message when fmt is NULL). Returns code, so that a failing
+ * function can `return error_set(err, ERR_X, "...")`. */
+int error_set(struct error *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void error_clear(struct error *e);
+
+#endif
