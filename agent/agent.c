@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 
 #include "agent_proto.h"
 #include "exec.h"
+#include "log.h"
 #include "procs.h"
 #include "relay.h"
 #include "reset.h"
@@ -65,27 +65,6 @@ uint64_t agent_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-void agent_log(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	memcpy(line, "sbx-agent: ", 11);
-	va_start(ap, fmt);
-	n = vsnprintf(line + 11, sizeof(line) - 12, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	n += 11;
-	if ((size_t)n > sizeof(line) - 1)
-		n = (int)sizeof(line) - 1;
-	line[n++] = '\n';
-	if (write(2, line, (size_t)n) < 0) {
-		/* nowhere else to say it */
-	}
 }
 
 /* Structural guard: the protocol fds live above 2 with O_CLOEXEC, fd 1

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "log.h"
 #include "procs.h"
 #include "repl.h"
 #include "spawn.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "log.h"
 #include "procs.h"
 #include "spawn.h"
 

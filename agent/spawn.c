@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "log.h"
 
 extern char **environ;
 

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "log.h"
 #include "procs.h"
 #include "spawn.h"
 
