@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_ops.h"
 #include "agent_proto.h"
 #include "exec.h"
 #include "log.h"
@@ -124,28 +125,22 @@ static void flush_out(struct agent *a)
 
 static void send_error(struct agent *a, uint32_t id, const char *msg)
 {
-	int rc;
+	const struct ap_error m = {.message = msg, .message_len = strlen(msg)};
+	int rc = ap_error_encode(&a->out, id, &m);
 
-	rc = ap_frame_begin(&a->out, AP_ERROR, id);
-	if (!rc)
-		rc = ap_put_str(&a->out, AP_T_MESSAGE, msg);
-	if (!rc)
-		rc = ap_frame_end(&a->out);
 	if (rc)
 		agent_log("cannot queue AP_ERROR: %s", strerror(-rc));
 }
 
 static void send_hello(struct agent *a, uint32_t id)
 {
-	int rc;
+	static const struct ap_hello_ok m = {
+		.version = AP_VERSION,
+		.workdir = AGENT_WORKDIR,
+		.workdir_len = sizeof(AGENT_WORKDIR) - 1,
+	};
+	int rc = ap_hello_ok_encode(&a->out, id, &m);
 
-	rc = ap_frame_begin(&a->out, AP_HELLO_OK, id);
-	if (!rc)
-		rc = ap_put_u32(&a->out, AP_T_VERSION, AP_VERSION);
-	if (!rc)
-		rc = ap_put_str(&a->out, AP_T_WORKDIR, AGENT_WORKDIR);
-	if (!rc)
-		rc = ap_frame_end(&a->out);
 	if (rc)
 		agent_log("cannot queue AP_HELLO_OK: %s", strerror(-rc));
 }
