@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_ops.h"
 #include "agent_proto.h"
 #include "exec.h"
+#include "log.h"
 #include "procs.h"
 #include "relay.h"
 #include "reset.h"
@@ -65,27 +66,6 @@ uint64_t agent_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-void agent_log(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	memcpy(line, "sbx-agent: ", 11);
-	va_start(ap, fmt);
-	n = vsnprintf(line + 11, sizeof(line) - 12, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	n += 11;
-	if ((size_t)n > sizeof(line) - 1)
-		n = (int)sizeof(line) - 1;
-	line[n++] = '\n';
-	if (write(2, line, (size_t)n) < 0) {
-		/* nowhere else to say it */
-	}
 }
 
 /* Structural guard: the protocol fds live above 2 with O_CLOEXEC, fd 1
@@ -145,28 +125,22 @@ static void flush_out(struct agent *a)
 
 static void send_error(struct agent *a, uint32_t id, const char *msg)
 {
-	int rc;
+	const struct ap_error m = {.message = msg, .message_len = strlen(msg)};
+	int rc = ap_error_encode(&a->out, id, &m);
 
-	rc = ap_frame_begin(&a->out, AP_ERROR, id);
-	if (!rc)
-		rc = ap_put_str(&a->out, AP_T_MESSAGE, msg);
-	if (!rc)
-		rc = ap_frame_end(&a->out);
 	if (rc)
 		agent_log("cannot queue AP_ERROR: %s", strerror(-rc));
 }
 
 static void send_hello(struct agent *a, uint32_t id)
 {
-	int rc;
+	static const struct ap_hello_ok m = {
+		.version = AP_VERSION,
+		.workdir = AGENT_WORKDIR,
+		.workdir_len = sizeof(AGENT_WORKDIR) - 1,
+	};
+	int rc = ap_hello_ok_encode(&a->out, id, &m);
 
-	rc = ap_frame_begin(&a->out, AP_HELLO_OK, id);
-	if (!rc)
-		rc = ap_put_u32(&a->out, AP_T_VERSION, AP_VERSION);
-	if (!rc)
-		rc = ap_put_str(&a->out, AP_T_WORKDIR, AGENT_WORKDIR);
-	if (!rc)
-		rc = ap_frame_end(&a->out);
 	if (rc)
 		agent_log("cannot queue AP_HELLO_OK: %s", strerror(-rc));
 }

@@ -4,8 +4,9 @@
  * The agent is PID 1 of a sandbox container. agent.c owns the event loop
  * and the protocol streams; exec.c runs one execution at a time, reset.c
  * wipes the container between sessions, procs.c reaps and kills processes,
- * spawn.c turns a forked child into an unprivileged user process and
- * capture.c keeps the head and tail of an output stream.
+ * spawn.c turns a forked child into an unprivileged user process,
+ * capture.c keeps the head and tail of an output stream and log.c writes
+ * the log lines.
  */
 #ifndef SBX_AGENT_H
 #define SBX_AGENT_H
@@ -20,9 +21,5 @@
 
 /* Monotonic clock in milliseconds. */
 uint64_t agent_now_ms(void);
-
-/* One line on stderr, prefixed "sbx-agent: ". stderr reaches the host as
- * log output; keep it rare on the hot path. */
-void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_ops.h"
+#include "log.h"
 #include "procs.h"
 #include "repl.h"
 #include "spawn.h"
@@ -51,8 +53,7 @@ static void exec_reset(struct exec *e)
 	close_fd(&e->fd_out);
 	close_fd(&e->fd_err);
 	close_fd(&e->fd_in);
-	free(e->blob);
-	free(e->build_argv); /* one allocation for all the vectors */
+	ap_exec_free(&e->req);
 	spawn_seccomp_free(e->seccomp);
 	capture_close(&e->cap_out);
 	capture_close(&e->cap_err);
@@ -80,197 +81,14 @@ int exec_busy(const struct exec *e)
 	return e->active;
 }
 
-static int valid_file_name(const char *s)
-{
-	return *s && strlen(s) <= 255 && !strchr(s, '/') && !strstr(s, "..") &&
-	       strcmp(s, ".") != 0;
-}
-
-static int is_string_tag(uint8_t tag)
-{
-	return tag == AP_T_FILE_NAME || tag == AP_T_BUILD_ARG ||
-	       tag == AP_T_RUN_ARG || tag == AP_T_ENV ||
-	       tag == AP_T_SECCOMP_DENY || tag == AP_T_REPL_ARG;
-}
-
-struct limits {
-	uint32_t timeout_ms, out_cap, err_cap;
-};
-
-/* The u32 fields of AP_EXEC and where parse() puts them. */
-static uint32_t *u32_field(struct exec *e, struct limits *lim, uint8_t tag)
-{
-	switch (tag) {
-	case AP_T_TIMEOUT_MS:
-		return &lim->timeout_ms;
-	case AP_T_STDOUT_CAP:
-		return &lim->out_cap;
-	case AP_T_STDERR_CAP:
-		return &lim->err_cap;
-	case AP_T_REPL_SEQ:
-		return &e->repl_seq;
-	case AP_T_GRACE_MS:
-		return &e->grace_ms;
-	case AP_T_STREAM_MS:
-		return &e->stream_ms;
-	default:
-		return NULL;
-	}
-}
-
-/* Copy the request out of the frame (whose buffer the reader reuses).
- * Everything lands in one blob: strings NUL-terminated, then the vectors
- * point into it. */
-static int parse(struct exec *e, const struct ap_frame *f, struct limits *lim,
-		 const char **err)
-{
-	size_t nbuild = 0, nrun = 0, nenv = 0, ndeny = 0, nrepl = 0,
-	       blob_len = 0;
-	size_t off = 0, pos = 0, ib = 0, ir = 0, ie = 0, id = 0, ip = 0, i;
-	uint32_t seen = 0, bit;
-	struct ap_field fl;
-	char *s;
-	int rc;
-
-	while ((rc = ap_next_field(f, &off, &fl)) == 1) {
-		bit = fl.tag < 32 ? 1u << fl.tag : 0;
-		switch (fl.tag) {
-		case AP_T_BUILD_ARG:
-			nbuild++;
-			break;
-		case AP_T_RUN_ARG:
-			nrun++;
-			break;
-		case AP_T_ENV:
-			nenv++;
-			break;
-		case AP_T_SECCOMP_DENY:
-			ndeny++;
-			break;
-		case AP_T_REPL_ARG:
-			nrepl++;
-			break;
-		case AP_T_FILE_NAME:
-		case AP_T_FILE_DATA:
-		case AP_T_STDIN:
-			if (seen & bit) {
-				*err = "duplicate field in AP_EXEC";
-				return -EINVAL;
-			}
-			break;
-		default:
-			if (!u32_field(e, lim, fl.tag))
-				continue; /* unknown tags: newer hosts may add
-					     fields */
-			if ((seen & bit) || fl.len != 4) {
-				*err = "bad or duplicate u32 field in AP_EXEC";
-				return -EINVAL;
-			}
-			break;
-		}
-		seen |= bit;
-		if (is_string_tag(fl.tag) && memchr(fl.data, 0, fl.len)) {
-			*err = "string field contains a NUL byte";
-			return -EINVAL;
-		}
-		blob_len += (size_t)fl.len + 1;
-	}
-	if (rc < 0) {
-		*err = "malformed AP_EXEC fields";
-		return -EPROTO;
-	}
-	if (!nrun && !nrepl) {
-		*err = "AP_EXEC without RUN_ARG or REPL_ARG";
-		return -EINVAL;
-	}
-	if ((seen & (1u << AP_T_FILE_DATA)) &&
-	    !(seen & (1u << AP_T_FILE_NAME)) && !nrepl) {
-		*err = "FILE_DATA without FILE_NAME";
-		return -EINVAL;
-	}
-
-	e->blob = malloc(blob_len ? blob_len : 1);
-	e->build_argv = calloc(nbuild + nrun + nenv + ndeny + nrepl + 5,
-			       sizeof(char *));
-	if (!e->blob || !e->build_argv) {
-		*err = "out of memory";
-		return -ENOMEM;
-	}
-	/* build_argv is the allocation's base (freed as such); an empty
-	 * build vector means "no build". */
-	e->run_argv = e->build_argv + nbuild + 1;
-	e->envp = e->run_argv + nrun + 1;
-	e->deny = e->envp + nenv + 1;
-	e->ndeny = ndeny;
-	e->repl_argv = e->deny + ndeny + 1;
-
-	off = 0;
-	while (ap_next_field(f, &off, &fl) == 1) {
-		s = e->blob + pos;
-		switch (fl.tag) {
-		case AP_T_FILE_NAME:
-			e->file_name = s;
-			break;
-		case AP_T_FILE_DATA:
-			e->file_data = (unsigned char *)s;
-			e->file_len = fl.len;
-			break;
-		case AP_T_STDIN:
-			e->stdin_data = (unsigned char *)s;
-			e->stdin_len = fl.len;
-			break;
-		case AP_T_BUILD_ARG:
-			e->build_argv[ib++] = s;
-			break;
-		case AP_T_RUN_ARG:
-			e->run_argv[ir++] = s;
-			break;
-		case AP_T_ENV:
-			e->envp[ie++] = s;
-			break;
-		case AP_T_SECCOMP_DENY:
-			e->deny[id++] = s;
-			break;
-		case AP_T_REPL_ARG:
-			e->repl_argv[ip++] = s;
-			break;
-		default:
-			if (u32_field(e, lim, fl.tag))
-				*u32_field(e, lim, fl.tag) = ap_field_u32(&fl);
-			continue;
-		}
-		memcpy(s, fl.data, fl.len);
-		s[fl.len] = '\0';
-		pos += (size_t)fl.len + 1;
-	}
-	if (e->file_name && !valid_file_name(e->file_name)) {
-		*err = "bad FILE_NAME (empty, '/', '..' or too long)";
-		return -EINVAL;
-	}
-	/* The counts of this pass, not the first: what was copied is what
-	 * gets checked. */
-	for (i = 0; i < ie; i++)
-		if (!strchr(e->envp[i], '=') || e->envp[i][0] == '=') {
-			*err = "ENV entry is not KEY=VALUE";
-			return -EINVAL;
-		}
-	if ((ip && !e->repl_argv[0][0]) ||
-	    (!ip && (!ir || !e->run_argv[0][0])) ||
-	    (ib && !e->build_argv[0][0])) {
-		*err = "empty program name";
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* The run step through the fork server: (re)start it if needed, hand it
  * the request. -EMSGSIZE: run it the ordinary way. */
 static int start_zygote(struct exec *e, const struct spawn_opts *o)
 {
 	int rc;
 
-	rc = zygote_ensure(e->envp, e->deny, e->ndeny, e->seccomp, o->fd_in,
-			   o->fd_out, o->fd_err);
+	rc = zygote_ensure(e->req.env, e->req.seccomp_deny, e->ndeny,
+			   e->seccomp, o->fd_in, o->fd_out, o->fd_err);
 	if (!rc)
 		rc = zygote_submit(o->fd_in, o->fd_out, o->fd_err, o->file_name,
 				   o->file_data, o->file_len, o->argv, o->envp);
@@ -293,7 +111,7 @@ static int start_phase(struct exec *e, int building)
 	int rc = 0;
 
 	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) ||
-	    (!building && e->stdin_data && pipe2(pi, O_CLOEXEC))) {
+	    (!building && e->req.stdin_data && pipe2(pi, O_CLOEXEC))) {
 		rc = -errno;
 		goto out;
 	}
@@ -304,15 +122,15 @@ static int start_phase(struct exec *e, int building)
 		fcntl(pi[1], F_SETFL, O_NONBLOCK);
 
 	memset(&o, 0, sizeof(o));
-	o.argv = building ? e->build_argv : e->run_argv;
-	o.envp = e->envp;
+	o.argv = building ? e->req.build_argv : e->req.run_argv;
+	o.envp = e->req.env;
 	o.fd_in = pi[0] >= 0 ? pi[0] : 0; /* the agent's fd 0 is /dev/null */
 	o.fd_out = po[1];
 	o.fd_err = pe[1];
-	if (building || !e->build_argv[0]) {
-		o.file_name = e->file_name;
-		o.file_data = e->file_data;
-		o.file_len = e->file_len;
+	if (building || !e->req.build_argv[0]) {
+		o.file_name = e->req.file_name;
+		o.file_data = e->req.file_data;
+		o.file_len = e->req.file_len;
 	}
 	o.seccomp = e->seccomp;
 	e->zygote = 0;
@@ -343,7 +161,7 @@ static int start_phase(struct exec *e, int building)
 	e->fd_in = pi[1];
 	e->stdin_off = 0;
 	po[0] = pe[0] = pi[1] = -1;
-	if (e->fd_in >= 0 && e->stdin_len == 0)
+	if (e->fd_in >= 0 && e->req.stdin_len == 0)
 		close_fd(&e->fd_in);
 out:
 	close_fd(&po[0]);
@@ -361,7 +179,8 @@ static int start_repl(struct exec *e)
 {
 	int rc;
 
-	rc = repl_ensure(e->repl_argv, e->envp, e->deny, e->ndeny, e->seccomp);
+	rc = repl_ensure(e->req.repl_argv, e->req.env, e->req.seccomp_deny,
+			 e->ndeny, e->seccomp);
 	if (rc < 0)
 		return rc;
 	e->repl = 1;
@@ -369,10 +188,10 @@ static int start_repl(struct exec *e)
 	e->pid = 0; /* the interpreter outlives the call: not "the" process */
 	if (!e->grace_ms)
 		e->grace_ms = EXEC_DEFAULT_GRACE_MS;
-	rc = repl_submit(e->repl_seq,
-			 e->file_data ? e->file_data
-				      : (const unsigned char *)"",
-			 e->file_len);
+	rc = repl_submit(e->req.repl_seq,
+			 e->req.file_data ? e->req.file_data
+					  : (const unsigned char *)"",
+			 e->req.file_len);
 	if (rc)
 		repl_stop();
 	return rc;
@@ -381,7 +200,8 @@ static int start_repl(struct exec *e)
 int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 {
 	static char msg[128];
-	struct limits lim = {0, 0, 0};
+	struct ap_exec *q = &e->req;
+	uint32_t out_cap, err_cap;
 	uint64_t now;
 	int rc;
 
@@ -389,29 +209,29 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		*err = "busy";
 		return -EBUSY;
 	}
-	rc = parse(e, f, &lim, err);
+	rc = ap_exec_decode(f, q, err);
 	if (rc)
 		goto fail;
+	while (q->seccomp_deny[e->ndeny])
+		e->ndeny++;
+	e->grace_ms = q->grace_ms;
+	e->stream_ms = q->stream_ms;
 	/* 0 means "default", so a host that always sends the fields does
 	 * not have to know the defaults. */
-	if (!lim.timeout_ms)
-		lim.timeout_ms = EXEC_DEFAULT_TIMEOUT_MS;
-	if (!lim.out_cap)
-		lim.out_cap = EXEC_DEFAULT_CAP;
-	if (!lim.err_cap)
-		lim.err_cap = EXEC_DEFAULT_CAP;
-	if (lim.out_cap > EXEC_MAX_CAP)
-		lim.out_cap = EXEC_MAX_CAP;
-	if (lim.err_cap > EXEC_MAX_CAP)
-		lim.err_cap = EXEC_MAX_CAP;
-	if (capture_init(&e->cap_out, lim.out_cap) ||
-	    capture_init(&e->cap_err, lim.err_cap)) {
+	out_cap = q->stdout_cap ? q->stdout_cap : EXEC_DEFAULT_CAP;
+	err_cap = q->stderr_cap ? q->stderr_cap : EXEC_DEFAULT_CAP;
+	if (out_cap > EXEC_MAX_CAP)
+		out_cap = EXEC_MAX_CAP;
+	if (err_cap > EXEC_MAX_CAP)
+		err_cap = EXEC_MAX_CAP;
+	if (capture_init(&e->cap_out, out_cap) ||
+	    capture_init(&e->cap_err, err_cap)) {
 		*err = "out of memory";
 		rc = -ENOMEM;
 		goto fail;
 	}
 	if (e->ndeny) {
-		e->seccomp = spawn_seccomp_new(e->deny, e->ndeny);
+		e->seccomp = spawn_seccomp_new(q->seccomp_deny, e->ndeny);
 		if (!e->seccomp) {
 			*err = "out of memory building the seccomp filter";
 			rc = -ENOMEM;
@@ -420,13 +240,14 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 	}
 	now = agent_now_ms();
 	e->start_ms = now;
-	e->deadline_ms = now + lim.timeout_ms;
+	e->deadline_ms =
+		now + (q->timeout_ms ? q->timeout_ms : EXEC_DEFAULT_TIMEOUT_MS);
 	if (e->stream_ms)
 		e->next_stream_ms = now + e->stream_ms;
-	if (e->repl_argv[0])
+	if (q->repl_argv[0])
 		rc = start_repl(e);
 	else
-		rc = start_phase(e, e->build_argv[0] != NULL);
+		rc = start_phase(e, q->build_argv[0] != NULL);
 	if (rc) {
 		snprintf(msg, sizeof(msg), "cannot start the process: %s",
 			 strerror(-rc));
@@ -531,20 +352,22 @@ static void output(void *arg, int fd, const void *data, size_t len)
 /* One AP_OUTPUT with what is pending. */
 static void stream_flush(struct exec *e)
 {
-	struct ap_buf *b = e->out;
+	struct ap_output m = {0};
 	int rc, k;
 
 	if (e->stale)
 		e->pend_len[0] = e->pend_len[1] = 0;
 	if (!e->pend_len[0] && !e->pend_len[1])
 		return;
-	rc = ap_frame_begin(b, AP_OUTPUT, e->id);
-	for (k = 0; k < 2 && !rc; k++)
-		if (e->pend_len[k])
-			rc = ap_put(b, k ? AP_T_STDERR : AP_T_STDOUT,
-				    e->pend[k], e->pend_len[k]);
-	if (!rc)
-		rc = ap_frame_end(b);
+	if (e->pend_len[0]) {
+		m.out = e->pend[0];
+		m.out_len = e->pend_len[0];
+	}
+	if (e->pend_len[1]) {
+		m.err = e->pend[1];
+		m.err_len = e->pend_len[1];
+	}
+	rc = ap_output_encode(e->out, e->id, &m);
 	if (rc)
 		agent_log("exec %u: cannot queue AP_OUTPUT: %s", e->id,
 			  strerror(-rc));
@@ -577,11 +400,11 @@ static void feed_stdin(struct exec *e)
 {
 	ssize_t n;
 
-	n = write(e->fd_in, e->stdin_data + e->stdin_off,
-		  e->stdin_len - e->stdin_off);
+	n = write(e->fd_in, e->req.stdin_data + e->stdin_off,
+		  e->req.stdin_len - e->stdin_off);
 	if (n > 0) {
 		e->stdin_off += (size_t)n;
-		if (e->stdin_off == e->stdin_len)
+		if (e->stdin_off == e->req.stdin_len)
 			close_fd(&e->fd_in); /* the program sees EOF */
 		return;
 	}
@@ -677,77 +500,60 @@ uint64_t exec_deadline(const struct exec *e)
 	return d;
 }
 
-static int put_output(struct ap_buf *b, uint8_t tag, const struct capture *c,
-		      unsigned char *tmp)
-{
-	return ap_put(b, tag, tmp, capture_render(c, tmp));
-}
-
 static void send_done(struct exec *e)
 {
-	struct ap_buf *b = e->out;
-	size_t max = e->cap_out.cap > e->cap_err.cap ? e->cap_out.cap
-						     : e->cap_err.cap;
-	unsigned char *tmp;
-	int rc;
+	static const char fail_msg[] = "cannot build AP_EXEC_DONE";
+	const char *phase = e->building ? "build" : "run";
+	struct ap_exec_done m = {
+		.timed_out = e->kill == EXEC_KILL_TIMEOUT,
+		.cancelled = e->kill == EXEC_KILL_CANCEL,
+		.duration_ms = (uint32_t)(e->end_ms - e->start_ms),
+		.out_truncated = (uint8_t)capture_truncated(&e->cap_out),
+		.err_truncated = (uint8_t)capture_truncated(&e->cap_err),
+		.phase = phase,
+		.phase_len = strlen(phase),
+		.survivors = e->survivors,
+		.repl = (uint8_t)e->repl,
+		.state_kept = e->repl && repl_running() && !e->state_lost,
+		.fresh = (uint8_t)e->fresh,
+	};
+	const struct ap_error fail = {.message = fail_msg,
+				      .message_len = sizeof(fail_msg) - 1};
+	unsigned char *buf;
+	int rc = -ENOMEM;
 
 	if (e->stale)
 		return;
-	tmp = malloc(max ? max : 1);
-	rc = tmp ? 0 : -ENOMEM;
-
-	if (!rc)
-		rc = ap_frame_begin(b, AP_EXEC_DONE, e->id);
 	/* A killed execution reports SIGKILL even if the main process
 	 * happened to exit in the same instant: the host asked for it to
-	 * stop, and that is what happened. */
-	if (!rc && e->kill)
-		/* An interpreter that stopped on the interrupt kept its
-		 * state: SIGINT is what ended the call. */
-		rc = ap_put_u32(b, AP_T_SIGNAL,
-				e->repl && !e->state_lost ? SIGINT : SIGKILL);
-	else if (!rc && WIFEXITED(e->status))
-		rc = ap_put_u32(b, AP_T_EXIT_CODE,
-				(uint32_t)WEXITSTATUS(e->status));
-	else if (!rc && WIFSIGNALED(e->status))
-		rc = ap_put_u32(b, AP_T_SIGNAL, (uint32_t)WTERMSIG(e->status));
-	if (!rc)
-		rc = ap_put_u8(b, AP_T_TIMED_OUT, e->kill == EXEC_KILL_TIMEOUT);
-	if (!rc)
-		rc = ap_put_u8(b, AP_T_CANCELLED, e->kill == EXEC_KILL_CANCEL);
-	if (!rc)
-		rc = ap_put_u32(b, AP_T_DURATION_MS,
-				(uint32_t)(e->end_ms - e->start_ms));
-	if (!rc)
-		rc = put_output(b, AP_T_STDOUT, &e->cap_out, tmp);
-	if (!rc)
-		rc = put_output(b, AP_T_STDERR, &e->cap_err, tmp);
-	if (!rc)
-		rc = ap_put_u8(b, AP_T_STDOUT_TRUNC,
-			       (uint8_t)capture_truncated(&e->cap_out));
-	if (!rc)
-		rc = ap_put_u8(b, AP_T_STDERR_TRUNC,
-			       (uint8_t)capture_truncated(&e->cap_err));
-	if (!rc)
-		rc = ap_put_str(b, AP_T_PHASE, e->building ? "build" : "run");
-	if (!rc)
-		rc = ap_put_u32(b, AP_T_SURVIVORS, e->survivors);
-	if (!rc && e->repl)
-		rc = ap_put_u8(b, AP_T_STATE_KEPT,
-			       repl_running() && !e->state_lost);
-	if (!rc && e->repl)
-		rc = ap_put_u8(b, AP_T_FRESH, (uint8_t)e->fresh);
-	if (!rc)
-		rc = ap_frame_end(b);
-	free(tmp);
+	 * stop, and that is what happened. An interpreter that stopped on
+	 * the interrupt kept its state: SIGINT is what ended the call. */
+	if (e->kill) {
+		m.has_signal = 1;
+		m.signal = e->repl && !e->state_lost ? SIGINT : SIGKILL;
+	} else if (WIFEXITED(e->status)) {
+		m.has_exit_code = 1;
+		m.exit_code = (uint32_t)WEXITSTATUS(e->status);
+	} else if (WIFSIGNALED(e->status)) {
+		m.has_signal = 1;
+		m.signal = (uint32_t)WTERMSIG(e->status);
+	}
+	/* Both streams rendered at once: the encoder copies them. */
+	buf = malloc(e->cap_out.cap + e->cap_err.cap + 1);
+	if (buf) {
+		m.out = buf;
+		m.out_len = capture_render(&e->cap_out, buf);
+		m.err = buf + m.out_len;
+		m.err_len = capture_render(&e->cap_err, buf + m.out_len);
+		rc = ap_exec_done_encode(e->out, e->id, &m);
+		free(buf);
+	}
 	if (!rc)
 		return;
-	/* The ap_put_* calls removed the partial frame. Tell the host in the
-	 * smallest frame there is. */
+	/* Nothing of the reply was queued. Tell the host in the smallest
+	 * frame there is. */
 	agent_log("exec %u: cannot build the reply: %s", e->id, strerror(-rc));
-	if (ap_frame_begin(b, AP_ERROR, e->id) == 0 &&
-	    ap_put_str(b, AP_T_MESSAGE, "cannot build AP_EXEC_DONE") == 0)
-		ap_frame_end(b);
+	ap_error_encode(e->out, e->id, &fail);
 }
 
 /* Main process gone and pipes drained (or given up on). */

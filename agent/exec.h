@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent_ops.h"
 #include "agent_proto.h"
 #include "capture.h"
 
@@ -39,19 +40,10 @@ struct exec {
 	int stale; /* asked on a connection that is gone: no reply */
 	uint32_t id;
 
-	/* The request, owned: strings point into blob. */
-	char *blob;
-	char **build_argv; /* NULL when there is no build */
-	char **run_argv;
-	char **envp;
-	char **deny;
-	size_t ndeny;
-	char **repl_argv; /* session interpreter mode when [0] is set */
-	const char *file_name;
-	const unsigned char *file_data;
-	size_t file_len;
-	const unsigned char *stdin_data; /* NULL: stdin is /dev/null */
-	size_t stdin_len;
+	/* The request (decoded, owned). An empty build_argv means no build,
+	 * a non-empty repl_argv the session interpreter. */
+	struct ap_exec req;
+	size_t ndeny; /* entries of req.seccomp_deny */
 	void *seccomp;
 
 	/* Progress of the current phase. */
@@ -72,7 +64,6 @@ struct exec {
 
 	/* Session interpreter mode (repl.h). */
 	int repl;
-	uint32_t repl_seq;
 	uint32_t grace_ms;
 	int fresh;	 /* this call started the interpreter */
 	int interrupted; /* SIGINT sent; waiting out the grace */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "log.h"
 
 /* Give up on processes that will not die (stuck in D state, say) after
  * this long; they are reported as survivors. */

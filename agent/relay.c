@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "log.h"
 
 /* Abstract: nothing on the (read-only) file system, private to the
  * container's network namespace. */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "log.h"
 #include "procs.h"
 #include "spawn.h"
 
@@ -100,8 +100,8 @@ int repl_reaped(pid_t pid)
 	return 1;
 }
 
-int repl_ensure(char *const *argv, char *const *envp, char *const *deny,
-		size_t ndeny, void *seccomp)
+int repl_ensure(const char *const *argv, const char *const *envp,
+		const char *const *deny, size_t ndeny, void *seccomp)
 {
 	uint64_t fp = spawn_fingerprint(argv, envp, deny, ndeny);
 	int req[2] = {-1, -1}, rep[2] = {-1, -1};

@@ -31,8 +31,8 @@ typedef void (*repl_sink_fn)(void *arg, int fd, const void *data, size_t len);
  * deny list runs; start one if not (a different one is killed first).
  * Returns 1 when it started a new one, 0 when the running one is reused,
  * or a negative errno. Pointers are borrowed for the call. */
-int repl_ensure(char *const *argv, char *const *envp, char *const *deny,
-		size_t ndeny, void *seccomp);
+int repl_ensure(const char *const *argv, const char *const *envp,
+		const char *const *deny, size_t ndeny, void *seccomp);
 
 int repl_running(void);
 

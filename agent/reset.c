@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_ops.h"
+#include "log.h"
 #include "procs.h"
 #include "repl.h"
 #include "spawn.h"
@@ -428,7 +430,7 @@ static void append(struct reset *r, const char *s)
 
 void reset_step(struct reset *r)
 {
-	struct ap_buf *b = r->out;
+	struct ap_reset_done m;
 	unsigned survivors;
 	char note[96], text[sizeof(r->msg) + 256];
 	int timed_out = 0, ok, rc;
@@ -474,19 +476,14 @@ void reset_step(struct reset *r)
 	if (!ok)
 		agent_log("reset %u failed: %s", r->id, text);
 
-	rc = r->stale ? 0 : ap_frame_begin(b, AP_RESET_DONE, r->id);
-	if (!rc && r->stale) {
-		reset_clear(r);
-		return;
+	if (!r->stale) {
+		m.ok = (uint8_t)ok;
+		m.message = ok ? NULL : text;
+		m.message_len = ok ? 0 : strlen(text);
+		rc = ap_reset_done_encode(r->out, r->id, &m);
+		if (rc)
+			agent_log("reset %u: cannot queue the reply: %s", r->id,
+				  strerror(-rc));
 	}
-	if (!rc)
-		rc = ap_put_u8(b, AP_T_OK, (uint8_t)ok);
-	if (!rc && !ok)
-		rc = ap_put_str(b, AP_T_MESSAGE, text);
-	if (!rc)
-		rc = ap_frame_end(b);
-	if (rc)
-		agent_log("reset %u: cannot queue the reply: %s", r->id,
-			  strerror(-rc));
 	reset_clear(r);
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "log.h"
 
 extern char **environ;
 
@@ -191,7 +192,9 @@ pid_t spawn_user(const struct spawn_opts *o)
 	/* execvpe searches the PATH of the calling environment: make that
 	 * the program's environment. */
 	environ = (char **)o->envp;
-	execvpe(o->argv[0], o->argv, o->envp);
+	/* exec never writes through its vectors (POSIX execve rationale):
+	 * the casts only drop a const the prototypes lack. */
+	execvpe(o->argv[0], (char *const *)o->argv, (char *const *)o->envp);
 	child_fail("exec", o->argv[0], errno);
 }
 
@@ -208,7 +211,7 @@ pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out)
 	_exit(fn(arg) ? 1 : 0);
 }
 
-void *spawn_seccomp_new(char *const *names, size_t n)
+void *spawn_seccomp_new(const char *const *names, size_t n)
 {
 	scmp_filter_ctx ctx;
 	size_t i;
@@ -247,8 +250,8 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return h;
 }
 
-uint64_t spawn_fingerprint(char *const *argv, char *const *envp,
-			   char *const *deny, size_t ndeny)
+uint64_t spawn_fingerprint(const char *const *argv, const char *const *envp,
+			   const char *const *deny, size_t ndeny)
 {
 	uint64_t h = 14695981039346656037ull;
 	size_t i;

@@ -14,9 +14,9 @@
 #include <sys/types.h>
 
 struct spawn_opts {
-	char *const *argv; /* argv[0] is looked up in envp's PATH */
-	char *const *envp; /* the complete environment */
-	int fd_in;	   /* become fds 0, 1, 2 of the child */
+	const char *const *argv; /* argv[0] is looked up in envp's PATH */
+	const char *const *envp; /* the complete environment */
+	int fd_in;		 /* become fds 0, 1, 2 of the child */
 	int fd_out;
 	int fd_err;
 	int fd_keep;	       /* > 2: becomes fd 3 of the child (the
@@ -42,12 +42,12 @@ pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out);
 /* Build a seccomp filter that allows everything except the named syscalls,
  * which fail with EPERM. Unknown names are logged and skipped. Returns NULL
  * on allocation failure. Free with spawn_seccomp_free(NULL ok). */
-void *spawn_seccomp_new(char *const *names, size_t n);
+void *spawn_seccomp_new(const char *const *names, size_t n);
 /* FNV-1a over what a long-lived process inherits at start and cannot
  * change later (its argv, or NULL, environment and seccomp deny list): the
  * fork server and the session interpreter restart when it differs. */
-uint64_t spawn_fingerprint(char *const *argv, char *const *envp,
-			   char *const *deny, size_t ndeny);
+uint64_t spawn_fingerprint(const char *const *argv, const char *const *envp,
+			   const char *const *deny, size_t ndeny);
 void spawn_seccomp_free(void *ctx);
 
 #endif

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "log.h"
 #include "procs.h"
 #include "spawn.h"
 
@@ -66,10 +66,11 @@ int zygote_reaped(pid_t pid)
 	return 1;
 }
 
-int zygote_ensure(char *const *envp, char *const *deny, size_t ndeny,
-		  void *seccomp, int fd_in, int fd_out, int fd_err)
+int zygote_ensure(const char *const *envp, const char *const *deny,
+		  size_t ndeny, void *seccomp, int fd_in, int fd_out,
+		  int fd_err)
 {
-	char *argv[] = {(char *)ZYGOTE_PATH, NULL};
+	const char *const argv[] = {ZYGOTE_PATH, NULL};
 	uint64_t fp = spawn_fingerprint(NULL, envp, deny, ndeny);
 	struct spawn_opts o;
 	int sv[2];
@@ -117,7 +118,7 @@ static int put(char *buf, size_t *len, const char *s)
 	return 0;
 }
 
-static int count(char *const *v)
+static int count(const char *const *v)
 {
 	int n = 0;
 
@@ -152,8 +153,8 @@ static int make_memfd(const void *data, size_t len)
 }
 
 int zygote_submit(int fd_in, int fd_out, int fd_err, const char *file_name,
-		  const void *file_data, size_t file_len, char *const *argv,
-		  char *const *envp)
+		  const void *file_data, size_t file_len,
+		  const char *const *argv, const char *const *envp)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];

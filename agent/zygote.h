@@ -35,16 +35,17 @@ int zygote_available(void);
  * until it has finished loading (so its start-up errors reach the
  * execution that started it). Returns 0 or a negative errno. Pointers are
  * borrowed for the call. */
-int zygote_ensure(char *const *envp, char *const *deny, size_t ndeny,
-		  void *seccomp, int fd_in, int fd_out, int fd_err);
+int zygote_ensure(const char *const *envp, const char *const *deny,
+		  size_t ndeny, void *seccomp, int fd_in, int fd_out,
+		  int fd_err);
 
 /* Hand one execution to the running server. The fds are duplicated by
  * the kernel (the caller still closes its own). Returns 0, -EMSGSIZE when
  * argv and environment do not fit one message (run it without the
  * server), or another negative errno. */
 int zygote_submit(int fd_in, int fd_out, int fd_err, const char *file_name,
-		  const void *file_data, size_t file_len, char *const *argv,
-		  char *const *envp);
+		  const void *file_data, size_t file_len,
+		  const char *const *argv, const char *const *envp);
 
 /* The socket to poll for POLLIN, or -1. */
 int zygote_fd(void);

@@ -1,7 +1,10 @@
 /*
- * agent_proto.c - frame codec shared by the host and the agent.
+ * agent_proto.c - frames and fields: the output buffer, the frame writer
+ * and reader, the field iterator. The typed messages on top are in
+ * agent_ops.c.
  */
 #include "agent_proto.h"
+#include "agent_tlv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -113,11 +116,6 @@ int ap_put(struct ap_buf *b, uint8_t tag, const void *data, size_t len)
 	if (rc)
 		ap_frame_abort(b);
 	return rc;
-}
-
-int ap_put_str(struct ap_buf *b, uint8_t tag, const char *s)
-{
-	return ap_put(b, tag, s, strlen(s));
 }
 
 int ap_put_u32(struct ap_buf *b, uint8_t tag, uint32_t v)

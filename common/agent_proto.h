@@ -14,6 +14,11 @@
  *   u32 id          request id chosen by the host, echoed in the reply
  *   fields...       u8 tag, u32 len, len bytes; a tag may repeat (argv, env)
  *
+ * This header has the frame layout, the constants and the frame reader.
+ * The fields of each frame type are encoded and decoded in exactly one
+ * place, common/agent_ops.h; nothing else builds or parses fields
+ * (common/agent_tlv.h, the field primitives, is private to common/).
+ *
  * This file is compiled into both the host and the static agent, so it uses
  * nothing beyond libc.
  */
@@ -98,16 +103,6 @@ void ap_buf_close(struct ap_buf *b);
 /* Drop the first n bytes (already written out). */
 void ap_buf_consume(struct ap_buf *b, size_t n);
 
-/* Building a frame: begin, put fields, end. Each returns 0 or -ENOMEM /
- * -E2BIG (frame over AP_MAX_FRAME). On failure the partial frame is removed. */
-int ap_frame_begin(struct ap_buf *b, uint8_t type, uint32_t id);
-int ap_put(struct ap_buf *b, uint8_t tag, const void *data, size_t len);
-int ap_put_str(struct ap_buf *b, uint8_t tag, const char *s);
-int ap_put_u32(struct ap_buf *b, uint8_t tag, uint32_t v);
-int ap_put_u8(struct ap_buf *b, uint8_t tag, uint8_t v);
-int ap_frame_end(struct ap_buf *b);
-void ap_frame_abort(struct ap_buf *b);
-
 /* A parsed frame; payload points into the reader's buffer and is valid until
  * the next ap_reader_* call. */
 struct ap_frame {
@@ -115,12 +110,6 @@ struct ap_frame {
 	uint32_t id;
 	const unsigned char *payload;
 	size_t len;
-};
-
-struct ap_field {
-	uint8_t tag;
-	const unsigned char *data;
-	uint32_t len;
 };
 
 /* Incremental frame reader for a byte stream. */
@@ -131,18 +120,12 @@ struct ap_reader {
 
 void ap_reader_init(struct ap_reader *r);
 void ap_reader_close(struct ap_reader *r);
-/* Append bytes from the stream. Returns 0 or -ENOMEM. */
+/* Append bytes from the stream. Returns 0, -ENOMEM, or -E2BIG when more
+ * than a whole frame is waiting. */
 int ap_reader_feed(struct ap_reader *r, const void *data, size_t len);
 /* Returns 1 and fills *f when a whole frame is buffered, 0 when more bytes
  * are needed, -EPROTO when the stream is corrupt (length over AP_MAX_FRAME
  * or under the header size). */
 int ap_reader_next(struct ap_reader *r, struct ap_frame *f);
-
-/* Iterate fields: *off starts at 0. Returns 1 with *out filled, 0 at the end,
- * -EPROTO on a truncated field. */
-int ap_next_field(const struct ap_frame *f, size_t *off, struct ap_field *out);
-/* Convenience: value of a u32/u8 field (0 if the length is wrong). */
-uint32_t ap_field_u32(const struct ap_field *fl);
-uint8_t ap_field_u8(const struct ap_field *fl);
 
 #endif

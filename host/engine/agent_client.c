@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_ops.h"
 #include "agent_proto.h"
 #include "../util/log.h"
 
@@ -71,106 +72,60 @@ static int send_frame(struct agent_client *ac)
 	return rc;
 }
 
+/* A reply that does not decode is logged with the decoder's reason. */
+static void log_bad_frame(struct agent_client *ac, const struct ap_frame *f,
+			  const char *why)
+{
+	log_error("%s: malformed frame type 0x%02x id %u: %s", ac->id, f->type,
+		  f->id, why);
+}
+
 static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 {
 	struct agent_exec_result r;
-	struct ap_field fl;
-	size_t off = 0;
-	int rc;
+	struct ap_exec_done m;
+	const char *why;
 
-	memset(&r, 0, sizeof(r));
-	snprintf(r.phase, sizeof(r.phase), "run");
-	r.out = r.err = "";
-	while ((rc = ap_next_field(f, &off, &fl)) == 1) {
-		switch (fl.tag) {
-		case AP_T_EXIT_CODE:
-			r.exited = 1;
-			r.exit_code = (int)ap_field_u32(&fl);
-			break;
-		case AP_T_SIGNAL:
-			r.signal = (int)ap_field_u32(&fl);
-			break;
-		case AP_T_TIMED_OUT:
-			r.timed_out = ap_field_u8(&fl);
-			break;
-		case AP_T_CANCELLED:
-			r.cancelled = ap_field_u8(&fl);
-			break;
-		case AP_T_DURATION_MS:
-			r.duration_ms = ap_field_u32(&fl);
-			break;
-		case AP_T_STDOUT:
-			r.out = (const char *)fl.data;
-			r.out_len = fl.len;
-			break;
-		case AP_T_STDERR:
-			r.err = (const char *)fl.data;
-			r.err_len = fl.len;
-			break;
-		case AP_T_STDOUT_TRUNC:
-			r.out_truncated = ap_field_u8(&fl);
-			break;
-		case AP_T_STDERR_TRUNC:
-			r.err_truncated = ap_field_u8(&fl);
-			break;
-		case AP_T_SURVIVORS:
-			r.survivors = ap_field_u32(&fl);
-			break;
-		case AP_T_STATE_KEPT:
-			r.state_kept = ap_field_u8(&fl);
-			break;
-		case AP_T_FRESH:
-			r.fresh = ap_field_u8(&fl);
-			break;
-		case AP_T_PHASE:
-			if (fl.len < sizeof(r.phase)) {
-				memcpy(r.phase, fl.data, fl.len);
-				r.phase[fl.len] = '\0';
-			}
-			break;
-		default:
-			break; /* newer agents may add fields */
-		}
-	}
 	ac->pending = PENDING_NONE;
-	if (rc < 0)
+	if (ap_exec_done_decode(f, &m, &why)) {
+		log_bad_frame(ac, f, why);
 		ac->exec_cb(ac, -EPROTO, "malformed reply from the agent", NULL,
 			    ac->req_arg);
-	else
-		ac->exec_cb(ac, 0, NULL, &r, ac->req_arg);
-}
-
-static void on_output(struct agent_client *ac, const struct ap_frame *f)
-{
-	const char *out = "", *err = "";
-	size_t out_len = 0, err_len = 0, off = 0;
-	struct ap_field fl;
-
-	while (ap_next_field(f, &off, &fl) == 1) {
-		if (fl.tag == AP_T_STDOUT) {
-			out = (const char *)fl.data;
-			out_len = fl.len;
-		} else if (fl.tag == AP_T_STDERR) {
-			err = (const char *)fl.data;
-			err_len = fl.len;
-		}
+		return;
 	}
-	ac->output_cb(out, out_len, err, err_len, ac->req_arg);
+	r = (struct agent_exec_result){
+		.exited = m.has_exit_code,
+		.exit_code = (int)m.exit_code,
+		.signal = (int)m.signal,
+		.timed_out = m.timed_out,
+		.cancelled = m.cancelled,
+		.duration_ms = m.duration_ms,
+		.out = m.out ? (const char *)m.out : "",
+		.out_len = m.out_len,
+		.err = m.err ? (const char *)m.err : "",
+		.err_len = m.err_len,
+		.out_truncated = m.out_truncated,
+		.err_truncated = m.err_truncated,
+		.phase = "run",
+		.survivors = m.survivors,
+		.state_kept = m.state_kept,
+		.fresh = m.fresh,
+	};
+	/* A phase that does not fit is not one this host knows. */
+	if (m.phase && m.phase_len < sizeof(r.phase)) {
+		memcpy(r.phase, m.phase, m.phase_len);
+		r.phase[m.phase_len] = '\0';
+	}
+	ac->exec_cb(ac, 0, NULL, &r, ac->req_arg);
 }
 
-static void copy_message(const struct ap_frame *f, char *buf, size_t size)
+static void copy_message(const char *s, size_t len, char *buf, size_t size)
 {
-	struct ap_field fl;
-	size_t off = 0;
+	size_t n = len < size - 1 ? len : size - 1;
 
-	buf[0] = '\0';
-	while (ap_next_field(f, &off, &fl) == 1)
-		if (fl.tag == AP_T_MESSAGE) {
-			size_t n = fl.len < size - 1 ? fl.len : size - 1;
-
-			memcpy(buf, fl.data, n);
-			buf[n] = '\0';
-		}
+	if (n)
+		memcpy(buf, s, n);
+	buf[n] = '\0';
 }
 
 /* The only frames the agent may send: the reply to what is pending. */
@@ -204,9 +159,11 @@ static void protocol_violation(struct agent_client *ac, const char *what)
 static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 {
 	char msg[512];
-	struct ap_field fl;
-	size_t off = 0;
-	int ok = 0;
+	struct ap_hello_ok hello;
+	struct ap_output output;
+	struct ap_reset_done reset;
+	struct ap_error error;
+	const char *why = NULL;
 
 	if (f->id != ac->pending_id || !reply_expected(ac, f->type)) {
 		snprintf(msg, sizeof(msg), "unexpected frame type 0x%02x id %u",
@@ -216,31 +173,45 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 	}
 	switch (f->type) {
 	case AP_HELLO_OK:
+		if (ap_hello_ok_decode(f, &hello, &why))
+			break;
 		ac->pending = PENDING_NONE;
 		ac->opened = 1;
 		ac->open_cb(ac, 0, NULL, ac->arg);
-		break;
+		return;
 	case AP_EXEC_DONE:
 		on_exec_done(ac, f);
-		break;
+		return;
 	case AP_OUTPUT:
-		on_output(ac, f);
-		break;
+		if (ap_output_decode(f, &output, &why))
+			break;
+		ac->output_cb(output.out ? (const char *)output.out : "",
+			      output.out_len,
+			      output.err ? (const char *)output.err : "",
+			      output.err_len, ac->req_arg);
+		return;
 	case AP_RESET_DONE:
-		while (ap_next_field(f, &off, &fl) == 1)
-			if (fl.tag == AP_T_OK)
-				ok = ap_field_u8(&fl);
-		copy_message(f, msg, sizeof(msg));
+		if (ap_reset_done_decode(f, &reset, &why))
+			break;
+		copy_message(reset.message, reset.message_len, msg,
+			     sizeof(msg));
 		ac->pending = PENDING_NONE;
-		ac->reset_cb(ac, 0, ok, msg, ac->req_arg);
-		break;
+		ac->reset_cb(ac, 0, reset.ok, msg, ac->req_arg);
+		return;
 	case AP_ERROR:
-		copy_message(f, msg, sizeof(msg));
+		if (ap_error_decode(f, &error, &why))
+			break;
+		copy_message(error.message, error.message_len, msg,
+			     sizeof(msg));
 		fail_pending(ac, -EPROTO, msg[0] ? msg : "agent error");
-		break;
+		return;
 	default:
-		break; /* excluded by reply_expected() */
+		return; /* excluded by reply_expected() */
 	}
+	/* Only a broken or forged agent sends a frame that does not
+	 * decode. */
+	log_bad_frame(ac, f, why);
+	protocol_violation(ac, "malformed reply");
 }
 
 static void log_agent_stderr(struct agent_client *ac, const char *buf,
@@ -301,9 +272,7 @@ static void stream_open_cb(struct docker_stream *s, int err, const char *errmsg,
 	}
 	ac->pending = PENDING_HELLO;
 	ac->pending_id = ac->next_id++;
-	rc = ap_frame_begin(&ac->out, AP_HELLO, ac->pending_id);
-	if (!rc)
-		rc = ap_frame_end(&ac->out);
+	rc = ap_hello_encode(&ac->out, ac->pending_id);
 	if (!rc)
 		rc = send_frame(ac);
 	if (rc)
@@ -393,19 +362,32 @@ void agent_client_set_owner(struct agent_client *ac, agent_lost_cb lost_cb,
 	ac->arg = arg;
 }
 
-static int put_argv(struct ap_buf *b, uint8_t tag, const char *const *v)
-{
-	int rc = 0;
-
-	for (; v && *v && !rc; v++)
-		rc = ap_put_str(b, tag, *v);
-	return rc;
-}
-
 int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *q,
 		      agent_exec_cb cb, void *arg)
 {
-	struct ap_buf *b = &ac->out;
+	int repl = q->repl_argv != NULL;
+	/* What the host has always sent: FILE_DATA even when empty, the
+	 * limits even when 0 (the agent's defaults), and in interpreter mode
+	 * neither file name, commands nor stdin. */
+	const struct ap_exec m = {
+		.file_name = repl ? NULL : q->file_name,
+		.file_data = (const unsigned char *)(q->code ? q->code : ""),
+		.file_len = q->code_len,
+		.build_argv = repl ? NULL : q->build_argv,
+		.run_argv = repl ? NULL : q->run_argv,
+		.env = q->env,
+		.seccomp_deny = q->seccomp_deny,
+		.stdin_data =
+			repl ? NULL : (const unsigned char *)q->stdin_data,
+		.stdin_len = q->stdin_len,
+		.repl_argv = q->repl_argv,
+		.repl_seq = q->repl_seq,
+		.timeout_ms = q->timeout_ms,
+		.stdout_cap = q->stdout_cap,
+		.stderr_cap = q->stderr_cap,
+		.grace_ms = q->grace_ms,
+		.stream_ms = q->output_cb ? q->stream_ms : 0,
+	};
 	uint32_t id;
 	int rc;
 
@@ -414,41 +396,9 @@ int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *q,
 	if (!ac->stream || ac->closing)
 		return -EPIPE;
 	id = ac->next_id++;
-	rc = ap_frame_begin(b, AP_EXEC, id);
-	if (!rc && !q->repl_argv)
-		rc = ap_put_str(b, AP_T_FILE_NAME, q->file_name);
-	if (!rc)
-		rc = ap_put(b, AP_T_FILE_DATA, q->code, q->code_len);
-	if (!rc && !q->repl_argv)
-		rc = put_argv(b, AP_T_BUILD_ARG, q->build_argv);
-	if (!rc && !q->repl_argv)
-		rc = put_argv(b, AP_T_RUN_ARG, q->run_argv);
-	if (!rc && q->repl_argv)
-		rc = put_argv(b, AP_T_REPL_ARG, q->repl_argv);
-	if (!rc && q->repl_argv)
-		rc = ap_put_u32(b, AP_T_REPL_SEQ, q->repl_seq);
-	if (!rc && q->grace_ms)
-		rc = ap_put_u32(b, AP_T_GRACE_MS, q->grace_ms);
-	if (!rc && q->stream_ms && q->output_cb)
-		rc = ap_put_u32(b, AP_T_STREAM_MS, q->stream_ms);
-	if (!rc)
-		rc = put_argv(b, AP_T_ENV, q->env);
-	if (!rc)
-		rc = put_argv(b, AP_T_SECCOMP_DENY, q->seccomp_deny);
-	if (!rc)
-		rc = ap_put_u32(b, AP_T_TIMEOUT_MS, q->timeout_ms);
-	if (!rc)
-		rc = ap_put_u32(b, AP_T_STDOUT_CAP, q->stdout_cap);
-	if (!rc)
-		rc = ap_put_u32(b, AP_T_STDERR_CAP, q->stderr_cap);
-	if (!rc && q->stdin_data && !q->repl_argv)
-		rc = ap_put(b, AP_T_STDIN, q->stdin_data, q->stdin_len);
-	if (!rc)
-		rc = ap_frame_end(b);
-	if (rc) {
-		b->len = b->frame_start = 0;
+	rc = ap_exec_encode(&ac->out, id, &m);
+	if (rc)
 		return rc;
-	}
 	rc = send_frame(ac);
 	if (rc)
 		return rc;
@@ -470,9 +420,7 @@ int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg)
 	if (!ac->stream || ac->closing)
 		return -EPIPE;
 	id = ac->next_id++;
-	rc = ap_frame_begin(&ac->out, AP_RESET, id);
-	if (!rc)
-		rc = ap_frame_end(&ac->out);
+	rc = ap_reset_encode(&ac->out, id);
 	if (!rc)
 		rc = send_frame(ac);
 	if (rc)
@@ -488,8 +436,7 @@ void agent_client_cancel(struct agent_client *ac)
 {
 	if (ac->pending != PENDING_EXEC || !ac->stream)
 		return;
-	if (ap_frame_begin(&ac->out, AP_CANCEL, ac->pending_id) == 0 &&
-	    ap_frame_end(&ac->out) == 0)
+	if (ap_cancel_encode(&ac->out, ac->pending_id) == 0)
 		send_frame(ac);
 }
 

@@ -13,7 +13,8 @@
  * Script, one directive per line ('#' starts a comment line):
  *   hello ID            send AP_HELLO and wait for the reply
  *   exec ID             start a new AP_EXEC request; then any of:
- *     file NAME | data TEXT (appends TEXT and a newline) | datafile PATH
+ *     file NAME (the last one counts) | data TEXT (appends TEXT and a
+ *     newline) | datafile PATH
  *     build ARG | run ARG | env K=V | seccomp NAME   (one per line, repeat)
  *     timeout MS | stdout_cap N | stderr_cap N
  *     stdin TEXT (appends TEXT and a newline) | stdinfile PATH
@@ -24,7 +25,7 @@
  *   wait ID             wait until the reply for ID has arrived
  *   reset ID            send AP_RESET and wait for the reply
  *   cancel ID           send AP_CANCEL
- *   frame TYPE ID       send a frame without fields (TYPE: number)
+ *   frame TYPE ID       send a frame without fields (TYPE: number, any)
  *   raw HEX             send raw bytes
  *   sleep MS
  *   echo TEXT           print TEXT
@@ -33,6 +34,11 @@
  *
  * Exit status: 0 when the script ran, 2 on usage or script errors, 3 when
  * a reply did not come in time or the stream broke.
+ *
+ * Requests are built and replies read with the protocol's own codec
+ * (common/agent_ops.h); a reply that does not decode prints ID.malformed=1
+ * and ID.malformed_why. Bytes the codec would not produce go out with
+ * "raw".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,9 +52,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_ops.h"
 #include "agent_proto.h"
 
-#define MAX_FIELDS 1024
 #define PRINT_MAX 4096
 
 struct bytes {
@@ -56,15 +62,17 @@ struct bytes {
 	size_t len;
 };
 
-struct field {
-	uint8_t tag;
-	struct bytes v;
+/* A NULL-terminated vector of owned strings. */
+struct vec {
+	char **v;
+	size_t n;
 };
 
 struct request {
 	uint32_t id;
-	struct field f[MAX_FIELDS];
-	size_t n;
+	char *file_name;
+	struct vec build, run, env, deny;
+	uint32_t timeout_ms, stdout_cap, stderr_cap;
 	struct bytes data;
 	int has_data;
 	struct bytes in;
@@ -84,28 +92,6 @@ struct client {
 	/* last reply, for bench */
 	uint8_t last_type;
 	int last_exit;
-};
-
-static const struct {
-	uint8_t tag;
-	const char *name;
-	char kind; /* 'b' bytes, '4' u32, '1' u8 */
-} tags[] = {
-	{AP_T_VERSION, "version", '4'},
-	{AP_T_WORKDIR, "workdir", 'b'},
-	{AP_T_EXIT_CODE, "exit_code", '4'},
-	{AP_T_SIGNAL, "signal", '4'},
-	{AP_T_TIMED_OUT, "timed_out", '1'},
-	{AP_T_DURATION_MS, "duration_ms", '4'},
-	{AP_T_STDOUT, "stdout", 'b'},
-	{AP_T_STDERR, "stderr", 'b'},
-	{AP_T_STDOUT_TRUNC, "stdout_trunc", '1'},
-	{AP_T_STDERR_TRUNC, "stderr_trunc", '1'},
-	{AP_T_PHASE, "phase", 'b'},
-	{AP_T_SURVIVORS, "survivors", '4'},
-	{AP_T_OK, "ok", '1'},
-	{AP_T_MESSAGE, "message", 'b'},
-	{AP_T_CANCELLED, "cancelled", '1'},
 };
 
 static uint64_t now_us(void)
@@ -155,6 +141,8 @@ static const char *type_name(uint8_t t)
 		return "EXEC_DONE";
 	case AP_RESET_DONE:
 		return "RESET_DONE";
+	case AP_OUTPUT:
+		return "OUTPUT";
 	case AP_ERROR:
 		return "ERROR";
 	default:
@@ -196,11 +184,108 @@ static void save_raw(struct client *c, uint32_t id, const char *name,
 		die(2, "cannot write to the output directory");
 }
 
+static void print_num(uint32_t id, const char *name, uint32_t v)
+{
+	printf("%u.%s=%u\n", id, name, v);
+}
+
+/* NULL (absent): nothing printed. */
+static void print_bytes(struct client *c, uint32_t id, const char *name,
+			const void *p, size_t n)
+{
+	if (!p)
+		return;
+	printf("%u.%s=", id, name);
+	print_escaped(p, n);
+	printf("\n%u.%s_len=%zu\n", id, name, n);
+	save_raw(c, id, name, p, n);
+}
+
+static int print_exec_done(struct client *c, const struct ap_frame *f,
+			   const char **why)
+{
+	struct ap_exec_done m;
+	int rc = ap_exec_done_decode(f, &m, why);
+
+	if (rc)
+		return rc;
+	if (m.has_exit_code)
+		c->last_exit = (int)m.exit_code;
+	if (c->quiet)
+		return 0;
+	if (m.has_exit_code)
+		print_num(f->id, "exit_code", m.exit_code);
+	if (m.has_signal)
+		print_num(f->id, "signal", m.signal);
+	print_num(f->id, "timed_out", m.timed_out);
+	print_num(f->id, "cancelled", m.cancelled);
+	print_num(f->id, "duration_ms", m.duration_ms);
+	print_bytes(c, f->id, "stdout", m.out, m.out_len);
+	print_bytes(c, f->id, "stderr", m.err, m.err_len);
+	print_num(f->id, "stdout_trunc", m.out_truncated);
+	print_num(f->id, "stderr_trunc", m.err_truncated);
+	print_bytes(c, f->id, "phase", m.phase, m.phase_len);
+	print_num(f->id, "survivors", m.survivors);
+	if (m.repl) {
+		print_num(f->id, "state_kept", m.state_kept);
+		print_num(f->id, "fresh", m.fresh);
+	}
+	return 0;
+}
+
+/* Every field the reply has, as ID.key=value lines. */
+static int print_reply(struct client *c, const struct ap_frame *f,
+		       const char **why)
+{
+	struct ap_hello_ok hello;
+	struct ap_output output;
+	struct ap_reset_done reset;
+	struct ap_error error;
+	int rc = 0;
+
+	switch (f->type) {
+	case AP_EXEC_DONE:
+		return print_exec_done(c, f, why);
+	case AP_HELLO_OK:
+		rc = ap_hello_ok_decode(f, &hello, why);
+		if (!rc && !c->quiet) {
+			print_num(f->id, "version", hello.version);
+			print_bytes(c, f->id, "workdir", hello.workdir,
+				    hello.workdir_len);
+		}
+		break;
+	case AP_OUTPUT:
+		rc = ap_output_decode(f, &output, why);
+		if (!rc && !c->quiet) {
+			print_bytes(c, f->id, "stdout", output.out,
+				    output.out_len);
+			print_bytes(c, f->id, "stderr", output.err,
+				    output.err_len);
+		}
+		break;
+	case AP_RESET_DONE:
+		rc = ap_reset_done_decode(f, &reset, why);
+		if (!rc && !c->quiet) {
+			print_num(f->id, "ok", reset.ok);
+			print_bytes(c, f->id, "message", reset.message,
+				    reset.message_len);
+		}
+		break;
+	case AP_ERROR:
+		rc = ap_error_decode(f, &error, why);
+		if (!rc && !c->quiet)
+			print_bytes(c, f->id, "message", error.message,
+				    error.message_len);
+		break;
+	default:
+		break;
+	}
+	return rc;
+}
+
 static void on_frame(struct client *c, const struct ap_frame *f)
 {
-	struct ap_field fl;
-	size_t off = 0, i;
-	int rc;
+	const char *why = NULL;
 
 	c->last_type = f->type;
 	c->last_exit = -1;
@@ -213,33 +298,9 @@ static void on_frame(struct client *c, const struct ap_frame *f)
 	c->seen[c->nseen++] = f->id;
 	if (!c->quiet)
 		printf("%u.type=%s\n", f->id, type_name(f->type));
-	while ((rc = ap_next_field(f, &off, &fl)) == 1) {
-		for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-			if (tags[i].tag == fl.tag)
-				break;
-		if (fl.tag == AP_T_EXIT_CODE)
-			c->last_exit = (int)ap_field_u32(&fl);
-		if (c->quiet)
-			continue;
-		if (i == sizeof(tags) / sizeof(tags[0])) {
-			printf("%u.tag%u_len=%u\n", f->id, fl.tag, fl.len);
-			continue;
-		}
-		if (tags[i].kind == '4') {
-			printf("%u.%s=%u\n", f->id, tags[i].name,
-			       ap_field_u32(&fl));
-		} else if (tags[i].kind == '1') {
-			printf("%u.%s=%u\n", f->id, tags[i].name,
-			       ap_field_u8(&fl));
-		} else {
-			printf("%u.%s=", f->id, tags[i].name);
-			print_escaped(fl.data, fl.len);
-			printf("\n%u.%s_len=%u\n", f->id, tags[i].name, fl.len);
-			save_raw(c, f->id, tags[i].name, fl.data, fl.len);
-		}
-	}
-	if (rc < 0 && !c->quiet)
-		printf("%u.malformed=1\n", f->id);
+	if (print_reply(c, f, &why) && !c->quiet)
+		printf("%u.malformed=1\n%u.malformed_why=%s\n", f->id, f->id,
+		       why);
 	fflush(stdout);
 }
 
@@ -339,11 +400,57 @@ static void forget(struct client *c, uint32_t id)
 			c->seen[i--] = c->seen[--c->nseen];
 }
 
+/* A frame without fields: the codec's for the types that have none, a
+ * bare header for any other type (to see how the agent answers what it
+ * does not know). */
+static int encode_bare(struct ap_buf *b, uint8_t type, uint32_t id,
+		       unsigned char *hdr)
+{
+	switch (type) {
+	case AP_HELLO:
+		return ap_hello_encode(b, id);
+	case AP_RESET:
+		return ap_reset_encode(b, id);
+	case AP_CANCEL:
+		return ap_cancel_encode(b, id);
+	default:
+		hdr[0] = hdr[1] = hdr[2] = 0;
+		hdr[3] = AP_HEADER_LEN - 4;
+		hdr[4] = type;
+		hdr[5] = (unsigned char)(id >> 24);
+		hdr[6] = (unsigned char)(id >> 16);
+		hdr[7] = (unsigned char)(id >> 8);
+		hdr[8] = (unsigned char)id;
+		return 1;
+	}
+}
+
+static int encode_exec(struct ap_buf *b, const struct request *r, uint32_t id)
+{
+	const struct ap_exec m = {
+		.file_name = r->file_name,
+		.file_data = r->has_data ? r->data.p : NULL,
+		.file_len = r->data.len,
+		.build_argv = (const char *const *)r->build.v,
+		.run_argv = (const char *const *)r->run.v,
+		.env = (const char *const *)r->env.v,
+		.seccomp_deny = (const char *const *)r->deny.v,
+		.stdin_data = r->has_in ? r->in.p : NULL,
+		.stdin_len = r->in.len,
+		.timeout_ms = r->timeout_ms,
+		.stdout_cap = r->stdout_cap,
+		.stderr_cap = r->stderr_cap,
+	};
+
+	return ap_exec_encode(b, id, &m);
+}
+
+/* type AP_EXEC sends r; any other a frame without fields. */
 static void send_frame(struct client *c, uint8_t type, uint32_t id,
 		       const struct request *r)
 {
+	unsigned char hdr[AP_HEADER_LEN];
 	struct ap_buf b;
-	size_t i;
 	int rc;
 
 	/* A reused id waits for its new reply, not an old one. */
@@ -351,51 +458,56 @@ static void send_frame(struct client *c, uint8_t type, uint32_t id,
 		forget(c, id);
 
 	ap_buf_init(&b);
-	rc = ap_frame_begin(&b, type, id);
-	for (i = 0; r && i < r->n && !rc; i++)
-		rc = ap_put(&b, r->f[i].tag, r->f[i].v.p, r->f[i].v.len);
-	if (r && r->has_data && !rc)
-		rc = ap_put(&b, AP_T_FILE_DATA, r->data.p, r->data.len);
-	if (r && r->has_in && !rc)
-		rc = ap_put(&b, AP_T_STDIN, r->in.p, r->in.len);
-	if (!rc)
-		rc = ap_frame_end(&b);
-	if (rc)
+	rc = type == AP_EXEC ? encode_exec(&b, r, id)
+			     : encode_bare(&b, type, id, hdr);
+	if (rc < 0)
 		die(2, "cannot build the frame");
-	send_bytes(c, b.data, b.len);
+	if (rc)
+		send_bytes(c, hdr, sizeof(hdr));
+	else
+		send_bytes(c, b.data, b.len);
 	ap_buf_close(&b);
+}
+
+static void vec_clear(struct vec *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		free(v->v[i]);
+	free(v->v);
+	v->v = NULL;
+	v->n = 0;
+}
+
+static void vec_add(struct vec *v, const char *s)
+{
+	char **p = realloc(v->v, (v->n + 2) * sizeof(*p));
+
+	if (!p)
+		die(2, "out of memory");
+	v->v = p;
+	v->v[v->n] = strdup(s);
+	if (!v->v[v->n])
+		die(2, "out of memory");
+	v->v[++v->n] = NULL;
 }
 
 static void request_clear(struct request *r)
 {
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->f[i].v.p);
+	free(r->file_name);
+	vec_clear(&r->build);
+	vec_clear(&r->run);
+	vec_clear(&r->env);
+	vec_clear(&r->deny);
 	free(r->data.p);
 	free(r->in.p);
 	memset(r, 0, sizeof(*r));
 }
 
-static void add_field(struct request *r, uint8_t tag, const void *p, size_t n)
+static uint32_t parse_u32(const char *s)
 {
-	if (r->n == MAX_FIELDS)
-		die(2, "too many fields");
-	r->f[r->n].tag = tag;
-	r->f[r->n].v.p = NULL;
-	r->f[r->n].v.len = 0;
-	append(&r->f[r->n].v, p, n);
-	r->n++;
-}
-
-static void add_u32(struct request *r, uint8_t tag, const char *s)
-{
-	uint32_t v = (uint32_t)strtoul(s, NULL, 0);
-	unsigned char p[4] = {(unsigned char)(v >> 24),
-			      (unsigned char)(v >> 16), (unsigned char)(v >> 8),
-			      (unsigned char)v};
-
-	add_field(r, tag, p, 4);
+	return (uint32_t)strtoul(s, NULL, 0);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -477,7 +589,10 @@ static void run_line(struct client *c, struct request *r, char *line)
 		request_clear(r);
 		r->id = (uint32_t)strtoul(arg, NULL, 0);
 	} else if (!strcmp(cmd, "file")) {
-		add_field(r, AP_T_FILE_NAME, arg, strlen(arg));
+		free(r->file_name);
+		r->file_name = strdup(arg);
+		if (!r->file_name)
+			die(2, "out of memory");
 	} else if (!strcmp(cmd, "data")) {
 		append(&r->data, arg, strlen(arg));
 		append(&r->data, "\n", 1);
@@ -493,19 +608,19 @@ static void run_line(struct client *c, struct request *r, char *line)
 		append_file(&r->in, arg);
 		r->has_in = 1;
 	} else if (!strcmp(cmd, "build")) {
-		add_field(r, AP_T_BUILD_ARG, arg, strlen(arg));
+		vec_add(&r->build, arg);
 	} else if (!strcmp(cmd, "run")) {
-		add_field(r, AP_T_RUN_ARG, arg, strlen(arg));
+		vec_add(&r->run, arg);
 	} else if (!strcmp(cmd, "env")) {
-		add_field(r, AP_T_ENV, arg, strlen(arg));
+		vec_add(&r->env, arg);
 	} else if (!strcmp(cmd, "seccomp")) {
-		add_field(r, AP_T_SECCOMP_DENY, arg, strlen(arg));
+		vec_add(&r->deny, arg);
 	} else if (!strcmp(cmd, "timeout")) {
-		add_u32(r, AP_T_TIMEOUT_MS, arg);
+		r->timeout_ms = parse_u32(arg);
 	} else if (!strcmp(cmd, "stdout_cap")) {
-		add_u32(r, AP_T_STDOUT_CAP, arg);
+		r->stdout_cap = parse_u32(arg);
 	} else if (!strcmp(cmd, "stderr_cap")) {
-		add_u32(r, AP_T_STDERR_CAP, arg);
+		r->stderr_cap = parse_u32(arg);
 	} else if (!strcmp(cmd, "send")) {
 		send_frame(c, AP_EXEC, r->id, r);
 	} else if (!strcmp(cmd, "call")) {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "agent_ops.h"
 #include "agent_proto.h"
 #include "engine/agent_client.h"
 #include "engine/docker.h"
@@ -134,65 +135,67 @@ static void fake_flush(struct fake_conn *c)
 
 static void reply_hello_ok(uint32_t id)
 {
-	int rc = ap_frame_begin(&reply, AP_HELLO_OK, id);
+	const struct ap_hello_ok m = {
+		.version = AP_VERSION, .workdir = "/work", .workdir_len = 5};
 
-	rc |= ap_put_u32(&reply, AP_T_VERSION, AP_VERSION);
-	rc |= ap_put_str(&reply, AP_T_WORKDIR, "/work");
-	rc |= ap_frame_end(&reply);
-	CHECK(rc == 0);
+	CHECK(ap_hello_ok_encode(&reply, id, &m) == 0);
 }
 
 static void reply_exec_done(uint32_t id)
 {
-	int rc = ap_frame_begin(&reply, AP_EXEC_DONE, id);
+	const struct ap_exec_done m = {
+		.has_exit_code = 1,
+		.exit_code = 3,
+		.duration_ms = 42,
+		.out = (const unsigned char *)"hi",
+		.out_len = 2,
+		.err = (const unsigned char *)"err",
+		.err_len = 3,
+		.out_truncated = 0,
+		.err_truncated = 1,
+		.phase = fk.phase,
+		.phase_len = strlen(fk.phase),
+	};
 
-	rc |= ap_put_u32(&reply, AP_T_EXIT_CODE, 3);
-	rc |= ap_put_u32(&reply, AP_T_DURATION_MS, 42);
-	rc |= ap_put_str(&reply, AP_T_STDOUT, "hi");
-	rc |= ap_put_str(&reply, AP_T_STDERR, "err");
-	rc |= ap_put_u8(&reply, AP_T_STDOUT_TRUNC, 0);
-	rc |= ap_put_u8(&reply, AP_T_STDERR_TRUNC, 1);
-	rc |= ap_put_str(&reply, AP_T_PHASE, fk.phase);
-	rc |= ap_frame_end(&reply);
-	CHECK(rc == 0);
+	CHECK(ap_exec_done_encode(&reply, id, &m) == 0);
 }
 
 static void reply_reset_done(uint32_t id)
 {
-	int rc = ap_frame_begin(&reply, AP_RESET_DONE, id);
+	const struct ap_reset_done m = {.ok = 1};
 
-	rc |= ap_put_u8(&reply, AP_T_OK, 1);
-	rc |= ap_frame_end(&reply);
-	CHECK(rc == 0);
+	CHECK(ap_reset_done_encode(&reply, id, &m) == 0);
 }
 
 static void reply_error(uint32_t id, const char *msg)
 {
-	int rc = ap_frame_begin(&reply, AP_ERROR, id);
+	const struct ap_error m = {.message = msg, .message_len = strlen(msg)};
 
-	rc |= ap_put_str(&reply, AP_T_MESSAGE, msg);
-	rc |= ap_frame_end(&reply);
-	CHECK(rc == 0);
+	CHECK(ap_error_encode(&reply, id, &m) == 0);
 }
 
 static void owner_close(void);
 
 static void note_exec_fields(const struct ap_frame *f)
 {
-	struct ap_field fl;
-	size_t off = 0;
+	struct ap_exec m;
+	const char *err;
+	size_t i;
 
-	while (ap_next_field(f, &off, &fl) == 1) {
-		if (fl.tag == AP_T_FILE_NAME && fl.len < sizeof(fk.file_name)) {
-			memcpy(fk.file_name, fl.data, fl.len);
-			fk.file_name[fl.len] = '\0';
-		} else if (fl.tag == AP_T_FILE_DATA) {
-			fk.code_ok = fl.len == strlen(CODE) &&
-				     memcmp(fl.data, CODE, fl.len) == 0;
-		} else if (fl.tag == AP_T_RUN_ARG) {
-			fk.run_args++;
-		}
+	if (ap_exec_decode(f, &m, &err)) {
+		fprintf(stderr, "FAIL %s: the host sent a bad AP_EXEC: %s\n",
+			scenario, err);
+		t_failed++;
+		return;
 	}
+	if (m.file_name && strlen(m.file_name) < sizeof(fk.file_name))
+		snprintf(fk.file_name, sizeof(fk.file_name), "%s", m.file_name);
+	if (m.file_data)
+		fk.code_ok = m.file_len == strlen(CODE) &&
+			     memcmp(m.file_data, CODE, m.file_len) == 0;
+	for (i = 0; m.run_argv[i]; i++)
+		fk.run_args++;
+	ap_exec_free(&m);
 }
 
 static void fake_exec(struct fake_conn *c, const struct ap_frame *f)

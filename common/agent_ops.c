@@ -1,0 +1,630 @@
+/*
+ * agent_ops.c - encoders and decoders of the agent protocol's messages
+ * (agent_ops.h), on the field primitives of agent_tlv.h.
+ */
+#include "agent_ops.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_tlv.h"
+
+/* ---- encoding --------------------------------------------------------- */
+
+static int put_str(struct ap_buf *b, uint8_t tag, const char *s)
+{
+	return ap_put(b, tag, s, strlen(s));
+}
+
+/* One field per entry; stops at the first failure (which removed the
+ * frame). */
+static int put_vec(struct ap_buf *b, uint8_t tag, const char *const *v)
+{
+	int rc = 0;
+
+	for (; v && *v && !rc; v++)
+		rc = put_str(b, tag, *v);
+	return rc;
+}
+
+static int put_empty(struct ap_buf *b, uint8_t type, uint32_t id)
+{
+	int rc = ap_frame_begin(b, type, id);
+
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_hello_encode(struct ap_buf *b, uint32_t id)
+{
+	return put_empty(b, AP_HELLO, id);
+}
+
+int ap_reset_encode(struct ap_buf *b, uint32_t id)
+{
+	return put_empty(b, AP_RESET, id);
+}
+
+int ap_cancel_encode(struct ap_buf *b, uint32_t id)
+{
+	return put_empty(b, AP_CANCEL, id);
+}
+
+int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m)
+{
+	int rc = ap_frame_begin(b, AP_EXEC, id);
+
+	if (!rc && m->file_name)
+		rc = put_str(b, AP_T_FILE_NAME, m->file_name);
+	if (!rc && m->file_data)
+		rc = ap_put(b, AP_T_FILE_DATA, m->file_data, m->file_len);
+	if (!rc)
+		rc = put_vec(b, AP_T_BUILD_ARG, m->build_argv);
+	if (!rc)
+		rc = put_vec(b, AP_T_RUN_ARG, m->run_argv);
+	if (!rc)
+		rc = put_vec(b, AP_T_REPL_ARG, m->repl_argv);
+	if (!rc && m->repl_argv && m->repl_argv[0])
+		rc = ap_put_u32(b, AP_T_REPL_SEQ, m->repl_seq);
+	if (!rc && m->grace_ms)
+		rc = ap_put_u32(b, AP_T_GRACE_MS, m->grace_ms);
+	if (!rc && m->stream_ms)
+		rc = ap_put_u32(b, AP_T_STREAM_MS, m->stream_ms);
+	if (!rc)
+		rc = put_vec(b, AP_T_ENV, m->env);
+	if (!rc)
+		rc = put_vec(b, AP_T_SECCOMP_DENY, m->seccomp_deny);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_TIMEOUT_MS, m->timeout_ms);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_STDOUT_CAP, m->stdout_cap);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_STDERR_CAP, m->stderr_cap);
+	if (!rc && m->stdin_data)
+		rc = ap_put(b, AP_T_STDIN, m->stdin_data, m->stdin_len);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_hello_ok_encode(struct ap_buf *b, uint32_t id,
+		       const struct ap_hello_ok *m)
+{
+	int rc = ap_frame_begin(b, AP_HELLO_OK, id);
+
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_VERSION, m->version);
+	if (!rc && m->workdir)
+		rc = ap_put(b, AP_T_WORKDIR, m->workdir, m->workdir_len);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
+			const struct ap_exec_done *m)
+{
+	int rc = ap_frame_begin(b, AP_EXEC_DONE, id);
+
+	if (!rc && m->has_exit_code)
+		rc = ap_put_u32(b, AP_T_EXIT_CODE, m->exit_code);
+	if (!rc && m->has_signal)
+		rc = ap_put_u32(b, AP_T_SIGNAL, m->signal);
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_TIMED_OUT, m->timed_out);
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_CANCELLED, m->cancelled);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_DURATION_MS, m->duration_ms);
+	if (!rc && m->out)
+		rc = ap_put(b, AP_T_STDOUT, m->out, m->out_len);
+	if (!rc && m->err)
+		rc = ap_put(b, AP_T_STDERR, m->err, m->err_len);
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_STDOUT_TRUNC, m->out_truncated);
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_STDERR_TRUNC, m->err_truncated);
+	if (!rc && m->phase)
+		rc = ap_put(b, AP_T_PHASE, m->phase, m->phase_len);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_SURVIVORS, m->survivors);
+	if (!rc && m->repl)
+		rc = ap_put_u8(b, AP_T_STATE_KEPT, m->state_kept);
+	if (!rc && m->repl)
+		rc = ap_put_u8(b, AP_T_FRESH, m->fresh);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_output_encode(struct ap_buf *b, uint32_t id, const struct ap_output *m)
+{
+	int rc = ap_frame_begin(b, AP_OUTPUT, id);
+
+	if (!rc && m->out)
+		rc = ap_put(b, AP_T_STDOUT, m->out, m->out_len);
+	if (!rc && m->err)
+		rc = ap_put(b, AP_T_STDERR, m->err, m->err_len);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_reset_done_encode(struct ap_buf *b, uint32_t id,
+			 const struct ap_reset_done *m)
+{
+	int rc = ap_frame_begin(b, AP_RESET_DONE, id);
+
+	if (!rc)
+		rc = ap_put_u8(b, AP_T_OK, m->ok);
+	if (!rc && m->message)
+		rc = ap_put(b, AP_T_MESSAGE, m->message, m->message_len);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_error_encode(struct ap_buf *b, uint32_t id, const struct ap_error *m)
+{
+	int rc = ap_frame_begin(b, AP_ERROR, id);
+
+	if (!rc && m->message)
+		rc = ap_put(b, AP_T_MESSAGE, m->message, m->message_len);
+	return rc ? rc : ap_frame_end(b);
+}
+
+/* ---- decoding the replies --------------------------------------------- */
+
+/* Walks one frame's fields for a reply decoder; remembers which tags came
+ * so a repeated one is refused. Every tag is below 64. */
+struct dec {
+	const struct ap_frame *f;
+	size_t off;
+	struct ap_field fl;
+	uint64_t seen;
+	const char *err;
+};
+
+static int dec_start(struct dec *d, const struct ap_frame *f, uint8_t type)
+{
+	memset(d, 0, sizeof(*d));
+	d->f = f;
+	if (f->type != type) {
+		d->err = "unexpected frame type";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* 1 with d->fl set, 0 at the end, -EPROTO. */
+static int dec_next(struct dec *d)
+{
+	int rc = ap_next_field(d->f, &d->off, &d->fl);
+
+	if (rc < 0)
+		d->err = "a field runs past the end of the frame";
+	return rc;
+}
+
+/* A known, single-valued field: refused the second time. */
+static int dec_once(struct dec *d)
+{
+	uint64_t bit = (uint64_t)1 << (d->fl.tag & 63);
+
+	if (d->seen & bit) {
+		d->err = "duplicate field";
+		return -EINVAL;
+	}
+	d->seen |= bit;
+	return 0;
+}
+
+static int dec_u32(struct dec *d, uint32_t *v)
+{
+	int rc = dec_once(d);
+
+	if (rc)
+		return rc;
+	if (d->fl.len != 4) {
+		d->err = "u32 field of the wrong length";
+		return -EINVAL;
+	}
+	*v = ap_field_u32(&d->fl);
+	return 0;
+}
+
+static int dec_u8(struct dec *d, uint8_t *v)
+{
+	int rc = dec_once(d);
+
+	if (rc)
+		return rc;
+	if (d->fl.len != 1) {
+		d->err = "u8 field of the wrong length";
+		return -EINVAL;
+	}
+	*v = ap_field_u8(&d->fl);
+	return 0;
+}
+
+static int dec_bytes(struct dec *d, const unsigned char **p, size_t *len)
+{
+	int rc = dec_once(d);
+
+	if (rc)
+		return rc;
+	*p = d->fl.data;
+	*len = d->fl.len;
+	return 0;
+}
+
+static int dec_str(struct dec *d, const char **p, size_t *len)
+{
+	int rc = dec_once(d);
+
+	if (rc)
+		return rc;
+	if (memchr(d->fl.data, 0, d->fl.len)) {
+		d->err = "string field contains a NUL byte";
+		return -EINVAL;
+	}
+	*p = (const char *)d->fl.data;
+	*len = d->fl.len;
+	return 0;
+}
+
+/* The common tail of every reply decoder: rc is the last step's. */
+static int dec_end(struct dec *d, int rc, void *m, size_t size,
+		   const char **err)
+{
+	if (rc >= 0)
+		return 0;
+	memset(m, 0, size);
+	*err = d->err;
+	return rc;
+}
+
+int ap_hello_ok_decode(const struct ap_frame *f, struct ap_hello_ok *m,
+		       const char **err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_HELLO_OK);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_VERSION:
+			rc = dec_u32(&d, &m->version);
+			break;
+		case AP_T_WORKDIR:
+			rc = dec_str(&d, &m->workdir, &m->workdir_len);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
+			const char **err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_EXEC_DONE);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_EXIT_CODE:
+			m->has_exit_code = 1;
+			rc = dec_u32(&d, &m->exit_code);
+			break;
+		case AP_T_SIGNAL:
+			m->has_signal = 1;
+			rc = dec_u32(&d, &m->signal);
+			break;
+		case AP_T_TIMED_OUT:
+			rc = dec_u8(&d, &m->timed_out);
+			break;
+		case AP_T_CANCELLED:
+			rc = dec_u8(&d, &m->cancelled);
+			break;
+		case AP_T_DURATION_MS:
+			rc = dec_u32(&d, &m->duration_ms);
+			break;
+		case AP_T_STDOUT:
+			rc = dec_bytes(&d, &m->out, &m->out_len);
+			break;
+		case AP_T_STDERR:
+			rc = dec_bytes(&d, &m->err, &m->err_len);
+			break;
+		case AP_T_STDOUT_TRUNC:
+			rc = dec_u8(&d, &m->out_truncated);
+			break;
+		case AP_T_STDERR_TRUNC:
+			rc = dec_u8(&d, &m->err_truncated);
+			break;
+		case AP_T_PHASE:
+			rc = dec_str(&d, &m->phase, &m->phase_len);
+			break;
+		case AP_T_SURVIVORS:
+			rc = dec_u32(&d, &m->survivors);
+			break;
+		case AP_T_STATE_KEPT:
+			m->repl = 1;
+			rc = dec_u8(&d, &m->state_kept);
+			break;
+		case AP_T_FRESH:
+			m->repl = 1;
+			rc = dec_u8(&d, &m->fresh);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+int ap_output_decode(const struct ap_frame *f, struct ap_output *m,
+		     const char **err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_OUTPUT);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		if (d.fl.tag == AP_T_STDOUT)
+			rc = dec_bytes(&d, &m->out, &m->out_len);
+		else if (d.fl.tag == AP_T_STDERR)
+			rc = dec_bytes(&d, &m->err, &m->err_len);
+		else
+			rc = 0;
+	}
+	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
+			 const char **err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_RESET_DONE);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		if (d.fl.tag == AP_T_OK)
+			rc = dec_u8(&d, &m->ok);
+		else if (d.fl.tag == AP_T_MESSAGE)
+			rc = dec_str(&d, &m->message, &m->message_len);
+		else
+			rc = 0;
+	}
+	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+int ap_error_decode(const struct ap_frame *f, struct ap_error *m,
+		    const char **err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_ERROR);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		if (d.fl.tag == AP_T_MESSAGE)
+			rc = dec_str(&d, &m->message, &m->message_len);
+		else
+			rc = 0;
+	}
+	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+/* ---- decoding AP_EXEC ------------------------------------------------- */
+
+/* The agent keeps the request while the execution runs, long after the
+ * reader has reused the frame's bytes, so this decoder copies. Its checks
+ * and their messages are the agent's from before the codec existed: the
+ * host shows them to users. */
+
+static int is_exec_u32(uint8_t tag)
+{
+	return tag == AP_T_TIMEOUT_MS || tag == AP_T_STDOUT_CAP ||
+	       tag == AP_T_STDERR_CAP || tag == AP_T_REPL_SEQ ||
+	       tag == AP_T_GRACE_MS || tag == AP_T_STREAM_MS;
+}
+
+static int is_exec_string(uint8_t tag)
+{
+	return tag == AP_T_FILE_NAME || tag == AP_T_BUILD_ARG ||
+	       tag == AP_T_RUN_ARG || tag == AP_T_ENV ||
+	       tag == AP_T_SECCOMP_DENY || tag == AP_T_REPL_ARG;
+}
+
+static int is_exec_vector(uint8_t tag)
+{
+	return tag == AP_T_BUILD_ARG || tag == AP_T_RUN_ARG ||
+	       tag == AP_T_ENV || tag == AP_T_SECCOMP_DENY ||
+	       tag == AP_T_REPL_ARG;
+}
+
+static int valid_file_name(const char *s)
+{
+	return *s && strlen(s) <= 255 && !strchr(s, '/') && !strstr(s, "..") &&
+	       strcmp(s, ".") != 0;
+}
+
+/* What the first pass counts: entries per vector tag, bytes to copy. */
+struct exec_count {
+	size_t n[AP_T_STREAM_MS + 1]; /* by tag; vector tags only */
+	size_t bytes;
+	uint32_t seen; /* bit per tag below 32 */
+};
+
+static int exec_count(const struct ap_frame *f, struct exec_count *c,
+		      const char **err)
+{
+	struct ap_field fl;
+	size_t off = 0;
+	uint32_t bit;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	while ((rc = ap_next_field(f, &off, &fl)) == 1) {
+		bit = fl.tag < 32 ? 1u << fl.tag : 0;
+		if (is_exec_vector(fl.tag)) {
+			c->n[fl.tag]++;
+		} else if (fl.tag == AP_T_FILE_NAME ||
+			   fl.tag == AP_T_FILE_DATA || fl.tag == AP_T_STDIN) {
+			if (c->seen & bit) {
+				*err = "duplicate field in AP_EXEC";
+				return -EINVAL;
+			}
+		} else if (is_exec_u32(fl.tag)) {
+			if ((c->seen & bit) || fl.len != 4) {
+				*err = "bad or duplicate u32 field in AP_EXEC";
+				return -EINVAL;
+			}
+		} else {
+			continue; /* unknown: a newer host may add fields */
+		}
+		c->seen |= bit;
+		if (is_exec_string(fl.tag) && memchr(fl.data, 0, fl.len)) {
+			*err = "string field contains a NUL byte";
+			return -EINVAL;
+		}
+		c->bytes += (size_t)fl.len + 1;
+	}
+	if (rc < 0) {
+		*err = "malformed AP_EXEC fields";
+		return -EPROTO;
+	}
+	if (!c->n[AP_T_RUN_ARG] && !c->n[AP_T_REPL_ARG]) {
+		*err = "AP_EXEC without RUN_ARG or REPL_ARG";
+		return -EINVAL;
+	}
+	if ((c->seen & (1u << AP_T_FILE_DATA)) &&
+	    !(c->seen & (1u << AP_T_FILE_NAME)) && !c->n[AP_T_REPL_ARG]) {
+		*err = "FILE_DATA without FILE_NAME";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int exec_check(const struct ap_exec *m, const char **err)
+{
+	const char *const *v;
+
+	if (m->file_name && !valid_file_name(m->file_name)) {
+		*err = "bad FILE_NAME (empty, '/', '..' or too long)";
+		return -EINVAL;
+	}
+	for (v = m->env; *v; v++)
+		if (!strchr(*v, '=') || (*v)[0] == '=') {
+			*err = "ENV entry is not KEY=VALUE";
+			return -EINVAL;
+		}
+	if ((m->repl_argv[0] && !m->repl_argv[0][0]) ||
+	    (!m->repl_argv[0] && (!m->run_argv[0] || !m->run_argv[0][0])) ||
+	    (m->build_argv[0] && !m->build_argv[0][0])) {
+		*err = "empty program name";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
+		   const char **err)
+{
+	struct exec_count c;
+	const char **vec[AP_T_STREAM_MS + 1] = {0};
+	size_t nvec, pos = 0;
+	struct ap_field fl;
+	size_t off = 0;
+	char **slots, *s;
+	uint32_t *u;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (f->type != AP_EXEC) {
+		*err = "unexpected frame type";
+		return -EINVAL;
+	}
+	rc = exec_count(f, &c, err);
+	if (rc)
+		return rc;
+	/* One allocation: the vectors, each NULL-terminated, then the
+	 * strings and bytes, each NUL-terminated. */
+	nvec = c.n[AP_T_BUILD_ARG] + c.n[AP_T_RUN_ARG] + c.n[AP_T_ENV] +
+	       c.n[AP_T_SECCOMP_DENY] + c.n[AP_T_REPL_ARG] + 5;
+	m->mem = malloc(nvec * sizeof(char *) + (c.bytes ? c.bytes : 1));
+	if (!m->mem) {
+		*err = "out of memory";
+		return -ENOMEM;
+	}
+	slots = m->mem;
+	memset(slots, 0, nvec * sizeof(char *));
+	s = (char *)(slots + nvec);
+	vec[AP_T_BUILD_ARG] = (const char **)slots;
+	vec[AP_T_RUN_ARG] = vec[AP_T_BUILD_ARG] + c.n[AP_T_BUILD_ARG] + 1;
+	vec[AP_T_REPL_ARG] = vec[AP_T_RUN_ARG] + c.n[AP_T_RUN_ARG] + 1;
+	vec[AP_T_ENV] = vec[AP_T_REPL_ARG] + c.n[AP_T_REPL_ARG] + 1;
+	vec[AP_T_SECCOMP_DENY] = vec[AP_T_ENV] + c.n[AP_T_ENV] + 1;
+	m->build_argv = vec[AP_T_BUILD_ARG];
+	m->run_argv = vec[AP_T_RUN_ARG];
+	m->repl_argv = vec[AP_T_REPL_ARG];
+	m->env = vec[AP_T_ENV];
+	m->seccomp_deny = vec[AP_T_SECCOMP_DENY];
+
+	/* The first pass checked every field: this one cannot fail. */
+	while (ap_next_field(f, &off, &fl) == 1) {
+		u = NULL;
+		switch (fl.tag) {
+		case AP_T_FILE_NAME:
+			m->file_name = s + pos;
+			break;
+		case AP_T_FILE_DATA:
+			m->file_data = (const unsigned char *)s + pos;
+			m->file_len = fl.len;
+			break;
+		case AP_T_STDIN:
+			m->stdin_data = (const unsigned char *)s + pos;
+			m->stdin_len = fl.len;
+			break;
+		case AP_T_TIMEOUT_MS:
+			u = &m->timeout_ms;
+			break;
+		case AP_T_STDOUT_CAP:
+			u = &m->stdout_cap;
+			break;
+		case AP_T_STDERR_CAP:
+			u = &m->stderr_cap;
+			break;
+		case AP_T_REPL_SEQ:
+			u = &m->repl_seq;
+			break;
+		case AP_T_GRACE_MS:
+			u = &m->grace_ms;
+			break;
+		case AP_T_STREAM_MS:
+			u = &m->stream_ms;
+			break;
+		default:
+			if (!is_exec_vector(fl.tag))
+				continue;
+			*vec[fl.tag]++ = s + pos;
+			break;
+		}
+		if (u) {
+			*u = ap_field_u32(&fl);
+			continue;
+		}
+		memcpy(s + pos, fl.data, fl.len);
+		s[pos + fl.len] = '\0';
+		pos += (size_t)fl.len + 1;
+	}
+	rc = exec_check(m, err);
+	if (rc)
+		ap_exec_free(m);
+	return rc;
+}
+
+void ap_exec_free(struct ap_exec *m)
+{
+	free(m->mem);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,168 @@
+/*
+ * agent_ops.h - the typed messages of the agent protocol: one struct per
+ * frame type and, for each, exactly one encoder and one decoder. The host
+ * (host/engine/agent_client.c), the agent (agent/) and the test clients
+ * all go through these; docs/agent-protocol.md is the prose version.
+ *
+ * Encoders append one whole frame to b and return 0, or return -E2BIG
+ * (the frame would exceed AP_MAX_FRAME) or -ENOMEM and leave b as it was.
+ * They write the fields in a fixed order (the order the host and agent
+ * have always used: the bytes are part of the contract with deployed
+ * images) and do not validate: a test may encode what a decoder rejects.
+ *
+ * Decoders take a frame from ap_reader_next() and return 0 with *m
+ * filled, or a negative errno with *err pointing at a static message and
+ * *m zeroed. They never read outside the frame. The rules they share:
+ *   - a field running past the end of the frame: -EPROTO;
+ *   - a tag the decoder does not know: ignored (a newer peer may send
+ *     more fields);
+ *   - a known u32 field whose length is not 4 or u8 not 1, a
+ *     single-valued field that repeats, a string containing a NUL byte,
+ *     or a frame of another type: -EINVAL;
+ *   - an absent number decodes as 0, absent strings and bytes as NULL.
+ * Decoded strings and bytes of the replies point into the frame: borrowed
+ * until the next ap_reader_* call on its reader, not NUL-terminated (the
+ * length is beside them). AP_EXEC's decoder copies instead (below).
+ *
+ * AP_HELLO, AP_RESET and AP_CANCEL have no fields, hence no struct and no
+ * decoder: type and id are the whole message, and a receiver ignores any
+ * payload they carry. The relay (agent/relay.h) copies bytes and has no
+ * frames of its own.
+ */
+#ifndef SBX_AGENT_OPS_H
+#define SBX_AGENT_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent_proto.h"
+
+/* ---- host -> agent ---------------------------------------------------- */
+
+int ap_hello_encode(struct ap_buf *b, uint32_t id);
+int ap_reset_encode(struct ap_buf *b, uint32_t id);
+/* id: the running AP_EXEC's. */
+int ap_cancel_encode(struct ap_buf *b, uint32_t id);
+
+/* AP_EXEC. Strings are NUL-terminated; a vector is NULL-terminated and
+ * each entry is one field of its tag (NULL or empty: none sent). */
+struct ap_exec {
+	const char *file_name;		/* NULL: not sent */
+	const unsigned char *file_data; /* NULL: not sent */
+	size_t file_len;
+	const char *const *build_argv;
+	const char *const *run_argv;
+	const char *const *env; /* "KEY=VALUE" */
+	const char *const *seccomp_deny;
+	const unsigned char *stdin_data; /* NULL: not sent (/dev/null) */
+	size_t stdin_len;
+	const char *const *repl_argv;
+	uint32_t repl_seq; /* sent when repl_argv has an entry */
+	/* Sent always; 0 asks for the agent's default. */
+	uint32_t timeout_ms;
+	uint32_t stdout_cap;
+	uint32_t stderr_cap;
+	/* Sent when not 0. */
+	uint32_t grace_ms;
+	uint32_t stream_ms;
+	/* The decoder's one allocation (strings, bytes, vectors), freed by
+	 * ap_exec_free(); NULL in a request built for encoding. */
+	void *mem;
+};
+
+int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m);
+/* Also checks what the agent requires, in this order, with the messages
+ * the host has always seen in AP_ERROR: FILE_NAME, FILE_DATA and STDIN
+ * at most once; RUN_ARG or REPL_ARG present; FILE_DATA only with
+ * FILE_NAME (unless REPL_ARG); FILE_NAME not empty, ".", over 255 bytes
+ * or containing '/' or ".."; every ENV entry KEY=VALUE with a non-empty
+ * KEY; argv[0] of the vector in use (REPL_ARG, else RUN_ARG) and of
+ * BUILD_ARG not empty. On success everything is copied into m->mem, so
+ * the frame may go: every vector is non-NULL (possibly empty), strings
+ * are NUL-terminated. Free with ap_exec_free(). */
+int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
+		   const char **err);
+/* Frees what ap_exec_decode() allocated and zeroes m. */
+void ap_exec_free(struct ap_exec *m);
+
+/* ---- agent -> host ---------------------------------------------------- */
+
+/* AP_HELLO_OK. VERSION is sent always, WORKDIR when not NULL. */
+struct ap_hello_ok {
+	uint32_t version;
+	const char *workdir;
+	size_t workdir_len;
+};
+
+int ap_hello_ok_encode(struct ap_buf *b, uint32_t id,
+		       const struct ap_hello_ok *m);
+int ap_hello_ok_decode(const struct ap_frame *f, struct ap_hello_ok *m,
+		       const char **err);
+
+/* AP_EXEC_DONE. Numbers are sent always unless a has_ or the repl flag
+ * says otherwise; out, err and phase when not NULL. u8 values are kept as
+ * they came (a peer should send 0 or 1). */
+struct ap_exec_done {
+	uint8_t has_exit_code; /* EXIT_CODE present: the process exited */
+	uint32_t exit_code;
+	uint8_t has_signal; /* SIGNAL present: killed by this signal */
+	uint32_t signal;
+	uint8_t timed_out;
+	uint8_t cancelled;
+	uint32_t duration_ms;
+	const unsigned char *out; /* STDOUT */
+	size_t out_len;
+	const unsigned char *err; /* STDERR */
+	size_t err_len;
+	uint8_t out_truncated;
+	uint8_t err_truncated;
+	const char *phase; /* "build" or "run" */
+	size_t phase_len;
+	uint32_t survivors;
+	uint8_t repl; /* interpreter mode: STATE_KEPT and FRESH present (the
+		       * decoder sets it when either is) */
+	uint8_t state_kept;
+	uint8_t fresh;
+};
+
+int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
+			const struct ap_exec_done *m);
+int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
+			const char **err);
+
+/* AP_OUTPUT: output of the running AP_EXEC since the previous one. Each
+ * stream is sent when not NULL. */
+struct ap_output {
+	const unsigned char *out;
+	size_t out_len;
+	const unsigned char *err;
+	size_t err_len;
+};
+
+int ap_output_encode(struct ap_buf *b, uint32_t id, const struct ap_output *m);
+int ap_output_decode(const struct ap_frame *f, struct ap_output *m,
+		     const char **err);
+
+/* AP_RESET_DONE. OK is sent always, MESSAGE when not NULL. */
+struct ap_reset_done {
+	uint8_t ok;
+	const char *message; /* what was left; "a; b" */
+	size_t message_len;
+};
+
+int ap_reset_done_encode(struct ap_buf *b, uint32_t id,
+			 const struct ap_reset_done *m);
+int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
+			 const char **err);
+
+/* AP_ERROR. MESSAGE is sent when not NULL. */
+struct ap_error {
+	const char *message;
+	size_t message_len;
+};
+
+int ap_error_encode(struct ap_buf *b, uint32_t id, const struct ap_error *m);
+int ap_error_decode(const struct ap_frame *f, struct ap_error *m,
+		    const char **err);
+
+#endif
