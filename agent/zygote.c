@@ -20,7 +20,7 @@
 
 /* Largest request message (argv + environment); the server reads up to
  * 256 KiB, and anything bigger runs without the server. */
-#define ZYGOTE_MAX_MSG (128u * 1024u)
+#define ZYGOTE_MAX_MSG ((size_t)128 * 1024)
 
 static struct {
 	int present; /* -1 not checked yet */

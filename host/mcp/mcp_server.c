@@ -591,7 +591,7 @@ static int cache_tools(struct mcp_server *s)
 
 	while (tools_all[n])
 		n++;
-	s->tools = calloc(n, sizeof(*s->tools));
+	s->tools = calloc(n + 1, sizeof(*s->tools));
 	if (!s->tools)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {

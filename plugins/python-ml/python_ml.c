@@ -33,19 +33,15 @@ static const char *const env[] = {
 	"MKL_NUM_THREADS=1",
 	NULL,
 };
-/* The session interpreter (docs/session-interpreters.md), with the
- * libraries imported before the first call. */
-static const char *const session_cmd[] = {
-	"python3",
-	"-u",
-	"-B",
-	"/opt/sbx/repl.py",
-	"--preload",
-	/* the fork server's list (images/python-ml/forkserver.py) */
+/* The libraries the session interpreter imports before the first call:
+ * the fork server's list (images/python-ml/forkserver.py). */
+static const char preload[] =
 	"numpy,numpy.random,pandas,scipy,scipy.stats,sklearn,"
-	"sklearn.linear_model,matplotlib,matplotlib.pyplot,seaborn,torch,torch."
-	"nn",
-	NULL,
+	"sklearn.linear_model,matplotlib,matplotlib.pyplot,seaborn,torch,"
+	"torch.nn";
+/* The session interpreter (docs/session-interpreters.md). */
+static const char *const session_cmd[] = {
+	"python3", "-u", "-B", "/opt/sbx/repl.py", "--preload", preload, NULL,
 };
 static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 
