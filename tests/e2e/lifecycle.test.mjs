@@ -135,7 +135,7 @@ e2e('SIGTERM: the server removes every container and exits', {}, async (h) => {
   running.catch(() => {}); // it may or may not be answered before exit
   await s.waitFor(
     (m) => m.method === 'notifications/progress' && m.params?.progressToken === 'run' && /up\n/.test(m.params.message ?? ''),
-    { timeoutMs: 60_000, what: 'the running code printing "up"' },
+    { timeoutMs: 45_000, what: 'the running code printing "up"' },
   );
   const mine = await eventually(async () => {
     const c = await serverContainers(s.pid);
