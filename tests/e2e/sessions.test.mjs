@@ -440,10 +440,13 @@ e2e('calls in one session run in order: the second waits for the first', { timeo
   const s = await st.start(PYTHON);
   await createSession(s, 'python', { name: 'q' });
   await waitActive(s, 'q');
+  // The first call runs until the test lets it end (a file it creates in
+  // the container), so it is surely still running while the test looks.
+  const [c] = await sessionContainers({ dir: st.dir });
   const first = sexec(
     s,
     'q',
-    'import time\nwith open("/work/order.txt", "a") as f:\n    f.write("first-start\\n")\ntime.sleep(1.5)\nwith open("/work/order.txt", "a") as f:\n    f.write("first-end\\n")\nprint("first")',
+    'import os, time\nwith open("/work/order.txt", "a") as f:\n    f.write("first-start\\n")\nwhile not os.path.exists("/work/go"):\n    time.sleep(0.05)\nwith open("/work/order.txt", "a") as f:\n    f.write("first-end\\n")\nprint("first")',
   );
   await waitState(s, 'q', 'busy');
   const second = sexec(s, 'q', 'print(open("/work/order.txt").read(), end="")\nprint("second")');
@@ -452,6 +455,7 @@ e2e('calls in one session run in order: the second waits for the first', { timeo
   const mid = (await sessionOk(s, { action: 'get', name: 'q' })).session;
   assert.equal(mid.state, 'busy');
   assert.equal(mid.queued, 1);
+  execFileSync('docker', ['exec', '-u', '1000', c.id, 'touch', '/work/go']);
   const [r1, r2] = await Promise.all([first, second]);
   assert.equal(r1.stdout, 'first\n');
   assert.equal(r2.stdout, 'first-start\nfirst-end\nsecond\n', 'the second call ran after the first had finished');
