@@ -59,6 +59,9 @@ else
 	[ "$node_major" -eq 0 ] || sbx_warn "node $(node --version) is older than 18; installing Debian's"
 	pkgs+=(nodejs npm)
 fi
+# The suite's formatting check (scripts/test.sh); any clang-format on the
+# PATH will do.
+command -v clang-format >/dev/null 2>&1 || pkgs+=(clang-format)
 if [ -n "$(sbx_apt_missing "${pkgs[@]}")" ]; then
 	sbx_apt_install "${pkgs[@]}"
 else

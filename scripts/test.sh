@@ -3,96 +3,157 @@
 #
 #   scripts/test.sh
 #
-# Prepares the machine as scripts/setup.sh does (without its demo), then runs
-# the unit tests (ctest) and the end-to-end tests (node --test in tests/e2e,
-# against the real server and a real Docker engine). Exits non-zero if
-# anything failed; the last line sums up.
+# Prepares the machine as scripts/setup.sh does (without its demo), then
+# runs the suite layer by layer:
+#
+#   static       clang-format --dry-run --Werror on every tracked *.c/*.h
+#                (one check per file)
+#   unit         ctest -L unit in build/, then again under ASan/UBSan in
+#                build-asan/: both runs count here
+#   integration  ctest -L integration (real Docker: the engine layer, the
+#                agent, the session interpreters)
+#   end-to-end   node --test in tests/e2e (the real server, the official MCP
+#                SDK, real Docker)
+#
+# and ends with the counts per layer on one line, then, alone on the last
+# line, "N passed, N failed" (CI reads it). Exits non-zero if anything
+# failed or a layer ran nothing. Under CI=true the Docker-bound tests fail
+# instead of skipping when Docker or an image is missing.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 cd "$SBX_ROOT"
-# The e2e tests read CI (e.g. to be stricter about timing); pass it on.
 if [ -n "${CI+set}" ]; then export CI; fi
 T0=$(sbx_now)
-ok=()
+LAYERS=(static unit integration end-to-end)
+declare -A npass nfail
+for l in "${LAYERS[@]}"; do
+	npass[$l]=0
+	nfail[$l]=0
+done
 failed=()
-skipped=()
+unlayered_fail=0 # a failure before any layer ran (setup)
+
+# A layer whose runner failed counts at least one failure, whatever the
+# runner's own summary said (or did not say).
+layer_failed() {
+	failed+=("$1${2:+ ($2)}")
+	[ "${nfail[$1]}" -gt 0 ] || nfail[$1]=1
+}
 
 summary() {
-	local line="test.sh:"
-	[ "${#ok[@]}" -eq 0 ] || line+=" ok: ${ok[*]};"
-	[ "${#skipped[@]}" -eq 0 ] || line+=" skipped: ${skipped[*]};"
-	[ "${#failed[@]}" -eq 0 ] || line+=" FAILED: ${failed[*]};"
+	local l line=""
 	sbx_log ""
-	sbx_log "$line in $(sbx_since "$T0")"
+	sbx_log "test.sh: ${#failed[@]} step(s) failed${failed[*]:+: ${failed[*]}} in $(sbx_since "$T0")"
+	for l in "${LAYERS[@]}"; do
+		line+="${line:+; }$l ${npass[$l]} passed, ${nfail[$l]} failed"
+	done
+	echo "$line"
+	local p=0 f=0
+	for l in "${LAYERS[@]}"; do
+		p=$((p + npass[$l]))
+		f=$((f + nfail[$l]))
+	done
+	echo "$p passed, $((f + unlayered_fail)) failed"
 }
 
 if ! scripts/setup.sh --no-demo; then
 	failed+=(setup)
+	unlayered_fail=1 # nothing ran: the last line must not say 0 failed
 	summary
 	exit 1
 fi
-ok+=(setup)
 
-# Counts for the closing "N passed, N failed" line, from each runner's own
-# summary.
-npass=0
-nfail=0
-count_ctest() { # ctest's "... tests failed out of N"
-	local f t
-	f=$(sed -n 's/.* \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$1" | tail -n1)
-	t=$(sed -n 's/.* tests failed out of \([0-9]*\).*/\1/p' "$1" | tail -n1)
-	npass=$((npass + ${t:-0} - ${f:-0}))
-	nfail=$((nfail + ${f:-0}))
-}
-count_node() { # node --test's "# pass N" / "# fail N"
-	local p f
-	p=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$1" | tail -n1)
-	f=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$1" | tail -n1)
-	npass=$((npass + ${p:-0}))
-	nfail=$((nfail + ${f:-0}))
-}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-sbx_step "unit and integration tests (ctest)"
-if ctest --test-dir build --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
-	ok+=(ctest)
+# ctest's "N% tests passed, F tests failed out of T", less the tests it
+# lists as not run (skipped: exit 77, never under CI=true).
+count_ctest() { # count_ctest LAYER LOG
+	local t f s
+	f=$(sed -n 's/.* \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$2" | tail -n1)
+	t=$(sed -n 's/.* tests failed out of \([0-9]*\).*/\1/p' "$2" | tail -n1)
+	s=$(grep -cE '^[[:space:]]*[0-9]+ - .* \((Skipped|Not Run|Disabled)\)$' "$2" || true)
+	npass[$1]=$((npass[$1] + ${t:-0} - ${f:-0} - s))
+	nfail[$1]=$((nfail[$1] + ${f:-0}))
+}
+
+# ---- static ----
+sbx_step "static: formatting (clang-format --dry-run --Werror)"
+if ! command -v clang-format >/dev/null 2>&1; then
+	sbx_log "error: clang-format is missing (scripts/setup.sh installs it)"
+	layer_failed static clang-format
 else
-	failed+=(ctest)
+	mapfile -t sources < <(git ls-files -- '*.c' '*.h')
+	bad=0
+	for f in "${sources[@]}"; do
+		if clang-format --dry-run --Werror "$f" >"$out" 2>&1; then
+			npass[static]=$((npass[static] + 1))
+		else
+			cat "$out" >&2
+			bad=$((bad + 1))
+		fi
+	done
+	nfail[static]=$((nfail[static] + bad))
+	if [ "${#sources[@]}" -eq 0 ]; then
+		layer_failed static "no C file found"
+	elif [ "$bad" -ne 0 ]; then
+		sbx_log "$bad file(s) differ from .clang-format: run clang-format -i on them"
+		failed+=("static (format)")
+	fi
 fi
-count_ctest "$out"
+# Static analysis (cppcheck / clang-tidy) goes here, counted in the static
+# layer like the formatting check.
+
+# ---- unit ----
+sbx_step "unit tests (ctest -L unit)"
+if ctest --test-dir build -L '^unit$' --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
+	count_ctest unit "$out"
+else
+	count_ctest unit "$out"
+	layer_failed unit ctest
+fi
 
 # The unit tests again under AddressSanitizer and UBSan (the static agent
 # and the Docker-bound tests are not instrumented there).
-sbx_step "unit tests under ASan/UBSan"
+sbx_step "unit tests under ASan/UBSan (ctest -L unit in build-asan)"
 if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null &&
 	cmake --build build-asan -j"$(nproc)" >/dev/null &&
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
-		ctest --test-dir build-asan -L unit --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
-	ok+=(asan)
+		ctest --test-dir build-asan -L '^unit$' --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
+	count_ctest unit "$out"
 else
-	failed+=(asan)
+	count_ctest unit "$out"
+	layer_failed unit asan
 fi
-count_ctest "$out"
 
-sbx_step "end-to-end tests (tests/e2e)"
-if [ ! -f tests/e2e/package.json ]; then
-	sbx_warn "tests/e2e/package.json is missing: skipping the end-to-end tests"
-	skipped+=(e2e)
-elif [ ! -f tests/e2e/package-lock.json ]; then
-	sbx_log "error: tests/e2e/package-lock.json is missing (npm ci needs it): run npm install in tests/e2e and commit it"
-	failed+=(e2e)
-elif (cd tests/e2e && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$out"; then
-	ok+=(e2e)
-	count_node "$out"
+# ---- integration ----
+sbx_step "integration tests (ctest -L integration)"
+if ctest --test-dir build -L '^integration$' --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
+	count_ctest integration "$out"
 else
-	failed+=(e2e)
-	count_node "$out"
+	count_ctest integration "$out"
+	layer_failed integration ctest
 fi
+
+# ---- end-to-end ----
+sbx_step "end-to-end tests (tests/e2e)"
+e2e_ok=0
+if [ ! -f tests/e2e/package-lock.json ]; then
+	sbx_log "error: tests/e2e/package-lock.json is missing (npm ci needs it): run npm install in tests/e2e and commit it"
+elif (cd tests/e2e && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$out"; then
+	e2e_ok=1
+fi
+# run.mjs's last line: "e2e: P passed, F failed, S skipped".
+line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n1 || true)
+if [ -n "$line" ]; then
+	read -r _ p _ f _ <<<"${line//,/}"
+	npass[end-to-end]=$p
+	nfail[end-to-end]=$f
+fi
+[ "$e2e_ok" -eq 1 ] || layer_failed end-to-end
 
 summary
-echo "$npass passed, $nfail failed"
 [ "${#failed[@]}" -eq 0 ]

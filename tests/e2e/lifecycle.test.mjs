@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, e2e } from './lib/server.mjs';
-import { eventually, instanceContainers, serverContainers } from './lib/sandbox.mjs';
+import { instanceContainers, serverContainers } from './lib/sandbox.mjs';
+import { eventually } from './lib/wait.mjs';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
@@ -129,15 +130,19 @@ e2e('SIGTERM: the server removes every container and exits', {}, async (h) => {
   const running = s.request('run', 'tools/call', {
     name: 'sandbox_execute',
     arguments: { language: 'python', code: 'import time\nprint("up", flush=True)\ntime.sleep(30)' },
+    _meta: { progressToken: 'run' }, // its output comes as progress notifications
   }, { timeoutMs: 60_000 });
   running.catch(() => {}); // it may or may not be answered before exit
+  await s.waitFor(
+    (m) => m.method === 'notifications/progress' && m.params?.progressToken === 'run' && /up\n/.test(m.params.message ?? ''),
+    { timeoutMs: 45_000, what: 'the running code printing "up"' },
+  );
   const mine = await eventually(async () => {
     const c = await serverContainers(s.pid);
     return c.length >= 2 ? c : null;
   });
   assert.ok(mine, 'the server runs containers');
   const instance = mine[0].Labels['org.mcp-sandbox.instance'];
-  await new Promise((r) => setTimeout(r, 500));
   process.kill(s.pid, 'SIGTERM');
   const exit = await Promise.race([s.exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
   assert.notEqual(exit, 'still running', 'the server exits within 20 s of SIGTERM');
@@ -157,7 +162,9 @@ e2e('logging/setLevel turns on notifications/message at that level', {}, async (
   // Before setLevel only warnings and worse are forwarded: a normal call
   // produces none.
   await s.execute('python', 'print(1)');
-  await new Promise((r) => setTimeout(r, 300));
+  // The server writes in order: once the ping is answered, every
+  // notification it sent before is here.
+  await s.client.ping();
   assert.deepEqual(got.filter((m) => m.level === 'debug' || m.level === 'info'), []);
   await s.client.setLoggingLevel('debug');
   // bash has no warm container here: the call starts one, and the Engine

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { e2e } from './lib/server.mjs';
 import { containerOf, section } from './lib/sandbox.mjs';
+import { progressText } from './lib/wait.mjs';
 
 // One container in all, for bash: the next call must reuse it (after reset).
 const ONE_BASH_CONTAINER = {
@@ -20,14 +21,13 @@ e2e('timeout kills the code and every process it started, keeping partial output
     'sleep 300',
     'echo "after the sleep"',
   ].join('\n');
-  const t0 = Date.now();
+  // Had the timeout not been honoured, the call would run for 300 s and
+  // the test's deadline fail it; how fast the kill comes is bench/'s.
   const r = await s.execute('bash', code, { timeout: 1000 });
-  const wall = Date.now() - t0;
   assert.equal(r.timedOut, true);
   assert.notEqual(r.exitCode, 0, 'a killed program did not succeed');
   assert.match(r.stdout, /^host [0-9a-f]{12}\nbefore the sleep\n$/, 'output printed before the kill is kept');
   assert.ok(r.durationMs >= 1000, `durationMs ${r.durationMs} >= the timeout`);
-  assert.ok(wall < 20_000, `the call came back ${wall} ms after it was sent, long after its 1 s timeout`);
   const host1 = /^host (\w+)/.exec(r.stdout)[1];
   const id1 = await containerOf(s, host1);
 
@@ -114,18 +114,19 @@ e2e('binary and invalid UTF-8 output arrives as valid text with U+FFFD', {}, asy
 e2e('cancelling a call kills its code and frees its container', { timeoutMs: 90_000 }, async (h) => {
   const s = await h.start({ env: ONE_BASH_CONTAINER });
   const abort = new AbortController();
+  const out = progressText();
   const call = s.client.callTool(
     { name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo started; sleep 300 & sleep 300' } },
     undefined,
-    { signal: abort.signal, timeout: 60_000 },
+    { signal: abort.signal, timeout: 60_000, onprogress: out.onprogress },
   );
-  await new Promise((r) => setTimeout(r, 1500));
+  await out.until(/^started$/m, 'the code printing "started"', { timeoutMs: 60_000 });
   abort.abort('the user changed their mind');
   await assert.rejects(call); // the SDK sends notifications/cancelled
-  // The only container is free again, and nothing of the cancelled code runs.
-  const t0 = Date.now();
+  // The only container is free again (else this call would wait for the
+  // 300 s sleep, past the test's deadline), and nothing of the cancelled
+  // code runs.
   const r = await s.execute('bash', 'ps -u 1000 -o comm=');
-  assert.ok(Date.now() - t0 < 20_000, `the next call waited ${Date.now() - t0} ms for the container`);
   assert.equal(r.exitCode, 0, r.stderr);
   assert.doesNotMatch(r.stdout, /^sleep$/m, `processes:\n${r.stdout}`);
   assert.deepEqual(await s.client.ping(), {});

@@ -32,7 +32,7 @@ print(data[:8] == b"\\x89PNG\\r\\n\\x1a\\n", len(data) > 1000)
   const r = await s.execute('python', code);
   assert.equal(r.exitCode, 0, r.stderr);
   assert.equal(r.stdout, 'True True\n');
+  // Building the font list would say so on stderr ("Matplotlib is building
+  // the font cache"): the prebuilt one is copied.
   assert.equal(r.stderr, '', 'no warnings (font cache, config dir, backend)');
-  // Building the font list takes seconds; the prebuilt one is copied.
-  assert.ok(r.durationMs < 5000, `took ${r.durationMs} ms`);
 });

@@ -25,11 +25,12 @@ import {
   sexec,
   sexecErr,
   sexecOk,
-  sleep,
   waitActive,
+  waitQueued,
+  waitState,
   withStateDir,
 } from './lib/sessions.mjs';
-import { eventually } from './lib/sandbox.mjs';
+import { eventually, progressText, waitFor } from './lib/wait.mjs';
 
 // Most tests only need python; bash warms up only where it is used.
 const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
@@ -224,16 +225,14 @@ e2e('python: a pandas DataFrame built in one call is used in the next without re
       'print("built")',
   );
   assert.equal(build.stdout, 'built\n');
-  const t0 = Date.now();
   const use = await sexecOk(
     s,
     'pd',
     'import sys\nprint(df.shape)\nprint(int(df["b"].sum()))\nprint(id(sys.modules["pandas"]) == pandas_id)',
   );
-  const wall = Date.now() - t0;
+  // Not reloaded: the same pandas module object (how fast: bench/).
   assert.equal(use.stdout, '(1000, 2)\n332833500\nTrue\n');
   assert.equal(use.stateKept, true);
-  assert.ok(wall < 10_000, `using the DataFrame took ${wall} ms`);
 });
 
 e2e('python-ml (create with ml: true): numpy state persists', { timeoutMs: 180_000 }, async (h) => {
@@ -383,12 +382,14 @@ e2e('extend pushes the expiry (and can change the TTL)', { timeoutMs: 120_000 },
   const e2 = Date.parse(ext.expires);
   assert.ok(e2 >= e1 + 55_000, `expires moved from ${info.expires} to ${ext.expires}`);
   assert.ok(Math.abs(e2 - Date.parse(ext.lastUsed) - 60_000) <= 1000, 'expires = lastUsed + ttl');
-  // It outlives its original 2 s TTL.
-  await sleep(4500);
+  // It outlives its original 2 s TTL: wait for the clock to pass that
+  // expiry and one more of the server's expiry checks (every second).
+  await waitFor(() => Date.now() > e1 + 1500, { timeoutMs: 30_000, what: `the original expiry (${info.expires}) to pass` });
   const got = (await sessionOk(s, { action: 'get', name: 'ext' })).session;
   assert.equal(got.ttlSeconds, 60);
-  // extend without a ttl restarts the same TTL from now.
-  await sleep(1100);
+  // extend without a ttl restarts the same TTL from now (now being more
+  // than a second after the last extend).
+  await waitFor(() => Date.now() > Date.parse(ext.lastUsed) + 1100, { what: 'a second to pass since the extend' });
   const again = (await sessionOk(s, { action: 'extend', name: 'ext' })).session;
   assert.equal(again.ttlSeconds, 60);
   assert.ok(Date.parse(again.expires) > e2 + 1000, `expires moved again: ${again.expires} vs ${ext.expires}`);
@@ -427,7 +428,7 @@ e2e('pause freezes a session: execute says session_paused, resume brings it back
   assert.equal(r.freshState, false);
   // A busy session cannot be paused.
   const busy = sexecOk(s, 'p', 'import time\ntime.sleep(2)\nprint("slept")');
-  await sleep(700);
+  await waitState(s, 'p', 'busy');
   assert.equal((await sessionErr(s, { action: 'pause', name: 'p' })).code, 'session_busy');
   assert.equal((await busy).stdout, 'slept\n');
 });
@@ -439,18 +440,22 @@ e2e('calls in one session run in order: the second waits for the first', { timeo
   const s = await st.start(PYTHON);
   await createSession(s, 'python', { name: 'q' });
   await waitActive(s, 'q');
+  // The first call runs until the test lets it end (a file it creates in
+  // the container), so it is surely still running while the test looks.
+  const [c] = await sessionContainers({ dir: st.dir });
   const first = sexec(
     s,
     'q',
-    'import time\nwith open("/work/order.txt", "a") as f:\n    f.write("first-start\\n")\ntime.sleep(1.5)\nwith open("/work/order.txt", "a") as f:\n    f.write("first-end\\n")\nprint("first")',
+    'import os, time\nwith open("/work/order.txt", "a") as f:\n    f.write("first-start\\n")\nwhile not os.path.exists("/work/go"):\n    time.sleep(0.05)\nwith open("/work/order.txt", "a") as f:\n    f.write("first-end\\n")\nprint("first")',
   );
-  await sleep(300);
+  await waitState(s, 'q', 'busy');
   const second = sexec(s, 'q', 'print(open("/work/order.txt").read(), end="")\nprint("second")');
   // While the first runs, the second is queued.
-  await sleep(300);
+  await waitQueued(s, 'q', 1);
   const mid = (await sessionOk(s, { action: 'get', name: 'q' })).session;
   assert.equal(mid.state, 'busy');
   assert.equal(mid.queued, 1);
+  execFileSync('docker', ['exec', '-u', '1000', c.id, 'touch', '/work/go']);
   const [r1, r2] = await Promise.all([first, second]);
   assert.equal(r1.stdout, 'first\n');
   assert.equal(r2.stdout, 'first-start\nfirst-end\nsecond\n', 'the second call ran after the first had finished');
@@ -459,7 +464,7 @@ e2e('calls in one session run in order: the second waits for the first', { timeo
   assert.equal(end.executions, 2);
   // Time spent waiting in the queue does not count against the timeout.
   const long = sexecOk(s, 'q', 'import time\ntime.sleep(2)');
-  await sleep(300);
+  await waitState(s, 'q', 'busy');
   const waited = await sexecOk(s, 'q', 'print("in time")', { timeout: 1000 });
   assert.equal(waited.timedOut, false);
   assert.equal(waited.stdout, 'in time\n');
@@ -472,7 +477,7 @@ e2e('max_queued 0: a second call while one runs gets session_busy', { timeoutMs:
   await createSession(s, 'python', { name: 'b' });
   await waitActive(s, 'b');
   const first = sexec(s, 'b', 'import time\ntime.sleep(2)\nprint("first done")');
-  await sleep(700);
+  await waitState(s, 'b', 'busy');
   const e = await sexecErr(s, 'b', 'print("second")');
   assert.equal(e.code, 'session_busy');
   assert.match(e.message, /\bb\b/, 'the message names the session');
@@ -513,15 +518,13 @@ e2e('destroy of a busy session ends its running and queued calls with session_de
   await createSession(s, 'python', { name: 'doomed' });
   await waitActive(s, 'doomed');
   const running = sessionExecCall(s, 'doomed', 'import time\nprint("started", flush=True)\ntime.sleep(60)');
-  await sleep(500);
+  await waitState(s, 'doomed', 'busy');
   const queued = sessionExecCall(s, 'doomed', 'print("never")');
-  await eventually(async () => (await sessionOk(s, { action: 'get', name: 'doomed' })).session.queued === 1, {
-    timeoutMs: 10_000,
-  });
-  const t0 = Date.now();
+  await waitQueued(s, 'doomed', 1);
   assert.deepEqual(await sessionOk(s, { action: 'destroy', name: 'doomed' }), { destroyed: 'doomed' });
+  // Ended by the destroy, not by the code: a finished sleep(60) would be
+  // a result, not session_destroyed.
   const [r1, r2] = await Promise.all([running, queued]);
-  assert.ok(Date.now() - t0 < 10_000, 'the calls ended promptly');
   assert.equal(toolError(r1).code, 'session_destroyed');
   assert.equal(toolError(r2).code, 'session_destroyed');
   assert.equal((await sessionErr(s, { action: 'get', name: 'doomed' })).code, 'session_not_found');
@@ -541,15 +544,12 @@ e2e('timeout in a session interrupts the code and keeps the state', { timeoutMs:
   const s = await st.start(PYTHON);
   await createSession(s, 'python', { name: 't' });
   await sexecOk(s, 't', 'x = 42');
-  const t0 = Date.now();
   const r = await sexec(s, 't', 'import time\nprint("sleeping", flush=True)\ntime.sleep(30)', { timeout: 1000 });
-  const wall = Date.now() - t0;
   assert.equal(r.timedOut, true);
   assert.equal(r.signal, 'SIGINT');
   assert.equal(r.stateKept, true);
   assert.equal(r.stdout, 'sleeping\n', 'output before the interrupt is kept');
   assert.match(r.stderr, /KeyboardInterrupt/);
-  assert.ok(wall < 10_000, `the call came back after ${wall} ms`);
   const next = await sexecOk(s, 't', 'print(x)');
   assert.equal(next.stdout, '42\n');
   assert.equal(next.freshState, false);
@@ -574,7 +574,6 @@ e2e('timeout in a session: code that ignores the interrupt is killed; state lost
   // durationMs counts up to the interrupt; the call itself took the grace too.
   assert.ok(r.durationMs >= 1000, `durationMs ${r.durationMs}`);
   assert.ok(wall >= 1900, `the call came back after ${wall} ms: timeout 1 s + grace 1 s`);
-  assert.ok(wall < 15_000, `the call came back after ${wall} ms`);
   const next = await sexec(s, 'k', 'print(open("/work/keep.txt").read())\nprint(x)');
   assert.equal(next.freshState, true, 'a new interpreter');
   assert.equal(next.stdout, 'kept\n', 'files in /work survive');
@@ -691,25 +690,26 @@ e2e('a double-forked python daemon is gone after its call ends normally', { time
 
 // ---- cancellation ----
 
+// Sleeps a minute, noting in the session whether it was interrupted.
+const NOTES_INTERRUPT =
+  'import time\ntry:\n    print("started", flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    interrupted = True\n    raise';
+
 e2e('cancelling a session call interrupts it and the session is usable at once, state kept', { timeoutMs: 120_000 }, async (h) => {
   const st = withStateDir(h);
   const s = await st.start(PYTHON);
   await createSession(s, 'python', { name: 'c' });
   await sexecOk(s, 'c', 'x = 42');
   const abort = new AbortController();
-  const call = sessionExecCall(s, 'c', 'import time\ntime.sleep(60)', { signal: abort.signal });
-  await eventually(async () => (await sessionOk(s, { action: 'get', name: 'c' })).session.state === 'busy', {
-    timeoutMs: 10_000,
-  });
-  await sleep(300);
+  const out = progressText();
+  const call = sessionExecCall(s, 'c', NOTES_INTERRUPT, { signal: abort.signal, onprogress: out.onprogress });
+  await out.until(/^started$/m, 'the code printing "started"', { timeoutMs: 60_000 });
   abort.abort('changed my mind');
   await assert.rejects(call); // the SDK sends notifications/cancelled
-  const t0 = Date.now();
-  const r = await sexecOk(s, 'c', 'print(x)');
-  const wall = Date.now() - t0;
-  assert.equal(r.stdout, '42\n');
+  // Interrupted, not left to finish its sleep(60) (then `interrupted`
+  // would not exist).
+  const r = await sexecOk(s, 'c', 'print(x, interrupted)');
+  assert.equal(r.stdout, '42 True\n');
   assert.equal(r.freshState, false, 'the interpreter survived the cancellation');
-  assert.ok(wall < 5000, `the next call took ${wall} ms`);
   const info = (await sessionOk(s, { action: 'get', name: 'c' })).session;
   assert.equal(info.state, 'active');
   assert.equal(info.queued, 0);
@@ -719,19 +719,20 @@ e2e('cancelling a one-off call stops it; the server keeps serving', { timeoutMs:
   const st = withStateDir(h);
   const s = await st.start({ ...PYTHON, SANDBOX_POOL_MAX_CONTAINERS: '1' });
   const abort = new AbortController();
-  const t0 = Date.now();
+  const out = progressText();
+  // Sleeps past the test's deadline: only a stopped call frees the
+  // container for the next one in time.
   const call = s.client.callTool(
-    { name: 'sandbox_execute', arguments: { language: 'python', code: 'import time\nprint("started", flush=True)\ntime.sleep(60)' } },
+    { name: 'sandbox_execute', arguments: { language: 'python', code: 'import time\nprint("started", flush=True)\ntime.sleep(600)' } },
     undefined,
-    { signal: abort.signal, timeout: 90_000 },
+    { signal: abort.signal, timeout: 90_000, onprogress: out.onprogress },
   );
-  await sleep(1500);
+  await out.until(/^started$/m, 'the code printing "started"', { timeoutMs: 60_000 });
   abort.abort('changed my mind');
   await assert.rejects(call);
-  // The only container allowed is free again soon.
-  const r = await s.execute('python', 'print("next")');
+  // The only container allowed is free again.
+  const r = await s.execute('python', 'print("next")', { requestTimeoutMs: 90_000 });
   assert.equal(r.stdout, 'next\n');
-  assert.ok(Date.now() - t0 < 30_000, `cancel + next call took ${Date.now() - t0} ms`);
 });
 
 // ---- progress ----
@@ -800,10 +801,12 @@ e2e('sessions are isolated: files, processes and network', { timeoutMs: 150_000 
   await waitActive(s, 'B');
   await sexecOk(s, 'A', 'echo secret > /work/secret-of-A.txt; cat /etc/hostname');
   // A runs a recognisable sleeper while B looks around.
+  const aOut = progressText();
   const aCall = sexec(s, 'A', 'sleep 20.123 &\nsleep 0.2; ps -eo args= | grep -c "^sleep 20.123"\nsleep 30', {
     timeout: 4000,
+    onprogress: aOut.onprogress,
   });
-  await sleep(1500);
+  await aOut.until(/^1$/m, "A's count of its sleeper (it runs)", { timeoutMs: 60_000 });
   const b = await sexecOk(
     s,
     'B',

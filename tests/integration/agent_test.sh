@@ -8,8 +8,11 @@
 # mcp-sandbox/bash:latest; the agent is bind-mounted over /opt/sbx/agent.
 # The client is $AGENT_CLIENT, else agent_client next to AGENT.
 # $AGENT_TEST_DOCKER_ARGS adds `docker run` options (e.g. the runtime libs
-# and ASAN_OPTIONS for a sanitizer build of the agent). Builds nothing. Exit 0 pass, 1 fail, 77 skipped (Docker or the image missing,
-# unless CI=true, where that is a failure).
+# and ASAN_OPTIONS for a sanitizer build of the agent). The fork server
+# part runs images/python-ml/forkserver.py in $SBX_ZYGOTE_IMAGE (default
+# mcp-sandbox/python:latest). Builds nothing. Exit 0 pass, 1 fail (or no
+# check ran), 77 skipped (Docker or an image missing, unless CI=true,
+# where that is a failure).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +35,8 @@ skip() {
 AGENT=$(cd "$(dirname "$AGENT")" && pwd)/$(basename "$AGENT")
 docker info >/dev/null 2>&1 || skip "Docker is not reachable"
 docker image inspect "$IMAGE" >/dev/null 2>&1 || skip "image $IMAGE not found"
+ZYGOTE_IMAGE=${SBX_ZYGOTE_IMAGE:-mcp-sandbox/python:latest}
+docker image inspect "$ZYGOTE_IMAGE" >/dev/null 2>&1 || skip "image $ZYGOTE_IMAGE (for the fork server) not found"
 
 work=$(mktemp -d)
 name=sbx-agent-test-$$
@@ -57,7 +62,11 @@ docker_run=(docker run -i --rm --name "$name"
 	"$IMAGE")
 
 fails=0
-pass() { echo "ok   - $1"; }
+passes=0
+pass() {
+	echo "ok   - $1"
+	passes=$((passes + 1))
+}
 fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
 # has KEY=VALUE: the reply printed exactly this line
 has() { grep -qxF -- "$1" "$work/out"; }
@@ -238,23 +247,21 @@ run mkdir /work/y && echo made
 $ENV
 call
 
-# cancel, busy, unknown cancel
+# cancel, busy, unknown cancel; the "busy" replies say 20 is running
 exec 20
 run sleep
 run 100
 $ENV
 send
-sleep 300
 exec 21
 run true
 send
+wait 21
 frame 3 22
+wait 22
 cancel 999
-sleep 100
 cancel 20
 wait 20
-wait 21
-wait 22
 $(left 41)
 
 # bad input is answered, not fatal
@@ -318,9 +325,10 @@ run echo 1
 $ENV
 bench 200
 
-# a corrupt stream is reported and does not kill the agent
+# a corrupt stream is reported and does not kill the agent; what comes
+# after the report (id 0) starts a new frame
 raw ff ff ff ff 00
-sleep 200
+wait 0
 hello 99
 EOF
 
@@ -343,8 +351,9 @@ check "uid, gid, groups, cwd, umask, capabilities, fds" \
 check "cannot signal or inspect the agent" '4.stdout=kill=1\nenviron=1\nfd=2\n'
 check "timeout" 5.type=EXEC_DONE 5.timed_out=1 5.signal=9 5.survivors=0 5.cancelled=0
 absent "timeout has no exit code" 5.exit_code
+# The timeout was honoured (how soon after it the kill came is bench/'s).
 d=$(val 5.duration_ms)
-if [ -n "$d" ] && [ "$d" -ge 700 ] && [ "$d" -lt 2500 ]; then pass "timeout duration ($d ms)"; else fail "timeout duration: $d"; fi
+if [ -n "$d" ] && [ "$d" -ge 700 ]; then pass "timeout duration ($d ms)"; else fail "timeout duration: $d"; fi
 check "daemons after normal exit" 6.exit_code=0 '6.stdout=started\n' 6.survivors=0
 check "nothing left after timeout" '40.stdout=end\n'
 check "nothing left after daemons" '7.stdout=end\n'
@@ -391,10 +400,7 @@ check "still answering" 27.type=HELLO_OK
 check "mess made" 31.exit_code=0
 mode=$(val 30.stdout | sed 's/^mode=//; s/\\n$//')
 if has '31.stdout=ipc=none\nmessed\n'; then
-	case "$IMAGE" in
-	mcp-sandbox/*) fail "no ipcmk in $IMAGE" ;;
-	*) echo "skip - SysV IPC part of reset (no ipcmk in $IMAGE)" ;;
-	esac
+	fail "no ipcmk in $IMAGE: the SysV part of reset is not tested"
 else
 	check "SysV objects created" '31.stdout=ipc=3\nmessed\n'
 fi
@@ -412,74 +418,72 @@ check "clean exit on stdin EOF" agent.exit=0
 
 # The fork server (agent/zygote.h): images/python-ml/forkserver.py mounted
 # as /opt/sbx/zygote into the python image, with a light preload list.
-ZYGOTE_IMAGE=${SBX_ZYGOTE_IMAGE:-mcp-sandbox/python:latest}
-if docker image inspect "$ZYGOTE_IMAGE" >/dev/null 2>&1; then
-	ZENV='env PATH=/usr/bin:/bin
+ZENV='env PATH=/usr/bin:/bin
 env HOME=/work
 env SBX_ZYGOTE_PRELOAD=json'
-	zpy() { # zpy ID CODE [directive...]: run CODE as main.py with python3 -u -B
-		local id=$1 code=$2
-		shift 2
-		printf '%s\n' "exec $id" 'file main.py' "data $code" 'run python3' 'run -u' 'run -B' 'run main.py' "$ZENV" "$@" call
-	}
-	# Every process but the agent, this one and the fork server (its parent).
-	zleft='import os; me = os.getpid(); ppid = os.getppid(); print(sorted(open(f"/proc/{p}/cmdline").read() for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me, ppid)), ppid)'
-	{
-		zpy 201 'import os, sys; s = open("/proc/self/status").read(); print(os.getuid(), os.getgid(), os.getppid() != 1, os.getcwd(), sys.argv, sys.path[0], __file__, [l for l in s.splitlines() if l.startswith(("CapEff", "CapPrm", "CapBnd", "NoNewPrivs"))], sorted(os.listdir("/proc/self/fd")))'
-		zpy 202 'import os, random; print(os.getppid(), random.random())'
-		zpy 203 'import os, random; print(os.getppid(), random.random())'
-		printf '%s\n' 'exec 204' 'file main.py' 'data def f():' 'data     raise ValueError("boom")' 'data f()' \
-			'run python3' 'run -u' 'run -B' 'run main.py' "$ZENV" call
-		zpy 205 'import subprocess, time; subprocess.Popen(["setsid", "sleep", "100"]); time.sleep(100)' 'timeout 2000'
-		zpy 206 "$zleft"
-		zpy 207 'import subprocess; subprocess.Popen(["setsid", "sleep", "100"]); print("daemon")'
-		zpy 208 "$zleft"
-		echo 'reset 209'
-		zpy 210 "$zleft"
-		zpy 211 'import sys; print(sys.stdin.read().strip()); sys.exit(4)' 'stdin from stdin'
-		zpy 212 'import os; os.mkfifo("x")' 'seccomp mknodat' 'seccomp mknod'
-		zpy 213 'import os; print(os.getppid() != 1)'
-	} >"$work/zscript"
-	zrun=("${docker_run[@]}")
-	unset 'zrun[${#zrun[@]}-1]'
-	zrun+=(-v "$here/../../images/python-ml/forkserver.py:/opt/sbx/zygote:ro" "$ZYGOTE_IMAGE")
-	"$CLIENT" -t 60 -o "$work" "$work/zscript" -- "${zrun[@]}" >>"$work/out" 2>>"$work/err" ||
-		fail "fork server client exited $?"
-	check "fork server: uid, caps, cwd, argv, fds" 201.exit_code=0 \
-		"201.stdout=1000 1000 True /work ['main.py'] /work /work/main.py ['CapPrm:\\\\t0000000000000000', 'CapEff:\\\\t0000000000000000', 'CapBnd:\\\\t0000000000000000', 'NoNewPrivs:\\\\t1'] ['0', '1', '2', '3']\n"
-	z2=$(val 202.stdout) z3=$(val 203.stdout)
-	if [ -n "$z2" ] && [ "${z2%% *}" = "${z3%% *}" ] && [ "${z2%% *}" != 1 ] && [ "${z2#* }" != "${z3#* }" ]; then
-		pass "fork server: same server, different random state"
-	else
-		fail "fork server: random state or server: '$z2' vs '$z3'"
-	fi
-	check "fork server: exception" 204.exit_code=1 \
-		'204.stderr=Traceback (most recent call last):\n  File "/work/main.py", line 3, in <module>\n    f()\n  File "/work/main.py", line 2, in f\n    raise ValueError("boom")\nValueError: boom\n'
-	check "fork server: timeout" 205.timed_out=1 205.signal=9 205.survivors=0
-	for id in 206 208 210; do
-		if val $id.stdout | grep -q '^\[\] [0-9]'; then pass "fork server: nothing left ($id)"; else fail "fork server: left over ($id): $(val $id.stdout)"; fi
-	done
-	check "fork server: daemon after normal exit" 207.exit_code=0 '207.stdout=daemon\n' 207.survivors=0
-	check "fork server: reset with the server running" 209.type=RESET_DONE 209.ok=1
-	if [ "$(val 208.stdout | sed 's/.* //')" = "$(val 210.stdout | sed 's/.* //')" ]; then
-		pass "fork server survives the reset"
-	else
-		fail "fork server restarted by reset: $(val 208.stdout) / $(val 210.stdout)"
-	fi
-	check "fork server: stdin and sys.exit" 211.exit_code=4 '211.stdout=from stdin\n'
-	check "fork server: seccomp deny list" 212.exit_code=1
-	grep -q '^212.stderr=.*Operation not permitted' "$work/out" &&
-		pass "fork server: seccomp EPERM" || fail "fork server seccomp: $(val 212.stderr)"
-	check "fork server: back after the seccomp change" '213.stdout=True\n'
+zpy() { # zpy ID CODE [directive...]: run CODE as main.py with python3 -u -B
+	local id=$1 code=$2
+	shift 2
+	printf '%s\n' "exec $id" 'file main.py' "data $code" 'run python3' 'run -u' 'run -B' 'run main.py' "$ZENV" "$@" call
+}
+# Every process but the agent, this one and the fork server (its parent).
+zleft='import os; me = os.getpid(); ppid = os.getppid(); print(sorted(open(f"/proc/{p}/cmdline").read() for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me, ppid)), ppid)'
+{
+	zpy 201 'import os, sys; s = open("/proc/self/status").read(); print(os.getuid(), os.getgid(), os.getppid() != 1, os.getcwd(), sys.argv, sys.path[0], __file__, [l for l in s.splitlines() if l.startswith(("CapEff", "CapPrm", "CapBnd", "NoNewPrivs"))], sorted(os.listdir("/proc/self/fd")))'
+	zpy 202 'import os, random; print(os.getppid(), random.random())'
+	zpy 203 'import os, random; print(os.getppid(), random.random())'
+	printf '%s\n' 'exec 204' 'file main.py' 'data def f():' 'data     raise ValueError("boom")' 'data f()' \
+		'run python3' 'run -u' 'run -B' 'run main.py' "$ZENV" call
+	zpy 205 'import subprocess, time; subprocess.Popen(["setsid", "sleep", "100"]); time.sleep(100)' 'timeout 2000'
+	zpy 206 "$zleft"
+	zpy 207 'import subprocess; subprocess.Popen(["setsid", "sleep", "100"]); print("daemon")'
+	zpy 208 "$zleft"
+	echo 'reset 209'
+	zpy 210 "$zleft"
+	zpy 211 'import sys; print(sys.stdin.read().strip()); sys.exit(4)' 'stdin from stdin'
+	zpy 212 'import os; os.mkfifo("x")' 'seccomp mknodat' 'seccomp mknod'
+	zpy 213 'import os; print(os.getppid() != 1)'
+} >"$work/zscript"
+zrun=("${docker_run[@]}")
+unset 'zrun[${#zrun[@]}-1]'
+zrun+=(-v "$here/../../images/python-ml/forkserver.py:/opt/sbx/zygote:ro" "$ZYGOTE_IMAGE")
+"$CLIENT" -t 60 -o "$work" "$work/zscript" -- "${zrun[@]}" >>"$work/out" 2>>"$work/err" ||
+	fail "fork server client exited $?"
+check "fork server: uid, caps, cwd, argv, fds" 201.exit_code=0 \
+	"201.stdout=1000 1000 True /work ['main.py'] /work /work/main.py ['CapPrm:\\\\t0000000000000000', 'CapEff:\\\\t0000000000000000', 'CapBnd:\\\\t0000000000000000', 'NoNewPrivs:\\\\t1'] ['0', '1', '2', '3']\n"
+z2=$(val 202.stdout) z3=$(val 203.stdout)
+if [ -n "$z2" ] && [ "${z2%% *}" = "${z3%% *}" ] && [ "${z2%% *}" != 1 ] && [ "${z2#* }" != "${z3#* }" ]; then
+	pass "fork server: same server, different random state"
 else
-	echo "skip - fork server ($ZYGOTE_IMAGE not found)"
+	fail "fork server: random state or server: '$z2' vs '$z3'"
 fi
+check "fork server: exception" 204.exit_code=1 \
+	'204.stderr=Traceback (most recent call last):\n  File "/work/main.py", line 3, in <module>\n    f()\n  File "/work/main.py", line 2, in f\n    raise ValueError("boom")\nValueError: boom\n'
+check "fork server: timeout" 205.timed_out=1 205.signal=9 205.survivors=0
+for id in 206 208 210; do
+	if val $id.stdout | grep -q '^\[\] [0-9]'; then pass "fork server: nothing left ($id)"; else fail "fork server: left over ($id): $(val $id.stdout)"; fi
+done
+check "fork server: daemon after normal exit" 207.exit_code=0 '207.stdout=daemon\n' 207.survivors=0
+check "fork server: reset with the server running" 209.type=RESET_DONE 209.ok=1
+if [ "$(val 208.stdout | sed 's/.* //')" = "$(val 210.stdout | sed 's/.* //')" ]; then
+	pass "fork server survives the reset"
+else
+	fail "fork server restarted by reset: $(val 208.stdout) / $(val 210.stdout)"
+fi
+check "fork server: stdin and sys.exit" 211.exit_code=4 '211.stdout=from stdin\n'
+check "fork server: seccomp deny list" 212.exit_code=1
+grep -q '^212.stderr=.*Operation not permitted' "$work/out" &&
+	pass "fork server: seccomp EPERM" || fail "fork server seccomp: $(val 212.stderr)"
+check "fork server: back after the seccomp change" '213.stdout=True\n'
 
+if [ $passes -eq 0 ] && [ $fails -eq 0 ]; then
+	fail "no check ran"
+fi
 if [ $fails -ne 0 ]; then
 	echo "# agent log:"
 	sed 's/^/#   /' "$work/err"
 	echo "FAILED: $fails checks"
 	exit 1
 fi
-echo "PASS"
+echo "PASS: $passes checks"
 exit 0

@@ -7,6 +7,7 @@
  *
  *   test_bash_session PLUGIN_DIR RCFILE
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -340,18 +341,53 @@ static void discard(struct sh *s)
 	drain(&s->rep, line, &n, sizeof(line));
 }
 
-enum { INTR_NONE = -1, INTR_MID_REQUEST = -2 };
+/* When a call sends SIGINT: never; once part of the request was written;
+ * once the code wrote to stdout (it runs); once a `sleep` it started
+ * sleeps (earlier, the signal may reach that child while it still has
+ * bash's handler, and bash then takes the child's normal exit for an
+ * interrupt it handled, and goes on). */
+enum { INTR_NONE, INTR_MID_REQUEST, INTR_ON_OUTPUT, INTR_ON_SLEEP };
 
-/* One call. intr_ms >= 0: SIGINT that long after the request was sent;
- * INTR_MID_REQUEST: SIGINT once part of the request was written. */
+/* 1 if a process named "sleep" in process group pgrp sleeps, else 0. */
+static int sleep_sleeping(pid_t pgrp)
+{
+	char path[sizeof(((struct dirent *)0)->d_name) + 16], buf[512], *e;
+	struct dirent *d;
+	int found = 0, fd;
+	ssize_t n;
+	DIR *dir = opendir("/proc");
+
+	while (dir && !found && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* pid (comm) state ppid pgrp ... */
+		e = strrchr(buf, ')');
+		if (!e || !strstr(buf, " (sleep) "))
+			continue;
+		found = e[1] == ' ' && e[2] == 'S' &&
+			strtol(strchr(e + 4, ' ') + 1, NULL, 10) == pgrp;
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
 static int sh_call(struct sh *s, uint32_t seq, const char *code, const char *in,
-		   size_t in_len, int intr_ms)
+		   size_t in_len, int intr)
 {
 	char rep[256], *req;
 	size_t rep_len = 0, req_len, off = 0;
 	uint64_t t0, deadline;
 	struct timespec ts0, ts1;
-	int sent_intr = intr_ms == INTR_NONE;
+	int sent_intr = intr == INTR_NONE;
 
 	discard(s);
 	res.status = -1;
@@ -375,18 +411,19 @@ static int sh_call(struct sh *s, uint32_t seq, const char *code, const char *in,
 				off += (size_t)w;
 			else if (w < 0 && errno != EAGAIN && errno != EINTR)
 				off = req_len; /* EPIPE: it died */
-			if (!sent_intr && intr_ms == INTR_MID_REQUEST &&
-			    off > 0 && off < req_len) {
+			if (!sent_intr && intr == INTR_MID_REQUEST && off > 0 &&
+			    off < req_len) {
 				kill(-s->pid, SIGINT);
 				sent_intr = 1;
 			}
 		}
-		if (!sent_intr && intr_ms >= 0 &&
-		    now_ms() >= t0 + (uint64_t)intr_ms) {
+		drain(&s->out, res.out, &res.out_len, sizeof(res.out));
+		if (!sent_intr &&
+		    ((intr == INTR_ON_OUTPUT && res.out_len) ||
+		     (intr == INTR_ON_SLEEP && sleep_sleeping(s->pid)))) {
 			kill(-s->pid, SIGINT);
 			sent_intr = 1;
 		}
-		drain(&s->out, res.out, &res.out_len, sizeof(res.out));
 		drain(&s->err, res.err, &res.err_len, sizeof(res.err));
 		drain(&s->rep, rep, &rep_len, sizeof(rep));
 		if (rep_len && (nl = memchr(rep, '\n', rep_len))) {
@@ -414,13 +451,68 @@ static int sh_call(struct sh *s, uint32_t seq, const char *code, const char *in,
 		if (off < req_len)
 			p[np++] =
 				(struct pollfd){.fd = s->in, .events = POLLOUT};
-		poll(p, (nfds_t)np, !sent_intr && intr_ms >= 0 ? 1 : 100);
+		poll(p, (nfds_t)np, 100);
 	}
 	count_free(req);
 	/* What was written before the reply is in the pipes by now. */
 	drain(&s->out, res.out, &res.out_len, sizeof(res.out));
 	drain(&s->err, res.err, &res.err_len, sizeof(res.err));
 	return res.status;
+}
+
+/* 1 once bash has taken a SIGINT that came while it was idle: none is
+ * pending and it sleeps in a system call again. Bash runs its traps
+ * before it reads again, so sleeping means the trap has run (and the next
+ * request cannot be taken for an interrupted one); 0 if not yet, -1 if
+ * /proc cannot tell. */
+static int sigint_taken(pid_t pid)
+{
+	static const char *const keys[] = {"\nSigPnd:", "\nShdPnd:"};
+	char path[64], buf[4096];
+	const char *p;
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		p = strstr(buf, keys[i]);
+		if (!p)
+			return -1;
+		if (strtoull(p + strlen(keys[i]), NULL, 16) &
+		    (1ULL << (SIGINT - 1)))
+			return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	/* "running", or the number of the system call it sleeps in */
+	return buf[0] >= '0' && buf[0] <= '9';
+}
+
+/* Polls sigint_taken for up to 10 s: 0 once taken, -1 otherwise. */
+static int wait_sigint_taken(pid_t pid)
+{
+	uint64_t deadline = now_ms() + 10000;
+	int t;
+
+	while ((t = sigint_taken(pid)) == 0 && now_ms() < deadline)
+		poll(NULL, 0, 1);
+	if (t != 1)
+		fprintf(stderr, "bash (pid %d) did not take the SIGINT: %s\n",
+			(int)pid, t < 0 ? "/proc cannot tell" : "timed out");
+	return t == 1 ? 0 : -1;
 }
 
 static int expect_call(struct sh *s, uint32_t seq, const char *code,
@@ -543,22 +635,25 @@ static void behaviour(const char *rcfile)
 	     "", "");
 	CALL(&s, "echo $x", 0, "5\n", "");
 
-	/* Interrupts: the code stops, the state stays, the reply is 130. */
-	st = sh_call(&s, ++seq, "y=1; sleep 30; y=2", NULL, 0, 300);
+	/* Interrupts: the code stops, the state stays, the reply is 130.
+	 * Each interrupt comes once the code runs. (A sleep 30 not
+	 * interrupted would end the call by sh_call's 10 s deadline, with no
+	 * reply.) */
+	st = sh_call(&s, ++seq, "y=1; sleep 30; y=2", NULL, 0, INTR_ON_SLEEP);
 	CHECK(st == 130);
-	CHECK(res.ms < 2000);
 	CALL(&s, "echo $x $y", 0, "5 1\n", "");
-	st = sh_call(&s, ++seq, "while :; do :; done", NULL, 0, 200);
+	st = sh_call(&s, ++seq, "echo r; while :; do :; done", NULL, 0,
+		     INTR_ON_OUTPUT);
 	CHECK(st == 130);
 	st = sh_call(&s, ++seq, "for i in 1 2; do sleep 30; done", NULL, 0,
-		     200);
+		     INTR_ON_SLEEP);
 	CHECK(st == 130);
 	CALL(&s, "echo $x", 0, "5\n", "");
 	/* While idle: ignored. */
 	kill(-s.pid, SIGINT);
-	usleep(100 * 1000);
+	CHECK(wait_sigint_taken(s.pid) == 0);
 	kill(-s.pid, SIGINT);
-	usleep(100 * 1000);
+	CHECK(wait_sigint_taken(s.pid) == 0);
 	CALL(&s, "echo $x", 0, "5\n", "");
 	/* While bash reads the request: the code does not run. */
 	n = 1 << 20;

@@ -31,17 +31,6 @@ export async function containerOf(server, hostname) {
   return c.Id;
 }
 
-/** Polls fn until it returns a truthy value or timeoutMs passes; returns the last value. */
-export async function eventually(fn, { timeoutMs = 10_000, intervalMs = 200 } = {}) {
-  const end = Date.now() + timeoutMs;
-  let v;
-  for (;;) {
-    v = await fn();
-    if (v || Date.now() >= end) return v;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
 /** Splits "key: value" lines (as in /proc/self/status) into an object. */
 export function parseStatus(text) {
   const o = {};

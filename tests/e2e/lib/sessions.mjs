@@ -15,14 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { toolError } from './server.mjs';
+import { waitFor } from './wait.mjs';
 
 const run = promisify(execFile);
 
 export const SESSION_PREFIX = 'sbx-s.';
 export const GENERATED_NAME = /^[A-Za-z0-9]{22}$/;
 export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** A fresh, empty state directory. */
 export function makeStateDir() {
@@ -180,15 +179,32 @@ export async function listNames(s) {
 
 /** Polls `get` until the session is neither starting nor busy (its interpreter is up). */
 export async function waitActive(s, name, { timeoutMs = 60_000 } = {}) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await sessionOk(s, { action: 'get', name });
-    if (r.session.state === 'active' || Date.now() > end) {
-      assert.equal(r.session.state, 'active', `session ${name} still ${r.session.state} after ${timeoutMs} ms`);
-      return r.session;
-    }
-    await sleep(200);
+  return waitState(s, name, 'active', { timeoutMs });
+}
+
+/** Polls `get` until the session is in this state; returns its description. */
+export async function waitState(s, name, state, { timeoutMs = 30_000 } = {}) {
+  let last;
+  try {
+    return await waitFor(
+      async () => {
+        last = (await sessionOk(s, { action: 'get', name })).session;
+        return last.state === state && last;
+      },
+      { timeoutMs, intervalMs: 50, what: `session ${name} to be ${state}` },
+    );
+  } catch (e) {
+    throw new Error(`${e.message}: still ${last?.state}`);
   }
+}
+
+/** Polls `get` until `queued` calls wait in the session's queue. */
+export async function waitQueued(s, name, queued, { timeoutMs = 30_000 } = {}) {
+  return waitFor(async () => (await sessionOk(s, { action: 'get', name })).session.queued === queued, {
+    timeoutMs,
+    intervalMs: 50,
+    what: `${queued} call(s) queued in session ${name}`,
+  });
 }
 
 /** tools/call sandbox_execute in a session (raw result). Extra keys are passed as arguments. */
