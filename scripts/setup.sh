@@ -59,9 +59,11 @@ else
 	[ "$node_major" -eq 0 ] || sbx_warn "node $(node --version) is older than 18; installing Debian's"
 	pkgs+=(nodejs npm)
 fi
-# The suite's formatting check (scripts/test.sh); any clang-format on the
-# PATH will do.
+# The suite's static checks (scripts/test.sh); any clang-format,
+# cppcheck and clang-tidy on the PATH will do.
 command -v clang-format >/dev/null 2>&1 || pkgs+=(clang-format)
+command -v cppcheck >/dev/null 2>&1 || pkgs+=(cppcheck)
+command -v run-clang-tidy >/dev/null 2>&1 || pkgs+=(clang-tidy)
 if [ -n "$(sbx_apt_missing "${pkgs[@]}")" ]; then
 	sbx_apt_install "${pkgs[@]}"
 else

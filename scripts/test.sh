@@ -7,7 +7,8 @@
 # runs the suite layer by layer:
 #
 #   static       clang-format --dry-run --Werror on every tracked *.c/*.h
-#                (one check per file)
+#                (one check per file); cppcheck and clang-tidy on the
+#                code that ships (one check each)
 #   unit         ctest -L unit in build/, then again under ASan/UBSan in
 #                build-asan/: both runs count here
 #   integration  ctest -L integration (real Docker: the engine layer, the
@@ -104,8 +105,41 @@ else
 		failed+=("static (format)")
 	fi
 fi
-# Static analysis (cppcheck / clang-tidy) goes here, counted in the static
-# layer like the formatting check.
+
+# Static analysis: cppcheck on everything the build compiles (tests too),
+# clang-tidy on the code that ships (host, agent, common, plugins, sdk),
+# from the build's compile_commands.json; both must report nothing. Their suppressions, each with its reason, are in
+# .clang-tidy and scripts/cppcheck-cjson.cfg.
+sbx_step "static: cppcheck"
+if ! command -v cppcheck >/dev/null 2>&1; then
+	sbx_log "error: cppcheck is missing (scripts/setup.sh installs it)"
+	layer_failed static cppcheck
+elif cppcheck --project=build/compile_commands.json \
+	--enable=warning,portability,performance --inline-suppr \
+	--library=scripts/cppcheck-cjson.cfg --error-exitcode=1 --quiet \
+	-j"$(nproc)" >"$out" 2>&1 && [ ! -s "$out" ]; then
+	npass[static]=$((npass[static] + 1))
+else
+	cat "$out" >&2
+	layer_failed static cppcheck
+fi
+sbx_step "static: clang-tidy (.clang-tidy)"
+if ! command -v run-clang-tidy >/dev/null 2>&1; then
+	sbx_log "error: clang-tidy is missing (scripts/setup.sh installs it)"
+	layer_failed static clang-tidy
+else
+	run-clang-tidy -p build -j"$(nproc)" -quiet \
+		"$SBX_ROOT/(host|agent|common|plugins|sdk)/.*\.c\$" >"$out" 2>&1 || true
+	if grep -qE '(warning|error):' "$out"; then
+		grep -E '(warning|error):' "$out" >&2
+		layer_failed static clang-tidy
+	elif ! grep -q 'clang-tidy' "$out"; then
+		cat "$out" >&2
+		layer_failed static "clang-tidy ran on nothing"
+	else
+		npass[static]=$((npass[static] + 1))
+	fi
+fi
 
 # ---- unit ----
 sbx_step "unit tests (ctest -L unit)"

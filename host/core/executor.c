@@ -504,6 +504,7 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		j->timeout_ms = po->max_timeout_ms;
 	j->nopts =
 		req->nopts < EXEC_MAX_OPTIONS ? req->nopts : EXEC_MAX_OPTIONS;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	memcpy(j->opts, req->opts, j->nopts * sizeof(j->opts[0]));
 
 	if (req->code_len + req->stdin_len > po->max_code_bytes) {

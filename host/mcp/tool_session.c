@@ -250,8 +250,10 @@ static void do_list(const struct tool_env *env, struct mcp_call *mc)
 	     s = session_next(env->sessions, s))
 		n++;
 	arr = cJSON_AddArrayToObject(result, "sessions");
+	/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
 	v = calloc(n + 1, sizeof(*v));
 	items = calloc(n + 1, sizeof(*items));
+	/* NOLINTEND(bugprone-sizeof-expression) */
 	if (!v || !items) {
 		free(v);
 		free(items);
@@ -275,6 +277,7 @@ static void reply_one(struct mcp_call *mc, struct session *s, int memory)
 	cJSON *result = cJSON_CreateObject(), *item = describe(s), **items;
 
 	cJSON_AddItemToObject(result, "session", item);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	items = memory ? malloc(sizeof(*items)) : NULL;
 	if (!items) {
 		mcp_call_finish(mc, tool_ok(mc, result));

@@ -235,7 +235,7 @@ static int sh_start(struct sh *s, const char *rcfile, const char *workdir)
 	int p0[2], p1[2], p2[2], p3[2], i;
 	const char *opt = "/opt/sbx/repl.bashrc";
 
-	for (i = 0; cmd[i] && i < 15; i++) {
+	for (i = 0; i < 15 && cmd[i]; i++) {
 		const char *at = strstr(cmd[i], opt);
 		size_t n = strlen(cmd[i]) - strlen(opt) + strlen(rcfile) + 1;
 
