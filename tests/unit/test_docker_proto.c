@@ -540,8 +540,9 @@ static void t_answer_garbage(void)
 		size_t i, used;
 		int r = DOCKER_ANSWER_MORE;
 
-		memcpy(buf, st, strlen(st));
-		for (i = strlen(st); i < n; i++) {
+		for (i = 0; st[i]; i++) /* the start, without its NUL */
+			buf[i] = st[i];
+		for (; i < n; i++) {
 			uint32_t x = rnd();
 
 			if (x % 3 == 0)
