@@ -53,8 +53,8 @@ struct fake_docker_cbs {
 /*
  * Listens on a fresh socket in a private temporary directory. The listener
  * does not keep the loop alive (connections do): a loop run until idle
- * stops when the client has nothing in flight. Returns 0 or a negative
- * code (nothing to clean up then).
+ * stops when the client has nothing in flight. Returns 0, or a negative
+ * code (a listener already made is closed through the loop).
  */
 int fake_docker_start(uv_loop_t *loop, const struct fake_docker_cbs *cbs,
 		      void *arg, struct fake_docker **out);
