@@ -325,7 +325,7 @@ static int answer_parse_head(struct docker_answer *a)
 	    (h[12] != ' ' && h[12] != '\r'))
 		return -EPROTO;
 	a->status = (h[9] - '0') * 100 + (h[10] - '0') * 10 + (h[11] - '0');
-	if (a->status < 100)
+	if (a->status < 100 || a->status > 599)
 		return -EPROTO;
 	v = strcasestr(h, "\r\nContent-Length:");
 	if (v)

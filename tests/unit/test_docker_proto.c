@@ -466,6 +466,7 @@ static void t_answer_hostile(void)
 		{LIT("SSH-2.0-OpenSSH_9.6\r\n\r\n")},
 		{LIT("HTTP/1.1 1x1 X\r\n\r\n")},
 		{LIT("HTTP/1.1 099 X\r\n\r\n")},
+		{LIT("HTTP/1.1 600 X\r\n\r\n")},
 		{LIT("HTTP/1.1  101 X\r\n\r\n")},
 		{LIT("HTTP/1.1 +10 X\r\n\r\n")},
 		{LIT("HTTP/1.1 1011 X\r\n\r\n")},
