@@ -25,6 +25,7 @@
 #include "agent_proto.h"
 #include "engine/agent_client.h"
 #include "engine/docker.h"
+#include "fake_docker.h"
 #include "testlib.h"
 
 #define WATCHDOG_MS 5000
@@ -43,24 +44,14 @@ enum agent_mode {
 	AGENT_ERROR_FOR_EXEC,
 };
 
-struct fake_conn {
-	uv_pipe_t pipe;
-	char head[4096]; /* the attach request */
-	size_t head_len;
-	int upgraded;
-	struct ap_reader rd; /* agent frames from the host */
-};
-
 static struct fake {
-	uv_pipe_t server;
-	char dir[32];
-	char path[64];
+	struct fake_docker *daemon;
 	char container[32]; /* the id the attach must name */
 	enum agent_mode mode;
-	const char *phase;	/* of the EXEC_DONE the honest agent sends */
-	struct fake_conn *conn; /* NULL once the host hung up */
-	uint32_t last_id;	/* of the last request seen */
-	/* What the honest agent found in the EXEC. */
+	const char *phase; /* of the EXEC_DONE the honest agent sends */
+	struct fake_docker_conn *conn; /* NULL once the host hung up */
+	struct ap_reader rd;	       /* agent frames from the host */
+	uint32_t last_id;	       /* of the last request seen */
 	char file_name[32];
 	int code_ok;
 	int run_args;
@@ -92,41 +83,13 @@ static int stuck;
 /* ------------------------------------------------------------------ */
 /* The fake daemon and its agent                                       */
 
-static void fake_write_cb(uv_write_t *w, int status)
-{
-	(void)status; /* the host may have hung up first */
-	free(w->data);
-	free(w);
-}
-
-/* Sends payload as one stdout frame of Docker's multiplexed stream. */
-static void fake_send_stdout(struct fake_conn *c, const void *payload,
+static void fake_send_stdout(struct fake_docker_conn *c, const void *payload,
 			     size_t len)
 {
-	uv_write_t *w = malloc(sizeof(*w));
-	unsigned char *p = malloc(8 + len);
-	uv_buf_t b;
-
-	if (!w || !p) {
-		fprintf(stderr, "out of memory\n");
-		exit(1);
-	}
-	p[0] = 1;
-	p[1] = p[2] = p[3] = 0;
-	p[4] = (unsigned char)(len >> 24);
-	p[5] = (unsigned char)(len >> 16);
-	p[6] = (unsigned char)(len >> 8);
-	p[7] = (unsigned char)len;
-	memcpy(p + 8, payload, len);
-	w->data = p;
-	b = uv_buf_init((char *)p, (unsigned)(8 + len));
-	if (uv_write(w, (uv_stream_t *)&c->pipe, &b, 1, fake_write_cb) != 0) {
-		free(p);
-		free(w);
-	}
+	fake_docker_write_frame(c, 1, payload, len);
 }
 
-static void fake_flush(struct fake_conn *c)
+static void fake_flush(struct fake_docker_conn *c)
 {
 	if (reply.len)
 		fake_send_stdout(c, reply.data, reply.len);
@@ -198,7 +161,7 @@ static void note_exec_fields(const struct ap_frame *f)
 	ap_exec_free(&m);
 }
 
-static void fake_exec(struct fake_conn *c, const struct ap_frame *f)
+static void fake_exec(struct fake_docker_conn *c, const struct ap_frame *f)
 {
 	/* A header announcing AP_MAX_FRAME + 1 bytes (type EXEC_DONE, id 0);
 	 * the client must reject it on the header alone. */
@@ -241,7 +204,7 @@ static void fake_exec(struct fake_conn *c, const struct ap_frame *f)
 	fake_flush(c);
 }
 
-static void fake_agent(struct fake_conn *c, const struct ap_frame *f)
+static void fake_agent(struct fake_docker_conn *c, const struct ap_frame *f)
 {
 	fk.last_id = f->id;
 	switch (f->type) {
@@ -266,79 +229,34 @@ static void fake_agent(struct fake_conn *c, const struct ap_frame *f)
 	fake_flush(c);
 }
 
-static void fake_handshake(struct fake_conn *c)
+static void fake_request(struct fake_docker *f, struct fake_docker_conn *c,
+			 const struct fake_docker_request *req, void *arg)
 {
-	static const char ok[] =
-		"HTTP/1.1 101 UPGRADED\r\n"
-		"Content-Type: application/vnd.docker.raw-stream\r\n"
-		"Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n";
 	char want[160];
-	char *end = memmem(c->head, c->head_len, "\r\n\r\n", 4);
-	size_t n;
-	uv_write_t *w;
-	uv_buf_t b;
 
-	if (!end)
-		return;
-	n = (size_t)(end + 4 - c->head);
+	(void)f;
+	(void)arg;
 	snprintf(want, sizeof(want),
-		 "POST /containers/%s/attach?stream=1&stdin=1&stdout=1&"
-		 "stderr=1 HTTP/1.1\r\n",
+		 "/containers/%s/attach?stream=1&stdin=1&stdout=1&stderr=1",
 		 fk.container);
-	CHECK(strncmp(c->head, want, strlen(want)) == 0);
-	CHECK(memmem(c->head, n, "\r\nUpgrade: tcp\r\n", 16) != NULL);
-	w = malloc(sizeof(*w));
-	if (!w) {
-		fprintf(stderr, "out of memory\n");
-		exit(1);
-	}
-	w->data = NULL;
-	b = uv_buf_init((char *)ok, sizeof(ok) - 1);
-	CHECK(uv_write(w, (uv_stream_t *)&c->pipe, &b, 1, fake_write_cb) == 0);
-	c->upgraded = 1;
-	/* Whatever followed the request is already agent protocol. */
-	CHECK(ap_reader_feed(&c->rd, c->head + n, c->head_len - n) == 0);
+	CHECK(strcmp(req->method, "POST") == 0);
+	CHECK(strcmp(req->path, want) == 0);
+	CHECK(strstr(req->head, "\r\nUpgrade: tcp\r\n") != NULL);
+	CHECK(fk.conn == NULL); /* one connection per scenario */
+	fk.conn = c;
+	ap_reader_init(&fk.rd);
+	fake_docker_upgrade(c);
 }
 
-static void fake_conn_close_cb(uv_handle_t *h)
+static void fake_stdin(struct fake_docker_conn *c, const char *data, size_t len,
+		       void *arg)
 {
-	struct fake_conn *c = h->data;
-
-	ap_reader_close(&c->rd);
-	free(c);
-}
-
-static void fake_alloc_cb(uv_handle_t *h, size_t hint, uv_buf_t *b)
-{
-	(void)h;
-	(void)hint;
-	b->base = malloc(65536);
-	b->len = b->base ? 65536 : 0;
-}
-
-static void fake_read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
-{
-	struct fake_conn *c = st->data;
 	struct ap_frame f;
 	int rc;
 
-	if (nread < 0) {
-		if (fk.conn == c)
-			fk.conn = NULL;
-		uv_close((uv_handle_t *)&c->pipe, fake_conn_close_cb);
-	} else if (!c->upgraded) {
-		size_t room = sizeof(c->head) - c->head_len;
-		size_t take = (size_t)nread < room ? (size_t)nread : room;
-
-		memcpy(c->head + c->head_len, b->base, take);
-		c->head_len += take;
-		fake_handshake(c);
-	} else {
-		CHECK(ap_reader_feed(&c->rd, b->base, (size_t)nread) == 0);
-	}
-	free(b->base);
-	while (nread >= 0 && c->upgraded &&
-	       (rc = ap_reader_next(&c->rd, &f)) != 0) {
+	(void)arg;
+	CHECK(ap_reader_feed(&fk.rd, data, len) == 0);
+	while (c == fk.conn && (rc = ap_reader_next(&fk.rd, &f)) != 0) {
 		CHECK(rc == 1); /* the host writes well-formed frames */
 		if (rc < 0)
 			break;
@@ -346,45 +264,29 @@ static void fake_read_cb(uv_stream_t *st, ssize_t nread, const uv_buf_t *b)
 	}
 }
 
-static void fake_connection_cb(uv_stream_t *server, int status)
+static void fake_conn_close(struct fake_docker_conn *c, void *arg)
 {
-	struct fake_conn *c = calloc(1, sizeof(*c));
-
-	CHECK(status == 0);
-	if (!c) {
-		fprintf(stderr, "out of memory\n");
-		exit(1);
+	(void)arg;
+	if (fk.conn == c) {
+		fk.conn = NULL;
+		ap_reader_close(&fk.rd);
 	}
-	CHECK(fk.conn == NULL); /* one connection per scenario */
-	uv_pipe_init(&loop, &c->pipe, 0);
-	c->pipe.data = c;
-	ap_reader_init(&c->rd);
-	CHECK(uv_accept(server, (uv_stream_t *)&c->pipe) == 0);
-	CHECK(uv_read_start((uv_stream_t *)&c->pipe, fake_alloc_cb,
-			    fake_read_cb) == 0);
-	fk.conn = c;
 }
 
 static int fake_start(void)
 {
-	snprintf(fk.dir, sizeof(fk.dir), "/tmp/sbx-ac-XXXXXX");
-	if (!mkdtemp(fk.dir))
-		return -errno;
-	snprintf(fk.path, sizeof(fk.path), "%s/docker.sock", fk.dir);
-	uv_pipe_init(&loop, &fk.server, 0);
-	if (uv_pipe_bind(&fk.server, fk.path) != 0 ||
-	    uv_listen((uv_stream_t *)&fk.server, 4, fake_connection_cb) != 0)
-		return -EIO;
-	/* The loop runs "until idle": the listener does not count. */
-	uv_unref((uv_handle_t *)&fk.server);
-	return 0;
+	static const struct fake_docker_cbs cbs = {
+		.on_request = fake_request,
+		.on_stdin = fake_stdin,
+		.on_conn_close = fake_conn_close,
+	};
+
+	return fake_docker_start(&loop, &cbs, NULL, &fk.daemon);
 }
 
 static void fake_stop(void)
 {
-	uv_close((uv_handle_t *)&fk.server, NULL);
-	unlink(fk.path);
-	rmdir(fk.dir);
+	fake_docker_stop(fk.daemon);
 }
 
 /* ------------------------------------------------------------------ */
@@ -693,7 +595,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "FAIL: cannot start the fake daemon\n");
 		return 1;
 	}
-	snprintf(url, sizeof(url), "unix://%s", fk.path);
+	snprintf(url, sizeof(url), "%s", fake_docker_url(fk.daemon));
 	if (docker_new(&loop, url, &d, &msg) != 0) {
 		fprintf(stderr, "FAIL: docker_new: %s\n", msg);
 		fake_stop();
