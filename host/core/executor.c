@@ -131,7 +131,7 @@ static int expand_argv(const char *const *in, const char *file,
 	return 0;
 }
 
-static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
+static void exec_cb(struct agent_client *ac, const struct error *err,
 		    const struct agent_exec_result *r, void *arg)
 {
 	struct exec_job *j = arg;
@@ -150,12 +150,13 @@ static void exec_cb(struct agent_client *ac, int err, const char *errmsg,
 			pool_release(j->pool, b, 1);
 		if (j->watchdog_fired)
 			job_fail(j, ERR_SANDBOX_TIMEOUT, NULL);
-		else if (j->cancelled && err == -ECANCELED)
+		else if (j->cancelled && err && err->code == -ECANCELED)
 			job_fail(j, ERR_CANCELLED, NULL);
-		else if (err == -ECANCELED) /* only the pool's shutdown */
+		else if (err &&
+			 err->code == -ECANCELED) /* the pool's shutdown */
 			job_fail(j, ERR_SHUTTING_DOWN, NULL);
-		else if (errmsg)
-			job_fail(j, ERR_SANDBOX, "%s", errmsg);
+		else if (err)
+			job_fail(j, ERR_SANDBOX, "%s", err->msg);
 		else
 			job_fail(j, ERR_SANDBOX, NULL);
 		return;
@@ -353,17 +354,16 @@ struct warmup {
 	pool_warmup_done_fn done;
 };
 
-static void warmup_exec_cb(struct agent_client *ac, int err, const char *errmsg,
+static void warmup_exec_cb(struct agent_client *ac, const struct error *err,
 			   const struct agent_exec_result *r, void *arg)
 {
 	struct warmup *w = arg;
 	int ok = !err && r && r->exited && r->exit_code == 0 && !r->survivors;
 
 	(void)ac;
-	if (!ok && err != -ECANCELED) /* cancelled: shutting down */
+	if (!ok && !(err && err->code == -ECANCELED)) /* shutting down */
 		log_warn("[%s] warm-up of %.12s failed: %s%.*s",
-			 w->pl->desc->name, box_id(w->box),
-			 err ? (errmsg ? errmsg : "no answer") : "",
+			 w->pl->desc->name, box_id(w->box), err ? err->msg : "",
 			 r ? (int)(r->err_len > 300 ? 300 : r->err_len) : 0,
 			 r ? r->err : "");
 	w->done(w->box, ok);

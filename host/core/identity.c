@@ -166,15 +166,14 @@ static int session_alive(const cJSON *c)
 	return deadline > (long long)time(NULL);
 }
 
-static void list_cb(int err, const char *errmsg, const char *json, void *arg)
+static void list_cb(const struct error *err, const char *json, void *arg)
 {
 	struct reap_ctx *ctx = arg;
 	cJSON *arr, *c;
 	unsigned n = 0;
 
 	if (err) {
-		log_debug("orphan check skipped: %s",
-			  errmsg ? errmsg : "no answer");
+		log_debug("orphan check skipped: %s", err->msg);
 		free(ctx);
 		return;
 	}

@@ -148,13 +148,12 @@ static void check_shutdown_done(struct pool *p)
 	}
 }
 
-static void removed_cb(int err, const char *errmsg, const char *id, void *arg)
+static void removed_cb(const struct error *err, const char *id, void *arg)
 {
 	struct box *b = arg;
 	struct pool *p = b->pool;
 
 	(void)err;
-	(void)errmsg;
 	(void)id;
 	b->removed = 1;
 	p->pending_removals--;
@@ -288,7 +287,7 @@ static void warmup_done(struct box *b, int ok)
 	pool_release(b->pool, b, !ok);
 }
 
-static void box_open_cb(struct agent_client *ac, int err, const char *errmsg,
+static void box_open_cb(struct agent_client *ac, const struct error *err,
 			void *arg)
 {
 	struct box *b = arg;
@@ -304,7 +303,7 @@ static void box_open_cb(struct agent_client *ac, int err, const char *errmsg,
 				     "the sandbox container did not become "
 				     "ready in time");
 		else
-			start_failed(b, -EIO, errmsg);
+			start_failed(b, -EIO, err->msg);
 		return;
 	}
 	ls->image_missing = 0;
@@ -319,7 +318,7 @@ static void box_open_cb(struct agent_client *ac, int err, const char *errmsg,
 	dispatch(b->pool);
 }
 
-static void started_cb(int err, const char *errmsg, const char *id, void *arg)
+static void started_cb(const struct error *err, const char *id, void *arg)
 {
 	struct box *b = arg;
 	struct pool *p = b->pool;
@@ -338,7 +337,7 @@ static void started_cb(int err, const char *errmsg, const char *id, void *arg)
 		return;
 	}
 	if (err) {
-		start_failed(b, err, errmsg);
+		start_failed(b, err->code, err->msg);
 		return;
 	}
 	snprintf(b->id, sizeof(b->id), "%s", id);
@@ -626,8 +625,8 @@ int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg)
 	return 0;
 }
 
-static void reset_cb(struct agent_client *ac, int err, int ok, const char *msg,
-		     void *arg)
+static void reset_cb(struct agent_client *ac, const struct error *err, int ok,
+		     const char *msg, void *arg)
 {
 	struct box *b = arg;
 	struct pool *p = b->pool; /* box_remove may free b */

@@ -234,7 +234,7 @@ static void create_failed(struct create_op *op, int code, const char *msg)
 
 /* The container carries its session's name: only now does the session
  * survive a restart, so only now is create answered. */
-static void renamed_cb(int err, const char *errmsg, const char *id, void *arg)
+static void renamed_cb(const struct error *err, const char *id, void *arg)
 {
 	struct create_op *op = arg;
 	struct session_mgr *m = op->m;
@@ -242,10 +242,10 @@ static void renamed_cb(int err, const char *errmsg, const char *id, void *arg)
 
 	(void)id;
 	m->removals--;
-	if (err && err != -ECANCELED)
+	if (err && err->code != -ECANCELED)
 		log_warn("naming a session container: %s (the session will not "
 			 "survive a restart of the server)",
-			 errmsg ? errmsg : "failed");
+			 err->msg);
 	if (s) {
 		op->cb(s, NULL, op->arg);
 		free(op);
@@ -300,8 +300,12 @@ static void created(struct create_op *op, struct box *b)
 	session_save(m);
 	op->serial = s->serial;
 	m->removals++; /* shutdown waits for it too */
-	if (container_rename(m->d, s->id, cname, renamed_cb, op))
-		renamed_cb(-EIO, "cannot reach the engine", s->id, op);
+	if (container_rename(m->d, s->id, cname, renamed_cb, op)) {
+		struct error err;
+
+		error_set(&err, -EIO, "cannot reach the engine");
+		renamed_cb(&err, s->id, op);
+	}
 }
 
 static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
@@ -406,13 +410,13 @@ static void check_done_cb(void *arg)
 	check_done(arg);
 }
 
-static void removed_cb(int err, const char *errmsg, const char *id, void *arg)
+static void removed_cb(const struct error *err, const char *id, void *arg)
 {
 	struct session_mgr *m = arg;
 
-	if (err && err != -ENOENT)
+	if (err && err->code != -ENOENT)
 		log_warn("removing session container %.12s: %s", id ? id : "?",
-			 errmsg ? errmsg : "failed");
+			 err->msg);
 	m->removals--;
 	check_done(m);
 }
@@ -468,7 +472,7 @@ static void docker_op_fail(struct docker_op *op, struct session *s, int code,
 	free(op);
 }
 
-static void paused_cb(int err, const char *errmsg, const char *id, void *arg)
+static void paused_cb(const struct error *err, const char *id, void *arg)
 {
 	struct docker_op *op = arg;
 	struct session *s = session_by_serial(op->m, op->serial);
@@ -481,8 +485,7 @@ static void paused_cb(int err, const char *errmsg, const char *id, void *arg)
 	}
 	s->docker_op = 0;
 	if (err) {
-		docker_op_fail(op, s, ERR_SANDBOX,
-			       errmsg ? errmsg : "the engine refused");
+		docker_op_fail(op, s, ERR_SANDBOX, err->msg);
 		return;
 	}
 	s->paused = op->pause;
@@ -579,17 +582,11 @@ struct memory_op {
 	void *arg;
 };
 
-static void memory_cb(int err, const char *errmsg, uint64_t bytes, void *arg)
+static void memory_cb(const struct error *err, uint64_t bytes, void *arg)
 {
 	struct memory_op *op = arg;
-	struct error e;
 
-	if (err) {
-		error_set(&e, err, "%s", errmsg ? errmsg : "no answer");
-		op->cb(&e, 0, op->arg);
-	} else {
-		op->cb(NULL, bytes, op->arg);
-	}
+	op->cb(err, err ? 0 : bytes, op->arg);
 	free(op);
 }
 

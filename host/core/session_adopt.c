@@ -34,19 +34,18 @@ void session_lost_cb(struct agent_client *ac, void *arg)
 	session_destroy(s);
 }
 
-static void reopen_cb(struct agent_client *ac, int err, const char *errmsg,
+static void reopen_cb(struct agent_client *ac, const struct error *err,
 		      void *arg)
 {
 	struct session *s = arg;
 
 	s->connecting = 0;
 	if (err) {
-		if (s->destroying || err == -ECANCELED)
+		if (s->destroying || err->code == -ECANCELED)
 			return;
 		log_error("[%s] session %s: cannot reconnect to container "
 			  "%.12s: %s; session removed",
-			  s->pl->desc->name, s->name, s->id,
-			  errmsg ? errmsg : "no answer");
+			  s->pl->desc->name, s->name, s->id, err->msg);
 		session_destroy(s);
 		return;
 	}
@@ -182,8 +181,7 @@ static void adopt_one(struct session_mgr *m, const cJSON *saved, const cJSON *c)
 			 name);
 }
 
-static void adopt_list_cb(int err, const char *errmsg, const char *json,
-			  void *arg)
+static void adopt_list_cb(const struct error *err, const char *json, void *arg)
 {
 	struct adopt_ctx *ctx = arg;
 	struct session_mgr *m = ctx->m;
@@ -191,7 +189,7 @@ static void adopt_list_cb(int err, const char *errmsg, const char *json,
 
 	if (err) {
 		log_warn("cannot list session containers to re-adopt: %s",
-			 errmsg ? errmsg : "no answer");
+			 err->msg);
 	} else if (!m->shutting_down) {
 		arr = cJSON_Parse(json);
 		cJSON_ArrayForEach(c, arr) adopt_one(m, ctx->saved, c);

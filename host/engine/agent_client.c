@@ -10,6 +10,7 @@
 
 #include "agent_ops.h"
 #include "agent_proto.h"
+#include "../util/error.h"
 #include "../util/log.h"
 
 #define LOG_MODULE "agent"
@@ -43,17 +44,22 @@ struct agent_client {
 static void fail_pending(struct agent_client *ac, int err, const char *msg)
 {
 	enum pending_kind k = ac->pending;
+	struct error e;
 
 	ac->pending = PENDING_NONE;
+	if (msg)
+		error_set(&e, err, "%s", msg);
+	else
+		error_set(&e, err, NULL);
 	switch (k) {
 	case PENDING_HELLO:
-		ac->open_cb(ac, err, msg, ac->arg);
+		ac->open_cb(ac, &e, ac->arg);
 		break;
 	case PENDING_EXEC:
-		ac->exec_cb(ac, err, msg, NULL, ac->req_arg);
+		ac->exec_cb(ac, &e, NULL, ac->req_arg);
 		break;
 	case PENDING_RESET:
-		ac->reset_cb(ac, err, 0, msg, ac->req_arg);
+		ac->reset_cb(ac, &e, 0, NULL, ac->req_arg);
 		break;
 	case PENDING_NONE:
 		break;
@@ -86,13 +92,12 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 	struct ap_exec_done m;
 	const char *why;
 
-	ac->pending = PENDING_NONE;
 	if (ap_exec_done_decode(f, &m, &why)) {
 		log_bad_frame(ac, f, why);
-		ac->exec_cb(ac, -EPROTO, "malformed reply from the agent", NULL,
-			    ac->req_arg);
+		fail_pending(ac, -EPROTO, "malformed reply from the agent");
 		return;
 	}
+	ac->pending = PENDING_NONE;
 	r = (struct agent_exec_result){
 		.exited = m.has_exit_code,
 		.exit_code = (int)m.exit_code,
@@ -116,7 +121,7 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 		memcpy(r.phase, m.phase, m.phase_len);
 		r.phase[m.phase_len] = '\0';
 	}
-	ac->exec_cb(ac, 0, NULL, &r, ac->req_arg);
+	ac->exec_cb(ac, NULL, &r, ac->req_arg);
 }
 
 static void copy_message(const char *s, size_t len, char *buf, size_t size)
@@ -177,7 +182,7 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 			break;
 		ac->pending = PENDING_NONE;
 		ac->opened = 1;
-		ac->open_cb(ac, 0, NULL, ac->arg);
+		ac->open_cb(ac, NULL, ac->arg);
 		return;
 	case AP_EXEC_DONE:
 		on_exec_done(ac, f);
@@ -196,7 +201,7 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		copy_message(reset.message, reset.message_len, msg,
 			     sizeof(msg));
 		ac->pending = PENDING_NONE;
-		ac->reset_cb(ac, 0, reset.ok, msg, ac->req_arg);
+		ac->reset_cb(ac, NULL, reset.ok, msg, ac->req_arg);
 		return;
 	case AP_ERROR:
 		if (ap_error_decode(f, &error, &why))

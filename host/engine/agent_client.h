@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "docker.h"
+#include "../util/error.h"
 
 struct agent_client;
 
@@ -63,19 +64,24 @@ struct agent_exec_result {
 	int fresh;	/* interpreter mode: started by this call */
 };
 
-/* The connection is up and the agent answered HELLO (err 0), or not. */
-typedef void (*agent_open_cb)(struct agent_client *ac, int err,
-			      const char *errmsg, void *arg);
+/* Callbacks follow the error contract (util/error.h): err is NULL on
+ * success, else its code is the transport's negative errno (-ECANCELED
+ * after agent_client_close(), -EPROTO for a malformed reply) with a
+ * message; borrowed for the call. */
+
+/* The connection is up and the agent answered HELLO (err NULL), or not. */
+typedef void (*agent_open_cb)(struct agent_client *ac, const struct error *err,
+			      void *arg);
 /* The stream ended while open (container died, daemon went away). Not
  * called after agent_client_close(). */
 typedef void (*agent_lost_cb)(struct agent_client *ac, void *arg);
-/* err < 0: the request failed in transport (res is NULL). */
-typedef void (*agent_exec_cb)(struct agent_client *ac, int err,
-			      const char *errmsg,
+/* err set: the request failed in transport (res is NULL). */
+typedef void (*agent_exec_cb)(struct agent_client *ac, const struct error *err,
 			      const struct agent_exec_result *res, void *arg);
-/* ok 1: the container is verified clean; 0: msg says what was left. */
-typedef void (*agent_reset_cb)(struct agent_client *ac, int err, int ok,
-			       const char *msg, void *arg);
+/* err NULL and ok 1: the container is verified clean; ok 0: msg says what
+ * was left. */
+typedef void (*agent_reset_cb)(struct agent_client *ac, const struct error *err,
+			       int ok, const char *msg, void *arg);
 
 /* Attach to a started container and say HELLO. open_cb runs exactly once
  * (unless this returns an error). arg is passed to open_cb and lost_cb. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/error.h"
 #include "../util/log.h"
 
 #define LOG_MODULE "container"
@@ -103,6 +104,20 @@ char *container_spec_json(const struct container_spec *s)
 	return out;
 }
 
+/* This module's callbacks under the error contract (util/error.h): NULL
+ * when err is 0, else e filled with err and msg (the daemon's words when it
+ * gave some). */
+static const struct error *cb_error(struct error *e, int err, const char *msg)
+{
+	if (!err)
+		return NULL;
+	if (msg && *msg)
+		error_set(e, err, "%s", msg);
+	else
+		error_set(e, err, NULL);
+	return e;
+}
+
 struct run_req {
 	struct docker *d;
 	container_cb cb;
@@ -113,7 +128,8 @@ struct run_req {
 
 static void run_finish(struct run_req *r, int err, const char *msg)
 {
-	r->cb(err, msg, err ? NULL : r->id, r->arg);
+	struct error e;
+	r->cb(cb_error(&e, err, msg), err ? NULL : r->id, r->arg);
 	free(r->errmsg);
 	free(r);
 }
@@ -202,6 +218,7 @@ struct simple_req {
 
 static void removed_cb(const struct docker_response *res, void *arg)
 {
+	struct error e;
 	struct simple_req *r = arg;
 	int err = res->err;
 
@@ -211,7 +228,7 @@ static void removed_cb(const struct docker_response *res, void *arg)
 		log_warn("removing container %.12s: %s", r->id,
 			 res->errmsg ? res->errmsg : "failed");
 	if (r->cb)
-		r->cb(err, res->errmsg, r->id, r->arg);
+		r->cb(cb_error(&e, err, res->errmsg), r->id, r->arg);
 	free(r);
 }
 
@@ -241,12 +258,14 @@ struct list_req {
 
 static void listed_cb(const struct docker_response *res, void *arg)
 {
+	struct error e;
 	struct list_req *r = arg;
 
 	if (res->err || res->status != 200)
-		r->cb(res->err ? res->err : -EIO, res->errmsg, NULL, r->arg);
+		r->cb(cb_error(&e, res->err ? res->err : -EIO, res->errmsg),
+		      NULL, r->arg);
 	else
-		r->cb(0, NULL, res->body, r->arg);
+		r->cb(NULL, res->body, r->arg);
 	free(r);
 }
 
@@ -405,6 +424,7 @@ static int state_conflict(const struct docker_response *res)
 
 static void op_done_cb(const struct docker_response *res, void *arg)
 {
+	struct error e;
 	struct op_req *r = arg;
 	char buf[128];
 	int err = answer_err(res, 204, r->conflict);
@@ -416,10 +436,11 @@ static void op_done_cb(const struct docker_response *res, void *arg)
 		log_warn("%s %.12s: %s", r->what, r->id,
 			 answer_msg(res, r->what, buf, sizeof(buf)));
 	if (r->cb.done && err)
-		r->cb.done(err, answer_msg(res, r->what, buf, sizeof(buf)),
+		r->cb.done(cb_error(&e, err,
+				    answer_msg(res, r->what, buf, sizeof(buf))),
 			   r->id, r->arg);
 	else if (r->cb.done)
-		r->cb.done(0, NULL, r->id, r->arg);
+		r->cb.done(NULL, r->id, r->arg);
 	free(r);
 }
 
@@ -499,15 +520,17 @@ int container_rename(struct docker *d, const char *id, const char *new_name,
 
 static void op_json_cb(const struct docker_response *res, void *arg)
 {
+	struct error e;
 	struct op_req *r = arg;
 	char buf[128];
 	int err = answer_err(res, 200, r->conflict);
 
 	if (err)
-		r->cb.json(err, answer_msg(res, r->what, buf, sizeof(buf)),
+		r->cb.json(cb_error(&e, err,
+				    answer_msg(res, r->what, buf, sizeof(buf))),
 			   NULL, r->arg);
 	else
-		r->cb.json(0, NULL, res->body, r->arg);
+		r->cb.json(NULL, res->body, r->arg);
 	free(r);
 }
 
@@ -573,21 +596,24 @@ int container_stats_memory(const char *json, size_t len, uint64_t *bytes)
 
 static void op_memory_cb(const struct docker_response *res, void *arg)
 {
+	struct error e;
 	struct op_req *r = arg;
 	char buf[ID_MAX + 96];
 	uint64_t bytes = 0;
 	int err = answer_err(res, 200, r->conflict);
 
 	if (err) {
-		r->cb.memory(err, answer_msg(res, r->what, buf, sizeof(buf)), 0,
-			     r->arg);
+		r->cb.memory(
+			cb_error(&e, err,
+				 answer_msg(res, r->what, buf, sizeof(buf))),
+			0, r->arg);
 	} else if (container_stats_memory(res->body, res->body_len, &bytes)) {
 		snprintf(buf, sizeof(buf),
 			 "container %s reports no memory use (not running?)",
 			 r->id);
-		r->cb.memory(-ENODATA, buf, 0, r->arg);
+		r->cb.memory(cb_error(&e, -ENODATA, buf), 0, r->arg);
 	} else {
-		r->cb.memory(0, NULL, bytes, r->arg);
+		r->cb.memory(NULL, bytes, r->arg);
 	}
 	free(r);
 }
@@ -638,16 +664,17 @@ struct image_req {
 
 static void image_cb_(const struct docker_response *res, void *arg)
 {
+	struct error e;
 	struct image_req *r = arg;
 
 	if (res->err)
-		r->cb(res->err, res->errmsg, r->arg);
+		r->cb(cb_error(&e, res->err, res->errmsg), r->arg);
 	else if (res->status == 404)
-		r->cb(-ENOENT, res->errmsg, r->arg);
+		r->cb(cb_error(&e, -ENOENT, res->errmsg), r->arg);
 	else if (res->status != 200)
-		r->cb(-EIO, res->errmsg, r->arg);
+		r->cb(cb_error(&e, -EIO, res->errmsg), r->arg);
 	else
-		r->cb(0, NULL, r->arg);
+		r->cb(NULL, r->arg);
 	free(r);
 }
 

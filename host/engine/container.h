@@ -6,13 +6,14 @@
  *
  * Every call with a callback returns 0 and calls it exactly once later, or
  * returns a negative code (-EINVAL for a malformed id or argument) and never
- * calls it. Unless stated otherwise, err in a callback is the transport's
- * negative code from docker.h (-ECONNREFUSED, -ETIMEDOUT, -ECANCELED from
- * docker_free(), ...), or -ENOENT for no such container (404), -EBUSY for a
- * state conflict (409), -EINVAL for a request the daemon refused (400),
- * -EIO for anything else; errmsg is then the daemon's "message" (or the
- * transport's text), borrowed for the call. Ids are container ids or names
- * ([A-Za-z0-9_.-], at most 255 characters).
+ * calls it. err in a callback is NULL on success, else (util/error.h) its
+ * code is, unless stated otherwise, the transport's negative code from
+ * docker.h (-ECONNREFUSED, -ETIMEDOUT, -ECANCELED from docker_free(), ...),
+ * or -ENOENT for no such container (404), -EBUSY for a state conflict
+ * (409), -EINVAL for a request the daemon refused (400), -EIO for anything
+ * else, and its message the daemon's "message" (or the transport's text);
+ * borrowed for the call. Ids are container ids or names ([A-Za-z0-9_.-], at
+ * most 255 characters).
  */
 #ifndef SBX_CONTAINER_H
 #define SBX_CONTAINER_H
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "docker.h"
+#include "../util/error.h"
 
 struct container_spec {
 	const char *image;
@@ -35,10 +37,10 @@ struct container_spec {
 	const char *network; /* "none" */
 };
 
-/* id is borrowed for the call. On failure err < 0 and errmsg says why:
+/* id is borrowed for the call. On failure err says why:
  * -ENODEV the engine could not be reached, -ENOENT no such image,
  * -EIO anything else. */
-typedef void (*container_cb)(int err, const char *errmsg, const char *id,
+typedef void (*container_cb)(const struct error *err, const char *id,
 			     void *arg);
 
 /* Create and start a container. On a failed start the container is
@@ -52,7 +54,7 @@ int container_remove(struct docker *d, const char *id, container_cb cb,
 
 /* Listing for orphan cleanup and adoption: cb gets the daemon's JSON array
  * text (borrowed), stopped containers included. */
-typedef void (*container_list_cb)(int err, const char *errmsg, const char *json,
+typedef void (*container_list_cb)(const struct error *err, const char *json,
 				  void *arg);
 /* Containers carrying label ("key" or "key=value"). */
 int container_list(struct docker *d, const char *label, container_list_cb cb,
@@ -83,8 +85,8 @@ int container_rename(struct docker *d, const char *id, const char *new_name,
 /* GET /containers/{id}/json: cb gets the daemon's JSON object (borrowed):
  * State.Status ("running", "paused", "exited", ...), Name ("/name"),
  * Config.Labels, Id. */
-typedef void (*container_inspect_cb)(int err, const char *errmsg,
-				     const char *json, void *arg);
+typedef void (*container_inspect_cb)(const struct error *err, const char *json,
+				     void *arg);
 int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
 		      void *arg);
 
@@ -93,7 +95,7 @@ int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
  * OOM-kill. One GET /containers/{id}/stats?stream=false (&one-shot=true from
  * API 1.41, else the daemon samples twice, about 1 s). A container that is
  * not running has no statistics: -ENODATA. */
-typedef void (*container_memory_cb)(int err, const char *errmsg, uint64_t bytes,
+typedef void (*container_memory_cb)(const struct error *err, uint64_t bytes,
 				    void *arg);
 int container_memory(struct docker *d, const char *id, container_memory_cb cb,
 		     void *arg);
@@ -105,7 +107,7 @@ int container_memory(struct docker *d, const char *id, container_memory_cb cb,
 int container_stats_memory(const char *json, size_t len, uint64_t *bytes);
 
 /* err 0 = present, -ENOENT = missing, other = could not tell. */
-typedef void (*image_cb)(int err, const char *errmsg, void *arg);
+typedef void (*image_cb)(const struct error *err, void *arg);
 int image_check(struct docker *d, const char *image, image_cb cb, void *arg);
 
 /* The JSON body container_run sends (for tests); caller frees. */

@@ -636,9 +636,11 @@ static void p3_finish(struct ph3 *t);
 static void p3_fail(struct ph3 *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void p3_removed_on_fail_cb(int err, const char *errmsg, const char *id,
+static void p3_removed_on_fail_cb(const struct error *e, const char *id,
 				  void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	(void)id;
@@ -890,9 +892,10 @@ struct inspect_check {
 	step3_fn next;
 };
 
-static void p3_inspect_cb(int err, const char *errmsg, const char *json,
-			  void *arg)
+static void p3_inspect_cb(const struct error *e, const char *json, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct inspect_check *c = arg;
 	struct ph3 *t = c->t;
 	cJSON *j;
@@ -956,9 +959,10 @@ static void p3_inspect(struct ph3 *t, const char *status, const char *name,
 }
 
 /* After removal: inspect and memory both say -ENOENT. */
-static void p3_gone_memory_cb(int err, const char *errmsg, uint64_t bytes,
-			      void *arg)
+static void p3_gone_memory_cb(const struct error *e, uint64_t bytes, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	(void)bytes;
@@ -974,9 +978,11 @@ static void p3_gone_memory_cb(int err, const char *errmsg, uint64_t bytes,
 	p3_finish(t);
 }
 
-static void p3_gone_inspect_cb(int err, const char *errmsg, const char *json,
+static void p3_gone_inspect_cb(const struct error *e, const char *json,
 			       void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 	int r;
 
@@ -993,9 +999,10 @@ static void p3_gone_inspect_cb(int err, const char *errmsg, const char *json,
 		p3_fail(t, "container_memory: %s", uv_strerror(r));
 }
 
-static void p3_removed_cb(int err, const char *errmsg, const char *id,
-			  void *arg)
+static void p3_removed_cb(const struct error *e, const char *id, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 	int r;
 
@@ -1039,9 +1046,10 @@ static int p3_list_has(struct ph3 *t, const char *json, int want)
 	return ok;
 }
 
-static void p3_list_label_cb(int err, const char *errmsg, const char *json,
-			     void *arg)
+static void p3_list_label_cb(const struct error *e, const char *json, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	if (t->failed)
@@ -1056,9 +1064,10 @@ static void p3_list_label_cb(int err, const char *errmsg, const char *json,
 	p3_remove(t);
 }
 
-static void p3_list_old_cb(int err, const char *errmsg, const char *json,
-			   void *arg)
+static void p3_list_old_cb(const struct error *e, const char *json, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 	int r;
 
@@ -1074,9 +1083,10 @@ static void p3_list_old_cb(int err, const char *errmsg, const char *json,
 		p3_fail(t, "container_list: %s", uv_strerror(r));
 }
 
-static void p3_list_new_cb(int err, const char *errmsg, const char *json,
-			   void *arg)
+static void p3_list_new_cb(const struct error *e, const char *json, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 	char filters[160];
 	int r;
@@ -1114,8 +1124,10 @@ static void p3_list(struct ph3 *t)
 		p3_fail(t, "container_list_filters: %s", uv_strerror(r));
 }
 
-static void p3_memory_cb(int err, const char *errmsg, uint64_t bytes, void *arg)
+static void p3_memory_cb(const struct error *e, uint64_t bytes, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	if (t->failed)
@@ -1155,9 +1167,10 @@ static void p3_renamed_inspected(struct ph3 *t)
 	p3_memory(t);
 }
 
-static void p3_bad_rename_cb(int err, const char *errmsg, const char *id,
-			     void *arg)
+static void p3_bad_rename_cb(const struct error *e, const char *id, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	(void)id;
@@ -1172,9 +1185,10 @@ static void p3_bad_rename_cb(int err, const char *errmsg, const char *id,
 	p3_inspect(t, "running", t->slash_renamed, p3_renamed_inspected);
 }
 
-static void p3_renamed_cb(int err, const char *errmsg, const char *id,
-			  void *arg)
+static void p3_renamed_cb(const struct error *e, const char *id, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 	int r;
 
@@ -1200,9 +1214,11 @@ static void p3_rename(struct ph3 *t)
 		p3_fail(t, "container_rename: %s", uv_strerror(r));
 }
 
-static void p3_unpause_again_cb(int err, const char *errmsg, const char *id,
+static void p3_unpause_again_cb(const struct error *e, const char *id,
 				void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	(void)id;
@@ -1224,9 +1240,10 @@ static void p3_running_again(struct ph3 *t)
 		p3_fail(t, "container_unpause");
 }
 
-static void p3_unpaused_cb(int err, const char *errmsg, const char *id,
-			   void *arg)
+static void p3_unpaused_cb(const struct error *e, const char *id, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	(void)id;
@@ -1239,9 +1256,11 @@ static void p3_unpaused_cb(int err, const char *errmsg, const char *id,
 	p3_inspect(t, "running", t->slash_name, p3_running_again);
 }
 
-static void p3_paused_memory_cb(int err, const char *errmsg, uint64_t bytes,
+static void p3_paused_memory_cb(const struct error *e, uint64_t bytes,
 				void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	if (t->failed)
@@ -1272,9 +1291,10 @@ static void p3_paused_exec_closed(struct ph3 *t)
 		p3_fail(t, "container_memory");
 }
 
-static void p3_pause_again_cb(int err, const char *errmsg, const char *id,
-			      void *arg)
+static void p3_pause_again_cb(const struct error *e, const char *id, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	static const char *const cat[] = {"cat", NULL};
 	struct ph3 *t = arg;
 
@@ -1297,8 +1317,10 @@ static void p3_paused(struct ph3 *t)
 		p3_fail(t, "container_pause");
 }
 
-static void p3_paused_cb(int err, const char *errmsg, const char *id, void *arg)
+static void p3_paused_cb(const struct error *e, const char *id, void *arg)
 {
+	int err = e ? e->code : 0;
+	const char *errmsg = e ? e->msg : NULL;
 	struct ph3 *t = arg;
 
 	if (t->failed)

@@ -301,27 +301,26 @@ static void owner_close(void)
 	o.ac = NULL;
 }
 
-static void on_open(struct agent_client *ac, int err, const char *msg,
-		    void *arg)
+static void on_open(struct agent_client *ac, const struct error *err, void *arg)
 {
-	(void)msg;
 	CHECK(arg == &o);
 	CHECK(ac == o.ac);
 	o.late += o.closed;
 	o.open_n++;
-	o.open_err = err;
+	o.open_err = err ? err->code : 0;
+	CHECK(!err || err->code < 0);
 }
 
-static void on_exec(struct agent_client *ac, int err, const char *msg,
+static void on_exec(struct agent_client *ac, const struct error *err,
 		    const struct agent_exec_result *res, void *arg)
 {
 	CHECK(arg == &o.exec_n); /* not the arg of some other request */
 	CHECK(ac == o.ac);
 	o.late += o.closed;
 	o.exec_n++;
-	o.exec_err = err;
+	o.exec_err = err ? err->code : 0;
 	o.exec_in_close = o.in_close;
-	snprintf(o.exec_msg, sizeof(o.exec_msg), "%s", msg ? msg : "");
+	snprintf(o.exec_msg, sizeof(o.exec_msg), "%.200s", err ? err->msg : "");
 	o.exec_had_res = res != NULL;
 	if (res) {
 		o.res = *res;
@@ -334,15 +333,15 @@ static void on_exec(struct agent_client *ac, int err, const char *msg,
 	}
 }
 
-static void on_reset(struct agent_client *ac, int err, int ok, const char *msg,
-		     void *arg)
+static void on_reset(struct agent_client *ac, const struct error *err, int ok,
+		     const char *msg, void *arg)
 {
 	(void)msg;
 	CHECK(arg == &o.reset_n);
 	CHECK(ac == o.ac);
 	o.late += o.closed;
 	o.reset_n++;
-	o.reset_err = err;
+	o.reset_err = err ? err->code : 0;
 	o.reset_ok = ok;
 }
 
