@@ -16,7 +16,10 @@ import {
   checkSession,
   createSession,
   listNames,
+  pyUntilFile,
+  releaseFile,
   sessionCall,
+  sessionContainer,
   sessionContainers,
   sessionErr,
   sessionExecCall,
@@ -25,6 +28,7 @@ import {
   sexec,
   sexecErr,
   sexecOk,
+  shUntilFile,
   waitActive,
   waitQueued,
   waitState,
@@ -35,6 +39,10 @@ import { eventually, progressText, waitFor } from './lib/wait.mjs';
 // Most tests only need python; bash warms up only where it is used.
 const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
 const BASH = { SANDBOX_PYTHON_POOL_SIZE: '0' };
+
+// A call the test holds (it runs until releaseFile) gets a timeout well
+// beyond any wait of the test's, so that only the release ends it.
+const HELD = { timeout: 90_000 };
 
 // ---- lifecycle and errors ----
 
@@ -426,10 +434,12 @@ e2e('pause freezes a session: execute says session_paused, resume brings it back
   assert.equal(r.stdout, '42\n');
   assert.equal(r.stateKept, true);
   assert.equal(r.freshState, false);
-  // A busy session cannot be paused.
-  const busy = sexecOk(s, 'p', 'import time\ntime.sleep(2)\nprint("slept")');
+  // A busy session cannot be paused. The call runs until the test lets
+  // it end, so the session is surely busy when the pause comes.
+  const busy = sexecOk(s, 'p', `${pyUntilFile('/work/go')}print("slept")`, HELD);
   await waitState(s, 'p', 'busy');
   assert.equal((await sessionErr(s, { action: 'pause', name: 'p' })).code, 'session_busy');
+  await releaseFile(c, '/work/go');
   assert.equal((await busy).stdout, 'slept\n');
 });
 
@@ -455,17 +465,36 @@ e2e('calls in one session run in order: the second waits for the first', { timeo
   const mid = (await sessionOk(s, { action: 'get', name: 'q' })).session;
   assert.equal(mid.state, 'busy');
   assert.equal(mid.queued, 1);
-  execFileSync('docker', ['exec', '-u', '1000', c.id, 'touch', '/work/go']);
+  await releaseFile(c, '/work/go');
   const [r1, r2] = await Promise.all([first, second]);
   assert.equal(r1.stdout, 'first\n');
   assert.equal(r2.stdout, 'first-start\nfirst-end\nsecond\n', 'the second call ran after the first had finished');
   const end = (await sessionOk(s, { action: 'get', name: 'q' })).session;
   assert.equal(end.queued, 0);
   assert.equal(end.executions, 2);
-  // Time spent waiting in the queue does not count against the timeout.
-  const long = sexecOk(s, 'q', 'import time\ntime.sleep(2)');
+  // Time spent waiting in the queue does not count against the timeout:
+  // a call with a 1 s timeout waits behind one the test holds until the
+  // waiting call has been in the queue for longer than its timeout.
+  const long = sexecOk(s, 'q', pyUntilFile('/work/go-long'), HELD);
   await waitState(s, 'q', 'busy');
-  const waited = await sexecOk(s, 'q', 'print("in time")', { timeout: 1000 });
+  const sent = Date.now();
+  const waiting = sexecOk(s, 'q', 'print("in time")', { timeout: 1000 });
+  await waitQueued(s, 'q', 1);
+  const queuedAt = Date.now();
+  // Elapsed time is what is under test here, so the test watches the
+  // clock; the call must stay queued all along (a call never re-enters
+  // the queue, so seeing it there now means it has been there since).
+  await waitFor(
+    async () => {
+      const q = (await sessionOk(s, { action: 'get', name: 'q' })).session;
+      assert.equal(q.queued, 1, 'the call with a 1 s timeout is still queued');
+      return Date.now() - queuedAt >= 1500;
+    },
+    { intervalMs: 100, what: 'the queued call to outwait its 1 s timeout in the queue' },
+  );
+  await releaseFile(c, '/work/go-long');
+  const waited = await waiting;
+  assert.ok(Date.now() - sent >= 1500, 'the call came back after more than its timeout');
   assert.equal(waited.timedOut, false);
   assert.equal(waited.stdout, 'in time\n');
   await long;
@@ -476,11 +505,15 @@ e2e('max_queued 0: a second call while one runs gets session_busy', { timeoutMs:
   const s = await st.start({ ...PYTHON, SANDBOX_SESSIONS_MAX_QUEUED: '0' });
   await createSession(s, 'python', { name: 'b' });
   await waitActive(s, 'b');
-  const first = sexec(s, 'b', 'import time\ntime.sleep(2)\nprint("first done")');
+  // The first call runs until the test lets it end: it surely still runs
+  // when the second comes.
+  const c = await sessionContainer(st.dir, 'b');
+  const first = sexec(s, 'b', `${pyUntilFile('/work/go')}print("first done")`, HELD);
   await waitState(s, 'b', 'busy');
   const e = await sexecErr(s, 'b', 'print("second")');
   assert.equal(e.code, 'session_busy');
   assert.match(e.message, /\bb\b/, 'the message names the session');
+  await releaseFile(c, '/work/go');
   const r1 = await first;
   assert.equal(r1.stdout, 'first done\n');
   // Free again.
@@ -505,11 +538,26 @@ e2e('different sessions run in parallel', { timeoutMs: 120_000 }, async (h) => {
   await createSession(s, 'python', { name: 'par2' });
   await waitActive(s, 'par1');
   await waitActive(s, 'par2');
-  const code = 'import time\nt0 = time.time()\ntime.sleep(1.5)\nprint(t0, time.time())';
-  const [a, b] = await Promise.all([sexecOk(s, 'par1', code), sexecOk(s, 'par2', code)]);
-  const [as, ae] = a.stdout.trim().split(' ').map(Number);
-  const [bs, be] = b.stdout.trim().split(' ').map(Number);
-  assert.ok(Math.max(as, bs) < Math.min(ae, be), `the sleeps overlapped: ${a.stdout} / ${b.stdout}`);
+  // Each call runs until the test lets it end, which it does once both
+  // have started: had the second to wait for the first, it would never
+  // start and the wait would fail.
+  const c1 = await sessionContainer(st.dir, 'par1');
+  const c2 = await sessionContainer(st.dir, 'par2');
+  const code = `import time\nt0 = time.time()\nprint("started", flush=True)\n${pyUntilFile('/work/go')}print(t0, time.time())`;
+  const out1 = progressText();
+  const out2 = progressText();
+  const calls = Promise.all([
+    sexecOk(s, 'par1', code, { ...HELD, onprogress: out1.onprogress }),
+    sexecOk(s, 'par2', code, { ...HELD, onprogress: out2.onprogress }),
+  ]);
+  await out1.until(/^started$/m, 'the call in par1 to start', { timeoutMs: 60_000 });
+  await out2.until(/^started$/m, 'the call in par2 to start while the one in par1 runs', { timeoutMs: 60_000 });
+  await releaseFile(c1, '/work/go');
+  await releaseFile(c2, '/work/go');
+  const [a, b] = await calls;
+  const [as, ae] = a.stdout.trim().split('\n').pop().split(' ').map(Number);
+  const [bs, be] = b.stdout.trim().split('\n').pop().split(' ').map(Number);
+  assert.ok(Math.max(as, bs) < Math.min(ae, be), `the calls overlapped: ${a.stdout} / ${b.stdout}`);
 });
 
 e2e('destroy of a busy session ends its running and queued calls with session_destroyed', { timeoutMs: 120_000 }, async (h) => {
@@ -609,7 +657,7 @@ e2e('a daemonized child (setsid nohup) is killed when the call times out', { tim
     s,
     'd',
     "setsid nohup sh -c 'while :; do date +%s%N >> /work/tick; sleep 0.1; done' >/dev/null 2>&1 &\n" +
-      'sleep 0.5; echo "ticks $(wc -l < /work/tick)"\nsleep 30',
+      'until [ -s /work/tick ]; do sleep 0.05; done; echo "ticks $(wc -l < /work/tick)"\nsleep 30',
     { timeout: 1500 },
   );
   assert.equal(r.timedOut, true);
@@ -650,7 +698,9 @@ e2e('a double-forked python daemon is gone after its call ends normally', { time
       '                f.write("t\\n")',
       '            time.sleep(0.1)',
       '    os._exit(0)',
-      'time.sleep(0.6)',
+      'deadline = time.time() + 20',
+      'while time.time() < deadline and not (os.path.exists("/work/tick") and os.path.getsize("/work/tick")):',
+      '    time.sleep(0.05)',
       'print(len(open("/work/tick").readlines()) > 0)',
       'kept = "yes"',
     ].join('\n'),
@@ -781,13 +831,31 @@ e2e('progress notifications stream the output of a session call; a silent call g
   await waitActive(s, 'prog');
   const { r, events } = await withProgress((onprogress) => sessionExecCall(s, 'prog', TICKER, { onprogress }));
   checkProgress(events, sessionResult(r, 'prog'));
-  // No output for 2.5 s: heartbeats every second.
-  const quiet = await withProgress((onprogress) =>
-    sessionExecCall(s, 'prog', 'import time\ntime.sleep(2.5)\nprint("done")', { onprogress }),
+  // No output: heartbeats every second. The call stays silent until the
+  // test has seen two of them and lets it end.
+  const c = await sessionContainer(st.dir, 'prog');
+  const heard = [];
+  const quietCall = withProgress((onprogress) =>
+    sessionExecCall(s, 'prog', `${pyUntilFile('/work/go')}print("done")`, {
+      ...HELD,
+      onprogress: (p) => {
+        heard.push(p);
+        onprogress(p);
+      },
+    }),
   );
+  await waitFor(() => heard.length >= 2, { intervalMs: 50, timeoutMs: 30_000, what: 'two heartbeats of a silent call' });
+  await releaseFile(c, '/work/go');
+  const quiet = await quietCall;
   assert.equal(sessionResult(quiet.r, 'prog').stdout, 'done\n');
   assert.ok(quiet.events.length >= 2, `heartbeats: ${JSON.stringify(quiet.events)}`);
   for (let i = 1; i < quiet.events.length; i++) assert.ok(quiet.events[i].progress > quiet.events[i - 1].progress);
+  // progress is the time since the call started (ms): heartbeats come a
+  // second apart, and carry no output while the code prints none.
+  for (const [i, e] of heard.slice(0, 2).entries()) {
+    assert.ok(e.progress >= 1000 * (i + 1), `heartbeat ${i} at ${e.progress} ms`);
+    assert.ok(!e.message, `a heartbeat carries no output: ${JSON.stringify(e)}`);
+  }
 });
 
 // ---- isolation ----
@@ -800,12 +868,20 @@ e2e('sessions are isolated: files, processes and network', { timeoutMs: 150_000 
   await waitActive(s, 'A');
   await waitActive(s, 'B');
   await sexecOk(s, 'A', 'echo secret > /work/secret-of-A.txt; cat /etc/hostname');
-  // A runs a recognisable sleeper while B looks around.
+  // A runs a recognisable sleeper while B looks around: A's call counts
+  // it once it runs, then waits for the test to let it end (after B has
+  // looked) and counts it again, so B surely looked while it ran.
+  const cA = await sessionContainer(st.dir, 'A');
   const aOut = progressText();
-  const aCall = sexec(s, 'A', 'sleep 20.123 &\nsleep 0.2; ps -eo args= | grep -c "^sleep 20.123"\nsleep 30', {
-    timeout: 4000,
-    onprogress: aOut.onprogress,
-  });
+  const count = 'ps -eo args= | grep -c "^sleep 20.123"';
+  const aCall = sexec(
+    s,
+    'A',
+    'sleep 20.123 &\n' +
+      `until ${count} >/dev/null; do sleep 0.05; done\n` +
+      `${count}\n${shUntilFile('/work/go')}${count}`,
+    { ...HELD, onprogress: aOut.onprogress },
+  );
   await aOut.until(/^1$/m, "A's count of its sleeper (it runs)", { timeoutMs: 60_000 });
   const b = await sexecOk(
     s,
@@ -831,9 +907,10 @@ e2e('sessions are isolated: files, processes and network', { timeoutMs: 150_000 
       'print("ifaces", sorted(n for _, n in socket.if_nameindex()))',
     ].join('\n'),
   );
+  await releaseFile(cA, '/work/go');
   const a = await aCall;
-  assert.equal(a.timedOut, true);
-  assert.equal(a.stdout, '1\n', 'A\'s sleeper was running (A sees it)');
+  assert.equal(a.timedOut, false, 'A\'s call ran until the test let it end');
+  assert.equal(a.stdout, '1\n1\n', 'A\'s sleeper was running, before and after B looked (A sees it)');
   const lines = b.stdout.trim().split('\n');
   assert.ok(lines[0].startsWith('files ') && lines[0].endsWith(' False'), `B cannot see A's file: ${lines[0]}`);
   assert.doesNotMatch(lines[0], /secret/);

@@ -83,6 +83,33 @@ export async function sessionContainers({ dir, slots } = {}) {
   return out;
 }
 
+/** The container of one session of the state directory (asserted to exist). */
+export async function sessionContainer(dir, session) {
+  const all = await sessionContainers({ dir });
+  const c = all.find((x) => x.session === session);
+  assert.ok(c, `a container for session ${session} among ${JSON.stringify(all.map((x) => x.name))}`);
+  return c;
+}
+
+/**
+ * Python code that returns once `file` exists: put it in a call that must
+ * still be running while the test looks (session busy, a call queued), and
+ * end it with releaseFile() once the test has seen what it waited for.
+ */
+export function pyUntilFile(file) {
+  return `import os, time\nwhile not os.path.exists(${JSON.stringify(file)}):\n    time.sleep(0.05)\n`;
+}
+
+/** The same for bash. */
+export function shUntilFile(file) {
+  return `until [ -e '${file}' ]; do sleep 0.05; done\n`;
+}
+
+/** Creates `file` in a container (a { id } or an id) as the sandbox user: ends a call waiting for it. */
+export async function releaseFile(container, file) {
+  await run('docker', ['exec', '-u', '1000', container.id ?? container, 'touch', file], { timeout: 30_000 });
+}
+
 /** `docker rm -f` every session container of the state directory's slots; returns how many. */
 export async function removeSessionContainers(dir) {
   const ids = (await sessionContainers({ dir })).map((c) => c.id);
