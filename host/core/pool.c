@@ -40,8 +40,8 @@ struct box {
 	uint64_t started_at; /* uv_now() when the start began */
 	uint64_t reset_at;   /* uv_now() when the reset was sent */
 	uint64_t idle_since; /* uv_now() when it last became idle */
-	uint64_t mem;	     /* bytes in use when first idle; 0 unmeasured */
-	int sampled;	     /* its memory was asked for */
+	uint64_t mem;	     /* bytes in use, last sample; 0 unmeasured */
+	int samples;	     /* memory samples asked for (2 at most) */
 	int held;	     /* a caller has it (BUSY, or doomed while BUSY) */
 	int removed;	     /* the DELETE answered */
 	int doomed;	     /* remove as soon as possible */
@@ -413,12 +413,14 @@ static void sampled_cb(int err, const char *errmsg, uint64_t bytes, void *arg)
 	dispatch(p); /* the estimate may have been too high */
 }
 
-/* Measure a box once, when it first waits idle (warmed up, reset). */
+/* Measure a box when it first waits idle (started, warmed up) and again
+ * after its first use: the interpreter's files it read stay charged to
+ * its memory cgroup as page cache, which a fresh box does not show. */
 static void sample(struct box *b)
 {
 	struct sample_req *r;
 
-	b->sampled = 1;
+	b->samples++;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return;
@@ -439,7 +441,8 @@ static void box_ready(struct box *b)
 	b->state = BOX_IDLE;
 	b->idle_since = uv_now(p->loop);
 	/* Only warm starts need the measurement (a one-shot run has none). */
-	if (!b->sampled && p->refill && p->budget)
+	if (p->refill && p->budget &&
+	    (b->samples == 0 || (b->samples == 1 && b->uses > 0)))
 		sample(b);
 	if (!ls->refilling)
 		return;

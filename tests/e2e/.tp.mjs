@@ -1,0 +1,24 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { execFileSync } from 'node:child_process';
+const bin = process.argv[2] || '/work/wt/pools/build/bin/mcp-sandbox';
+const env = { ...process.env, ...(process.argv[3] ? JSON.parse(process.argv[3]) : {}) };
+const t = new StdioClientTransport({ command: bin, env, stderr: 'pipe' });
+let log = '';
+t.stderr.on('data', (c) => { log += c; });
+const c = new Client({ name: 'x', version: '1' });
+await c.connect(t);
+const ps = () => execFileSync('docker', ['ps', '-q', '--filter', `label=org.mcp-sandbox.owner-pid=${t.pid}`]).toString().trim().split('\n').filter(Boolean).length;
+// wait warm: either log or 3 containers settle
+const end0 = Date.now() + Number(process.env.WAITMS || 60000);
+while (!/\[python\] warm: /.test(log) && Date.now() < end0) await new Promise((r) => setTimeout(r, 100));
+if (!/\[python\] warm: /.test(log)) await new Promise((r) => setTimeout(r, 5000));
+const call = async () => { const r = await c.callTool({ name: 'sandbox_execute', arguments: { language: 'python', code: 'print(1)' } }); if (r.isError) throw new Error(JSON.stringify(r)); };
+const rate = async (s, n) => { let d = 0; const end = Date.now() + s * 1000; const w = async () => { while (Date.now() < end) { await call(); d++; } }; const t0 = Date.now(); await Promise.all(Array.from({ length: n }, w)); return d / ((Date.now() - t0) / 1000); };
+for (let i = 0; i < 10; i++) await call();
+const s1 = await rate(10, 1);
+console.log('1 caller', s1.toFixed(1), 'containers', ps());
+await rate(5, 4);
+const s4 = await rate(10, 4);
+console.log('4 callers', s4.toFixed(1), (s4 / s1).toFixed(2) + 'x', 'containers', ps());
+await c.close();
