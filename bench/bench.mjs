@@ -69,7 +69,7 @@ async function warm(srv, langs) {
   for (const l of langs) await logged(srv, warmRe(l));
 }
 
-// The pool sizes the server reported at start: "[python] image ..., pool 2..4 from start".
+// The pool sizes the server reported at start: "[python] image ..., pool 2..8 from start".
 function poolSizes(srv) {
   const out = [];
   for (const m of srv.log.matchAll(/\[([a-z0-9_-]+)\] image \S+, pool (\d+)\.\.(\d+) (from start|on first use)/g))

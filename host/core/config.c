@@ -108,7 +108,7 @@ void config_init(struct config *cfg)
 	cfg->max_inflight = 64;
 	cfg->api_timeout_ms = 60000;
 	cfg->pool_size = 2;
-	cfg->pool_max_size = 4;
+	cfg->pool_max_size = 8;
 	cfg->max_uses = 100;
 	cfg->max_containers = 32;
 	cfg->idle_shrink_s = 60;

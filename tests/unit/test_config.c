@@ -31,7 +31,7 @@ static void defaults(void)
 	CHECK(c.limits.stdout_cap == 100 * 1024);
 	CHECK(strcmp(c.network, "none") == 0);
 	CHECK(c.pool_size == 2);
-	CHECK(c.pool_max_size == 4);
+	CHECK(c.pool_max_size == 8);
 	CHECK(c.idle_shrink_s == 60);
 	CHECK(c.memory_budget_mb == 1024);
 	CHECK(c.nwarm_at_start == 2);
