@@ -1,7 +1,13 @@
 // bench.mjs - end-to-end latency and throughput of mcp-sandbox through the
 // official MCP TypeScript SDK client, beside raw `docker exec` and
-// `docker run --rm` baselines. Run by hand (node bench.mjs [--quick]) on an
-// otherwise idle machine; record the output in docs/benchmarks.md.
+// `docker run --rm` baselines, and the footprint of the adaptive pool. Run
+// by hand (node bench.mjs [--quick]) on an otherwise idle machine; record
+// the output in docs/benchmarks.md.
+//
+// Every server runs with the shipped sandbox.ini pool settings unless a case
+// says otherwise, and nothing is measured before the pools it uses are warm:
+// the server logs "[lang] warm: N containers" when a language's floor is
+// ready (for python-ml, once its fork server has loaded its libraries).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync, execFile } from "node:child_process";
@@ -29,16 +35,64 @@ function line(name, xs) {
   return pct(xs, 50);
 }
 
+// A server and its stderr (kept for the pool's log lines).
 async function connect(env = {}) {
   const transport = new StdioClientTransport({
     command: server,
     args: [],
     env: { ...process.env, ...env },
-    stderr: "ignore",
+    stderr: "pipe",
   });
-  const client = new Client({ name: "bench", version: "1" });
-  await client.connect(transport);
-  return { client, transport };
+  const srv = { transport, log: "" };
+  transport.stderr.on("data", (c) => {
+    srv.log += c.toString("utf8");
+  });
+  srv.client = new Client({ name: "bench", version: "1" });
+  await srv.client.connect(transport);
+  srv.pid = transport.pid;
+  return srv;
+}
+
+// Polls until the server's log has at least `n` lines matching re.
+async function logged(srv, re, { n = 1, timeoutMs = 180_000 } = {}) {
+  const g = new RegExp(re.source, "g");
+  const end = Date.now() + timeoutMs;
+  while ((srv.log.match(g) || []).length < n) {
+    if (Date.now() > end) throw new Error(`the server never logged ${re} (${n}x):\n${srv.log.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const warmRe = (lang) => new RegExp(`\\[${lang}\\] warm: `);
+const warmCount = (srv, lang) => (srv.log.match(new RegExp(warmRe(lang).source, "g")) || []).length;
+// Waits until every language in langs has reported its floor ready.
+async function warm(srv, langs) {
+  for (const l of langs) await logged(srv, warmRe(l));
+}
+
+// The pool sizes the server reported at start: "[python] image ..., pool 2..8 from start".
+function poolSizes(srv) {
+  const out = [];
+  for (const m of srv.log.matchAll(/\[([a-z0-9_-]+)\] image \S+, pool (\d+)\.\.(\d+) (from start|on first use)/g))
+    out.push(`${m[1]} ${m[2]}..${m[3]}${m[4] === "from start" ? " warm at start" : ""}`);
+  const g = /pool: memory budget (\d+) MiB.*after (\d+) s/.exec(srv.log);
+  return `${out.join(", ")}${g ? `; budget ${g[1]} MiB, idle shrink ${g[2]} s` : ""}`;
+}
+
+// The server's containers (its owner-pid label) and the memory in them as
+// `docker stats` shows it.
+function serverContainers(pid) {
+  return execFileSync("docker", ["ps", "-q", "--filter", "label=org.mcp-sandbox.managed=1", "--filter", `label=org.mcp-sandbox.owner-pid=${pid}`])
+    .toString().split("\n").filter(Boolean);
+}
+function toMiB(s) {
+  const m = /^([\d.]+)\s*([KMGT]?i?B)$/.exec(s.trim());
+  const unit = { B: 1 / 2 ** 20, KiB: 1 / 1024, kB: 1 / 1024, MiB: 1, MB: 1, GiB: 1024, GB: 1024 }[m[2]];
+  return Number(m[1]) * unit;
+}
+function containersMemory(ids) {
+  if (!ids.length) return { n: 0, mib: 0 };
+  const lines = execFileSync("docker", ["stats", "--no-stream", "--format", "{{.MemUsage}}", ...ids]).toString().split("\n").filter(Boolean);
+  return { n: ids.length, mib: lines.reduce((a, l) => a + toMiB(l.split("/")[0]), 0) };
 }
 
 async function call(client, language, code) {
@@ -94,11 +148,15 @@ const HELLO = {
   'python-ml': 'import numpy, pandas, sklearn, torch\nprint(torch.tensor([1, 2]).sum().item())',
 };
 
+// One warm container per language, every language warm from the start.
 async function languages(n) {
-  const { client } = await connect({ SANDBOX_POOL_SIZE: '1' });
+  const srv = await connect({ SANDBOX_POOL_SIZE: "1", SANDBOX_POOL_WARM_AT_START: "*" });
+  const { client } = srv;
   try {
     const { tools } = await client.listTools();
     const offered = tools[0].inputSchema.properties.language.enum;
+    await warm(srv, ["python", "bash", ...Object.keys(HELLO).filter((l) => offered.includes(l))]);
+    console.log(`# pools (hello world case): ${poolSizes(srv)}`);
     const out = [];
     for (const [lang, code] of Object.entries(HELLO)) {
       if (!offered.includes(lang)) continue;
@@ -110,24 +168,72 @@ async function languages(n) {
   }
 }
 
+// python print(1) for `seconds` from `concurrency` callers; executions/s.
+async function rate(client, seconds, concurrency) {
+  let done = 0;
+  const end = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      await call(client, "python", "print(1)");
+      done++;
+    }
+  };
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return done / ((Date.now() - t0) / 1000);
+}
+
+// The shipped pool settings: one caller, then `concurrency` callers (after a
+// few seconds of the same load, in which the pool grows), on one server.
 async function throughput(seconds, concurrency) {
-  const { client, transport } = await connect({ SANDBOX_PYTHON_POOL_SIZE: String(concurrency) });
+  const srv = await connect();
   try {
-    for (let i = 0; i < concurrency * 2; i++) await call(client, "python", "print(1)");
-    let done = 0;
-    const end = Date.now() + seconds * 1000;
-    const worker = async () => {
-      while (Date.now() < end) {
-        await call(client, "python", "print(1)");
-        done++;
-      }
-    };
-    const t0 = Date.now();
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    return done / ((Date.now() - t0) / 1000);
+    await warm(srv, ["python"]);
+    const sizes = poolSizes(srv);
+    for (let i = 0; i < 10; i++) await call(srv.client, "python", "print(1)");
+    const seq = await rate(srv.client, seconds, 1);
+    const before = serverContainers(srv.pid).length;
+    await rate(srv.client, quick ? 2 : 5, concurrency);
+    const conc = await rate(srv.client, seconds, concurrency);
+    const after = serverContainers(srv.pid).length;
+    return { sizes, seq, conc, before, after };
   } finally {
-    await client.close();
+    await srv.client.close();
   }
+}
+
+// A server that has just started, left idle: its containers and their
+// memory; then the first call in a language that is not warm (javascript)
+// beside a warm one, and python-ml's first call (start + fork server
+// warm-up) beside its warm calls.
+async function footprint() {
+  const srv = await connect();
+  const out = {};
+  try {
+    await warm(srv, ["python", "bash"]);
+    out.sizes = poolSizes(srv);
+    out.idle = containersMemory(serverContainers(srv.pid));
+    out.rss = memKiB(srv.pid).rss;
+    const { tools } = await srv.client.listTools();
+    const offered = tools[0].inputSchema.properties.language.enum;
+    for (const [lang, code] of [["javascript", HELLO.javascript], ["python-ml", HELLO["python-ml"]]]) {
+      if (!offered.includes(lang)) continue;
+      const first = await timed(() => call(srv.client, lang, code));
+      await warm(srv, [lang]);
+      const xs = [];
+      for (let i = 0; i < (quick ? 10 : 30); i++) xs.push(await timed(() => call(srv.client, lang, code)));
+      out[lang] = { first, warm: pct(xs, 50) };
+    }
+    out.used = containersMemory(serverContainers(srv.pid));
+  } finally {
+    await srv.client.close();
+  }
+  // One container start, for scale: create, start, run node -e 0, remove.
+  const starts = [];
+  for (let i = 0; i < (quick ? 3 : 10); i++)
+    starts.push(await timed(() => run("docker", ["run", "--rm", "--network", "none", "--entrypoint", "node", "mcp-sandbox/node:latest", "-e", "0"])));
+  out.start = pct(starts, 50);
+  return out;
 }
 
 // Sessions: calls inside an open session (no container round trip), and
@@ -135,11 +241,12 @@ async function throughput(seconds, concurrency) {
 // so the bench never adopts or leaves the user's sessions.
 async function sessions(n) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), "sbx-bench-state-"));
-  const { client } = await connect({
+  const srv = await connect({
     SANDBOX_POOL_SIZE: "1",
-    SANDBOX_JAVASCRIPT_POOL_SIZE: "1",
+    SANDBOX_POOL_WARM_AT_START: "python, bash, javascript",
     SANDBOX_SESSIONS_STATE_DIR: stateDir,
   });
+  const { client } = srv;
   const sess = async (args) => {
     const r = await client.callTool({ name: "sandbox_session", arguments: args });
     if (r.isError) throw new Error(JSON.stringify(r));
@@ -153,7 +260,7 @@ async function sessions(n) {
   };
   const out = {};
   try {
-    await new Promise((r) => setTimeout(r, 3000)); // pools warm
+    await warm(srv, ["python", "bash", "javascript"]);
     for (const [lang, init, step] of [
       ["python", "x = 0", "x += 1"],
       ["javascript", "let x = 0", "x++"],
@@ -167,13 +274,15 @@ async function sessions(n) {
       out[lang] = xs;
       await sess({ action: "destroy", name: session.name });
     }
-    // create from a warm pool: wait for the refill between creates
+    // create from a warm pool: a create takes the pool's container, and
+    // the next waits until the pool has refilled.
     const creates = [];
     for (let i = 0; i < (quick ? 5 : 20); i++) {
-      await new Promise((r) => setTimeout(r, 1500));
+      const seen = warmCount(srv, "python");
       let name;
       creates.push(await timed(async () => { name = (await sess({ action: "create", language: "python" })).session.name; }));
       await sess({ action: "destroy", name });
+      await logged(srv, warmRe("python"), { n: seen + 1 });
     }
     out.create = creates;
   } finally {
@@ -188,13 +297,13 @@ async function main() {
   console.log(`# ${os.cpus().length} x ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.release()}`);
   console.log(`# docker ${execFileSync("docker", ["version", "--format", "{{.Server.Version}}"]).toString().trim()}, node ${process.version}`);
 
-  const { client, transport } = await connect();
-  const py = await series(client, "python", "print(1)", N);
-  const sh = await series(client, "bash", "echo 1", N);
-  await new Promise((r) => setTimeout(r, 1500)); // let the pool settle
-  const mem = memKiB(transport.pid);
-  const rss = mem.rss;
-  await client.close();
+  const lat = await connect();
+  await warm(lat, ["python", "bash"]);
+  console.log(`# pools (latency case, shipped sandbox.ini): ${poolSizes(lat)}`);
+  const py = await series(lat.client, "python", "print(1)", N);
+  const sh = await series(lat.client, "bash", "echo 1", N);
+  const mem = memKiB(lat.pid);
+  await lat.client.close();
 
   const pyBase = await dockerBaselines("mcp-sandbox/python:latest", ["python3", "-c", "print(1)"]);
   const shBase = await dockerBaselines("mcp-sandbox/bash:latest", ["bash", "-c", "echo 1"]);
@@ -231,17 +340,41 @@ async function main() {
   const sc = line("session create (warm pool)", ss.create);
   console.log(`peers: about 60 ms per Python execution (a fresh python -c each call): ${(60 / sp).toFixed(0)}x our in-session p50`);
 
-  const tput = await throughput(THROUGHPUT_S, 4);
-  console.log(`\n## throughput\npython print(1), 4 concurrent callers, ${THROUGHPUT_S} s: ${tput.toFixed(1)} executions/s`);
-  console.log(`\n## memory (default pool: 2 warm containers per language)`);
-  console.log(`server RSS ${(mem.rss / 1024).toFixed(1)} MiB, PSS ${(mem.pss / 1024).toFixed(1)} MiB, private dirty ${(mem.dirty / 1024).toFixed(1)} MiB`);
+  const tp = await throughput(THROUGHPUT_S, 4);
+  const tput = tp.conc;
+  console.log(`\n## throughput, python print(1), shipped sandbox.ini, ${THROUGHPUT_S} s each`);
+  console.log(`# pools: ${tp.sizes}`);
+  console.log(`1 caller:  ${tp.seq.toFixed(1)} executions/s (${tp.before} containers after it)`);
+  console.log(`4 callers: ${tp.conc.toFixed(1)} executions/s, ${(tp.conc / tp.seq).toFixed(2)}x (${tp.after} containers after it)`);
+
+  const fp = await footprint();
+  console.log(`\n## footprint, shipped sandbox.ini`);
+  console.log(`# pools: ${fp.sizes}`);
+  console.log(`just started, idle: ${fp.idle.n} containers, ${fp.idle.mib.toFixed(1)} MiB in them; server RSS ${(fp.rss / 1024).toFixed(1)} MiB`);
+  for (const lang of ["javascript", "python-ml"]) {
+    if (!fp[lang]) continue;
+    const { first, warm } = fp[lang];
+    console.log(`${lang}: first call ${first.toFixed(1)} ms (not warm), warm p50 ${warm.toFixed(1)} ms: +${(first - warm).toFixed(1)} ms`);
+  }
+  console.log(`one container start (docker run --rm node -e 0), p50: ${fp.start.toFixed(1)} ms`);
+  console.log(`after javascript and python-ml were used: ${fp.used.n} containers, ${fp.used.mib.toFixed(1)} MiB in them`);
+
+  const rss = Math.max(mem.rss, fp.rss);
+  console.log(`\n## memory`);
+  console.log(`server RSS ${(mem.rss / 1024).toFixed(1)} MiB, PSS ${(mem.pss / 1024).toFixed(1)} MiB, private dirty ${(mem.dirty / 1024).toFixed(1)} MiB (after the latency series)`);
 
   console.log("\n## targets");
   const ok = (c) => (c ? "met" : "MISSED");
   console.log(`python p50 <= 25 ms: ${p1.toFixed(1)} ms ${ok(p1 <= 25)}`);
   console.log(`bash p50 <= 8 ms: ${b1.toFixed(1)} ms ${ok(b1 <= 8)}`);
   console.log(`python >= 40 exec/s: ${tput.toFixed(1)} ${ok(tput >= 40)}`);
-  console.log(`RSS < 10 MiB: ${(rss / 1024).toFixed(1)} MiB ${ok(rss < 10 * 1024)}`);
+  console.log(`4 callers >= 1.2x 1 caller: ${(tp.conc / tp.seq).toFixed(2)}x ${ok(tp.conc >= 1.2 * tp.seq)}`);
+  console.log(`just-started idle server <= 4 containers, <= 150 MiB: ${fp.idle.n}, ${fp.idle.mib.toFixed(1)} MiB ${ok(fp.idle.n <= 4 && fp.idle.mib <= 150)}`);
+  if (fp.javascript) {
+    const extra = fp.javascript.first - fp.javascript.warm;
+    console.log(`first javascript call <= one container start more than a warm one: +${extra.toFixed(1)} ms vs ${fp.start.toFixed(1)} ms ${ok(extra <= fp.start)}`);
+  }
+  console.log(`RSS <= 10 MiB: ${(rss / 1024).toFixed(1)} MiB ${ok(rss <= 10 * 1024)}`);
   const p99 = (xs) => pct(xs, 99);
   console.log(`session python p50 <= 5 ms, p99 <= 20 ms: ${sp.toFixed(1)} / ${p99(ss.python).toFixed(1)} ms ${ok(sp <= 5 && p99(ss.python) <= 20)}`);
   console.log(`session javascript p50 <= 5 ms, p99 <= 20 ms: ${sj.toFixed(1)} / ${p99(ss.javascript).toFixed(1)} ms ${ok(sj <= 5 && p99(ss.javascript) <= 20)}`);

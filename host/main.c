@@ -199,8 +199,14 @@ static int start_engine(struct app *a)
 	rc = identity_init(&a->id);
 	if (rc)
 		return rc;
-	return pool_new(a->loop, a->docker, &a->plugins, a->cfg.max_containers,
-			a->id.label_ptrs, &a->pool);
+	return pool_new(a->loop, a->docker, &a->plugins,
+			&(struct pool_options){
+				.max_containers = a->cfg.max_containers,
+				.idle_shrink_s = a->cfg.idle_shrink_s,
+				.memory_budget_mb = a->cfg.memory_budget_mb,
+				.labels = a->id.label_ptrs,
+			},
+			&a->pool);
 }
 
 static void negotiated_cb(const struct docker_response *res, void *arg)
@@ -317,6 +323,8 @@ static void watch_signals(struct app *a)
 	uv_signal_start(&a->sigint, signal_cb, SIGINT);
 }
 
+/* Only the languages warm at start get containers now; the others on their
+ * first call (docs/config.md, "How the pool sizes itself"). */
 static void serve_prewarm(struct app *a)
 {
 	size_t i;
@@ -324,13 +332,20 @@ static void serve_prewarm(struct app *a)
 	for (i = 0; i < a->plugins.n; i++) {
 		const struct plugin *p = &a->plugins.v[i];
 
-		log_info("[%s] image %s, pool %u, memory %u MiB, timeout %u "
-			 "ms%s",
-			 p->desc->name, p->policy.image, p->policy.pool_size,
-			 p->policy.limits.memory_mb,
-			 p->policy.limits.timeout_ms,
-			 p->policy.enabled ? "" : " (disabled)");
+		log_info(
+			"[%s] image %s, pool %u..%u %s, memory %u MiB, timeout "
+			"%u ms%s",
+			p->desc->name, p->policy.image, p->policy.pool_size,
+			p->policy.pool_max_size,
+			p->policy.warm_at_start ? "from start" : "on first use",
+			p->policy.limits.memory_mb, p->policy.limits.timeout_ms,
+			p->policy.enabled ? "" : " (disabled)");
 	}
+	log_info("pool: memory budget %u MiB%s, idle containers above the "
+		 "floor removed after %u s%s",
+		 a->cfg.memory_budget_mb,
+		 a->cfg.memory_budget_mb ? "" : " (none)", a->cfg.idle_shrink_s,
+		 a->cfg.idle_shrink_s ? "" : " (never)");
 	pool_prewarm(a->pool);
 }
 

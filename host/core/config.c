@@ -48,8 +48,11 @@ static const struct key_desc docker_keys[] = {
 
 static const struct key_desc pool_keys[] = {
 	{"size", KT_U32, CFG(pool_size), 0, 64},
+	{"max_size", KT_U32, CFG(pool_max_size), 0, 64},
 	{"max_uses", KT_U32, CFG(max_uses), 1, 100000},
 	{"max_containers", KT_U32, CFG(max_containers), 1, 1024},
+	{"idle_shrink_s", KT_U32, CFG(idle_shrink_s), 0, 86400},
+	{"memory_budget_mb", KT_U32, CFG(memory_budget_mb), 0, 1u << 20},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -91,6 +94,7 @@ static const struct key_desc limits_only_keys[] = {
 static const struct key_desc lang_keys[] = {
 	{"image", KT_STR, LANG(image), 0, 0},
 	{"pool_size", KT_U32, LANG(pool_size), 0, 64},
+	{"pool_max_size", KT_U32, LANG(pool_max_size), 0, 64},
 	{"max_uses", KT_U32, LANG(max_uses), 1, 100000},
 	{"max_timeout_ms", KT_U32, LANG(max_timeout_ms), 100, 86400000},
 	{"start_timeout_ms", KT_U32, LANG(start_timeout_ms), 1000, 600000},
@@ -106,8 +110,14 @@ void config_init(struct config *cfg)
 	cfg->max_inflight = 64;
 	cfg->api_timeout_ms = 60000;
 	cfg->pool_size = 2;
+	cfg->pool_max_size = 8;
 	cfg->max_uses = 100;
 	cfg->max_containers = 32;
+	cfg->idle_shrink_s = 60;
+	cfg->memory_budget_mb = 1024;
+	cfg->warm_at_start[0] = strdup("python");
+	cfg->warm_at_start[1] = strdup("bash");
+	cfg->nwarm_at_start = 2;
 	cfg->max_sessions = 16;
 	cfg->session_ttl_s = 1800;
 	cfg->session_max_ttl_s = 86400;
@@ -158,6 +168,8 @@ void config_close(struct config *cfg)
 	free(cfg->docker_host);
 	free(cfg->state_dir);
 	free(cfg->network);
+	for (i = 0; i < cfg->nwarm_at_start; i++)
+		free(cfg->warm_at_start[i]);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -199,6 +211,7 @@ static struct lang_config *lang_get(struct config *cfg, const char *name)
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->enabled = -1;
 	l->pool_size = -1;
+	l->pool_max_size = -1;
 	l->max_uses = -1;
 	return l;
 }
@@ -338,8 +351,9 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 		uint32_t u;
 		int rc;
 
-		/* pool_size and max_uses are ints with "unset" = -1 */
+		/* The pool keys are ints with "unset" = -1 */
 		if (k->offset == LANG(pool_size) ||
+		    k->offset == LANG(pool_max_size) ||
 		    k->offset == LANG(max_uses)) {
 			rc = parse_u32(v, k, &u, why);
 			if (!rc)
@@ -386,6 +400,29 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 	return -ENOENT;
 }
 
+/* [pool] warm_at_start: language names or "*"; empty warms none. */
+static int set_warm_at_start(struct config *cfg, const char *v,
+			     const char **why)
+{
+	char *dup = strdup(v), *tok, *save = NULL;
+	size_t n = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save), n++)
+		if (n == CONFIG_MAX_LIST ||
+		    (strcmp(tok, "*") != 0 && !config_valid_lang_name(tok))) {
+			*why = n == CONFIG_MAX_LIST
+				       ? "too many entries"
+				       : "not a list of language names or *";
+			free(dup);
+			return -EINVAL;
+		}
+	free(dup);
+	return set_name_list(cfg->warm_at_start, &cfg->nwarm_at_start, v, why);
+}
+
 int config_set(struct config *cfg, const char *section, const char *key,
 	       const char *value, const char **why)
 {
@@ -397,9 +434,11 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = server_keys;
 	else if (strcmp(section, "docker") == 0)
 		t = docker_keys;
-	else if (strcmp(section, "pool") == 0)
+	else if (strcmp(section, "pool") == 0) {
+		if (strcmp(key, "warm_at_start") == 0)
+			return set_warm_at_start(cfg, value, why);
 		t = pool_keys;
-	else if (strcmp(section, "sessions") == 0)
+	} else if (strcmp(section, "sessions") == 0)
 		t = session_keys;
 	else if (strcmp(section, "limits") == 0) {
 		if ((k = find_key(limit_keys, key)))

@@ -21,8 +21,9 @@ struct lang_config {
 	char name[33];
 	int enabled; /* -1 unset, 0, 1 */
 	char *image;
-	int pool_size; /* -1 unset */
-	int max_uses;  /* -1 unset */
+	int pool_size;	   /* -1 unset */
+	int pool_max_size; /* -1 unset */
+	int max_uses;	   /* -1 unset */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms;
 	uint32_t start_timeout_ms; /* 0: not set */
@@ -51,10 +52,18 @@ struct config {
 	char *docker_host; /* NULL: $DOCKER_HOST, else the default socket */
 	uint32_t api_timeout_ms;
 
-	/* [pool] */
-	uint32_t pool_size;	 /* warm containers per language */
+	/* [pool] (docs/config.md, "How the pool sizes itself") */
+	uint32_t pool_size;	 /* floor: containers kept per used language */
+	uint32_t pool_max_size;	 /* ceiling the pool grows to under load */
 	uint32_t max_uses;	 /* executions before a container is replaced */
 	uint32_t max_containers; /* all containers this server runs at once */
+	/* Seconds idle before a container above the floor goes; 0 never. */
+	uint32_t idle_shrink_s;
+	/* MiB of containers the pool may start on its own; 0 no limit. */
+	uint32_t memory_budget_mb;
+	/* Languages warmed at start-up ("*" = all); the others on first use. */
+	char *warm_at_start[CONFIG_MAX_LIST];
+	size_t nwarm_at_start;
 
 	/* [sessions] (docs/sessions.md) */
 	uint32_t max_sessions;	    /* open sessions at once */

@@ -380,6 +380,23 @@ static int add_block(struct policy *p, const char *pattern, const char *reason)
 	return 0;
 }
 
+/* Is d named (by name or alias) in [pool] warm_at_start, or is it "*"? */
+static int warm_listed(const struct config *cfg, const struct sbx_plugin *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < cfg->nwarm_at_start; i++) {
+		const char *w = cfg->warm_at_start[i];
+
+		if (strcmp(w, "*") == 0 || strcmp(w, d->name) == 0)
+			return 1;
+		for (j = 0; d->aliases && d->aliases[j]; j++)
+			if (strcmp(w, d->aliases[j]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
 static int policy_resolve(struct policy *p, const struct config *cfg,
 			  const struct sbx_plugin *d)
 {
@@ -391,6 +408,12 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	p->image = strdup(lc && lc->image ? lc->image : d->image);
 	p->pool_size = lc && lc->pool_size >= 0 ? (uint32_t)lc->pool_size
 						: cfg->pool_size;
+	p->pool_max_size = lc && lc->pool_max_size >= 0
+				   ? (uint32_t)lc->pool_max_size
+				   : cfg->pool_max_size;
+	if (p->pool_max_size < p->pool_size)
+		p->pool_max_size = p->pool_size;
+	p->warm_at_start = warm_listed(cfg, d);
 	p->max_uses = lc && lc->max_uses >= 0 ? (uint32_t)lc->max_uses
 					      : cfg->max_uses;
 	PICK(memory_mb);
@@ -479,6 +502,12 @@ int plugins_apply_config(struct plugin_set *set, const struct config *cfg)
 				 cfg->langs[i].file ? cfg->langs[i].file
 						    : "config",
 				 cfg->langs[i].line, cfg->langs[i].name);
+	for (i = 0; i < cfg->nwarm_at_start; i++)
+		if (strcmp(cfg->warm_at_start[i], "*") != 0 &&
+		    !plugins_find(set, cfg->warm_at_start[i]))
+			log_warn("[pool] warm_at_start: no plugin provides "
+				 "'%s' (ignored)",
+				 cfg->warm_at_start[i]);
 	return 0;
 }
 

@@ -23,7 +23,9 @@
 struct policy {
 	int enabled;
 	char *image;
-	uint32_t pool_size;
+	uint32_t pool_size;	/* floor once the language is in use */
+	uint32_t pool_max_size; /* ceiling under load, >= pool_size */
+	int warm_at_start;	/* in use from start-up, not on first call */
 	uint32_t max_uses;
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms;     /* a call's timeout is lowered to this */

@@ -1,5 +1,6 @@
 /*
- * pool.c - warm containers per language, reset and verified between uses.
+ * pool.c - warm containers per language, reset and verified between uses,
+ * grown under load and shrunk when idle within a memory budget (pool.h).
  */
 #include "pool.h"
 
@@ -17,6 +18,9 @@
 #define START_TIMEOUT_MS 30000
 #define RESET_TIMEOUT_MS 15000
 #define HOUSEKEEPING_MS 1000
+/* Memory a container is assumed to use until one of its language has been
+ * measured (capped by the language's limit); docs/config.md. */
+#define FALLBACK_MEM_MB 64
 
 enum box_state {
 	BOX_STARTING, /* container create/start/attach/hello in flight */
@@ -35,6 +39,9 @@ struct box {
 	unsigned uses;
 	uint64_t started_at; /* uv_now() when the start began */
 	uint64_t reset_at;   /* uv_now() when the reset was sent */
+	uint64_t idle_since; /* uv_now() when it last became idle */
+	uint64_t mem;	     /* bytes in use, last sample; 0 unmeasured */
+	int samples;	     /* memory samples asked for (2 at most) */
 	int held;	     /* a caller has it (BUSY, or doomed while BUSY) */
 	int removed;	     /* the DELETE answered */
 	int doomed;	     /* remove as soon as possible */
@@ -54,7 +61,19 @@ struct lang_state {
 	int image_missing;  /* suppresses background refill until a start works
 			     */
 	int start_failures; /* consecutive; refill backs off */
-	unsigned long started, discarded, reused;
+	int in_use;	    /* warm at start or asked for: the floor applies */
+	int refilling;	    /* started boxes up to the floor: log when ready */
+	int held_back;	    /* a budget refusal was logged since the last
+			     * warm start */
+	uint64_t mem_est;   /* largest measured idle usage, bytes; 0 none */
+	unsigned long started, discarded, reused, grown, shrunk;
+};
+
+/* A memory sample in flight: the box may be gone when it answers. */
+struct sample_req {
+	struct pool *pool;
+	const struct plugin *pl;
+	char id[80];
 };
 
 struct pool {
@@ -64,6 +83,8 @@ struct pool {
 	const struct plugin_set *ps;
 	struct lang_state *langs;
 	uint32_t max_containers;
+	uint64_t idle_shrink_ms; /* 0: never */
+	uint64_t budget;	 /* bytes; 0: none */
 	char *labels[MAX_LABELS + 2];
 	size_t nlabels;
 	struct box *boxes;
@@ -92,9 +113,93 @@ static struct lang_state *lang_of(struct pool *p, const struct plugin *pl)
 	return NULL;
 }
 
+/* A language's boxes by state; total leaves out those being removed. */
+struct tally {
+	unsigned idle, busy, starting, resetting, total;
+};
+
+static void tally(const struct pool *p, const struct plugin *pl,
+		  struct tally *t)
+{
+	const struct box *b;
+
+	memset(t, 0, sizeof(*t));
+	for (b = p->boxes; b; b = b->next) {
+		if (b->pl != pl)
+			continue;
+		switch (b->state) {
+		case BOX_IDLE:
+			t->idle++;
+			break;
+		case BOX_BUSY:
+			t->busy++;
+			break;
+		case BOX_STARTING:
+			t->starting++;
+			break;
+		case BOX_RESETTING:
+			t->resetting++;
+			break;
+		case BOX_REMOVING:
+			continue;
+		}
+		t->total++;
+	}
+}
+
+static unsigned floor_of(const struct lang_state *ls)
+{
+	return ls->in_use ? ls->pl->policy.pool_size : 0;
+}
+
+/* Bytes one more container of the language is expected to use. */
+static uint64_t lang_mem(const struct lang_state *ls)
+{
+	uint64_t limit = (uint64_t)ls->pl->policy.limits.memory_mb << 20;
+	uint64_t fallback = (uint64_t)FALLBACK_MEM_MB << 20;
+
+	if (ls->mem_est)
+		return ls->mem_est;
+	return fallback < limit ? fallback : limit;
+}
+
+/* Estimated bytes in the pool's containers (sessions' are not the pool's). */
+static uint64_t pool_mem(struct pool *p)
+{
+	const struct box *b;
+	uint64_t sum = 0;
+
+	for (b = p->boxes; b; b = b->next)
+		if (b->state != BOX_REMOVING)
+			sum += b->mem ? b->mem : lang_mem(lang_of(p, b->pl));
+	return sum;
+}
+
+/* May a warm (not asked-for) container of ls's language start? */
+static int budget_allows(struct pool *p, struct lang_state *ls)
+{
+	uint64_t used, need;
+
+	if (!p->budget)
+		return 1;
+	used = pool_mem(p);
+	need = lang_mem(ls);
+	if (used + need <= p->budget)
+		return 1;
+	if (!ls->held_back)
+		log_info("[%s] no more warm containers: the memory budget "
+			 "(%llu MiB) would be exceeded (about %llu MiB in use, "
+			 "%llu MiB more)",
+			 ls->pl->desc->name,
+			 (unsigned long long)(p->budget >> 20),
+			 (unsigned long long)(used >> 20),
+			 (unsigned long long)(need >> 20));
+	ls->held_back = 1;
+	return 0;
+}
+
 int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
-	     uint32_t max_containers, const char *const *labels,
-	     struct pool **out)
+	     const struct pool_options *opt, struct pool **out)
 {
 	struct pool *p = calloc(1, sizeof(*p));
 	size_t i;
@@ -106,20 +211,24 @@ int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
 		free(p);
 		return -ENOMEM;
 	}
-	for (i = 0; i < ps->n; i++)
+	for (i = 0; i < ps->n; i++) {
 		p->langs[i].pl = &ps->v[i];
+		p->langs[i].in_use = ps->v[i].policy.warm_at_start;
+	}
 	p->loop = loop;
 	p->d = d;
 	p->ps = ps;
-	p->max_containers = max_containers;
+	p->max_containers = opt->max_containers;
+	p->idle_shrink_ms = (uint64_t)opt->idle_shrink_s * 1000;
+	p->budget = (uint64_t)opt->memory_budget_mb << 20;
 	p->refill = 1;
 	uv_timer_init(loop, &p->housekeeping);
 	p->housekeeping.data = p;
 	uv_timer_start(&p->housekeeping, housekeeping_cb, HOUSEKEEPING_MS,
 		       HOUSEKEEPING_MS);
 	uv_unref((uv_handle_t *)&p->housekeeping);
-	for (i = 0; labels && labels[i] && i < MAX_LABELS; i++)
-		p->labels[p->nlabels++] = strdup(labels[i]);
+	for (i = 0; opt->labels && opt->labels[i] && i < MAX_LABELS; i++)
+		p->labels[p->nlabels++] = strdup(opt->labels[i]);
 	*out = p;
 	return 0;
 }
@@ -275,6 +384,78 @@ static void box_lost_cb(struct agent_client *ac, void *arg)
 	 * releases it; pool_release then removes it. */
 }
 
+static void sampled_cb(int err, const char *errmsg, uint64_t bytes, void *arg)
+{
+	struct sample_req *r = arg;
+	struct pool *p = r->pool;
+	struct lang_state *ls = lang_of(p, r->pl);
+	struct box *b;
+
+	if (err) {
+		if (err != -ECANCELED)
+			log_debug("[%s] memory of %.12s unknown: %s",
+				  r->pl->desc->name, r->id,
+				  errmsg ? errmsg : "?");
+		free(r);
+		return;
+	}
+	if (bytes == 0)
+		bytes = 1; /* 0 means unmeasured */
+	for (b = p->boxes; b; b = b->next)
+		if (b->state != BOX_REMOVING && strcmp(b->id, r->id) == 0)
+			b->mem = bytes;
+	if (bytes > ls->mem_est)
+		ls->mem_est = bytes;
+	log_debug("[%s] container %.12s uses %.1f MiB when idle",
+		  r->pl->desc->name, r->id, (double)bytes / (1 << 20));
+	free(r);
+	dispatch(p); /* the estimate may have been too high */
+}
+
+/* Measure a box when it first waits idle (started, warmed up) and again
+ * after its first use: the interpreter's files it read stay charged to
+ * its memory cgroup as page cache, which a fresh box does not show. */
+static void sample(struct box *b)
+{
+	struct sample_req *r;
+
+	b->samples++;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return;
+	r->pool = b->pool;
+	r->pl = b->pl;
+	snprintf(r->id, sizeof(r->id), "%s", b->id);
+	if (container_memory(b->pool->d, b->id, sampled_cb, r) != 0)
+		free(r);
+}
+
+/* b has just become idle. */
+static void box_ready(struct box *b)
+{
+	struct pool *p = b->pool;
+	struct lang_state *ls = lang_of(p, b->pl);
+	struct tally t;
+
+	b->state = BOX_IDLE;
+	b->idle_since = uv_now(p->loop);
+	/* Only warm starts need the measurement (a one-shot run has none). */
+	if (p->refill && p->budget &&
+	    (b->samples == 0 || (b->samples == 1 && b->uses > 0)))
+		sample(b);
+	if (!ls->refilling)
+		return;
+	tally(p, b->pl, &t);
+	if (t.starting || t.total < floor_of(ls))
+		return;
+	/* Once per refill (start-up, first use, a container that left): a
+	 * client can wait for this line. */
+	ls->refilling = 0;
+	log_info("[%s] warm: %u containers (floor %u, ceiling %u)",
+		 b->pl->desc->name, t.total, floor_of(ls),
+		 b->pl->policy.pool_max_size);
+}
+
 static void warmup_done(struct box *b, int ok)
 {
 	if (b->state != BOX_STARTING)
@@ -313,8 +494,8 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 	if (b->pool->warmup && b->pl->desc->warmup_code &&
 	    b->pool->warmup(b, b->pl, warmup_done) == 0)
 		return;
-	b->state = BOX_IDLE;
 	log_debug("[%s] container %.12s ready", b->pl->desc->name, b->id);
+	box_ready(b);
 	dispatch(b->pool);
 }
 
@@ -396,18 +577,6 @@ static int box_start(struct pool *p, const struct plugin *pl)
 	return 0;
 }
 
-static unsigned count(struct pool *p, const struct plugin *pl,
-		      enum box_state st)
-{
-	struct box *b;
-	unsigned n = 0;
-
-	for (b = p->boxes; b; b = b->next)
-		if (b->pl == pl && b->state == st)
-			n++;
-	return n;
-}
-
 static unsigned waiting(struct pool *p, const struct plugin *pl)
 {
 	struct waiter *w;
@@ -444,6 +613,67 @@ static int evict_one(struct pool *p, const struct plugin *for_pl)
 	return 0;
 }
 
+/* Misses: start a container for each waiter that no box being reset or
+ * started will serve. A box being reset is idle again within milliseconds,
+ * so a waiter counts on it before a new container (hundreds of
+ * milliseconds, seconds for a fork server). Never held back by the ceiling
+ * or the budget. */
+static void start_misses(struct pool *p, struct lang_state *ls)
+{
+	const struct plugin *pl = ls->pl;
+	unsigned w = waiting(p, pl);
+	struct tally t;
+	int rc;
+
+	if (!w)
+		return;
+	tally(p, pl, &t);
+	while (t.starting + t.resetting < w) {
+		if (p->nboxes >= p->max_containers && !evict_one(p, pl))
+			return;
+		rc = box_start(p, pl);
+		if (rc) {
+			fail_waiters(p, pl, rc, "cannot start a container");
+			return;
+		}
+		t.starting++;
+	}
+}
+
+/* Warm starts, within the ceiling, max_containers and the budget. Growth:
+ * waiters left to a reset get a container started too, so that sustained
+ * demand is not served by too few boxes. Refill: the floor counts every
+ * box of the language, busy ones included. */
+static void start_warm(struct pool *p, struct lang_state *ls)
+{
+	const struct plugin *pl = ls->pl;
+	const struct policy *po = &pl->policy;
+	unsigned w = waiting(p, pl), floor = floor_of(ls);
+	struct tally t;
+
+	if (!p->refill || !po->enabled || ls->image_missing ||
+	    ls->start_failures >= 3)
+		return;
+	tally(p, pl, &t);
+	while ((w ? t.starting < w : t.total < floor) &&
+	       t.total < po->pool_max_size && p->nboxes < p->max_containers &&
+	       budget_allows(p, ls)) {
+		if (box_start(p, pl) != 0)
+			return;
+		ls->held_back = 0;
+		if (w) {
+			ls->grown++;
+			log_debug("[%s] growing to %u containers: %u callers "
+				  "wait",
+				  pl->desc->name, t.total + 1, w);
+		} else {
+			ls->refilling = 1;
+		}
+		t.starting++;
+		t.total++;
+	}
+}
+
 static void take(struct box *b)
 {
 	b->state = BOX_BUSY;
@@ -478,43 +708,11 @@ static void dispatch_once(struct pool *p)
 		p->again = 1; /* the callback may have changed anything */
 		return;
 	}
-	/* Start containers: first for waiters, then to refill. */
-	for (i = 0; i < p->ps->n; i++) {
-		struct lang_state *ls = &p->langs[i];
-		const struct plugin *pl = ls->pl;
-		unsigned want_w = waiting(p, pl);
-		unsigned resetting = count(p, pl, BOX_RESETTING);
-		/* A box being reset will be idle again within milliseconds: a
-		 * waiter is better served by it than by a new container, which
-		 * takes hundreds of milliseconds (seconds for a fork server).
-		 */
-		unsigned starting = count(p, pl, BOX_STARTING) + resetting;
-		unsigned idle = count(p, pl, BOX_IDLE) + resetting;
-		unsigned want = want_w;
-		int rc;
-
-		if (!want_w && p->refill && pl->policy.enabled &&
-		    !ls->image_missing && ls->start_failures < 3) {
-			want = pl->policy.pool_size > idle
-				       ? pl->policy.pool_size - idle
-				       : 0;
-			starting -= resetting; /* already counted as idle */
-		}
-		while (starting < want) {
-			if (p->nboxes >= p->max_containers &&
-			    !(want_w && evict_one(p, pl)))
-				break;
-			rc = box_start(p, pl);
-			if (rc) {
-				if (want_w)
-					fail_waiters(
-						p, pl, rc,
-						"cannot start a container");
-				break;
-			}
-			starting++;
-		}
-	}
+	/* Start containers: first for waiters, then warm ones. */
+	for (i = 0; i < p->ps->n; i++)
+		start_misses(p, &p->langs[i]);
+	for (i = 0; i < p->ps->n; i++)
+		start_warm(p, &p->langs[i]);
 }
 
 static void dispatch(struct pool *p)
@@ -533,8 +731,30 @@ static void dispatch(struct pool *p)
 	p->dispatching = 0;
 }
 
+/* Remove b if it has been idle for idle_shrink_s and its language has more
+ * boxes than its floor, with nobody waiting. */
+static void maybe_shrink(struct pool *p, struct box *b, uint64_t now)
+{
+	struct lang_state *ls = lang_of(p, b->pl);
+	struct tally t;
+
+	if (!p->idle_shrink_ms || now - b->idle_since < p->idle_shrink_ms)
+		return;
+	tally(p, b->pl, &t);
+	if (t.total <= floor_of(ls) || waiting(p, b->pl))
+		return;
+	ls->shrunk++;
+	log_debug("[%s] container %.12s idle for %llu s: removed (%u left, "
+		  "floor %u)",
+		  b->pl->desc->name, b->id,
+		  (unsigned long long)((now - b->idle_since) / 1000),
+		  t.total - 1, floor_of(ls));
+	box_remove(b);
+}
+
 /* Give up on containers whose agent never said hello (a broken image, a
- * daemon that hangs); waiters for that language are told why. */
+ * daemon that hangs); waiters for that language are told why. Shrink
+ * languages that have had boxes idle for long. */
 static void housekeeping_cb(uv_timer_t *t)
 {
 	struct pool *p = t->data;
@@ -543,8 +763,10 @@ static void housekeeping_cb(uv_timer_t *t)
 
 	for (b = p->boxes; b; b = next) {
 		next = b->next;
-		if (b->state == BOX_STARTING && b->id[0] && b->ac &&
-		    now - b->started_at > START_TIMEOUT_MS) {
+		if (b->state == BOX_IDLE) {
+			maybe_shrink(p, b, now);
+		} else if (b->state == BOX_STARTING && b->id[0] && b->ac &&
+			   now - b->started_at > START_TIMEOUT_MS) {
 			/* Closing settles HELLO at once: box_open_cb fails
 			 * the start with the timeout message. */
 			b->start_timed_out = 1;
@@ -584,6 +806,14 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 
 	if (p->shutting_down)
 		return -ESHUTDOWN;
+	if (!lang_of(p, pl)->in_use) {
+		/* First use: from now on the language keeps its floor. */
+		lang_of(p, pl)->in_use = 1;
+		if (p->refill && pl->policy.pool_size)
+			log_info("[%s] first use: keeping %u warm containers "
+				 "from now on",
+				 pl->desc->name, pl->policy.pool_size);
+	}
 	/* Nobody ahead of us for this language: a warm box is ours now. */
 	if (!waiting(p, pl) && (b = find_idle(p, pl))) {
 		take(b);
@@ -645,7 +875,7 @@ static void reset_cb(struct agent_client *ac, const struct error *err, int ok,
 		return;
 	}
 	ls->reused++;
-	b->state = BOX_IDLE;
+	box_ready(b);
 	dispatch(p);
 }
 
@@ -706,18 +936,27 @@ void pool_stats(const struct pool *p, const struct plugin *pl,
 {
 	struct pool *mp = (struct pool *)p;
 	struct lang_state *ls = lang_of(mp, pl);
+	const struct box *b;
+	struct tally t;
 
 	memset(s, 0, sizeof(*s));
-	s->idle = count(mp, pl, BOX_IDLE);
-	s->busy = count(mp, pl, BOX_BUSY);
-	s->starting = count(mp, pl, BOX_STARTING);
-	s->resetting = count(mp, pl, BOX_RESETTING);
-	s->removing = count(mp, pl, BOX_REMOVING);
+	tally(p, pl, &t);
+	s->idle = t.idle;
+	s->busy = t.busy;
+	s->starting = t.starting;
+	s->resetting = t.resetting;
+	for (b = p->boxes; b; b = b->next)
+		if (b->pl == pl && b->state == BOX_REMOVING)
+			s->removing++;
 	s->waiting = waiting(mp, pl);
 	if (ls) {
 		s->started = ls->started;
 		s->discarded = ls->discarded;
 		s->reused = ls->reused;
+		s->grown = ls->grown;
+		s->shrunk = ls->shrunk;
+		s->in_use = ls->in_use;
+		s->mem_each = lang_mem(ls);
 	}
 }
 

@@ -1,12 +1,26 @@
 /*
- * pool.h - warm containers per language.
+ * pool.h - warm containers per language, sized by demand.
  *
  * A box is one running sandbox container with its agent connection. The pool
- * keeps `pool_size` idle boxes per language, hands one out without any
- * Docker call, and after each use either resets the box through the agent
- * (kill leftovers, wipe /work, /tmp, /dev/shm, SysV IPC, verify) or discards
- * it: after max_uses, on any anomaly, on a failed reset. A miss starts a
- * container on demand; beyond max_containers callers wait in FIFO order.
+ * hands an idle box out without any Docker call, and after each use either
+ * resets the box through the agent (kill leftovers, wipe /work, /tmp,
+ * /dev/shm, SysV IPC, verify) or discards it: after max_uses, on any
+ * anomaly, on a failed reset. Beyond max_containers callers wait in FIFO
+ * order.
+ *
+ * Sizing (docs/config.md, "How the pool sizes itself"), per language:
+ *  - floor: pool_size containers (idle, busy or being reset) once the
+ *    language is in use: from start-up if warm_at_start, else from its
+ *    first acquire; 0 before;
+ *  - a caller with no idle box, and no box being reset or started for it,
+ *    gets a container started for it (a miss), whatever the ceiling and
+ *    the memory budget;
+ *  - growth: a caller waiting for a box being reset also gets a new
+ *    container started, while the language has fewer than pool_max_size;
+ *  - shrink: a box idle for idle_shrink_s goes while the language has more
+ *    than its floor;
+ *  - warm starts (floor and growth) are held back when the estimated
+ *    memory of the pool's containers would exceed memory_budget_mb.
  */
 #ifndef SBX_POOL_H
 #define SBX_POOL_H
@@ -28,12 +42,21 @@ struct box;
 typedef void (*pool_acquire_cb)(struct box *box, int err, const char *errmsg,
 				void *arg);
 
-/* labels: "key=value" strings identifying this server (copied). */
-int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
-	     uint32_t max_containers, const char *const *labels,
-	     struct pool **out);
+struct pool_options {
+	uint32_t max_containers;   /* all languages together */
+	uint32_t idle_shrink_s;	   /* 0: boxes above the floor stay */
+	uint32_t memory_budget_mb; /* 0: no budget */
+	const char *const *labels; /* "key=value" identifying this server,
+				    * NULL-terminated (copied) */
+};
 
-/* Start filling every language up to its pool size (in the background). */
+/* ps is borrowed for the pool's life; each plugin's policy gives its floor,
+ * ceiling and whether it is warm from the start. */
+int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
+	     const struct pool_options *opt, struct pool **out);
+
+/* Start filling the languages that are warm at start up to their floor (in
+ * the background). */
 void pool_prewarm(struct pool *p);
 /* Refill on (default) or off: off keeps no idle container (one-shot CLI). */
 void pool_set_refill(struct pool *p, int on);
@@ -76,7 +99,9 @@ const char *box_id(const struct box *b);
 /* Counters for inspection and tests. */
 struct pool_stats {
 	unsigned idle, busy, starting, resetting, removing, waiting;
-	unsigned long started, discarded, reused;
+	unsigned long started, discarded, reused, grown, shrunk;
+	int in_use;	   /* the floor applies */
+	uint64_t mem_each; /* estimated bytes per container of the language */
 };
 void pool_stats(const struct pool *p, const struct plugin *pl,
 		struct pool_stats *out);

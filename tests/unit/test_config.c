@@ -1,6 +1,8 @@
 /* sandbox.ini parsing: defaults, values, bad lines, env overrides. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/config.h"
@@ -29,7 +31,53 @@ static void defaults(void)
 	CHECK(c.limits.stdout_cap == 100 * 1024);
 	CHECK(strcmp(c.network, "none") == 0);
 	CHECK(c.pool_size == 2);
+	CHECK(c.pool_max_size == 8);
+	CHECK(c.idle_shrink_s == 60);
+	CHECK(c.memory_budget_mb == 1024);
+	CHECK(c.nwarm_at_start == 2);
+	if (c.nwarm_at_start == 2) {
+		CHECK(strcmp(c.warm_at_start[0], "python") == 0);
+		CHECK(strcmp(c.warm_at_start[1], "bash") == 0);
+	}
 	config_close(&c);
+}
+
+/* The [pool] sizing keys: list, ranges, per-language ceiling. */
+static void pool_keys(void)
+{
+	struct config c;
+	const struct lang_config *js;
+	const char *why;
+	char *p = write_tmp("[pool]\nwarm_at_start = javascript,  go\n"
+			    "max_size = 6\nidle_shrink_s = 5\n"
+			    "memory_budget_mb = 256\n"
+			    "warm_at_start = Not A Name\nmax_size = 65\n"
+			    "[javascript]\npool_max_size = 3\n");
+
+	CHECK(p != NULL);
+	config_init(&c);
+	CHECK(config_load(&c, p) == 0);
+	CHECK(c.problems == 2); /* the bad list and the out-of-range size */
+	CHECK(c.nwarm_at_start == 2);
+	if (c.nwarm_at_start == 2) {
+		CHECK(strcmp(c.warm_at_start[0], "javascript") == 0);
+		CHECK(strcmp(c.warm_at_start[1], "go") == 0);
+	}
+	CHECK(c.pool_max_size == 6);
+	CHECK(c.idle_shrink_s == 5);
+	CHECK(c.memory_budget_mb == 256);
+	js = config_lang(&c, "javascript");
+	CHECK(js && js->pool_max_size == 3 && js->pool_size == -1);
+	/* An empty list warms nothing at start; "*" warms everything. */
+	CHECK(config_set(&c, "pool", "warm_at_start", "", &why) == 0);
+	CHECK(c.nwarm_at_start == 0);
+	CHECK(config_set(&c, "pool", "warm_at_start", "*", &why) == 0);
+	CHECK(c.nwarm_at_start == 1);
+	CHECK(config_set(&c, "pool", "idle_shrink_s", "0", &why) == 0);
+	CHECK(config_set(&c, "pool", "memory_budget_mb", "0", &why) == 0);
+	CHECK(config_set(&c, "python", "pool_max_size", "x", &why) == -EINVAL);
+	config_close(&c);
+	unlink(p);
 }
 
 static void good_and_bad(void)
@@ -77,6 +125,9 @@ static void env_override(void)
 		"SANDBOX_LIMITS_TIMEOUT_MS=7000",
 		"SANDBOX_POOL_SIZE=5",
 		"SANDBOX_PYTHON_ML_POOL_SIZE=1",
+		"SANDBOX_PYTHON_ML_POOL_MAX_SIZE=3",
+		"SANDBOX_POOL_WARM_AT_START=python-ml",
+		"SANDBOX_POOL_MEMORY_BUDGET_MB=2048",
 		"SANDBOX_PYTHON_MEMORY_MB=2048",
 		"SANDBOX_NOPE_X=1",
 		"SANDBOX_LIMITS_PIDS=lots",
@@ -90,6 +141,11 @@ static void env_override(void)
 	CHECK(c.pool_size == 5);
 	CHECK(config_lang(&c, "python-ml") &&
 	      config_lang(&c, "python-ml")->pool_size == 1);
+	CHECK(config_lang(&c, "python-ml") &&
+	      config_lang(&c, "python-ml")->pool_max_size == 3);
+	CHECK(c.nwarm_at_start == 1 &&
+	      strcmp(c.warm_at_start[0], "python-ml") == 0);
+	CHECK(c.memory_budget_mb == 2048);
 	CHECK(config_lang(&c, "python") &&
 	      config_lang(&c, "python")->limits.memory_mb == 2048);
 	CHECK(c.limits.pids == 128);
@@ -111,6 +167,7 @@ int main(void)
 	log_set_level(LOG_LEVEL_EMERGENCY); /* expected complaints stay quiet */
 	defaults();
 	good_and_bad();
+	pool_keys();
 	env_override();
 	missing_file();
 	return t_summary("config");

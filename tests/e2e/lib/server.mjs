@@ -27,13 +27,16 @@ export const IN_CI = process.env.CI === 'true';
 // One warm container per language instead of the default two, and none for
 // the languages that most tests do not use: the machine has two cores and
 // every test starts its own server. A test that needs more sets its own
-// values (a language's own key beats SANDBOX_POOL_SIZE).
+// values (a language's own key beats SANDBOX_POOL_SIZE). Every language is
+// warm from the start, so that these pool sizes say which containers a
+// test's server starts with; pool_adaptive.test.mjs runs with the shipped
+// pool settings instead (SHIPPED_POOL).
 // Sessions are remembered in a state directory; tests never use the user's
 // (one per test process, removed at its exit; session tests use their own).
 const STATE_DIR = mkdtempSync(path.join(os.tmpdir(), 'sbx-e2e-state-'));
 process.on('exit', () => rmSync(STATE_DIR, { recursive: true, force: true }));
-const DEFAULT_ENV = {
-  SANDBOX_SESSIONS_STATE_DIR: STATE_DIR,
+const POOL_ENV = {
+  SANDBOX_POOL_WARM_AT_START: '*',
   SANDBOX_POOL_SIZE: '1',
   SANDBOX_JAVASCRIPT_POOL_SIZE: '0',
   SANDBOX_TYPESCRIPT_POOL_SIZE: '0',
@@ -41,11 +44,20 @@ const DEFAULT_ENV = {
   SANDBOX_RUST_POOL_SIZE: '0',
   SANDBOX_PYTHON_ML_POOL_SIZE: '0',
 };
+const DEFAULT_ENV = {
+  SANDBOX_SESSIONS_STATE_DIR: STATE_DIR,
+  ...POOL_ENV,
+};
+
+/** Pass as (part of) a server's env to run it with sandbox.ini's pool settings. */
+export const SHIPPED_POOL = Object.fromEntries(Object.keys(POOL_ENV).map((k) => [k, undefined]));
 const STDERR_KEEP = 256 * 1024;
 const STDERR_SHOW = 12 * 1024;
 
 function serverEnv(env) {
-  return { ...process.env, ...DEFAULT_ENV, ...env };
+  const all = { ...process.env, ...DEFAULT_ENV, ...env };
+  // undefined unsets a variable (SHIPPED_POOL).
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }
 
 function keepTail(s) {
