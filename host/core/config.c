@@ -85,6 +85,7 @@ static const struct key_desc limit_keys[] = {
 static const struct key_desc limits_only_keys[] = {
 	{"max_timeout_ms", KT_U32, CFG(max_timeout_ms), 100, 86400000},
 	{"start_timeout_ms", KT_U32, CFG(start_timeout_ms), 1000, 600000},
+	{"reset_timeout_ms", KT_U32, CFG(reset_timeout_ms), 1000, 600000},
 	{"max_code_bytes", KT_U32, CFG(max_code_bytes), 1024, 16u << 20},
 	{"shm_mb", KT_U32, CFG(shm_mb), 1, 1u << 20},
 	{"network", KT_NETWORK, CFG(network), 0, 0},
@@ -98,6 +99,7 @@ static const struct key_desc lang_keys[] = {
 	{"max_uses", KT_U32, LANG(max_uses), 1, 100000},
 	{"max_timeout_ms", KT_U32, LANG(max_timeout_ms), 100, 86400000},
 	{"start_timeout_ms", KT_U32, LANG(start_timeout_ms), 1000, 600000},
+	{"reset_timeout_ms", KT_U32, LANG(reset_timeout_ms), 1000, 600000},
 	{"network", KT_NETWORK, LANG(network), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
@@ -138,6 +140,7 @@ void config_init(struct config *cfg)
 	};
 	cfg->max_timeout_ms = 300000;
 	cfg->start_timeout_ms = 60000;
+	cfg->reset_timeout_ms = 15000;
 	cfg->max_code_bytes = 4u << 20;
 	cfg->shm_mb = 64;
 	cfg->network = strdup("none");

@@ -27,6 +27,7 @@ struct lang_config {
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms;
 	uint32_t start_timeout_ms; /* 0: not set */
+	uint32_t reset_timeout_ms; /* 0: not set */
 	char *network;
 	/* Replace the plugin's lists when set (has_*). */
 	int has_blocklist;
@@ -81,6 +82,7 @@ struct config {
 	/* A new container's start and warm-up, and a session interpreter's
 	 * start (python-ml imports its libraries then). */
 	uint32_t start_timeout_ms;
+	uint32_t reset_timeout_ms; /* a used container's reset and check */
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;
 	char *network; /* Docker network mode, "none" */

@@ -395,18 +395,13 @@ int exec_warmup(struct box *b, const struct plugin *pl,
 	return rc;
 }
 
-static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
+static void acquired_cb(struct box *b, const struct error *err, void *arg)
 {
 	struct exec_job *j = arg;
 
 	j->waiting = 0;
 	if (err) {
-		job_fail(j,
-			 err == POOL_E_NOIMAGE	  ? ERR_IMAGE_MISSING
-			 : err == POOL_E_NODOCKER ? ERR_DOCKER_UNAVAILABLE
-			 : err == -ESHUTDOWN	  ? ERR_SHUTTING_DOWN
-						  : ERR_SANDBOX,
-			 "%s", errmsg ? errmsg : "no container");
+		job_fail(j, err->code, "%s", err->msg);
 		return;
 	}
 	j->box = b;
@@ -579,7 +574,7 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 	}
 	rc = pool_acquire(j->pool, req->pl, acquired_cb, j, &b);
 	if (rc < 0) {
-		job_fail(j, rc == -ESHUTDOWN ? ERR_SHUTTING_DOWN : ERR_SANDBOX,
+		job_fail(j, rc == ERR_SHUTTING_DOWN ? rc : ERR_SANDBOX,
 			 "cannot get a sandbox container");
 		return;
 	}

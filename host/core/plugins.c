@@ -433,6 +433,9 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	p->start_timeout_ms = lc && lc->start_timeout_ms
 				      ? lc->start_timeout_ms
 				      : cfg->start_timeout_ms;
+	p->reset_timeout_ms = lc && lc->reset_timeout_ms
+				      ? lc->reset_timeout_ms
+				      : cfg->reset_timeout_ms;
 	p->interrupt_grace_ms = cfg->interrupt_grace_ms;
 	p->max_code_bytes = cfg->max_code_bytes;
 	p->shm_mb = cfg->shm_mb;

@@ -31,6 +31,7 @@ struct policy {
 	uint32_t max_timeout_ms;     /* a call's timeout is lowered to this */
 	uint32_t start_timeout_ms;   /* container start + warm-up, and a
 				      * session interpreter's start */
+	uint32_t reset_timeout_ms;   /* a used container's reset and check */
 	uint32_t interrupt_grace_ms; /* a session call: interrupt, then kill */
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;

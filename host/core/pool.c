@@ -15,8 +15,6 @@
 #define LOG_MODULE "pool"
 #define MAX_LABELS 16
 /* A container that has not answered HELLO, or RESET, by then is given up. */
-#define START_TIMEOUT_MS 30000
-#define RESET_TIMEOUT_MS 15000
 #define HOUSEKEEPING_MS 1000
 /* Memory a container is assumed to use until one of its language has been
  * measured (capped by the language's limit); docs/config.md. */
@@ -309,11 +307,13 @@ static void box_remove(struct box *b)
 	issue_delete(b);
 }
 
-static void fail_waiters(struct pool *p, const struct plugin *pl, int err,
+static void fail_waiters(struct pool *p, const struct plugin *pl, int code,
 			 const char *msg)
 {
 	struct waiter **pw = &p->wq_head, *w, *prev = NULL;
+	struct error err;
 
+	error_set(&err, code, "%s", msg);
 	while ((w = *pw)) {
 		if (pl && w->pl != pl) {
 			prev = w;
@@ -323,7 +323,7 @@ static void fail_waiters(struct pool *p, const struct plugin *pl, int err,
 		*pw = w->next;
 		if (p->wq_tail == w)
 			p->wq_tail = prev;
-		w->cb(NULL, err, msg, w->arg);
+		w->cb(NULL, &err, w->arg);
 		free(w);
 	}
 }
@@ -335,7 +335,12 @@ static void start_failed(struct box *b, int err, const char *msg)
 	struct lang_state *ls = lang_of(p, pl);
 	char buf[512];
 
-	if (err == POOL_E_NOIMAGE) {
+	/* The engine's words, in the pool's terms. */
+	if (err == -ENOENT)
+		err = ERR_IMAGE_MISSING;
+	else if (err == -ENODEV)
+		err = ERR_DOCKER_UNAVAILABLE;
+	if (err == ERR_IMAGE_MISSING) {
 		snprintf(buf, sizeof(buf),
 			 "image %s is missing: build it with "
 			 "scripts/build-images.sh %s",
@@ -343,7 +348,7 @@ static void start_failed(struct box *b, int err, const char *msg)
 		if (!ls->image_missing)
 			log_error("%s", buf);
 		ls->image_missing = 1;
-	} else if (err == POOL_E_NODOCKER) {
+	} else if (err == ERR_DOCKER_UNAVAILABLE) {
 		snprintf(buf, sizeof(buf),
 			 "cannot reach the Docker engine at %s (%s); start one "
 			 "with scripts/docker-up.sh",
@@ -352,7 +357,7 @@ static void start_failed(struct box *b, int err, const char *msg)
 		snprintf(buf, sizeof(buf), "%s",
 			 msg ? msg : "container start failed");
 	}
-	if (err != POOL_E_NOIMAGE)
+	if (err != ERR_IMAGE_MISSING)
 		log_error("[%s] starting a container failed: %s",
 			  pl->desc->name, buf);
 	ls->start_failures++;
@@ -384,7 +389,7 @@ static void box_lost_cb(struct agent_client *ac, void *arg)
 	 * releases it; pool_release then removes it. */
 }
 
-static void sampled_cb(int err, const char *errmsg, uint64_t bytes, void *arg)
+static void sampled_cb(const struct error *err, uint64_t bytes, void *arg)
 {
 	struct sample_req *r = arg;
 	struct pool *p = r->pool;
@@ -392,10 +397,9 @@ static void sampled_cb(int err, const char *errmsg, uint64_t bytes, void *arg)
 	struct box *b;
 
 	if (err) {
-		if (err != -ECANCELED)
+		if (err->code != -ECANCELED)
 			log_debug("[%s] memory of %.12s unknown: %s",
-				  r->pl->desc->name, r->id,
-				  errmsg ? errmsg : "?");
+				  r->pl->desc->name, r->id, err->msg);
 		free(r);
 		return;
 	}
@@ -703,7 +707,7 @@ static void dispatch_once(struct pool *p)
 		if (p->wq_tail == w)
 			p->wq_tail = prev;
 		take(b);
-		w->cb(b, 0, NULL, w->arg);
+		w->cb(b, NULL, w->arg);
 		free(w);
 		p->again = 1; /* the callback may have changed anything */
 		return;
@@ -766,18 +770,20 @@ static void housekeeping_cb(uv_timer_t *t)
 		if (b->state == BOX_IDLE) {
 			maybe_shrink(p, b, now);
 		} else if (b->state == BOX_STARTING && b->id[0] && b->ac &&
-			   now - b->started_at > START_TIMEOUT_MS) {
+			   now - b->started_at >
+				   b->pl->policy.start_timeout_ms) {
 			/* Closing settles HELLO at once: box_open_cb fails
 			 * the start with the timeout message. */
 			b->start_timed_out = 1;
 			agent_client_close(b->ac);
 		} else if (b->state == BOX_RESETTING && b->ac &&
-			   now - b->reset_at > RESET_TIMEOUT_MS) {
+			   now - b->reset_at > b->pl->policy.reset_timeout_ms) {
 			/* Closing settles RESET with an error: reset_cb
 			 * discards the box and frees its slot. */
 			log_error("[%s] container %.12s did not finish its "
-				  "reset in %d ms",
-				  b->pl->desc->name, b->id, RESET_TIMEOUT_MS);
+				  "reset in %u ms",
+				  b->pl->desc->name, b->id,
+				  b->pl->policy.reset_timeout_ms);
 			agent_client_close(b->ac);
 		}
 	}
@@ -805,7 +811,7 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 	struct box *b;
 
 	if (p->shutting_down)
-		return -ESHUTDOWN;
+		return ERR_SHUTTING_DOWN;
 	if (!lang_of(p, pl)->in_use) {
 		/* First use: from now on the language keeps its floor. */
 		lang_of(p, pl)->in_use = 1;
@@ -969,7 +975,7 @@ void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg)
 	p->done_arg = arg;
 	if (!uv_is_closing((uv_handle_t *)&p->housekeeping))
 		uv_close((uv_handle_t *)&p->housekeeping, NULL);
-	fail_waiters(p, NULL, -ESHUTDOWN, "the server is shutting down");
+	fail_waiters(p, NULL, ERR_SHUTTING_DOWN, "the server is shutting down");
 	for (b = p->boxes; b; b = next) {
 		next = b->next; /* box_remove may free b */
 		box_remove(b);

@@ -30,16 +30,16 @@
 #include "plugins.h"
 #include "../engine/agent_client.h"
 #include "../engine/docker.h"
+#include "../util/error.h"
 
 struct pool;
 struct box;
 
-/* Error codes passed to acquire callbacks, beyond negative errno. */
-#define POOL_E_NOIMAGE (-ENOENT)  /* the language's image is not built */
-#define POOL_E_NODOCKER (-ENODEV) /* the engine cannot be reached */
-
-/* err < 0 and box NULL on failure, with a message for the user. */
-typedef void (*pool_acquire_cb)(struct box *box, int err, const char *errmsg,
+/* err NULL with the box, or box NULL and err (util/error.h) saying why, in
+ * words for the user: ERR_IMAGE_MISSING (the language's image is not
+ * built), ERR_DOCKER_UNAVAILABLE (the engine cannot be reached),
+ * ERR_SHUTTING_DOWN, or another code. Borrowed for the call. */
+typedef void (*pool_acquire_cb)(struct box *box, const struct error *err,
 				void *arg);
 
 struct pool_options {
@@ -64,7 +64,8 @@ void pool_set_refill(struct pool *p, int on);
 /*
  * Take a box for plugin pl. Returns 0 with *out set when a warm box was
  * ready (cb is not called), 1 when the request waits (cb is called exactly
- * once later), or a negative code (cb not called).
+ * once later, from the loop), or a negative code (cb not called):
+ * ERR_SHUTTING_DOWN, -ENOMEM.
  */
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 		 void *arg, struct box **out);

@@ -308,18 +308,13 @@ static void created(struct create_op *op, struct box *b)
 	}
 }
 
-static void acquired_cb(struct box *b, int err, const char *errmsg, void *arg)
+static void acquired_cb(struct box *b, const struct error *err, void *arg)
 {
 	struct create_op *op = arg;
 
 	if (err) {
 		op->m->creating--;
-		create_failed(op,
-			      err == POOL_E_NOIMAGE    ? ERR_IMAGE_MISSING
-			      : err == POOL_E_NODOCKER ? ERR_DOCKER_UNAVAILABLE
-			      : err == -ESHUTDOWN      ? ERR_SHUTTING_DOWN
-						       : ERR_SANDBOX,
-			      errmsg ? errmsg : "no container");
+		create_failed(op, err->code, err->msg);
 		return;
 	}
 	created(op, b);
@@ -378,9 +373,9 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 	rc = pool_acquire(m->pool, pl, acquired_cb, op, &b);
 	if (rc < 0) {
 		free(op);
-		return error_set(
-			err, rc == -ESHUTDOWN ? ERR_SHUTTING_DOWN : ERR_SANDBOX,
-			"cannot get a container");
+		return error_set(err,
+				 rc == ERR_SHUTTING_DOWN ? rc : ERR_SANDBOX,
+				 "cannot get a container");
 	}
 	if (rc == 0) {
 		op->box = b;
