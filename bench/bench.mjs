@@ -8,117 +8,21 @@
 // says otherwise, and nothing is measured before the pools it uses are warm:
 // the server logs "[lang] warm: N containers" when a language's floor is
 // ready (for python-ml, once its fork server has loaded its libraries).
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync, execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import { promisify } from "node:util";
+import {
+  HELLO, call, connect, containersMemory, line, logged, memKiB, pct, poolSizes,
+  serverContainers, series, timed, warm, warmCount, warmRe,
+} from "./lib.mjs";
 
 const run = promisify(execFile);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const server = path.join(root, "build/bin/mcp-sandbox");
 const quick = process.argv.includes("--quick");
 const N = quick ? 30 : 200;
 const BASE_N = quick ? 10 : 30;
 const THROUGHPUT_S = quick ? 5 : 20;
-
-function pct(xs, p) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-}
-const fmt = (x) => x.toFixed(1).padStart(7);
-function line(name, xs) {
-  console.log(`${name.padEnd(34)} n=${String(xs.length).padStart(4)}  p50 ${fmt(pct(xs, 50))} ms  p90 ${fmt(pct(xs, 90))} ms  p99 ${fmt(pct(xs, 99))} ms`);
-  return pct(xs, 50);
-}
-
-// A server and its stderr (kept for the pool's log lines).
-async function connect(env = {}) {
-  const transport = new StdioClientTransport({
-    command: server,
-    args: [],
-    env: { ...process.env, ...env },
-    stderr: "pipe",
-  });
-  const srv = { transport, log: "" };
-  transport.stderr.on("data", (c) => {
-    srv.log += c.toString("utf8");
-  });
-  srv.client = new Client({ name: "bench", version: "1" });
-  await srv.client.connect(transport);
-  srv.pid = transport.pid;
-  return srv;
-}
-
-// Polls until the server's log has at least `n` lines matching re.
-async function logged(srv, re, { n = 1, timeoutMs = 180_000 } = {}) {
-  const g = new RegExp(re.source, "g");
-  const end = Date.now() + timeoutMs;
-  while ((srv.log.match(g) || []).length < n) {
-    if (Date.now() > end) throw new Error(`the server never logged ${re} (${n}x):\n${srv.log.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-const warmRe = (lang) => new RegExp(`\\[${lang}\\] warm: `);
-const warmCount = (srv, lang) => (srv.log.match(new RegExp(warmRe(lang).source, "g")) || []).length;
-// Waits until every language in langs has reported its floor ready.
-async function warm(srv, langs) {
-  for (const l of langs) await logged(srv, warmRe(l));
-}
-
-// The pool sizes the server reported at start: "[python] image ..., pool 2..8 from start".
-function poolSizes(srv) {
-  const out = [];
-  for (const m of srv.log.matchAll(/\[([a-z0-9_-]+)\] image \S+, pool (\d+)\.\.(\d+) (from start|on first use)/g))
-    out.push(`${m[1]} ${m[2]}..${m[3]}${m[4] === "from start" ? " warm at start" : ""}`);
-  const g = /pool: memory budget (\d+) MiB.*after (\d+) s/.exec(srv.log);
-  return `${out.join(", ")}${g ? `; budget ${g[1]} MiB, idle shrink ${g[2]} s` : ""}`;
-}
-
-// The server's containers (its owner-pid label) and the memory in them as
-// `docker stats` shows it.
-function serverContainers(pid) {
-  return execFileSync("docker", ["ps", "-q", "--filter", "label=org.mcp-sandbox.managed=1", "--filter", `label=org.mcp-sandbox.owner-pid=${pid}`])
-    .toString().split("\n").filter(Boolean);
-}
-function toMiB(s) {
-  const m = /^([\d.]+)\s*([KMGT]?i?B)$/.exec(s.trim());
-  const unit = { B: 1 / 2 ** 20, KiB: 1 / 1024, kB: 1 / 1024, MiB: 1, MB: 1, GiB: 1024, GB: 1024 }[m[2]];
-  return Number(m[1]) * unit;
-}
-function containersMemory(ids) {
-  if (!ids.length) return { n: 0, mib: 0 };
-  const lines = execFileSync("docker", ["stats", "--no-stream", "--format", "{{.MemUsage}}", ...ids]).toString().split("\n").filter(Boolean);
-  return { n: ids.length, mib: lines.reduce((a, l) => a + toMiB(l.split("/")[0]), 0) };
-}
-
-async function call(client, language, code) {
-  const r = await client.callTool({ name: "sandbox_execute", arguments: { language, code } });
-  if (r.isError || r.structuredContent.exitCode !== 0) throw new Error(JSON.stringify(r));
-  return r;
-}
-
-async function timed(fn) {
-  const t = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
-
-async function series(client, language, code, n) {
-  for (let i = 0; i < 5; i++) await call(client, language, code); // warm-up
-  const xs = [];
-  for (let i = 0; i < n; i++) xs.push(await timed(() => call(client, language, code)));
-  return xs;
-}
-
-function memKiB(pid) {
-  const r = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-  const get = (k) => Number(r.match(new RegExp(`^${k}:\\s+(\\d+)`, "m"))[1]);
-  return { rss: get("Rss"), pss: get("Pss"), dirty: get("Private_Dirty") };
-}
 
 async function dockerBaselines(image, cmd) {
   const name = `sbx-bench-${process.pid}-${image.replace(/\W/g, "")}`;
@@ -136,17 +40,6 @@ async function dockerBaselines(image, cmd) {
   }
 }
 
-// A hello world per language the server offers (issue 3's table).
-const HELLO = {
-  javascript: 'console.log(1)',
-  typescript: 'const n: number = 1; console.log(n)',
-  go: 'fmt.Println(1)',
-  rust: 'println!("1");',
-  // issue 3: the full ML import plus a tiny computation, served by the
-  // fork server (the first call of a container pays the imports; series()
-  // warms up first).
-  'python-ml': 'import numpy, pandas, sklearn, torch\nprint(torch.tensor([1, 2]).sum().item())',
-};
 
 // One warm container per language, every language warm from the start.
 async function languages(n) {

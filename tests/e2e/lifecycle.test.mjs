@@ -133,10 +133,13 @@ e2e('SIGTERM: the server removes every container and exits', {}, async (h) => {
     _meta: { progressToken: 'run' }, // its output comes as progress notifications
   }, { timeoutMs: 60_000 });
   running.catch(() => {}); // it may or may not be answered before exit
-  await s.waitFor(
-    (m) => m.method === 'notifications/progress' && m.params?.progressToken === 'run' && /up\n/.test(m.params.message ?? ''),
-    { timeoutMs: 45_000, what: 'the running code printing "up"' },
-  );
+  // The output may arrive split over several notifications ("up", "\n").
+  const streamed = () =>
+    s.messages
+      .filter((m) => m.method === 'notifications/progress' && m.params?.progressToken === 'run')
+      .map((m) => m.params.message ?? '')
+      .join('');
+  await s.waitFor(() => /up\n/.test(streamed()), { timeoutMs: 45_000, what: 'the running code printing "up"' });
   const mine = await eventually(async () => {
     const c = await serverContainers(s.pid);
     return c.length >= 2 ? c : null;

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { e2e } from './lib/server.mjs';
 import { containerOf, section } from './lib/sandbox.mjs';
+import { pyUntilFile, releaseFile } from './lib/sessions.mjs';
+import { progressText } from './lib/wait.mjs';
 
 e2e('four python calls run at the same time', { timeoutMs: 90_000 }, async (h) => {
   const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '4', SANDBOX_BASH_POOL_SIZE: '0' } });
@@ -11,9 +13,7 @@ e2e('four python calls run at the same time', { timeoutMs: 90_000 }, async (h) =
   // The first round may wait for containers to start; the second shows
   // whether calls overlap.
   await round();
-  const t0 = Date.now();
   const results = await round();
-  const wall = Date.now() - t0;
   const spans = results.map((r) => {
     assert.equal(r.exitCode, 0, r.stderr);
     const [host, start, end] = r.stdout.trim().split(' ');
@@ -23,26 +23,33 @@ e2e('four python calls run at the same time', { timeoutMs: 90_000 }, async (h) =
   const lastStart = Math.max(...spans.map((x) => x.start));
   const firstEnd = Math.min(...spans.map((x) => x.end));
   assert.ok(lastStart < firstEnd, `all four sleeps were running at once (last start ${lastStart}, first end ${firstEnd})`);
-  assert.ok(wall < 3500, `4 x 1 s of sleep took ${wall} ms in all`);
+  // How fast four run at once is bench/'s to measure, not this test's.
 });
 
 e2e('ping answers while a long call runs', { timeoutMs: 60_000 }, async (h) => {
   const s = await h.start({ env: { SANDBOX_BASH_POOL_SIZE: '0' } });
   let done = false;
-  const long = s.execute('python', 'import time\ntime.sleep(5)\nprint("slept")').finally(() => {
-    done = true;
-  });
-  await new Promise((r) => setTimeout(r, 1000));
+  // The call runs until the test releases it: the pings below are answered
+  // while it certainly runs.
+  const p = progressText();
+  const code = `import socket\nprint(socket.gethostname(), flush=True)\n${pyUntilFile('/work/release')}print("released")`;
+  const long = s.client
+    .callTool({ name: 'sandbox_execute', arguments: { language: 'python', code, timeout: 50_000 } }, undefined, {
+      onprogress: p.onprogress,
+      timeout: 55_000,
+    })
+    .finally(() => {
+      done = true;
+    });
+  await p.until(/^[0-9a-f]{12}$/m, 'the long call printing its host');
   for (let i = 0; i < 3; i++) {
-    const t0 = performance.now();
     assert.deepEqual(await s.client.ping(), {});
-    const ms = performance.now() - t0;
-    assert.ok(ms < 500, `ping took ${ms.toFixed(0)} ms during a running call`);
     assert.equal(done, false, 'the long call was still running');
-    await new Promise((r) => setTimeout(r, 300));
   }
+  await releaseFile(await containerOf(s, p.text.split('\n')[0].trim()), '/work/release');
   const r = await long;
-  assert.equal(r.stdout, 'slept\n');
+  assert.equal(r.isError ?? false, false);
+  assert.match(r.structuredContent.stdout, /^[0-9a-f]{12}\nreleased\n$/);
 });
 
 // One container allowed in all, so the second call must reuse the first's

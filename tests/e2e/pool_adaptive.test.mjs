@@ -5,7 +5,8 @@
 // on its own (never a caller's).
 import assert from 'node:assert/strict';
 import { SHIPPED_POOL, e2e } from './lib/server.mjs';
-import { eventually, serverContainers } from './lib/sandbox.mjs';
+import { serverContainers } from './lib/sandbox.mjs';
+import { eventually } from './lib/wait.mjs';
 
 const LANGUAGE = 'org.mcp-sandbox.language';
 
