@@ -107,16 +107,25 @@ static inline void env_watchdog_cb(uv_timer_t *t)
 		}                                                              \
 	} while (0)
 
+static inline void env_negotiated_cb(const struct docker_response *res,
+				     void *arg)
+{
+	*(int *)arg = res->err ? res->err : (int)res->status;
+}
+
 /*
  * settings: "section", "key", "value" triples, NULL-terminated (config_set
  * on top of the built-in defaults and of "[pool] size = 0": no warm boxes
- * unless a scenario asks). watchdog_ms 0: ENV_WATCHDOG_MS.
+ * unless a scenario asks). watchdog_ms 0: ENV_WATCHDOG_MS. The client
+ * negotiates the API version first, as the server does: requests carry
+ * the "/v1.44" prefix.
  */
 static inline void env_open(struct env *e, const char *name,
 			    const char *const *settings, unsigned watchdog_ms)
 {
 	static const char *const labels[] = {"org.mcp-sandbox.test=unit", NULL};
 	const char *why = NULL;
+	int negotiated = 0;
 	size_t i;
 
 	memset(e, 0, sizeof(*e));
@@ -138,6 +147,11 @@ static inline void env_open(struct env *e, const char *name,
 	uv_timer_start(&e->watchdog, env_watchdog_cb,
 		       watchdog_ms ? watchdog_ms : ENV_WATCHDOG_MS, 0);
 	uv_unref((uv_handle_t *)&e->watchdog);
+	CHECK(docker_negotiate(e->d, env_negotiated_cb, &negotiated) == 0);
+	RUN_UNTIL(e, negotiated != 0);
+	CHECK(negotiated == 200);
+	CHECK(docker_api_version(e->d) &&
+	      strcmp(docker_api_version(e->d), "1.44") == 0);
 
 	config_init(&e->cfg);
 	CHECK(config_set(&e->cfg, "pool", "size", "0", &why) == 0);

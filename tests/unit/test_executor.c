@@ -223,6 +223,9 @@ static void t_transport_failure(void)
 		RUN_UNTIL(&e, r.n == 1);
 		CHECK(r.error == ERR_SANDBOX);
 		CHECK_STR_CONTAINS(r.errmsg, "bad request: no run");
+		/* An agent off its script is not trusted again. */
+		RUN_UNTIL(&e, env_removed(&e, 1));
+		CHECK(env_resets(&e, 1) == 1); /* after "print(2)" only */
 	}
 	env_close(&e);
 }

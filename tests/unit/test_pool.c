@@ -317,18 +317,43 @@ static void t_shutdown(void)
 	env_close(&e);
 }
 
+/* An agent that never answers HELLO: the start is given up after the
+ * language's start_timeout_ms (docs/config.md), the caller is told and the
+ * container removed.
+ * BUG (host/core/pool.c:17 and :548): the pool gives up after a fixed
+ * START_TIMEOUT_MS of 30 s, not the policy's start_timeout_ms (default
+ * 60 s, here 1 s), so this fails on its watchdog. Not run by default;
+ * `test_pool start-timeout` runs it. */
+static void t_start_timeout(void)
+{
+	static const char *const cfg[] = {"fake", "start_timeout_ms", "1000",
+					  NULL};
+	struct env e;
+	struct acq a;
+
+	env_open(&e, "start-timeout", cfg, 4000);
+	e.script->hello = FAKE_HELLO_SILENT;
+	CHECK(env_acquire(&e, e.pl, &a) == 1);
+	RUN_UNTIL(&e, a.n == 1);
+	CHECK(a.err == -ETIMEDOUT && a.box == NULL);
+	RUN_UNTIL(&e, env_removed(&e, 0));
+	env_close(&e);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	int known_bug; /* run only when named */
 } scenarios[] = {
-	{"warm-box", t_warm_box},
-	{"reset-and-reuse", t_reset_and_reuse},
-	{"anomaly-discards", t_anomaly_discards},
-	{"max-uses", t_max_uses},
-	{"fifo-waiters", t_fifo_waiters},
-	{"failed-reset", t_failed_reset},
-	{"start-failures", t_start_failures},
-	{"shutdown", t_shutdown},
+	{"warm-box", t_warm_box, 0},
+	{"reset-and-reuse", t_reset_and_reuse, 0},
+	{"anomaly-discards", t_anomaly_discards, 0},
+	{"max-uses", t_max_uses, 0},
+	{"fifo-waiters", t_fifo_waiters, 0},
+	{"failed-reset", t_failed_reset, 0},
+	{"start-failures", t_start_failures, 0},
+	{"shutdown", t_shutdown, 0},
+	{"start-timeout", t_start_timeout, 1},
 };
 
 int main(int argc, char **argv)
@@ -338,7 +363,8 @@ int main(int argc, char **argv)
 
 	env_init_process();
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (argc < 2 || strcmp(argv[1], scenarios[i].name) == 0) {
+		if ((argc < 2 && !scenarios[i].known_bug) ||
+		    (argc >= 2 && strcmp(argv[1], scenarios[i].name) == 0)) {
 			scenarios[i].fn();
 			ran++;
 		}

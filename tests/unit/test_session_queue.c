@@ -67,6 +67,20 @@ static struct session *open_session(struct env *e, struct session_mgr *m,
 	return c.s;
 }
 
+struct mem {
+	int n, err;
+	uint64_t bytes;
+};
+
+static void mem_cb(const struct error *err, uint64_t bytes, void *arg)
+{
+	struct mem *mem = arg;
+
+	mem->n++;
+	mem->err = err ? err->code : 0;
+	mem->bytes = bytes;
+}
+
 static int call(struct session *s, const struct plugin *pl, const char *code,
 		struct run *r, struct session_call **out, struct error *err)
 {
@@ -104,10 +118,13 @@ static void mgr_close(struct env *e, struct session_mgr *m)
 		"sessions", "max_queued", "2", /* */                           \
 		"sessions", "max_ttl", "3600"
 
-/* Refusals at once, without the callback; success later, with it. */
+/* Refusals at once, without the callback; success later, with it, even
+ * when a warm container was there at once. */
 static void t_create(void)
 {
-	static const char *const cfg[] = {SESSION_CFG, NULL};
+	static const char *const cfg[] = {SESSION_CFG, "fake", "pool_size", "1",
+					  NULL};
+	struct pool_stats ps;
 	struct env e;
 	struct session_mgr *m;
 	struct created c, bad[5];
@@ -127,6 +144,8 @@ static void t_create(void)
 	      ERR_INVALID_ARGUMENTS);
 	CHECK_STR_CONTAINS(err.msg, "3600");
 
+	pool_prewarm(e.pool);
+	RUN_UNTIL(&e, (pool_stats(e.pool, e.pl, &ps), ps.idle >= 1));
 	CHECK(create(m, e.pl, "s1", 0, &c, &err) == 0);
 	CHECK(c.n == 0); /* never before session_create returned */
 	RUN_UNTIL(&e, c.n == 1);
@@ -156,9 +175,10 @@ static void t_create(void)
 	session_destroy(s);
 	CHECK(session_find(m, "s1") == NULL);
 
-	/* The engine's failures come through the callback, later. */
+	/* The engine's failures come through the callback, later (for a
+	 * language without a warm container). */
 	e.faults->no_image = 1;
-	CHECK(create(m, e.pl, "s4", 0, &c, &err) == 0);
+	CHECK(create(m, e.other, "s4", 0, &c, &err) == 0);
 	CHECK(c.n == 0);
 	RUN_UNTIL(&e, c.n == 1);
 	CHECK(c.early == 0);
@@ -369,13 +389,65 @@ static void t_destroy(void)
 	env_close(&e);
 }
 
+/* Pause freezes the container (calls refused meanwhile), resume thaws it;
+ * memory comes from the engine's statistics. */
+static void t_pause_memory(void)
+{
+	static const char *const cfg[] = {SESSION_CFG, NULL};
+	struct env e;
+	struct session_mgr *m;
+	struct session *s;
+	struct session_call *sc;
+	struct session_info info;
+	struct created c;
+	struct run r;
+	struct error err;
+	struct mem mem = {0};
+
+	env_open(&e, "pause-memory", cfg, 0);
+	CHECK(session_mgr_new(&e.loop, e.d, e.pool, &e.ps, &e.cfg, &m) == 0);
+	s = open_session(&e, m, "frozen");
+	if (!s) {
+		mgr_close(&e, m);
+		env_close(&e);
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	CHECK(session_pause(s, created_cb, &c, &err) == 0);
+	CHECK(c.n == 0);
+	RUN_UNTIL(&e, c.n == 1);
+	CHECK(c.err == 0 && c.s == s);
+	CHECK(fake_engine_count(e.fe, FAKE_OP_PAUSE) == 1);
+	session_info(s, &info);
+	CHECK(strcmp(info.state, "paused") == 0);
+	CHECK(fake_engine_find(e.fe, info.container_id)->paused == 1);
+	CHECK(call(s, e.pl, "x", &r, &sc, &err) == ERR_SESSION_PAUSED);
+
+	memset(&c, 0, sizeof(c));
+	CHECK(session_resume(s, created_cb, &c, &err) == 0);
+	RUN_UNTIL(&e, c.n == 1);
+	CHECK(c.err == 0 && c.s == s);
+	CHECK(fake_engine_find(e.fe, info.container_id)->paused == 0);
+	CHECK(call(s, e.pl, "x", &r, &sc, &err) == 0);
+	RUN_UNTIL(&e, r.n == 1);
+	CHECK(r.error == 0);
+
+	CHECK(session_memory(s, mem_cb, &mem, &err) == 0);
+	RUN_UNTIL(&e, mem.n == 1);
+	CHECK(mem.err == 0);
+	CHECK(mem.bytes == 10485760 - 2097152); /* usage - inactive_file */
+	CHECK(fake_engine_count(e.fe, FAKE_OP_STATS) == 1);
+	mgr_close(&e, m);
+	env_close(&e);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
 } scenarios[] = {
 	{"create", t_create},		{"order", t_order},
 	{"queue-limit", t_queue_limit}, {"cancel", t_cancel},
-	{"destroy", t_destroy},
+	{"destroy", t_destroy},		{"pause-memory", t_pause_memory},
 };
 
 int main(int argc, char **argv)
