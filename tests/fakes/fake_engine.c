@@ -165,7 +165,10 @@ static void on_inspect(struct fake_docker_conn *conn,
 
 static void on_list(struct fake_engine *e, struct fake_docker_conn *conn)
 {
-	char *body = malloc(64 + e->nc * 400);
+	/* An entry is at most ~100 bytes besides id, name and image. */
+	char *body =
+		malloc(64 + e->nc * (sizeof(e->c[0].id) + sizeof(e->c[0].name) +
+				     sizeof(e->c[0].image) + 128));
 	size_t n = 0;
 	unsigned i;
 
