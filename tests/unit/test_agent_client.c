@@ -2,11 +2,11 @@
  * test_agent_client.c - the host's agent client against a hostile agent.
  *
  * The agent shares its container with user code, so whatever it sends may be
- * forged. A scripted fake Docker daemon (libuv handles on the test's own loop,
- * as in tests/integration/test_docker_client.c) answers the attach handshake,
- * reads the agent frames the host writes and answers each as the scenario's
- * mode says: honestly, with a reply of the wrong type or id, with a frame
- * header over AP_MAX_FRAME, or after the host has closed.
+ * forged. The shared fake Docker daemon and fake agent (tests/fakes) answer
+ * the attach handshake, read the agent frames the host writes and answer
+ * each as the scenario's mode says: honestly (the fake agent's script), or,
+ * through the script's on_frame hook, with a reply of the wrong type or
+ * id, with a frame header over AP_MAX_FRAME, or after the host has closed.
  *
  * Regression test for replies that must match the pending request: a
  * RESET_DONE answering an EXEC used to call a NULL function pointer, an
@@ -25,6 +25,7 @@
 #include "agent_proto.h"
 #include "engine/agent_client.h"
 #include "engine/docker.h"
+#include "fake_agent.h"
 #include "fake_docker.h"
 #include "testlib.h"
 
@@ -32,7 +33,7 @@
 #define CODE "print('hi')"
 
 /* How the fake agent answers the host's requests. HELLO always gets
- * HELLO_OK. */
+ * HELLO_OK; the hostile answers come from hostile(), the script's hook. */
 enum agent_mode {
 	AGENT_HONEST,
 	AGENT_RESET_DONE_FOR_EXEC,
@@ -48,16 +49,11 @@ static struct fake {
 	struct fake_docker *daemon;
 	char container[32]; /* the id the attach must name */
 	enum agent_mode mode;
-	const char *phase; /* of the EXEC_DONE the honest agent sends */
+	/* The honest answers: EXEC_DONE exit 3 "hi" "err", RESET_DONE ok. */
+	struct fake_agent_script script;
+	struct fake_agent *agent;      /* of this scenario's attach */
 	struct fake_docker_conn *conn; /* NULL once the host hung up */
-	struct ap_reader rd;	       /* agent frames from the host */
-	uint32_t last_id;	       /* of the last request seen */
-	char file_name[32];
-	int code_ok;
-	int run_args;
 } fk;
-
-static struct ap_buf reply; /* agent frames waiting for fake_flush() */
 
 /* The owner of the client under test: what its callbacks saw. */
 static struct owner {
@@ -83,85 +79,9 @@ static int stuck;
 /* ------------------------------------------------------------------ */
 /* The fake daemon and its agent                                       */
 
-static void fake_send_stdout(struct fake_docker_conn *c, const void *payload,
-			     size_t len)
-{
-	fake_docker_write_frame(c, 1, payload, len);
-}
-
-static void fake_flush(struct fake_docker_conn *c)
-{
-	if (reply.len)
-		fake_send_stdout(c, reply.data, reply.len);
-	ap_buf_consume(&reply, reply.len);
-}
-
-static void reply_hello_ok(uint32_t id)
-{
-	const struct ap_hello_ok m = {
-		.version = AP_VERSION, .workdir = "/work", .workdir_len = 5};
-
-	CHECK(ap_hello_ok_encode(&reply, id, &m) == 0);
-}
-
-static void reply_exec_done(uint32_t id)
-{
-	const struct ap_exec_done m = {
-		.has_exit_code = 1,
-		.exit_code = 3,
-		.duration_ms = 42,
-		.out = (const unsigned char *)"hi",
-		.out_len = 2,
-		.err = (const unsigned char *)"err",
-		.err_len = 3,
-		.out_truncated = 0,
-		.err_truncated = 1,
-		.phase = fk.phase,
-		.phase_len = strlen(fk.phase),
-	};
-
-	CHECK(ap_exec_done_encode(&reply, id, &m) == 0);
-}
-
-static void reply_reset_done(uint32_t id)
-{
-	const struct ap_reset_done m = {.ok = 1};
-
-	CHECK(ap_reset_done_encode(&reply, id, &m) == 0);
-}
-
-static void reply_error(uint32_t id, const char *msg)
-{
-	const struct ap_error m = {.message = msg, .message_len = strlen(msg)};
-
-	CHECK(ap_error_encode(&reply, id, &m) == 0);
-}
-
 static void owner_close(void);
 
-static void note_exec_fields(const struct ap_frame *f)
-{
-	struct ap_exec m;
-	const char *err;
-	size_t i;
-
-	if (ap_exec_decode(f, &m, &err)) {
-		fprintf(stderr, "FAIL %s: the host sent a bad AP_EXEC: %s\n",
-			scenario, err);
-		t_failed++;
-		return;
-	}
-	if (m.file_name && strlen(m.file_name) < sizeof(fk.file_name))
-		snprintf(fk.file_name, sizeof(fk.file_name), "%s", m.file_name);
-	if (m.file_data)
-		fk.code_ok = m.file_len == strlen(CODE) &&
-			     memcmp(m.file_data, CODE, m.file_len) == 0;
-	for (i = 0; m.run_argv[i]; i++)
-		fk.run_args++;
-	ap_exec_free(&m);
-}
-
-static void fake_exec(struct fake_docker_conn *c, const struct ap_frame *f)
+static int hostile_exec(struct fake_agent *a, const struct ap_frame *f)
 {
 	/* A header announcing AP_MAX_FRAME + 1 bytes (type EXEC_DONE, id 0);
 	 * the client must reject it on the header alone. */
@@ -169,64 +89,50 @@ static void fake_exec(struct fake_docker_conn *c, const struct ap_frame *f)
 		(AP_MAX_FRAME + 1) >> 24, ((AP_MAX_FRAME + 1) >> 16) & 0xff,
 		((AP_MAX_FRAME + 1) >> 8) & 0xff, (AP_MAX_FRAME + 1) & 0xff,
 		AP_EXEC_DONE};
+	const struct fake_exec_reply *honest = &fk.script.exec;
 
 	switch (fk.mode) {
 	case AGENT_HONEST:
 	case AGENT_EXEC_DONE_FOR_RESET:
-		note_exec_fields(f);
-		reply_exec_done(f->id);
-		break;
+		return 0; /* the script's answer */
 	case AGENT_RESET_DONE_FOR_EXEC:
-		reply_reset_done(f->id);
-		reply_exec_done(f->id); /* the right one, too late */
+		fake_agent_reply_reset_done(a, f->id, 1, NULL);
+		fake_agent_reply_exec_done(a, f->id, honest); /* too late */
 		break;
 	case AGENT_HELLO_OK_FOR_EXEC:
-		reply_hello_ok(f->id);
+		fake_agent_reply_hello_ok(a, f->id);
 		break;
 	case AGENT_WRONG_ID:
-		reply_exec_done(f->id + 1);
+		fake_agent_reply_exec_done(a, f->id + 1, honest);
 		break;
 	case AGENT_OVERSIZED_FRAME:
-		fake_send_stdout(c, oversized, sizeof(oversized));
+		fake_agent_reply_raw(a, oversized, sizeof(oversized));
 		break;
 	case AGENT_ANSWER_ACROSS_CLOSE:
 		/* The reply is in the host's socket buffer when the owner
 		 * closes, and another follows. */
-		reply_exec_done(f->id);
-		fake_flush(c);
+		fake_agent_reply_exec_done(a, f->id, honest);
+		fake_agent_flush(a);
 		owner_close();
-		reply_exec_done(f->id);
+		fake_agent_reply_exec_done(a, f->id, honest);
 		break;
 	case AGENT_ERROR_FOR_EXEC:
-		reply_error(f->id, "unknown language: cobol");
+		fake_agent_reply_error(a, f->id, "unknown language: cobol");
 		break;
 	}
-	fake_flush(c);
+	return 1;
 }
 
-static void fake_agent(struct fake_docker_conn *c, const struct ap_frame *f)
+static int hostile(struct fake_agent *a, const struct ap_frame *f, void *arg)
 {
-	fk.last_id = f->id;
-	switch (f->type) {
-	case AP_HELLO:
-		reply_hello_ok(f->id);
-		break;
-	case AP_EXEC:
-		fake_exec(c, f);
-		return;
-	case AP_RESET:
-		if (fk.mode == AGENT_EXEC_DONE_FOR_RESET)
-			reply_exec_done(f->id);
-		else
-			reply_reset_done(f->id);
-		break;
-	default:
-		fprintf(stderr, "FAIL %s: the host sent frame type 0x%02x\n",
-			scenario, f->type);
-		t_failed++;
-		break;
+	(void)arg;
+	if (f->type == AP_EXEC)
+		return hostile_exec(a, f);
+	if (f->type == AP_RESET && fk.mode == AGENT_EXEC_DONE_FOR_RESET) {
+		fake_agent_reply_exec_done(a, f->id, &fk.script.exec);
+		return 1;
 	}
-	fake_flush(c);
+	return 0;
 }
 
 static void fake_request(struct fake_docker *f, struct fake_docker_conn *c,
@@ -243,34 +149,29 @@ static void fake_request(struct fake_docker *f, struct fake_docker_conn *c,
 	CHECK(strcmp(req->path, want) == 0);
 	CHECK(strstr(req->head, "\r\nUpgrade: tcp\r\n") != NULL);
 	CHECK(fk.conn == NULL); /* one connection per scenario */
+	CHECK(fk.agent == NULL);
 	fk.conn = c;
-	ap_reader_init(&fk.rd);
 	fake_docker_upgrade(c);
+	fake_agent_free(fk.agent);
+	fk.agent = fake_agent_new(c, &fk.script, fk.container);
 }
 
 static void fake_stdin(struct fake_docker_conn *c, const char *data, size_t len,
 		       void *arg)
 {
-	struct ap_frame f;
-	int rc;
+	struct fake_agent *a = fake_docker_conn_data(c);
 
 	(void)arg;
-	CHECK(ap_reader_feed(&fk.rd, data, len) == 0);
-	while (c == fk.conn && (rc = ap_reader_next(&fk.rd, &f)) != 0) {
-		CHECK(rc == 1); /* the host writes well-formed frames */
-		if (rc < 0)
-			break;
-		fake_agent(c, &f);
-	}
+	if (a)
+		fake_agent_feed(a, data, len);
 }
 
 static void fake_conn_close(struct fake_docker_conn *c, void *arg)
 {
 	(void)arg;
-	if (fk.conn == c) {
+	fake_agent_detach(fake_docker_conn_data(c));
+	if (fk.conn == c)
 		fk.conn = NULL;
-		ap_reader_close(&fk.rd);
-	}
 }
 
 static int fake_start(void)
@@ -377,10 +278,17 @@ static void begin(const char *name, enum agent_mode mode)
 	scenario = name;
 	stuck = 0;
 	fk.mode = mode;
-	fk.phase = "run";
+	fake_agent_script_init(&fk.script);
+	fk.script.exec = (struct fake_exec_reply){
+		.exit_code = 3,
+		.duration_ms = 42,
+		.out = "hi",
+		.err = "err",
+		.err_truncated = 1,
+		.phase = "run",
+	};
+	fk.script.on_frame = hostile;
 	snprintf(fk.container, sizeof(fk.container), "%s", name);
-	fk.file_name[0] = '\0';
-	fk.code_ok = fk.run_args = 0;
 	uv_timer_start(&watchdog, watchdog_cb, WATCHDOG_MS, 0);
 	CHECK(agent_client_open(d, name, on_open, on_lost, &o, &o.ac) == 0);
 	run_until(&o.open_n);
@@ -414,6 +322,10 @@ static void settle(void)
 	CHECK(fk.conn == NULL);
 	CHECK(o.ac == NULL);
 	CHECK(o.late == 0);
+	/* The host wrote only well-formed requests, one at a time. */
+	CHECK(fk.script.total.bad == 0);
+	fake_agent_free(fk.agent);
+	fk.agent = NULL;
 	uv_timer_stop(&watchdog);
 }
 
@@ -426,9 +338,15 @@ static void t_happy_path(void)
 	start_exec();
 	CHECK(agent_client_reset(o.ac, on_reset, &o.reset_n) == -EBUSY);
 	run_until(&o.exec_n);
-	CHECK(strcmp(fk.file_name, "main.py") == 0);
-	CHECK(fk.code_ok);
-	CHECK(fk.run_args == 2);
+	if (fk.agent) {
+		const struct fake_exec_seen *e = fake_agent_last_exec(fk.agent);
+
+		CHECK(strcmp(e->file_name, "main.py") == 0);
+		CHECK(e->code_len == strlen(CODE) &&
+		      strcmp(e->code, CODE) == 0);
+		CHECK(e->nrun == 2);
+	}
+	CHECK(fk.agent != NULL);
 	CHECK(o.exec_n == 1);
 	CHECK(o.exec_err == 0);
 	CHECK(o.exec_had_res);
@@ -469,7 +387,7 @@ static void t_reset_done_for_exec(void)
 static void t_exec_done_for_reset(void)
 {
 	begin("exec-done-for-reset", AGENT_EXEC_DONE_FOR_RESET);
-	fk.phase = "build";
+	fk.script.exec.phase = "build";
 	start_exec();
 	run_until(&o.exec_n);
 	CHECK(o.exec_err == 0);
@@ -515,8 +433,10 @@ static void t_unsolicited(void)
 	/* The id of the HELLO just answered: only the type gives it away. */
 	CHECK(fk.conn != NULL);
 	if (fk.conn) {
-		reply_exec_done(fk.last_id);
-		fake_flush(fk.conn);
+		fake_agent_reply_exec_done(fk.agent,
+					   fake_agent_last_id(fk.agent),
+					   &fk.script.exec);
+		fake_agent_flush(fk.agent);
 	}
 	run_until(&o.lost_n);
 	CHECK(o.lost_n == 1);
@@ -602,7 +522,6 @@ int main(int argc, char **argv)
 	}
 	uv_timer_init(&loop, &watchdog);
 	uv_unref((uv_handle_t *)&watchdog);
-	ap_buf_init(&reply);
 
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		if (argc < 2 || strcmp(argv[1], scenarios[i].name) == 0) {
@@ -616,6 +535,5 @@ int main(int argc, char **argv)
 	uv_close((uv_handle_t *)&watchdog, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	CHECK(uv_loop_close(&loop) == 0);
-	ap_buf_close(&reply);
 	return t_summary("agent_client");
 }
