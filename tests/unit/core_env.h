@@ -155,6 +155,8 @@ static inline void env_open(struct env *e, const char *name,
 
 	config_init(&e->cfg);
 	CHECK(config_set(&e->cfg, "pool", "size", "0", &why) == 0);
+	/* Both fake languages are warm from the start, up to their size. */
+	CHECK(config_set(&e->cfg, "pool", "warm_at_start", "*", &why) == 0);
 	for (i = 0; settings && settings[i]; i += 3) {
 		int rc = config_set(&e->cfg, settings[i], settings[i + 1],
 				    settings[i + 2], &why);
@@ -179,8 +181,14 @@ static inline void env_open(struct env *e, const char *name,
 	CHECK(plugins_apply_config(&e->ps, &e->cfg) == 0);
 	e->pl = plugins_find(&e->ps, "fake");
 	e->other = plugins_find(&e->ps, "other");
-	CHECK(pool_new(&e->loop, e->d, &e->ps, e->cfg.max_containers, labels,
-		       &e->pool) == 0);
+	{
+		const struct pool_options opt = {
+			.max_containers = e->cfg.max_containers,
+			.labels = labels,
+		};
+
+		CHECK(pool_new(&e->loop, e->d, &e->ps, &opt, &e->pool) == 0);
+	}
 }
 
 static inline void env_flag_cb(void *arg)
@@ -225,8 +233,7 @@ struct acq {
 
 static int env_acq_serial;
 
-static inline void env_acq_cb(struct box *b, int err, const char *msg,
-			      void *arg)
+static inline void env_acq_cb(struct box *b, const struct error *err, void *arg)
 {
 	struct acq *a = arg;
 
@@ -234,8 +241,8 @@ static inline void env_acq_cb(struct box *b, int err, const char *msg,
 	a->early += env_in_call;
 	a->order = ++env_acq_serial;
 	a->box = b;
-	a->err = err;
-	snprintf(a->msg, sizeof(a->msg), "%s", msg ? msg : "");
+	a->err = err ? err->code : 0;
+	snprintf(a->msg, sizeof(a->msg), "%.200s", err ? err->msg : "");
 }
 
 static inline int env_acquire(struct env *e, const struct plugin *pl,
