@@ -382,4 +382,27 @@ static inline void env_init_process(void)
 					       : LOG_LEVEL_CRITICAL);
 }
 
+struct env_scenario {
+	const char *name;
+	void (*fn)(void);
+};
+
+/* Runs every scenario, or the one named on the command line (for
+ * debugging one); fails when none ran. Returns the exit status. */
+static inline int env_run(const char *suite, const struct env_scenario *v,
+			  size_t n, int argc, char **argv)
+{
+	size_t i;
+	int ran = 0;
+
+	env_init_process();
+	for (i = 0; i < n; i++)
+		if (argc < 2 || strcmp(argv[1], v[i].name) == 0) {
+			v[i].fn();
+			ran++;
+		}
+	CHECK(ran > 0);
+	return t_summary(suite);
+}
+
 #endif

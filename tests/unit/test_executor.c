@@ -322,10 +322,7 @@ static void t_watchdog(void)
 	env_close(&e);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} scenarios[] = {
+static const struct env_scenario scenarios[] = {
 	{"outcome", t_outcome},
 	{"policy-refusals", t_policy_refusals},
 	{"timeout-cap", t_timeout_cap},
@@ -339,15 +336,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	size_t i;
-	int ran = 0;
-
-	env_init_process();
-	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (argc < 2 || strcmp(argv[1], scenarios[i].name) == 0) {
-			scenarios[i].fn();
-			ran++;
-		}
-	CHECK(ran > 0);
-	return t_summary("executor");
+	return env_run("executor", scenarios,
+		       sizeof(scenarios) / sizeof(scenarios[0]), argc, argv);
 }

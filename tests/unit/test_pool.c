@@ -336,34 +336,20 @@ static void t_start_timeout(void)
 	env_close(&e);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-	int known_bug; /* run only when named */
-} scenarios[] = {
-	{"warm-box", t_warm_box, 0},
-	{"reset-and-reuse", t_reset_and_reuse, 0},
-	{"anomaly-discards", t_anomaly_discards, 0},
-	{"max-uses", t_max_uses, 0},
-	{"fifo-waiters", t_fifo_waiters, 0},
-	{"failed-reset", t_failed_reset, 0},
-	{"start-failures", t_start_failures, 0},
-	{"shutdown", t_shutdown, 0},
-	{"start-timeout", t_start_timeout, 0},
+static const struct env_scenario scenarios[] = {
+	{"warm-box", t_warm_box},
+	{"reset-and-reuse", t_reset_and_reuse},
+	{"anomaly-discards", t_anomaly_discards},
+	{"max-uses", t_max_uses},
+	{"fifo-waiters", t_fifo_waiters},
+	{"failed-reset", t_failed_reset},
+	{"start-failures", t_start_failures},
+	{"shutdown", t_shutdown},
+	{"start-timeout", t_start_timeout},
 };
 
 int main(int argc, char **argv)
 {
-	size_t i;
-	int ran = 0;
-
-	env_init_process();
-	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if ((argc < 2 && !scenarios[i].known_bug) ||
-		    (argc >= 2 && strcmp(argv[1], scenarios[i].name) == 0)) {
-			scenarios[i].fn();
-			ran++;
-		}
-	CHECK(ran > 0);
-	return t_summary("pool");
+	return env_run("pool", scenarios,
+		       sizeof(scenarios) / sizeof(scenarios[0]), argc, argv);
 }

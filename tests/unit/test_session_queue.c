@@ -441,10 +441,7 @@ static void t_pause_memory(void)
 	env_close(&e);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} scenarios[] = {
+static const struct env_scenario scenarios[] = {
 	{"create", t_create},		{"order", t_order},
 	{"queue-limit", t_queue_limit}, {"cancel", t_cancel},
 	{"destroy", t_destroy},		{"pause-memory", t_pause_memory},
@@ -452,15 +449,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	size_t i;
-	int ran = 0;
-
-	env_init_process();
-	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (argc < 2 || strcmp(argv[1], scenarios[i].name) == 0) {
-			scenarios[i].fn();
-			ran++;
-		}
-	CHECK(ran > 0);
-	return t_summary("session_queue");
+	return env_run("session_queue", scenarios,
+		       sizeof(scenarios) / sizeof(scenarios[0]), argc, argv);
 }
