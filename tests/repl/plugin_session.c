@@ -80,8 +80,9 @@ int main(int argc, char **argv)
 	*(void **)&entry = dlsym(h, SBX_PLUGIN_ENTRY_SYMBOL);
 	p = entry ? entry(&host) : NULL;
 	/* session_cmd is an ABI 1.3 field: only read when the struct has it. */
-	if (!p || p->struct_size < offsetof(struct sbx_plugin, session_cmd) +
-					  sizeof(p->session_cmd) ||
+	if (!p ||
+	    p->struct_size < offsetof(struct sbx_plugin, session_cmd) +
+				     sizeof(p->session_cmd) ||
 	    !p->session_cmd || !p->session_cmd[0]) {
 		fprintf(stderr, "plugin_session: %s has no session_cmd\n",
 			argv[1]);
