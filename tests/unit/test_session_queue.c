@@ -67,6 +67,27 @@ static struct session *open_session(struct env *e, struct session_mgr *m,
 	return c.s;
 }
 
+static void mgr_close(struct env *e, struct session_mgr *m);
+
+/* A scenario's environment, manager and one open session; NULL (with
+ * everything closed again) when the session could not be opened. */
+static struct session *scenario_open(struct env *e, struct session_mgr **m,
+				     const char *scenario,
+				     const char *const *cfg, const char *name)
+{
+	struct session *s;
+
+	env_open(e, scenario, cfg, 0);
+	CHECK(session_mgr_new(&e->loop, e->d, e->pool, &e->ps, &e->cfg, m) ==
+	      0);
+	s = open_session(e, *m, name);
+	if (!s) {
+		mgr_close(e, *m);
+		env_close(e);
+	}
+	return s;
+}
+
 struct mem {
 	int n, err;
 	uint64_t bytes;
@@ -217,14 +238,9 @@ static void t_order(void)
 	struct error err;
 	int i;
 
-	env_open(&e, "order", cfg, 0);
-	CHECK(session_mgr_new(&e.loop, e.d, e.pool, &e.ps, &e.cfg, &m) == 0);
-	s = open_session(&e, m, "ordered");
-	if (!s) {
-		mgr_close(&e, m);
-		env_close(&e);
+	s = scenario_open(&e, &m, "order", cfg, "ordered");
+	if (!s)
 		return;
-	}
 	e.script->exec = held;
 	for (i = 0; i < 3; i++)
 		CHECK(call(s, e.pl, codes[i], &r[i], &sc[i], &err) == 0);
@@ -269,14 +285,9 @@ static void t_queue_limit(void)
 	struct error err;
 	int i;
 
-	env_open(&e, "queue-limit", cfg, 0);
-	CHECK(session_mgr_new(&e.loop, e.d, e.pool, &e.ps, &e.cfg, &m) == 0);
-	s = open_session(&e, m, "busy");
-	if (!s) {
-		mgr_close(&e, m);
-		env_close(&e);
+	s = scenario_open(&e, &m, "queue-limit", cfg, "busy");
+	if (!s)
 		return;
-	}
 	e.script->exec = held;
 	for (i = 0; i < 3; i++)
 		CHECK(call(s, e.pl, "x", &r[i], &sc[i], &err) == 0);
@@ -310,14 +321,9 @@ static void t_cancel(void)
 	struct error err;
 	int i;
 
-	env_open(&e, "cancel", cfg, 0);
-	CHECK(session_mgr_new(&e.loop, e.d, e.pool, &e.ps, &e.cfg, &m) == 0);
-	s = open_session(&e, m, "cancelled");
-	if (!s) {
-		mgr_close(&e, m);
-		env_close(&e);
+	s = scenario_open(&e, &m, "cancel", cfg, "cancelled");
+	if (!s)
 		return;
-	}
 	e.script->exec = held;
 	CHECK(call(s, e.pl, "one", &r[0], &sc[0], &err) == 0);
 	CHECK(call(s, e.pl, "two", &r[1], &sc[1], &err) == 0);
@@ -362,14 +368,9 @@ static void t_destroy(void)
 	struct error err;
 	const struct fake_container *fc;
 
-	env_open(&e, "destroy", cfg, 0);
-	CHECK(session_mgr_new(&e.loop, e.d, e.pool, &e.ps, &e.cfg, &m) == 0);
-	s = open_session(&e, m, "doomed");
-	if (!s) {
-		mgr_close(&e, m);
-		env_close(&e);
+	s = scenario_open(&e, &m, "destroy", cfg, "doomed");
+	if (!s)
 		return;
-	}
 	session_info(s, &info);
 	fc = fake_engine_find(e.fe, info.container_id);
 	CHECK(fc != NULL);
@@ -404,14 +405,9 @@ static void t_pause_memory(void)
 	struct error err;
 	struct mem mem = {0};
 
-	env_open(&e, "pause-memory", cfg, 0);
-	CHECK(session_mgr_new(&e.loop, e.d, e.pool, &e.ps, &e.cfg, &m) == 0);
-	s = open_session(&e, m, "frozen");
-	if (!s) {
-		mgr_close(&e, m);
-		env_close(&e);
+	s = scenario_open(&e, &m, "pause-memory", cfg, "frozen");
+	if (!s)
 		return;
-	}
 	memset(&c, 0, sizeof(c));
 	CHECK(session_pause(s, created_cb, &c, &err) == 0);
 	CHECK(c.n == 0);
