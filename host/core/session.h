@@ -71,6 +71,9 @@ void session_mgr_start(struct session_mgr *m);
  * answered, from the loop. */
 void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
 			  void *arg);
+/* After session_mgr_shutdown's done, once the loop has run until its
+ * handles are closed (as main.c does): the expiry timer is embedded and
+ * freed with it. NULL is a no-op. */
 void session_mgr_free(struct session_mgr *m);
 
 /* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}. */
