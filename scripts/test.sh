@@ -141,36 +141,37 @@ else
 	fi
 fi
 
+# ctest_layer LAYER DIR LABEL WHAT [VAR=VALUE...]: the tests labelled LABEL
+# in the build tree DIR (with those variables set), counted in LAYER; a
+# failure is reported as WHAT.
+ctest_layer() {
+	local layer=$1 dir=$2 label=$3 what=$4
+	shift 4
+	if env "$@" ctest --test-dir "$dir" -L "^$label\$" --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
+		count_ctest "$layer" "$out"
+	else
+		count_ctest "$layer" "$out"
+		layer_failed "$layer" "$what"
+	fi
+}
+
 # ---- unit ----
 sbx_step "unit tests (ctest -L unit)"
-if ctest --test-dir build -L '^unit$' --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
-	count_ctest unit "$out"
-else
-	count_ctest unit "$out"
-	layer_failed unit ctest
-fi
+ctest_layer unit build unit ctest
 
 # The unit tests again under AddressSanitizer and UBSan (the static agent
 # and the Docker-bound tests are not instrumented there).
 sbx_step "unit tests under ASan/UBSan (ctest -L unit in build-asan)"
 if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null &&
-	cmake --build build-asan -j"$(nproc)" >/dev/null &&
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
-		ctest --test-dir build-asan -L '^unit$' --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
-	count_ctest unit "$out"
+	cmake --build build-asan -j"$(nproc)" >/dev/null; then
+	ctest_layer unit build-asan unit asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 else
-	count_ctest unit "$out"
-	layer_failed unit asan
+	layer_failed unit "asan build"
 fi
 
 # ---- integration ----
 sbx_step "integration tests (ctest -L integration)"
-if ctest --test-dir build -L '^integration$' --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
-	count_ctest integration "$out"
-else
-	count_ctest integration "$out"
-	layer_failed integration ctest
-fi
+ctest_layer integration build integration ctest
 
 # ---- end-to-end ----
 sbx_step "end-to-end tests (tests/e2e)"

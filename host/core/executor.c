@@ -102,13 +102,8 @@ static void job_fail(struct exec_job *j, int code, const char *fmt, ...)
 
 	if (j->done)
 		return;
-	j->err.code = code;
 	va_start(ap, fmt);
-	if (fmt)
-		vsnprintf(j->err.msg, sizeof(j->err.msg), fmt, ap);
-	else
-		snprintf(j->err.msg, sizeof(j->err.msg), "%s",
-			 error_default_message(code));
+	error_vset(&j->err, code, fmt, ap);
 	va_end(ap);
 	if (j->in_start)
 		uv_timer_start(&j->watchdog, deferred_fail_cb, 0, 0);

@@ -313,7 +313,7 @@ static void fail_waiters(struct pool *p, const struct plugin *pl, int code,
 	struct waiter **pw = &p->wq_head, *w, *prev = NULL;
 	struct error err;
 
-	error_set(&err, code, "%s", msg);
+	error_set_msg(&err, code, msg);
 	while ((w = *pw)) {
 		if (pl && w->pl != pl) {
 			prev = w;

@@ -227,7 +227,7 @@ static void create_failed(struct create_op *op, int code, const char *msg)
 {
 	struct error err;
 
-	error_set(&err, code, "%s", msg);
+	error_set_msg(&err, code, msg);
 	op->cb(NULL, &err, op->arg);
 	free(op);
 }
@@ -462,7 +462,7 @@ static void docker_op_fail(struct docker_op *op, struct session *s, int code,
 {
 	struct error err;
 
-	error_set(&err, code, "%s", msg);
+	error_set_msg(&err, code, msg);
 	op->cb(s, &err, op->arg);
 	free(op);
 }

@@ -47,10 +47,7 @@ static void fail_pending(struct agent_client *ac, int err, const char *msg)
 	struct error e;
 
 	ac->pending = PENDING_NONE;
-	if (msg)
-		error_set(&e, err, "%s", msg);
-	else
-		error_set(&e, err, NULL);
+	error_set_msg(&e, err, msg);
 	switch (k) {
 	case PENDING_HELLO:
 		ac->open_cb(ac, &e, ac->arg);

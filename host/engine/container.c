@@ -111,10 +111,7 @@ static const struct error *cb_error(struct error *e, int err, const char *msg)
 {
 	if (!err)
 		return NULL;
-	if (msg && *msg)
-		error_set(e, err, "%s", msg);
-	else
-		error_set(e, err, NULL);
+	error_set_msg(e, err, msg);
 	return e;
 }
 

@@ -45,16 +45,14 @@ const char *tool_error_code(int code)
 	return error_name(ERR_SANDBOX);
 }
 
-static cJSON *error_result(int code, const char *msg)
+cJSON *tool_error_result(const struct error *e)
 {
 	cJSON *body = cJSON_CreateObject(), *err, *res;
 	char *text;
 
 	err = cJSON_AddObjectToObject(body, "error");
-	cJSON_AddStringToObject(err, "code", tool_error_code(code));
-	cJSON_AddStringToObject(err, "message",
-				msg && *msg ? msg
-					    : error_default_message(code));
+	cJSON_AddStringToObject(err, "code", tool_error_code(e->code));
+	cJSON_AddStringToObject(err, "message", e->msg);
 	text = cJSON_PrintUnformatted(body);
 	res = text_result(text, 1);
 	free(text);
@@ -64,18 +62,13 @@ static cJSON *error_result(int code, const char *msg)
 
 cJSON *tool_error(int code, const char *fmt, ...)
 {
-	char msg[1024];
+	struct error e;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	error_vset(&e, code, fmt, ap);
 	va_end(ap);
-	return error_result(code, msg);
-}
-
-cJSON *tool_error_result(const struct error *e)
-{
-	return error_result(e->code, e->msg);
+	return tool_error_result(&e);
 }
 
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)

@@ -48,26 +48,33 @@ const char *error_default_message(int code)
 	return code < 0 ? strerror(-code) : "no error";
 }
 
-static void vset(struct error *e, const char *fmt, va_list ap)
+int error_vset(struct error *e, int code, const char *fmt, va_list ap)
 {
+	if (!e)
+		return code;
+	e->code = code;
 	if (fmt)
 		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	else
 		snprintf(e->msg, sizeof(e->msg), "%s",
-			 error_default_message(e->code));
+			 error_default_message(code));
+	return code;
 }
 
 int error_set(struct error *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!e)
-		return code;
-	e->code = code;
 	va_start(ap, fmt);
-	vset(e, fmt, ap);
+	error_vset(e, code, fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+int error_set_msg(struct error *e, int code, const char *msg)
+{
+	return msg && *msg ? error_set(e, code, "%s", msg)
+			   : error_set(e, code, NULL);
 }
 
 void error_clear(struct error *e)

@@ -18,9 +18,10 @@
 #ifndef SBX_ERROR_H
 #define SBX_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
-#define ERROR_MSG_MAX 512
+#define ERROR_MSG_MAX 1024
 
 /* X(symbol, name, default message). The names are the `code` of a tool
  * error result and are part of the public interface: never rename one. */
@@ -80,6 +81,11 @@ int error_is_ours(int code);
  * function can `return error_set(err, ERR_X, "...")`. */
 int error_set(struct error *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+int error_vset(struct error *e, int code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+/* The same with msg as it is: the daemon's or a peer's words, which may be
+ * NULL or empty (then the code's default message). */
+int error_set_msg(struct error *e, int code, const char *msg);
 void error_clear(struct error *e);
 
 #endif
