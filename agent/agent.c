@@ -24,6 +24,7 @@
 #include "agent_ops.h"
 #include "agent_proto.h"
 #include "exec.h"
+#include "files.h"
 #include "log.h"
 #include "procs.h"
 #include "relay.h"
@@ -52,6 +53,7 @@ struct agent {
 	size_t out_off; /* bytes of out already written */
 	struct exec exec;
 	struct reset reset;
+	struct files files;
 	/* A request that came while the previous connection's execution was
 	 * still being stopped: run when it is (payload owned). */
 	struct ap_frame deferred;
@@ -150,7 +152,8 @@ static void send_hello(struct agent *a, uint32_t id)
  * interrupted interpreter may take its grace period). */
 static int defer_frame(struct agent *a, const struct ap_frame *f)
 {
-	if (!(a->exec.stale || a->reset.stale) || a->deferred_data)
+	if (!(a->exec.stale || a->reset.stale || a->files.stale) ||
+	    a->deferred_data)
 		return 0;
 	a->deferred_data = malloc(f->len ? f->len : 1);
 	if (!a->deferred_data)
@@ -167,28 +170,41 @@ static void drop_deferred(struct agent *a)
 	a->deferred_data = NULL;
 }
 
+/* An execution, a reset or a file operation runs: one at a time. */
+static int busy(const struct agent *a)
+{
+	return exec_busy(&a->exec) || reset_busy(&a->reset) ||
+	       files_busy(&a->files);
+}
+
 static void handle_frame(struct agent *a, const struct ap_frame *f)
 {
 	const char *err = NULL;
 	char msg[64];
 
-	if ((f->type == AP_EXEC || f->type == AP_RESET) &&
-	    (exec_busy(&a->exec) || reset_busy(&a->reset)) && defer_frame(a, f))
+	if ((f->type == AP_EXEC || f->type == AP_RESET || f->type == AP_FILE) &&
+	    busy(a) && defer_frame(a, f))
 		return;
 	switch (f->type) {
 	case AP_HELLO:
 		send_hello(a, f->id);
 		break;
 	case AP_EXEC:
-		if (exec_busy(&a->exec) || reset_busy(&a->reset))
+		if (busy(a))
 			send_error(a, f->id, "busy");
 		else if (exec_start(&a->exec, f, &err))
 			send_error(a, f->id, err);
 		break;
 	case AP_RESET:
-		if (exec_busy(&a->exec) || reset_busy(&a->reset))
+		if (busy(a))
 			send_error(a, f->id, "busy");
 		else if (reset_start(&a->reset, f->id, &err))
+			send_error(a, f->id, err);
+		break;
+	case AP_FILE:
+		if (busy(a))
+			send_error(a, f->id, "busy");
+		else if (files_start(&a->files, f, &err))
 			send_error(a, f->id, err);
 		break;
 	case AP_CANCEL:
@@ -241,18 +257,21 @@ static void child_exited_cb(pid_t pid, int status, void *arg)
 {
 	struct agent *a = arg;
 
-	if (!exec_child_exited(&a->exec, pid, status))
-		reset_child_exited(&a->reset, pid, status);
+	if (!exec_child_exited(&a->exec, pid, status) &&
+	    !reset_child_exited(&a->reset, pid, status))
+		files_child_exited(&a->files, pid, status);
 	/* anything else was an orphan: reaped, nothing to report */
 }
 
 static int poll_timeout(struct agent *a)
 {
 	uint64_t d = exec_deadline(&a->exec), r = reset_deadline(&a->reset);
-	uint64_t now;
+	uint64_t fl = files_deadline(&a->files), now;
 
 	if (r < d)
 		d = r;
+	if (fl < d)
+		d = fl;
 	if (d == UINT64_MAX)
 		return -1;
 	now = agent_now_ms();
@@ -277,6 +296,8 @@ static void drop_connection(struct agent *a)
 	exec_orphan(&a->exec);
 	if (reset_busy(&a->reset))
 		a->reset.stale = 1;
+	if (files_busy(&a->files))
+		a->files.stale = 1;
 	drop_deferred(a);
 }
 
@@ -301,6 +322,7 @@ static void shutdown_agent(struct agent *a)
 
 	exec_close(&a->exec);
 	reset_close(&a->reset);
+	files_close(&a->files);
 	zygote_stop();
 	repl_stop(); /* no longer spared */
 	left = procs_kill_all();
@@ -317,9 +339,9 @@ static void shutdown_agent(struct agent *a)
 
 int main(int argc, char **argv)
 {
-	struct pollfd pfd[4 + EXEC_POLL_FDS + RESET_POLL_FDS];
+	struct pollfd pfd[4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS];
 	struct agent a;
-	int n, nin, nout, nsig, nlisten, nexec, nreset, rc;
+	int n, nin, nout, nsig, nlisten, nexec, nreset, nfiles, rc;
 
 	if (argc > 1 && strcmp(argv[1], "relay") == 0)
 		return relay_main();
@@ -337,6 +359,7 @@ int main(int argc, char **argv)
 	ap_buf_init(&a.out);
 	exec_init(&a.exec, &a.out);
 	reset_init(&a.reset, &a.out);
+	files_init(&a.files, &a.out);
 	rc = procs_init(child_exited_cb, &a);
 	if (rc) {
 		agent_log("signal setup: %s", strerror(-rc));
@@ -375,6 +398,8 @@ int main(int argc, char **argv)
 		n += exec_poll_fill(&a.exec, pfd + n);
 		nreset = n;
 		n += reset_poll_fill(&a.reset, pfd + n);
+		nfiles = n;
+		n += files_poll_fill(&a.files, pfd + n);
 
 		if (poll(pfd, (nfds_t)n, poll_timeout(&a)) < 0 &&
 		    errno != EINTR) {
@@ -384,7 +409,8 @@ int main(int argc, char **argv)
 		if (pfd[nsig].revents)
 			procs_handle_signals();
 		exec_poll_done(&a.exec, pfd + nexec, nreset - nexec);
-		reset_poll_done(&a.reset, pfd + nreset, n - nreset);
+		reset_poll_done(&a.reset, pfd + nreset, nfiles - nreset);
+		files_poll_done(&a.files, pfd + nfiles, n - nfiles);
 		if (nin >= 0 && pfd[nin].revents)
 			read_input(&a);
 		if (a.on_socket && a.in_fd >= 0 && (a.in_eof || a.out_broken)) {
@@ -395,8 +421,8 @@ int main(int argc, char **argv)
 			accept_connection(&a);
 		exec_step(&a.exec);
 		reset_step(&a.reset);
-		if (a.deferred_data && !exec_busy(&a.exec) &&
-		    !reset_busy(&a.reset)) {
+		files_step(&a.files);
+		if (a.deferred_data && !busy(&a)) {
 			struct ap_frame f = a.deferred;
 
 			a.deferred_data = NULL;

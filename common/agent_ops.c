@@ -163,6 +163,124 @@ int ap_error_encode(struct ap_buf *b, uint32_t id, const struct ap_error *m)
 	return rc ? rc : ap_frame_end(b);
 }
 
+int ap_file_encode(struct ap_buf *b, uint32_t id, const struct ap_file *m)
+{
+	int rc = ap_frame_begin(b, AP_FILE, id);
+
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_FILE_OP, m->op);
+	if (!rc && m->path)
+		rc = ap_put(b, AP_T_PATH, m->path, m->path_len);
+	if (!rc && m->path2)
+		rc = ap_put(b, AP_T_PATH2, m->path2, m->path2_len);
+	if (!rc && m->data)
+		rc = ap_put(b, AP_T_DATA, m->data, m->data_len);
+	if (!rc && m->flags)
+		rc = ap_put_u32(b, AP_T_FLAGS, m->flags);
+	if (!rc && m->offset)
+		rc = ap_put_u64(b, AP_T_OFFSET, m->offset);
+	if (!rc && m->length)
+		rc = ap_put_u32(b, AP_T_LENGTH, m->length);
+	if (!rc && m->cursor)
+		rc = ap_put(b, AP_T_CURSOR, m->cursor, m->cursor_len);
+	if (!rc && m->timeout_ms)
+		rc = ap_put_u32(b, AP_T_TIMEOUT_MS, m->timeout_ms);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_file_done_encode(struct ap_buf *b, uint32_t id,
+			const struct ap_file_done *m)
+{
+	int rc = ap_frame_begin(b, AP_FILE_DONE, id);
+
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_STATUS, m->status);
+	if (!rc && m->message)
+		rc = ap_put(b, AP_T_MESSAGE, m->message, m->message_len);
+	if (!rc && m->data)
+		rc = ap_put(b, AP_T_DATA, m->data, m->data_len);
+	if (!rc && m->has_size)
+		rc = ap_put_u64(b, AP_T_SIZE, m->size);
+	if (!rc && m->eof)
+		rc = ap_put_u8(b, AP_T_EOF, m->eof);
+	if (!rc && m->created)
+		rc = ap_put_u8(b, AP_T_CREATED, m->created);
+	if (!rc && m->entries)
+		rc = ap_put(b, AP_T_ENTRIES, m->entries, m->entries_len);
+	if (!rc && m->cursor)
+		rc = ap_put(b, AP_T_CURSOR, m->cursor, m->cursor_len);
+	return rc ? rc : ap_frame_end(b);
+}
+
+static void put_be(unsigned char *p, uint64_t v, int n)
+{
+	while (n--) {
+		p[n] = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+static uint64_t get_be(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+int ap_file_entry_pack(struct ap_buf *b, const struct ap_file_entry *e)
+{
+	unsigned char h[AP_ENTRY_FIXED];
+	size_t before = b->len;
+	int rc;
+
+	if (e->name_len > 0xffff ||
+	    b->len + sizeof(h) + e->name_len > AP_MAX_FRAME)
+		return -E2BIG;
+	h[0] = e->type;
+	put_be(h + 1, e->mode, 4);
+	put_be(h + 5, e->size, 8);
+	put_be(h + 13, e->mtime_ms, 8);
+	put_be(h + 21, e->name_len, 2);
+	rc = ap_buf_append(b, h, sizeof(h));
+	if (!rc)
+		rc = ap_buf_append(b, e->name, e->name_len);
+	if (rc)
+		b->len = before;
+	return rc;
+}
+
+/* Parses the entry at *off of p[0..len): 1, 0 at the end, -1 malformed. */
+static int entry_at(const unsigned char *p, size_t len, size_t *off,
+		    struct ap_file_entry *e)
+{
+	size_t n;
+
+	if (*off == len)
+		return 0;
+	if (len - *off < AP_ENTRY_FIXED)
+		return -1;
+	p += *off;
+	n = (size_t)get_be(p + 21, 2);
+	if (len - *off - AP_ENTRY_FIXED < n)
+		return -1;
+	e->type = p[0];
+	e->mode = (uint32_t)get_be(p + 1, 4);
+	e->size = get_be(p + 5, 8);
+	e->mtime_ms = get_be(p + 13, 8);
+	e->name = (const char *)p + AP_ENTRY_FIXED;
+	e->name_len = n;
+	*off += AP_ENTRY_FIXED + n;
+	return 1;
+}
+
+int ap_file_entry_next(const struct ap_file_done *m, size_t *off,
+		       struct ap_file_entry *e)
+{
+	return entry_at(m->entries, m->entries_len, off, e) == 1;
+}
+
 /* ---- decoding the replies --------------------------------------------- */
 
 /* Walks one frame's fields for a reply decoder; remembers which tags came
@@ -234,6 +352,20 @@ static int dec_u8(struct dec *d, uint8_t *v)
 		return -EINVAL;
 	}
 	*v = ap_field_u8(&d->fl);
+	return 0;
+}
+
+static int dec_u64(struct dec *d, uint64_t *v)
+{
+	int rc = dec_once(d);
+
+	if (rc)
+		return rc;
+	if (d->fl.len != 8) {
+		d->err = "u64 field of the wrong length";
+		return -EINVAL;
+	}
+	*v = ap_field_u64(&d->fl);
 	return 0;
 }
 
@@ -410,6 +542,120 @@ int ap_error_decode(const struct ap_frame *f, struct ap_error *m,
 			rc = dec_str(&d, &m->message, &m->message_len);
 		else
 			rc = 0;
+	}
+	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+int ap_file_done_decode(const struct ap_frame *f, struct ap_file_done *m,
+			const char **err)
+{
+	struct ap_file_entry e;
+	struct dec d;
+	size_t off = 0;
+	int rc, r;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_FILE_DONE);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_STATUS:
+			rc = dec_u32(&d, &m->status);
+			break;
+		case AP_T_MESSAGE:
+			rc = dec_str(&d, &m->message, &m->message_len);
+			break;
+		case AP_T_DATA:
+			rc = dec_bytes(&d, &m->data, &m->data_len);
+			break;
+		case AP_T_SIZE:
+			rc = dec_u64(&d, &m->size);
+			m->has_size = 1;
+			break;
+		case AP_T_EOF:
+			rc = dec_u8(&d, &m->eof);
+			break;
+		case AP_T_CREATED:
+			rc = dec_u8(&d, &m->created);
+			break;
+		case AP_T_ENTRIES:
+			rc = dec_bytes(&d, &m->entries, &m->entries_len);
+			break;
+		case AP_T_CURSOR:
+			rc = dec_str(&d, &m->cursor, &m->cursor_len);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	while (rc >= 0 &&
+	       (r = entry_at(m->entries, m->entries_len, &off, &e))) {
+		if (r < 0 || memchr(e.name, 0, e.name_len)) {
+			d.err = "malformed entries";
+			rc = -EINVAL;
+			break;
+		}
+		m->nentries++;
+	}
+	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+int ap_file_decode(const struct ap_frame *f, struct ap_file *m,
+		   const char **err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_FILE);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_FILE_OP:
+			rc = dec_u32(&d, &m->op);
+			break;
+		case AP_T_PATH:
+			rc = dec_str(&d, &m->path, &m->path_len);
+			break;
+		case AP_T_PATH2:
+			rc = dec_str(&d, &m->path2, &m->path2_len);
+			break;
+		case AP_T_DATA:
+			rc = dec_bytes(&d, &m->data, &m->data_len);
+			break;
+		case AP_T_FLAGS:
+			rc = dec_u32(&d, &m->flags);
+			break;
+		case AP_T_OFFSET:
+			rc = dec_u64(&d, &m->offset);
+			break;
+		case AP_T_LENGTH:
+			rc = dec_u32(&d, &m->length);
+			break;
+		case AP_T_CURSOR:
+			rc = dec_str(&d, &m->cursor, &m->cursor_len);
+			break;
+		case AP_T_TIMEOUT_MS:
+			rc = dec_u32(&d, &m->timeout_ms);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	if (rc >= 0) {
+		if (m->op < AP_FOP_WRITE || m->op > AP_FOP_MOVE)
+			d.err = "unknown file operation";
+		else if (!m->path || !m->path_len || m->path_len > AP_PATH_MAX)
+			d.err = "PATH missing, empty or too long";
+		else if (m->op == AP_FOP_MOVE && (!m->path2 || !m->path2_len ||
+						  m->path2_len > AP_PATH_MAX))
+			d.err = "PATH2 missing, empty or too long";
+		else if (m->op == AP_FOP_WRITE && !m->data)
+			d.err = "DATA missing";
+		else if (m->cursor && m->cursor_len > AP_PATH_MAX)
+			d.err = "CURSOR too long";
+		if (d.err)
+			rc = -EINVAL;
 	}
 	return dec_end(&d, rc, m, sizeof(*m), err);
 }

@@ -85,6 +85,48 @@ int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
 /* Frees what ap_exec_decode() allocated and zeroes m. */
 void ap_exec_free(struct ap_exec *m);
 
+/* AP_FILE: one operation on a path of the work directory, carried out by
+ * a worker running as the sandbox user (agent/files.h). Paths are
+ * relative, at most AP_PATH_MAX bytes; the agent resolves them beneath
+ * the work directory and refuses what leaves it. */
+enum ap_file_op {
+	AP_FOP_WRITE = 1,  /* DATA into PATH; FF_OVERWRITE, FF_PARENTS */
+	AP_FOP_READ = 2,   /* LENGTH bytes of PATH from OFFSET */
+	AP_FOP_LIST = 3,   /* PATH's entries, sorted; FF_RECURSIVE; LENGTH
+			    * entries at most, after CURSOR */
+	AP_FOP_STAT = 4,   /* PATH itself (a symlink is not followed) */
+	AP_FOP_MKDIR = 5,  /* FF_PARENTS */
+	AP_FOP_DELETE = 6, /* FF_RECURSIVE for a non-empty directory */
+	AP_FOP_MOVE = 7,   /* PATH to PATH2; FF_OVERWRITE, FF_PARENTS */
+};
+#define AP_FF_OVERWRITE 0x1u
+#define AP_FF_RECURSIVE 0x2u
+#define AP_FF_PARENTS 0x4u
+#define AP_PATH_MAX 4096u
+
+struct ap_file {
+	uint32_t op;
+	const char *path; /* not NUL-terminated: path_len */
+	size_t path_len;
+	const char *path2; /* NULL: not sent */
+	size_t path2_len;
+	const unsigned char *data; /* NULL: not sent */
+	size_t data_len;
+	uint32_t flags;
+	uint64_t offset;
+	uint32_t length;
+	const char *cursor; /* NULL: not sent */
+	size_t cursor_len;
+	uint32_t timeout_ms; /* 0: the agent's default */
+};
+
+int ap_file_encode(struct ap_buf *b, uint32_t id, const struct ap_file *m);
+/* Borrowed from the frame like the replies' decoders. Also requires an op
+ * the agent knows, a PATH (and for move a PATH2) of 1..AP_PATH_MAX bytes,
+ * and DATA for write; *err says which is wrong. */
+int ap_file_decode(const struct ap_frame *f, struct ap_file *m,
+		   const char **err);
+
 /* ---- agent -> host ---------------------------------------------------- */
 
 /* AP_HELLO_OK. VERSION is sent always, WORKDIR when not NULL. */
@@ -154,6 +196,75 @@ int ap_reset_done_encode(struct ap_buf *b, uint32_t id,
 			 const struct ap_reset_done *m);
 int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
 			 const char **err);
+
+/* AP_FILE_DONE. STATUS is sent always, the rest when not NULL / 0 (SIZE
+ * when has_size). */
+enum ap_file_status {
+	AP_FS_OK = 0,
+	AP_FS_NOT_FOUND = 1,
+	AP_FS_EXISTS = 2,
+	AP_FS_INVALID_PATH = 3, /* leaves the work directory, or malformed */
+	AP_FS_TOO_LARGE = 4,
+	AP_FS_NOT_A_FILE = 5, /* a directory, FIFO, device or socket */
+	AP_FS_NOT_A_DIR = 6,
+	AP_FS_NOT_EMPTY = 7,
+	AP_FS_DENIED = 8,
+	AP_FS_NO_SPACE = 9,
+	AP_FS_IO = 10, /* anything else; MESSAGE says what */
+	AP_FS_TIMEOUT = 11,
+};
+#define AP_FS_LAST AP_FS_TIMEOUT
+
+enum ap_file_type {
+	AP_FT_FILE = 1,
+	AP_FT_DIR = 2,
+	AP_FT_SYMLINK = 3,
+	AP_FT_OTHER = 4,
+};
+
+/* One entry of ENTRIES, packed as u8 type, u32 mode, u64 size, u64 mtime
+ * (ms since the epoch), u16 name length, the name (no NUL; for a
+ * recursive list, the path below the listed directory). */
+struct ap_file_entry {
+	uint8_t type;
+	uint32_t mode;
+	uint64_t size;
+	uint64_t mtime_ms;
+	const char *name;
+	size_t name_len;
+};
+#define AP_ENTRY_FIXED 23u
+
+struct ap_file_done {
+	uint32_t status;
+	const char *message;
+	size_t message_len;
+	const unsigned char *data; /* read */
+	size_t data_len;
+	uint8_t has_size;
+	uint64_t size; /* read, write, stat: the file's size */
+	uint8_t eof;   /* read */
+	uint8_t created;
+	const unsigned char *entries; /* stat: one; list: a page */
+	size_t entries_len;
+	uint32_t nentries;  /* counted by the decoder */
+	const char *cursor; /* list: more entries follow this one */
+	size_t cursor_len;
+};
+
+int ap_file_done_encode(struct ap_buf *b, uint32_t id,
+			const struct ap_file_done *m);
+/* Also checks that ENTRIES is a whole number of well-formed entries. */
+int ap_file_done_decode(const struct ap_frame *f, struct ap_file_done *m,
+			const char **err);
+/* Append one packed entry to b->data (a plain growable buffer, not a
+ * frame); 0, -E2BIG (name over 65535 bytes or buffer over AP_MAX_FRAME)
+ * or -ENOMEM. */
+int ap_file_entry_pack(struct ap_buf *b, const struct ap_file_entry *e);
+/* The entry at *off of a decoded reply: 1 and *off advanced, 0 at the
+ * end. Decoded entries are known to be well-formed. */
+int ap_file_entry_next(const struct ap_file_done *m, size_t *off,
+		       struct ap_file_entry *e);
 
 /* AP_ERROR. MESSAGE is sent when not NULL. */
 struct ap_error {

@@ -70,7 +70,7 @@ static int buf_reserve(struct ap_buf *b, size_t n)
 	return 0;
 }
 
-static int buf_append(struct ap_buf *b, const void *data, size_t n)
+int ap_buf_append(struct ap_buf *b, const void *data, size_t n)
 {
 	int rc = buf_reserve(b, n);
 
@@ -90,7 +90,7 @@ int ap_frame_begin(struct ap_buf *b, uint8_t type, uint32_t id)
 	put_be32(h, 0);
 	h[4] = type;
 	put_be32(h + 5, id);
-	return buf_append(b, h, sizeof(h));
+	return ap_buf_append(b, h, sizeof(h));
 }
 
 void ap_frame_abort(struct ap_buf *b)
@@ -110,9 +110,9 @@ int ap_put(struct ap_buf *b, uint8_t tag, const void *data, size_t len)
 	}
 	h[0] = tag;
 	put_be32(h + 1, (uint32_t)len);
-	rc = buf_append(b, h, sizeof(h));
+	rc = ap_buf_append(b, h, sizeof(h));
 	if (!rc)
-		rc = buf_append(b, data, len);
+		rc = ap_buf_append(b, data, len);
 	if (rc)
 		ap_frame_abort(b);
 	return rc;
@@ -123,6 +123,15 @@ int ap_put_u32(struct ap_buf *b, uint8_t tag, uint32_t v)
 	unsigned char p[4];
 
 	put_be32(p, v);
+	return ap_put(b, tag, p, sizeof(p));
+}
+
+int ap_put_u64(struct ap_buf *b, uint8_t tag, uint64_t v)
+{
+	unsigned char p[8];
+
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
 	return ap_put(b, tag, p, sizeof(p));
 }
 
@@ -163,7 +172,7 @@ int ap_reader_feed(struct ap_reader *r, const void *data, size_t len)
 		ap_buf_consume(&r->in, r->consumed);
 		r->consumed = 0;
 	}
-	return buf_append(&r->in, data, len);
+	return ap_buf_append(&r->in, data, len);
 }
 
 int ap_reader_next(struct ap_reader *r, struct ap_frame *f)
@@ -208,6 +217,13 @@ int ap_next_field(const struct ap_frame *f, size_t *off, struct ap_field *out)
 uint32_t ap_field_u32(const struct ap_field *fl)
 {
 	return fl->len == 4 ? get_be32(fl->data) : 0;
+}
+
+uint64_t ap_field_u64(const struct ap_field *fl)
+{
+	if (fl->len != 8)
+		return 0;
+	return (uint64_t)get_be32(fl->data) << 32 | get_be32(fl->data + 4);
 }
 
 uint8_t ap_field_u8(const struct ap_field *fl)

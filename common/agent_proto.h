@@ -39,6 +39,7 @@ enum ap_type {
 	AP_EXEC = 0x02,	  /* run one execution, see AP_T_* below */
 	AP_RESET = 0x03,  /* kill user processes, wipe state, verify */
 	AP_CANCEL = 0x04, /* stop the running AP_EXEC (id = the exec's id) */
+	AP_FILE = 0x05,	  /* one file operation in the work directory */
 
 	/* agent -> host */
 	AP_HELLO_OK = 0x81,   /* AP_T_VERSION, AP_T_WORKDIR */
@@ -47,6 +48,7 @@ enum ap_type {
 	AP_OUTPUT = 0x84,     /* output so far of the running AP_EXEC (same
 			       * id): AP_T_STDOUT / AP_T_STDERR, only when
 			       * the request asked with AP_T_STREAM_MS */
+	AP_FILE_DONE = 0x85,  /* result of an AP_FILE */
 	AP_ERROR = 0x8f,      /* AP_T_MESSAGE; the request was not understood */
 };
 
@@ -69,6 +71,16 @@ enum ap_tag {
 	AP_T_GRACE_MS = 13,  /* u32: interrupt grace before the kill */
 	AP_T_STREAM_MS = 14, /* u32: send AP_OUTPUT at most this often */
 
+	/* AP_FILE request fields (AP_T_TIMEOUT_MS too) */
+	AP_T_FILE_OP = 15, /* u32: enum ap_file_op */
+	AP_T_PATH = 16,	   /* string: relative to the work directory */
+	AP_T_PATH2 = 17,   /* string: move's destination, same rules */
+	AP_T_DATA = 18,	   /* bytes: what write writes */
+	AP_T_FLAGS = 19,   /* u32: AP_FF_* */
+	AP_T_OFFSET = 20,  /* u64: where read starts */
+	AP_T_LENGTH = 21,  /* u32: read's bytes, list's entries at most */
+	AP_T_CURSOR = 22,  /* string: list resumes after this path */
+
 	/* reply fields */
 	AP_T_VERSION = 32, /* u32 */
 	AP_T_WORKDIR = 33, /* string */
@@ -88,6 +100,12 @@ enum ap_tag {
 	AP_T_CANCELLED = 46, /* u8 */
 	AP_T_STATE_KEPT = 47, /* u8: the interpreter survived with its state */
 	AP_T_FRESH = 48,      /* u8: this call started a new interpreter */
+	/* AP_FILE_DONE (AP_T_MESSAGE, AP_T_DATA, AP_T_CURSOR too) */
+	AP_T_STATUS = 49,  /* u32: enum ap_file_status */
+	AP_T_SIZE = 50,	   /* u64: size of the file */
+	AP_T_EOF = 51,	   /* u8: the data reaches the end of the file */
+	AP_T_ENTRIES = 52, /* bytes: packed entries, see agent_ops.h */
+	AP_T_CREATED = 53, /* u8: write or mkdir made something new */
 };
 
 /* A growable output buffer with a hard maximum (AP_MAX_FRAME). */
@@ -100,6 +118,8 @@ struct ap_buf {
 
 void ap_buf_init(struct ap_buf *b);
 void ap_buf_close(struct ap_buf *b);
+/* Append n bytes: 0, -E2BIG (n over twice AP_MAX_FRAME) or -ENOMEM. */
+int ap_buf_append(struct ap_buf *b, const void *data, size_t n);
 /* Drop the first n bytes (already written out). */
 void ap_buf_consume(struct ap_buf *b, size_t n);
 

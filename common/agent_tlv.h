@@ -20,6 +20,7 @@
 int ap_frame_begin(struct ap_buf *b, uint8_t type, uint32_t id);
 int ap_put(struct ap_buf *b, uint8_t tag, const void *data, size_t len);
 int ap_put_u32(struct ap_buf *b, uint8_t tag, uint32_t v);
+int ap_put_u64(struct ap_buf *b, uint8_t tag, uint64_t v);
 int ap_put_u8(struct ap_buf *b, uint8_t tag, uint8_t v);
 int ap_frame_end(struct ap_buf *b);
 void ap_frame_abort(struct ap_buf *b);
@@ -37,6 +38,7 @@ struct ap_field {
 int ap_next_field(const struct ap_frame *f, size_t *off, struct ap_field *out);
 /* The value of a field whose length the caller has checked (4 or 1). */
 uint32_t ap_field_u32(const struct ap_field *fl);
+uint64_t ap_field_u64(const struct ap_field *fl);
 uint8_t ap_field_u8(const struct ap_field *fl);
 
 #endif

@@ -67,6 +67,13 @@ static const struct key_desc session_keys[] = {
 	{NULL, 0, 0, 0, 0},
 };
 
+static const struct key_desc files_keys[] = {
+	{"max_read_bytes", KT_U32, CFG(files_max_read), 1024, 16u << 20},
+	{"max_write_bytes", KT_U32, CFG(files_max_write), 1024, 16u << 20},
+	{"timeout_ms", KT_U32, CFG(files_timeout_ms), 100, 600000},
+	{NULL, 0, 0, 0, 0},
+};
+
 /* Keys of [limits] that are also accepted in language sections. */
 static const struct key_desc limit_keys[] = {
 	{"memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20},
@@ -126,6 +133,9 @@ void config_init(struct config *cfg)
 	cfg->session_max_lifetime_s = 7 * 86400;
 	cfg->session_max_queued = 8;
 	cfg->interrupt_grace_ms = 1000;
+	cfg->files_max_read = 2u << 20;
+	cfg->files_max_write = 8u << 20;
+	cfg->files_timeout_ms = 10000;
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,
 		.cpu_millis = 1000,
@@ -443,6 +453,8 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = pool_keys;
 	} else if (strcmp(section, "sessions") == 0)
 		t = session_keys;
+	else if (strcmp(section, "files") == 0)
+		t = files_keys;
 	else if (strcmp(section, "limits") == 0) {
 		if ((k = find_key(limit_keys, key)))
 			return apply_key(&cfg->limits, k, value, why);
@@ -564,8 +576,8 @@ static int section_matches(const char *env_rest, const char *section,
 void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		      size_t nlangs)
 {
-	static const char *const fixed[] = {"server", "docker", "pool",
-					    "limits", "sessions"};
+	static const char *const fixed[] = {"server", "docker",	  "pool",
+					    "limits", "sessions", "files"};
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;
 	size_t i, j, best_len;
@@ -595,8 +607,8 @@ void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		section = NULL;
 		k = NULL;
 		best_len = 0;
-		for (i = 0; i < 5 + nlangs; i++) {
-			const char *s = i < 5 ? fixed[i] : own[i - 5];
+		for (i = 0; i < 6 + nlangs; i++) {
+			const char *s = i < 6 ? fixed[i] : own[i - 6];
 			const char *kk;
 
 			if (section_matches(name + 8, s, &kk) &&

@@ -76,6 +76,11 @@ struct config {
 	char *state_dir;	     /* NULL: $XDG_STATE_HOME or ~/.local/state,
 				      * + /mcp-sandbox */
 
+	/* [files] (sandbox_file_ops) */
+	uint32_t files_max_read;   /* bytes one read returns at most */
+	uint32_t files_max_write;  /* bytes one write takes at most */
+	uint32_t files_timeout_ms; /* one operation in the container */
+
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms; /* cap on a per-call timeout */

@@ -131,7 +131,8 @@ void session_info(const struct session *s, struct session_info *o)
 	o->language = s->pl->desc->name;
 	if (s->paused)
 		o->state = "paused";
-	else if (s->connecting || (s->running && !s->running->cb))
+	else if (s->connecting ||
+		 (s->running && !session_call_is_users(s->running)))
 		o->state = "starting";
 	else if (s->running)
 		o->state = "busy";

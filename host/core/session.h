@@ -22,6 +22,7 @@
 #include "executor.h"
 #include "plugins.h"
 #include "pool.h"
+#include "../engine/agent_client.h"
 #include "../engine/docker.h"
 #include "../util/error.h"
 
@@ -121,9 +122,23 @@ int session_memory(struct session *s, session_memory_cb cb, void *arg,
 int session_exec(struct session *s, const struct exec_request *req,
 		 exec_done_cb cb, void *arg, struct session_call **out,
 		 struct error *err);
+/*
+ * One file operation in the session's work directory (agent/files.h), in
+ * order with its executions. req's pointers are borrowed until this
+ * returns. Fails at once like session_exec(); cb gets the agent's
+ * answer (engine/agent_client.h, agent_file_cb), or ERR_SESSION_DESTROYED,
+ * ERR_SESSION_LOST or ERR_CANCELLED.
+ */
+typedef void (*session_file_cb)(const struct error *err,
+				const struct ap_file_done *res, void *arg);
+int session_file(struct session *s, const struct ap_file *req,
+		 session_file_cb cb, void *arg, struct session_call **out,
+		 struct error *err);
+
 /* Stop the call: a queued one ends with ERR_CANCELLED before this
  * returns, a running one is interrupted (then killed after the grace) and
- * ends later. cb runs either way (never before session_exec returned). */
+ * ends later (a running file operation just finishes). cb runs either way
+ * (never before session_exec returned). */
 void session_call_cancel(struct session_call *c);
 
 #endif

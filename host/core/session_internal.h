@@ -16,11 +16,22 @@ struct session_call {
 	struct exec_request req; /* code and stdin point at the copies */
 	char *code;
 	char *stdin_data;
-	exec_done_cb cb; /* NULL: the interpreter's start-up */
+	exec_done_cb cb; /* NULL: the interpreter's start-up (or a file op) */
 	void *arg;
 	struct exec_job *job; /* while running */
+	/* A file operation instead of an execution (session_file()): fcb is
+	 * set, and freq's strings and bytes point into fmem. */
+	session_file_cb fcb;
+	struct ap_file freq;
+	char *fmem;
 	struct session_call *next;
 };
+
+/* A call somebody waits for (not the interpreter's start-up). */
+static inline int session_call_is_users(const struct session_call *c)
+{
+	return c->cb || c->fcb;
+}
 
 struct session {
 	struct session_mgr *m;

@@ -18,6 +18,7 @@ static void call_free(struct session_call *c)
 {
 	free(c->code);
 	free(c->stdin_data);
+	free(c->fmem);
 	free(c);
 }
 
@@ -25,6 +26,11 @@ static void fail_call(struct session_call *c, const struct error *err)
 {
 	struct exec_outcome o;
 
+	if (c->fcb) {
+		c->fcb(err, NULL, c->arg);
+		call_free(c);
+		return;
+	}
 	memset(&o, 0, sizeof(o));
 	o.error = err;
 	o.language = c->s->pl->desc->name;
@@ -101,6 +107,58 @@ static void call_output_cb(const char *out, size_t out_len, const char *err,
 		c->req.output_cb(out, out_len, err, err_len, c->arg);
 }
 
+static void file_done_cb(struct agent_client *ac, const struct error *err,
+			 const struct ap_file_done *res, void *arg)
+{
+	struct session_call *c = arg;
+	struct session *s = c->s;
+	struct error why;
+	int lost;
+
+	(void)ac;
+	s->running = NULL;
+	s->last_used_ms = session_now_ms();
+	/* The operation's own failures are ours (ERR_*); an errno is the
+	 * connection's. */
+	lost = err && !error_is_ours(err->code) && !s->m->shutting_down &&
+	       !s->destroying;
+	if (err && s->destroying && !s->m->shutting_down) {
+		error_set(&why, ERR_SESSION_DESTROYED,
+			  "the session was destroyed while the call ran");
+		err = &why;
+	} else if (lost) {
+		error_set(&why, ERR_SESSION_LOST,
+			  "the session's container stopped answering; the "
+			  "session was removed");
+		err = &why;
+	}
+	c->fcb(err, res, c->arg);
+	call_free(c);
+	if (lost) {
+		log_error("[%s] session %s lost its container",
+			  s->pl->desc->name, s->name);
+		session_destroy(s);
+		return;
+	}
+	if (!s->destroying)
+		session_queue_next(s);
+}
+
+static void start_file(struct session *s, struct session_call *c)
+{
+	struct error err;
+	int rc;
+
+	rc = agent_client_file(s->ac, &c->freq, file_done_cb, c);
+	if (rc) {
+		s->running = NULL;
+		error_set(&err, ERR_SANDBOX,
+			  "cannot send the file operation: %s", strerror(-rc));
+		fail_call(c, &err);
+		session_queue_next(s);
+	}
+}
+
 void session_queue_next(struct session *s)
 {
 	struct session_mgr *m = s->m;
@@ -117,6 +175,10 @@ void session_queue_next(struct session *s)
 		s->q_tail = NULL;
 	s->nq--;
 	s->running = c;
+	if (c->fcb) {
+		start_file(s, c);
+		return;
+	}
 	req = c->req;
 	req.session_ac = s->ac;
 	req.session_seq = ++s->seq;
@@ -179,8 +241,26 @@ static unsigned user_calls_waiting(const struct session *s)
 	unsigned n = 0;
 
 	for (c = s->q_head; c; c = c->next)
-		n += c->cb != NULL;
+		n += session_call_is_users(c);
 	return n;
+}
+
+/* What every call must pass before it is queued. */
+static int admit(struct session *s, struct error *err)
+{
+	if (s->paused)
+		return error_set(err, ERR_SESSION_PAUSED,
+				 "session '%s' is paused; resume it first "
+				 "(sandbox_session action \"resume\")",
+				 s->name);
+	if (((s->running && session_call_is_users(s->running)) || s->nq) &&
+	    user_calls_waiting(s) >= s->m->cfg->session_max_queued)
+		return error_set(err, ERR_SESSION_BUSY,
+				 "session '%s' is running a call and %u more "
+				 "are waiting (the limit); try again when it "
+				 "is done",
+				 s->name, user_calls_waiting(s));
+	return 0;
 }
 
 int session_exec(struct session *s, const struct exec_request *req,
@@ -193,22 +273,61 @@ int session_exec(struct session *s, const struct exec_request *req,
 		return error_set(err, ERR_LANGUAGE_MISMATCH,
 				 "session '%s' runs %s, not %s", s->name,
 				 s->pl->desc->name, req->pl->desc->name);
-	if (s->paused)
-		return error_set(err, ERR_SESSION_PAUSED,
-				 "session '%s' is paused; resume it first "
-				 "(sandbox_session action \"resume\")",
-				 s->name);
-	if (((s->running && s->running->cb) || s->nq) &&
-	    user_calls_waiting(s) >= s->m->cfg->session_max_queued)
-		return error_set(err, ERR_SESSION_BUSY,
-				 "session '%s' is running a call and %u more "
-				 "are waiting (the limit); try again when it "
-				 "is done",
-				 s->name, user_calls_waiting(s));
+	if (admit(s, err))
+		return err->code;
 	c = call_new(s, req);
 	if (!c)
 		return error_set(err, ERR_SANDBOX, "out of memory");
 	c->cb = cb;
+	c->arg = arg;
+	*out = c;
+	enqueue(s, c);
+	return 0;
+}
+
+/* Copies of req's strings and bytes, one allocation: the call may run
+ * long after the caller's buffers are gone. */
+static char *copy_file_req(const struct ap_file *req, struct ap_file *out)
+{
+	size_t n = req->path_len + req->path2_len + req->data_len +
+		   req->cursor_len + 4;
+	char *mem = malloc(n), *p = mem;
+
+	if (!mem)
+		return NULL;
+	*out = *req;
+#define COPY_FIELD(field, len)                                                 \
+	if (req->field) {                                                      \
+		memcpy(p, req->field, req->len);                               \
+		out->field = (void *)p;                                        \
+		p += req->len;                                                 \
+		*p++ = '\0';                                                   \
+	}
+	COPY_FIELD(path, path_len)
+	COPY_FIELD(path2, path2_len)
+	COPY_FIELD(data, data_len)
+	COPY_FIELD(cursor, cursor_len)
+#undef COPY_FIELD
+	return mem;
+}
+
+int session_file(struct session *s, const struct ap_file *req,
+		 session_file_cb cb, void *arg, struct session_call **out,
+		 struct error *err)
+{
+	struct session_call *c;
+
+	if (admit(s, err))
+		return err->code;
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->fmem = copy_file_req(req, &c->freq);
+	if (!c || !c->fmem) {
+		free(c);
+		return error_set(err, ERR_SANDBOX, "out of memory");
+	}
+	c->s = s;
+	c->fcb = cb;
 	c->arg = arg;
 	*out = c;
 	enqueue(s, c);
@@ -222,7 +341,8 @@ void session_call_cancel(struct session_call *c)
 	struct error err;
 
 	if (s->running == c) {
-		exec_cancel(c->job);
+		if (!c->fcb)
+			exec_cancel(c->job);
 		return;
 	}
 	for (pp = &s->q_head; *pp; prev = *pp, pp = &(*pp)->next) {

@@ -17,7 +17,13 @@
 /* The agent binary in every image (their ENTRYPOINT). */
 #define AGENT_PATH "/opt/sbx/agent"
 
-enum pending_kind { PENDING_NONE, PENDING_HELLO, PENDING_EXEC, PENDING_RESET };
+enum pending_kind {
+	PENDING_NONE,
+	PENDING_HELLO,
+	PENDING_EXEC,
+	PENDING_RESET,
+	PENDING_FILE,
+};
 
 struct agent_client {
 	struct docker_stream *stream;
@@ -32,6 +38,7 @@ struct agent_client {
 	uint32_t next_id;
 	agent_exec_cb exec_cb;
 	agent_reset_cb reset_cb;
+	agent_file_cb file_cb;
 	agent_output_cb output_cb; /* of the pending exec, or NULL */
 	void *req_arg;		   /* arg of the pending exec/reset */
 	char errline[512];	   /* partial agent stderr line */
@@ -57,6 +64,9 @@ static void fail_pending(struct agent_client *ac, int err, const char *msg)
 		break;
 	case PENDING_RESET:
 		ac->reset_cb(ac, &e, 0, NULL, ac->req_arg);
+		break;
+	case PENDING_FILE:
+		ac->file_cb(ac, &e, NULL, ac->req_arg);
 		break;
 	case PENDING_NONE:
 		break;
@@ -141,6 +151,8 @@ static int reply_expected(const struct agent_client *ac, uint8_t type)
 		       (type == AP_OUTPUT && ac->output_cb);
 	case PENDING_RESET:
 		return type == AP_RESET_DONE || type == AP_ERROR;
+	case PENDING_FILE:
+		return type == AP_FILE_DONE || type == AP_ERROR;
 	case PENDING_NONE:
 		return 0;
 	}
@@ -156,6 +168,50 @@ static void protocol_violation(struct agent_client *ac, const char *what)
 	fail_pending(ac, -EPROTO, "the sandbox agent broke the protocol");
 	if (ac->stream)
 		docker_stream_close(ac->stream);
+}
+
+/* The agent's status of a file operation as a host error code. */
+static int file_error_code(uint32_t status)
+{
+	static const int codes[] = {
+		[AP_FS_NOT_FOUND] = ERR_NOT_FOUND,
+		[AP_FS_EXISTS] = ERR_FILE_EXISTS,
+		[AP_FS_INVALID_PATH] = ERR_INVALID_PATH,
+		[AP_FS_TOO_LARGE] = ERR_TOO_LARGE,
+		[AP_FS_NOT_A_FILE] = ERR_NOT_A_FILE,
+		[AP_FS_NOT_A_DIR] = ERR_NOT_A_DIRECTORY,
+		[AP_FS_NOT_EMPTY] = ERR_DIRECTORY_NOT_EMPTY,
+		[AP_FS_DENIED] = ERR_PERMISSION_DENIED,
+		[AP_FS_NO_SPACE] = ERR_NO_SPACE,
+		[AP_FS_IO] = ERR_SANDBOX,
+		[AP_FS_TIMEOUT] = ERR_SANDBOX_TIMEOUT,
+	};
+
+	if (status == AP_FS_OK || status > AP_FS_LAST)
+		return ERR_SANDBOX;
+	return codes[status];
+}
+
+static void on_file_done(struct agent_client *ac, const struct ap_frame *f)
+{
+	struct ap_file_done m;
+	struct error e;
+	const char *why;
+	char msg[sizeof(e.msg)];
+
+	if (ap_file_done_decode(f, &m, &why)) {
+		log_bad_frame(ac, f, why);
+		protocol_violation(ac, "malformed reply");
+		return;
+	}
+	ac->pending = PENDING_NONE;
+	if (m.status == AP_FS_OK) {
+		ac->file_cb(ac, NULL, &m, ac->req_arg);
+		return;
+	}
+	copy_message(m.message, m.message_len, msg, sizeof(msg));
+	error_set_msg(&e, file_error_code(m.status), msg[0] ? msg : NULL);
+	ac->file_cb(ac, &e, NULL, ac->req_arg);
 }
 
 static void on_frame(struct agent_client *ac, const struct ap_frame *f)
@@ -191,6 +247,9 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 			      output.out_len,
 			      output.err ? (const char *)output.err : "",
 			      output.err_len, ac->req_arg);
+		return;
+	case AP_FILE_DONE:
+		on_file_done(ac, f);
 		return;
 	case AP_RESET_DONE:
 		if (ap_reset_done_decode(f, &reset, &why))
@@ -430,6 +489,29 @@ int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg)
 	ac->pending = PENDING_RESET;
 	ac->pending_id = id;
 	ac->reset_cb = cb;
+	ac->req_arg = arg;
+	return 0;
+}
+
+int agent_client_file(struct agent_client *ac, const struct ap_file *req,
+		      agent_file_cb cb, void *arg)
+{
+	uint32_t id;
+	int rc;
+
+	if (ac->pending != PENDING_NONE)
+		return -EBUSY;
+	if (!ac->stream || ac->closing)
+		return -EPIPE;
+	id = ac->next_id++;
+	rc = ap_file_encode(&ac->out, id, req);
+	if (!rc)
+		rc = send_frame(ac);
+	if (rc)
+		return rc;
+	ac->pending = PENDING_FILE;
+	ac->pending_id = id;
+	ac->file_cb = cb;
 	ac->req_arg = arg;
 	return 0;
 }

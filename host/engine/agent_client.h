@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../common/agent_ops.h"
 #include "docker.h"
 #include "../util/error.h"
 
@@ -83,6 +84,15 @@ typedef void (*agent_exec_cb)(struct agent_client *ac, const struct error *err,
 typedef void (*agent_reset_cb)(struct agent_client *ac, const struct error *err,
 			       int ok, const char *msg, void *arg);
 
+/* An AP_FILE's outcome: err NULL and res the reply on success; otherwise
+ * err is the transport's failure or the operation's, as ERR_NOT_FOUND,
+ * ERR_FILE_EXISTS, ERR_INVALID_PATH, ERR_TOO_LARGE, ERR_NOT_A_FILE,
+ * ERR_NOT_A_DIRECTORY, ERR_DIRECTORY_NOT_EMPTY, ERR_PERMISSION_DENIED,
+ * ERR_NO_SPACE or ERR_SANDBOX with the agent's message, and res NULL.
+ * res (and what it points to) is borrowed for the call. */
+typedef void (*agent_file_cb)(struct agent_client *ac, const struct error *err,
+			      const struct ap_file_done *res, void *arg);
+
 /* Attach to a started container and say HELLO. open_cb runs exactly once
  * (unless this returns an error). arg is passed to open_cb and lost_cb. */
 int agent_client_open(struct docker *d, const char *container_id,
@@ -105,6 +115,10 @@ void agent_client_set_owner(struct agent_client *ac, agent_lost_cb lost_cb,
 int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *req,
 		      agent_exec_cb cb, void *arg);
 int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg);
+/* One file operation (common/agent_ops.h, struct ap_file; borrowed until
+ * this returns). */
+int agent_client_file(struct agent_client *ac, const struct ap_file *req,
+		      agent_file_cb cb, void *arg);
 /* Ask the agent to stop the running execution (its reply follows as
  * usual, with cancelled set). No-op when nothing runs. */
 void agent_client_cancel(struct agent_client *ac);

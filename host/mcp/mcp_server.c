@@ -483,15 +483,19 @@ static int has_escaped_nul(const char *line, size_t len)
 	return 0;
 }
 
+/* The id of a request refused before it is handled, so the client can
+ * match the error to it: a number or string, else none. */
+static const cJSON *refused_id(const cJSON *msg)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+
+	return cJSON_IsNumber(id) || cJSON_IsString(id) ? id : NULL;
+}
+
 static void handle_line(struct mcp_server *s, const char *line, size_t len)
 {
 	cJSON *msg;
 
-	if (has_escaped_nul(line, len)) {
-		send_error(s, NULL, E_INVALID_REQUEST,
-			   "strings may not contain NUL characters (\\u0000)");
-		return;
-	}
 	if (!utf8_valid(line, len)) {
 		send_error(s, NULL, E_PARSE,
 			   "Parse error: the message is not valid UTF-8");
@@ -503,7 +507,11 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 		send_error(s, NULL, E_PARSE, "Parse error: invalid JSON");
 		return;
 	}
-	handle_message(s, msg);
+	if (has_escaped_nul(line, len))
+		send_error(s, refused_id(msg), E_INVALID_REQUEST,
+			   "strings may not contain NUL characters (\\u0000)");
+	else
+		handle_message(s, msg);
 	cJSON_Delete(msg);
 }
 

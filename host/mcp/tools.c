@@ -14,10 +14,12 @@
 
 extern const struct tool tool_execute;
 extern const struct tool tool_session;
+extern const struct tool tool_files;
 
 const struct tool *const tools_all[] = {
 	&tool_execute,
 	&tool_session,
+	&tool_files,
 	NULL,
 };
 

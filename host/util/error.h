@@ -50,7 +50,19 @@
 	X(MAX_SESSIONS, "max_sessions", "too many sessions")                   \
 	X(INVALID_NAME, "invalid_name", "invalid session name")                \
 	X(LANGUAGE_MISMATCH, "language_mismatch",                              \
-	  "the session runs another language")
+	  "the session runs another language")                                 \
+	X(NOT_FOUND, "not_found", "no such file or directory")                 \
+	X(FILE_EXISTS, "file_exists", "the file exists")                       \
+	X(INVALID_PATH, "invalid_path", "the path is not allowed")             \
+	X(TOO_LARGE, "too_large", "too large")                                 \
+	X(NOT_A_FILE, "not_a_file", "not a regular file")                      \
+	X(NOT_A_DIRECTORY, "not_a_directory", "not a directory")               \
+	X(DIRECTORY_NOT_EMPTY, "directory_not_empty",                          \
+	  "the directory is not empty")                                        \
+	X(PERMISSION_DENIED, "permission_denied", "permission denied")         \
+	X(NO_SPACE, "no_space", "the work directory is full")                  \
+	X(FILES_ROOT_NOT_SET, "files_root_not_set",                            \
+	  "no host directory is allowed for export and import")
 
 /* Far below any errno, so the two ranges never meet. */
 #define ERR_FIRST (-20000)

@@ -10,13 +10,18 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
 
-e2e('tools/list describes sandbox_execute and sandbox_session with input and output schemas', { docker: false }, async (h) => {
+e2e('tools/list describes sandbox_execute, sandbox_session and sandbox_file_ops with input and output schemas', { docker: false }, async (h) => {
   const s = await h.start({ env: NO_POOL });
   assert.deepEqual(
     s.tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session'],
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops'],
   );
-  const [t, st] = s.tools;
+  const [t, st, ft] = s.tools;
+  assert.deepEqual(ft.inputSchema.required, ['action', 'session']);
+  assert.deepEqual(ft.inputSchema.properties.action.enum,
+    ['write', 'read', 'list', 'stat', 'mkdir', 'delete', 'move']);
+  for (const k of ['path', 'content', 'encoding', 'entries', 'nextCursor']) assert.ok(k in ft.outputSchema.properties, `file_ops outputSchema has ${k}`);
+  assert.equal(ft.annotations.destructiveHint, true);
   assert.deepEqual(st.inputSchema.required, ['action']);
   assert.deepEqual(st.inputSchema.properties.action.enum,
     ['create', 'list', 'get', 'pause', 'resume', 'extend', 'destroy']);

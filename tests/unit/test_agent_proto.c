@@ -151,10 +151,39 @@ static int decode(const struct ap_frame *f, const char **err)
 	struct ap_output o;
 	struct ap_reset_done rd;
 	struct ap_error e;
+	struct ap_file fi;
+	struct ap_file_done fd;
+	struct ap_file_entry en;
+	size_t off = 0;
+	uint32_t count = 0;
 	int rc;
 
 	*err = NULL;
 	switch (f->type) {
+	case AP_FILE:
+		rc = ap_file_decode(f, &fi, err);
+		if (!rc)
+			CHECK(inside(f, fi.path, fi.path_len) &&
+			      fi.path_len > 0 && fi.path_len <= AP_PATH_MAX &&
+			      inside(f, fi.path2, fi.path2_len) &&
+			      inside(f, fi.data, fi.data_len) &&
+			      inside(f, fi.cursor, fi.cursor_len) &&
+			      fi.op >= AP_FOP_WRITE && fi.op <= AP_FOP_MOVE);
+		break;
+	case AP_FILE_DONE:
+		rc = ap_file_done_decode(f, &fd, err);
+		if (rc)
+			break;
+		CHECK(inside(f, fd.message, fd.message_len) &&
+		      inside(f, fd.data, fd.data_len) &&
+		      inside(f, fd.entries, fd.entries_len) &&
+		      inside(f, fd.cursor, fd.cursor_len));
+		while (ap_file_entry_next(&fd, &off, &en)) {
+			CHECK(inside(f, en.name, en.name_len));
+			count++;
+		}
+		CHECK(count == fd.nentries && off == fd.entries_len);
+		break;
 	case AP_EXEC:
 		rc = ap_exec_decode(f, &x, err);
 		if (rc)
@@ -841,6 +870,31 @@ static void valid_frames(struct raw *r, size_t *starts, size_t *n)
 	raw_begin(r, AP_ERROR, 6);
 	raw_str(r, AP_T_MESSAGE, "no");
 	raw_end(r);
+	starts[(*n)++] = r->len;
+	raw_begin(r, AP_FILE, 7);
+	raw_u32(r, AP_T_FILE_OP, AP_FOP_MOVE);
+	raw_str(r, AP_T_PATH, "a/b");
+	raw_str(r, AP_T_PATH2, "c");
+	raw_str(r, AP_T_DATA, "d");
+	raw_u32(r, AP_T_FLAGS, AP_FF_OVERWRITE);
+	raw_field(r, AP_T_OFFSET, "\0\0\0\0\0\0\1\0", 8);
+	raw_u32(r, AP_T_LENGTH, 10);
+	raw_str(r, AP_T_CURSOR, "a");
+	raw_u32(r, AP_T_TIMEOUT_MS, 100);
+	raw_end(r);
+	starts[(*n)++] = r->len;
+	raw_begin(r, AP_FILE_DONE, 8);
+	raw_u32(r, AP_T_STATUS, 0);
+	raw_str(r, AP_T_MESSAGE, "m");
+	raw_str(r, AP_T_DATA, "data");
+	raw_field(r, AP_T_SIZE, "\0\0\0\0\0\0\0\4", 8);
+	raw_u8(r, AP_T_EOF, 1);
+	raw_u8(r, AP_T_CREATED, 1);
+	/* one entry: type 1, mode 0644, size 4, mtime 5, name "ab" */
+	raw_field(r, AP_T_ENTRIES,
+		  "\1\0\0\1\244\0\0\0\0\0\0\0\4\0\0\0\0\0\0\0\5\0\2ab", 25);
+	raw_str(r, AP_T_CURSOR, "ab");
+	raw_end(r);
 	starts[*n] = r->len;
 }
 
@@ -850,7 +904,7 @@ static void valid_frames(struct raw *r, size_t *starts, size_t *n)
 static void t_prefixes(void)
 {
 	struct raw r = {0};
-	size_t starts[8], n, i, k, len;
+	size_t starts[12], n, i, k, len;
 	struct ap_reader rd;
 	struct ap_frame f;
 	const char *err;
@@ -1197,10 +1251,11 @@ static uint32_t rnd(uint32_t n)
 static void t_garbage(void)
 {
 	static const uint8_t types[] = {AP_EXEC,   AP_HELLO_OK,	  AP_EXEC_DONE,
-					AP_OUTPUT, AP_RESET_DONE, AP_ERROR};
+					AP_OUTPUT, AP_RESET_DONE, AP_ERROR,
+					AP_FILE,   AP_FILE_DONE};
 	static const uint8_t lens[] = {0, 1, 2, 3, 4, 5, 8};
 	struct raw v = {0}, r = {0};
-	size_t starts[8], nv, i, j, k, n;
+	size_t starts[12], nv, i, j, k, n;
 	unsigned char tmp[16];
 	const char *err;
 	int ok = 0, bad = 0, rc;
@@ -1219,7 +1274,7 @@ static void t_garbage(void)
 		case 1:
 			n = rnd(8);
 			for (j = 0; j < n; j++) {
-				uint8_t tag = (uint8_t)(rnd(4) ? 1 + rnd(48)
+				uint8_t tag = (uint8_t)(rnd(4) ? 1 + rnd(53)
 							       : rnd(256));
 				size_t len = rnd(3) ? lens[rnd(sizeof(lens))]
 						    : rnd(16);
@@ -1260,6 +1315,153 @@ static void t_garbage(void)
 	raw_free(&r);
 }
 
+/* AP_FILE and AP_FILE_DONE: a round trip with every field, the request
+ * rules and malformed entries. */
+static void t_files(void)
+{
+	static const struct ap_file_entry ents[] = {
+		{AP_FT_FILE, 0644, 5, 1700000000123ull, "a.txt", 5},
+		{AP_FT_DIR, 0755, 0, 1, "dir/sub", 7},
+		{AP_FT_SYMLINK, 0777, 11, (uint64_t)1 << 40, "", 0},
+	};
+	const struct ap_file q = {
+		.op = AP_FOP_READ,
+		.path = "x/y.bin",
+		.path_len = 7,
+		.data = (const unsigned char *)"\0\1",
+		.data_len = 2,
+		.flags = AP_FF_RECURSIVE | AP_FF_PARENTS,
+		.offset = (uint64_t)5 << 32 | 7,
+		.length = 65536,
+		.cursor = "c",
+		.cursor_len = 1,
+		.timeout_ms = 9,
+	};
+	struct ap_buf b, packed;
+	struct ap_reader rd;
+	struct ap_frame f;
+	struct ap_file got;
+	struct ap_file_done d, back;
+	struct ap_file_entry e;
+	struct raw r = {0};
+	const char *err;
+	size_t i, off = 0;
+
+	ap_buf_init(&b);
+	ap_reader_init(&rd);
+	CHECK(ap_file_encode(&b, 41, &q) == 0);
+	CHECK(read_back(&rd, &b, 3, &f) == 1);
+	CHECK(f.type == AP_FILE && f.id == 41);
+	CHECK(ap_file_decode(&f, &got, &err) == 0);
+	CHECK(got.op == q.op && got.flags == q.flags &&
+	      got.offset == q.offset && got.length == q.length &&
+	      got.timeout_ms == q.timeout_ms && !got.path2);
+	CHECK(same_bytes(got.path, got.path_len, q.path, q.path_len));
+	CHECK(same_bytes(got.data, got.data_len, q.data, q.data_len));
+	CHECK(same_bytes(got.cursor, got.cursor_len, "c", 1));
+
+	ap_buf_init(&packed);
+	for (i = 0; i < sizeof(ents) / sizeof(ents[0]); i++)
+		CHECK(ap_file_entry_pack(&packed, &ents[i]) == 0);
+	memset(&d, 0, sizeof(d));
+	d.status = AP_FS_OK;
+	d.data = (const unsigned char *)"bytes";
+	d.data_len = 5;
+	d.has_size = 1;
+	d.size = (uint64_t)3 << 33;
+	d.eof = 1;
+	d.created = 1;
+	d.entries = packed.data;
+	d.entries_len = packed.len;
+	d.cursor = "dir/sub";
+	d.cursor_len = 7;
+	b.len = b.frame_start = 0;
+	CHECK(ap_file_done_encode(&b, 42, &d) == 0);
+	CHECK(read_back(&rd, &b, 7, &f) == 1);
+	CHECK(ap_file_done_decode(&f, &back, &err) == 0);
+	CHECK(back.status == 0 && back.has_size && back.size == d.size &&
+	      back.eof && back.created && back.nentries == 3 && !back.message);
+	CHECK(same_bytes(back.data, back.data_len, "bytes", 5));
+	CHECK(same_bytes(back.cursor, back.cursor_len, "dir/sub", 7));
+	for (i = 0; ap_file_entry_next(&back, &off, &e); i++) {
+		CHECK(e.type == ents[i].type && e.mode == ents[i].mode &&
+		      e.size == ents[i].size && e.mtime_ms == ents[i].mtime_ms);
+		CHECK(same_bytes(e.name, e.name_len, ents[i].name,
+				 ents[i].name_len));
+	}
+	CHECK(i == 3);
+	ap_buf_close(&packed);
+	ap_buf_close(&b);
+	ap_reader_close(&rd);
+
+	/* The request's rules. */
+	raw_begin(&r, AP_FILE, 1);
+	raw_str(&r, AP_T_PATH, "a");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "unknown file operation");
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_MOVE + 1);
+	raw_str(&r, AP_T_PATH, "a");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "unknown file operation");
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_READ);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "PATH missing, empty or too long");
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_READ);
+	raw_str(&r, AP_T_PATH, "");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "PATH missing, empty or too long");
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_MOVE);
+	raw_str(&r, AP_T_PATH, "a");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "PATH2 missing, empty or too long");
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_WRITE);
+	raw_str(&r, AP_T_PATH, "a");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "DATA missing");
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_WRITE);
+	raw_str(&r, AP_T_PATH, "a");
+	raw_field(&r, AP_T_DATA, "", 0); /* an empty file */
+	raw_end(&r);
+	EXPECT(&r, 0, NULL);
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_READ);
+	raw_str(&r, AP_T_PATH, "a");
+	raw_field(&r, AP_T_OFFSET, "1234", 4);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "u64 field of the wrong length");
+	raw_begin(&r, AP_FILE, 1);
+	raw_u32(&r, AP_T_FILE_OP, AP_FOP_READ);
+	raw_field(&r, AP_T_PATH, "a\0b", 3);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "string field contains a NUL byte");
+
+	/* Entries that do not add up. */
+	raw_begin(&r, AP_FILE_DONE, 1);
+	raw_field(&r, AP_T_ENTRIES, "\1\0\0\1\244", 5);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "malformed entries");
+	raw_begin(&r, AP_FILE_DONE, 1);
+	raw_field(&r, AP_T_ENTRIES,
+		  "\1\0\0\1\244\0\0\0\0\0\0\0\4\0\0\0\0\0\0\0\5\0\3ab", 25);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "malformed entries");
+	raw_begin(&r, AP_FILE_DONE, 1);
+	raw_field(&r, AP_T_ENTRIES,
+		  "\1\0\0\1\244\0\0\0\0\0\0\0\4\0\0\0\0\0\0\0\5\0\2a\0", 25);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "malformed entries");
+	raw_begin(&r, AP_FILE_DONE, 1);
+	raw_field(&r, AP_T_ENTRIES, "", 0);
+	raw_end(&r);
+	EXPECT(&r, 0, NULL);
+}
+
 int main(void)
 {
 	t_wire_exec();
@@ -1271,6 +1473,7 @@ int main(void)
 	t_prefixes();
 	t_exec_rules();
 	t_reply_rules();
+	t_files();
 	t_garbage();
 	return t_summary("agent_proto");
 }

@@ -77,6 +77,11 @@ static void framing(void)
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{"
 	       "\"x\":\"a\\u0000b\"}}",
 	       "-32600");
+	/* ... answered with the request's id, so the client is not left
+	 * waiting */
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{"
+	       "\"x\":\"a\\u0000b\"}}",
+	       "\"id\":7,\"error\"");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{"
 	       "\"x\":\"a\\\\u0000b\"}}",
 	       "\"result\":{}");

@@ -1,0 +1,490 @@
+/*
+ * tool_files.c - sandbox_file_ops: write, read, list, stat, mkdir, delete
+ * and move files in a session's work directory (core/session.h,
+ * session_file(); the agent does the work as the sandbox user,
+ * agent/files.h). docs/files.md has the rules.
+ */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_util.h"
+#include "tools.h"
+
+/* A read without `length` returns this much at most: about what a client
+ * shows a model in one result. */
+#define READ_DEFAULT_BYTES (64u * 1024)
+
+static const char *const actions[] = {
+	"write", "read", "list", "stat", "mkdir", "delete", "move", NULL,
+};
+static const uint32_t action_ops[] = {
+	AP_FOP_WRITE, AP_FOP_READ,   AP_FOP_LIST, AP_FOP_STAT,
+	AP_FOP_MKDIR, AP_FOP_DELETE, AP_FOP_MOVE,
+};
+
+static void add_prop(cJSON *props, const char *name, const char *type,
+		     const char *desc)
+{
+	cJSON *p = cJSON_AddObjectToObject(props, name);
+
+	cJSON_AddStringToObject(p, "type", type);
+	cJSON_AddStringToObject(p, "description", desc);
+}
+
+static cJSON *input_schema(const struct tool_env *env)
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p, *en, *req;
+	char desc[512];
+	size_t i;
+
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	p = cJSON_AddObjectToObject(props, "action");
+	cJSON_AddStringToObject(p, "type", "string");
+	en = cJSON_AddArrayToObject(p, "enum");
+	for (i = 0; actions[i]; i++)
+		cJSON_AddItemToArray(en, cJSON_CreateString(actions[i]));
+	cJSON_AddStringToObject(
+		p, "description",
+		"write: create a file (parents too) from content; read: a "
+		"file's bytes; list: a directory; stat: one path; mkdir; "
+		"delete; move: path to `to`.");
+	add_prop(props, "session", "string",
+		 "The session whose /work is used (sandbox_session create).");
+	add_prop(props, "path", "string",
+		 "Path in the session, relative to /work or absolute under "
+		 "/work. list: default /work.");
+	add_prop(props, "content", "string",
+		 "write: the file's content, text or base64 (see encoding).");
+	p = cJSON_AddObjectToObject(props, "encoding");
+	cJSON_AddStringToObject(p, "type", "string");
+	en = cJSON_AddArrayToObject(p, "enum");
+	cJSON_AddItemToArray(en, cJSON_CreateString("utf-8"));
+	cJSON_AddItemToArray(en, cJSON_CreateString("base64"));
+	cJSON_AddStringToObject(
+		p, "description",
+		"write: how content is encoded (default utf-8). read: "
+		"base64 forces base64; by default text comes back as text "
+		"and anything else as base64.");
+	add_prop(props, "overwrite", "boolean",
+		 "write, move: replace an existing file (default false: "
+		 "file_exists).");
+	add_prop(props, "recursive", "boolean",
+		 "list: every level below path; delete: a directory with "
+		 "its contents.");
+	p = cJSON_AddObjectToObject(props, "offset");
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddNumberToObject(p, "minimum", 0);
+	cJSON_AddStringToObject(p, "description",
+				"read: first byte to return (default 0).");
+	p = cJSON_AddObjectToObject(props, "length");
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddNumberToObject(p, "minimum", 1);
+	snprintf(desc, sizeof(desc),
+		 "read: bytes to return at most (default %u, at most %u); "
+		 "list: entries per page (at most 1000).",
+		 READ_DEFAULT_BYTES, env->cfg->files_max_read);
+	cJSON_AddStringToObject(p, "description", desc);
+	add_prop(props, "cursor", "string",
+		 "list: nextCursor of the previous page.");
+	add_prop(props, "to", "string", "move: the new path in the session.");
+	req = cJSON_AddArrayToObject(s, "required");
+	cJSON_AddItemToArray(req, cJSON_CreateString("action"));
+	cJSON_AddItemToArray(req, cJSON_CreateString("session"));
+	cJSON_AddBoolToObject(s, "additionalProperties", 0);
+	return s;
+}
+
+static cJSON *output_schema(const struct tool_env *env)
+{
+	static const char *const fields[][3] = {
+		{"path", "string", "The path the call was about."},
+		{"to", "string", "move: where it went."},
+		{"content", "string", "read: the bytes, as encoding says."},
+		{"encoding", "string", "read: utf-8 or base64."},
+		{"offset", "integer", "read: first byte returned."},
+		{"length", "integer", "read: bytes returned."},
+		{"nextOffset", "integer",
+		 "read: where the rest starts (absent at the end)."},
+		{"eof", "boolean", "read: the content reaches the end."},
+		{"size", "integer", "The file's size in bytes."},
+		{"type", "string", "stat: file, directory, symlink or other."},
+		{"mtime", "string", "stat: last change (ISO 8601, UTC)."},
+		{"mode", "string", "stat: permission bits, octal."},
+		{"created", "boolean", "write, mkdir: it did not exist."},
+		{"deleted", "boolean", "delete: it is gone."},
+		{"entries", "array",
+		 "list: {name, type, size, mtime} sorted by name; for a "
+		 "recursive list, name is the path below path."},
+		{"nextCursor", "string",
+		 "list: pass as cursor for the next page (absent on the "
+		 "last)."},
+		{NULL, NULL, NULL},
+	};
+	cJSON *s = cJSON_CreateObject(), *props;
+	size_t i;
+
+	(void)env;
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	for (i = 0; fields[i][0]; i++)
+		add_prop(props, fields[i][0], fields[i][1], fields[i][2]);
+	return s;
+}
+
+/* ---- results ---------------------------------------------------------- */
+
+struct files_call {
+	struct mcp_call *call;
+	struct session_call *sc;
+	uint32_t op;
+	int want_base64;
+	uint64_t offset;
+	char *path;
+	char *to;
+	unsigned char *data; /* write: the decoded content */
+};
+
+static void fc_free(struct files_call *fc)
+{
+	free(fc->path);
+	free(fc->to);
+	free(fc->data);
+	free(fc);
+}
+
+static const char *type_name(uint8_t t)
+{
+	switch (t) {
+	case AP_FT_FILE:
+		return "file";
+	case AP_FT_DIR:
+		return "directory";
+	case AP_FT_SYMLINK:
+		return "symlink";
+	default:
+		return "other";
+	}
+}
+
+static cJSON *entry_json(const struct ap_file_entry *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *name = utf8_sanitize(e->name, e->name_len);
+	char t[40];
+
+	cJSON_AddStringToObject(o, "name", name ? name : "");
+	free(name);
+	cJSON_AddStringToObject(o, "type", type_name(e->type));
+	cJSON_AddNumberToObject(o, "size", (double)e->size);
+	tool_time((int64_t)e->mtime_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "mtime", t);
+	return o;
+}
+
+static cJSON *base64_string(const unsigned char *p, size_t n)
+{
+	char *b = malloc(4 * ((n + 2) / 3) + 1);
+	cJSON *s;
+
+	if (!b)
+		return NULL;
+	EVP_EncodeBlock((unsigned char *)b, p, (int)n);
+	s = cJSON_CreateString(b);
+	free(b);
+	return s;
+}
+
+static void add_read(struct files_call *fc, cJSON *o,
+		     const struct ap_file_done *r)
+{
+	cJSON *content = NULL;
+	int text = !fc->want_base64 &&
+		   utf8_valid((const char *)r->data, r->data_len);
+
+	if (text) {
+		char *s = malloc(r->data_len + 1);
+
+		if (s) {
+			memcpy(s, r->data, r->data_len);
+			s[r->data_len] = '\0';
+			content = cJSON_CreateString(s);
+			free(s);
+		}
+	} else {
+		content = base64_string(r->data, r->data_len);
+	}
+	cJSON_AddItemToObject(o, "content",
+			      content ? content : cJSON_CreateString(""));
+	cJSON_AddStringToObject(o, "encoding", text ? "utf-8" : "base64");
+	cJSON_AddNumberToObject(o, "offset", (double)fc->offset);
+	cJSON_AddNumberToObject(o, "length", (double)r->data_len);
+	cJSON_AddNumberToObject(o, "size", (double)r->size);
+	cJSON_AddBoolToObject(o, "eof", r->eof);
+	if (!r->eof)
+		cJSON_AddNumberToObject(o, "nextOffset",
+					(double)(fc->offset + r->data_len));
+}
+
+static void file_cb(const struct error *err, const struct ap_file_done *r,
+		    void *arg)
+{
+	struct files_call *fc = arg;
+	struct ap_file_entry e;
+	cJSON *o, *list;
+	size_t off = 0;
+	char t[40], mode[8];
+
+	mcp_call_on_cancel(fc->call, NULL, NULL);
+	if (err) {
+		mcp_call_finish(fc->call, tool_error_result(err));
+		fc_free(fc);
+		return;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", fc->path);
+	switch (fc->op) {
+	case AP_FOP_WRITE:
+		cJSON_AddNumberToObject(o, "size", (double)r->size);
+		cJSON_AddBoolToObject(o, "created", r->created);
+		break;
+	case AP_FOP_READ:
+		add_read(fc, o, r);
+		break;
+	case AP_FOP_LIST:
+		list = cJSON_AddArrayToObject(o, "entries");
+		while (ap_file_entry_next(r, &off, &e))
+			cJSON_AddItemToArray(list, entry_json(&e));
+		if (r->cursor) {
+			char *c = utf8_sanitize(r->cursor, r->cursor_len);
+
+			cJSON_AddStringToObject(o, "nextCursor", c ? c : "");
+			free(c);
+		}
+		break;
+	case AP_FOP_STAT:
+		if (ap_file_entry_next(r, &off, &e)) {
+			cJSON_AddStringToObject(o, "type", type_name(e.type));
+			cJSON_AddNumberToObject(o, "size", (double)e.size);
+			tool_time((int64_t)e.mtime_ms, t, sizeof(t));
+			cJSON_AddStringToObject(o, "mtime", t);
+			snprintf(mode, sizeof(mode), "%04o", e.mode & 07777);
+			cJSON_AddStringToObject(o, "mode", mode);
+		}
+		break;
+	case AP_FOP_MKDIR:
+		cJSON_AddBoolToObject(o, "created", r->created);
+		break;
+	case AP_FOP_DELETE:
+		cJSON_AddBoolToObject(o, "deleted", 1);
+		break;
+	default:
+		cJSON_AddStringToObject(o, "to", fc->to);
+		break;
+	}
+	mcp_call_finish(fc->call, tool_ok(fc->call, o));
+	fc_free(fc);
+}
+
+static void cancel_cb(void *arg)
+{
+	struct files_call *fc = arg;
+
+	session_call_cancel(fc->sc);
+}
+
+/* ---- the call --------------------------------------------------------- */
+
+/* content as bytes: text as it is, base64 decoded; NULL with *res set. */
+static unsigned char *content_bytes(const struct tool_env *env,
+				    const cJSON *content, int base64,
+				    size_t *len, cJSON **res)
+{
+	const char *s = content ? content->valuestring : "";
+	size_t n = strlen(s), pad = 0;
+	unsigned char *out;
+	int got;
+
+	if (!base64) {
+		if (n > env->cfg->files_max_write)
+			goto too_large;
+		out = malloc(n + 1);
+		if (out)
+			memcpy(out, s, n + 1);
+		*len = n;
+		goto done;
+	}
+	if (n / 4 * 3 > env->cfg->files_max_write + 2)
+		goto too_large;
+	if (n % 4) {
+		*res = tool_error(ERR_INVALID_ARGUMENTS,
+				  "content is not base64 (its length is not a "
+				  "multiple of 4)");
+		return NULL;
+	}
+	out = malloc(n / 4 * 3 + 1);
+	if (!out)
+		goto done;
+	got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
+	if (got < 0) {
+		free(out);
+		*res = tool_error(ERR_INVALID_ARGUMENTS,
+				  "content is not base64");
+		return NULL;
+	}
+	pad = (n && s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');
+	*len = (size_t)got - pad;
+	if (*len > env->cfg->files_max_write) {
+		free(out);
+		goto too_large;
+	}
+done:
+	if (!out)
+		*res = tool_error(ERR_SANDBOX, "out of memory");
+	return out;
+too_large:
+	*res = tool_error(ERR_TOO_LARGE,
+			  "content is over %u bytes ([files] max_write_bytes)",
+			  env->cfg->files_max_write);
+	return NULL;
+}
+
+static const cJSON *arg(const cJSON *args, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(args, name);
+}
+
+static void call(const struct tool_env *env, struct mcp_call *mc,
+		 const cJSON *args)
+{
+	const cJSON *sess = arg(args, "session"), *path = arg(args, "path");
+	const cJSON *to = arg(args, "to"), *enc = arg(args, "encoding");
+	const cJSON *length = arg(args, "length"),
+		    *offset = arg(args, "offset");
+	const cJSON *cursor = arg(args, "cursor");
+	const char *action = arg(args, "action")->valuestring;
+	struct ap_file req = {0};
+	struct files_call *fc;
+	struct session *s;
+	struct error err;
+	cJSON *res = NULL;
+	size_t i;
+
+	for (i = 0; actions[i] && strcmp(actions[i], action) != 0; i++)
+		;
+	s = session_valid_name(sess->valuestring)
+		    ? session_find(env->sessions, sess->valuestring)
+		    : NULL;
+	if (!s) {
+		mcp_call_finish(mc,
+				tool_error(ERR_SESSION_NOT_FOUND,
+					   "no session named '%s' (create "
+					   "one with sandbox_session)",
+					   session_valid_name(sess->valuestring)
+						   ? sess->valuestring
+						   : "(invalid name)"));
+		return;
+	}
+	req.op = action_ops[i];
+	if (!path && req.op != AP_FOP_LIST) {
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
+					       "%s needs path", action));
+		return;
+	}
+	if (req.op == AP_FOP_MOVE && !to) {
+		mcp_call_finish(
+			mc, tool_error(ERR_INVALID_ARGUMENTS, "move needs to"));
+		return;
+	}
+	fc = calloc(1, sizeof(*fc));
+	if (!fc || !(fc->path = strdup(path ? path->valuestring : "/work")) ||
+	    (to && !(fc->to = strdup(to->valuestring)))) {
+		if (fc)
+			fc_free(fc);
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		return;
+	}
+	fc->call = mc;
+	fc->op = req.op;
+	fc->want_base64 = enc && !strcmp(enc->valuestring, "base64");
+	req.path = fc->path;
+	req.path_len = strlen(fc->path);
+	if (fc->to) {
+		req.path2 = fc->to;
+		req.path2_len = strlen(fc->to);
+	}
+	if (cJSON_IsTrue(arg(args, "overwrite")))
+		req.flags |= AP_FF_OVERWRITE;
+	if (cJSON_IsTrue(arg(args, "recursive")))
+		req.flags |= AP_FF_RECURSIVE;
+	if (req.op == AP_FOP_WRITE || req.op == AP_FOP_MKDIR ||
+	    req.op == AP_FOP_MOVE)
+		req.flags |= AP_FF_PARENTS;
+	if (req.op == AP_FOP_WRITE) {
+		fc->data = content_bytes(env, arg(args, "content"),
+					 fc->want_base64, &req.data_len, &res);
+		if (!fc->data) {
+			fc_free(fc);
+			mcp_call_finish(mc, res);
+			return;
+		}
+		req.data = fc->data;
+	}
+	if (req.op == AP_FOP_READ) {
+		uint32_t max = env->cfg->files_max_read;
+
+		req.length =
+			READ_DEFAULT_BYTES < max ? READ_DEFAULT_BYTES : max;
+		if (length && length->valuedouble > max) {
+			fc_free(fc);
+			mcp_call_finish(mc,
+					tool_error(ERR_TOO_LARGE,
+						   "length is over %u bytes "
+						   "([files] max_read_bytes); "
+						   "read in parts with offset",
+						   max));
+			return;
+		}
+		if (length)
+			req.length = (uint32_t)length->valuedouble;
+		if (offset)
+			req.offset = (uint64_t)offset->valuedouble;
+		fc->offset = req.offset;
+	} else if (req.op == AP_FOP_LIST && length) {
+		req.length = length->valuedouble > 1000
+				     ? 1000
+				     : (uint32_t)length->valuedouble;
+	}
+	if (cursor) {
+		req.cursor = cursor->valuestring;
+		req.cursor_len = strlen(cursor->valuestring);
+	}
+	req.timeout_ms = env->cfg->files_timeout_ms;
+	if (session_file(s, &req, file_cb, fc, &fc->sc, &err)) {
+		fc_free(fc);
+		mcp_call_finish(mc, tool_error_result(&err));
+		return;
+	}
+	mcp_call_on_cancel(mc, cancel_cb, fc);
+}
+
+const struct tool tool_files = {
+	.name = "sandbox_file_ops",
+	.title = "Files in a sandbox session",
+	.description =
+		"Write, read, list, stat, mkdir, delete and move files in a "
+		"session's work directory (/work), where its code runs. "
+		"Binary content travels as base64. Paths stay inside /work: "
+		"\"..\", absolute paths elsewhere and symlinks that leave it "
+		"are refused (invalid_path). Operations run in order with the "
+		"session's sandbox_execute calls.",
+	.input_schema = input_schema,
+	.output_schema = output_schema,
+	.read_only = 0,
+	.destructive = 1,
+	.idempotent = 0,
+	.open_world = 0,
+	.call = call,
+};

@@ -1,0 +1,225 @@
+// sandbox_file_ops: every action and error code in a real session, a
+// byte-exact binary round trip, ordering with the session's executions,
+// and paths that try to leave /work (symlinks to /etc and /proc, "..",
+// absolute paths, NUL and newline, FIFOs, a sparse 1 GiB file, a directory
+// of 100 000 entries): each gets its documented error or cap, and the
+// server keeps serving.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { e2e, toolError } from './lib/server.mjs';
+import { createSession, sessionExecCall, sexecOk, waitActive, withStateDir } from './lib/sessions.mjs';
+
+const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
+
+function fop(s, args, { requestTimeoutMs = 120_000 } = {}) {
+  return s.client.callTool({ name: 'sandbox_file_ops', arguments: args }, undefined, { timeout: requestTimeoutMs });
+}
+
+async function fopOk(s, args, opts) {
+  const r = await fop(s, args, opts);
+  assert.equal(r.isError ?? false, false, `sandbox_file_ops ${JSON.stringify(args).slice(0, 300)} failed: ${r.content?.[0]?.text}`);
+  assert.ok(r.structuredContent, 'a successful result has structuredContent');
+  assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, 'text content mirrors structuredContent');
+  return r.structuredContent;
+}
+
+async function fopErr(s, args, code, opts) {
+  const e = toolError(await fop(s, args, opts));
+  assert.equal(e.code, code, `${JSON.stringify(args).slice(0, 300)}: ${e.code}: ${e.message}`);
+  return e;
+}
+
+async function pythonSession(h, name, env = {}) {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, ...env });
+  await createSession(s, 'python', { name });
+  await waitActive(s, name);
+  return s;
+}
+
+e2e('sandbox_file_ops: every action, and the session\'s code sees the same files', { timeoutMs: 180_000 }, async (h) => {
+  const s = await pythonSession(h, 'files');
+  const session = 'files';
+
+  // write: parents are created; a second write needs overwrite.
+  let r = await fopOk(s, { action: 'write', session, path: 'data/in.csv', content: 'a,b\n1,2\n' });
+  assert.equal(r.size, 8);
+  assert.equal(r.created, true);
+  await fopErr(s, { action: 'write', session, path: 'data/in.csv', content: 'x' }, 'file_exists');
+  r = await fopOk(s, { action: 'write', session, path: '/work/data/in.csv', content: 'a,b\n1,2\n3,4\n', overwrite: true });
+  assert.equal(r.created, false);
+
+  // The code reads it and writes its own file; read and stat see that.
+  const out = await sexecOk(s, session, "rows = open('data/in.csv').read().split()\nopen('out.txt', 'w').write(str(len(rows)))\nprint(len(rows))");
+  assert.equal(out.stdout.trim(), '3');
+  r = await fopOk(s, { action: 'read', session, path: 'out.txt' });
+  assert.equal(r.content, '3');
+  assert.equal(r.encoding, 'utf-8');
+  assert.equal(r.eof, true);
+  assert.equal(r.size, 1);
+  r = await fopOk(s, { action: 'stat', session, path: 'data/in.csv' });
+  assert.equal(r.type, 'file');
+  assert.equal(r.size, 12);
+  assert.equal(r.mode, '0644');
+  assert.ok(Math.abs(Date.parse(r.mtime) - Date.now()) < 120_000, `mtime ${r.mtime}`);
+
+  // mkdir, list (flat and recursive), move, delete.
+  r = await fopOk(s, { action: 'mkdir', session, path: 'a/b/c' });
+  assert.equal(r.created, true);
+  r = await fopOk(s, { action: 'mkdir', session, path: 'a' });
+  assert.equal(r.created, false, 'mkdir of a directory that exists succeeds (like mkdir -p)');
+  await fopErr(s, { action: 'mkdir', session, path: 'data/in.csv' }, 'file_exists');
+  r = await fopOk(s, { action: 'list', session });
+  assert.deepEqual(r.entries.map((e) => [e.name, e.type]), [['a', 'directory'], ['data', 'directory'], ['out.txt', 'file']]);
+  assert.equal(r.nextCursor, undefined);
+  r = await fopOk(s, { action: 'list', session, path: '.', recursive: true });
+  assert.deepEqual(r.entries.map((e) => e.name), ['a', 'a/b', 'a/b/c', 'data', 'data/in.csv', 'out.txt']);
+  r = await fopOk(s, { action: 'move', session, path: 'out.txt', to: 'a/b/c/result.txt' });
+  assert.equal(r.to, 'a/b/c/result.txt');
+  await fopErr(s, { action: 'read', session, path: 'out.txt' }, 'not_found');
+  await fopOk(s, { action: 'write', session, path: 'other.txt', content: 'o' });
+  await fopErr(s, { action: 'move', session, path: 'other.txt', to: 'a/b/c/result.txt' }, 'file_exists');
+  await fopOk(s, { action: 'move', session, path: 'other.txt', to: 'a/b/c/result.txt', overwrite: true });
+  assert.equal((await fopOk(s, { action: 'read', session, path: 'a/b/c/result.txt' })).content, 'o');
+  await fopErr(s, { action: 'delete', session, path: 'a' }, 'directory_not_empty');
+  await fopErr(s, { action: 'read', session, path: 'a' }, 'not_a_file');
+  await fopErr(s, { action: 'list', session, path: 'data/in.csv' }, 'not_a_directory');
+  r = await fopOk(s, { action: 'delete', session, path: 'a', recursive: true });
+  assert.equal(r.deleted, true);
+  await fopErr(s, { action: 'stat', session, path: 'a' }, 'not_found');
+  await fopErr(s, { action: 'delete', session, path: 'nothing' }, 'not_found');
+
+  // Errors that never reach the container.
+  await fopErr(s, { action: 'read', session: 'nosuch', path: 'x' }, 'session_not_found');
+  await fopErr(s, { action: 'read', session }, 'invalid_arguments');
+  await fopErr(s, { action: 'move', session, path: 'x' }, 'invalid_arguments');
+  await fopErr(s, { action: 'write', session, path: 'x', content: 'not base64!', encoding: 'base64' }, 'invalid_arguments');
+  await fopErr(s, { action: 'read', session, path: 'data/in.csv', length: 64 * 1024 * 1024 }, 'too_large');
+
+  // The code sees what the file operations left.
+  const seen = await sexecOk(s, session, "import os\nprint(sorted(os.listdir('.')), open('data/in.csv').read().count('\\n'))");
+  assert.equal(seen.stdout.trim(), "['data'] 3");
+});
+
+e2e('sandbox_file_ops: 5 MiB of random bytes round trip byte-exact, whole and in parts', { timeoutMs: 180_000 }, async (h) => {
+  const s = await pythonSession(h, 'bin');
+  const session = 'bin';
+  const data = randomBytes(5 * 1024 * 1024);
+  let r = await fopOk(s, { action: 'write', session, path: 'blob.bin', content: data.toString('base64'), encoding: 'base64' });
+  assert.equal(r.size, data.length);
+  // The program sees the same bytes.
+  const sum = await sexecOk(s, session, "import hashlib\nprint(hashlib.sha256(open('blob.bin','rb').read()).hexdigest())");
+  const { createHash } = await import('node:crypto');
+  assert.equal(sum.stdout.trim(), createHash('sha256').update(data).digest('hex'));
+
+  // Reads of at most [files] max_read_bytes (2 MiB): the result carries
+  // the bytes twice (text and structuredContent), and the SDK client
+  // refuses messages over 10 MiB.
+  await fopErr(s, { action: 'read', session, path: 'blob.bin', length: data.length }, 'too_large');
+  const parts = [];
+  let offset = 0;
+  let pages = 0;
+  for (;;) {
+    r = await fopOk(s, { action: 'read', session, path: 'blob.bin', offset, length: 2 * 1024 * 1024 });
+    assert.equal(r.encoding, 'base64', 'random bytes are not text');
+    parts.push(Buffer.from(r.content, 'base64'));
+    pages++;
+    assert.equal(r.offset, offset);
+    if (r.eof) break;
+    assert.equal(r.nextOffset, offset + r.length);
+    offset = r.nextOffset;
+  }
+  assert.equal(pages, 3);
+  assert.ok(Buffer.concat(parts).equals(data), 'read in parts is byte-exact');
+  r = await fopOk(s, { action: 'read', session, path: 'blob.bin' });
+  assert.equal(r.length, 64 * 1024, 'a read without length returns the default page');
+  assert.equal(r.eof, false);
+  assert.equal(r.nextOffset, 64 * 1024);
+});
+
+e2e('sandbox_file_ops: queued behind a running call, it sees what the call did', { timeoutMs: 120_000 }, async (h) => {
+  const s = await pythonSession(h, 'order');
+  const session = 'order';
+  const running = sessionExecCall(s, session, "import time\ntime.sleep(1)\nopen('late.txt','w').write('done')");
+  const read = fopOk(s, { action: 'read', session, path: 'late.txt' });
+  const [ex, r] = await Promise.all([running, read]);
+  assert.equal(ex.isError ?? false, false);
+  assert.equal(r.content, 'done', 'the read ran after the call that wrote the file');
+});
+
+e2e('sandbox_file_ops: paths that try to leave /work, odd files, and caps', { timeoutMs: 300_000 }, async (h) => {
+  // A file size limit that lets the program make a sparse 1 GiB file.
+  const s = await pythonSession(h, 'paths', { SANDBOX_LIMITS_FSIZE_MB: '2048' });
+  const session = 'paths';
+  await sexecOk(
+    s,
+    session,
+    [
+      'import os',
+      "os.symlink('/etc/shadow', 'shadow')",
+      "os.symlink('/etc/passwd', 'passwd')",
+      "os.symlink('/proc/self/environ', 'environ')",
+      "os.symlink('../../etc/passwd', 'climb')",
+      "os.makedirs('d', exist_ok=True)",
+      "os.symlink('../d', 'd/up')", // stays inside: allowed
+      "open('d/x.txt', 'w').write('inside')",
+      "os.mkfifo('fifo')",
+      "with open('sparse', 'wb') as f: f.truncate(1 << 30)",
+    ].join('\n'),
+  );
+  for (const path of ['shadow', 'passwd', 'environ', 'climb', 'climb/x']) {
+    const e = await fopErr(s, { action: 'read', session, path }, 'invalid_path');
+    assert.match(e.message, /leaves the work directory/);
+  }
+  for (const path of ['../etc/passwd', 'd/../../etc/passwd', '/etc/passwd', '/proc/self/environ', '/sys/kernel', '/workx/a', 'a\nb']) {
+    await fopErr(s, { action: 'read', session, path }, 'invalid_path');
+    await fopErr(s, { action: 'write', session, path, content: 'x' }, 'invalid_path');
+  }
+  // A NUL byte never reaches a tool: the request itself is refused.
+  await assert.rejects(fop(s, { action: 'read', session, path: 'passwd\u0000x' }), (e) => e.code === -32600);
+  await fopErr(s, { action: 'list', session, path: 'climb' }, 'invalid_path');
+  await fopErr(s, { action: 'move', session, path: 'd/x.txt', to: '../x.txt' }, 'invalid_path');
+  await fopErr(s, { action: 'delete', session, path: '.' }, 'invalid_path');
+  await fopErr(s, { action: 'delete', session, path: '/work' }, 'invalid_path');
+  // A symlink that stays inside /work is followed.
+  assert.equal((await fopOk(s, { action: 'read', session, path: 'd/up/x.txt' })).content, 'inside');
+  // stat describes the link itself; a write replaces it, never writes through it.
+  assert.equal((await fopOk(s, { action: 'stat', session, path: 'passwd' })).type, 'symlink');
+  await fopErr(s, { action: 'write', session, path: 'passwd', content: 'pwned' }, 'file_exists');
+  await fopOk(s, { action: 'write', session, path: 'passwd', content: 'pwned', overwrite: true });
+  const etc = await sexecOk(s, session, "import os\nprint(os.path.islink('passwd'), open('passwd').read(), open('/etc/passwd').read().startswith('root:'))");
+  assert.equal(etc.stdout.trim(), 'False pwned True');
+  // Deleting a symlink to a directory removes the link, not what it points at.
+  await fopOk(s, { action: 'delete', session, path: 'd/up', recursive: true });
+  assert.equal((await fopOk(s, { action: 'read', session, path: 'd/x.txt' })).content, 'inside');
+
+  // A FIFO with no writer does not hang anything.
+  await fopErr(s, { action: 'read', session, path: 'fifo' }, 'not_a_file');
+  assert.equal((await fopOk(s, { action: 'stat', session, path: 'fifo' })).type, 'other');
+  // A sparse 1 GiB file: a read returns the requested part only.
+  let r = await fopOk(s, { action: 'read', session, path: 'sparse', offset: (1 << 30) - 10, length: 100, encoding: 'base64' });
+  assert.equal(r.size, 1 << 30);
+  assert.equal(r.length, 10);
+  assert.equal(r.eof, true);
+  await fopErr(s, { action: 'read', session, path: 'sparse', length: 1 << 30 }, 'too_large');
+  await fopErr(s, { action: 'write', session, path: 'big', content: 'x'.repeat(9 * 1024 * 1024) }, 'too_large');
+
+  // A directory of 100 000 files lists in sorted pages of 1000.
+  await sexecOk(s, session, "import os\nos.mkdir('many')\nfor i in range(100000):\n    open('many/f%06d' % i, 'w').close()", { timeout: 120_000 });
+  r = await fopOk(s, { action: 'list', session, path: 'many' });
+  assert.equal(r.entries.length, 1000);
+  assert.equal(r.entries[0].name, 'f000000');
+  assert.equal(r.nextCursor, 'f000999');
+  r = await fopOk(s, { action: 'list', session, path: 'many', cursor: r.nextCursor });
+  assert.equal(r.entries[0].name, 'f001000');
+  r = await fopOk(s, { action: 'list', session, path: 'many', cursor: 'f099499', length: 1000 });
+  assert.equal(r.entries.length, 500);
+  assert.equal(r.entries.at(-1).name, 'f099999');
+  assert.equal(r.nextCursor, undefined, 'the last page has no cursor');
+
+  // Still serving.
+  const done = await sexecOk(s, session, "print('alive')");
+  assert.equal(done.stdout.trim(), 'alive');
+  const one = await s.execute('python', 'print(6*7)');
+  assert.equal(one.stdout.trim(), '42');
+});
