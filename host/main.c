@@ -72,7 +72,8 @@ struct app {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mcp-sandbox [--config FILE]               serve MCP "
+	fprintf(f, "usage: mcp-sandbox [--config FILE] [--files-root DIR]\n"
+		   "                                                serve MCP "
 		   "on stdio\n"
 		   "       mcp-sandbox run LANG (-c CODE | FILE | -) "
 		   "[--timeout MS] [--json] [-v]\n"
@@ -130,7 +131,31 @@ static const char *find_config(const char *arg, char *buf, size_t size)
 	return NULL;
 }
 
-static int load_everything(struct app *a, const char *config_arg)
+/* --files-root wins over sandbox.ini and the environment; the root is
+ * made absolute now, while the working directory is the one the user
+ * started us in. */
+static void set_files_root(struct config *cfg, const char *arg)
+{
+	char abs[PATH_MAX];
+
+	if (arg) {
+		free(cfg->files_host_root);
+		cfg->files_host_root = strdup(arg);
+	}
+	if (!cfg->files_host_root || !*cfg->files_host_root)
+		return;
+	if (!realpath(cfg->files_host_root, abs)) {
+		log_warn("files root %s: %s (export and import will fail)",
+			 cfg->files_host_root, strerror(errno));
+		return;
+	}
+	free(cfg->files_host_root);
+	cfg->files_host_root = strdup(abs);
+	log_info("files root for export and import: %s", abs);
+}
+
+static int load_everything(struct app *a, const char *config_arg,
+			   const char *files_root)
 {
 	char buf[PATH_MAX], dir[PATH_MAX / 2];
 	const char *path = find_config(config_arg, buf, sizeof(buf));
@@ -182,6 +207,7 @@ static int load_everything(struct app *a, const char *config_arg)
 		names[n++] = a->cfg.langs[i].name;
 	config_apply_env(&a->cfg, environ, names, n);
 	log_set_level(a->cfg.log_level);
+	set_files_root(&a->cfg, files_root);
 	return plugins_apply_config(&a->plugins, &a->cfg);
 }
 
@@ -585,7 +611,7 @@ int main(int argc, char **argv)
 {
 	static struct app app;
 	struct app *a = &app;
-	const char *config_arg = NULL;
+	const char *config_arg = NULL, *files_root = NULL;
 	const char *cmd = "serve";
 	int i, rc, first = 1, quiet;
 
@@ -595,6 +621,9 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
 			config_arg = argv[++i];
+		} else if (strcmp(argv[i], "--files-root") == 0 &&
+			   i + 1 < argc) {
+			files_root = argv[++i];
 		} else if (strcmp(argv[i], "--version") == 0) {
 			printf("mcp-sandbox %s (plugin ABI %d.%d)\n",
 			       SBX_VERSION, SBX_PLUGIN_ABI_MAJOR,
@@ -638,7 +667,7 @@ int main(int argc, char **argv)
 	quiet = strcmp(cmd, "run") == 0 && !has_flag(argc - i, argv + i, "-v");
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
-	rc = load_everything(a, config_arg);
+	rc = load_everything(a, config_arg, files_root);
 	if (strcmp(cmd, "check-config") == 0) {
 		fprintf(stderr,
 			"%s: %d problem(s), %zu plugin(s) loaded, %zu "

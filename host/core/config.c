@@ -71,6 +71,7 @@ static const struct key_desc files_keys[] = {
 	{"max_read_bytes", KT_U32, CFG(files_max_read), 1024, 16u << 20},
 	{"max_write_bytes", KT_U32, CFG(files_max_write), 1024, 16u << 20},
 	{"timeout_ms", KT_U32, CFG(files_timeout_ms), 100, 600000},
+	{"host_root", KT_STR, CFG(files_host_root), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -180,6 +181,7 @@ void config_close(struct config *cfg)
 	free(cfg->plugins_dir);
 	free(cfg->docker_host);
 	free(cfg->state_dir);
+	free(cfg->files_host_root);
 	free(cfg->network);
 	for (i = 0; i < cfg->nwarm_at_start; i++)
 		free(cfg->warm_at_start[i]);

@@ -80,6 +80,9 @@ struct config {
 	uint32_t files_max_read;   /* bytes one read returns at most */
 	uint32_t files_max_write;  /* bytes one write takes at most */
 	uint32_t files_timeout_ms; /* one operation in the container */
+	/* The host directory export and import may use; NULL: they are
+	 * off. Made absolute at start-up. */
+	char *files_host_root;
 
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;

@@ -9,20 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/transfer.h"
 #include "json_util.h"
 #include "tools.h"
 
 /* A read without `length` returns this much at most: about what a client
  * shows a model in one result. */
 #define READ_DEFAULT_BYTES (64u * 1024)
+/* Export reads the session's file in pieces of this size. */
+#define EXPORT_CHUNK (4u << 20)
 
+/* The actions in the order of the schema; the first seven are one
+ * AP_FILE operation each, export and import are transfers. */
 static const char *const actions[] = {
-	"write", "read", "list", "stat", "mkdir", "delete", "move", NULL,
+	"write",  "read", "list",   "stat",   "mkdir",
+	"delete", "move", "export", "import", NULL,
 };
 static const uint32_t action_ops[] = {
 	AP_FOP_WRITE, AP_FOP_READ,   AP_FOP_LIST, AP_FOP_STAT,
 	AP_FOP_MKDIR, AP_FOP_DELETE, AP_FOP_MOVE,
 };
+#define ACTION_EXPORT 7
+#define ACTION_IMPORT 8
+
+static const cJSON *arg(const cJSON *args, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(args, name);
+}
 
 static void add_prop(cJSON *props, const char *name, const char *type,
 		     const char *desc)
@@ -50,7 +63,10 @@ static cJSON *input_schema(const struct tool_env *env)
 		p, "description",
 		"write: create a file (parents too) from content; read: a "
 		"file's bytes; list: a directory; stat: one path; mkdir; "
-		"delete; move: path to `to`.");
+		"delete; move: path to `to`; export: copy the file at path "
+		"to the user's machine (`to`, relative to the files root the "
+		"user allowed); import: copy `from` on the user's machine "
+		"to path.");
 	add_prop(props, "session", "string",
 		 "The session whose /work is used (sandbox_session create).");
 	add_prop(props, "path", "string",
@@ -89,7 +105,12 @@ static cJSON *input_schema(const struct tool_env *env)
 	cJSON_AddStringToObject(p, "description", desc);
 	add_prop(props, "cursor", "string",
 		 "list: nextCursor of the previous page.");
-	add_prop(props, "to", "string", "move: the new path in the session.");
+	add_prop(props, "to", "string",
+		 "move: the new path in the session; export: the path on the "
+		 "user's machine, relative to the files root.");
+	add_prop(props, "from", "string",
+		 "import: the path on the user's machine, relative to the "
+		 "files root.");
 	req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("action"));
 	cJSON_AddItemToArray(req, cJSON_CreateString("session"));
@@ -101,7 +122,8 @@ static cJSON *output_schema(const struct tool_env *env)
 {
 	static const char *const fields[][3] = {
 		{"path", "string", "The path the call was about."},
-		{"to", "string", "move: where it went."},
+		{"to", "string", "move, export: where it went."},
+		{"from", "string", "import: where it came from."},
 		{"content", "string", "read: the bytes, as encoding says."},
 		{"encoding", "string", "read: utf-8 or base64."},
 		{"offset", "integer", "read: first byte returned."},
@@ -288,6 +310,87 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 	fc_free(fc);
 }
 
+static void transfer_done(const struct error *err, uint64_t bytes, void *arg)
+{
+	struct files_call *fc = arg;
+	cJSON *o;
+
+	if (err) {
+		mcp_call_finish(fc->call, tool_error_result(err));
+		fc_free(fc);
+		return;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", fc->path);
+	cJSON_AddStringToObject(o, fc->op == ACTION_EXPORT ? "to" : "from",
+				fc->to);
+	cJSON_AddNumberToObject(o, "size", (double)bytes);
+	mcp_call_finish(fc->call, tool_ok(fc->call, o));
+	fc_free(fc);
+}
+
+/* export and import: between the session and the files root. */
+static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
+			  const char *session, size_t action, const cJSON *args)
+{
+	const cJSON *path = arg(args, "path");
+	const cJSON *other = arg(args, action == ACTION_EXPORT ? "to" : "from");
+	struct transfer_req req;
+	struct files_call *fc;
+	struct error err;
+	int rc;
+
+	if (!env->cfg->files_host_root) {
+		mcp_call_finish(
+			mc, tool_error(ERR_FILES_ROOT_NOT_SET,
+				       "export and import are off: allow a "
+				       "directory of your machine with "
+				       "--files-root DIR on the server's "
+				       "command line (Claude Code: claude mcp "
+				       "add sandbox -- mcp-sandbox "
+				       "--files-root \"$PWD\"), "
+				       "SANDBOX_FILES_HOST_ROOT, or [files] "
+				       "host_root in sandbox.ini"));
+		return;
+	}
+	if (!path || !other) {
+		mcp_call_finish(
+			mc,
+			tool_error(ERR_INVALID_ARGUMENTS,
+				   "%s needs path and %s", actions[action],
+				   action == ACTION_EXPORT ? "to" : "from"));
+		return;
+	}
+	fc = calloc(1, sizeof(*fc));
+	if (!fc || !(fc->path = strdup(path->valuestring)) ||
+	    !(fc->to = strdup(other->valuestring))) {
+		if (fc)
+			fc_free(fc);
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		return;
+	}
+	fc->call = mc;
+	fc->op = (uint32_t)action;
+	memset(&req, 0, sizeof(req));
+	req.sessions = env->sessions;
+	req.session = session;
+	req.root = env->cfg->files_host_root;
+	req.session_path = fc->path;
+	req.host_path = fc->to;
+	req.overwrite = cJSON_IsTrue(arg(args, "overwrite"));
+	req.chunk = EXPORT_CHUNK;
+	req.max_bytes = env->cfg->files_max_write;
+	req.timeout_ms = env->cfg->files_timeout_ms;
+	rc = action == ACTION_EXPORT
+		     ? transfer_export(env->loop, &req, transfer_done, fc, &err)
+		     : transfer_import(env->loop, &req, transfer_done, fc,
+				       &err);
+	if (rc) {
+		fc_free(fc);
+		mcp_call_finish(mc, tool_error_result(&err));
+	}
+}
+
 static void cancel_cb(void *arg)
 {
 	struct files_call *fc = arg;
@@ -351,11 +454,6 @@ too_large:
 	return NULL;
 }
 
-static const cJSON *arg(const cJSON *args, const char *name)
-{
-	return cJSON_GetObjectItemCaseSensitive(args, name);
-}
-
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
@@ -385,6 +483,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 					   session_valid_name(sess->valuestring)
 						   ? sess->valuestring
 						   : "(invalid name)"));
+		return;
+	}
+	if (i == ACTION_EXPORT || i == ACTION_IMPORT) {
+		call_transfer(env, mc, sess->valuestring, i, args);
 		return;
 	}
 	req.op = action_ops[i];

@@ -84,3 +84,35 @@ void error_clear(struct error *e)
 		e->msg[0] = '\0';
 	}
 }
+
+int error_file_code(int errnum)
+{
+	switch (errnum) {
+	case ENOENT:
+		return ERR_NOT_FOUND;
+	case EEXIST:
+		return ERR_FILE_EXISTS;
+	case EXDEV:
+	case ELOOP:
+	case EINVAL:
+	case ENAMETOOLONG:
+		return ERR_INVALID_PATH;
+	case EISDIR:
+		return ERR_NOT_A_FILE;
+	case ENOTDIR:
+		return ERR_NOT_A_DIRECTORY;
+	case ENOTEMPTY:
+		return ERR_DIRECTORY_NOT_EMPTY;
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return ERR_PERMISSION_DENIED;
+	case ENOSPC:
+	case EDQUOT:
+		return ERR_NO_SPACE;
+	case EFBIG:
+		return ERR_TOO_LARGE;
+	default:
+		return ERR_SANDBOX;
+	}
+}

@@ -98,6 +98,9 @@ int error_vset(struct error *e, int code, const char *fmt, va_list ap)
 /* The same with msg as it is: the daemon's or a peer's words, which may be
  * NULL or empty (then the code's default message). */
 int error_set_msg(struct error *e, int code, const char *msg);
+/* The ERR_* of a failed file operation's errno (ENOENT: ERR_NOT_FOUND,
+ * EXDEV and ELOOP: ERR_INVALID_PATH, ...); ERR_SANDBOX for the rest. */
+int error_file_code(int errnum);
 void error_clear(struct error *e);
 
 #endif

@@ -5,7 +5,11 @@
 // of 100 000 entries): each gets its documented error or cap, and the
 // server keeps serving.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { e2e, toolError } from './lib/server.mjs';
 import { createSession, sessionExecCall, sexecOk, waitActive, withStateDir } from './lib/sessions.mjs';
 
@@ -29,9 +33,9 @@ async function fopErr(s, args, code, opts) {
   return e;
 }
 
-async function pythonSession(h, name, env = {}) {
+async function pythonSession(h, name, env = {}, args = []) {
   const st = withStateDir(h);
-  const s = await st.start({ ...PYTHON, ...env });
+  const s = await h.start({ env: st.env({ ...PYTHON, ...env }), args });
   await createSession(s, 'python', { name });
   await waitActive(s, name);
   return s;
@@ -109,7 +113,6 @@ e2e('sandbox_file_ops: 5 MiB of random bytes round trip byte-exact, whole and in
   assert.equal(r.size, data.length);
   // The program sees the same bytes.
   const sum = await sexecOk(s, session, "import hashlib\nprint(hashlib.sha256(open('blob.bin','rb').read()).hexdigest())");
-  const { createHash } = await import('node:crypto');
   assert.equal(sum.stdout.trim(), createHash('sha256').update(data).digest('hex'));
 
   // Reads of at most [files] max_read_bytes (2 MiB): the result carries
@@ -222,4 +225,94 @@ e2e('sandbox_file_ops: paths that try to leave /work, odd files, and caps', { ti
   assert.equal(done.stdout.trim(), 'alive');
   const one = await s.execute('python', 'print(6*7)');
   assert.equal(one.stdout.trim(), '42');
+});
+
+// ---- export and import ----
+
+/** A fresh directory to allow as the files root, removed after the test. */
+function filesRoot(h) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sandbox-e2e-root-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+e2e('export and import are off until the user allows a directory, and the error says how', { timeoutMs: 120_000 }, async (h) => {
+  const s = await pythonSession(h, 'noroot');
+  for (const args of [
+    { action: 'export', session: 'noroot', path: 'a', to: 'a' },
+    { action: 'import', session: 'noroot', path: 'a', from: 'a' },
+  ]) {
+    const e = await fopErr(s, args, 'files_root_not_set');
+    assert.match(e.message, /--files-root/);
+    assert.match(e.message, /SANDBOX_FILES_HOST_ROOT/);
+  }
+});
+
+e2e('export and import copy files byte-exact under the files root, never replacing one unasked', { timeoutMs: 180_000 }, async (h) => {
+  const root = filesRoot(h);
+  const s = await pythonSession(h, 'xfer', {}, ['--files-root', root]);
+  const session = 'xfer';
+  await sexecOk(s, session, "open('clean.csv', 'w').write('a,b\\n1,2\\n')");
+  let r = await fopOk(s, { action: 'export', session, path: 'clean.csv', to: 'results/clean.csv' });
+  assert.deepEqual(r, { path: 'clean.csv', to: 'results/clean.csv', size: 8 });
+  assert.equal(fs.readFileSync(path.join(root, 'results/clean.csv'), 'utf8'), 'a,b\n1,2\n');
+  assert.equal(fs.statSync(path.join(root, 'results/clean.csv')).mode & 0o777, 0o644);
+  await fopErr(s, { action: 'export', session, path: 'clean.csv', to: 'results/clean.csv' }, 'file_exists');
+  await sexecOk(s, session, "open('clean.csv', 'w').write('v2')");
+  await fopOk(s, { action: 'export', session, path: 'clean.csv', to: 'results/clean.csv', overwrite: true });
+  assert.equal(fs.readFileSync(path.join(root, 'results/clean.csv'), 'utf8'), 'v2');
+  assert.deepEqual(fs.readdirSync(path.join(root, 'results')), ['clean.csv'], 'no temporary file is left');
+
+  // 5 MiB of random bytes both ways (export reads it in pieces).
+  const data = randomBytes(5 * 1024 * 1024 + 17);
+  fs.writeFileSync(path.join(root, 'in.bin'), data);
+  r = await fopOk(s, { action: 'import', session, from: 'in.bin', path: 'data/in.bin' });
+  assert.equal(r.size, data.length);
+  const sum = await sexecOk(s, session, "import hashlib\nprint(hashlib.sha256(open('data/in.bin','rb').read()).hexdigest())");
+  assert.equal(sum.stdout.trim(), createHash('sha256').update(data).digest('hex'));
+  await fopErr(s, { action: 'import', session, from: 'in.bin', path: 'data/in.bin' }, 'file_exists');
+  r = await fopOk(s, { action: 'export', session, path: 'data/in.bin', to: 'back.bin' });
+  assert.equal(r.size, data.length);
+  assert.ok(fs.readFileSync(path.join(root, 'back.bin')).equals(data), 'export is byte-exact');
+
+  await fopErr(s, { action: 'export', session, path: 'missing', to: 'm' }, 'not_found');
+  assert.ok(!fs.existsSync(path.join(root, 'm')), 'a failed export leaves nothing');
+  await fopErr(s, { action: 'export', session, path: 'data', to: 'd' }, 'not_a_file');
+  await fopErr(s, { action: 'import', session, from: 'nothing', path: 'x' }, 'not_found');
+  await fopErr(s, { action: 'export', session: 'gone', path: 'clean.csv', to: 'g' }, 'session_not_found');
+  fs.writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(9 * 1024 * 1024));
+  await fopErr(s, { action: 'import', session, from: 'big.bin', path: 'big.bin' }, 'too_large');
+});
+
+e2e('export and import refuse every way out of the files root', { timeoutMs: 180_000 }, async (h) => {
+  const root = filesRoot(h);
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sandbox-e2e-outside-'));
+  h.t.after(() => fs.rmSync(outside, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(outside, 'secret'), 'host secret');
+  // Planted in the root: links to a directory and a file outside it.
+  fs.symlinkSync(outside, path.join(root, 'linkdir'));
+  fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'linkfile'));
+  fs.mkdirSync(path.join(root, 'sub'));
+  fs.symlinkSync('../..', path.join(root, 'sub', 'up'));
+  execFileSync('mkfifo', [path.join(root, 'fifo')]);
+  const s = await pythonSession(h, 'escape', {}, ['--files-root', root]);
+  const session = 'escape';
+  await sexecOk(s, session, "open('f.txt', 'w').write('from the sandbox')");
+
+  for (const to of ['linkdir/f.txt', 'sub/up/f.txt', '../f.txt', '/tmp/f.txt', 'a/../../f.txt', 'a\nb']) {
+    await fopErr(s, { action: 'export', session, path: 'f.txt', to }, 'invalid_path');
+  }
+  for (const from of ['linkfile', 'linkdir/secret', 'sub/up/etc/passwd', '../secret', '/etc/passwd']) {
+    await fopErr(s, { action: 'import', session, from, path: 'got.txt' }, 'invalid_path');
+  }
+  await fopErr(s, { action: 'read', session, path: 'got.txt' }, 'not_found');
+  // A link as the last component is not followed: replaced only when asked, the target untouched.
+  await fopErr(s, { action: 'export', session, path: 'f.txt', to: 'linkfile' }, 'file_exists');
+  await fopOk(s, { action: 'export', session, path: 'f.txt', to: 'linkfile', overwrite: true });
+  assert.equal(fs.lstatSync(path.join(root, 'linkfile')).isSymbolicLink(), false);
+  assert.equal(fs.readFileSync(path.join(outside, 'secret'), 'utf8'), 'host secret');
+  assert.deepEqual(fs.readdirSync(outside), ['secret']);
+  // A FIFO in the root does not hang the server.
+  await fopErr(s, { action: 'import', session, from: 'fifo', path: 'fifo' }, 'not_a_file');
+  assert.equal((await sexecOk(s, session, "print('alive')")).stdout.trim(), 'alive');
 });

@@ -19,7 +19,7 @@ e2e('tools/list describes sandbox_execute, sandbox_session and sandbox_file_ops 
   const [t, st, ft] = s.tools;
   assert.deepEqual(ft.inputSchema.required, ['action', 'session']);
   assert.deepEqual(ft.inputSchema.properties.action.enum,
-    ['write', 'read', 'list', 'stat', 'mkdir', 'delete', 'move']);
+    ['write', 'read', 'list', 'stat', 'mkdir', 'delete', 'move', 'export', 'import']);
   for (const k of ['path', 'content', 'encoding', 'entries', 'nextCursor']) assert.ok(k in ft.outputSchema.properties, `file_ops outputSchema has ${k}`);
   assert.equal(ft.annotations.destructiveHint, true);
   assert.deepEqual(st.inputSchema.required, ['action']);

@@ -1,0 +1,48 @@
+/*
+ * transfer.h - files between a session's /work and the user's machine,
+ * under the one host directory the user allowed ([files] host_root,
+ * SANDBOX_FILES_HOST_ROOT or --files-root): sandbox_file_ops export and
+ * import.
+ *
+ * The bytes travel through the agent channel (session_file(): AP_FILE
+ * read and write), never through a bind mount or the engine's archive
+ * API, so this works with any engine and the session's tmpfs. On the host
+ * every path is opened with util/beneath.h on the thread pool: nothing
+ * planted in the root (a symlink, "..") leads out of it, a file is
+ * written under a temporary name and renamed into place, and an existing
+ * one is replaced only when asked.
+ *
+ * The session is looked up by name at every step: one destroyed meanwhile
+ * ends the transfer with ERR_SESSION_NOT_FOUND.
+ */
+#ifndef SBX_TRANSFER_H
+#define SBX_TRANSFER_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "session.h"
+
+struct transfer_req {
+	struct session_mgr *sessions;
+	const char *session; /* its name */
+	const char *root;    /* the host directory (absolute) */
+	const char *session_path;
+	const char *host_path; /* relative to root, beneath_check() */
+	int overwrite;
+	uint32_t chunk;	    /* export: bytes per read from the session */
+	uint32_t max_bytes; /* import: largest file taken */
+	uint32_t timeout_ms;
+};
+
+/* err NULL on success; bytes copied. */
+typedef void (*transfer_cb)(const struct error *err, uint64_t bytes, void *arg);
+
+/* Fails at once (returns a code, fills *err) or calls cb once, later.
+ * Strings of req are copied. */
+int transfer_export(uv_loop_t *loop, const struct transfer_req *req,
+		    transfer_cb cb, void *arg, struct error *err);
+int transfer_import(uv_loop_t *loop, const struct transfer_req *req,
+		    transfer_cb cb, void *arg, struct error *err);
+
+#endif
