@@ -70,6 +70,7 @@ static const struct key_desc session_keys[] = {
 static const struct key_desc files_keys[] = {
 	{"max_read_bytes", KT_U32, CFG(files_max_read), 1024, 16u << 20},
 	{"max_write_bytes", KT_U32, CFG(files_max_write), 1024, 16u << 20},
+	{"max_staged_bytes", KT_U32, CFG(files_max_staged), 1024, 64u << 20},
 	{"timeout_ms", KT_U32, CFG(files_timeout_ms), 100, 600000},
 	{"host_root", KT_STR, CFG(files_host_root), 0, 0},
 	{NULL, 0, 0, 0, 0},
@@ -136,6 +137,7 @@ void config_init(struct config *cfg)
 	cfg->interrupt_grace_ms = 1000;
 	cfg->files_max_read = 2u << 20;
 	cfg->files_max_write = 8u << 20;
+	cfg->files_max_staged = 16u << 20;
 	cfg->files_timeout_ms = 10000;
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,

@@ -42,6 +42,8 @@ struct exec_job {
 	size_t code_len;
 	char *stdin_data; /* owned copy, or NULL */
 	size_t stdin_len;
+	struct exec_file *files; /* owned copy (exec_files_copy), or NULL */
+	size_t nfiles, nstaged;
 	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
 	size_t nopts;
 	uint32_t timeout_ms;
@@ -62,6 +64,7 @@ static void job_closed_cb(uv_handle_t *h)
 
 	free(j->code);
 	free(j->stdin_data);
+	free(j->files);
 	free(j);
 }
 
@@ -299,6 +302,86 @@ static void send_failed(struct exec_job *j, int code, const char *msg)
 		job_fail(j, code, NULL);
 }
 
+int exec_files_copy(const struct exec_file *in, size_t n,
+		    struct exec_file **out)
+{
+	size_t i, size = n * sizeof(**out);
+	struct exec_file *v;
+	char *p;
+
+	*out = NULL;
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		size += strlen(in[i].path) + 1 + in[i].len;
+	v = malloc(size);
+	if (!v)
+		return -ENOMEM;
+	p = (char *)(v + n);
+	for (i = 0; i < n; i++) {
+		size_t pl = strlen(in[i].path) + 1;
+
+		memcpy(p, in[i].path, pl);
+		v[i].path = p;
+		p += pl;
+		if (in[i].len)
+			memcpy(p, in[i].data, in[i].len);
+		v[i].data = (const unsigned char *)p;
+		v[i].len = in[i].len;
+		p += in[i].len;
+	}
+	*out = v;
+	return 0;
+}
+
+static void run_on_agent(struct exec_job *j);
+
+/* One staged file is in /work: the next, or the code. */
+static void staged_cb(struct agent_client *ac, const struct error *err,
+		      const struct ap_file_done *res, void *arg)
+{
+	struct exec_job *j = arg;
+	const char *path = j->files[j->nstaged].path;
+
+	(void)ac;
+	(void)res;
+	if (err && !error_is_ours(err->code)) {
+		send_failed(j, ERR_SANDBOX, err->msg);
+		return;
+	}
+	if (err || j->cancelled) {
+		/* Whatever was staged goes with the reset. */
+		if (j->box)
+			pool_release(j->pool, j->box, 0);
+		j->box = NULL;
+		if (err)
+			job_fail(j, err->code, "files[%zu] (%s): %s",
+				 j->nstaged, path, err->msg);
+		else
+			job_fail(j, ERR_CANCELLED, NULL);
+		return;
+	}
+	j->nstaged++;
+	run_on_agent(j);
+}
+
+static void stage_next(struct exec_job *j)
+{
+	const struct exec_file *f = &j->files[j->nstaged];
+	struct ap_file q;
+
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_WRITE;
+	q.path = f->path;
+	q.path_len = strlen(f->path);
+	q.data = f->data;
+	q.data_len = f->len;
+	q.flags = AP_FF_OVERWRITE | AP_FF_PARENTS;
+	if (agent_client_file(job_agent(j), &q, staged_cb, j))
+		send_failed(j, ERR_SANDBOX,
+			    "cannot send a staged file to the sandbox");
+}
+
 static void run_on_agent(struct exec_job *j)
 {
 	struct request_bufs bufs;
@@ -306,6 +389,10 @@ static void run_on_agent(struct exec_job *j)
 	uint64_t limit;
 	int rc;
 
+	if (j->nstaged < j->nfiles) {
+		stage_next(j);
+		return;
+	}
 	if (fill_request(j->pl, j->opts, j->nopts, &bufs, &q)) {
 		if (j->box)
 			pool_release(j->pool, j->box, 0);
@@ -510,6 +597,11 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 			 "the code was rejected by policy: %s", why);
 		return;
 	}
+	if (exec_files_copy(req->files, req->nfiles, &j->files)) {
+		job_fail(j, ERR_SANDBOX, "out of memory");
+		return;
+	}
+	j->nfiles = req->nfiles;
 	j->session_ac = req->session_ac;
 	j->session_seq = req->session_seq;
 	j->grace_ms = req->grace_ms;

@@ -22,6 +22,15 @@ struct exec_job;
 typedef void (*exec_output_cb)(const char *out, size_t out_len, const char *err,
 			       size_t err_len, void *arg);
 
+/* A file written into /work before the code runs (sandbox_execute's
+ * files): missing directories are created, an existing file is replaced.
+ * path follows the rules of agent/files.h. */
+struct exec_file {
+	const char *path;
+	const unsigned char *data;
+	size_t len;
+};
+
 struct exec_request {
 	const struct plugin *pl;
 	const char *code; /* borrowed until exec_start returns */
@@ -43,7 +52,16 @@ struct exec_request {
 	 * stream_ms; 0: none. */
 	uint32_t stream_ms;
 	exec_output_cb output_cb;
+	/* Staged inputs, written in order before the code (borrowed like
+	 * code). A file the agent refuses ends the call with its error. */
+	const struct exec_file *files;
+	size_t nfiles;
 };
+
+/* The files and everything they point at, copied into one allocation:
+ * free(*out) frees it all. 0 or -ENOMEM. */
+int exec_files_copy(const struct exec_file *in, size_t n,
+		    struct exec_file **out);
 
 /* Either error is set (a host-side failure) or the program ran and the
  * other fields hold its result. Everything is borrowed for the duration of

@@ -16,6 +16,7 @@ struct session_call {
 	struct exec_request req; /* code and stdin point at the copies */
 	char *code;
 	char *stdin_data;
+	struct exec_file *files; /* staged inputs (exec_files_copy) */
 	exec_done_cb cb; /* NULL: the interpreter's start-up (or a file op) */
 	void *arg;
 	struct exec_job *job; /* while running */

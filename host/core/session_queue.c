@@ -18,6 +18,7 @@ static void call_free(struct session_call *c)
 {
 	free(c->code);
 	free(c->stdin_data);
+	free(c->files);
 	free(c->fmem);
 	free(c);
 }
@@ -219,6 +220,11 @@ static struct session_call *call_new(struct session *s,
 		memcpy(c->stdin_data, req->stdin_data, req->stdin_len);
 		c->req.stdin_data = c->stdin_data;
 	}
+	if (exec_files_copy(req->files, req->nfiles, &c->files)) {
+		call_free(c);
+		return NULL;
+	}
+	c->req.files = c->files;
 	return c;
 }
 

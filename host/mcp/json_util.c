@@ -201,6 +201,27 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 			return fail(err, errlen, path, "%s",
 				    "string is too long");
 	}
+	if (cJSON_IsArray(v)) {
+		int i = 0;
+
+		k = cJSON_GetObjectItemCaseSensitive(s, "maxItems");
+		if (cJSON_IsNumber(k) &&
+		    (double)cJSON_GetArraySize(v) > k->valuedouble) {
+			snprintf(tbuf, sizeof(tbuf), "at most %g items",
+				 k->valuedouble);
+			return fail(err, errlen, path, "%s", tbuf);
+		}
+		k = cJSON_GetObjectItemCaseSensitive(s, "items");
+		if (!cJSON_IsObject(k))
+			return 0;
+		cJSON_ArrayForEach(p, v)
+		{
+			snprintf(sub, sizeof(sub), "%s[%d]", path, i++);
+			if (validate(k, p, sub, err, errlen))
+				return -1;
+		}
+		return 0;
+	}
 	if (!cJSON_IsObject(v))
 		return 0;
 	props = cJSON_GetObjectItemCaseSensitive(s, "properties");

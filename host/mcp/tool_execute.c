@@ -17,6 +17,8 @@
 #define HEARTBEAT_MS 1000
 /* New output goes to the client at most this often. */
 #define PROGRESS_INTERVAL_MS 100
+/* Staged input files per call at most. */
+#define MAX_STAGED_FILES 100
 
 struct execute_call {
 	uv_timer_t heartbeat; /* embedded: freed in its close callback */
@@ -117,6 +119,38 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	cJSON_AddStringToObject(p, "description",
 				"The program's source code, written to a file "
 				"in /work and run.");
+
+	p = cJSON_AddObjectToObject(props, "files");
+	cJSON_AddStringToObject(p, "type", "array");
+	cJSON_AddNumberToObject(p, "maxItems", MAX_STAGED_FILES);
+	snprintf(desc, sizeof(desc),
+		 "Input files written into /work before the code runs "
+		 "(directories created, existing files replaced), e.g. a CSV "
+		 "to analyse. Each at most %u bytes, all together at most %u.",
+		 env->cfg->files_max_write, env->cfg->files_max_staged);
+	cJSON_AddStringToObject(p, "description", desc);
+	{
+		cJSON *it = cJSON_AddObjectToObject(p, "items"), *ip, *q, *en;
+
+		cJSON_AddStringToObject(it, "type", "object");
+		ip = cJSON_AddObjectToObject(it, "properties");
+		q = cJSON_AddObjectToObject(ip, "path");
+		cJSON_AddStringToObject(q, "type", "string");
+		cJSON_AddStringToObject(q, "description",
+					"Relative to /work (or absolute under "
+					"it).");
+		q = cJSON_AddObjectToObject(ip, "content");
+		cJSON_AddStringToObject(q, "type", "string");
+		q = cJSON_AddObjectToObject(ip, "encoding");
+		cJSON_AddStringToObject(q, "type", "string");
+		en = cJSON_AddArrayToObject(q, "enum");
+		cJSON_AddItemToArray(en, cJSON_CreateString("utf-8"));
+		cJSON_AddItemToArray(en, cJSON_CreateString("base64"));
+		q = cJSON_AddArrayToObject(it, "required");
+		cJSON_AddItemToArray(q, cJSON_CreateString("path"));
+		cJSON_AddItemToArray(q, cJSON_CreateString("content"));
+		cJSON_AddBoolToObject(it, "additionalProperties", 0);
+	}
 
 	p = cJSON_AddObjectToObject(props, "timeout");
 	cJSON_AddStringToObject(p, "type", "integer");
@@ -221,6 +255,53 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 	ec_free(ec);
 }
 
+/* sandbox_execute's files as exec_files (the bytes in bufs, freed by the
+ * caller with free_staged); NULL result on success, else the error. */
+static cJSON *staged_files(const struct tool_env *env, const cJSON *files,
+			   struct exec_file *out, unsigned char **bufs,
+			   size_t *n)
+{
+	const cJSON *f;
+	cJSON *res = NULL;
+	uint64_t total = 0;
+	char what[48];
+
+	*n = 0;
+	cJSON_ArrayForEach(f, files)
+	{
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(f, "path");
+		const cJSON *content =
+			cJSON_GetObjectItemCaseSensitive(f, "content");
+		const cJSON *enc =
+			cJSON_GetObjectItemCaseSensitive(f, "encoding");
+		size_t len = 0;
+
+		snprintf(what, sizeof(what), "files[%zu].content", *n);
+		bufs[*n] = tool_content_bytes(
+			content->valuestring,
+			enc && strcmp(enc->valuestring, "base64") == 0,
+			env->cfg->files_max_write, what, &len, &res);
+		if (!bufs[*n])
+			return res;
+		out[*n] = (struct exec_file){path->valuestring, bufs[*n], len};
+		++*n;
+		total += len;
+		if (total > env->cfg->files_max_staged)
+			return tool_error(ERR_TOO_LARGE,
+					  "the files are over %u bytes "
+					  "together ([files] "
+					  "max_staged_bytes)",
+					  env->cfg->files_max_staged);
+	}
+	return NULL;
+}
+
+static void free_staged(unsigned char **bufs, size_t n)
+{
+	while (n)
+		free(bufs[--n]);
+}
+
 static void cancel_cb(void *arg)
 {
 	struct execute_call *ec = arg;
@@ -241,6 +322,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(args, "stdin");
 	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(args, "files");
+	struct exec_file staged[MAX_STAGED_FILES];
+	unsigned char *bufs[MAX_STAGED_FILES];
+	size_t nstaged = 0;
 	const cJSON *it;
 	const struct plugin *pl;
 	struct session *session = NULL;
@@ -341,19 +426,32 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		req.stdin_data = in->valuestring;
 		req.stdin_len = strlen(in->valuestring);
 	}
+	if (files &&
+	    (error = staged_files(env, files, staged, bufs, &nstaged))) {
+		free_staged(bufs, nstaged);
+		mcp_call_finish(mc, error);
+		ec_free(ec);
+		return;
+	}
+	req.files = staged;
+	req.nfiles = nstaged;
+	/* Both copy the request: the staged bytes go now either way. */
 	if (session) {
 		if (session_exec(session, &req, done_cb, ec, &ec->scall,
 				 &err)) {
+			free_staged(bufs, nstaged);
 			mcp_call_finish(mc, tool_error_result(&err));
 			ec_free(ec);
 			return;
 		}
 	} else if (exec_start(env->loop, env->pool, &req, done_cb, ec,
 			      &ec->job)) {
+		free_staged(bufs, nstaged);
 		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
 		ec_free(ec);
 		return;
 	}
+	free_staged(bufs, nstaged);
 	mcp_call_on_cancel(mc, cancel_cb, ec);
 }
 
@@ -376,6 +474,8 @@ const struct tool tool_execute = {
 		       "instead, where files and, "
 		       "for python, javascript, typescript and bash, variables "
 		       "persist between calls. "
+		       "`files` puts input files (a CSV, an image) into /work "
+		       "first. "
 		       "A failing program is a normal result (isError false) "
 		       "with its exit code and stderr.",
 	.input_schema = input_schema,

@@ -400,60 +400,6 @@ static void cancel_cb(void *arg)
 
 /* ---- the call --------------------------------------------------------- */
 
-/* content as bytes: text as it is, base64 decoded; NULL with *res set. */
-static unsigned char *content_bytes(const struct tool_env *env,
-				    const cJSON *content, int base64,
-				    size_t *len, cJSON **res)
-{
-	const char *s = content ? content->valuestring : "";
-	size_t n = strlen(s), pad = 0;
-	unsigned char *out;
-	int got;
-
-	if (!base64) {
-		if (n > env->cfg->files_max_write)
-			goto too_large;
-		out = malloc(n + 1);
-		if (out)
-			memcpy(out, s, n + 1);
-		*len = n;
-		goto done;
-	}
-	if (n / 4 * 3 > env->cfg->files_max_write + 2)
-		goto too_large;
-	if (n % 4) {
-		*res = tool_error(ERR_INVALID_ARGUMENTS,
-				  "content is not base64 (its length is not a "
-				  "multiple of 4)");
-		return NULL;
-	}
-	out = malloc(n / 4 * 3 + 1);
-	if (!out)
-		goto done;
-	got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
-	if (got < 0) {
-		free(out);
-		*res = tool_error(ERR_INVALID_ARGUMENTS,
-				  "content is not base64");
-		return NULL;
-	}
-	pad = (n && s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');
-	*len = (size_t)got - pad;
-	if (*len > env->cfg->files_max_write) {
-		free(out);
-		goto too_large;
-	}
-done:
-	if (!out)
-		*res = tool_error(ERR_SANDBOX, "out of memory");
-	return out;
-too_large:
-	*res = tool_error(ERR_TOO_LARGE,
-			  "content is over %u bytes ([files] max_write_bytes)",
-			  env->cfg->files_max_write);
-	return NULL;
-}
-
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
@@ -525,8 +471,12 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	    req.op == AP_FOP_MOVE)
 		req.flags |= AP_FF_PARENTS;
 	if (req.op == AP_FOP_WRITE) {
-		fc->data = content_bytes(env, arg(args, "content"),
-					 fc->want_base64, &req.data_len, &res);
+		const cJSON *content = arg(args, "content");
+
+		fc->data = tool_content_bytes(
+			content ? content->valuestring : "", fc->want_base64,
+			env->cfg->files_max_write, "content", &req.data_len,
+			&res);
 		if (!fc->data) {
 			fc_free(fc);
 			mcp_call_finish(mc, res);

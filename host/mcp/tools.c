@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/evp.h>
+
 #include "json_util.h"
 
 extern const struct tool tool_execute;
@@ -147,4 +149,57 @@ void tool_language_enum(const struct tool_env *env, cJSON *prop)
 			cJSON_AddItemToArray(
 				en, cJSON_CreateString(
 					    env->plugins->v[i].desc->name));
+}
+
+unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
+				  const char *what, size_t *len, cJSON **res)
+{
+	size_t n = strlen(s), pad;
+	unsigned char *out;
+	int got;
+
+	if (!base64) {
+		if (n > max)
+			goto too_large;
+		out = malloc(n + 1);
+		if (out)
+			memcpy(out, s, n + 1);
+		*len = n;
+		goto done;
+	}
+	if (n / 4 * 3 > (size_t)max + 2)
+		goto too_large;
+	if (n % 4) {
+		*res = tool_error(ERR_INVALID_ARGUMENTS,
+				  "%s is not base64 (its length is not a "
+				  "multiple of 4)",
+				  what);
+		return NULL;
+	}
+	out = malloc(n / 4 * 3 + 1);
+	if (!out)
+		goto done;
+	got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
+	if (got < 0) {
+		free(out);
+		*res = tool_error(ERR_INVALID_ARGUMENTS, "%s is not base64",
+				  what);
+		return NULL;
+	}
+	/* EVP_DecodeBlock counts the padding as zero bytes. */
+	pad = (size_t)(n && s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');
+	*len = (size_t)got - pad;
+	if (*len > max) {
+		free(out);
+		goto too_large;
+	}
+done:
+	if (!out)
+		*res = tool_error(ERR_SANDBOX, "out of memory");
+	return out;
+too_large:
+	*res = tool_error(ERR_TOO_LARGE,
+			  "%s is over %u bytes ([files] max_write_bytes)", what,
+			  max);
+	return NULL;
 }

@@ -81,6 +81,13 @@ const char *tool_error_code(int code);
  * protocol has it, structuredContent. Takes ownership of structured. */
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
 
+/* The bytes of a content argument: text as it is, or base64 decoded;
+ * at most max of them (checked before decoding). NULL with *res set to an
+ * invalid_arguments, too_large or sandbox_error result; what names the
+ * argument in the message. Free the bytes (NUL-terminated, *len long). */
+unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
+				  const char *what, size_t *len, cJSON **res);
+
 /* --- language and time helpers (tools.c) --- */
 
 /* The enabled plugin a call names (ml: its machine-learning variant), or

@@ -316,3 +316,49 @@ e2e('export and import refuse every way out of the files root', { timeoutMs: 180
   await fopErr(s, { action: 'import', session, from: 'fifo', path: 'fifo' }, 'not_a_file');
   assert.equal((await sexecOk(s, session, "print('alive')")).stdout.trim(), 'alive');
 });
+
+// ---- staged inputs: sandbox_execute {files} ----
+
+e2e('staged input files reach one-off python, javascript, bash and go, and the next call does not see them', { timeoutMs: 240_000 }, async (h) => {
+  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'python, javascript, bash, go' } });
+  const csv = 'region,sales\nnorth,10\nsouth,32\n';
+  const bin = Buffer.from([0, 1, 2, 250, 255]);
+  const files = [
+    { path: 'data/sales.csv', content: csv },
+    { path: '/work/raw.bin', content: bin.toString('base64'), encoding: 'base64' },
+  ];
+  const programs = {
+    python: "import csv\nrows = list(csv.DictReader(open('data/sales.csv')))\nprint(sum(int(r['sales']) for r in rows), list(open('raw.bin','rb').read()))",
+    javascript: "const fs = require('fs');\nconst rows = fs.readFileSync('data/sales.csv','utf8').trim().split('\\n').slice(1);\nconsole.log(rows.reduce((a, r) => a + Number(r.split(',')[1]), 0), JSON.stringify([...fs.readFileSync('raw.bin')]).replaceAll(',', ', '));",
+    bash: 's=0; while IFS=, read -r r v; do [ "$r" = region ] || s=$((s + v)); done < data/sales.csv\necho "$s [$(od -An -tu1 raw.bin | xargs | sed \'s/ /, /g\')]"',
+    go: 'package main\nimport ("fmt"; "os"; "strings"; "strconv")\nfunc main() {\n  b, _ := os.ReadFile("data/sales.csv")\n  s := 0\n  for _, l := range strings.Split(strings.TrimSpace(string(b)), "\\n")[1:] { n, _ := strconv.Atoi(strings.Split(l, ",")[1]); s += n }\n  r, _ := os.ReadFile("raw.bin")\n  parts := []string{}\n  for _, c := range r { parts = append(parts, strconv.Itoa(int(c))) }\n  fmt.Printf("%d [%s]\\n", s, strings.Join(parts, ", "))\n}',
+  };
+  for (const [language, code] of Object.entries(programs)) {
+    const r = await s.execute(language, code, { files });
+    assert.equal(r.exitCode, 0, `${language}: ${r.stderr}`);
+    assert.equal(r.stdout.trim(), '42 [0, 1, 2, 250, 255]', `${language} read the staged files`);
+  }
+  const after = await s.execute('python', "import os\nprint(sorted(os.listdir('.')))");
+  assert.equal(after.stdout.trim(), "['main.py']", 'a one-off box is reset: no staged file is left for the next call');
+});
+
+e2e('staged inputs: refused paths and sizes end the call with their own code, and a session keeps its files', { timeoutMs: 180_000 }, async (h) => {
+  const s = await pythonSession(h, 'staged');
+  const call = (args) => s.call({ language: 'python', code: 'print(1)', ...args });
+  assert.equal(toolError(await call({ files: [{ path: '../etc/x', content: 'x' }] })).code, 'invalid_path');
+  assert.equal(toolError(await call({ files: [{ path: '/etc/passwd', content: 'x' }] })).code, 'invalid_path');
+  assert.equal(toolError(await call({ files: [{ path: 'x', content: 'x'.repeat(9 << 20) }] })).code, 'too_large');
+  assert.equal(toolError(await call({ files: [{ path: 'x', content: '!!!!', encoding: 'base64' }] })).code, 'invalid_arguments');
+  assert.equal(toolError(await call({ files: Array.from({ length: 101 }, (_, i) => ({ path: `f${i}`, content: '' })) })).code, 'invalid_arguments');
+  assert.equal(toolError(await call({ files: [{ path: 'x' }] })).code, 'invalid_arguments');
+  // The pool box that refused a file still serves.
+  assert.equal((await s.execute('python', 'print(2)')).stdout.trim(), '2');
+
+  // In a session the files stay for later calls and file operations.
+  const r = await sexecOk(s, 'staged', "print(open('in/a.txt').read())", { files: [{ path: 'in/a.txt', content: 'first' }] });
+  assert.equal(r.stdout.trim(), 'first');
+  await sexecOk(s, 'staged', "print(1)", { files: [{ path: 'in/a.txt', content: 'second' }] });
+  assert.equal((await fopOk(s, { action: 'read', session: 'staged', path: 'in/a.txt' })).content, 'second', 'a staged file replaces the old one');
+  assert.equal(toolError(await sessionExecCall(s, 'staged', 'print(1)', { files: [{ path: '../x', content: '' }] })).code, 'invalid_path');
+  assert.equal((await sexecOk(s, 'staged', "print('ok')")).stdout.trim(), 'ok');
+});
