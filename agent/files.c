@@ -674,6 +674,14 @@ static int op_move(struct job *j)
 	return rc;
 }
 
+/* The decoder admits only these ops. */
+static int (*const ops[])(struct job *j) = {
+	[AP_FOP_WRITE] = op_write, [AP_FOP_READ] = op_read,
+	[AP_FOP_LIST] = op_list,   [AP_FOP_STAT] = op_stat,
+	[AP_FOP_MKDIR] = op_mkdir, [AP_FOP_DELETE] = op_delete,
+	[AP_FOP_MOVE] = op_move,
+};
+
 static int worker_main(void *arg)
 {
 	static struct ap_buf out;
@@ -689,29 +697,7 @@ static int worker_main(void *arg)
 		  clean_path(j, j->req.path2, j->req.path2_len, j->path2)))
 		rc = -1;
 	else
-		switch (j->req.op) {
-		case AP_FOP_WRITE:
-			rc = op_write(j);
-			break;
-		case AP_FOP_READ:
-			rc = op_read(j);
-			break;
-		case AP_FOP_LIST:
-			rc = op_list(j);
-			break;
-		case AP_FOP_STAT:
-			rc = op_stat(j);
-			break;
-		case AP_FOP_MKDIR:
-			rc = op_mkdir(j);
-			break;
-		case AP_FOP_DELETE:
-			rc = op_delete(j);
-			break;
-		default:
-			rc = op_move(j);
-			break;
-		}
+		rc = ops[j->req.op](j);
 	(void)rc;
 	if (ap_file_done_encode(&out, j->id, &j->done))
 		return 1;

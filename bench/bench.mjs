@@ -197,6 +197,24 @@ async function sessions(n) {
       await logged(srv, warmRe("python"), { n: seen + 1 });
     }
     out.create = creates;
+    // Files: write then read 1 MiB (text) in a session, through MCP.
+    const { session: fs } = await sess({ action: "create", language: "python" });
+    const mib = "x".repeat(1 << 20);
+    const fop = async (args) => {
+      const r = await client.callTool({ name: "sandbox_file_ops", arguments: { session: fs.name, ...args } });
+      if (r.isError) throw new Error(JSON.stringify(r).slice(0, 500));
+      return r.structuredContent;
+    };
+    for (let i = 0; i < 5; i++) await fop({ action: "write", path: "m.txt", content: mib, overwrite: true });
+    const wr = [];
+    for (let i = 0; i < (quick ? 10 : 50); i++)
+      wr.push(await timed(async () => {
+        await fop({ action: "write", path: "m.txt", content: mib, overwrite: true });
+        const r = await fop({ action: "read", path: "m.txt", length: 1 << 20 });
+        if (r.length !== 1 << 20) throw new Error(`read ${r.length} bytes`);
+      }));
+    out.files = wr;
+    await sess({ action: "destroy", name: fs.name });
   } finally {
     await client.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -250,6 +268,7 @@ async function main() {
   const sj = line("session javascript x++", ss.javascript);
   const sb = line("session bash echo $x", ss.bash);
   const sc = line("session create (warm pool)", ss.create);
+  const fw = line("session write + read 1 MiB", ss.files);
   console.log(`peers: about 60 ms per Python execution (a fresh python -c each call): ${(60 / sp).toFixed(0)}x our in-session p50`);
 
   const tp = await throughput(THROUGHPUT_S, 4);
@@ -294,6 +313,7 @@ async function main() {
   console.log(`session javascript p50 <= 5 ms, p99 <= 20 ms: ${sj.toFixed(1)} / ${p99(ss.javascript).toFixed(1)} ms ${ok(sj <= 5 && p99(ss.javascript) <= 20)}`);
   console.log(`session bash p50 <= 3 ms: ${sb.toFixed(1)} ms ${ok(sb <= 3)}`);
   console.log(`session create p50 <= 10 ms: ${sc.toFixed(1)} ms ${ok(sc <= 10)}`);
+  console.log(`session write then read of 1 MiB p50 <= 15 ms: ${fw.toFixed(1)} ms ${ok(fw <= 15)}`);
 }
 
 main().catch((e) => {

@@ -309,24 +309,29 @@ static void read_cb(const struct error *err, const struct ap_file_done *r,
 	queue(t, W_WRITE);
 }
 
+/* q (op and its own fields set) to the session, on the transfer's path;
+ * a failure ends the transfer through abort_with(). */
+static void session_op(struct transfer *t, struct ap_file *q,
+		       session_file_cb cb)
+{
+	struct session *s = find(t, &t->err);
+
+	q->path = t->req.session_path;
+	q->path_len = strlen(q->path);
+	q->timeout_ms = t->req.timeout_ms;
+	if (!s || session_file(s, q, cb, t, &t->sc, &t->err))
+		abort_with(t, &t->err);
+}
+
 static void read_next(struct transfer *t)
 {
 	struct ap_file q;
-	struct session *s = find(t, &t->err);
 
-	if (!s) {
-		abort_with(t, &t->err);
-		return;
-	}
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_READ;
-	q.path = t->req.session_path;
-	q.path_len = strlen(q.path);
 	q.offset = t->offset;
 	q.length = t->req.chunk;
-	q.timeout_ms = t->req.timeout_ms;
-	if (session_file(s, &q, read_cb, t, &t->sc, &t->err))
-		abort_with(t, &t->err);
+	session_op(t, &q, read_cb);
 }
 
 static void write_cb(const struct error *err, const struct ap_file_done *r,
@@ -344,22 +349,13 @@ static void write_cb(const struct error *err, const struct ap_file_done *r,
 static void import_write(struct transfer *t)
 {
 	struct ap_file q;
-	struct session *s = find(t, &t->err);
 
-	if (!s) {
-		finish(t, &t->err);
-		return;
-	}
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_WRITE;
-	q.path = t->req.session_path;
-	q.path_len = strlen(q.path);
 	q.data = t->buf;
 	q.data_len = t->len;
 	q.flags = AP_FF_PARENTS | (t->req.overwrite ? AP_FF_OVERWRITE : 0);
-	q.timeout_ms = t->req.timeout_ms;
-	if (session_file(s, &q, write_cb, t, &t->sc, &t->err))
-		finish(t, &t->err);
+	session_op(t, &q, write_cb);
 }
 
 static void after_work(uv_work_t *w, int status)

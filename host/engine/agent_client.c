@@ -423,6 +423,32 @@ void agent_client_set_owner(struct agent_client *ac, agent_lost_cb lost_cb,
 	ac->arg = arg;
 }
 
+/* One request at a time, on an open stream: its id in *id. */
+static int request_open(struct agent_client *ac, uint32_t *id)
+{
+	if (ac->pending != PENDING_NONE)
+		return -EBUSY;
+	if (!ac->stream || ac->closing)
+		return -EPIPE;
+	*id = ac->next_id++;
+	return 0;
+}
+
+/* Send the frame the encoder (which returned rc) queued; it is pending
+ * from now on. */
+static int request_send(struct agent_client *ac, int rc, enum pending_kind kind,
+			uint32_t id, void *arg)
+{
+	if (!rc)
+		rc = send_frame(ac);
+	if (rc)
+		return rc;
+	ac->pending = kind;
+	ac->pending_id = id;
+	ac->req_arg = arg;
+	return 0;
+}
+
 int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *q,
 		      agent_exec_cb cb, void *arg)
 {
@@ -450,70 +476,44 @@ int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *q,
 		.stream_ms = q->output_cb ? q->stream_ms : 0,
 	};
 	uint32_t id;
-	int rc;
+	int rc = request_open(ac, &id);
 
-	if (ac->pending != PENDING_NONE)
-		return -EBUSY;
-	if (!ac->stream || ac->closing)
-		return -EPIPE;
-	id = ac->next_id++;
-	rc = ap_exec_encode(&ac->out, id, &m);
 	if (rc)
 		return rc;
-	rc = send_frame(ac);
+	rc = request_send(ac, ap_exec_encode(&ac->out, id, &m), PENDING_EXEC,
+			  id, arg);
 	if (rc)
 		return rc;
-	ac->pending = PENDING_EXEC;
-	ac->pending_id = id;
 	ac->output_cb = q->stream_ms ? q->output_cb : NULL;
 	ac->exec_cb = cb;
-	ac->req_arg = arg;
 	return 0;
 }
 
 int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg)
 {
 	uint32_t id;
-	int rc;
+	int rc = request_open(ac, &id);
 
-	if (ac->pending != PENDING_NONE)
-		return -EBUSY;
-	if (!ac->stream || ac->closing)
-		return -EPIPE;
-	id = ac->next_id++;
-	rc = ap_reset_encode(&ac->out, id);
 	if (!rc)
-		rc = send_frame(ac);
-	if (rc)
-		return rc;
-	ac->pending = PENDING_RESET;
-	ac->pending_id = id;
-	ac->reset_cb = cb;
-	ac->req_arg = arg;
-	return 0;
+		rc = request_send(ac, ap_reset_encode(&ac->out, id),
+				  PENDING_RESET, id, arg);
+	if (!rc)
+		ac->reset_cb = cb;
+	return rc;
 }
 
 int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 		      agent_file_cb cb, void *arg)
 {
 	uint32_t id;
-	int rc;
+	int rc = request_open(ac, &id);
 
-	if (ac->pending != PENDING_NONE)
-		return -EBUSY;
-	if (!ac->stream || ac->closing)
-		return -EPIPE;
-	id = ac->next_id++;
-	rc = ap_file_encode(&ac->out, id, req);
 	if (!rc)
-		rc = send_frame(ac);
-	if (rc)
-		return rc;
-	ac->pending = PENDING_FILE;
-	ac->pending_id = id;
-	ac->file_cb = cb;
-	ac->req_arg = arg;
-	return 0;
+		rc = request_send(ac, ap_file_encode(&ac->out, id, req),
+				  PENDING_FILE, id, arg);
+	if (!rc)
+		ac->file_cb = cb;
+	return rc;
 }
 
 void agent_client_cancel(struct agent_client *ac)

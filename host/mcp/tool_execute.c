@@ -130,22 +130,16 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		 env->cfg->files_max_write, env->cfg->files_max_staged);
 	cJSON_AddStringToObject(p, "description", desc);
 	{
-		cJSON *it = cJSON_AddObjectToObject(p, "items"), *ip, *q, *en;
+		static const char *const encodings[] = {"utf-8", "base64",
+							NULL};
+		cJSON *it = cJSON_AddObjectToObject(p, "items"), *ip, *q;
 
 		cJSON_AddStringToObject(it, "type", "object");
 		ip = cJSON_AddObjectToObject(it, "properties");
-		q = cJSON_AddObjectToObject(ip, "path");
-		cJSON_AddStringToObject(q, "type", "string");
-		cJSON_AddStringToObject(q, "description",
-					"Relative to /work (or absolute under "
-					"it).");
-		q = cJSON_AddObjectToObject(ip, "content");
-		cJSON_AddStringToObject(q, "type", "string");
-		q = cJSON_AddObjectToObject(ip, "encoding");
-		cJSON_AddStringToObject(q, "type", "string");
-		en = cJSON_AddArrayToObject(q, "enum");
-		cJSON_AddItemToArray(en, cJSON_CreateString("utf-8"));
-		cJSON_AddItemToArray(en, cJSON_CreateString("base64"));
+		tool_prop(ip, "path", "string",
+			  "Relative to /work (or absolute under it).");
+		tool_prop(ip, "content", "string", NULL);
+		tool_enum_prop(ip, "encoding", encodings, NULL);
 		q = cJSON_AddArrayToObject(it, "required");
 		cJSON_AddItemToArray(q, cJSON_CreateString("path"));
 		cJSON_AddItemToArray(q, cJSON_CreateString("content"));

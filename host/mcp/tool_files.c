@@ -25,6 +25,7 @@ static const char *const actions[] = {
 	"write",  "read", "list",   "stat",   "mkdir",
 	"delete", "move", "export", "import", NULL,
 };
+static const char *const encodings[] = {"utf-8", "base64", NULL};
 static const uint32_t action_ops[] = {
 	AP_FOP_WRITE, AP_FOP_READ,   AP_FOP_LIST, AP_FOP_STAT,
 	AP_FOP_MKDIR, AP_FOP_DELETE, AP_FOP_MOVE,
@@ -37,80 +38,56 @@ static const cJSON *arg(const cJSON *args, const char *name)
 	return cJSON_GetObjectItemCaseSensitive(args, name);
 }
 
-static void add_prop(cJSON *props, const char *name, const char *type,
-		     const char *desc)
-{
-	cJSON *p = cJSON_AddObjectToObject(props, name);
-
-	cJSON_AddStringToObject(p, "type", type);
-	cJSON_AddStringToObject(p, "description", desc);
-}
-
 static cJSON *input_schema(const struct tool_env *env)
 {
-	cJSON *s = cJSON_CreateObject(), *props, *p, *en, *req;
+	cJSON *s = cJSON_CreateObject(), *props, *p, *req;
 	char desc[512];
-	size_t i;
 
 	cJSON_AddStringToObject(s, "type", "object");
 	props = cJSON_AddObjectToObject(s, "properties");
-	p = cJSON_AddObjectToObject(props, "action");
-	cJSON_AddStringToObject(p, "type", "string");
-	en = cJSON_AddArrayToObject(p, "enum");
-	for (i = 0; actions[i]; i++)
-		cJSON_AddItemToArray(en, cJSON_CreateString(actions[i]));
-	cJSON_AddStringToObject(
-		p, "description",
+	tool_enum_prop(
+		props, "action", actions,
 		"write: create a file (parents too) from content; read: a "
 		"file's bytes; list: a directory; stat: one path; mkdir; "
 		"delete; move: path to `to`; export: copy the file at path "
 		"to the user's machine (`to`, relative to the files root the "
 		"user allowed); import: copy `from` on the user's machine "
 		"to path.");
-	add_prop(props, "session", "string",
-		 "The session whose /work is used (sandbox_session create).");
-	add_prop(props, "path", "string",
-		 "Path in the session, relative to /work or absolute under "
-		 "/work. list: default /work.");
-	add_prop(props, "content", "string",
-		 "write: the file's content, text or base64 (see encoding).");
-	p = cJSON_AddObjectToObject(props, "encoding");
-	cJSON_AddStringToObject(p, "type", "string");
-	en = cJSON_AddArrayToObject(p, "enum");
-	cJSON_AddItemToArray(en, cJSON_CreateString("utf-8"));
-	cJSON_AddItemToArray(en, cJSON_CreateString("base64"));
-	cJSON_AddStringToObject(
-		p, "description",
+	tool_prop(props, "session", "string",
+		  "The session whose /work is used (sandbox_session create).");
+	tool_prop(props, "path", "string",
+		  "Path in the session, relative to /work or absolute under "
+		  "/work. list: default /work.");
+	tool_prop(props, "content", "string",
+		  "write: the file's content, text or base64 (see encoding).");
+	tool_enum_prop(
+		props, "encoding", encodings,
 		"write: how content is encoded (default utf-8). read: "
 		"base64 forces base64; by default text comes back as text "
 		"and anything else as base64.");
-	add_prop(props, "overwrite", "boolean",
-		 "write, move: replace an existing file (default false: "
-		 "file_exists).");
-	add_prop(props, "recursive", "boolean",
-		 "list: every level below path; delete: a directory with "
-		 "its contents.");
-	p = cJSON_AddObjectToObject(props, "offset");
-	cJSON_AddStringToObject(p, "type", "integer");
+	tool_prop(props, "overwrite", "boolean",
+		  "write, move: replace an existing file (default false: "
+		  "file_exists).");
+	tool_prop(props, "recursive", "boolean",
+		  "list: every level below path; delete: a directory with "
+		  "its contents.");
+	p = tool_prop(props, "offset", "integer",
+		      "read: first byte to return (default 0).");
 	cJSON_AddNumberToObject(p, "minimum", 0);
-	cJSON_AddStringToObject(p, "description",
-				"read: first byte to return (default 0).");
-	p = cJSON_AddObjectToObject(props, "length");
-	cJSON_AddStringToObject(p, "type", "integer");
-	cJSON_AddNumberToObject(p, "minimum", 1);
 	snprintf(desc, sizeof(desc),
 		 "read: bytes to return at most (default %u, at most %u); "
 		 "list: entries per page (at most 1000).",
 		 READ_DEFAULT_BYTES, env->cfg->files_max_read);
-	cJSON_AddStringToObject(p, "description", desc);
-	add_prop(props, "cursor", "string",
-		 "list: nextCursor of the previous page.");
-	add_prop(props, "to", "string",
-		 "move: the new path in the session; export: the path on the "
-		 "user's machine, relative to the files root.");
-	add_prop(props, "from", "string",
-		 "import: the path on the user's machine, relative to the "
-		 "files root.");
+	p = tool_prop(props, "length", "integer", desc);
+	cJSON_AddNumberToObject(p, "minimum", 1);
+	tool_prop(props, "cursor", "string",
+		  "list: nextCursor of the previous page.");
+	tool_prop(props, "to", "string",
+		  "move: the new path in the session; export: the path on the "
+		  "user's machine, relative to the files root.");
+	tool_prop(props, "from", "string",
+		  "import: the path on the user's machine, relative to the "
+		  "files root.");
 	req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("action"));
 	cJSON_AddItemToArray(req, cJSON_CreateString("session"));
@@ -152,7 +129,7 @@ static cJSON *output_schema(const struct tool_env *env)
 	cJSON_AddStringToObject(s, "type", "object");
 	props = cJSON_AddObjectToObject(s, "properties");
 	for (i = 0; fields[i][0]; i++)
-		add_prop(props, fields[i][0], fields[i][1], fields[i][2]);
+		tool_prop(props, fields[i][0], fields[i][1], fields[i][2]);
 	return s;
 }
 

@@ -15,20 +15,14 @@ static const char *const actions[] = {
 
 static cJSON *schema_common(const struct tool_env *env, int with_enum)
 {
-	cJSON *s = cJSON_CreateObject(), *props, *p, *en, *req;
+	cJSON *s = cJSON_CreateObject(), *props, *p, *req;
 	char desc[512];
-	size_t i;
 
 	cJSON_AddStringToObject(s, "type", "object");
 	props = cJSON_AddObjectToObject(s, "properties");
 
-	p = cJSON_AddObjectToObject(props, "action");
-	cJSON_AddStringToObject(p, "type", "string");
-	en = cJSON_AddArrayToObject(p, "enum");
-	for (i = 0; actions[i]; i++)
-		cJSON_AddItemToArray(en, cJSON_CreateString(actions[i]));
-	cJSON_AddStringToObject(
-		p, "description",
+	tool_enum_prop(
+		props, "action", actions,
 		"create: a new session (language required); list: all "
 		"sessions; "
 		"get, pause (freeze its container), resume, extend (push its "

@@ -151,6 +151,28 @@ void tool_language_enum(const struct tool_env *env, cJSON *prop)
 					    env->plugins->v[i].desc->name));
 }
 
+cJSON *tool_prop(cJSON *props, const char *name, const char *type,
+		 const char *desc)
+{
+	cJSON *p = cJSON_AddObjectToObject(props, name);
+
+	cJSON_AddStringToObject(p, "type", type);
+	if (desc)
+		cJSON_AddStringToObject(p, "description", desc);
+	return p;
+}
+
+cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
+		      const char *desc)
+{
+	cJSON *p = tool_prop(props, name, "string", desc), *en;
+
+	en = cJSON_AddArrayToObject(p, "enum");
+	while (*values)
+		cJSON_AddItemToArray(en, cJSON_CreateString(*values++));
+	return p;
+}
+
 unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 				  const char *what, size_t *len, cJSON **res)
 {

@@ -81,6 +81,13 @@ const char *tool_error_code(int code);
  * protocol has it, structuredContent. Takes ownership of structured. */
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
 
+/* Schema helpers: a property of this type (desc may be NULL), and a string
+ * property limited to the NULL-terminated values. Return the property. */
+cJSON *tool_prop(cJSON *props, const char *name, const char *type,
+		 const char *desc);
+cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
+		      const char *desc);
+
 /* The bytes of a content argument: text as it is, or base64 decoded;
  * at most max of them (checked before decoding). NULL with *res set to an
  * invalid_arguments, too_large or sandbox_error result; what names the
