@@ -16,7 +16,18 @@
 
 #include "../util/beneath.h"
 
-enum step { W_EXPORT_OPEN, W_WRITE, W_COMMIT, W_ABORT, W_IMPORT_READ };
+enum step {
+	W_EXPORT_OPEN,
+	W_WRITE,
+	W_COMMIT,
+	W_ABORT,
+	W_IMPORT_READ,
+	W_DIR_OPEN,
+	W_MKDIR,
+};
+
+/* A directory export copies at most this many entries. */
+#define EXPORT_MAX_ENTRIES 10000
 
 struct transfer {
 	uv_loop_t *loop;
@@ -28,7 +39,10 @@ struct transfer {
 	void *arg;
 	/* host side */
 	int rootfd, dirfd, fd;
-	const char *last; /* into req.host_path */
+	const char *spath, *hpath; /* the file being copied: req's, or an
+				    * entry's (in cur) */
+	char *cur;
+	const char *last; /* into hpath */
 	char tmp[64];
 	int werr;	   /* errno of the last work step, 0 */
 	const char *wwhat; /* what it was doing */
@@ -39,6 +53,15 @@ struct transfer {
 	int eof;
 	struct session_call *sc;
 	struct error err; /* what ends it, once the temp file is gone */
+	/* A directory's export: its entries below it, sorted (a directory
+	 * before what it holds), and where the copy is. */
+	int dir;
+	char **names;
+	uint8_t *types;
+	size_t nnames, next;
+	char *cursor;
+	uint64_t total;
+	uint32_t files;
 };
 
 static void close_fd(int *fd)
@@ -53,7 +76,13 @@ static void finish(struct transfer *t, const struct error *err)
 	close_fd(&t->fd);
 	close_fd(&t->dirfd);
 	close_fd(&t->rootfd);
-	t->cb(err, t->offset, t->arg);
+	t->cb(err, t->dir ? t->total : t->offset, t->files, t->arg);
+	while (t->nnames)
+		free(t->names[--t->nnames]);
+	free(t->names);
+	free(t->types);
+	free(t->cursor);
+	free(t->cur);
 	free(t->buf);
 	free(t->strs);
 	free(t);
@@ -70,6 +99,8 @@ static int fail_w(struct transfer *t, int err, const char *what)
 
 static int open_root(struct transfer *t)
 {
+	if (t->rootfd >= 0)
+		return 0;
 	t->rootfd = open(t->req.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return t->rootfd < 0 ? fail_w(t, errno, "open the files root") : 0;
 }
@@ -82,7 +113,8 @@ static void w_export_open(struct transfer *t)
 
 	if (open_root(t))
 		return;
-	fd = beneath_parent(t->rootfd, t->req.host_path, 1, &t->last);
+	close_fd(&t->dirfd);
+	fd = beneath_parent(t->rootfd, t->hpath, 1, &t->last);
 	if (fd < 0) {
 		fail_w(t, -fd, "open the directory of");
 		return;
@@ -163,7 +195,7 @@ static void w_import_read(struct transfer *t)
 
 	if (open_root(t))
 		return;
-	t->fd = beneath_open(t->rootfd, t->req.host_path,
+	t->fd = beneath_open(t->rootfd, t->hpath,
 			     O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
 	if (t->fd < 0) {
 		fail_w(t, -t->fd, "open");
@@ -204,6 +236,33 @@ static void w_import_read(struct transfer *t)
 		fail_w(t, EFBIG, "import");
 }
 
+/* mkdir -p of hpath beneath the root; for the directory itself (W_DIR_OPEN)
+ * one that exists needs overwrite. */
+static void w_mkdir(struct transfer *t, int top)
+{
+	const char *last;
+	struct stat st;
+	int fd;
+
+	if (open_root(t))
+		return;
+	fd = beneath_parent(t->rootfd, t->hpath, 1, &last);
+	if (fd < 0) {
+		fail_w(t, -fd, "create the directory");
+		return;
+	}
+	if (!fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (!S_ISDIR(st.st_mode))
+			fail_w(t, S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR,
+			       "create the directory");
+		else if (top && !t->req.overwrite)
+			fail_w(t, EEXIST, "create the directory");
+	} else if (mkdirat(fd, last, 0755) && errno != EEXIST) {
+		fail_w(t, errno, "create the directory");
+	}
+	close(fd);
+}
+
 static void work_cb(uv_work_t *w)
 {
 	struct transfer *t = w->data;
@@ -224,6 +283,10 @@ static void work_cb(uv_work_t *w)
 		break;
 	case W_IMPORT_READ:
 		w_import_read(t);
+		break;
+	case W_DIR_OPEN:
+	case W_MKDIR:
+		w_mkdir(t, t->step == W_DIR_OPEN);
 		break;
 	}
 }
@@ -260,22 +323,22 @@ static void host_error(struct transfer *t, struct error *e)
 		error_set(e, ERR_FILE_EXISTS,
 			  "%s exists in the files root (overwrite to "
 			  "replace it)",
-			  t->req.host_path);
+			  t->hpath);
 	else if (t->werr == EFBIG)
 		error_set(e, ERR_TOO_LARGE,
 			  "%s is over %u bytes ([files] max_write_bytes)",
-			  t->req.host_path, t->req.max_bytes);
+			  t->hpath, t->req.max_bytes);
 	else if (t->werr == EISDIR)
 		error_set(e, ERR_NOT_A_FILE, "%s is not a regular file",
-			  t->req.host_path);
+			  t->hpath);
 	else if (t->werr == EXDEV || t->werr == ELOOP)
 		error_set(e, ERR_INVALID_PATH,
 			  "%s: a symlink or '..' on the way, or outside the "
 			  "files root",
-			  t->req.host_path);
+			  t->hpath);
 	else
 		error_set(e, error_file_code(t->werr), "%s %s: %s", t->wwhat,
-			  t->req.host_path, strerror(t->werr));
+			  t->hpath, strerror(t->werr));
 }
 
 static struct session *find(struct transfer *t, struct error *err)
@@ -316,7 +379,7 @@ static void session_op(struct transfer *t, struct ap_file *q,
 {
 	struct session *s = find(t, &t->err);
 
-	q->path = t->req.session_path;
+	q->path = t->spath;
 	q->path_len = strlen(q->path);
 	q->timeout_ms = t->req.timeout_ms;
 	if (!s || session_file(s, q, cb, t, &t->sc, &t->err))
@@ -341,8 +404,10 @@ static void write_cb(const struct error *err, const struct ap_file_done *r,
 
 	(void)r;
 	t->sc = NULL;
-	if (!err)
+	if (!err) {
 		t->offset = t->len;
+		t->files = 1;
+	}
 	finish(t, err);
 }
 
@@ -356,6 +421,129 @@ static void import_write(struct transfer *t)
 	q.data_len = t->len;
 	q.flags = AP_FF_PARENTS | (t->req.overwrite ? AP_FF_OVERWRITE : 0);
 	session_op(t, &q, write_cb);
+}
+
+static void next_entry(struct transfer *t);
+
+static void list_next(struct transfer *t);
+
+/* A page of the directory's entries: files and directories are copied,
+ * anything else (a symlink, a FIFO) is left out. */
+static void list_cb(const struct error *err, const struct ap_file_done *r,
+		    void *arg)
+{
+	struct transfer *t = arg;
+	struct ap_file_entry e;
+	size_t off = 0;
+
+	t->sc = NULL;
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	while (ap_file_entry_next(r, &off, &e)) {
+		char **nv;
+		uint8_t *tv;
+
+		if (e.type != AP_FT_FILE && e.type != AP_FT_DIR)
+			continue;
+		if (t->nnames >= EXPORT_MAX_ENTRIES) {
+			error_set(&t->err, ERR_TOO_LARGE,
+				  "%s holds more than %u entries",
+				  t->req.session_path, EXPORT_MAX_ENTRIES);
+			abort_with(t, &t->err);
+			return;
+		}
+		nv = realloc(t->names, (t->nnames + 1) * sizeof(*nv));
+		if (nv)
+			t->names = nv;
+		tv = nv ? realloc(t->types, t->nnames + 1) : NULL;
+		if (tv)
+			t->types = tv;
+		if (!tv ||
+		    !(t->names[t->nnames] = strndup(e.name, e.name_len))) {
+			error_set(&t->err, ERR_SANDBOX, "out of memory");
+			abort_with(t, &t->err);
+			return;
+		}
+		t->types[t->nnames++] = e.type;
+	}
+	free(t->cursor);
+	t->cursor = r->cursor ? strndup(r->cursor, r->cursor_len) : NULL;
+	if (r->cursor)
+		list_next(t);
+	else
+		next_entry(t);
+}
+
+static void list_next(struct transfer *t)
+{
+	struct ap_file q;
+
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_LIST;
+	q.flags = AP_FF_RECURSIVE;
+	q.length = 1000;
+	if (t->cursor) {
+		q.cursor = t->cursor;
+		q.cursor_len = strlen(t->cursor);
+	}
+	session_op(t, &q, list_cb);
+}
+
+/* The next entry of a directory export, or the end. */
+static void next_entry(struct transfer *t)
+{
+	const char *name;
+	size_t sl, hl, nl;
+
+	if (t->next == t->nnames) {
+		finish(t, NULL);
+		return;
+	}
+	name = t->names[t->next];
+	sl = strlen(t->req.session_path);
+	hl = strlen(t->req.host_path);
+	nl = strlen(name);
+	free(t->cur);
+	t->cur = malloc(sl + hl + 2 * nl + 4);
+	if (!t->cur) {
+		error_set(&t->err, ERR_SANDBOX, "out of memory");
+		abort_with(t, &t->err);
+		return;
+	}
+	sprintf(t->cur, "%s/%s", t->req.session_path, name);
+	t->spath = t->cur;
+	t->hpath = t->cur + sl + nl + 2;
+	sprintf((char *)t->hpath, "%s/%s", t->req.host_path, name);
+	t->offset = 0;
+	t->eof = 0;
+	queue(t, t->types[t->next++] == AP_FT_DIR ? W_MKDIR : W_EXPORT_OPEN);
+}
+
+/* What the session's path is: a file is copied, a directory walked. */
+static void stat_cb(const struct error *err, const struct ap_file_done *r,
+		    void *arg)
+{
+	struct transfer *t = arg;
+	struct ap_file_entry e;
+	size_t off = 0;
+
+	t->sc = NULL;
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	if (!ap_file_entry_next(r, &off, &e) ||
+	    (e.type != AP_FT_FILE && e.type != AP_FT_DIR)) {
+		error_set(&t->err, ERR_NOT_A_FILE,
+			  "%s is neither a regular file nor a directory",
+			  t->req.session_path);
+		abort_with(t, &t->err);
+		return;
+	}
+	t->dir = e.type == AP_FT_DIR;
+	queue(t, t->dir ? W_DIR_OPEN : W_EXPORT_OPEN);
 }
 
 static void after_work(uv_work_t *w, int status)
@@ -385,7 +573,18 @@ static void after_work(uv_work_t *w, int status)
 			read_next(t);
 		break;
 	case W_COMMIT:
-		finish(t, NULL);
+		t->total += t->offset;
+		t->files++;
+		if (t->dir)
+			next_entry(t);
+		else
+			finish(t, NULL);
+		break;
+	case W_DIR_OPEN:
+		list_next(t);
+		break;
+	case W_MKDIR:
+		next_entry(t);
 		break;
 	case W_IMPORT_READ:
 		import_write(t);
@@ -441,6 +640,8 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 	t->req.root = v[1];
 	t->req.session_path = v[2];
 	t->req.host_path = v[3];
+	t->spath = v[2];
+	t->hpath = v[3];
 	return t;
 }
 
@@ -448,6 +649,7 @@ int transfer_export(uv_loop_t *loop, const struct transfer_req *req,
 		    transfer_cb cb, void *arg, struct error *err)
 {
 	struct transfer *t = transfer_new(loop, req, cb, arg, err);
+	struct ap_file q;
 
 	if (!t)
 		return err->code;
@@ -457,7 +659,9 @@ int transfer_export(uv_loop_t *loop, const struct transfer_req *req,
 		free(t);
 		return error_set(err, ERR_SANDBOX, "out of memory");
 	}
-	queue(t, W_EXPORT_OPEN);
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_STAT;
+	session_op(t, &q, stat_cb);
 	return 0;
 }
 

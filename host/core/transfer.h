@@ -12,6 +12,11 @@
  * written under a temporary name and renamed into place, and an existing
  * one is replaced only when asked.
  *
+ * Export copies a file, or a directory with the files and directories
+ * below it (at most 10000 entries; symlinks and special files are left
+ * out); a directory that exists on the host is merged into only with
+ * overwrite, and a failure leaves what was copied before it.
+ *
  * The session is looked up by name at every step: one destroyed meanwhile
  * ends the transfer with ERR_SESSION_NOT_FOUND.
  */
@@ -35,8 +40,9 @@ struct transfer_req {
 	uint32_t timeout_ms;
 };
 
-/* err NULL on success; bytes copied. */
-typedef void (*transfer_cb)(const struct error *err, uint64_t bytes, void *arg);
+/* err NULL on success; bytes and files copied. */
+typedef void (*transfer_cb)(const struct error *err, uint64_t bytes,
+			    uint32_t files, void *arg);
 
 /* Fails at once (returns a code, fills *err) or calls cb once, later.
  * Strings of req are copied. */

@@ -49,10 +49,10 @@ static cJSON *input_schema(const struct tool_env *env)
 		props, "action", actions,
 		"write: create a file (parents too) from content; read: a "
 		"file's bytes; list: a directory; stat: one path; mkdir; "
-		"delete; move: path to `to`; export: copy the file at path "
-		"to the user's machine (`to`, relative to the files root the "
-		"user allowed); import: copy `from` on the user's machine "
-		"to path.");
+		"delete; move: path to `to`; export: copy the file or "
+		"directory at path to the user's machine (`to`, relative to "
+		"the files root the user allowed); import: copy the file "
+		"`from` on the user's machine to path.");
 	tool_prop(props, "session", "string",
 		  "The session whose /work is used (sandbox_session create).");
 	tool_prop(props, "path", "string",
@@ -108,7 +108,9 @@ static cJSON *output_schema(const struct tool_env *env)
 		{"nextOffset", "integer",
 		 "read: where the rest starts (absent at the end)."},
 		{"eof", "boolean", "read: the content reaches the end."},
-		{"size", "integer", "The file's size in bytes."},
+		{"size", "integer",
+		 "The file's size in bytes (export, import: bytes copied)."},
+		{"files", "integer", "export, import: files copied."},
 		{"type", "string", "stat: file, directory, symlink or other."},
 		{"mtime", "string", "stat: last change (ISO 8601, UTC)."},
 		{"mode", "string", "stat: permission bits, octal."},
@@ -287,7 +289,8 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 	fc_free(fc);
 }
 
-static void transfer_done(const struct error *err, uint64_t bytes, void *arg)
+static void transfer_done(const struct error *err, uint64_t bytes,
+			  uint32_t files, void *arg)
 {
 	struct files_call *fc = arg;
 	cJSON *o;
@@ -302,6 +305,7 @@ static void transfer_done(const struct error *err, uint64_t bytes, void *arg)
 	cJSON_AddStringToObject(o, fc->op == ACTION_EXPORT ? "to" : "from",
 				fc->to);
 	cJSON_AddNumberToObject(o, "size", (double)bytes);
+	cJSON_AddNumberToObject(o, "files", files);
 	mcp_call_finish(fc->call, tool_ok(fc->call, o));
 	fc_free(fc);
 }

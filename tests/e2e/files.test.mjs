@@ -254,7 +254,7 @@ e2e('export and import copy files byte-exact under the files root, never replaci
   const session = 'xfer';
   await sexecOk(s, session, "open('clean.csv', 'w').write('a,b\\n1,2\\n')");
   let r = await fopOk(s, { action: 'export', session, path: 'clean.csv', to: 'results/clean.csv' });
-  assert.deepEqual(r, { path: 'clean.csv', to: 'results/clean.csv', size: 8 });
+  assert.deepEqual(r, { path: 'clean.csv', to: 'results/clean.csv', size: 8, files: 1 });
   assert.equal(fs.readFileSync(path.join(root, 'results/clean.csv'), 'utf8'), 'a,b\n1,2\n');
   assert.equal(fs.statSync(path.join(root, 'results/clean.csv')).mode & 0o777, 0o644);
   await fopErr(s, { action: 'export', session, path: 'clean.csv', to: 'results/clean.csv' }, 'file_exists');
@@ -277,7 +277,21 @@ e2e('export and import copy files byte-exact under the files root, never replaci
 
   await fopErr(s, { action: 'export', session, path: 'missing', to: 'm' }, 'not_found');
   assert.ok(!fs.existsSync(path.join(root, 'm')), 'a failed export leaves nothing');
-  await fopErr(s, { action: 'export', session, path: 'data', to: 'd' }, 'not_a_file');
+  // A directory: what is below it, symlinks and FIFOs left out.
+  await sexecOk(s, session, "import os\nos.makedirs('out/sub/deeper')\nopen('out/a.txt','w').write('A')\nopen('out/sub/b.txt','w').write('BB')\nos.symlink('/etc/passwd', 'out/link')\nos.mkfifo('out/sub/fifo')");
+  r = await fopOk(s, { action: 'export', session, path: 'out', to: 'copy/out' });
+  assert.equal(r.files, 2);
+  assert.equal(r.size, 3);
+  assert.equal(fs.readFileSync(path.join(root, 'copy/out/a.txt'), 'utf8'), 'A');
+  assert.equal(fs.readFileSync(path.join(root, 'copy/out/sub/b.txt'), 'utf8'), 'BB');
+  assert.ok(fs.statSync(path.join(root, 'copy/out/sub/deeper')).isDirectory(), 'empty directories are copied');
+  assert.deepEqual(fs.readdirSync(path.join(root, 'copy/out')).sort(), ['a.txt', 'sub']);
+  assert.deepEqual(fs.readdirSync(path.join(root, 'copy/out/sub')).sort(), ['b.txt', 'deeper']);
+  await fopErr(s, { action: 'export', session, path: 'out', to: 'copy/out' }, 'file_exists');
+  await sexecOk(s, session, "open('out/a.txt','w').write('A2')");
+  r = await fopOk(s, { action: 'export', session, path: 'out', to: 'copy/out', overwrite: true });
+  assert.equal(fs.readFileSync(path.join(root, 'copy/out/a.txt'), 'utf8'), 'A2');
+  await fopErr(s, { action: 'export', session, path: 'out/sub/fifo', to: 'f' }, 'not_a_file');
   await fopErr(s, { action: 'import', session, from: 'nothing', path: 'x' }, 'not_found');
   await fopErr(s, { action: 'export', session: 'gone', path: 'clean.csv', to: 'g' }, 'session_not_found');
   fs.writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(9 * 1024 * 1024));
