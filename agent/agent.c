@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -350,6 +351,11 @@ int main(int argc, char **argv)
 	/* Not dumpable: /proc/1 stays root-only and ptrace is refused even
 	 * to a process that somehow shared our uid. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* Large replies (a file read, captured output) come from the heap
+	 * and go back to it: reused, their pages are not faulted in afresh
+	 * for every request, which on a VM costs more than the copy. */
+	mallopt(M_MMAP_THRESHOLD, AP_MAX_FRAME * 2);
+	mallopt(M_TRIM_THRESHOLD, AP_MAX_FRAME * 4);
 	rc = setup_fds(&a);
 	if (rc) {
 		agent_log("fd setup: %s", strerror(-rc));

@@ -820,6 +820,18 @@ static void read_reply(struct files *fs)
 	ssize_t n;
 
 	for (;;) {
+		/* The frame's length is in its first bytes: make room for
+		 * all of it at once. */
+		if (fs->reply.len >= 4 && fs->reply.cap < AP_MAX_FRAME + 4) {
+			const unsigned char *p = fs->reply.data;
+			size_t want = ((size_t)p[0] << 24 | (size_t)p[1] << 16 |
+				       (size_t)p[2] << 8 | p[3]) +
+				      4;
+
+			if (want <= AP_MAX_FRAME + 4 && want > fs->reply.len &&
+			    ap_buf_reserve(&fs->reply, want - fs->reply.len))
+				fs->overflow = 1;
+		}
 		n = read(fs->fd, chunk, sizeof(chunk));
 		if (n > 0) {
 			if (fs->reply.len + (size_t)n > AP_MAX_FRAME + 4 ||
@@ -859,32 +871,33 @@ uint64_t files_deadline(const struct files *fs)
 }
 
 /* The worker's bytes are queued as they are when they are exactly one
- * AP_FILE_DONE frame of this request that decodes. */
+ * AP_FILE_DONE frame of this request that decodes (checked in place). */
 static int reply_ok(struct files *fs)
 {
-	struct ap_reader r;
+	const unsigned char *p = fs->reply.data;
 	struct ap_file_done m;
 	struct ap_frame f;
 	const char *err;
-	int ok;
 
 	if (fs->overflow || !WIFEXITED(fs->status) || WEXITSTATUS(fs->status) ||
-	    !fs->reply.len)
+	    fs->reply.len < AP_HEADER_LEN)
 		return 0;
-	ap_reader_init(&r);
-	ok = !ap_reader_feed(&r, fs->reply.data, fs->reply.len) &&
-	     ap_reader_next(&r, &f) == 1 && f.type == AP_FILE_DONE &&
-	     f.id == fs->id && !ap_file_done_decode(&f, &m, &err) &&
-	     ap_reader_next(&r, &f) == 0;
-	ap_reader_close(&r);
-	return ok;
+	f.type = p[4];
+	f.id = (uint32_t)p[5] << 24 | (uint32_t)p[6] << 16 |
+	       (uint32_t)p[7] << 8 | p[8];
+	f.payload = p + AP_HEADER_LEN;
+	f.len = fs->reply.len - AP_HEADER_LEN;
+	return ((size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 |
+		p[3]) == fs->reply.len - 4 &&
+	       f.type == AP_FILE_DONE && f.id == fs->id &&
+	       !ap_file_done_decode(&f, &m, &err);
 }
 
 void files_step(struct files *fs)
 {
 	struct ap_file_done m;
 	char text[128];
-	int timed_out = 0, rc;
+	int timed_out = 0, ok, rc;
 
 	if (!fs->active)
 		return;
@@ -894,7 +907,16 @@ void files_step(struct files *fs)
 		timed_out = 1;
 	}
 	if (!fs->stale) {
-		if (!timed_out && reply_ok(fs)) {
+		ok = !timed_out && reply_ok(fs);
+		if (ok && !fs->out->len) {
+			/* Nothing else waits to go out: hand the buffer over
+			 * instead of copying it. */
+			struct ap_buf tmp = *fs->out;
+
+			*fs->out = fs->reply;
+			fs->reply = tmp;
+			rc = 0;
+		} else if (ok) {
 			rc = ap_buf_append(fs->out, fs->reply.data,
 					   fs->reply.len);
 		} else {

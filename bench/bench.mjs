@@ -203,7 +203,7 @@ async function sessions(n) {
     const fop = async (args) => {
       const r = await client.callTool({ name: "sandbox_file_ops", arguments: { session: fs.name, ...args } });
       if (r.isError) throw new Error(JSON.stringify(r).slice(0, 500));
-      return r.structuredContent;
+      return JSON.parse(r.content[0].text);
     };
     for (let i = 0; i < 5; i++) await fop({ action: "write", path: "m.txt", content: mib, overwrite: true });
     const wr = [];

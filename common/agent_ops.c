@@ -191,8 +191,13 @@ int ap_file_encode(struct ap_buf *b, uint32_t id, const struct ap_file *m)
 int ap_file_done_encode(struct ap_buf *b, uint32_t id,
 			const struct ap_file_done *m)
 {
-	int rc = ap_frame_begin(b, AP_FILE_DONE, id);
+	/* A read's bytes are the bulk: one allocation, no regrowth. */
+	int rc = ap_buf_reserve(b, AP_HEADER_LEN + 8 * 6 + 64 + m->message_len +
+					   m->data_len + m->entries_len +
+					   m->cursor_len);
 
+	if (!rc)
+		rc = ap_frame_begin(b, AP_FILE_DONE, id);
 	if (!rc)
 		rc = ap_put_u32(b, AP_T_STATUS, m->status);
 	if (!rc && m->message)

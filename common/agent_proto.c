@@ -49,7 +49,7 @@ void ap_buf_consume(struct ap_buf *b, size_t n)
 
 /* Make room for n more bytes; the buffer never grows past what one frame
  * plus what is already queued needs. */
-static int buf_reserve(struct ap_buf *b, size_t n)
+int ap_buf_reserve(struct ap_buf *b, size_t n)
 {
 	size_t want, ncap;
 	unsigned char *p;
@@ -72,7 +72,7 @@ static int buf_reserve(struct ap_buf *b, size_t n)
 
 int ap_buf_append(struct ap_buf *b, const void *data, size_t n)
 {
-	int rc = buf_reserve(b, n);
+	int rc = ap_buf_reserve(b, n);
 
 	if (rc)
 		return rc;

@@ -118,6 +118,9 @@ struct ap_buf {
 
 void ap_buf_init(struct ap_buf *b);
 void ap_buf_close(struct ap_buf *b);
+/* Room for n more bytes, so that appending them copies nothing else: 0,
+ * -E2BIG (n over twice AP_MAX_FRAME) or -ENOMEM. */
+int ap_buf_reserve(struct ap_buf *b, size_t n);
 /* Append n bytes: 0, -E2BIG (n over twice AP_MAX_FRAME) or -ENOMEM. */
 int ap_buf_append(struct ap_buf *b, const void *data, size_t n);
 /* Drop the first n bytes (already written out). */

@@ -95,46 +95,6 @@ static cJSON *input_schema(const struct tool_env *env)
 	return s;
 }
 
-static cJSON *output_schema(const struct tool_env *env)
-{
-	static const char *const fields[][3] = {
-		{"path", "string", "The path the call was about."},
-		{"to", "string", "move, export: where it went."},
-		{"from", "string", "import: where it came from."},
-		{"content", "string", "read: the bytes, as encoding says."},
-		{"encoding", "string", "read: utf-8 or base64."},
-		{"offset", "integer", "read: first byte returned."},
-		{"length", "integer", "read: bytes returned."},
-		{"nextOffset", "integer",
-		 "read: where the rest starts (absent at the end)."},
-		{"eof", "boolean", "read: the content reaches the end."},
-		{"size", "integer",
-		 "The file's size in bytes (export, import: bytes copied)."},
-		{"files", "integer", "export, import: files copied."},
-		{"type", "string", "stat: file, directory, symlink or other."},
-		{"mtime", "string", "stat: last change (ISO 8601, UTC)."},
-		{"mode", "string", "stat: permission bits, octal."},
-		{"created", "boolean", "write, mkdir: it did not exist."},
-		{"deleted", "boolean", "delete: it is gone."},
-		{"entries", "array",
-		 "list: {name, type, size, mtime} sorted by name; for a "
-		 "recursive list, name is the path below path."},
-		{"nextCursor", "string",
-		 "list: pass as cursor for the next page (absent on the "
-		 "last)."},
-		{NULL, NULL, NULL},
-	};
-	cJSON *s = cJSON_CreateObject(), *props;
-	size_t i;
-
-	(void)env;
-	cJSON_AddStringToObject(s, "type", "object");
-	props = cJSON_AddObjectToObject(s, "properties");
-	for (i = 0; fields[i][0]; i++)
-		tool_prop(props, fields[i][0], fields[i][1], fields[i][2]);
-	return s;
-}
-
 /* ---- results ---------------------------------------------------------- */
 
 struct files_call {
@@ -285,7 +245,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 		cJSON_AddStringToObject(o, "to", fc->to);
 		break;
 	}
-	mcp_call_finish(fc->call, tool_ok(fc->call, o));
+	mcp_call_finish(fc->call, tool_ok_text(o));
 	fc_free(fc);
 }
 
@@ -306,7 +266,7 @@ static void transfer_done(const struct error *err, uint64_t bytes,
 				fc->to);
 	cJSON_AddNumberToObject(o, "size", (double)bytes);
 	cJSON_AddNumberToObject(o, "files", files);
-	mcp_call_finish(fc->call, tool_ok(fc->call, o));
+	mcp_call_finish(fc->call, tool_ok_text(o));
 	fc_free(fc);
 }
 
@@ -512,9 +472,12 @@ const struct tool tool_files = {
 		"Binary content travels as base64. Paths stay inside /work: "
 		"\"..\", absolute paths elsewhere and symlinks that leave it "
 		"are refused (invalid_path). Operations run in order with the "
-		"session's sandbox_execute calls.",
+		"session's sandbox_execute calls. The result is one JSON "
+		"text: read {content, encoding, offset, length, size, eof, "
+		"nextOffset?}; list {entries: [{name, type, size, mtime}], "
+		"nextCursor?}; stat {type, size, mtime, mode}; write and "
+		"mkdir {created}; export and import {size, files}.",
 	.input_schema = input_schema,
-	.output_schema = output_schema,
 	.read_only = 0,
 	.destructive = 1,
 	.idempotent = 0,

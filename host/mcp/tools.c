@@ -75,6 +75,16 @@ cJSON *tool_error(int code, const char *fmt, ...)
 	return tool_error_result(&e);
 }
 
+cJSON *tool_ok_text(cJSON *json)
+{
+	char *text = cJSON_PrintUnformatted(json);
+	cJSON *res = text_result(text, 0);
+
+	free(text);
+	cJSON_Delete(json);
+	return res;
+}
+
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
 {
 	char *text = cJSON_PrintUnformatted(structured);

@@ -80,6 +80,10 @@ const char *tool_error_code(int code);
 /* Success: structured becomes the text content (JSON) and, when the
  * protocol has it, structuredContent. Takes ownership of structured. */
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
+/* Success as one text block holding json, and nothing else: for a tool
+ * without an output schema whose results are large (the bytes go once,
+ * not twice). Takes ownership of json. */
+cJSON *tool_ok_text(cJSON *json);
 
 /* Schema helpers: a property of this type (desc may be NULL), and a string
  * property limited to the NULL-terminated values. Return the property. */

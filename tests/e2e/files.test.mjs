@@ -22,9 +22,11 @@ function fop(s, args, { requestTimeoutMs = 120_000 } = {}) {
 async function fopOk(s, args, opts) {
   const r = await fop(s, args, opts);
   assert.equal(r.isError ?? false, false, `sandbox_file_ops ${JSON.stringify(args).slice(0, 300)} failed: ${r.content?.[0]?.text}`);
-  assert.ok(r.structuredContent, 'a successful result has structuredContent');
-  assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, 'text content mirrors structuredContent');
-  return r.structuredContent;
+  // One text block with the JSON: a read's bytes go once, not twice.
+  assert.equal(r.structuredContent, undefined, 'no structuredContent (no output schema)');
+  assert.equal(r.content.length, 1);
+  assert.equal(r.content[0].type, 'text');
+  return JSON.parse(r.content[0].text);
 }
 
 async function fopErr(s, args, code, opts) {
