@@ -17,6 +17,10 @@
 /* The agent binary in every image (their ENTRYPOINT). */
 #define AGENT_PATH "/opt/sbx/agent"
 
+/* How long past a file operation's own timeout the host waits for the
+ * agent's answer. */
+#define FILE_DEADLINE_GRACE_MS 5000
+
 enum pending_kind {
 	PENDING_NONE,
 	PENDING_HELLO,
@@ -43,6 +47,9 @@ struct agent_client {
 	void *req_arg;		   /* arg of the pending exec/reset */
 	char errline[512];	   /* partial agent stderr line */
 	size_t errline_len;
+	/* A file operation that outlives its own timeout by this margin
+	 * means the agent is wedged: the connection goes. */
+	uv_timer_t deadline; /* embedded: the struct is freed in its close */
 	int closing;
 	int opened;
 	int broken; /* protocol violation: stream closing */
@@ -54,6 +61,7 @@ static void fail_pending(struct agent_client *ac, int err, const char *msg)
 	struct error e;
 
 	ac->pending = PENDING_NONE;
+	uv_timer_stop(&ac->deadline);
 	error_set_msg(&e, err, msg);
 	switch (k) {
 	case PENDING_HELLO:
@@ -205,6 +213,7 @@ static void on_file_done(struct agent_client *ac, const struct ap_frame *f)
 		return;
 	}
 	ac->pending = PENDING_NONE;
+	uv_timer_stop(&ac->deadline);
 	if (m.status == AP_FS_OK) {
 		ac->file_cb(ac, NULL, &m, ac->req_arg);
 		return;
@@ -340,6 +349,11 @@ static void stream_open_cb(struct docker_stream *s, int err, const char *errmsg,
 		docker_stream_close(ac->stream);
 }
 
+static void client_closed_cb(uv_handle_t *h)
+{
+	free(h->data);
+}
+
 static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 {
 	struct agent_client *ac = arg;
@@ -360,7 +374,7 @@ static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 		ac->lost_cb(ac, ac->arg);
 	ap_reader_close(&ac->reader);
 	ap_buf_close(&ac->out);
-	free(ac);
+	uv_close((uv_handle_t *)&ac->deadline, client_closed_cb);
 }
 
 static int client_open(struct docker *d, const char *container_id, int relay,
@@ -389,13 +403,15 @@ static int client_open(struct docker *d, const char *container_id, int relay,
 	 * through open_cb. */
 	ac->pending = PENDING_HELLO;
 	ac->pending_id = 0;
+	uv_timer_init(docker_loop(d), &ac->deadline);
+	ac->deadline.data = ac;
 	if (relay)
 		rc = docker_exec_attach(d, container_id, relay_argv, "0", &cbs,
 					ac, &ac->stream);
 	else
 		rc = docker_attach(d, container_id, &cbs, ac, &ac->stream);
 	if (rc) {
-		free(ac);
+		uv_close((uv_handle_t *)&ac->deadline, client_closed_cb);
 		return rc;
 	}
 	*out = ac;
@@ -502,6 +518,21 @@ int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg)
 	return rc;
 }
 
+static void deadline_cb(uv_timer_t *t)
+{
+	struct agent_client *ac = t->data;
+
+	if (ac->pending != PENDING_FILE)
+		return;
+	log_error("%s: no answer to a file operation in time: closing the "
+		  "connection",
+		  ac->id);
+	ac->broken = 1;
+	fail_pending(ac, -ETIMEDOUT, "the sandbox did not answer in time");
+	if (ac->stream)
+		docker_stream_close(ac->stream);
+}
+
 int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 		      agent_file_cb cb, void *arg)
 {
@@ -511,9 +542,16 @@ int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 	if (!rc)
 		rc = request_send(ac, ap_file_encode(&ac->out, id, req),
 				  PENDING_FILE, id, arg);
-	if (!rc)
-		ac->file_cb = cb;
-	return rc;
+	if (rc)
+		return rc;
+	ac->file_cb = cb;
+	/* The agent's worker is killed at timeout_ms (10 s when 0) and
+	 * answered for; nothing after that plus a margin. */
+	uv_timer_start(&ac->deadline, deadline_cb,
+		       (uint64_t)(req->timeout_ms ? req->timeout_ms : 10000) +
+			       FILE_DEADLINE_GRACE_MS,
+		       0);
+	return 0;
 }
 
 void agent_client_cancel(struct agent_client *ac)

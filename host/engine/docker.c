@@ -96,6 +96,11 @@ void docker_free(struct docker *d)
 	docker_multi_close(&d->m, docker_multi_closed);
 }
 
+uv_loop_t *docker_loop(const struct docker *d)
+{
+	return d->loop;
+}
+
 void docker_set_timeout(struct docker *d, long timeout_ms)
 {
 	d->default_timeout_ms = timeout_ms > 0 ? timeout_ms : 0;

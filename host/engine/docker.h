@@ -54,6 +54,8 @@ void docker_free(struct docker *d);
 /* Timeout of requests that pass timeout_ms 0 (0: none, the default).
  * Attach and exec streams are not affected (an exec's create request is). */
 void docker_set_timeout(struct docker *d, long timeout_ms);
+/* The loop the client runs on. */
+uv_loop_t *docker_loop(const struct docker *d);
 
 /* "unix:///var/run/docker.sock" form of the endpoint, for messages. */
 const char *docker_endpoint(const struct docker *d);

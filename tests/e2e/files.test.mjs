@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { e2e, toolError } from './lib/server.mjs';
-import { createSession, sessionExecCall, sexecOk, waitActive, withStateDir } from './lib/sessions.mjs';
+import { createSession, sessionContainer, sessionExecCall, sexecOk, waitActive, withStateDir } from './lib/sessions.mjs';
 
 const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
 
@@ -40,6 +40,7 @@ async function pythonSession(h, name, env = {}, args = []) {
   const s = await h.start({ env: st.env({ ...PYTHON, ...env }), args });
   await createSession(s, 'python', { name });
   await waitActive(s, name);
+  s.stateDir = st.dir;
   return s;
 }
 
@@ -377,4 +378,22 @@ e2e('staged inputs: refused paths and sizes end the call with their own code, an
   assert.equal((await fopOk(s, { action: 'read', session: 'staged', path: 'in/a.txt' })).content, 'second', 'a staged file replaces the old one');
   assert.equal(toolError(await sessionExecCall(s, 'staged', 'print(1)', { files: [{ path: '../x', content: '' }] })).code, 'invalid_path');
   assert.equal((await sexecOk(s, 'staged', "print('ok')")).stdout.trim(), 'ok');
+});
+
+e2e('a file operation the container never answers ends with session_lost, and the server keeps serving', { timeoutMs: 120_000 }, async (h) => {
+  // The host waits the operation's own timeout plus 5 s, then gives up on the container.
+  const s = await pythonSession(h, 'frozen', { SANDBOX_FILES_TIMEOUT_MS: '500' });
+  const c = await sessionContainer(s.stateDir, 'frozen');
+  execFileSync('docker', ['pause', c.id]);
+  try {
+    await fopErr(s, { action: 'read', session: 'frozen', path: 'x' }, 'session_lost');
+  } finally {
+    try {
+      execFileSync('docker', ['unpause', c.id], { stdio: 'ignore' });
+    } catch {
+      // removed with the session already
+    }
+  }
+  await fopErr(s, { action: 'read', session: 'frozen', path: 'x' }, 'session_not_found');
+  assert.equal((await s.execute('python', 'print(5)')).stdout.trim(), '5');
 });
