@@ -79,6 +79,19 @@ static void call_unlink(struct mcp_call *c)
 	c->list->n--;
 }
 
+void mcp_call_fail(struct mcp_call *c, int code, const char *message,
+		   cJSON *data)
+{
+	if (!c->cancelled)
+		mcp_server_send_error(c->srv, c->id, code, message, data);
+	else
+		cJSON_Delete(data);
+	call_unlink(c);
+	cJSON_Delete(c->id);
+	cJSON_Delete(c->progress_token);
+	free(c);
+}
+
 void mcp_call_finish(struct mcp_call *c, cJSON *result)
 {
 	struct mcp_server *s = c->srv;

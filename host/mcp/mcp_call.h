@@ -28,6 +28,12 @@ struct mcp_call *mcp_call_new(struct mcp_server *srv,
 /* notifications/cancelled for request id: the call's result will not be
  * sent and its tool's cancel hook runs. Returns 1 if such a call runs. */
 int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id);
+/* End the request with a JSON-RPC error (data: owned, or NULL) instead
+ * of a result. */
+void mcp_call_fail(struct mcp_call *c, int code, const char *message,
+		   cJSON *data);
+void mcp_server_send_error(struct mcp_server *s, const cJSON *id, int code,
+			   const char *message, cJSON *data);
 
 /* Provided by mcp_server.c for the calls. */
 void mcp_server_send_result(struct mcp_server *s, const cJSON *id,

@@ -12,6 +12,7 @@
 #include "../util/log.h"
 #include "json_util.h"
 #include "mcp_call.h"
+#include "resources.h"
 #include "transport.h"
 
 #define LOG_MODULE "mcp"
@@ -149,8 +150,8 @@ void mcp_server_send_result(struct mcp_server *s, const cJSON *id,
 	cJSON_Delete(msg);
 }
 
-static void send_error(struct mcp_server *s, const cJSON *id, int code,
-		       const char *message)
+void mcp_server_send_error(struct mcp_server *s, const cJSON *id, int code,
+			   const char *message, cJSON *data)
 {
 	cJSON *msg = cJSON_CreateObject(), *err;
 
@@ -159,8 +160,16 @@ static void send_error(struct mcp_server *s, const cJSON *id, int code,
 	err = cJSON_AddObjectToObject(msg, "error");
 	cJSON_AddNumberToObject(err, "code", code);
 	cJSON_AddStringToObject(err, "message", message);
+	if (data)
+		cJSON_AddItemToObject(err, "data", data);
 	send_json(s, msg);
 	cJSON_Delete(msg);
+}
+
+static void send_error(struct mcp_server *s, const cJSON *id, int code,
+		       const char *message)
+{
+	mcp_server_send_error(s, id, code, message, NULL);
 }
 
 void mcp_server_send_notification(struct mcp_server *s, const char *method,
@@ -217,6 +226,8 @@ static void on_initialize(struct mcp_server *s, const cJSON *id,
 	cJSON_AddStringToObject(r, "protocolVersion", s->version);
 	caps = cJSON_AddObjectToObject(r, "capabilities");
 	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "tools"),
+			      "listChanged", 0);
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "resources"),
 			      "listChanged", 0);
 	cJSON_AddObjectToObject(caps, "logging");
 	info = cJSON_AddObjectToObject(r, "serverInfo");
@@ -358,6 +369,33 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	cJSON_Delete(empty);
 }
 
+static void on_resources_read(struct mcp_server *s, const cJSON *id,
+			      const cJSON *params)
+{
+	const cJSON *uri = cJSON_GetObjectItemCaseSensitive(params, "uri");
+	struct mcp_call *c;
+
+	if (!cJSON_IsString(uri)) {
+		send_error(s, id, E_PARAMS,
+			   "resources/read needs params.uri (string)");
+		return;
+	}
+	if (s->shutting_down) {
+		send_error(s, id, E_INTERNAL, "the server is shutting down");
+		return;
+	}
+	if (s->calls.n >= s->env->cfg->max_inflight) {
+		send_error(s, id, E_INTERNAL, "too many requests in flight");
+		return;
+	}
+	c = mcp_call_new(s, &s->calls, id, NULL);
+	if (!c) {
+		send_error(s, id, E_INTERNAL, "out of memory");
+		return;
+	}
+	resources_read(s->env, c, uri->valuestring);
+}
+
 static void on_cancelled(struct mcp_server *s, const cJSON *params)
 {
 	const cJSON *rid =
@@ -444,6 +482,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	} else if (strcmp(m, "initialize") == 0) {
 		on_initialize(s, id, params);
 	} else if (!s->initialized && (strncmp(m, "tools/", 6) == 0 ||
+				       strncmp(m, "resources/", 10) == 0 ||
 				       strcmp(m, "logging/setLevel") == 0)) {
 		send_error(
 			s, id, E_NOT_INITIALIZED,
@@ -456,6 +495,12 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 				   "the server is shutting down");
 		else
 			on_tools_call(s, id, params);
+	} else if (strcmp(m, "resources/list") == 0) {
+		mcp_server_send_result(s, id, resources_list(s->env));
+	} else if (strcmp(m, "resources/templates/list") == 0) {
+		mcp_server_send_result(s, id, resources_templates());
+	} else if (strcmp(m, "resources/read") == 0) {
+		on_resources_read(s, id, params);
 	} else if (strcmp(m, "logging/setLevel") == 0) {
 		on_set_level(s, id, params);
 	} else {

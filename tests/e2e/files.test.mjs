@@ -397,3 +397,32 @@ e2e('a file operation the container never answers ends with session_lost, and th
   await fopErr(s, { action: 'read', session: 'frozen', path: 'x' }, 'session_not_found');
   assert.equal((await s.execute('python', 'print(5)')).stdout.trim(), '5');
 });
+
+// ---- MCP resources ----
+
+e2e('resources: every session\'s /work is a resource, its files read as text or blob, bad URIs are -32002', { timeoutMs: 120_000 }, async (h) => {
+  const s = await pythonSession(h, 'res');
+  assert.equal(s.client.getServerCapabilities().resources?.listChanged, false, 'the resources capability');
+  await sexecOk(s, 'res', "import os\nos.makedirs('d', exist_ok=True)\nopen('d/t.csv','w').write('a,b\\n')\nopen('p.bin','wb').write(bytes([0,255,1]))");
+  const { resources } = await s.client.listResources();
+  assert.deepEqual(resources.map((r) => [r.uri, r.name, r.mimeType]), [['sandbox://session/res/', 'res', 'application/json']]);
+  const { resourceTemplates } = await s.client.listResourceTemplates();
+  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['sandbox://session/{name}/{+path}']);
+
+  let r = await s.client.readResource({ uri: 'sandbox://session/res/' });
+  const listing = JSON.parse(r.contents[0].text);
+  assert.deepEqual(listing.entries.map((e) => [e.name, e.type]), [['d', 'directory'], ['p.bin', 'file']]);
+  r = await s.client.readResource({ uri: 'sandbox://session/res/d/t.csv' });
+  assert.deepEqual(r.contents, [{ uri: 'sandbox://session/res/d/t.csv', mimeType: 'text/csv', text: 'a,b\n' }]);
+  r = await s.client.readResource({ uri: 'sandbox://session/res/p.bin' });
+  assert.equal(r.contents[0].mimeType, 'application/octet-stream');
+  assert.deepEqual([...Buffer.from(r.contents[0].blob, 'base64')], [0, 255, 1]);
+
+  for (const uri of ['sandbox://session/res/missing', 'sandbox://session/nosuch/x', 'file:///etc/passwd', 'sandbox://session/res']) {
+    await assert.rejects(s.client.readResource({ uri }), (e) => e.code === -32002, uri);
+  }
+  await sexecOk(s, 'res', "import os\nos.symlink('/etc/passwd', 'pw')");
+  await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/pw' }), (e) => e.code === -32603 && /leaves the work directory/.test(e.message));
+  await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/../../etc/passwd' }), (e) => e.code === -32603);
+  assert.equal((await sexecOk(s, 'res', "print('alive')")).stdout.trim(), 'alive');
+});
