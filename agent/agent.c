@@ -25,6 +25,7 @@
 #include "agent_ops.h"
 #include "agent_proto.h"
 #include "exec.h"
+#include "artifacts.h"
 #include "files.h"
 #include "log.h"
 #include "procs.h"
@@ -366,6 +367,10 @@ int main(int argc, char **argv)
 	exec_init(&a.exec, &a.out);
 	reset_init(&a.reset, &a.out);
 	files_init(&a.files, &a.out);
+	rc = artifacts_init();
+	if (rc < 0)
+		agent_log("artifacts: %s (executions report none)",
+			  strerror(-rc));
 	rc = procs_init(child_exited_cb, &a);
 	if (rc) {
 		agent_log("signal setup: %s", strerror(-rc));

@@ -30,6 +30,7 @@
 #include "procs.h"
 #include "repl.h"
 #include "spawn.h"
+#include "artifacts.h"
 #include "zygote.h"
 
 /* Shared by both pipes: the loop is single-threaded. */
@@ -109,6 +110,9 @@ static int start_phase(struct exec *e, int building)
 	struct spawn_opts o;
 	pid_t pid;
 	int rc = 0;
+
+	if (!building && e->req.build_argv[0] && e->req.artifacts)
+		artifacts_begin();
 
 	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) ||
 	    (!building && e->req.stdin_data && pipe2(pi, O_CLOEXEC))) {
@@ -244,6 +248,10 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		now + (q->timeout_ms ? q->timeout_ms : EXEC_DEFAULT_TIMEOUT_MS);
 	if (e->stream_ms)
 		e->next_stream_ms = now + e->stream_ms;
+	/* A build step begins again at the run step: its output is not
+	 * the program's. */
+	if (q->artifacts)
+		artifacts_begin();
 	if (q->repl_argv[0])
 		rc = start_repl(e);
 	else
@@ -457,6 +465,9 @@ int exec_poll_fill(struct exec *e, struct pollfd *pfd)
 		pfd[n++] = (struct pollfd){.fd = e->fd_in, .events = POLLOUT};
 	if (e->zygote && !e->exited && !e->zygote_eof && zygote_fd() >= 0)
 		pfd[n++] = (struct pollfd){.fd = zygote_fd(), .events = POLLIN};
+	if (e->req.artifacts && artifacts_fd() >= 0)
+		pfd[n++] =
+			(struct pollfd){.fd = artifacts_fd(), .events = POLLIN};
 	return n + repl_poll_fill(pfd + n);
 }
 
@@ -478,6 +489,8 @@ void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n)
 			feed_stdin(e);
 		else if (e->zygote && pfd[i].fd == zygote_fd())
 			read_zygote(e);
+		else if (pfd[i].fd == artifacts_fd())
+			artifacts_read();
 	}
 }
 
@@ -519,11 +532,23 @@ static void send_done(struct exec *e)
 	};
 	const struct ap_error fail = {.message = fail_msg,
 				      .message_len = sizeof(fail_msg) - 1};
+	struct ap_buf made;
 	unsigned char *buf;
 	int rc = -ENOMEM;
 
 	if (e->stale)
 		return;
+	ap_buf_init(&made);
+	if (e->req.artifacts) {
+		const char *src =
+			e->req.build_argv[0] ? NULL : e->req.file_name;
+
+		if (artifacts_end(&made, e->req.artifacts, src, &m.more) ==
+		    -EOVERFLOW)
+			m.more = UINT32_MAX;
+		m.entries = made.data ? made.data : (const unsigned char *)"";
+		m.entries_len = made.len;
+	}
 	/* A killed execution reports SIGKILL even if the main process
 	 * happened to exit in the same instant: the host asked for it to
 	 * stop, and that is what happened. An interpreter that stopped on
@@ -548,6 +573,7 @@ static void send_done(struct exec *e)
 		rc = ap_exec_done_encode(e->out, e->id, &m);
 		free(buf);
 	}
+	ap_buf_close(&made);
 	if (!rc)
 		return;
 	/* Nothing of the reply was queued. Tell the host in the smallest

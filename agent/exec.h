@@ -30,7 +30,7 @@
  * is dropped from the stream (the final result still has it). */
 #define EXEC_STREAM_MAX ((size_t)64 * 1024)
 /* Most fds exec_poll_fill() adds (its own, then the interpreter's). */
-#define EXEC_POLL_FDS (4 + 4)
+#define EXEC_POLL_FDS (5 + 4)
 
 enum exec_kill { EXEC_KILL_NONE, EXEC_KILL_TIMEOUT, EXEC_KILL_CANCEL };
 

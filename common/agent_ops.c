@@ -70,6 +70,8 @@ int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m)
 		rc = ap_put_u32(b, AP_T_GRACE_MS, m->grace_ms);
 	if (!rc && m->stream_ms)
 		rc = ap_put_u32(b, AP_T_STREAM_MS, m->stream_ms);
+	if (!rc && m->artifacts)
+		rc = ap_put_u32(b, AP_T_ARTIFACTS, m->artifacts);
 	if (!rc)
 		rc = put_vec(b, AP_T_ENV, m->env);
 	if (!rc)
@@ -128,6 +130,10 @@ int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
 		rc = ap_put_u8(b, AP_T_STATE_KEPT, m->state_kept);
 	if (!rc && m->repl)
 		rc = ap_put_u8(b, AP_T_FRESH, m->fresh);
+	if (!rc && m->entries)
+		rc = ap_put(b, AP_T_ENTRIES, m->entries, m->entries_len);
+	if (!rc && m->more)
+		rc = ap_put_u32(b, AP_T_MORE, m->more);
 	return rc ? rc : ap_frame_end(b);
 }
 
@@ -286,6 +292,12 @@ int ap_file_entry_next(const struct ap_file_done *m, size_t *off,
 	return entry_at(m->entries, m->entries_len, off, e) == 1;
 }
 
+int ap_entries_next(const unsigned char *p, size_t len, size_t *off,
+		    struct ap_file_entry *e)
+{
+	return entry_at(p, len, off, e) == 1;
+}
+
 /* ---- decoding the replies --------------------------------------------- */
 
 /* Walks one frame's fields for a reply decoder; remembers which tags came
@@ -435,6 +447,25 @@ int ap_hello_ok_decode(const struct ap_frame *f, struct ap_hello_ok *m,
 	return dec_end(&d, rc, m, sizeof(*m), err);
 }
 
+/* 0 with *n the number of entries in p[0..len) when each is whole and
+ * its name has no NUL; else -EINVAL. */
+static int count_entries(struct dec *d, const unsigned char *p, size_t len,
+			 uint32_t *n)
+{
+	struct ap_file_entry e;
+	size_t off = 0;
+	int r;
+
+	while ((r = entry_at(p, len, &off, &e))) {
+		if (r < 0 || memchr(e.name, 0, e.name_len)) {
+			d->err = "malformed entries";
+			return -EINVAL;
+		}
+		++*n;
+	}
+	return 0;
+}
+
 int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
 			const char **err)
 {
@@ -488,11 +519,20 @@ int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
 			m->repl = 1;
 			rc = dec_u8(&d, &m->fresh);
 			break;
+		case AP_T_ENTRIES:
+			rc = dec_bytes(&d, &m->entries, &m->entries_len);
+			break;
+		case AP_T_MORE:
+			rc = dec_u32(&d, &m->more);
+			break;
 		default:
 			rc = 0;
 			break;
 		}
 	}
+	if (rc >= 0)
+		rc = count_entries(&d, m->entries, m->entries_len,
+				   &m->nentries);
 	return dec_end(&d, rc, m, sizeof(*m), err);
 }
 
@@ -554,10 +594,8 @@ int ap_error_decode(const struct ap_frame *f, struct ap_error *m,
 int ap_file_done_decode(const struct ap_frame *f, struct ap_file_done *m,
 			const char **err)
 {
-	struct ap_file_entry e;
 	struct dec d;
-	size_t off = 0;
-	int rc, r;
+	int rc;
 
 	memset(m, 0, sizeof(*m));
 	rc = dec_start(&d, f, AP_FILE_DONE);
@@ -593,15 +631,9 @@ int ap_file_done_decode(const struct ap_frame *f, struct ap_file_done *m,
 			break;
 		}
 	}
-	while (rc >= 0 &&
-	       (r = entry_at(m->entries, m->entries_len, &off, &e))) {
-		if (r < 0 || memchr(e.name, 0, e.name_len)) {
-			d.err = "malformed entries";
-			rc = -EINVAL;
-			break;
-		}
-		m->nentries++;
-	}
+	if (rc >= 0)
+		rc = count_entries(&d, m->entries, m->entries_len,
+				   &m->nentries);
 	return dec_end(&d, rc, m, sizeof(*m), err);
 }
 
@@ -676,7 +708,8 @@ static int is_exec_u32(uint8_t tag)
 {
 	return tag == AP_T_TIMEOUT_MS || tag == AP_T_STDOUT_CAP ||
 	       tag == AP_T_STDERR_CAP || tag == AP_T_REPL_SEQ ||
-	       tag == AP_T_GRACE_MS || tag == AP_T_STREAM_MS;
+	       tag == AP_T_GRACE_MS || tag == AP_T_STREAM_MS ||
+	       tag == AP_T_ARTIFACTS;
 }
 
 static int is_exec_string(uint8_t tag)
@@ -853,6 +886,9 @@ int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
 			break;
 		case AP_T_STREAM_MS:
 			u = &m->stream_ms;
+			break;
+		case AP_T_ARTIFACTS:
+			u = &m->artifacts;
 			break;
 		default:
 			if (!is_exec_vector(fl.tag))

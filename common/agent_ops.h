@@ -65,6 +65,7 @@ struct ap_exec {
 	/* Sent when not 0. */
 	uint32_t grace_ms;
 	uint32_t stream_ms;
+	uint32_t artifacts; /* list changed files, at most this many */
 	/* The decoder's one allocation (strings, bytes, vectors), freed by
 	 * ap_exec_free(); NULL in a request built for encoding. */
 	void *mem;
@@ -165,6 +166,13 @@ struct ap_exec_done {
 		       * decoder sets it when either is) */
 	uint8_t state_kept;
 	uint8_t fresh;
+	/* The files of /work the run step created or changed, when asked
+	 * (packed like AP_FILE_DONE's, see below), and how many more there
+	 * were (UINT32_MAX: unknown). */
+	const unsigned char *entries;
+	size_t entries_len;
+	uint32_t nentries; /* counted by the decoder */
+	uint32_t more;
 };
 
 int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
@@ -265,6 +273,9 @@ int ap_file_entry_pack(struct ap_buf *b, const struct ap_file_entry *e);
  * end. Decoded entries are known to be well-formed. */
 int ap_file_entry_next(const struct ap_file_done *m, size_t *off,
 		       struct ap_file_entry *e);
+/* The same over any decoded ENTRIES (AP_EXEC_DONE's artifacts). */
+int ap_entries_next(const unsigned char *p, size_t len, size_t *off,
+		    struct ap_file_entry *e);
 
 /* AP_ERROR. MESSAGE is sent when not NULL. */
 struct ap_error {

@@ -80,6 +80,9 @@ enum ap_tag {
 	AP_T_OFFSET = 20,  /* u64: where read starts */
 	AP_T_LENGTH = 21,  /* u32: read's bytes, list's entries at most */
 	AP_T_CURSOR = 22,  /* string: list resumes after this path */
+	/* AP_EXEC again */
+	AP_T_ARTIFACTS = 23, /* u32: report at most this many files the run
+			      * step created or changed in /work */
 
 	/* reply fields */
 	AP_T_VERSION = 32, /* u32 */
@@ -106,6 +109,9 @@ enum ap_tag {
 	AP_T_EOF = 51,	   /* u8: the data reaches the end of the file */
 	AP_T_ENTRIES = 52, /* bytes: packed entries, see agent_ops.h */
 	AP_T_CREATED = 53, /* u8: write or mkdir made something new */
+	/* AP_EXEC_DONE (AP_T_ENTRIES too: the artifacts) */
+	AP_T_MORE = 54, /* u32: artifacts beyond those in ENTRIES;
+			 * UINT32_MAX: unknown, the watch lost events */
 };
 
 /* A growable output buffer with a hard maximum (AP_MAX_FRAME). */

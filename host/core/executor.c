@@ -198,6 +198,9 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 	o.interpreter = j->interpreter;
 	o.state_kept = r->state_kept;
 	o.fresh = r->fresh;
+	o.artifacts = r->artifacts;
+	o.artifacts_len = r->artifacts_len;
+	o.artifacts_more = r->artifacts_more;
 	/* Answer first, then reset: the reset is off the caller's path. A
 	 * session keeps its container; an anomaly there is the session
 	 * owner's to judge from the outcome. */
@@ -403,6 +406,7 @@ static void run_on_agent(struct exec_job *j)
 	q.code = j->code;
 	q.code_len = j->code_len;
 	q.timeout_ms = j->timeout_ms;
+	q.artifacts = EXEC_MAX_ARTIFACTS;
 	q.stdin_data = j->stdin_data;
 	q.stdin_len = j->stdin_len;
 	if (j->interpreter) {

@@ -31,6 +31,9 @@ struct exec_file {
 	size_t len;
 };
 
+/* Artifacts listed in one result at most; the rest are counted. */
+#define EXEC_MAX_ARTIFACTS 50
+
 struct exec_request {
 	const struct plugin *pl;
 	const char *code; /* borrowed until exec_start returns */
@@ -87,6 +90,12 @@ struct exec_outcome {
 	int fresh;	 /* ... which this call started */
 	int lost;	 /* a session's connection was closed: the
 			  * container is not usable any more */
+	/* Files the run created or changed in /work: packed entries
+	 * (ap_entries_next(), paths relative to /work) and how many more
+	 * (UINT32_MAX: unknown). */
+	const unsigned char *artifacts;
+	size_t artifacts_len;
+	uint32_t artifacts_more;
 };
 
 typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);

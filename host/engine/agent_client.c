@@ -130,6 +130,9 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 		.survivors = m.survivors,
 		.state_kept = m.state_kept,
 		.fresh = m.fresh,
+		.artifacts = m.entries,
+		.artifacts_len = m.entries_len,
+		.artifacts_more = m.more,
 	};
 	/* A phase that does not fit is not one this host knows. */
 	if (m.phase && m.phase_len < sizeof(r.phase)) {
@@ -490,6 +493,7 @@ int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *q,
 		.stderr_cap = q->stderr_cap,
 		.grace_ms = q->grace_ms,
 		.stream_ms = q->output_cb ? q->stream_ms : 0,
+		.artifacts = q->artifacts,
 	};
 	uint32_t id;
 	int rc = request_open(ac, &id);

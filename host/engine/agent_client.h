@@ -44,6 +44,9 @@ struct agent_exec_req {
 	 * stream_ms while it runs; 0/NULL: none. */
 	uint32_t stream_ms;
 	agent_output_cb output_cb;
+	/* Report at most this many files the run step created or changed
+	 * in /work (0: none). */
+	uint32_t artifacts;
 };
 
 struct agent_exec_result {
@@ -63,6 +66,11 @@ struct agent_exec_result {
 	uint32_t survivors;
 	int state_kept; /* interpreter mode: state survived */
 	int fresh;	/* interpreter mode: started by this call */
+	/* The artifacts: packed entries (ap_entries_next()), and how many
+	 * more there were (UINT32_MAX: unknown, events were lost). */
+	const unsigned char *artifacts;
+	size_t artifacts_len;
+	uint32_t artifacts_more;
 };
 
 /* Callbacks follow the error contract (util/error.h): err is NULL on

@@ -85,26 +85,6 @@ static void rc_free(struct read_call *rc)
 	free(rc);
 }
 
-/* A few types a client may render; the rest is octet-stream. */
-static const char *mime_of(const char *path, int text)
-{
-	static const char *const map[][2] = {
-		{".png", "image/png"},	     {".jpg", "image/jpeg"},
-		{".jpeg", "image/jpeg"},     {".gif", "image/gif"},
-		{".webp", "image/webp"},     {".svg", "image/svg+xml"},
-		{".csv", "text/csv"},	     {".json", "application/json"},
-		{".html", "text/html"},	     {".md", "text/markdown"},
-		{".pdf", "application/pdf"}, {".py", "text/x-python"},
-	};
-	const char *dot = strrchr(path, '.');
-	size_t i;
-
-	for (i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(dot, map[i][0]) == 0)
-			return map[i][1];
-	return text ? "text/plain" : "application/octet-stream";
-}
-
 static void fail_read(struct read_call *rc, const struct error *err)
 {
 	cJSON *data = cJSON_CreateObject();
@@ -174,7 +154,7 @@ static void read_cb(const struct error *err, const struct ap_file_done *r,
 			memcpy(txt, r->data, r->data_len);
 			txt[r->data_len] = '\0';
 		}
-		cJSON_AddStringToObject(c, "mimeType", mime_of(rc->path, 1));
+		cJSON_AddStringToObject(c, "mimeType", tool_mime(rc->path, 1));
 		cJSON_AddStringToObject(c, "text", txt ? txt : "");
 		free(txt);
 	} else {
@@ -183,7 +163,7 @@ static void read_cb(const struct error *err, const struct ap_file_done *r,
 		if (b)
 			EVP_EncodeBlock((unsigned char *)b, r->data,
 					(int)r->data_len);
-		cJSON_AddStringToObject(c, "mimeType", mime_of(rc->path, 0));
+		cJSON_AddStringToObject(c, "mimeType", tool_mime(rc->path, 0));
 		cJSON_AddStringToObject(c, "blob", b ? b : "");
 		free(b);
 	}

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/agent_ops.h"
 #include "json_util.h"
+#include "tools.h"
 
 static void add_prop(cJSON *props, const char *name, const char *type,
 		     int nullable, const char *desc)
@@ -68,6 +70,14 @@ cJSON *run_result_schema(void)
 		 "Session calls: this call started in a new interpreter, so "
 		 "nothing from earlier calls was in memory (the previous one "
 		 "was killed).");
+	add_prop(props, "artifacts", "array", 0,
+		 "Files the run created or changed in /work: {path (relative "
+		 "to /work), size, mime}. In a session they stay (read them "
+		 "with sandbox_file_ops); a one-off container is reset after "
+		 "the call.");
+	add_prop(props, "artifactsMore", "integer", 0,
+		 "Artifacts beyond those listed (-1: unknown, too many "
+		 "changes to follow).");
 	req = cJSON_AddArrayToObject(s, "required");
 	for (i = 0; required[i]; i++)
 		cJSON_AddItemToArray(req, cJSON_CreateString(required[i]));
@@ -80,6 +90,33 @@ static void add_text(cJSON *o, const char *name, const char *buf, size_t len)
 
 	cJSON_AddStringToObject(o, name, s ? s : "");
 	free(s);
+}
+
+static void add_artifacts(cJSON *r, const struct exec_outcome *o)
+{
+	struct ap_file_entry e;
+	size_t off = 0;
+	cJSON *arr;
+
+	if (!o->artifacts_len && !o->artifacts_more)
+		return;
+	arr = cJSON_AddArrayToObject(r, "artifacts");
+	while (ap_entries_next(o->artifacts, o->artifacts_len, &off, &e)) {
+		cJSON *a = cJSON_CreateObject();
+		char *path = utf8_sanitize(e.name, e.name_len);
+
+		cJSON_AddStringToObject(a, "path", path ? path : "");
+		cJSON_AddNumberToObject(a, "size", (double)e.size);
+		cJSON_AddStringToObject(a, "mime",
+					tool_mime(path ? path : "", 0));
+		free(path);
+		cJSON_AddItemToArray(arr, a);
+	}
+	if (o->artifacts_more)
+		cJSON_AddNumberToObject(r, "artifactsMore",
+					o->artifacts_more == UINT32_MAX
+						? -1
+						: (double)o->artifacts_more);
 }
 
 cJSON *run_result_json(const struct exec_outcome *o, const char *session)
@@ -112,6 +149,7 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
 	cJSON_AddStringToObject(r, "language", o->language);
 	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
+	add_artifacts(r, o);
 	if (session) {
 		cJSON_AddStringToObject(r, "session", session);
 		cJSON_AddBoolToObject(r, "stateKept",

@@ -235,3 +235,38 @@ too_large:
 			  max);
 	return NULL;
 }
+
+/* A few types a client may render; the rest is octet-stream. */
+const char *tool_mime(const char *path, int text)
+{
+	static const char *const map[][2] = {
+		{".png", "image/png"},
+		{".jpg", "image/jpeg"},
+		{".jpeg", "image/jpeg"},
+		{".gif", "image/gif"},
+		{".webp", "image/webp"},
+		{".svg", "image/svg+xml"},
+		{".csv", "text/csv"},
+		{".json", "application/json"},
+		{".html", "text/html"},
+		{".md", "text/markdown"},
+		{".pdf", "application/pdf"},
+		{".py", "text/x-python"},
+		{".txt", "text/plain"},
+		{".log", "text/plain"},
+		{".tsv", "text/tab-separated-values"},
+		{".xml", "application/xml"},
+		{".yaml", "application/yaml"},
+		{".yml", "application/yaml"},
+		{".js", "text/javascript"},
+		{".ts", "text/x-typescript"},
+		{".sh", "text/x-shellscript"},
+	};
+	const char *dot = strrchr(path, '.');
+	size_t i;
+
+	for (i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(dot, map[i][0]) == 0)
+			return map[i][1];
+	return text ? "text/plain" : "application/octet-stream";
+}

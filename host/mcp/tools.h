@@ -99,6 +99,10 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 				  const char *what, size_t *len, cJSON **res);
 
+/* The MIME type of a file by its extension (images, csv, json, ...);
+ * otherwise text/plain when text is set, else application/octet-stream. */
+const char *tool_mime(const char *path, int text);
+
 /* --- language and time helpers (tools.c) --- */
 
 /* The enabled plugin a call names (ml: its machine-learning variant), or

@@ -426,3 +426,36 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/../../etc/passwd' }), (e) => e.code === -32603);
   assert.equal((await sexecOk(s, 'res', "print('alive')")).stdout.trim(), 'alive');
 });
+
+// ---- artifacts ----
+
+e2e('artifacts: every result lists the files the run created or changed, one-off and in a session, and nothing else', { timeoutMs: 240_000 }, async (h) => {
+  const s = await pythonSession(h, 'art', { SANDBOX_POOL_WARM_AT_START: 'python, bash, go' });
+  // One-off python: a new file in a new directory, a plot-like binary, the source file left out.
+  let r = await s.execute('python', "import os\nos.makedirs('out/deep')\nopen('out/deep/r.csv','w').write('a\\n')\nopen('p.png','wb').write(b'\\x89PNG' + bytes(100))\nprint('ok')");
+  assert.deepEqual(r.artifacts, [
+    { path: 'out/deep/r.csv', size: 2, mime: 'text/csv' },
+    { path: 'p.png', size: 104, mime: 'image/png' },
+  ]);
+  // Nothing made: no artifacts key at all.
+  r = await s.execute('python', "print(1)");
+  assert.equal(r.artifacts, undefined);
+  // Staged inputs are not artifacts; a staged file the program rewrites is.
+  r = await s.execute('bash', 'cat in.txt > copy.txt; echo x >> in2.txt', { files: [{ path: 'in.txt', content: 'i' }, { path: 'in2.txt', content: 'j' }] });
+  assert.deepEqual(r.artifacts.map((a) => a.path), ['copy.txt', 'in2.txt']);
+  // A compiled language: the build's binary is not an artifact, the program's output is.
+  r = await s.execute('go', 'package main\nimport "os"\nfunc main() { os.WriteFile("g.txt", []byte("go"), 0o644) }');
+  assert.deepEqual(r.artifacts, [{ path: 'g.txt', size: 2, mime: 'text/plain' }]);
+
+  // In a session: only this call's files, and a deleted one is not listed.
+  await sexecOk(s, 'art', "open('keep.txt','w').write('1')");
+  let o = await sexecOk(s, 'art', "open('second.txt','w').write('22')\nopen('tmp.txt','w').write('x')\nimport os\nos.remove('tmp.txt')");
+  assert.deepEqual(o.artifacts, [{ path: 'second.txt', size: 2, mime: 'text/plain' }]);
+  o = await sexecOk(s, 'art', "open('keep.txt','a').write('more')");
+  assert.deepEqual(o.artifacts.map((a) => [a.path, a.size]), [['keep.txt', 5]]);
+  // Many files: 50 listed, the rest counted.
+  o = await sexecOk(s, 'art', "import os\nos.makedirs('many', exist_ok=True)\nfor i in range(70):\n    open('many/f%02d' % i, 'w').close()");
+  assert.equal(o.artifacts.length, 50);
+  assert.equal(o.artifactsMore, 20);
+  assert.equal(o.artifacts[0].path, 'many/f00');
+});

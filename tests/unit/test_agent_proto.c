@@ -207,10 +207,17 @@ static int decode(const struct ap_frame *f, const char **err)
 		break;
 	case AP_EXEC_DONE:
 		rc = ap_exec_done_decode(f, &d, err);
-		if (!rc)
-			CHECK(inside(f, d.out, d.out_len) &&
-			      inside(f, d.err, d.err_len) &&
-			      inside(f, d.phase, d.phase_len));
+		if (rc)
+			break;
+		CHECK(inside(f, d.out, d.out_len) &&
+		      inside(f, d.err, d.err_len) &&
+		      inside(f, d.phase, d.phase_len) &&
+		      inside(f, d.entries, d.entries_len));
+		while (ap_entries_next(d.entries, d.entries_len, &off, &en)) {
+			CHECK(inside(f, en.name, en.name_len));
+			count++;
+		}
+		CHECK(count == d.nentries && off == d.entries_len);
 		break;
 	case AP_OUTPUT:
 		rc = ap_output_decode(f, &o, err);
@@ -551,6 +558,7 @@ static void check_exec_round_trip(const struct ap_exec *m, size_t step)
 	CHECK(got.stderr_cap == m->stderr_cap);
 	CHECK(got.grace_ms == m->grace_ms);
 	CHECK(got.stream_ms == m->stream_ms);
+	CHECK(got.artifacts == m->artifacts);
 	ap_exec_free(&got);
 }
 
@@ -571,6 +579,7 @@ static void t_round_trip_exec(void)
 		.stderr_cap = 8u << 20,
 		.grace_ms = 1,
 		.stream_ms = UINT32_MAX,
+		.artifacts = 50,
 	};
 	const struct ap_exec repl = {
 		.file_data = (const unsigned char *)"print(1)\n",
@@ -625,6 +634,11 @@ static void t_round_trip_replies(void)
 		.repl = 1,
 		.state_kept = 0,
 		.fresh = 1,
+		/* one artifact, "ab", 4 bytes */
+		.entries = (const unsigned char *)"\1\0\0\1\244\0\0\0\0\0\0\0\4"
+						  "\0\0\0\0\0\0\0\5\0\2ab",
+		.entries_len = 25,
+		.more = UINT32_MAX,
 	};
 	const struct ap_exec_done bare = {0};
 	const struct ap_exec_done *cases[] = {&done, &bare};
@@ -671,6 +685,10 @@ static void t_round_trip_replies(void)
 		CHECK(d.survivors == m->survivors);
 		CHECK(d.repl == m->repl && d.state_kept == m->state_kept &&
 		      d.fresh == m->fresh);
+		CHECK(same_bytes(m->entries, m->entries_len, d.entries,
+				 d.entries_len));
+		CHECK(d.more == m->more &&
+		      d.nentries == (m->entries_len ? 1u : 0u));
 		ap_reader_close(&rdr);
 		ap_buf_close(&b);
 	}
@@ -834,6 +852,7 @@ static void valid_frames(struct raw *r, size_t *starts, size_t *n)
 	raw_u32(r, AP_T_REPL_SEQ, 4);
 	raw_u32(r, AP_T_GRACE_MS, 5);
 	raw_u32(r, AP_T_STREAM_MS, 6);
+	raw_u32(r, AP_T_ARTIFACTS, 7);
 	raw_end(r);
 	starts[(*n)++] = r->len;
 	raw_begin(r, AP_HELLO_OK, 2);
@@ -855,6 +874,9 @@ static void valid_frames(struct raw *r, size_t *starts, size_t *n)
 	raw_u32(r, AP_T_SURVIVORS, 0);
 	raw_u8(r, AP_T_STATE_KEPT, 1);
 	raw_u8(r, AP_T_FRESH, 1);
+	raw_field(r, AP_T_ENTRIES,
+		  "\1\0\0\1\244\0\0\0\0\0\0\0\4\0\0\0\0\0\0\0\5\0\2ab", 25);
+	raw_u32(r, AP_T_MORE, 3);
 	raw_end(r);
 	starts[(*n)++] = r->len;
 	raw_begin(r, AP_OUTPUT, 4);
