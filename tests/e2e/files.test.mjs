@@ -459,3 +459,27 @@ e2e('artifacts: every result lists the files the run created or changed, one-off
   assert.equal(o.artifactsMore, 20);
   assert.equal(o.artifacts[0].path, 'many/f00');
 });
+
+e2e('plt.show() with no display saves every open figure into /work as an artifact: python one-off and python-ml session', { timeoutMs: 300_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await h.start({ env: st.env({ SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'python, python-ml' }) });
+  const code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.figure()\nplt.bar(['a', 'b'], [3, 4])\nplt.show()\nprint(len(plt.get_fignums()))";
+  const r = await s.execute('python', code);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(r.stdout.trim(), '0', 'show() closed the figures');
+  assert.deepEqual(r.artifacts.map((a) => [a.path, a.mime]), [['figure-1.png', 'image/png'], ['figure-2.png', 'image/png']]);
+  assert.ok(r.artifacts.every((a) => a.size > 1000), JSON.stringify(r.artifacts));
+
+  const { structuredContent: sc } = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', ml: true, name: 'mlfig' } });
+  assert.equal(sc.session.name, 'mlfig');
+  await waitActive(s, 'mlfig', { timeoutMs: 120_000 });
+  let o = await sexecOk(s, 'mlfig', code);
+  assert.deepEqual(o.artifacts.map((a) => a.path), ['figure-1.png', 'figure-2.png']);
+  // A later call's figure does not replace the earlier file.
+  o = await sexecOk(s, 'mlfig', "import matplotlib.pyplot as plt\nplt.plot([0, 1])\nplt.show()");
+  assert.deepEqual(o.artifacts.map((a) => a.path), ['figure-1-2.png']);
+  const png = await fopOk(s, { action: 'read', session: 'mlfig', path: 'figure-1.png', length: 2 * 1024 * 1024 });
+  assert.equal(png.encoding, 'base64');
+  assert.deepEqual([...Buffer.from(png.content, 'base64').subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG');
+  await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'mlfig' } });
+});
