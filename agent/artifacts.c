@@ -305,8 +305,12 @@ int artifacts_end(struct ap_buf *packed, uint32_t max, const char *skip,
 		clear_noted();
 		return -EOVERFLOW;
 	}
-	if (st.nnoted)
-		qsort(st.noted, st.nnoted, sizeof(*st.noted), cmp_str);
+	if (!st.nnoted) {
+		*more = st.dropped;
+		clear_noted();
+		return 0; /* the usual case: no file, no system call */
+	}
+	qsort(st.noted, st.nnoted, sizeof(*st.noted), cmp_str);
 	as_user(1);
 	for (i = 0; i < st.nnoted && !rc; i++) {
 		if (i && !strcmp(st.noted[i], st.noted[i - 1]))

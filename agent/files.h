@@ -22,10 +22,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent_ops.h"
 #include "agent_proto.h"
 
 /* The worker is killed after this long unless the request says. */
-#define FILES_TIMEOUT_MS 10000u
+#define FILES_TIMEOUT_MS AP_FILE_TIMEOUT_MS
 /* A list stops with AP_FS_TOO_LARGE after looking at this many entries. */
 #define FILES_LIST_SCAN_MAX 1000000u
 /* Entries per list page when the request gives no LENGTH, and at most. */

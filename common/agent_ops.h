@@ -104,6 +104,8 @@ enum ap_file_op {
 #define AP_FF_RECURSIVE 0x2u
 #define AP_FF_PARENTS 0x4u
 #define AP_PATH_MAX 4096u
+/* The agent's limit for one operation when TIMEOUT_MS is absent. */
+#define AP_FILE_TIMEOUT_MS 10000u
 
 struct ap_file {
 	uint32_t op;

@@ -138,7 +138,7 @@ void config_init(struct config *cfg)
 	cfg->files_max_read = 2u << 20;
 	cfg->files_max_write = 8u << 20;
 	cfg->files_max_staged = 16u << 20;
-	cfg->files_timeout_ms = 10000;
+	cfg->files_timeout_ms = 10000; /* the agent's own default too */
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,
 		.cpu_millis = 1000,

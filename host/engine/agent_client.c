@@ -552,7 +552,8 @@ int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 	/* The agent's worker is killed at timeout_ms (10 s when 0) and
 	 * answered for; nothing after that plus a margin. */
 	uv_timer_start(&ac->deadline, deadline_cb,
-		       (uint64_t)(req->timeout_ms ? req->timeout_ms : 10000) +
+		       (uint64_t)(req->timeout_ms ? req->timeout_ms
+						  : AP_FILE_TIMEOUT_MS) +
 			       FILE_DEADLINE_GRACE_MS,
 		       0);
 	return 0;

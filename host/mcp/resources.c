@@ -9,7 +9,6 @@
  */
 #include "resources.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +105,7 @@ static void read_cb(const struct error *err, const struct ap_file_done *r,
 {
 	struct read_call *rc = arg;
 	cJSON *res, *contents, *c;
+	int text;
 
 	mcp_call_on_cancel(rc->call, NULL, NULL);
 	if (err) {
@@ -120,26 +120,11 @@ static void read_cb(const struct error *err, const struct ap_file_done *r,
 		struct ap_file_entry e;
 		cJSON *list = cJSON_CreateObject(), *arr;
 		size_t off = 0;
-		char t[40], *txt;
+		char *txt;
 
 		arr = cJSON_AddArrayToObject(list, "entries");
-		while (ap_file_entry_next(r, &off, &e)) {
-			cJSON *o = cJSON_CreateObject();
-			char *name = utf8_sanitize(e.name, e.name_len);
-
-			cJSON_AddStringToObject(o, "name", name ? name : "");
-			free(name);
-			cJSON_AddStringToObject(
-				o, "type",
-				e.type == AP_FT_DIR	  ? "directory"
-				: e.type == AP_FT_FILE	  ? "file"
-				: e.type == AP_FT_SYMLINK ? "symlink"
-							  : "other");
-			cJSON_AddNumberToObject(o, "size", (double)e.size);
-			tool_time((int64_t)e.mtime_ms, t, sizeof(t));
-			cJSON_AddStringToObject(o, "mtime", t);
-			cJSON_AddItemToArray(arr, o);
-		}
+		while (ap_file_entry_next(r, &off, &e))
+			cJSON_AddItemToArray(arr, tool_entry_json(&e));
 		if (r->cursor)
 			cJSON_AddBoolToObject(list, "truncated", 1);
 		txt = cJSON_PrintUnformatted(list);
@@ -147,25 +132,13 @@ static void read_cb(const struct error *err, const struct ap_file_done *r,
 		cJSON_AddStringToObject(c, "mimeType", "application/json");
 		cJSON_AddStringToObject(c, "text", txt ? txt : "{}");
 		free(txt);
-	} else if (utf8_valid((const char *)r->data, r->data_len)) {
-		char *txt = malloc(r->data_len + 1);
-
-		if (txt) {
-			memcpy(txt, r->data, r->data_len);
-			txt[r->data_len] = '\0';
-		}
-		cJSON_AddStringToObject(c, "mimeType", tool_mime(rc->path, 1));
-		cJSON_AddStringToObject(c, "text", txt ? txt : "");
-		free(txt);
 	} else {
-		char *b = malloc(4 * ((r->data_len + 2) / 3) + 1);
+		cJSON *bytes =
+			tool_bytes_string(r->data, r->data_len, 1, &text);
 
-		if (b)
-			EVP_EncodeBlock((unsigned char *)b, r->data,
-					(int)r->data_len);
-		cJSON_AddStringToObject(c, "mimeType", tool_mime(rc->path, 0));
-		cJSON_AddStringToObject(c, "blob", b ? b : "");
-		free(b);
+		cJSON_AddStringToObject(c, "mimeType",
+					tool_mime(rc->path, text));
+		cJSON_AddItemToObject(c, text ? "text" : "blob", bytes);
 	}
 	cJSON_AddItemToArray(contents, c);
 	mcp_call_finish(rc->call, res);

@@ -4,7 +4,6 @@
  * session_file(); the agent does the work as the sandbox user,
  * agent/files.h). docs/files.md has the rules.
  */
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,69 +115,14 @@ static void fc_free(struct files_call *fc)
 	free(fc);
 }
 
-static const char *type_name(uint8_t t)
-{
-	switch (t) {
-	case AP_FT_FILE:
-		return "file";
-	case AP_FT_DIR:
-		return "directory";
-	case AP_FT_SYMLINK:
-		return "symlink";
-	default:
-		return "other";
-	}
-}
-
-static cJSON *entry_json(const struct ap_file_entry *e)
-{
-	cJSON *o = cJSON_CreateObject();
-	char *name = utf8_sanitize(e->name, e->name_len);
-	char t[40];
-
-	cJSON_AddStringToObject(o, "name", name ? name : "");
-	free(name);
-	cJSON_AddStringToObject(o, "type", type_name(e->type));
-	cJSON_AddNumberToObject(o, "size", (double)e->size);
-	tool_time((int64_t)e->mtime_ms, t, sizeof(t));
-	cJSON_AddStringToObject(o, "mtime", t);
-	return o;
-}
-
-static cJSON *base64_string(const unsigned char *p, size_t n)
-{
-	char *b = malloc(4 * ((n + 2) / 3) + 1);
-	cJSON *s;
-
-	if (!b)
-		return NULL;
-	EVP_EncodeBlock((unsigned char *)b, p, (int)n);
-	s = cJSON_CreateString(b);
-	free(b);
-	return s;
-}
-
 static void add_read(struct files_call *fc, cJSON *o,
 		     const struct ap_file_done *r)
 {
-	cJSON *content = NULL;
-	int text = !fc->want_base64 &&
-		   utf8_valid((const char *)r->data, r->data_len);
+	int text;
 
-	if (text) {
-		char *s = malloc(r->data_len + 1);
-
-		if (s) {
-			memcpy(s, r->data, r->data_len);
-			s[r->data_len] = '\0';
-			content = cJSON_CreateString(s);
-			free(s);
-		}
-	} else {
-		content = base64_string(r->data, r->data_len);
-	}
 	cJSON_AddItemToObject(o, "content",
-			      content ? content : cJSON_CreateString(""));
+			      tool_bytes_string(r->data, r->data_len,
+						!fc->want_base64, &text));
 	cJSON_AddStringToObject(o, "encoding", text ? "utf-8" : "base64");
 	cJSON_AddNumberToObject(o, "offset", (double)fc->offset);
 	cJSON_AddNumberToObject(o, "length", (double)r->data_len);
@@ -196,7 +140,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 	struct ap_file_entry e;
 	cJSON *o, *list;
 	size_t off = 0;
-	char t[40], mode[8];
+	char mode[8];
 
 	mcp_call_on_cancel(fc->call, NULL, NULL);
 	if (err) {
@@ -217,7 +161,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 	case AP_FOP_LIST:
 		list = cJSON_AddArrayToObject(o, "entries");
 		while (ap_file_entry_next(r, &off, &e))
-			cJSON_AddItemToArray(list, entry_json(&e));
+			cJSON_AddItemToArray(list, tool_entry_json(&e));
 		if (r->cursor) {
 			char *c = utf8_sanitize(r->cursor, r->cursor_len);
 
@@ -227,10 +171,19 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 		break;
 	case AP_FOP_STAT:
 		if (ap_file_entry_next(r, &off, &e)) {
-			cJSON_AddStringToObject(o, "type", type_name(e.type));
-			cJSON_AddNumberToObject(o, "size", (double)e.size);
-			tool_time((int64_t)e.mtime_ms, t, sizeof(t));
-			cJSON_AddStringToObject(o, "mtime", t);
+			cJSON *ej = tool_entry_json(&e);
+
+			/* The entry's fields but its name: path says it. */
+			cJSON_AddItemToObject(
+				o, "type",
+				cJSON_DetachItemFromObject(ej, "type"));
+			cJSON_AddItemToObject(
+				o, "size",
+				cJSON_DetachItemFromObject(ej, "size"));
+			cJSON_AddItemToObject(
+				o, "mtime",
+				cJSON_DetachItemFromObject(ej, "mtime"));
+			cJSON_Delete(ej);
 			snprintf(mode, sizeof(mode), "%04o", e.mode & 07777);
 			cJSON_AddStringToObject(o, "mode", mode);
 		}

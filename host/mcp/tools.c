@@ -270,3 +270,49 @@ const char *tool_mime(const char *path, int text)
 			return map[i][1];
 	return text ? "text/plain" : "application/octet-stream";
 }
+
+cJSON *tool_entry_json(const struct ap_file_entry *e)
+{
+	static const char *const types[] = {
+		[AP_FT_FILE] = "file",
+		[AP_FT_DIR] = "directory",
+		[AP_FT_SYMLINK] = "symlink",
+		[AP_FT_OTHER] = "other",
+	};
+	cJSON *o = cJSON_CreateObject();
+	char *name = utf8_sanitize(e->name, e->name_len);
+	char t[40];
+
+	cJSON_AddStringToObject(o, "name", name ? name : "");
+	free(name);
+	cJSON_AddStringToObject(o, "type",
+				e->type >= AP_FT_FILE && e->type <= AP_FT_OTHER
+					? types[e->type]
+					: "other");
+	cJSON_AddNumberToObject(o, "size", (double)e->size);
+	tool_time((int64_t)e->mtime_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "mtime", t);
+	return o;
+}
+
+cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
+			 int *is_text)
+{
+	char *s;
+	cJSON *str;
+
+	*is_text = text_ok && utf8_valid((const char *)p, n);
+	s = malloc(*is_text ? n + 1 : 4 * ((n + 2) / 3) + 1);
+	if (!s)
+		return cJSON_CreateString("");
+	if (*is_text) {
+		if (n)
+			memcpy(s, p, n);
+		s[n] = '\0';
+	} else {
+		EVP_EncodeBlock((unsigned char *)s, p, (int)n);
+	}
+	str = cJSON_CreateString(s);
+	free(s);
+	return str;
+}

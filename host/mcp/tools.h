@@ -99,6 +99,13 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 				  const char *what, size_t *len, cJSON **res);
 
+/* A listing entry (common/agent_ops.h) as {name, type, size, mtime}. */
+cJSON *tool_entry_json(const struct ap_file_entry *e);
+/* Bytes as one JSON string: themselves when text_ok and they are UTF-8
+ * (*is_text 1), else base64 (*is_text 0). */
+cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
+			 int *is_text);
+
 /* The MIME type of a file by its extension (images, csv, json, ...);
  * otherwise text/plain when text is set, else application/octet-stream. */
 const char *tool_mime(const char *path, int text);

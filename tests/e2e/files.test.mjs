@@ -11,7 +11,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { e2e, toolError } from './lib/server.mjs';
-import { createSession, sessionContainer, sessionExecCall, sexecOk, waitActive, withStateDir } from './lib/sessions.mjs';
+import {
+  createSession,
+  pyUntilFile,
+  releaseFile,
+  sessionContainer,
+  sessionExecCall,
+  sexecOk,
+  waitActive,
+  waitQueued,
+  withStateDir,
+} from './lib/sessions.mjs';
 
 const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
 
@@ -146,8 +156,11 @@ e2e('sandbox_file_ops: 5 MiB of random bytes round trip byte-exact, whole and in
 e2e('sandbox_file_ops: queued behind a running call, it sees what the call did', { timeoutMs: 120_000 }, async (h) => {
   const s = await pythonSession(h, 'order');
   const session = 'order';
-  const running = sessionExecCall(s, session, "import time\ntime.sleep(1)\nopen('late.txt','w').write('done')");
+  // The call is held until the read is seen waiting behind it.
+  const running = sessionExecCall(s, session, `${pyUntilFile('/tmp/go')}open('late.txt','w').write('done')`);
   const read = fopOk(s, { action: 'read', session, path: 'late.txt' });
+  await waitQueued(s, session, 1);
+  await releaseFile((await sessionContainer(s.stateDir, session)).id, '/tmp/go');
   const [ex, r] = await Promise.all([running, read]);
   assert.equal(ex.isError ?? false, false);
   assert.equal(r.content, 'done', 'the read ran after the call that wrote the file');
