@@ -14,7 +14,7 @@ import path from "node:path";
 import os from "node:os";
 import { promisify } from "node:util";
 import {
-  HELLO, call, connect, containersMemory, line, logged, memKiB, pct, poolSizes,
+  HELLO, call, connect, runJson, containersMemory, line, logged, memKiB, pct, poolSizes,
   serverContainers, series, timed, warm, warmCount, warmRe,
 } from "./lib.mjs";
 
@@ -166,8 +166,8 @@ async function sessions(n) {
   };
   const exec = async (session, code) => {
     const r = await client.callTool({ name: "sandbox_execute", arguments: { session, code } });
-    if (r.isError || r.structuredContent.exitCode !== 0 || !r.structuredContent.stateKept)
-      throw new Error(JSON.stringify(r));
+    if (r.isError || runJson(r).exitCode !== 0 || !runJson(r).stateKept)
+      throw new Error(JSON.stringify(r).slice(0, 2000));
     return r;
   };
   const out = {};
@@ -227,6 +227,23 @@ async function sessions(n) {
     await exec(fs.name, "import os\nfor d in range(10):\n    os.makedirs('t%d' % d, exist_ok=True)\n    for i in range(100):\n        open('t%d/f%d' % (d, i), 'w').close()");
     out.fullWork = await calls();
     await sess({ action: "destroy", name: fs.name });
+    // A python-ml session call that draws one figure and returns it as an
+    // image block; beside it, an empty call in the same session.
+    const { session: ml } = await sess({ action: "create", language: "python", ml: true });
+    const FIG = "plt.figure()\nplt.plot(range(10))\nplt.show()";
+    await exec(ml.name, "import matplotlib.pyplot as plt");
+    for (let i = 0; i < 5; i++) await exec(ml.name, FIG);
+    const figs = [], empty = [];
+    for (let i = 0; i < (quick ? 10 : 50); i++) {
+      figs.push(await timed(async () => {
+        const r = await exec(ml.name, FIG);
+        if (r.content.filter((b) => b.type === "image").length !== 1) throw new Error("no image block");
+      }));
+      empty.push(await timed(() => exec(ml.name, "pass")));
+    }
+    out.mlFigure = figs;
+    out.mlEmpty = empty;
+    await sess({ action: "destroy", name: ml.name });
   } finally {
     await client.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -283,6 +300,8 @@ async function main() {
   const fw = line("session write + read 1 MiB", ss.files);
   const ae = line("session pass, /work empty", ss.emptyWork);
   const af = line("session pass, /work of 1000 files", ss.fullWork);
+  const mf = line("python-ml session, one figure shown", ss.mlFigure);
+  line("python-ml session, pass", ss.mlEmpty);
   console.log(`peers: about 60 ms per Python execution (a fresh python -c each call): ${(60 / sp).toFixed(0)}x our in-session p50`);
 
   const tp = await throughput(THROUGHPUT_S, 4);
@@ -329,6 +348,7 @@ async function main() {
   console.log(`session create p50 <= 10 ms: ${sc.toFixed(1)} ms ${ok(sc <= 10)}`);
   console.log(`session write then read of 1 MiB p50 <= 15 ms: ${fw.toFixed(1)} ms ${ok(fw <= 15)}`);
   console.log(`artifact listing adds <= 1 ms p50 in a /work of 1000 files: ${(af - ae).toFixed(1)} ms ${ok(af - ae <= 1)}`);
+  console.log(`python-ml session call drawing and returning one figure p50 <= 250 ms: ${mf.toFixed(1)} ms ${ok(mf <= 250)}`);
 }
 
 main().catch((e) => {

@@ -83,8 +83,13 @@ export function containersMemory(ids) {
 
 export async function call(client, language, code) {
   const r = await client.callTool({ name: "sandbox_execute", arguments: { language, code } });
-  if (r.isError || r.structuredContent.exitCode !== 0) throw new Error(JSON.stringify(r));
+  if (r.isError || runJson(r).exitCode !== 0) throw new Error(JSON.stringify(r).slice(0, 2000));
   return r;
+}
+
+/** A sandbox_execute result's JSON: its first (text) block. */
+export function runJson(r) {
+  return JSON.parse(r.content[0].text);
 }
 
 export async function timed(fn) {

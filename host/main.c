@@ -23,6 +23,7 @@
 #include <uv.h>
 #include <curl/curl.h>
 
+#include "core/artifact_store.h"
 #include "core/config.h"
 #include "core/executor.h"
 #include "core/identity.h"
@@ -57,6 +58,7 @@ struct app {
 	struct session_mgr *sessions;
 	struct pool *pool;
 	struct tool_env env;
+	struct artifact_store *artifacts;
 	struct mcp_server *server;
 	uv_signal_t sigterm, sigint;
 	uv_timer_t deadline; /* serve: bounds the shutdown */
@@ -375,6 +377,22 @@ static void serve_prewarm(struct app *a)
 	pool_prewarm(a->pool);
 }
 
+/* Where one-off runs' files are kept; without it results still show
+ * their images, only the other files are not kept. */
+static void open_artifacts(struct app *a)
+{
+	char why[PATH_MAX + 128];
+	int rc;
+
+	if (!a->cfg.art_store_mb)
+		return;
+	rc = artifact_store_open(
+		a->loop, a->cfg.state_dir, (uint64_t)a->cfg.art_store_mb << 20,
+		a->cfg.art_keep_minutes * 60u, &a->artifacts, why, sizeof(why));
+	if (rc)
+		log_warn("artifacts of one-off runs will not be kept: %s", why);
+}
+
 static int serve(struct app *a)
 {
 	int rc;
@@ -385,12 +403,14 @@ static int serve(struct app *a)
 		log_error("cannot set up sessions: %s", strerror(-rc));
 		return 1;
 	}
+	open_artifacts(a);
 	a->env = (struct tool_env){
 		.loop = a->loop,
 		.cfg = &a->cfg,
 		.plugins = &a->plugins,
 		.pool = a->pool,
 		.sessions = a->sessions,
+		.artifacts = a->artifacts,
 	};
 	watch_signals(a);
 	pool_set_warmup(a->pool, exec_warmup);
@@ -698,6 +718,7 @@ int main(int argc, char **argv)
 		log_warn("event loop closed with handles still open");
 out:
 	session_mgr_free(a->sessions);
+	artifact_store_free(a->artifacts);
 	pool_free(a->pool);
 	mcp_server_free(a->server);
 	plugins_close(&a->plugins);

@@ -76,6 +76,17 @@ static const struct key_desc files_keys[] = {
 	{NULL, 0, 0, 0, 0},
 };
 
+static const struct key_desc artifact_keys[] = {
+	{"images", KT_U32, CFG(art_images), 0, 64},
+	{"image_max_bytes", KT_U32, CFG(art_image_bytes), 1024, 16u << 20},
+	{"image_max_px", KT_U32, CFG(art_image_px), 16, 65535},
+	{"keep_max_bytes", KT_U32, CFG(art_keep_bytes), 0, 64u << 20},
+	{"keep_call_bytes", KT_U32, CFG(art_keep_call), 0, 256u << 20},
+	{"store_max_mb", KT_U32, CFG(art_store_mb), 0, 1u << 20},
+	{"keep_minutes", KT_U32, CFG(art_keep_minutes), 1, 365u * 1440u},
+	{NULL, 0, 0, 0, 0},
+};
+
 /* Keys of [limits] that are also accepted in language sections. */
 static const struct key_desc limit_keys[] = {
 	{"memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20},
@@ -139,6 +150,14 @@ void config_init(struct config *cfg)
 	cfg->files_max_write = 8u << 20;
 	cfg->files_max_staged = 16u << 20;
 	cfg->files_timeout_ms = 10000; /* the agent's own default too */
+	cfg->art_images = 8;
+	/* 5 MB of base64, the Messages API's limit for one image. */
+	cfg->art_image_bytes = 3750000;
+	cfg->art_image_px = 8000;
+	cfg->art_keep_bytes = 8u << 20;
+	cfg->art_keep_call = 32u << 20;
+	cfg->art_store_mb = 256;
+	cfg->art_keep_minutes = 1440;
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,
 		.cpu_millis = 1000,
@@ -459,6 +478,8 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = session_keys;
 	else if (strcmp(section, "files") == 0)
 		t = files_keys;
+	else if (strcmp(section, "artifacts") == 0)
+		t = artifact_keys;
 	else if (strcmp(section, "limits") == 0) {
 		if ((k = find_key(limit_keys, key)))
 			return apply_key(&cfg->limits, k, value, why);
@@ -580,8 +601,10 @@ static int section_matches(const char *env_rest, const char *section,
 void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		      size_t nlangs)
 {
-	static const char *const fixed[] = {"server", "docker",	  "pool",
-					    "limits", "sessions", "files"};
+	static const char *const fixed[] = {"server",	"docker",   "pool",
+					    "limits",	"sessions", "files",
+					    "artifacts"};
+#define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;
 	size_t i, j, best_len;
@@ -611,8 +634,8 @@ void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		section = NULL;
 		k = NULL;
 		best_len = 0;
-		for (i = 0; i < 6 + nlangs; i++) {
-			const char *s = i < 6 ? fixed[i] : own[i - 6];
+		for (i = 0; i < NFIXED + nlangs; i++) {
+			const char *s = i < NFIXED ? fixed[i] : own[i - NFIXED];
 			const char *kk;
 
 			if (section_matches(name + 8, s, &kk) &&

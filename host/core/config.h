@@ -85,6 +85,15 @@ struct config {
 	 * off. Made absolute at start-up. */
 	char *files_host_root;
 
+	/* [artifacts] (docs/files.md, "Artifacts and images") */
+	uint32_t art_images;	   /* images shown in one result at most */
+	uint32_t art_image_bytes;  /* the largest image shown */
+	uint32_t art_image_px;	   /* ... and its longest side */
+	uint32_t art_keep_bytes;   /* the largest one-off artifact kept */
+	uint32_t art_keep_call;	   /* kept from one call, all together */
+	uint32_t art_store_mb;	   /* the store's size; 0: nothing kept */
+	uint32_t art_keep_minutes; /* how long a kept artifact lives */
+
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms; /* cap on a per-call timeout */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../util/log.h"
+#include "collect.h"
 
 #define LOG_MODULE "exec"
 
@@ -56,6 +57,14 @@ struct exec_job {
 	int lost;     /* a session's connection cannot be trusted any more */
 	struct error err;
 	int done;
+	/* Reading the run's files back (exec_collect): the outcome waits in
+	 * `kept`, its output copied into kept_buf. */
+	struct exec_collect collect;
+	struct collect *coll;
+	struct exec_outcome kept;
+	char *kept_buf;
+	char kept_phase[8];
+	int anomaly;
 };
 
 static void job_closed_cb(uv_handle_t *h)
@@ -65,6 +74,8 @@ static void job_closed_cb(uv_handle_t *h)
 	free(j->code);
 	free(j->stdin_data);
 	free(j->files);
+	collect_free(j->coll);
+	free(j->kept_buf);
 	free(j);
 }
 
@@ -127,6 +138,58 @@ static int expand_argv(const char *const *in, const char *file,
 	}
 	out[n] = NULL;
 	return 0;
+}
+
+static struct agent_client *job_agent(const struct exec_job *j);
+
+/* Answer first, then reset: the reset is off the caller's path. A
+ * session keeps its container; an anomaly there is the session owner's to
+ * judge from the outcome. */
+static void finish_run(struct exec_job *j, const struct exec_outcome *o)
+{
+	job_finish(j, o);
+	if (j->box)
+		pool_release(j->pool, j->box, j->anomaly);
+}
+
+static void collected_cb(struct collect *c, int lost, void *arg)
+{
+	struct exec_job *j = arg;
+
+	j->kept.artifacts = collect_list(c, &j->kept.nartifacts);
+	if (lost) {
+		/* The files read before are good; the connection is not. */
+		j->anomaly = 1;
+		j->kept.lost = j->session_ac != NULL;
+	}
+	finish_run(j, &j->kept);
+}
+
+/* Read back what exec_collect asks for before the box goes: the outcome
+ * (borrowed from the agent's frame) is copied to wait. 1 when the job is
+ * or will be finished from here, 0 when the copy failed (the caller
+ * answers without the files). */
+static int start_collect(struct exec_job *j, const struct exec_outcome *o,
+			 const char *phase)
+{
+	int rc;
+
+	j->kept = *o;
+	j->kept_buf = malloc(o->out_len + o->err_len + 1);
+	if (!j->kept_buf)
+		return 0; /* answered without the files' bytes */
+	memcpy(j->kept_buf, o->out, o->out_len);
+	memcpy(j->kept_buf + o->out_len, o->err, o->err_len);
+	j->kept.out = j->kept_buf;
+	j->kept.err = j->kept_buf + o->out_len;
+	snprintf(j->kept_phase, sizeof(j->kept_phase), "%s", phase);
+	j->kept.phase = j->kept_phase;
+	/* From here each read has the agent's deadline of its own. */
+	uv_timer_stop(&j->watchdog);
+	rc = collect_run(j->coll, job_agent(j), collected_cb, j);
+	if (rc <= 0)
+		collected_cb(j->coll, rc < 0, j);
+	return 1;
 }
 
 static void exec_cb(struct agent_client *ac, const struct error *err,
@@ -198,15 +261,17 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 	o.interpreter = j->interpreter;
 	o.state_kept = r->state_kept;
 	o.fresh = r->fresh;
-	o.artifacts = r->artifacts;
-	o.artifacts_len = r->artifacts_len;
 	o.artifacts_more = r->artifacts_more;
-	/* Answer first, then reset: the reset is off the caller's path. A
-	 * session keeps its container; an anomaly there is the session
-	 * owner's to judge from the outcome. */
-	job_finish(j, &o);
-	if (j->box)
-		pool_release(j->pool, j->box, anomaly);
+	j->coll = collect_new(&j->collect, r->artifacts, r->artifacts_len);
+	if (j->coll)
+		o.artifacts = collect_list(j->coll, &o.nartifacts);
+	else
+		o.artifacts_more = UINT32_MAX; /* out of memory: unknown */
+	j->anomaly = anomaly;
+	if (j->coll && !j->cancelled && collect_pending(j->coll) &&
+	    start_collect(j, &o, r->phase))
+		return;
+	finish_run(j, &o);
 }
 
 static void send_failed(struct exec_job *j, int code, const char *msg);
@@ -606,6 +671,7 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		return;
 	}
 	j->nfiles = req->nfiles;
+	j->collect = req->collect;
 	j->session_ac = req->session_ac;
 	j->session_seq = req->session_seq;
 	j->grace_ms = req->grace_ms;
@@ -682,7 +748,9 @@ void exec_cancel(struct exec_job *j)
 	if (j->done || j->cancelled)
 		return;
 	j->cancelled = 1;
-	if (job_agent(j)) {
+	if (j->coll) {
+		collect_stop(j->coll); /* the run is over: what is read stays */
+	} else if (job_agent(j)) {
 		agent_client_cancel(job_agent(j));
 	} else if (j->waiting && pool_cancel_acquire(j->pool, acquired_cb, j)) {
 		j->waiting = 0;

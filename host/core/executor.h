@@ -34,6 +34,40 @@ struct exec_file {
 /* Artifacts listed in one result at most; the rest are counted. */
 #define EXEC_MAX_ARTIFACTS 50
 
+/* What is read back from /work after the run, before the box goes back
+ * (reset) or the session's next call starts: images to show the model,
+ * and from a one-off box the files the caller keeps. Sizes come from the
+ * agent's list and are checked before a byte is read; a file that grew
+ * past its cap meanwhile is dropped. All zero: nothing is read. */
+struct exec_collect {
+	uint32_t images;	  /* image files (by name) read at most */
+	uint32_t image_max_bytes; /* ... each at most this big */
+	uint32_t other_max_bytes; /* any other file (0: none is read) */
+	uint64_t max_total;	  /* everything read, all together */
+	uint32_t chunk;		  /* bytes per agent read */
+};
+
+/* Why an artifact's bytes were not read back. */
+enum exec_art_skip {
+	EXEC_ART_READ = 0,   /* data holds its bytes */
+	EXEC_ART_NOT_WANTED, /* not an image and other_max_bytes 0 */
+	EXEC_ART_TOO_MANY,   /* an image beyond `images` */
+	EXEC_ART_TOO_LARGE,  /* over its cap (image or other) */
+	EXEC_ART_OVER_TOTAL, /* over max_total with those before it */
+	EXEC_ART_UNREADABLE, /* gone, not a regular file, or the read failed */
+};
+
+/* One file the run created or changed in /work. */
+struct exec_artifact {
+	const char *path; /* relative to /work, NUL-terminated; bytes as
+			     the agent sent them (not checked for UTF-8) */
+	uint64_t size;	  /* as listed */
+	const unsigned char *data; /* read back, or NULL (skip says why) */
+	size_t len;
+	enum exec_art_skip skip;
+	int image; /* named like an image (util/media.h) */
+};
+
 struct exec_request {
 	const struct plugin *pl;
 	const char *code; /* borrowed until exec_start returns */
@@ -59,6 +93,8 @@ struct exec_request {
 	 * code). A file the agent refuses ends the call with its error. */
 	const struct exec_file *files;
 	size_t nfiles;
+	/* What to read back after the run (all zero: nothing). */
+	struct exec_collect collect;
 };
 
 /* The files and everything they point at, copied into one allocation:
@@ -90,11 +126,11 @@ struct exec_outcome {
 	int fresh;	 /* ... which this call started */
 	int lost;	 /* a session's connection was closed: the
 			  * container is not usable any more */
-	/* Files the run created or changed in /work: packed entries
-	 * (ap_entries_next(), paths relative to /work) and how many more
-	 * (UINT32_MAX: unknown). */
-	const unsigned char *artifacts;
-	size_t artifacts_len;
+	/* Files the run created or changed in /work (at most
+	 * EXEC_MAX_ARTIFACTS), some read back as exec_collect asked, and how
+	 * many more there were (UINT32_MAX: unknown). */
+	const struct exec_artifact *artifacts;
+	size_t nartifacts;
 	uint32_t artifacts_more;
 };
 

@@ -54,15 +54,25 @@ static int mkdirs(char *path)
 	return 0;
 }
 
-static void default_dir(char *buf, size_t size)
+int session_store_dir(const char *dir, char *buf, size_t size)
 {
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	int n;
 
-	if (xdg && xdg[0] == '/')
-		snprintf(buf, size, "%s/mcp-sandbox", xdg);
-	else
-		snprintf(buf, size, "%s/.local/state/mcp-sandbox",
-			 home && home[0] == '/' ? home : "/tmp");
+	if (dir && *dir) {
+		n = snprintf(buf, size, "%s", dir);
+	} else {
+		const char *xdg = getenv("XDG_STATE_HOME"),
+			   *home = getenv("HOME");
+
+		if (xdg && xdg[0] == '/')
+			n = snprintf(buf, size, "%s/mcp-sandbox", xdg);
+		else
+			n = snprintf(buf, size, "%s/.local/state/mcp-sandbox",
+				     home && home[0] == '/' ? home : "/tmp");
+	}
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	return mkdirs(buf);
 }
 
 static unsigned fnv(unsigned h, const char *s)
@@ -99,12 +109,8 @@ int session_store_open(uv_loop_t *loop, const char *dir,
 		return -ENOMEM;
 	st->loop = loop;
 	st->lock_fd = -1;
-	if (dir && *dir)
-		snprintf(st->dir, sizeof(st->dir), "%s", dir);
-	else
-		default_dir(st->dir, sizeof(st->dir));
+	rc = session_store_dir(dir, st->dir, sizeof(st->dir));
 	key = slot_key(st->dir);
-	rc = mkdirs(st->dir);
 	if (rc) {
 		snprintf(why, whysize, "cannot create %s: %s", st->dir,
 			 strerror(-rc));

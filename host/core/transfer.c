@@ -386,10 +386,35 @@ static void session_op(struct transfer *t, struct ap_file *q,
 		abort_with(t, &t->err);
 }
 
+static void stored_cb(const struct error *err, const unsigned char *data,
+		      size_t len, uint64_t size, int eof, void *arg)
+{
+	struct transfer *t = arg;
+
+	(void)size;
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	memcpy(t->buf, data, len);
+	t->len = len;
+	t->eof = eof || !len;
+	queue(t, W_WRITE);
+}
+
 static void read_next(struct transfer *t)
 {
 	struct ap_file q;
 
+	if (t->req.store) {
+		if (artifact_store_read(t->req.store, t->req.artifact_id,
+					t->spath, t->offset, t->req.chunk,
+					stored_cb, t)) {
+			error_set(&t->err, ERR_SANDBOX, "out of memory");
+			abort_with(t, &t->err);
+		}
+		return;
+	}
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_READ;
 	q.offset = t->offset;
@@ -599,8 +624,9 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 				     transfer_cb cb, void *arg,
 				     struct error *err)
 {
-	const char *v[4] = {req->session, req->root, req->session_path,
-			    req->host_path};
+	const char *v[5] = {req->session ? req->session : "", req->root,
+			    req->session_path, req->host_path,
+			    req->artifact_id ? req->artifact_id : ""};
 	size_t n = 0, i;
 	struct transfer *t;
 	char *p;
@@ -612,7 +638,7 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 			  req->host_path);
 		return NULL;
 	}
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		n += strlen(v[i]) + 1;
 	t = calloc(1, sizeof(*t));
 	if (t)
@@ -629,7 +655,7 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 	t->arg = arg;
 	t->rootfd = t->dirfd = t->fd = -1;
 	p = t->strs;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		size_t len = strlen(v[i]) + 1;
 
 		memcpy(p, v[i], len);
@@ -640,6 +666,7 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 	t->req.root = v[1];
 	t->req.session_path = v[2];
 	t->req.host_path = v[3];
+	t->req.artifact_id = v[4];
 	t->spath = v[2];
 	t->hpath = v[3];
 	return t;
@@ -658,6 +685,10 @@ int transfer_export(uv_loop_t *loop, const struct transfer_req *req,
 		free(t->strs);
 		free(t);
 		return error_set(err, ERR_SANDBOX, "out of memory");
+	}
+	if (req->store) { /* a kept file: never a directory */
+		queue(t, W_EXPORT_OPEN);
+		return 0;
 	}
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_STAT;

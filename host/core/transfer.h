@@ -19,6 +19,9 @@
  *
  * The session is looked up by name at every step: one destroyed meanwhile
  * ends the transfer with ERR_SESSION_NOT_FOUND.
+ *
+ * An export may also take a file kept in the artifact store (req.store):
+ * the same host side, its bytes read from the store instead.
  */
 #ifndef SBX_TRANSFER_H
 #define SBX_TRANSFER_H
@@ -26,6 +29,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "artifact_store.h"
 #include "session.h"
 
 struct transfer_req {
@@ -38,6 +42,10 @@ struct transfer_req {
 	uint32_t chunk;	    /* export: bytes per read from the session */
 	uint32_t max_bytes; /* import: largest file taken */
 	uint32_t timeout_ms;
+	/* Export a file kept in the artifact store instead (session unused;
+	 * session_path is the path in the set artifact_id). */
+	struct artifact_store *store;
+	const char *artifact_id;
 };
 
 /* err NULL on success; bytes and files copied. */

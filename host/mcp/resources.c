@@ -1,11 +1,13 @@
 /*
- * resources.c - MCP resources: every session's files, under
- * sandbox://session/{name}/{path} (docs/files.md). resources/list names
- * one resource per session, its /work, whose content is the directory's
- * listing; resources/read of a file gives its bytes (text, or base64 in
- * a blob), of a directory its listing as JSON. The bytes come through
- * session_file(), in order with the session's calls, like
- * sandbox_file_ops.
+ * resources.c - MCP resources (docs/files.md): every session's files,
+ * under sandbox://session/{name}/{path}, and the files kept from one-off
+ * runs, under sandbox://artifact/{id}/{path} (core/artifact_store.h).
+ * resources/list names one resource per session, its /work, whose content
+ * is the directory's listing, and each kept file; resources/read of a file
+ * gives its bytes (text, or base64 in a blob), of a session's directory
+ * its listing as JSON. A session's bytes come through session_file(), in
+ * order with the session's calls, like sandbox_file_ops. Paths in URIs are
+ * percent-encoded (RFC 3986), '/' kept.
  */
 #include "resources.h"
 
@@ -13,12 +15,112 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/artifact_store.h"
+#include "../util/media.h"
 #include "json_util.h"
 #include "mcp_call.h"
 
 #define URI_PREFIX "sandbox://session/"
+#define ARTIFACT_PREFIX "sandbox://artifact/"
 /* A read returns at most this much of a file. */
 #define RESOURCE_MAX_BYTES (1u << 20)
+/* Kept files resources/list names at most, newest first. */
+#define LIST_MAX_ARTIFACTS 200
+
+static int unreserved(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+	       c == '~' || c == '/';
+}
+
+char *resources_uri(const char *kind, const char *owner, const char *path)
+{
+	size_t n = strlen(kind) + strlen(owner) + 3 * strlen(path) + 16;
+	char *u = malloc(n), *o;
+	const unsigned char *p;
+
+	if (!u)
+		return NULL;
+	o = u + snprintf(u, n, "sandbox://%s/%s/", kind, owner);
+	for (p = (const unsigned char *)path; *p; p++)
+		if (unreserved(*p))
+			*o++ = (char)*p;
+		else
+			o += snprintf(o, 4, "%%%02X", *p);
+	*o = '\0';
+	return u;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* s with its %XX escapes decoded, or NULL when one is malformed or
+ * decodes to NUL (or out of memory). */
+static char *pct_decode(const char *s)
+{
+	char *d = malloc(strlen(s) + 1), *o = d;
+
+	for (; d && *s; s++) {
+		int hi, lo;
+
+		if (*s != '%') {
+			*o++ = *s;
+			continue;
+		}
+		hi = hexval(s[1]);
+		lo = hi < 0 ? -1 : hexval(s[2]);
+		if (lo < 0 || (hi | lo) == 0) {
+			free(d);
+			return NULL;
+		}
+		*o++ = (char)(hi << 4 | lo);
+		s += 2;
+	}
+	if (d)
+		*o = '\0';
+	return d;
+}
+
+int resources_session(const char *uri, char *name, size_t size, char **path)
+{
+	const char *p = uri + strlen(URI_PREFIX), *slash;
+
+	*path = NULL;
+	if (strncmp(uri, URI_PREFIX, strlen(URI_PREFIX)) != 0)
+		return 0;
+	slash = strchr(p, '/');
+	if (!slash || (size_t)(slash - p) >= size || !slash[1] ||
+	    !(*path = pct_decode(slash + 1)))
+		return -1;
+	memcpy(name, p, (size_t)(slash - p));
+	name[slash - p] = '\0';
+	return 1;
+}
+
+int resources_artifact(const char *uri, char *id, char **path)
+{
+	const char *p = uri + strlen(ARTIFACT_PREFIX), *slash;
+
+	*path = NULL;
+	if (strncmp(uri, ARTIFACT_PREFIX, strlen(ARTIFACT_PREFIX)) != 0)
+		return 0;
+	slash = strchr(p, '/');
+	if (!slash || !artifact_id_valid(p, (size_t)(slash - p)) || !slash[1] ||
+	    !(*path = pct_decode(slash + 1)))
+		return -1;
+	memcpy(id, p, ARTIFACT_ID_LEN);
+	id[ARTIFACT_ID_LEN] = '\0';
+	return 1;
+}
 
 static void session_resource(cJSON *arr, const struct session *s)
 {
@@ -40,6 +142,25 @@ static void session_resource(cJSON *arr, const struct session *s)
 	cJSON_AddItemToArray(arr, o);
 }
 
+static void artifact_resource(const char *id, const char *path, uint64_t size,
+			      int64_t mtime_ms, void *arg)
+{
+	cJSON *o = cJSON_CreateObject(), *ann;
+	char *uri = resources_uri("artifact", id, path);
+	char when[40];
+
+	cJSON_AddStringToObject(o, "uri", uri ? uri : "");
+	free(uri);
+	cJSON_AddStringToObject(o, "name", path);
+	cJSON_AddStringToObject(o, "title", "A file a one-off run made");
+	cJSON_AddStringToObject(o, "mimeType", media_type(path, 0));
+	cJSON_AddNumberToObject(o, "size", (double)size);
+	tool_time(mtime_ms, when, sizeof(when));
+	ann = cJSON_AddObjectToObject(o, "annotations");
+	cJSON_AddStringToObject(ann, "lastModified", when);
+	cJSON_AddItemToArray(arg, o);
+}
+
 cJSON *resources_list(const struct tool_env *env)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -49,6 +170,9 @@ cJSON *resources_list(const struct tool_env *env)
 	for (s = session_next(env->sessions, NULL); s;
 	     s = session_next(env->sessions, s))
 		session_resource(arr, s);
+	if (env->artifacts)
+		artifact_store_each(env->artifacts, LIST_MAX_ARTIFACTS,
+				    artifact_resource, arr);
 	return r;
 }
 
@@ -64,6 +188,16 @@ cJSON *resources_templates(void)
 	cJSON_AddStringToObject(o, "description",
 				"path is relative to the session's /work; a "
 				"directory reads as its listing (JSON).");
+	cJSON_AddItemToArray(arr, o);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "uriTemplate",
+				ARTIFACT_PREFIX "{id}/{+path}");
+	cJSON_AddStringToObject(o, "name", "artifact");
+	cJSON_AddStringToObject(o, "title", "A file kept from a one-off run");
+	cJSON_AddStringToObject(o, "description",
+				"The `uri` of a sandbox_execute artifact; "
+				"kept for a while ([artifacts] "
+				"keep_minutes).");
 	cJSON_AddItemToArray(arr, o);
 	return r;
 }
@@ -100,49 +234,107 @@ static void fail_read(struct read_call *rc, const struct error *err)
 	rc_free(rc);
 }
 
+/* A file's bytes as the one content of the answer; a file larger than a
+ * read returns is refused rather than cut short. */
+static void answer_bytes(struct read_call *rc, const unsigned char *data,
+			 size_t len, uint64_t size)
+{
+	cJSON *res, *c, *bytes;
+	struct error err;
+	int text;
+
+	if (size > len) {
+		error_set(&err, ERR_TOO_LARGE,
+			  "%s is %llu bytes, over the %u a resource read "
+			  "returns: use sandbox_file_ops read with offset "
+			  "and length",
+			  rc->uri, (unsigned long long)size,
+			  RESOURCE_MAX_BYTES);
+		fail_read(rc, &err);
+		return;
+	}
+	bytes = tool_bytes_string(data, len, 1, &text);
+	res = cJSON_CreateObject();
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "uri", rc->uri);
+	cJSON_AddStringToObject(c, "mimeType", media_type(rc->path, text));
+	cJSON_AddItemToObject(c, text ? "text" : "blob", bytes);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "contents"), c);
+	mcp_call_finish(rc->call, res);
+	rc_free(rc);
+}
+
 static void read_cb(const struct error *err, const struct ap_file_done *r,
 		    void *arg)
 {
 	struct read_call *rc = arg;
-	cJSON *res, *contents, *c;
-	int text;
+	cJSON *res, *contents, *c, *list, *arr;
+	struct ap_file_entry e;
+	size_t off = 0;
+	char *txt;
 
 	mcp_call_on_cancel(rc->call, NULL, NULL);
 	if (err) {
 		fail_read(rc, err);
 		return;
 	}
+	if (!rc->listing) {
+		answer_bytes(rc, r->data, r->data_len,
+			     r->has_size ? r->size : r->data_len);
+		return;
+	}
 	res = cJSON_CreateObject();
 	contents = cJSON_AddArrayToObject(res, "contents");
 	c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "uri", rc->uri);
-	if (rc->listing) {
-		struct ap_file_entry e;
-		cJSON *list = cJSON_CreateObject(), *arr;
-		size_t off = 0;
-		char *txt;
-
-		arr = cJSON_AddArrayToObject(list, "entries");
-		while (ap_file_entry_next(r, &off, &e))
-			cJSON_AddItemToArray(arr, tool_entry_json(&e));
-		if (r->cursor)
-			cJSON_AddBoolToObject(list, "truncated", 1);
-		txt = cJSON_PrintUnformatted(list);
-		cJSON_Delete(list);
-		cJSON_AddStringToObject(c, "mimeType", "application/json");
-		cJSON_AddStringToObject(c, "text", txt ? txt : "{}");
-		free(txt);
-	} else {
-		cJSON *bytes =
-			tool_bytes_string(r->data, r->data_len, 1, &text);
-
-		cJSON_AddStringToObject(c, "mimeType",
-					tool_mime(rc->path, text));
-		cJSON_AddItemToObject(c, text ? "text" : "blob", bytes);
-	}
+	list = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(list, "entries");
+	while (ap_file_entry_next(r, &off, &e))
+		cJSON_AddItemToArray(arr, tool_entry_json(&e));
+	if (r->cursor)
+		cJSON_AddBoolToObject(list, "truncated", 1);
+	txt = cJSON_PrintUnformatted(list);
+	cJSON_Delete(list);
+	cJSON_AddStringToObject(c, "mimeType", "application/json");
+	cJSON_AddStringToObject(c, "text", txt ? txt : "{}");
+	free(txt);
 	cJSON_AddItemToArray(contents, c);
 	mcp_call_finish(rc->call, res);
 	rc_free(rc);
+}
+
+static void stored_cb(const struct error *err, const unsigned char *data,
+		      size_t len, uint64_t size, int eof, void *arg)
+{
+	struct read_call *rc = arg;
+
+	(void)eof;
+	if (err)
+		fail_read(rc, err);
+	else
+		answer_bytes(rc, data, len, size);
+}
+
+static void read_artifact(const struct tool_env *env, struct read_call *rc)
+{
+	char id[ARTIFACT_ID_LEN + 1];
+	struct error err;
+	int rc2 = resources_artifact(rc->uri, id, &rc->path);
+
+	if (rc2 <= 0 || !env->artifacts) {
+		error_set(&err, rc2 < 0 ? ERR_INVALID_PATH : ERR_NOT_FOUND,
+			  rc2 < 0 ? "not an artifact URI: give %s{id}/{path}"
+				  : "no artifacts are kept here ([artifacts] "
+				    "store_max_mb is 0)",
+			  ARTIFACT_PREFIX);
+		fail_read(rc, &err);
+		return;
+	}
+	if (artifact_store_read(env->artifacts, id, rc->path, 0,
+				RESOURCE_MAX_BYTES, stored_cb, rc)) {
+		error_set(&err, ERR_SANDBOX, "out of memory");
+		fail_read(rc, &err);
+	}
 }
 
 static void cancel_cb(void *arg)
@@ -169,14 +361,18 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 		return;
 	}
 	rc->call = call;
+	if (strncmp(uri, ARTIFACT_PREFIX, strlen(ARTIFACT_PREFIX)) == 0) {
+		read_artifact(env, rc);
+		return;
+	}
 	slash = strncmp(uri, URI_PREFIX, strlen(URI_PREFIX)) == 0
 			? strchr(p, '/')
 			: NULL;
 	if (!slash || (size_t)(slash - p) >= sizeof(name)) {
 		error_set(&err, ERR_NOT_FOUND,
 			  "not a resource of this server: give "
-			  "%s{session}/{path}",
-			  URI_PREFIX);
+			  "%s{session}/{path} or %s{id}/{path}",
+			  URI_PREFIX, ARTIFACT_PREFIX);
 		fail_read(rc, &err);
 		return;
 	}
@@ -190,9 +386,10 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 		return;
 	}
 	rc->listing = !slash[1] || slash[strlen(slash) - 1] == '/';
-	rc->path = strdup(slash[1] ? slash + 1 : ".");
+	rc->path = slash[1] ? pct_decode(slash + 1) : strdup(".");
 	if (!rc->path) {
-		error_set(&err, ERR_SANDBOX, "out of memory");
+		error_set(&err, ERR_INVALID_PATH, "%s: a malformed %% escape",
+			  uri);
 		fail_read(rc, &err);
 		return;
 	}

@@ -1,6 +1,7 @@
 /*
  * resources.h - MCP resources: the sessions' files as
- * sandbox://session/{name}/{path} (resources.c, docs/files.md).
+ * sandbox://session/{name}/{path}, and the files kept from one-off runs as
+ * sandbox://artifact/{id}/{path} (resources.c, docs/files.md).
  */
 #ifndef SBX_RESOURCES_H
 #define SBX_RESOURCES_H
@@ -10,6 +11,16 @@
 #include "tools.h"
 
 struct mcp_call;
+
+/* sandbox://<kind>/<owner>/<path>, the path percent-encoded; NULL when
+ * out of memory, else the caller frees it. */
+char *resources_uri(const char *kind, const char *owner, const char *path);
+/* An artifact URI's id (ARTIFACT_ID_LEN + 1 bytes) and decoded path (a
+ * new string in *path): 1; 0 when uri is not sandbox://artifact/...; -1
+ * when it is but malformed. */
+int resources_artifact(const char *uri, char *id, char **path);
+/* The same for sandbox://session/<name>/<path> (name: size bytes). */
+int resources_session(const char *uri, char *name, size_t size, char **path);
 
 /* The results of resources/list and resources/templates/list. */
 cJSON *resources_list(const struct tool_env *env);

@@ -1,7 +1,7 @@
 /*
  * run_result.h - the JSON of one run, built in one place for every front
- * end: sandbox_execute's structuredContent and `mcp-sandbox run --json`
- * print the same object, described by the same schema.
+ * end: sandbox_execute's text result and `mcp-sandbox run --json` print
+ * the same object (its fields: README, "What a result holds").
  */
 #ifndef SBX_RUN_RESULT_H
 #define SBX_RUN_RESULT_H
@@ -16,8 +16,5 @@
  * be a run (o->error NULL). Returns a new object the caller owns, or NULL
  * when out of memory. */
 cJSON *run_result_json(const struct exec_outcome *o, const char *session);
-
-/* The JSON Schema of that object (the tool's outputSchema); caller owns. */
-cJSON *run_result_schema(void);
 
 #endif

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/artifact_store.h"
 #include "../core/executor.h"
+#include "../util/media.h"
 #include "json_util.h"
+#include "resources.h"
 #include "run_result.h"
 #include "tools.h"
 
@@ -22,11 +25,18 @@
 
 struct execute_call {
 	uv_timer_t heartbeat; /* embedded: freed in its close callback */
+	const struct tool_env *env;
 	struct mcp_call *call;
 	struct exec_job *job;	    /* one-off */
 	struct session_call *scall; /* in a session */
 	const char *session;	    /* name, for the result (owned copy) */
 	uint64_t started;	    /* uv_now() */
+	/* The result being put together: the run's JSON, its image
+	 * blocks, and for a one-off call the artifacts being kept. */
+	cJSON *result, *images;
+	int *kept_as; /* per artifact: its index among the kept, or -1 */
+	size_t nkept_as;
+	char store_id[ARTIFACT_ID_LEN + 1];
 };
 
 static int any_ml_variant(const struct tool_env *env)
@@ -196,6 +206,9 @@ static void ec_closed_cb(uv_handle_t *h)
 	struct execute_call *ec = h->data;
 
 	free((char *)ec->session);
+	cJSON_Delete(ec->result);
+	cJSON_Delete(ec->images);
+	free(ec->kept_as);
 	free(ec);
 }
 
@@ -233,20 +246,215 @@ static void output_cb(const char *out, size_t out_len, const char *err,
 	uv_timer_again(&ec->heartbeat);
 }
 
+/* Why an image is listed but not shown, as its artifact's note. */
+static void image_note(cJSON *a, const struct exec_artifact *e,
+		       const struct config *cfg, const char *why)
+{
+	char note[160];
+
+	if (why) {
+		snprintf(note, sizeof(note), "not shown: %s", why);
+	} else if (e->size > cfg->art_image_bytes ||
+		   e->len > cfg->art_image_bytes) {
+		snprintf(note, sizeof(note),
+			 "not shown: over %u bytes ([artifacts] "
+			 "image_max_bytes)",
+			 cfg->art_image_bytes);
+	} else if (e->skip == EXEC_ART_TOO_MANY || e->data) {
+		snprintf(note, sizeof(note),
+			 "not shown: more than %u images in one result "
+			 "([artifacts] images)",
+			 cfg->art_images);
+	} else {
+		snprintf(note, sizeof(note), "not shown: %s",
+			 e->skip == EXEC_ART_OVER_TOTAL
+				 ? "over the bytes one call may read back"
+			 : e->skip == EXEC_ART_TOO_LARGE
+				 ? "it grew past its cap while read back"
+				 : "could not be read back");
+	}
+	cJSON_AddStringToObject(a, "note", note);
+}
+
+/* Why a one-off run's file was not kept (no uri). */
+static void keep_note(cJSON *a, const struct exec_artifact *e,
+		      const struct config *cfg)
+{
+	char note[160];
+
+	if (e->skip == EXEC_ART_TOO_LARGE)
+		snprintf(note, sizeof(note),
+			 "not kept: over %u bytes ([artifacts] "
+			 "keep_max_bytes)",
+			 cfg->art_keep_bytes);
+	else if (e->skip == EXEC_ART_OVER_TOTAL)
+		snprintf(note, sizeof(note),
+			 "not kept: over %u bytes with the files before it "
+			 "([artifacts] keep_call_bytes)",
+			 cfg->art_keep_call);
+	else if (e->skip == EXEC_ART_UNREADABLE)
+		snprintf(note, sizeof(note),
+			 "not kept: not a regular file (a symlink, a FIFO), "
+			 "or gone");
+	else
+		return;
+	cJSON_AddStringToObject(a, "note", note);
+}
+
+/* An image block for e when it is a real image within the caps (1), else
+ * the note says why not (0). */
+static int add_image(struct execute_call *ec, cJSON *a,
+		     const struct exec_artifact *e, uint32_t shown)
+{
+	const struct config *cfg = ec->env->cfg;
+	const char *mime;
+	uint32_t w = 0, h = 0;
+	char why[96];
+	cJSON *b;
+
+	if (!e->data) {
+		image_note(a, e, cfg, NULL);
+		return 0;
+	}
+	if (media_image_info(e->data, e->len, &mime, &w, &h)) {
+		image_note(a, e, cfg, "not a PNG, JPEG, GIF or WebP image");
+		return 0;
+	}
+	if (!w || !h || w > cfg->art_image_px || h > cfg->art_image_px) {
+		snprintf(why, sizeof(why),
+			 "%ux%u px, over %u on a side ([artifacts] "
+			 "image_max_px)",
+			 w, h, cfg->art_image_px);
+		image_note(a, e, cfg, why);
+		return 0;
+	}
+	if (e->len > cfg->art_image_bytes || shown >= cfg->art_images) {
+		image_note(a, e, cfg, NULL);
+		return 0;
+	}
+	b = tool_image_block(e->data, e->len, mime);
+	if (!b)
+		return 0;
+	cJSON_AddItemToArray(ec->images, b);
+	cJSON_AddBoolToObject(a, "shown", 1);
+	return 1;
+}
+
+/* The result's text, images and links, then the answer. */
+static void answer(struct execute_call *ec, const unsigned char *kept)
+{
+	cJSON *arts = cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts");
+	cJSON *res, *content, *a, *links = cJSON_CreateArray();
+	size_t i = 0;
+
+	cJSON_ArrayForEach(a, arts)
+	{
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(a, "path");
+		char *uri = NULL;
+
+		if (ec->session)
+			uri = resources_uri("session", ec->session,
+					    path->valuestring);
+		else if (kept && i < ec->nkept_as && ec->kept_as[i] >= 0 &&
+			 kept[ec->kept_as[i]])
+			uri = resources_uri("artifact", ec->store_id,
+					    path->valuestring);
+		i++;
+		if (!uri)
+			continue;
+		cJSON_AddStringToObject(a, "uri", uri);
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shown")))
+			cJSON_AddItemToArray(links, tool_link_block(a, uri));
+		free(uri);
+	}
+	res = tool_ok_text(ec->result);
+	ec->result = NULL;
+	content = cJSON_GetObjectItemCaseSensitive(res, "content");
+	while (cJSON_GetArraySize(ec->images))
+		cJSON_AddItemToArray(content,
+				     cJSON_DetachItemFromArray(ec->images, 0));
+	while (cJSON_GetArraySize(links))
+		cJSON_AddItemToArray(content,
+				     cJSON_DetachItemFromArray(links, 0));
+	cJSON_Delete(links);
+	mcp_call_finish(ec->call, res);
+	ec_free(ec);
+}
+
+static void kept_cb(const struct error *err, const unsigned char *kept,
+		    void *arg)
+{
+	struct execute_call *ec = arg;
+
+	answer(ec, err ? NULL : kept);
+}
+
+/* A one-off box is reset after the call: what was read back of it goes to
+ * the artifact store first (1: answer() follows from kept_cb). */
+static int keep(struct execute_call *ec, const struct exec_outcome *o)
+{
+	struct exec_file *files;
+	size_t i, n = 0;
+	int rc;
+
+	if (ec->session || !ec->env->artifacts || !o->nartifacts)
+		return 0;
+	files = calloc(o->nartifacts, sizeof(*files));
+	ec->kept_as = malloc(o->nartifacts * sizeof(*ec->kept_as));
+	if (!files || !ec->kept_as) {
+		free(files);
+		return 0;
+	}
+	ec->nkept_as = o->nartifacts;
+	for (i = 0; i < o->nartifacts; i++) {
+		const struct exec_artifact *e = &o->artifacts[i];
+
+		ec->kept_as[i] = -1;
+		if (!e->data)
+			continue;
+		ec->kept_as[i] = (int)n;
+		files[n++] = (struct exec_file){e->path, e->data, e->len};
+	}
+	rc = n ? artifact_store_put(ec->env->artifacts, files, n, ec->store_id,
+				    kept_cb, ec)
+	       : -1;
+	free(files);
+	return rc == 0;
+}
+
 static void done_cb(const struct exec_outcome *o, void *arg)
 {
 	struct execute_call *ec = arg;
-	cJSON *r;
+	uint32_t shown = 0;
+	cJSON *arts, *a;
+	size_t i = 0;
 
 	mcp_call_on_cancel(ec->call, NULL, NULL);
-	if (o->error)
-		r = tool_error_result(o->error);
-	else if (!(r = run_result_json(o, ec->session)))
-		r = tool_error(ERR_SANDBOX, "out of memory");
-	else
-		r = tool_ok(ec->call, r);
-	mcp_call_finish(ec->call, r);
-	ec_free(ec);
+	if (o->error) {
+		mcp_call_finish(ec->call, tool_error_result(o->error));
+		ec_free(ec);
+		return;
+	}
+	ec->result = run_result_json(o, ec->session);
+	ec->images = cJSON_CreateArray();
+	if (!ec->result || !ec->images) {
+		mcp_call_finish(ec->call,
+				tool_error(ERR_SANDBOX, "out of memory"));
+		ec_free(ec);
+		return;
+	}
+	arts = cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts");
+	cJSON_ArrayForEach(a, arts)
+	{
+		const struct exec_artifact *e = &o->artifacts[i++];
+
+		if (e->image)
+			shown += (uint32_t)add_image(ec, a, e, shown);
+		else if (!ec->session && ec->env->artifacts)
+			keep_note(a, e, ec->env->cfg);
+	}
+	if (!keep(ec, o))
+		answer(ec, NULL);
 }
 
 /* sandbox_execute's files as exec_files (the bytes in bufs, freed by the
@@ -294,6 +502,26 @@ static void free_staged(unsigned char **bufs, size_t n)
 {
 	while (n)
 		free(bufs[--n]);
+}
+
+/* What a call reads back: the images it shows, and from a one-off box
+ * what the artifact store keeps. */
+static struct exec_collect collect_policy(const struct tool_env *env,
+					  int in_session)
+{
+	const struct config *cfg = env->cfg;
+	struct exec_collect c = {
+		.images = cfg->art_images,
+		.image_max_bytes = cfg->art_image_bytes,
+		.max_total = (uint64_t)cfg->art_images * cfg->art_image_bytes,
+		.chunk = cfg->files_max_read,
+	};
+
+	if (!in_session && env->artifacts) {
+		c.other_max_bytes = cfg->art_keep_bytes;
+		c.max_total = cfg->art_keep_call;
+	}
+	return c;
 }
 
 static void cancel_cb(void *arg)
@@ -397,6 +625,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	ec->call = mc;
+	ec->env = env;
 	uv_timer_init(env->loop, &ec->heartbeat);
 	ec->heartbeat.data = ec;
 	ec->started = uv_now(env->loop);
@@ -429,6 +658,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	req.files = staged;
 	req.nfiles = nstaged;
+	req.collect = collect_policy(env, session != NULL);
 	/* Both copy the request: the staged bytes go now either way. */
 	if (session) {
 		if (session_exec(session, &req, done_cb, ec, &ec->scall,
@@ -449,12 +679,6 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	mcp_call_on_cancel(mc, cancel_cb, ec);
 }
 
-static cJSON *output_schema_cb(const struct tool_env *env)
-{
-	(void)env;
-	return run_result_schema();
-}
-
 const struct tool tool_execute = {
 	.name = "sandbox_execute",
 	.title = "Run code in a sandbox",
@@ -471,10 +695,17 @@ const struct tool tool_execute = {
 		       "`files` puts input files (a CSV, an image) into /work "
 		       "first. "
 		       "A failing program is a normal result (isError false) "
-		       "with its exit code and stderr.",
+		       "with its exit code and stderr. "
+		       "The result is JSON text; files the run created or "
+		       "changed are listed in `artifacts`, and every image "
+		       "among them (a plot saved as PNG, or matplotlib's "
+		       "plt.show()) follows as an image. To get another "
+		       "artifact's contents use sandbox_file_ops read (or "
+		       "export to save it into the user's project) with the "
+		       "artifact's `uri` as path; in a session its path "
+		       "works too.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
-	.output_schema = output_schema_cb,
 	.read_only = 0,
 	.destructive = 0,
 	.idempotent = 0,

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/artifact_store.h"
 #include "../core/transfer.h"
 #include "json_util.h"
+#include "resources.h"
 #include "tools.h"
 
 /* A read without `length` returns this much at most: about what a client
@@ -53,10 +55,13 @@ static cJSON *input_schema(const struct tool_env *env)
 		"the files root the user allowed); import: copy the file "
 		"`from` on the user's machine to path.");
 	tool_prop(props, "session", "string",
-		  "The session whose /work is used (sandbox_session create).");
+		  "The session whose /work is used (sandbox_session create). "
+		  "Not needed when path is an artifact's uri.");
 	tool_prop(props, "path", "string",
 		  "Path in the session, relative to /work or absolute under "
-		  "/work. list: default /work.");
+		  "/work (list: default /work); or the `uri` of an artifact "
+		  "from a sandbox_execute result (sandbox://artifact/... for "
+		  "read and export, sandbox://session/... for any action).");
 	tool_prop(props, "content", "string",
 		  "write: the file's content, text or base64 (see encoding).");
 	tool_enum_prop(
@@ -89,7 +94,6 @@ static cJSON *input_schema(const struct tool_env *env)
 		  "files root.");
 	req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("action"));
-	cJSON_AddItemToArray(req, cJSON_CreateString("session"));
 	cJSON_AddBoolToObject(s, "additionalProperties", 0);
 	return s;
 }
@@ -115,22 +119,22 @@ static void fc_free(struct files_call *fc)
 	free(fc);
 }
 
-static void add_read(struct files_call *fc, cJSON *o,
-		     const struct ap_file_done *r)
+static void add_read(struct files_call *fc, cJSON *o, const unsigned char *data,
+		     size_t len, uint64_t size, int eof)
 {
 	int text;
 
-	cJSON_AddItemToObject(o, "content",
-			      tool_bytes_string(r->data, r->data_len,
-						!fc->want_base64, &text));
+	cJSON_AddItemToObject(
+		o, "content",
+		tool_bytes_string(data, len, !fc->want_base64, &text));
 	cJSON_AddStringToObject(o, "encoding", text ? "utf-8" : "base64");
 	cJSON_AddNumberToObject(o, "offset", (double)fc->offset);
-	cJSON_AddNumberToObject(o, "length", (double)r->data_len);
-	cJSON_AddNumberToObject(o, "size", (double)r->size);
-	cJSON_AddBoolToObject(o, "eof", r->eof);
-	if (!r->eof)
+	cJSON_AddNumberToObject(o, "length", (double)len);
+	cJSON_AddNumberToObject(o, "size", (double)size);
+	cJSON_AddBoolToObject(o, "eof", eof);
+	if (!eof)
 		cJSON_AddNumberToObject(o, "nextOffset",
-					(double)(fc->offset + r->data_len));
+					(double)(fc->offset + len));
 }
 
 static void file_cb(const struct error *err, const struct ap_file_done *r,
@@ -156,7 +160,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 		cJSON_AddBoolToObject(o, "created", r->created);
 		break;
 	case AP_FOP_READ:
-		add_read(fc, o, r);
+		add_read(fc, o, r->data, r->data_len, r->size, r->eof);
 		break;
 	case AP_FOP_LIST:
 		list = cJSON_AddArrayToObject(o, "entries");
@@ -223,11 +227,12 @@ static void transfer_done(const struct error *err, uint64_t bytes,
 	fc_free(fc);
 }
 
-/* export and import: between the session and the files root. */
+/* export and import: between the session (or for an export the artifact
+ * store, when id is set) and the files root. */
 static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
-			  const char *session, size_t action, const cJSON *args)
+			  const char *session, const char *path, size_t action,
+			  const cJSON *args, const char *id)
 {
-	const cJSON *path = arg(args, "path");
 	const cJSON *other = arg(args, action == ACTION_EXPORT ? "to" : "from");
 	struct transfer_req req;
 	struct files_call *fc;
@@ -256,7 +261,7 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	fc = calloc(1, sizeof(*fc));
-	if (!fc || !(fc->path = strdup(path->valuestring)) ||
+	if (!fc || !(fc->path = strdup(path)) ||
 	    !(fc->to = strdup(other->valuestring))) {
 		if (fc)
 			fc_free(fc);
@@ -275,6 +280,10 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 	req.chunk = EXPORT_CHUNK;
 	req.max_bytes = env->cfg->files_max_write;
 	req.timeout_ms = env->cfg->files_timeout_ms;
+	if (id) {
+		req.store = env->artifacts;
+		req.artifact_id = id;
+	}
 	rc = action == ACTION_EXPORT
 		     ? transfer_export(env->loop, &req, transfer_done, fc, &err)
 		     : transfer_import(env->loop, &req, transfer_done, fc,
@@ -292,45 +301,177 @@ static void cancel_cb(void *arg)
 	session_call_cancel(fc->sc);
 }
 
+static void call_session(const struct tool_env *env, struct mcp_call *mc,
+			 size_t i, const char *sname, const char *pathv,
+			 const cJSON *args);
+
 /* ---- the call --------------------------------------------------------- */
+
+/* read's window: offset, and length within [files] max_read_bytes. NULL,
+ * or the error result. */
+static cJSON *read_window(const struct tool_env *env, const cJSON *args,
+			  uint64_t *offset, uint32_t *length)
+{
+	const cJSON *len = arg(args, "length"), *off = arg(args, "offset");
+	uint32_t max = env->cfg->files_max_read;
+
+	*length = READ_DEFAULT_BYTES < max ? READ_DEFAULT_BYTES : max;
+	if (len && len->valuedouble > max)
+		return tool_error(ERR_TOO_LARGE,
+				  "length is over %u bytes ([files] "
+				  "max_read_bytes); read in parts with offset",
+				  max);
+	if (len)
+		*length = (uint32_t)len->valuedouble;
+	*offset = off ? (uint64_t)off->valuedouble : 0;
+	return NULL;
+}
+
+static void stored_cb(const struct error *err, const unsigned char *data,
+		      size_t len, uint64_t size, int eof, void *arg)
+{
+	struct files_call *fc = arg;
+	cJSON *o;
+
+	if (err) {
+		mcp_call_finish(fc->call, tool_error_result(err));
+	} else {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", fc->path);
+		add_read(fc, o, data, len, size, eof);
+		mcp_call_finish(fc->call, tool_ok_text(o));
+	}
+	fc_free(fc);
+}
+
+/* A kept artifact (path was its sandbox://artifact/ URI): read or
+ * export; it is not in any session, and never changes. */
+static void call_artifact(const struct tool_env *env, struct mcp_call *mc,
+			  size_t action, const char *id, const char *path,
+			  const cJSON *args)
+{
+	const cJSON *enc = arg(args, "encoding");
+	struct files_call *fc;
+	uint32_t length;
+	cJSON *res;
+
+	if (!env->artifacts) {
+		mcp_call_finish(mc, tool_error(ERR_NOT_FOUND,
+					       "no artifacts are kept here "
+					       "([artifacts] store_max_mb "
+					       "is 0)"));
+		return;
+	}
+	if (action == ACTION_EXPORT) {
+		call_transfer(env, mc, NULL, path, action, args, id);
+		return;
+	}
+	if (action_ops[action] != AP_FOP_READ) {
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
+					       "an artifact can be read or "
+					       "exported, not %s: run code "
+					       "in a session to change files",
+					       actions[action]));
+		return;
+	}
+	fc = calloc(1, sizeof(*fc));
+	if (!fc || !(fc->path = resources_uri("artifact", id, path))) {
+		free(fc);
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		return;
+	}
+	fc->call = mc;
+	fc->want_base64 = enc && !strcmp(enc->valuestring, "base64");
+	res = read_window(env, args, &fc->offset, &length);
+	if (res || artifact_store_read(env->artifacts, id, path, fc->offset,
+				       length, stored_cb, fc)) {
+		fc_free(fc);
+		mcp_call_finish(mc,
+				res ? res
+				    : tool_error(ERR_SANDBOX, "out of memory"));
+	}
+}
 
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
 	const cJSON *sess = arg(args, "session"), *path = arg(args, "path");
-	const cJSON *to = arg(args, "to"), *enc = arg(args, "encoding");
-	const cJSON *length = arg(args, "length"),
-		    *offset = arg(args, "offset");
-	const cJSON *cursor = arg(args, "cursor");
 	const char *action = arg(args, "action")->valuestring;
+	char owner[SESSION_NAME_MAX + 1];
+	char *decoded = NULL;
+	int kind = 0;
+	size_t i;
+
+	for (i = 0; actions[i] && strcmp(actions[i], action) != 0; i++)
+		;
+	if (path) {
+		kind = resources_artifact(path->valuestring, owner, &decoded);
+		if (kind > 0) {
+			call_artifact(env, mc, i, owner, decoded, args);
+			free(decoded);
+			return;
+		}
+		if (kind == 0)
+			kind = resources_session(path->valuestring, owner,
+						 sizeof(owner), &decoded);
+		if (kind < 0) {
+			mcp_call_finish(mc,
+					tool_error(ERR_INVALID_PATH,
+						   "'%s' is not a file's URI: "
+						   "sandbox://session/{name}/"
+						   "{path} or "
+						   "sandbox://artifact/{id}/"
+						   "{path}",
+						   path->valuestring));
+			return;
+		}
+	}
+	if (!kind && !sess) {
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
+					       "session is required (unless "
+					       "path is an artifact's uri)"));
+		return;
+	}
+	call_session(env, mc, i, kind ? owner : sess->valuestring,
+		     kind   ? decoded
+		     : path ? path->valuestring
+			    : NULL,
+		     args);
+	free(decoded);
+}
+
+/* Every action on a session's /work. */
+static void call_session(const struct tool_env *env, struct mcp_call *mc,
+			 size_t i, const char *sname, const char *pathv,
+			 const cJSON *args)
+{
+	const cJSON *to = arg(args, "to"), *enc = arg(args, "encoding");
+	const cJSON *length = arg(args, "length");
+	const cJSON *cursor = arg(args, "cursor");
+	const char *action = actions[i];
 	struct ap_file req = {0};
 	struct files_call *fc;
 	struct session *s;
 	struct error err;
 	cJSON *res = NULL;
-	size_t i;
 
-	for (i = 0; actions[i] && strcmp(actions[i], action) != 0; i++)
-		;
-	s = session_valid_name(sess->valuestring)
-		    ? session_find(env->sessions, sess->valuestring)
-		    : NULL;
+	s = session_valid_name(sname) ? session_find(env->sessions, sname)
+				      : NULL;
 	if (!s) {
-		mcp_call_finish(mc,
-				tool_error(ERR_SESSION_NOT_FOUND,
-					   "no session named '%s' (create "
-					   "one with sandbox_session)",
-					   session_valid_name(sess->valuestring)
-						   ? sess->valuestring
-						   : "(invalid name)"));
+		mcp_call_finish(mc, tool_error(ERR_SESSION_NOT_FOUND,
+					       "no session named '%s' (create "
+					       "one with sandbox_session)",
+					       session_valid_name(sname)
+						       ? sname
+						       : "(invalid name)"));
 		return;
 	}
 	if (i == ACTION_EXPORT || i == ACTION_IMPORT) {
-		call_transfer(env, mc, sess->valuestring, i, args);
+		call_transfer(env, mc, sname, pathv, i, args, NULL);
 		return;
 	}
 	req.op = action_ops[i];
-	if (!path && req.op != AP_FOP_LIST) {
+	if (!pathv && req.op != AP_FOP_LIST) {
 		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
 					       "%s needs path", action));
 		return;
@@ -341,7 +482,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	fc = calloc(1, sizeof(*fc));
-	if (!fc || !(fc->path = strdup(path ? path->valuestring : "/work")) ||
+	if (!fc || !(fc->path = strdup(pathv ? pathv : "/work")) ||
 	    (to && !(fc->to = strdup(to->valuestring)))) {
 		if (fc)
 			fc_free(fc);
@@ -379,24 +520,12 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		req.data = fc->data;
 	}
 	if (req.op == AP_FOP_READ) {
-		uint32_t max = env->cfg->files_max_read;
-
-		req.length =
-			READ_DEFAULT_BYTES < max ? READ_DEFAULT_BYTES : max;
-		if (length && length->valuedouble > max) {
+		res = read_window(env, args, &req.offset, &req.length);
+		if (res) {
 			fc_free(fc);
-			mcp_call_finish(mc,
-					tool_error(ERR_TOO_LARGE,
-						   "length is over %u bytes "
-						   "([files] max_read_bytes); "
-						   "read in parts with offset",
-						   max));
+			mcp_call_finish(mc, res);
 			return;
 		}
-		if (length)
-			req.length = (uint32_t)length->valuedouble;
-		if (offset)
-			req.offset = (uint64_t)offset->valuedouble;
 		fc->offset = req.offset;
 	} else if (req.op == AP_FOP_LIST && length) {
 		req.length = length->valuedouble > 1000
@@ -429,7 +558,9 @@ const struct tool tool_files = {
 		"text: read {content, encoding, offset, length, size, eof, "
 		"nextOffset?}; list {entries: [{name, type, size, mtime}], "
 		"nextCursor?}; stat {type, size, mtime, mode}; write and "
-		"mkdir {created}; export and import {size, files}.",
+		"mkdir {created}; export and import {size, files}. "
+		"Files a one-off sandbox_execute made are read or exported "
+		"with their artifact `uri` as path (no session).",
 	.input_schema = input_schema,
 	.read_only = 0,
 	.destructive = 1,

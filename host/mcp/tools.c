@@ -236,41 +236,6 @@ too_large:
 	return NULL;
 }
 
-/* A few types a client may render; the rest is octet-stream. */
-const char *tool_mime(const char *path, int text)
-{
-	static const char *const map[][2] = {
-		{".png", "image/png"},
-		{".jpg", "image/jpeg"},
-		{".jpeg", "image/jpeg"},
-		{".gif", "image/gif"},
-		{".webp", "image/webp"},
-		{".svg", "image/svg+xml"},
-		{".csv", "text/csv"},
-		{".json", "application/json"},
-		{".html", "text/html"},
-		{".md", "text/markdown"},
-		{".pdf", "application/pdf"},
-		{".py", "text/x-python"},
-		{".txt", "text/plain"},
-		{".log", "text/plain"},
-		{".tsv", "text/tab-separated-values"},
-		{".xml", "application/xml"},
-		{".yaml", "application/yaml"},
-		{".yml", "application/yaml"},
-		{".js", "text/javascript"},
-		{".ts", "text/x-typescript"},
-		{".sh", "text/x-shellscript"},
-	};
-	const char *dot = strrchr(path, '.');
-	size_t i;
-
-	for (i = 0; dot && i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(dot, map[i][0]) == 0)
-			return map[i][1];
-	return text ? "text/plain" : "application/octet-stream";
-}
-
 cJSON *tool_entry_json(const struct ap_file_entry *e)
 {
 	static const char *const types[] = {
@@ -315,4 +280,38 @@ cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 	str = cJSON_CreateString(s);
 	free(s);
 	return str;
+}
+
+cJSON *tool_image_block(const unsigned char *data, size_t len, const char *mime)
+{
+	cJSON *b = cJSON_CreateObject();
+	int is_text;
+
+	if (!b)
+		return NULL;
+	cJSON_AddStringToObject(b, "type", "image");
+	cJSON_AddItemToObject(b, "data",
+			      tool_bytes_string(data, len, 0, &is_text));
+	cJSON_AddStringToObject(b, "mimeType", mime);
+	return b;
+}
+
+cJSON *tool_link_block(const cJSON *artifact, const char *uri)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(artifact, "path");
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(artifact, "size");
+	const cJSON *mime = cJSON_GetObjectItemCaseSensitive(artifact, "mime");
+	cJSON *b = cJSON_CreateObject();
+
+	if (!b)
+		return NULL;
+	cJSON_AddStringToObject(b, "type", "resource_link");
+	cJSON_AddStringToObject(b, "uri", uri);
+	cJSON_AddStringToObject(b, "name",
+				cJSON_IsString(path) ? path->valuestring : "");
+	if (cJSON_IsString(mime))
+		cJSON_AddStringToObject(b, "mimeType", mime->valuestring);
+	if (cJSON_IsNumber(size))
+		cJSON_AddNumberToObject(b, "size", size->valuedouble);
+	return b;
 }

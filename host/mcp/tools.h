@@ -17,6 +17,7 @@
 #include "../util/error.h"
 
 struct mcp_call;
+struct artifact_store;
 
 /* What tools may use; all borrowed for the server's lifetime. */
 struct tool_env {
@@ -25,6 +26,7 @@ struct tool_env {
 	const struct plugin_set *plugins;
 	struct pool *pool;
 	struct session_mgr *sessions;
+	struct artifact_store *artifacts; /* NULL: one-off files not kept */
 };
 
 struct tool {
@@ -85,6 +87,13 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
  * not twice). Takes ownership of json. */
 cJSON *tool_ok_text(cJSON *json);
 
+/* Content blocks: an image (its bytes base64-encoded), and a
+ * resource_link to uri for an artifact's {path, size, mime} JSON. NULL
+ * when out of memory. */
+cJSON *tool_image_block(const unsigned char *data, size_t len,
+			const char *mime);
+cJSON *tool_link_block(const cJSON *artifact, const char *uri);
+
 /* Schema helpers: a property of this type (desc may be NULL), and a string
  * property limited to the NULL-terminated values. Return the property. */
 cJSON *tool_prop(cJSON *props, const char *name, const char *type,
@@ -105,10 +114,6 @@ cJSON *tool_entry_json(const struct ap_file_entry *e);
  * (*is_text 1), else base64 (*is_text 0). */
 cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 			 int *is_text);
-
-/* The MIME type of a file by its extension (images, csv, json, ...);
- * otherwise text/plain when text is set, else application/octet-stream. */
-const char *tool_mime(const char *path, int text);
 
 /* --- language and time helpers (tools.c) --- */
 

@@ -5,18 +5,17 @@
 // at the line the user wrote, a panic is a normal failed run, /work is
 // writable, and Rust's optimize option changes the build.
 import assert from 'node:assert/strict';
-import { e2e } from './lib/server.mjs';
+import { e2e, runResult } from './lib/server.mjs';
 
 // A warm container for the language under test only.
 const GO_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_GO_POOL_SIZE: '1' };
 const RUST_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_RUST_POOL_SIZE: '1' };
 
-/** tools/call with raw arguments (options included); the structuredContent of a result with isError false. */
+/** tools/call with raw arguments (options included); the JSON of a result with isError false. */
 async function run(s, args) {
   const r = await s.call(args);
   assert.equal(r.isError ?? false, false, `sandbox_execute failed on the host side: ${r.content?.[0]?.text}`);
-  assert.ok(r.structuredContent, 'a successful result has structuredContent');
-  return r.structuredContent;
+  return runResult(r);
 }
 
 function ok(r, what) {

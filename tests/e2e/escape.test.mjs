@@ -2,7 +2,7 @@
 // (docs/architecture.md, README "Security model") and checks that the
 // attempt fails and the server keeps serving.
 import assert from 'node:assert/strict';
-import { e2e } from './lib/server.mjs';
+import { e2e, runResult } from './lib/server.mjs';
 
 const ONE = { SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_MAX_CONTAINERS: '2' };
 
@@ -104,7 +104,7 @@ e2e('user code cannot speak to the agent through its relay socket', { timeoutMs:
     const run = async (code) => {
       const r = await s.client.callTool({ name: 'sandbox_execute', arguments: { session: 'victim', code } });
       assert.notEqual(r.isError, true, JSON.stringify(r));
-      return r.structuredContent;
+      return runResult(r);
     };
     assert.equal((await run('secret = 42')).exitCode, 0);
     const attack = await run(`

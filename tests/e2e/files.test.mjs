@@ -11,48 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { e2e, toolError } from './lib/server.mjs';
-import {
-  createSession,
-  pyUntilFile,
-  releaseFile,
-  sessionContainer,
-  sessionExecCall,
-  sexecOk,
-  waitActive,
-  waitQueued,
-  withStateDir,
-} from './lib/sessions.mjs';
-
-const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
-
-function fop(s, args, { requestTimeoutMs = 120_000 } = {}) {
-  return s.client.callTool({ name: 'sandbox_file_ops', arguments: args }, undefined, { timeout: requestTimeoutMs });
-}
-
-async function fopOk(s, args, opts) {
-  const r = await fop(s, args, opts);
-  assert.equal(r.isError ?? false, false, `sandbox_file_ops ${JSON.stringify(args).slice(0, 300)} failed: ${r.content?.[0]?.text}`);
-  // One text block with the JSON: a read's bytes go once, not twice.
-  assert.equal(r.structuredContent, undefined, 'no structuredContent (no output schema)');
-  assert.equal(r.content.length, 1);
-  assert.equal(r.content[0].type, 'text');
-  return JSON.parse(r.content[0].text);
-}
-
-async function fopErr(s, args, code, opts) {
-  const e = toolError(await fop(s, args, opts));
-  assert.equal(e.code, code, `${JSON.stringify(args).slice(0, 300)}: ${e.code}: ${e.message}`);
-  return e;
-}
-
-async function pythonSession(h, name, env = {}, args = []) {
-  const st = withStateDir(h);
-  const s = await h.start({ env: st.env({ ...PYTHON, ...env }), args });
-  await createSession(s, 'python', { name });
-  await waitActive(s, name);
-  s.stateDir = st.dir;
-  return s;
-}
+import { pyUntilFile, releaseFile, sessionContainer, sessionExecCall, sexecOk, waitQueued } from './lib/sessions.mjs';
+import { fop, fopErr, fopOk, pythonSession } from './lib/files.mjs';
 
 e2e('sandbox_file_ops: every action, and the session\'s code sees the same files', { timeoutMs: 180_000 }, async (h) => {
   const s = await pythonSession(h, 'files');
@@ -420,7 +380,7 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   const { resources } = await s.client.listResources();
   assert.deepEqual(resources.map((r) => [r.uri, r.name, r.mimeType]), [['sandbox://session/res/', 'res', 'application/json']]);
   const { resourceTemplates } = await s.client.listResourceTemplates();
-  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['sandbox://session/{name}/{+path}']);
+  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['sandbox://session/{name}/{+path}', 'sandbox://artifact/{id}/{+path}']);
 
   let r = await s.client.readResource({ uri: 'sandbox://session/res/' });
   const listing = JSON.parse(r.contents[0].text);
@@ -430,6 +390,13 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   r = await s.client.readResource({ uri: 'sandbox://session/res/p.bin' });
   assert.equal(r.contents[0].mimeType, 'application/octet-stream');
   assert.deepEqual([...Buffer.from(r.contents[0].blob, 'base64')], [0, 255, 1]);
+  // Paths in URIs are percent-encoded; a file over what one read returns
+  // is refused, not cut short.
+  await sexecOk(s, 'res', "open('a b%.txt','w').write('sp')\nopen('big.txt','w').write('x' * (1 << 20 | 1))");
+  r = await s.client.readResource({ uri: 'sandbox://session/res/a%20b%25.txt' });
+  assert.equal(r.contents[0].text, 'sp');
+  await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/big.txt' }), (e) => e.code === -32603 && e.data?.code === 'too_large');
+  await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/x%00y' }), (e) => e.code === -32603 && e.data?.code === 'invalid_path');
 
   for (const uri of ['sandbox://session/res/missing', 'sandbox://session/nosuch/x', 'file:///etc/passwd', 'sandbox://session/res']) {
     await assert.rejects(s.client.readResource({ uri }), (e) => e.code === -32002, uri);
@@ -438,61 +405,4 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/pw' }), (e) => e.code === -32603 && /leaves the work directory/.test(e.message));
   await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/../../etc/passwd' }), (e) => e.code === -32603);
   assert.equal((await sexecOk(s, 'res', "print('alive')")).stdout.trim(), 'alive');
-});
-
-// ---- artifacts ----
-
-e2e('artifacts: every result lists the files the run created or changed, one-off and in a session, and nothing else', { timeoutMs: 240_000 }, async (h) => {
-  const s = await pythonSession(h, 'art', { SANDBOX_POOL_WARM_AT_START: 'python, bash, go' });
-  // One-off python: a new file in a new directory, a plot-like binary, the source file left out.
-  let r = await s.execute('python', "import os\nos.makedirs('out/deep')\nopen('out/deep/r.csv','w').write('a\\n')\nopen('p.png','wb').write(b'\\x89PNG' + bytes(100))\nprint('ok')");
-  assert.deepEqual(r.artifacts, [
-    { path: 'out/deep/r.csv', size: 2, mime: 'text/csv' },
-    { path: 'p.png', size: 104, mime: 'image/png' },
-  ]);
-  // Nothing made: no artifacts key at all.
-  r = await s.execute('python', "print(1)");
-  assert.equal(r.artifacts, undefined);
-  // Staged inputs are not artifacts; a staged file the program rewrites is.
-  r = await s.execute('bash', 'cat in.txt > copy.txt; echo x >> in2.txt', { files: [{ path: 'in.txt', content: 'i' }, { path: 'in2.txt', content: 'j' }] });
-  assert.deepEqual(r.artifacts.map((a) => a.path), ['copy.txt', 'in2.txt']);
-  // A compiled language: the build's binary is not an artifact, the program's output is.
-  r = await s.execute('go', 'package main\nimport "os"\nfunc main() { os.WriteFile("g.txt", []byte("go"), 0o644) }');
-  assert.deepEqual(r.artifacts, [{ path: 'g.txt', size: 2, mime: 'text/plain' }]);
-
-  // In a session: only this call's files, and a deleted one is not listed.
-  await sexecOk(s, 'art', "open('keep.txt','w').write('1')");
-  let o = await sexecOk(s, 'art', "open('second.txt','w').write('22')\nopen('tmp.txt','w').write('x')\nimport os\nos.remove('tmp.txt')");
-  assert.deepEqual(o.artifacts, [{ path: 'second.txt', size: 2, mime: 'text/plain' }]);
-  o = await sexecOk(s, 'art', "open('keep.txt','a').write('more')");
-  assert.deepEqual(o.artifacts.map((a) => [a.path, a.size]), [['keep.txt', 5]]);
-  // Many files: 50 listed, the rest counted.
-  o = await sexecOk(s, 'art', "import os\nos.makedirs('many', exist_ok=True)\nfor i in range(70):\n    open('many/f%02d' % i, 'w').close()");
-  assert.equal(o.artifacts.length, 50);
-  assert.equal(o.artifactsMore, 20);
-  assert.equal(o.artifacts[0].path, 'many/f00');
-});
-
-e2e('plt.show() with no display saves every open figure into /work as an artifact: python one-off and python-ml session', { timeoutMs: 300_000 }, async (h) => {
-  const st = withStateDir(h);
-  const s = await h.start({ env: st.env({ SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'python, python-ml' }) });
-  const code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.figure()\nplt.bar(['a', 'b'], [3, 4])\nplt.show()\nprint(len(plt.get_fignums()))";
-  const r = await s.execute('python', code);
-  assert.equal(r.exitCode, 0, r.stderr);
-  assert.equal(r.stdout.trim(), '0', 'show() closed the figures');
-  assert.deepEqual(r.artifacts.map((a) => [a.path, a.mime]), [['figure-1.png', 'image/png'], ['figure-2.png', 'image/png']]);
-  assert.ok(r.artifacts.every((a) => a.size > 1000), JSON.stringify(r.artifacts));
-
-  const { structuredContent: sc } = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', ml: true, name: 'mlfig' } });
-  assert.equal(sc.session.name, 'mlfig');
-  await waitActive(s, 'mlfig', { timeoutMs: 120_000 });
-  let o = await sexecOk(s, 'mlfig', code);
-  assert.deepEqual(o.artifacts.map((a) => a.path), ['figure-1.png', 'figure-2.png']);
-  // A later call's figure does not replace the earlier file.
-  o = await sexecOk(s, 'mlfig', "import matplotlib.pyplot as plt\nplt.plot([0, 1])\nplt.show()");
-  assert.deepEqual(o.artifacts.map((a) => a.path), ['figure-1-2.png']);
-  const png = await fopOk(s, { action: 'read', session: 'mlfig', path: 'figure-1.png', length: 2 * 1024 * 1024 });
-  assert.equal(png.encoding, 'base64');
-  assert.deepEqual([...Buffer.from(png.content, 'base64').subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG');
-  await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'mlfig' } });
 });

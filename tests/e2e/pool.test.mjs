@@ -1,7 +1,7 @@
 // The warm pool: calls run side by side, the server stays responsive, and a
 // reused container carries nothing over from the call before.
 import assert from 'node:assert/strict';
-import { e2e } from './lib/server.mjs';
+import { e2e, runResult } from './lib/server.mjs';
 import { containerOf, section } from './lib/sandbox.mjs';
 import { pyUntilFile, releaseFile } from './lib/sessions.mjs';
 import { progressText } from './lib/wait.mjs';
@@ -49,7 +49,7 @@ e2e('ping answers while a long call runs', { timeoutMs: 60_000 }, async (h) => {
   await releaseFile(await containerOf(s, p.text.split('\n')[0].trim()), '/work/release');
   const r = await long;
   assert.equal(r.isError ?? false, false);
-  assert.match(r.structuredContent.stdout, /^[0-9a-f]{12}\nreleased\n$/);
+  assert.match(runResult(r).stdout, /^[0-9a-f]{12}\nreleased\n$/);
 });
 
 // One container allowed in all, so the second call must reuse the first's

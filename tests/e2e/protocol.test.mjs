@@ -1,7 +1,7 @@
 // JSON-RPC on stdio, written by hand: what a broken or hostile client can
 // send, and that stdout never carries anything but JSON-RPC messages.
 import assert from 'node:assert/strict';
-import { e2e } from './lib/server.mjs';
+import { e2e, runResult } from './lib/server.mjs';
 
 // These need no containers.
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
@@ -112,8 +112,8 @@ e2e('after garbage, a fresh initialize and a tools/call work', {}, async (h) => 
     arguments: { language: 'bash', code: 'echo "it works"; exit 4' },
   }, { timeoutMs: 60_000 });
   assert.equal(r.result.isError, false, JSON.stringify(r.result));
-  assert.equal(r.result.structuredContent.stdout, 'it works\n');
-  assert.equal(r.result.structuredContent.exitCode, 4);
+  assert.equal(runResult(r.result).stdout, 'it works\n');
+  assert.equal(runResult(r.result).exitCode, 4);
   assertOnlyJsonRpc(s);
 });
 
@@ -132,8 +132,8 @@ e2e('stdout carries only JSON-RPC lines while code prints a lot and logging is o
   for (let i = 0; i < 5; i++) assert.deepEqual((await s.request(`ping${i}`, 'ping')).result, {});
   for (const r of await Promise.all(calls)) {
     assert.equal(r.result.isError, false, JSON.stringify(r.result).slice(0, 500));
-    assert.equal(r.result.structuredContent.stdoutTruncated, true);
-    assert.equal(r.result.structuredContent.stderrTruncated, true);
+    assert.equal(runResult(r.result).stdoutTruncated, true);
+    assert.equal(runResult(r.result).stderrTruncated, true);
   }
   await s.close();
   assertOnlyJsonRpc(s);

@@ -10,7 +10,7 @@
 // (lib/sessions.mjs, withStateDir).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { e2e, toolError } from './lib/server.mjs';
+import { e2e, runResult, toolError } from './lib/server.mjs';
 import {
   GENERATED_NAME,
   checkSession,
@@ -821,7 +821,7 @@ e2e('progress notifications stream the output of a one-off call before its resul
     }),
   );
   assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
-  checkProgress(events, r.structuredContent);
+  checkProgress(events, runResult(r));
 });
 
 e2e('progress notifications stream the output of a session call; a silent call gets heartbeats', { timeoutMs: 120_000 }, async (h) => {

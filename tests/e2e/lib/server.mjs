@@ -20,6 +20,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { dockerReachable } from './docker.mjs';
 
+/**
+ * The run of a successful sandbox_execute result: its JSON, the first
+ * content block (the tool has no output schema, so that a client which
+ * prefers structuredContent still passes its images on). Images and
+ * resource links may follow it, nothing else.
+ */
+export function runResult(r) {
+  assert.equal(r.structuredContent, undefined, 'sandbox_execute returns no structuredContent');
+  assert.equal(r.content?.[0]?.type, 'text', 'the first block is the JSON text');
+  for (const b of r.content.slice(1)) assert.ok(['image', 'resource_link'].includes(b.type), `a block after the text: ${b.type}`);
+  return JSON.parse(r.content[0].text);
+}
+
 export const ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 export const BIN = process.env.MCP_SANDBOX_BIN || path.join(ROOT, 'build/bin/mcp-sandbox');
 export const IN_CI = process.env.CI === 'true';
@@ -132,8 +145,8 @@ export class McpServer {
   }
 
   /**
-   * Runs code and returns the structuredContent of a successful call
-   * (isError false), checking that the text content says the same. Other
+   * Runs code and returns the JSON of a successful call (isError false,
+   * runResult()). Other
    * keys of the options (stdin, typecheck, optimize, ml...) are passed as
    * tool arguments.
    */
@@ -146,9 +159,7 @@ export class McpServer {
       false,
       `sandbox_execute(${language}) failed on the host side: ${r.content?.[0]?.text}`,
     );
-    assert.ok(r.structuredContent, 'a successful result has structuredContent');
-    assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, 'text content mirrors structuredContent');
-    return r.structuredContent;
+    return runResult(r);
   }
 
   async close() {

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { toolError } from './server.mjs';
+import { runResult, toolError } from './server.mjs';
 import { waitFor } from './wait.mjs';
 
 const run = promisify(execFile);
@@ -244,19 +244,17 @@ export function sessionExecCall(s, session, code, { timeout, requestTimeoutMs = 
   return s.client.callTool({ name: 'sandbox_execute', arguments: args }, undefined, opts);
 }
 
-/** Checks a successful session execution result and returns its structuredContent. */
+/** Checks a successful session execution result and returns its JSON. */
 export function sessionResult(r, session) {
   assert.equal(r.isError ?? false, false, `sandbox_execute in session ${session} failed: ${r.content?.[0]?.text}`);
-  const o = r.structuredContent;
-  assert.ok(o, 'a successful result has structuredContent');
-  assert.deepEqual(JSON.parse(r.content[0].text), o, 'text content mirrors structuredContent');
+  const o = runResult(r);
   assert.equal(o.session, session, 'the result names its session');
   assert.equal(typeof o.stateKept, 'boolean', 'stateKept');
   assert.equal(typeof o.freshState, 'boolean', 'freshState');
   return o;
 }
 
-/** Runs code in a session; returns the structuredContent of a successful call. */
+/** Runs code in a session; returns the JSON of a successful call. */
 export async function sexec(s, session, code, opts = {}) {
   return sessionResult(await sessionExecCall(s, session, code, opts), session);
 }

@@ -1,0 +1,161 @@
+/*
+ * media.c - MIME types by name, raster image headers by content.
+ */
+#include "media.h"
+
+#include <string.h>
+
+/* A few types a client may render; the rest is octet-stream. */
+static const char *const types[][2] = {
+	{".png", "image/png"},
+	{".jpg", "image/jpeg"},
+	{".jpeg", "image/jpeg"},
+	{".gif", "image/gif"},
+	{".webp", "image/webp"},
+	{".svg", "image/svg+xml"},
+	{".csv", "text/csv"},
+	{".json", "application/json"},
+	{".html", "text/html"},
+	{".md", "text/markdown"},
+	{".pdf", "application/pdf"},
+	{".py", "text/x-python"},
+	{".txt", "text/plain"},
+	{".log", "text/plain"},
+	{".tsv", "text/tab-separated-values"},
+	{".xml", "application/xml"},
+	{".yaml", "application/yaml"},
+	{".yml", "application/yaml"},
+	{".js", "text/javascript"},
+	{".ts", "text/x-typescript"},
+	{".sh", "text/x-shellscript"},
+};
+
+const char *media_type(const char *path, int text)
+{
+	const char *dot = strrchr(path, '.');
+	size_t i;
+
+	for (i = 0; dot && i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(dot, types[i][0]) == 0)
+			return types[i][1];
+	return text ? "text/plain" : "application/octet-stream";
+}
+
+int media_is_image_name(const char *path)
+{
+	const char *t = media_type(path, 0);
+
+	return strncmp(t, "image/", 6) == 0 && strcmp(t, "image/svg+xml") != 0;
+}
+
+static uint32_t be16(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static uint32_t le16(const unsigned char *p)
+{
+	return (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint32_t le24(const unsigned char *p)
+{
+	return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The first start-of-frame segment's size: markers are walked by their
+ * lengths from the start-of-image. */
+static int jpeg_size(const unsigned char *p, size_t n, uint32_t *w, uint32_t *h)
+{
+	size_t i = 2;
+
+	while (i + 4 <= n) {
+		unsigned m;
+
+		if (p[i] != 0xff)
+			return -1;
+		m = p[i + 1];
+		if (m == 0xff) { /* fill byte */
+			i++;
+			continue;
+		}
+		if (m == 0x01 || (m >= 0xd0 && m <= 0xd7)) { /* no length */
+			i += 2;
+			continue;
+		}
+		if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 &&
+		    m != 0xcc) {
+			if (i + 9 > n)
+				return -1;
+			*h = be16(p + i + 5);
+			*w = be16(p + i + 7);
+			return 0;
+		}
+		if (m == 0xd9 || m == 0xda) /* end, or data before a frame */
+			return -1;
+		i += 2 + be16(p + i + 2);
+	}
+	return -1;
+}
+
+static int webp_size(const unsigned char *p, size_t n, uint32_t *w, uint32_t *h)
+{
+	if (n >= 30 && memcmp(p + 12, "VP8 ", 4) == 0 && p[23] == 0x9d &&
+	    p[24] == 0x01 && p[25] == 0x2a) {
+		*w = le16(p + 26) & 0x3fff;
+		*h = le16(p + 28) & 0x3fff;
+		return 0;
+	}
+	if (n >= 25 && memcmp(p + 12, "VP8L", 4) == 0 && p[20] == 0x2f) {
+		uint32_t b = (uint32_t)p[21] | (uint32_t)p[22] << 8 |
+			     (uint32_t)p[23] << 16 | (uint32_t)p[24] << 24;
+
+		*w = (b & 0x3fff) + 1;
+		*h = ((b >> 14) & 0x3fff) + 1;
+		return 0;
+	}
+	if (n >= 30 && memcmp(p + 12, "VP8X", 4) == 0) {
+		*w = le24(p + 24) + 1;
+		*h = le24(p + 27) + 1;
+		return 0;
+	}
+	return -1;
+}
+
+int media_image_info(const unsigned char *p, size_t n, const char **mime,
+		     uint32_t *w, uint32_t *h)
+{
+	static const unsigned char png[8] = {0x89, 'P',	 'N',  'G',
+					     '\r', '\n', 0x1a, '\n'};
+
+	if (n >= 24 && memcmp(p, png, 8) == 0 &&
+	    memcmp(p + 12, "IHDR", 4) == 0) {
+		*mime = "image/png";
+		*w = be32(p + 16);
+		*h = be32(p + 20);
+		return 0;
+	}
+	if (n >= 10 &&
+	    (memcmp(p, "GIF87a", 6) == 0 || memcmp(p, "GIF89a", 6) == 0)) {
+		*mime = "image/gif";
+		*w = le16(p + 6);
+		*h = le16(p + 8);
+		return 0;
+	}
+	if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff) {
+		*mime = "image/jpeg";
+		return jpeg_size(p, n, w, h);
+	}
+	if (n >= 16 && memcmp(p, "RIFF", 4) == 0 &&
+	    memcmp(p + 8, "WEBP", 4) == 0) {
+		*mime = "image/webp";
+		return webp_size(p, n, w, h);
+	}
+	return -1;
+}
