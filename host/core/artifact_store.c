@@ -139,8 +139,8 @@ static void remove_tree(int dfd, const char *name, int depth)
 
 	if (!unlinkat(dfd, name, 0) || errno != EISDIR)
 		return; /* a file, or gone */
-	if (!unlinkat(dfd, name, AT_REMOVEDIR) || depth > SET_MAX_DEPTH)
-		return; /* an empty directory */
+	if (!unlinkat(dfd, name, AT_REMOVEDIR) || depth > 2 * SET_MAX_DEPTH)
+		return; /* an empty directory (or deeper than we write) */
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
 		if (fd >= 0)
@@ -332,11 +332,14 @@ static struct index *sweep(struct artifact_store *st, const struct index *old,
 
 static int write_file(int setfd, const struct exec_file *f)
 {
-	const char *last;
-	size_t done = 0;
+	const char *last, *p;
+	size_t done = 0, depth = 0;
 	int dfd, fd, rc = 0;
 
-	if (beneath_check(f->path))
+	/* No deeper than a sweep walks (and removes). */
+	for (p = f->path; *p; p++)
+		depth += *p == '/';
+	if (beneath_check(f->path) || depth >= SET_MAX_DEPTH)
 		return -EINVAL;
 	dfd = beneath_parent(setfd, f->path, 1, &last);
 	if (dfd < 0)

@@ -29,7 +29,8 @@ struct collect {
 	collect_done_cb cb;
 	void *arg;
 	int stopped;
-	char *paths; /* the items' paths */
+	uint32_t last_len; /* asked of the read on the way */
+	char *paths;	   /* the items' paths */
 };
 
 struct collect *collect_new(const struct exec_collect *pol,
@@ -113,6 +114,16 @@ static int send_read(struct collect *c);
 static void finish(struct collect *c, int lost)
 {
 	collect_done_cb cb = c->cb;
+	size_t i;
+
+	/* Files still to read when it stopped are listed as not read. */
+	for (i = c->next; i < c->n; i++)
+		if (c->v[i].want && !c->arts[i].data) {
+			free(c->v[i].buf);
+			c->v[i].buf = NULL;
+			c->arts[i].len = 0;
+			c->arts[i].skip = EXEC_ART_UNREADABLE;
+		}
 
 	c->cb = NULL;
 	if (cb)
@@ -175,6 +186,16 @@ static void read_cb(struct agent_client *ac, const struct error *err,
 		memcpy(it->buf + a->len, res->data, res->data_len);
 	a->len = got;
 	if (!res->eof && res->data_len) {
+		/* The agent fills every read it can: a short one that is not
+		 * the end is not an agent to keep asking. */
+		if (res->data_len < c->last_len) {
+			finish(c, 1);
+			return;
+		}
+		if (c->stopped) {
+			finish(c, 0);
+			return;
+		}
 		if (send_read(c)) {
 			drop(c, c->next, EXEC_ART_UNREADABLE);
 			finish(c, 1);
@@ -199,6 +220,7 @@ static int send_read(struct collect *c)
 	q.offset = a->len;
 	/* One byte past the cap: a file that grew is seen as too large. */
 	q.length = left < c->pol.chunk ? (uint32_t)left : c->pol.chunk;
+	c->last_len = q.length;
 	return agent_client_file(c->ac, &q, read_cb, c);
 }
 
@@ -241,6 +263,7 @@ int collect_run(struct collect *c, struct agent_client *ac, collect_done_cb cb,
 	rc = send_read(c);
 	if (rc) {
 		c->cb = NULL;
+		finish(c, 1); /* marks what was wanted as not read */
 		return rc < 0 ? rc : -EIO;
 	}
 	return 1;

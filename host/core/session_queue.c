@@ -74,7 +74,7 @@ static void call_done_cb(const struct exec_outcome *o, void *arg)
 			 o->err ? o->err : "");
 	if (s->m->shutting_down) {
 		/* the executor's ERR_SHUTTING_DOWN stands */
-	} else if (s->destroying && o->error) {
+	} else if (s->destroying && (o->error || lost)) {
 		mine.error = &why;
 		error_set(&why, ERR_SESSION_DESTROYED,
 			  "the session was destroyed while the call ran");

@@ -36,6 +36,9 @@ struct execute_call {
 	cJSON *result, *images;
 	int *kept_as; /* per artifact: its index among the kept, or -1 */
 	size_t nkept_as;
+	char **paths; /* per artifact: its path as the agent sent it, for
+			 the uri (the JSON's is made valid UTF-8) */
+	size_t npaths;
 	char store_id[ARTIFACT_ID_LEN + 1];
 };
 
@@ -209,6 +212,9 @@ static void ec_closed_cb(uv_handle_t *h)
 	cJSON_Delete(ec->result);
 	cJSON_Delete(ec->images);
 	free(ec->kept_as);
+	while (ec->npaths)
+		free(ec->paths[--ec->npaths]);
+	free(ec->paths);
 	free(ec);
 }
 
@@ -349,16 +355,19 @@ static void answer(struct execute_call *ec, const unsigned char *kept)
 
 	cJSON_ArrayForEach(a, arts)
 	{
-		const cJSON *path = cJSON_GetObjectItemCaseSensitive(a, "path");
+		const char *path =
+			ec->paths && i < ec->npaths ? ec->paths[i] : NULL;
+		int read = i < ec->nkept_as && ec->kept_as[i] >= 0;
 		char *uri = NULL;
 
-		if (ec->session)
-			uri = resources_uri("session", ec->session,
-					    path->valuestring);
-		else if (kept && i < ec->nkept_as && ec->kept_as[i] >= 0 &&
-			 kept[ec->kept_as[i]])
-			uri = resources_uri("artifact", ec->store_id,
-					    path->valuestring);
+		if (path && ec->session)
+			uri = resources_uri("session", ec->session, path);
+		else if (path && read && kept && kept[ec->kept_as[i]])
+			uri = resources_uri("artifact", ec->store_id, path);
+		else if (read && kept && !cJSON_HasObjectItem(a, "note"))
+			cJSON_AddStringToObject(a, "note",
+						"not kept: the store refused "
+						"its path");
 		i++;
 		if (!uri)
 			continue;
@@ -443,6 +452,12 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 		ec_free(ec);
 		return;
 	}
+	ec->paths =
+		calloc(o->nartifacts ? o->nartifacts : 1, sizeof(*ec->paths));
+	for (i = 0; ec->paths && i < o->nartifacts; i++)
+		if ((ec->paths[i] = strdup(o->artifacts[i].path)))
+			ec->npaths = i + 1;
+	i = 0;
 	arts = cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts");
 	cJSON_ArrayForEach(a, arts)
 	{

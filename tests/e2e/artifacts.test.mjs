@@ -122,6 +122,7 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
     'ln -s /proc/self/environ environ.txt',
     'ln -s /etc etc',
     'mkfifo pipe',
+    "printf 'l1' > \"$(printf 'caf\\351.txt')\"", // a name that is not UTF-8
     'echo made',
   ].join('\n');
   const r = await s.call({ language: 'bash', code });
@@ -130,12 +131,15 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
   const by = Object.fromEntries(run.artifacts.map((a) => [a.path, a]));
   // Only regular files are artifacts: the links and the FIFO are never
   // listed, followed or opened.
-  assert.deepEqual(Object.keys(by).sort(), ['big.bin', 'clean.csv', 'rep/a b.md']);
+  assert.deepEqual(Object.keys(by).sort(), ['big.bin', 'caf\ufffd.txt', 'clean.csv', 'rep/a b.md']);
   const id = by['clean.csv'].uri.match(/^sandbox:\/\/artifact\/([0-9a-f]{16})\/clean\.csv$/)[1];
   assert.equal(by['rep/a b.md'].uri, `sandbox://artifact/${id}/rep/a%20b.md`);
   assert.match(by['big.bin'].note, /not kept: over 65536 bytes/);
   const links = r.content.filter((b) => b.type === 'resource_link').map((b) => b.uri);
-  assert.deepEqual(links, [by['clean.csv'].uri, by['rep/a b.md'].uri]);
+  assert.deepEqual(links.sort(), [by['caf\ufffd.txt'].uri, by['clean.csv'].uri, by['rep/a b.md'].uri].sort());
+  // The JSON shows the name as valid UTF-8; its uri keeps the real bytes.
+  assert.equal(by['caf\ufffd.txt'].uri, `sandbox://artifact/${id}/caf%E9.txt`);
+  assert.equal((await fopOk(s, { action: 'read', path: by['caf\ufffd.txt'].uri })).content, 'l1');
 
   // Read with the uri alone; by offset too.
   let o = await fopOk(s, { action: 'read', path: by['clean.csv'].uri });

@@ -115,20 +115,29 @@ static size_t listed(struct artifact_store *st)
 static void check_sets(struct artifact_store *st)
 {
 	static const unsigned char csv[] = "a,b\n1,2\n";
+	static char deep[128];
 	const struct exec_file files[] = {
 		{"out/deep/r.csv", csv, sizeof(csv) - 1},
 		{"../escape.txt", csv, 3},
 		{"/etc/abs.txt", csv, 3},
 		{"a/../b.txt", csv, 3},
 		{"plain.txt", csv, 2},
+		{deep, csv, 1},
 	};
 	char id[ARTIFACT_ID_LEN + 1], other[ARTIFACT_ID_LEN + 1];
 	char path[256];
 	struct got g;
+	int i;
 
-	put(st, files, 5, id, &g);
+	/* Deeper than a sweep walks: refused, so nothing escapes the size. */
+	for (i = 0; i < 40; i++) {
+		deep[2 * (size_t)i] = i < 39 ? 'd' : 'f';
+		deep[2 * (size_t)i + 1] = i < 39 ? '/' : '\0';
+	}
+	put(st, files, 6, id, &g);
 	CHECK(g.code == 0);
-	CHECK(g.kept[0] && !g.kept[1] && !g.kept[2] && !g.kept[3] && g.kept[4]);
+	CHECK(g.kept[0] && !g.kept[1] && !g.kept[2] && !g.kept[3] &&
+	      g.kept[4] && !g.kept[5]);
 	snprintf(path, sizeof(path), "%s/escape.txt", state);
 	CHECK(access(path, F_OK) != 0);
 	CHECK(listed(st) == 2);
