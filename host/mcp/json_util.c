@@ -43,12 +43,31 @@ static size_t utf8_seq(const unsigned char *p, size_t avail)
 	return 0;
 }
 
+/* Bytes from p that are ASCII, counted 8 at a time (a file read or a
+ * write's content is mostly ASCII: megabytes are checked per request). */
+static size_t ascii_run(const unsigned char *p, size_t len)
+{
+	size_t i = 0;
+	uint64_t w;
+
+	while (i + 8 <= len) {
+		memcpy(&w, p + i, 8);
+		if (w & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
+	return i;
+}
+
 int utf8_valid(const char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)buf;
 	size_t i = 0, n;
 
 	while (i < len) {
+		i += ascii_run(p + i, len - i);
+		if (i == len)
+			break;
 		n = utf8_seq(p + i, len - i);
 		if (!n)
 			return 0;

@@ -207,6 +207,13 @@ static void utf8(void)
 	CHECK(!utf8_valid("\xc0\xaf", 2));     /* overlong */
 	CHECK(!utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
 	CHECK(!utf8_valid("\xe2\x82", 2));     /* truncated */
+	/* The ASCII words and the bytes after them. */
+	CHECK(utf8_valid("0123456789abcdefg", 17));
+	CHECK(!utf8_valid("01234567\xff", 9));
+	CHECK(!utf8_valid("0123456\xff"
+			  "89abcdef",
+			  16));
+	CHECK(utf8_valid("01234567\xc3\xa9xyz", 13));
 	s = utf8_sanitize("a\xff"
 			  "b\0c",
 			  5);
