@@ -90,36 +90,53 @@ static char *pct_decode(const char *s)
 	return d;
 }
 
-int resources_session(const char *uri, char *name, size_t size, char **path)
+/* uri as <prefix><owner>/<rest>: 1 with owner copied (size bytes at
+ * most) and *rest after the '/'; 0 when uri has another prefix; -1 when it
+ * has this one but no '/' or too long an owner. */
+static int split_uri(const char *uri, const char *prefix, char *owner,
+		     size_t size, const char **rest)
 {
-	const char *p = uri + strlen(URI_PREFIX), *slash;
+	const char *p = uri + strlen(prefix), *slash;
 
-	*path = NULL;
-	if (strncmp(uri, URI_PREFIX, strlen(URI_PREFIX)) != 0)
+	if (strncmp(uri, prefix, strlen(prefix)) != 0)
 		return 0;
 	slash = strchr(p, '/');
-	if (!slash || (size_t)(slash - p) >= size || !slash[1] ||
-	    !(*path = pct_decode(slash + 1)))
+	if (!slash || (size_t)(slash - p) >= size)
 		return -1;
-	memcpy(name, p, (size_t)(slash - p));
-	name[slash - p] = '\0';
+	memcpy(owner, p, (size_t)(slash - p));
+	owner[slash - p] = '\0';
+	*rest = slash + 1;
 	return 1;
+}
+
+/* split_uri() of a file's URI, its path decoded into *path. */
+static int file_uri(const char *uri, const char *prefix, char *owner,
+		    size_t size, char **path)
+{
+	const char *rest;
+	int rc = split_uri(uri, prefix, owner, size, &rest);
+
+	*path = NULL;
+	if (rc <= 0)
+		return rc;
+	return *rest && (*path = pct_decode(rest)) ? 1 : -1;
+}
+
+int resources_session(const char *uri, char *name, size_t size, char **path)
+{
+	return file_uri(uri, URI_PREFIX, name, size, path);
 }
 
 int resources_artifact(const char *uri, char *id, char **path)
 {
-	const char *p = uri + strlen(ARTIFACT_PREFIX), *slash;
+	int rc = file_uri(uri, ARTIFACT_PREFIX, id, ARTIFACT_ID_LEN + 1, path);
 
-	*path = NULL;
-	if (strncmp(uri, ARTIFACT_PREFIX, strlen(ARTIFACT_PREFIX)) != 0)
-		return 0;
-	slash = strchr(p, '/');
-	if (!slash || !artifact_id_valid(p, (size_t)(slash - p)) || !slash[1] ||
-	    !(*path = pct_decode(slash + 1)))
+	if (rc > 0 && !artifact_id_valid(id, strlen(id))) {
+		free(*path);
+		*path = NULL;
 		return -1;
-	memcpy(id, p, ARTIFACT_ID_LEN);
-	id[ARTIFACT_ID_LEN] = '\0';
-	return 1;
+	}
+	return rc;
 }
 
 static void session_resource(cJSON *arr, const struct session *s)
@@ -345,12 +362,12 @@ static void cancel_cb(void *arg)
 void resources_read(const struct tool_env *env, struct mcp_call *call,
 		    const char *uri)
 {
-	const char *p = uri + strlen(URI_PREFIX), *slash;
 	struct read_call *rc;
 	struct session_call *sc;
 	struct ap_file q;
 	struct session *s;
 	struct error err;
+	const char *rest;
 	char name[80];
 
 	rc = calloc(1, sizeof(*rc));
@@ -365,10 +382,7 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 		read_artifact(env, rc);
 		return;
 	}
-	slash = strncmp(uri, URI_PREFIX, strlen(URI_PREFIX)) == 0
-			? strchr(p, '/')
-			: NULL;
-	if (!slash || (size_t)(slash - p) >= sizeof(name)) {
+	if (split_uri(uri, URI_PREFIX, name, sizeof(name), &rest) <= 0) {
 		error_set(&err, ERR_NOT_FOUND,
 			  "not a resource of this server: give "
 			  "%s{session}/{path} or %s{id}/{path}",
@@ -376,8 +390,6 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 		fail_read(rc, &err);
 		return;
 	}
-	memcpy(name, p, (size_t)(slash - p));
-	name[slash - p] = '\0';
 	s = session_valid_name(name) ? session_find(env->sessions, name) : NULL;
 	if (!s) {
 		error_set(&err, ERR_SESSION_NOT_FOUND, "no session named '%s'",
@@ -385,8 +397,8 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 		fail_read(rc, &err);
 		return;
 	}
-	rc->listing = !slash[1] || slash[strlen(slash) - 1] == '/';
-	rc->path = slash[1] ? pct_decode(slash + 1) : strdup(".");
+	rc->listing = !*rest || rest[strlen(rest) - 1] == '/';
+	rc->path = *rest ? pct_decode(rest) : strdup(".");
 	if (!rc->path) {
 		error_set(&err, ERR_INVALID_PATH, "%s: a malformed %% escape",
 			  uri);

@@ -252,34 +252,43 @@ static void output_cb(const char *out, size_t out_len, const char *err,
 	uv_timer_again(&ec->heartbeat);
 }
 
-/* Why an image is listed but not shown, as its artifact's note. */
-static void image_note(cJSON *a, const struct exec_artifact *e,
-		       const struct config *cfg, const char *why)
+/* Why image e is not shown (written into buf), or NULL when it is a real
+ * image within the caps (*mime its type). */
+static const char *not_shown(const struct exec_artifact *e,
+			     const struct config *cfg, uint32_t shown,
+			     const char **mime, char *buf, size_t size)
 {
-	char note[160];
+	uint32_t w = 0, h = 0;
 
-	if (why) {
-		snprintf(note, sizeof(note), "not shown: %s", why);
-	} else if (e->size > cfg->art_image_bytes ||
-		   e->len > cfg->art_image_bytes) {
-		snprintf(note, sizeof(note),
+	if (e->size > cfg->art_image_bytes || e->len > cfg->art_image_bytes)
+		snprintf(buf, size,
 			 "not shown: over %u bytes ([artifacts] "
 			 "image_max_bytes)",
 			 cfg->art_image_bytes);
-	} else if (e->skip == EXEC_ART_TOO_MANY || e->data) {
-		snprintf(note, sizeof(note),
-			 "not shown: more than %u images in one result "
-			 "([artifacts] images)",
-			 cfg->art_images);
-	} else {
-		snprintf(note, sizeof(note), "not shown: %s",
+	else if (!e->data && e->skip != EXEC_ART_TOO_MANY)
+		snprintf(buf, size, "not shown: %s",
 			 e->skip == EXEC_ART_OVER_TOTAL
 				 ? "over the bytes one call may read back"
 			 : e->skip == EXEC_ART_TOO_LARGE
 				 ? "it grew past its cap while read back"
 				 : "could not be read back");
-	}
-	cJSON_AddStringToObject(a, "note", note);
+	else if (e->data && media_image_info(e->data, e->len, mime, &w, &h))
+		snprintf(buf, size,
+			 "not shown: not a PNG, JPEG, GIF or WebP image");
+	else if (e->data &&
+		 (!w || !h || w > cfg->art_image_px || h > cfg->art_image_px))
+		snprintf(buf, size,
+			 "not shown: %ux%u px, over %u on a side "
+			 "([artifacts] image_max_px)",
+			 w, h, cfg->art_image_px);
+	else if (!e->data || shown >= cfg->art_images)
+		snprintf(buf, size,
+			 "not shown: more than %u images in one result "
+			 "([artifacts] images)",
+			 cfg->art_images);
+	else
+		return NULL;
+	return buf;
 }
 
 /* Why a one-off run's file was not kept (no uri). */
@@ -312,30 +321,13 @@ static void keep_note(cJSON *a, const struct exec_artifact *e,
 static int add_image(struct execute_call *ec, cJSON *a,
 		     const struct exec_artifact *e, uint32_t shown)
 {
-	const struct config *cfg = ec->env->cfg;
-	const char *mime;
-	uint32_t w = 0, h = 0;
-	char why[96];
+	const char *mime = NULL, *why;
+	char note[160];
 	cJSON *b;
 
-	if (!e->data) {
-		image_note(a, e, cfg, NULL);
-		return 0;
-	}
-	if (media_image_info(e->data, e->len, &mime, &w, &h)) {
-		image_note(a, e, cfg, "not a PNG, JPEG, GIF or WebP image");
-		return 0;
-	}
-	if (!w || !h || w > cfg->art_image_px || h > cfg->art_image_px) {
-		snprintf(why, sizeof(why),
-			 "%ux%u px, over %u on a side ([artifacts] "
-			 "image_max_px)",
-			 w, h, cfg->art_image_px);
-		image_note(a, e, cfg, why);
-		return 0;
-	}
-	if (e->len > cfg->art_image_bytes || shown >= cfg->art_images) {
-		image_note(a, e, cfg, NULL);
+	why = not_shown(e, ec->env->cfg, shown, &mime, note, sizeof(note));
+	if (why) {
+		cJSON_AddStringToObject(a, "note", why);
 		return 0;
 	}
 	b = tool_image_block(e->data, e->len, mime);
