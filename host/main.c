@@ -24,6 +24,8 @@
 #include <curl/curl.h>
 
 #include "core/artifact_store.h"
+#include "core/install.h"
+#include "core/pkg_cache.h"
 #include "core/config.h"
 #include "core/executor.h"
 #include "core/identity.h"
@@ -31,6 +33,7 @@
 #include "core/plugins.h"
 #include "core/pool.h"
 #include "core/session.h"
+#include "core/session_store.h"
 #include "engine/docker.h"
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
@@ -59,6 +62,9 @@ struct app {
 	struct pool *pool;
 	struct tool_env env;
 	struct artifact_store *artifacts;
+	struct pkg_cache *pkg_cache;
+	struct installer *installer;
+	char pkg_volume_label[96]; /* INSTALL_VOLUME_ID_LABEL=<instance> */
 	struct mcp_server *server;
 	uv_signal_t sigterm, sigint;
 	uv_timer_t deadline; /* serve: bounds the shutdown */
@@ -227,14 +233,22 @@ static int start_engine(struct app *a)
 	rc = identity_init(&a->id);
 	if (rc)
 		return rc;
-	return pool_new(a->loop, a->docker, &a->plugins,
-			&(struct pool_options){
-				.max_containers = a->cfg.max_containers,
-				.idle_shrink_s = a->cfg.idle_shrink_s,
-				.memory_budget_mb = a->cfg.memory_budget_mb,
-				.labels = a->id.label_ptrs,
-			},
-			&a->pool);
+	snprintf(a->pkg_volume_label, sizeof(a->pkg_volume_label), "%s=%s",
+		 INSTALL_VOLUME_ID_LABEL, a->id.instance);
+	return pool_new(
+		a->loop, a->docker, &a->plugins,
+		&(struct pool_options){
+			.max_containers = a->cfg.max_containers,
+			.idle_shrink_s = a->cfg.idle_shrink_s,
+			.memory_budget_mb = a->cfg.memory_budget_mb,
+			.labels = a->id.label_ptrs,
+			.pkg_volume = strcmp(a->cfg.pkg_network, "none") != 0
+					      ? a->cfg.pkg_volume
+					      : NULL,
+			.pkg_mount = INSTALL_MOUNT,
+			.pkg_volume_label = a->pkg_volume_label,
+		},
+		&a->pool);
 }
 
 static void negotiated_cb(const struct docker_response *res, void *arg)
@@ -393,6 +407,31 @@ static void open_artifacts(struct app *a)
 		log_warn("artifacts of one-off runs will not be kept: %s", why);
 }
 
+static int sessions_use_packages(const char *key, void *arg)
+{
+	return session_mgr_uses_packages(arg, key);
+}
+
+/* The package cache's index and the installer (docs/packages.md). */
+static void open_packages(struct app *a)
+{
+	char dir[PATH_MAX];
+	int rc;
+
+	rc = session_store_dir(a->cfg.state_dir, dir, sizeof(dir));
+	if (!rc)
+		rc = pkg_cache_open(a->loop, dir, &a->pkg_cache);
+	if (!rc)
+		rc = installer_new(a->loop, a->docker, &a->cfg,
+				   a->id.label_ptrs, a->pkg_volume_label,
+				   a->pkg_cache, &a->installer);
+	if (rc)
+		log_warn("package installs are unavailable: %s", strerror(-rc));
+	else
+		installer_set_busy(a->installer, sessions_use_packages,
+				   a->sessions);
+}
+
 static int serve(struct app *a)
 {
 	int rc;
@@ -404,6 +443,7 @@ static int serve(struct app *a)
 		return 1;
 	}
 	open_artifacts(a);
+	open_packages(a);
 	a->env = (struct tool_env){
 		.loop = a->loop,
 		.cfg = &a->cfg,
@@ -411,6 +451,8 @@ static int serve(struct app *a)
 		.pool = a->pool,
 		.sessions = a->sessions,
 		.artifacts = a->artifacts,
+		.installer = a->installer,
+		.pkg_cache = a->pkg_cache,
 	};
 	watch_signals(a);
 	pool_set_warmup(a->pool, exec_warmup);
@@ -708,6 +750,8 @@ int main(int argc, char **argv)
 		rc = serve(a);
 	}
 	/* Close whatever is left so the loop can be closed cleanly. */
+	installer_free(a->installer);
+	a->installer = NULL;
 	if (a->docker) {
 		docker_free(a->docker);
 		a->docker = NULL;
@@ -719,6 +763,7 @@ int main(int argc, char **argv)
 out:
 	session_mgr_free(a->sessions);
 	artifact_store_free(a->artifacts);
+	pkg_cache_close(a->pkg_cache);
 	pool_free(a->pool);
 	mcp_server_free(a->server);
 	plugins_close(&a->plugins);

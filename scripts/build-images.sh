@@ -210,9 +210,16 @@ build_one() {
 		return 1
 	fi
 	rm -rf "$ctx"
-	# What the host relies on, checked the way the host runs it.
+	# What the host relies on, checked the way the host runs it: an
+	# image's own images/<lang>/smoke (run with the image's name) or the
+	# sandbox contract.
+	if [ -f "$IMAGES_DIR/$lang/smoke" ]; then
+		if ! bash "$IMAGES_DIR/$lang/smoke" "$final" >>"$log" 2>&1; then
+			job_failed "$lang" "checking the image (smoke)"
+			return 1
+		fi
 	# shellcheck disable=SC2016 # expanded in the container
-	if ! docker run --rm --read-only --network none --entrypoint /bin/sh "$final" -c \
+	elif ! docker run --rm --read-only --network none --entrypoint /bin/sh "$final" -c \
 		'[ "$(id -u sandbox):$(id -g sandbox)" = 1000:1000 ] && [ -x /opt/sbx/agent ] && [ -d /work ]' \
 		>>"$log" 2>&1; then
 		echo "smoke test failed: want user sandbox 1000:1000, /opt/sbx/agent, /work" >>"$log"

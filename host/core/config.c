@@ -87,6 +87,19 @@ static const struct key_desc artifact_keys[] = {
 	{NULL, 0, 0, 0, 0},
 };
 
+static const struct key_desc package_keys[] = {
+	{"network", KT_STR, CFG(pkg_network), 0, 0},
+	{"volume", KT_STR, CFG(pkg_volume), 0, 0},
+	{"proxy_image", KT_STR, CFG(pkg_proxy_image), 0, 0},
+	{"upstream_proxy", KT_STR, CFG(pkg_upstream_proxy), 0, 0},
+	{"ca_bundle", KT_STR, CFG(pkg_ca_bundle), 0, 0},
+	{"cache_max_mb", KT_U32, CFG(pkg_cache_max_mb), 1, 1u << 24},
+	{"timeout_ms", KT_U32, CFG(pkg_timeout_ms), 1000, 3600000},
+	{"disk_mb", KT_U32, CFG(pkg_disk_mb), 16, 1u << 20},
+	{"memory_mb", KT_U32, CFG(pkg_memory_mb), 64, 1u << 20},
+	{NULL, 0, 0, 0, 0},
+};
+
 /* Keys of [limits] that are also accepted in language sections. */
 static const struct key_desc limit_keys[] = {
 	{"memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20},
@@ -121,6 +134,7 @@ static const struct key_desc lang_keys[] = {
 	{"start_timeout_ms", KT_U32, LANG(start_timeout_ms), 1000, 600000},
 	{"reset_timeout_ms", KT_U32, LANG(reset_timeout_ms), 1000, 600000},
 	{"network", KT_NETWORK, LANG(network), 0, 0},
+	{"registry", KT_STR, LANG(registry), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -176,6 +190,16 @@ void config_init(struct config *cfg)
 	cfg->max_code_bytes = 4u << 20;
 	cfg->shm_mb = 64;
 	cfg->network = strdup("none");
+	cfg->pkg_network = strdup("mcp-sandbox-packages");
+	cfg->pkg_volume = strdup("mcp-sandbox-packages");
+	cfg->pkg_proxy_image = strdup("mcp-sandbox/proxy:latest");
+	/* The host's bundle: it holds the CA of a TLS-intercepting network
+	 * the host trusts, which the images do not. */
+	cfg->pkg_ca_bundle = strdup("/etc/ssl/certs/ca-certificates.crt");
+	cfg->pkg_cache_max_mb = 4096;
+	cfg->pkg_timeout_ms = 300000;
+	cfg->pkg_disk_mb = 1024;
+	cfg->pkg_memory_mb = 1024;
 }
 
 static void lang_free(struct lang_config *l)
@@ -184,6 +208,7 @@ static void lang_free(struct lang_config *l)
 
 	free(l->image);
 	free(l->network);
+	free(l->registry);
 	free(l->file);
 	for (i = 0; i < l->nblocklist; i++)
 		free(l->blocklist[i]);
@@ -204,6 +229,11 @@ void config_close(struct config *cfg)
 	free(cfg->state_dir);
 	free(cfg->files_host_root);
 	free(cfg->network);
+	free(cfg->pkg_network);
+	free(cfg->pkg_volume);
+	free(cfg->pkg_proxy_image);
+	free(cfg->pkg_upstream_proxy);
+	free(cfg->pkg_ca_bundle);
 	for (i = 0; i < cfg->nwarm_at_start; i++)
 		free(cfg->warm_at_start[i]);
 	memset(cfg, 0, sizeof(*cfg));
@@ -480,7 +510,11 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = files_keys;
 	else if (strcmp(section, "artifacts") == 0)
 		t = artifact_keys;
-	else if (strcmp(section, "limits") == 0) {
+	else if (strcmp(section, "packages") == 0) {
+		if (strcmp(key, "ca_bundle") == 0)
+			cfg->pkg_ca_bundle_set = 1;
+		t = package_keys;
+	} else if (strcmp(section, "limits") == 0) {
 		if ((k = find_key(limit_keys, key)))
 			return apply_key(&cfg->limits, k, value, why);
 		t = limits_only_keys;
@@ -601,9 +635,9 @@ static int section_matches(const char *env_rest, const char *section,
 void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		      size_t nlangs)
 {
-	static const char *const fixed[] = {"server",	"docker",   "pool",
-					    "limits",	"sessions", "files",
-					    "artifacts"};
+	static const char *const fixed[] = {"server",	 "docker",   "pool",
+					    "limits",	 "sessions", "files",
+					    "artifacts", "packages"};
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;

@@ -29,6 +29,7 @@ struct lang_config {
 	uint32_t start_timeout_ms; /* 0: not set */
 	uint32_t reset_timeout_ms; /* 0: not set */
 	char *network;
+	char *registry; /* the installer's registry (a mirror), or NULL */
 	/* Replace the plugin's lists when set (has_*). */
 	int has_blocklist;
 	char *blocklist[CONFIG_MAX_LIST]; /* POSIX ERE patterns */
@@ -93,6 +94,18 @@ struct config {
 	uint32_t art_keep_call;	   /* kept from one call, all together */
 	uint32_t art_store_mb;	   /* the store's size; 0: nothing kept */
 	uint32_t art_keep_minutes; /* how long a kept artifact lives */
+
+	/* [packages] (docs/packages.md) */
+	char *pkg_network;	  /* the install network; "none": no installs */
+	char *pkg_volume;	  /* the cache's Docker volume */
+	char *pkg_proxy_image;	  /* the egress proxy's image */
+	char *pkg_upstream_proxy; /* "host:port" to chain to, or NULL */
+	char *pkg_ca_bundle;	  /* PEM file handed to installers, or "none" */
+	int pkg_ca_bundle_set;	  /* set in the file or environment */
+	uint32_t pkg_cache_max_mb; /* the cache's size before LRU eviction */
+	uint32_t pkg_timeout_ms;   /* one install's time budget */
+	uint32_t pkg_disk_mb;	   /* one install's disk budget */
+	uint32_t pkg_memory_mb;	   /* one install container's memory */
 
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;

@@ -19,7 +19,7 @@
 #define WATCHDOG_GRACE_MS 5000
 #define MAX_ARGV 64
 
-static const char *const base_env[] = {
+const char *const exec_base_env[] = {
 	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	"HOME=/work",
 	"USER=sandbox",
@@ -47,6 +47,7 @@ struct exec_job {
 	size_t nfiles, nstaged;
 	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
 	size_t nopts;
+	char *extra_env[EXEC_MAX_EXTRA_ENV + 1]; /* owned copies */
 	uint32_t timeout_ms;
 	exec_done_cb cb;
 	void *arg;
@@ -71,6 +72,8 @@ static void job_closed_cb(uv_handle_t *h)
 {
 	struct exec_job *j = h->data;
 
+	for (size_t k = 0; j->extra_env[k]; k++)
+		free(j->extra_env[k]);
 	free(j->code);
 	free(j->stdin_data);
 	free(j->files);
@@ -300,7 +303,8 @@ struct request_bufs {
  * -E2BIG when a command does not fit. */
 static int fill_request(const struct plugin *pl,
 			const struct sbx_option *const *opts, size_t nopts,
-			struct request_bufs *b, struct agent_exec_req *q)
+			char *const *extra_env, struct request_bufs *b,
+			struct agent_exec_req *q)
 {
 	const struct policy *po = &pl->policy;
 	const struct sbx_plugin *d = pl->desc;
@@ -318,14 +322,16 @@ static int fill_request(const struct plugin *pl,
 	if (expand_argv(build_cmd, d->file_name, b->build) ||
 	    expand_argv(run_cmd, d->file_name, b->run))
 		return -E2BIG;
-	for (i = 0; base_env[i]; i++)
-		b->env[n++] = base_env[i];
+	for (i = 0; exec_base_env[i]; i++)
+		b->env[n++] = exec_base_env[i];
 	for (i = 0; d->env && d->env[i] && n + 1 < MAX_ARGV; i++)
 		b->env[n++] = d->env[i];
 	for (k = 0; k < nopts; k++)
 		for (i = 0; opts[k]->env && opts[k]->env[i] && n + 1 < MAX_ARGV;
 		     i++)
 			b->env[n++] = opts[k]->env[i];
+	for (i = 0; extra_env && extra_env[i] && n + 1 < MAX_ARGV; i++)
+		b->env[n++] = extra_env[i];
 	b->env[n] = NULL;
 	*q = (struct agent_exec_req){
 		.file_name = d->file_name,
@@ -461,7 +467,7 @@ static void run_on_agent(struct exec_job *j)
 		stage_next(j);
 		return;
 	}
-	if (fill_request(j->pl, j->opts, j->nopts, &bufs, &q)) {
+	if (fill_request(j->pl, j->opts, j->nopts, j->extra_env, &bufs, &q)) {
 		if (j->box)
 			pool_release(j->pool, j->box, 0);
 		j->box = NULL;
@@ -530,7 +536,8 @@ int exec_warmup(struct box *b, const struct plugin *pl,
 	struct warmup *w;
 	int rc;
 
-	if (!code || !box_agent(b) || fill_request(pl, NULL, 0, &bufs, &q))
+	if (!code || !box_agent(b) ||
+	    fill_request(pl, NULL, 0, NULL, &bufs, &q))
 		return -EINVAL;
 	w = malloc(sizeof(*w));
 	if (!w)
@@ -572,8 +579,8 @@ static int interpreter_request(struct exec_job *j,
 			       size_t msgsize)
 {
 	const struct sbx_plugin *d = req->pl->desc;
-	char head[96], *out = NULL;
-	size_t len = 0;
+	char head[128], *out = NULL;
+	size_t len = 0, plen;
 	int n, rc;
 
 	if (d->session_request) {
@@ -591,9 +598,16 @@ static int interpreter_request(struct exec_job *j,
 		j->code_len = len;
 		return 0;
 	}
-	n = snprintf(head, sizeof(head), "run %u %zu %zu\n", req->session_seq,
-		     req->code_len, req->stdin_len);
-	len = (size_t)n + req->code_len + req->stdin_len;
+	/* The package paths, when there are any, as a fourth part. */
+	plen = req->pkg_paths ? strlen(req->pkg_paths) : 0;
+	if (plen)
+		n = snprintf(head, sizeof(head), "run %u %zu %zu %zu\n",
+			     req->session_seq, req->code_len, req->stdin_len,
+			     plen);
+	else
+		n = snprintf(head, sizeof(head), "run %u %zu %zu\n",
+			     req->session_seq, req->code_len, req->stdin_len);
+	len = (size_t)n + req->code_len + req->stdin_len + plen;
 	j->code = malloc(len + 1);
 	if (!j->code) {
 		snprintf(msg, msgsize, "out of memory");
@@ -604,6 +618,9 @@ static int interpreter_request(struct exec_job *j,
 	if (req->stdin_len)
 		memcpy(j->code + n + req->code_len, req->stdin_data,
 		       req->stdin_len);
+	if (plen)
+		memcpy(j->code + n + req->code_len + req->stdin_len,
+		       req->pkg_paths, plen);
 	j->code_len = len;
 	return 0;
 }
@@ -652,6 +669,12 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		req->nopts < EXEC_MAX_OPTIONS ? req->nopts : EXEC_MAX_OPTIONS;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	memcpy(j->opts, req->opts, j->nopts * sizeof(j->opts[0]));
+	for (size_t k = 0;
+	     req->extra_env && req->extra_env[k] && k < EXEC_MAX_EXTRA_ENV; k++)
+		if (!(j->extra_env[k] = strdup(req->extra_env[k]))) {
+			job_fail(j, ERR_SANDBOX, "out of memory");
+			return;
+		}
 
 	if (req->code_len + req->stdin_len > po->max_code_bytes) {
 		job_fail(j, ERR_CODE_TOO_LARGE,

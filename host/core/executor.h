@@ -68,6 +68,13 @@ struct exec_artifact {
 	int image; /* named like an image (util/media.h) */
 };
 
+/* The environment every program in a sandbox starts from (PATH, HOME=/work,
+ * USER, LANG, TMPDIR); the plugin's env and the call's come after it. */
+extern const char *const exec_base_env[];
+
+/* The most extra_env entries a request may add. */
+#define EXEC_MAX_EXTRA_ENV 8
+
 struct exec_request {
 	const struct plugin *pl;
 	const char *code; /* borrowed until exec_start returns */
@@ -95,6 +102,14 @@ struct exec_request {
 	size_t nfiles;
 	/* What to read back after the run (all zero: nothing). */
 	struct exec_collect collect;
+	/* "KEY=VALUE" entries added after the plugin's and the options'
+	 * (installed packages' paths), NULL-terminated, copied; or NULL. */
+	const char *const *extra_env;
+	/* Installed packages' directories, one a line, that a session
+	 * interpreter adds to its import path before this call
+	 * (docs/session-interpreters.md), or NULL. Borrowed until exec_start
+	 * returns. */
+	const char *pkg_paths;
 };
 
 /* The files and everything they point at, copied into one allocation:

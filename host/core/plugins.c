@@ -2,6 +2,7 @@
  * plugins.c - dlopen'ed language plugins and their effective policy.
  */
 #include "plugins.h"
+#include "packages.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -168,6 +169,25 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 		}
 		if (d->ml_variant && !valid_name(d->ml_variant)) {
 			*why = "ml_variant must match [a-z0-9_-]{1,32}";
+			return -EINVAL;
+		}
+	}
+	if (d->struct_size >= offsetof(struct sbx_plugin, package_env) +
+				      sizeof(d->package_env) &&
+	    d->package_ecosystem) {
+		if (!pkg_ecosystem_known(d->package_ecosystem)) {
+			*why = "package_ecosystem must be pypi, npm, go or "
+			       "cargo";
+			return -EINVAL;
+		}
+		if (!valid_argv(d->install_cmd, 1) ||
+		    !valid_argv(d->manifest_cmd, 1) ||
+		    !valid_argv(d->registry_cmd, 0) ||
+		    !valid_argv(d->registry_env, 0) ||
+		    !valid_argv(d->install_env, 0) ||
+		    !valid_argv(d->package_env, 0)) {
+			*why = "a language with a package_ecosystem needs "
+			       "install_cmd and manifest_cmd";
 			return -EINVAL;
 		}
 	}
@@ -364,6 +384,7 @@ static void policy_close(struct policy *p)
 	free(p->seccomp_deny);
 	free(p->image);
 	free(p->network);
+	free(p->registry);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -440,6 +461,8 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	p->max_code_bytes = cfg->max_code_bytes;
 	p->shm_mb = cfg->shm_mb;
 	p->network = strdup(lc && lc->network ? lc->network : cfg->network);
+	if (lc && lc->registry && !(p->registry = strdup(lc->registry)))
+		goto nomem;
 
 	if (lc && lc->has_blocklist)
 		n = lc->nblocklist;

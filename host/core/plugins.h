@@ -36,6 +36,7 @@ struct policy {
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;
 	char *network;
+	char *registry; /* the installer's mirror ([lang] registry), or NULL */
 	regex_t *block; /* nblock compiled patterns */
 	char **block_reason;
 	size_t nblock;

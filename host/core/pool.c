@@ -85,6 +85,8 @@ struct pool {
 	uint64_t budget;	 /* bytes; 0: none */
 	char *labels[MAX_LABELS + 2];
 	size_t nlabels;
+	char *pkg_volume, *pkg_mount; /* the package volume, or NULL */
+	char *pkg_label[2];	      /* its identity label, NULL-terminated */
 	struct box *boxes;
 	unsigned nboxes; /* all boxes but those already removed */
 	struct waiter *wq_head, *wq_tail;
@@ -227,6 +229,13 @@ int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
 	uv_unref((uv_handle_t *)&p->housekeeping);
 	for (i = 0; opt->labels && opt->labels[i] && i < MAX_LABELS; i++)
 		p->labels[p->nlabels++] = strdup(opt->labels[i]);
+	if (opt->pkg_volume && opt->pkg_mount) {
+		p->pkg_volume = strdup(opt->pkg_volume);
+		p->pkg_mount = strdup(opt->pkg_mount);
+		p->pkg_label[0] = opt->pkg_volume_label
+					  ? strdup(opt->pkg_volume_label)
+					  : NULL;
+	}
 	*out = p;
 	return 0;
 }
@@ -537,11 +546,18 @@ static int box_start(struct pool *p, const struct plugin *pl)
 	const struct policy *po = &pl->policy;
 	char lang_label[64];
 	const char *labels[MAX_LABELS + 2];
+	struct container_mount mounts[2] = {{NULL, NULL, 0, NULL},
+					    {NULL, NULL, 0, NULL}};
 	struct container_spec spec;
 	struct box *b;
 	size_t i;
 	int rc;
 
+	/* Installed packages, read-only, for languages that install any. */
+	if (p->pkg_volume && pl->desc->package_ecosystem)
+		mounts[0] = (struct container_mount){
+			p->pkg_volume, p->pkg_mount, 1,
+			(const char *const *)p->pkg_label};
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
@@ -567,6 +583,7 @@ static int box_start(struct pool *p, const struct plugin *pl)
 		.tmp_mb = po->limits.tmp_mb,
 		.shm_mb = po->shm_mb,
 		.network = po->network,
+		.mounts = mounts,
 	};
 	rc = container_run(p->d, &spec, started_cb, b);
 	if (rc) {
@@ -996,6 +1013,9 @@ void pool_free(struct pool *p)
 	}
 	for (i = 0; i < p->nlabels; i++)
 		free(p->labels[i]);
+	free(p->pkg_volume);
+	free(p->pkg_mount);
+	free(p->pkg_label[0]);
 	free(p->langs);
 	free(p);
 }

@@ -48,6 +48,13 @@ struct pool_options {
 	uint32_t memory_budget_mb; /* 0: no budget */
 	const char *const *labels; /* "key=value" identifying this server,
 				    * NULL-terminated (copied) */
+	/* The package volume, mounted read-only at mount in every container
+	 * of a language with a package installer (copied), or NULL. */
+	const char *pkg_volume;
+	const char *pkg_mount;
+	/* "key=value": the volume's identity label, should the daemon make
+	 * it for a mount (install.h, INSTALL_VOLUME_ID_LABEL). */
+	const char *pkg_volume_label;
 };
 
 /* ps is borrowed for the pool's life; each plugin's policy gives its floor,

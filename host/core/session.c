@@ -182,6 +182,44 @@ void session_unlink_free(struct session *s)
 	free(s);
 }
 
+/* ---- packages ---- */
+
+int session_add_packages(struct session *s, const char *key, struct error *err)
+{
+	unsigned i;
+
+	for (i = 0; i < s->npkg; i++)
+		if (strcmp(s->pkg_keys[i], key) == 0)
+			return 0;
+	if (s->npkg == SESSION_MAX_PACKAGES || !pkg_key_valid(key))
+		return error_set(err, ERR_INVALID_ARGUMENTS,
+				 "a session takes at most %d package sets: "
+				 "install them together",
+				 SESSION_MAX_PACKAGES);
+	memcpy(s->pkg_keys[s->npkg++], key, PKG_KEY_LEN + 1);
+	session_save(s->m);
+	return 0;
+}
+
+const char (*session_packages(const struct session *s,
+			      size_t *n))[PKG_KEY_LEN + 1]
+{
+	*n = s->npkg;
+	return s->pkg_keys;
+}
+
+int session_mgr_uses_packages(struct session_mgr *m, const char *key)
+{
+	struct session *s;
+	unsigned i;
+
+	for (s = m->list; s; s = s->next)
+		for (i = 0; i < s->npkg; i++)
+			if (strcmp(s->pkg_keys[i], key) == 0)
+				return 1;
+	return 0;
+}
+
 /* ---- persistence ---- */
 
 void session_save(struct session_mgr *m)
@@ -204,6 +242,14 @@ void session_save(struct session_mgr *m)
 		cJSON_AddNumberToObject(e, "ttl", s->ttl_s);
 		cJSON_AddNumberToObject(e, "executions", (double)s->executions);
 		cJSON_AddNumberToObject(e, "seq", s->seq);
+		if (s->npkg) {
+			cJSON *p = cJSON_AddArrayToObject(e, "packages");
+			unsigned i;
+
+			for (i = 0; p && i < s->npkg; i++)
+				cJSON_AddItemToArray(
+					p, cJSON_CreateString(s->pkg_keys[i]));
+		}
 		cJSON_AddItemToArray(arr, e);
 	}
 	session_store_save(m->store, arr);

@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "executor.h"
+#include "packages.h"
 #include "plugins.h"
 #include "pool.h"
 #include "../engine/agent_client.h"
@@ -103,6 +104,18 @@ int session_resume(struct session *s, session_cb cb, void *arg,
 /* Push the idle expiry to now + ttl_s (0: the session's TTL), capped by
  * the deadline. Returns 0 or ERR_INVALID_ARGUMENTS. */
 int session_extend(struct session *s, uint32_t ttl_s, struct error *err);
+/* Installed package sets a session's calls import from (docs/packages.md). */
+#define SESSION_MAX_PACKAGES 16
+/* Add the set key (PKG_KEY_LEN hex digits): the calls that start from now
+ * on see it. Returns 0 (also when it was there), or ERR_INVALID_ARGUMENTS
+ * when the session has SESSION_MAX_PACKAGES sets. */
+int session_add_packages(struct session *s, const char *key, struct error *err);
+/* The session's sets, *n of them. */
+const char (*session_packages(const struct session *s,
+			      size_t *n))[PKG_KEY_LEN + 1];
+/* 1 if any session of m uses the set key (the cache keeps it). */
+int session_mgr_uses_packages(struct session_mgr *m, const char *key);
+
 /* Remove the session and its container. A running call and the queued
  * ones end with ERR_SESSION_DESTROYED before this returns. */
 void session_destroy(struct session *s);

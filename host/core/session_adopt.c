@@ -173,6 +173,19 @@ static void adopt_one(struct session_mgr *m, const cJSON *saved, const cJSON *c)
 	s->ttl_s = (uint32_t)num(e, "ttl", m->cfg->session_ttl_s);
 	s->executions = (uint64_t)num(e, "executions", 0);
 	s->seq = (uint32_t)num(e, "seq", 0);
+	{
+		const cJSON *k;
+
+		cJSON_ArrayForEach(
+			k, cJSON_GetObjectItemCaseSensitive(e, "packages"))
+		{
+			if (cJSON_IsString(k) &&
+			    pkg_key_valid(k->valuestring) &&
+			    s->npkg < SESSION_MAX_PACKAGES)
+				memcpy(s->pkg_keys[s->npkg++], k->valuestring,
+				       PKG_KEY_LEN + 1);
+		}
+	}
 	s->paused = strcmp(state->valuestring, "paused") == 0;
 	if (!s->paused)
 		session_reconnect(s);

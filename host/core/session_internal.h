@@ -8,6 +8,7 @@
 #ifndef SBX_SESSION_INTERNAL_H
 #define SBX_SESSION_INTERNAL_H
 
+#include "packages.h"
 #include "session.h"
 #include "session_store.h"
 
@@ -52,6 +53,9 @@ struct session {
 	struct session_call *running;
 	struct session_call *q_head, *q_tail;
 	unsigned nq;
+	/* Installed package sets, by key, that calls import from. */
+	char pkg_keys[SESSION_MAX_PACKAGES][PKG_KEY_LEN + 1];
+	unsigned npkg;
 	struct session *prev, *next;
 };
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "install.h"
 #include "../util/log.h"
 
 #define LOG_MODULE "sessions"
@@ -163,9 +164,11 @@ static void start_file(struct session *s, struct session_call *c)
 void session_queue_next(struct session *s)
 {
 	struct session_mgr *m = s->m;
+	char *env[EXEC_MAX_EXTRA_ENV + 1] = {NULL}, *paths = NULL;
 	struct session_call *c;
 	struct exec_request req;
 	struct error err;
+	int rc;
 
 	if (s->running || !s->q_head || !s->ac || s->paused || s->destroying ||
 	    m->shutting_down)
@@ -186,7 +189,27 @@ void session_queue_next(struct session *s)
 	req.grace_ms = s->pl->policy.interrupt_grace_ms;
 	if (req.output_cb)
 		req.output_cb = call_output_cb;
-	if (exec_start(m->loop, m->pool, &req, call_done_cb, c, &c->job)) {
+	/* The session's packages as they are now: an interpreter adds the
+	 * paths its request carries, a program gets them in its
+	 * environment. */
+	if (s->npkg) {
+		const struct sbx_plugin *d = s->pl->desc;
+
+		if (d->session_cmd && d->session_cmd[0]) {
+			paths = install_paths(s->pl, s->pkg_keys, s->npkg,
+					      '\n');
+			req.pkg_paths = paths;
+		} else if ((paths = install_paths(s->pl, s->pkg_keys, s->npkg,
+						  ':')) &&
+			   install_run_env(s->pl, paths, env,
+					   EXEC_MAX_EXTRA_ENV + 1) >= 0) {
+			req.extra_env = (const char *const *)env;
+		}
+	}
+	rc = exec_start(m->loop, m->pool, &req, call_done_cb, c, &c->job);
+	free(paths);
+	install_env_free(env);
+	if (rc) {
 		s->running = NULL;
 		error_set(&err, ERR_SANDBOX, "out of memory");
 		fail_call(c, &err);

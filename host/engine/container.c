@@ -5,12 +5,14 @@
 #include "container.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "docker_demux.h"
 #include "../util/error.h"
 #include "../util/log.h"
 
@@ -21,6 +23,37 @@
  * what user code leaves behind; user code itself holds no capability. */
 static const char *const agent_caps[] = {"SETUID", "SETGID", "SETPCAP", "KILL",
 					 NULL};
+
+/* name: [strings...] unless list is NULL. */
+static void add_strings(cJSON *obj, const char *name, const char *const *list)
+{
+	cJSON *arr;
+	size_t i;
+
+	if (!list)
+		return;
+	arr = cJSON_AddArrayToObject(obj, name);
+	for (i = 0; arr && list[i]; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(list[i]));
+}
+
+/* "key=value" strings as the members of obj. */
+static void add_labels(cJSON *obj, const char *const *list)
+{
+	char key[256];
+	size_t i;
+
+	for (i = 0; obj && list && list[i]; i++) {
+		const char *eq = strchr(list[i], '=');
+		size_t kl = eq ? (size_t)(eq - list[i]) : 0;
+
+		if (!eq || kl >= sizeof(key))
+			continue;
+		memcpy(key, list[i], kl);
+		key[kl] = '\0';
+		cJSON_AddStringToObject(obj, key, eq + 1);
+	}
+}
 
 static void add_ulimit(cJSON *arr, const char *name, long long v)
 {
@@ -40,27 +73,24 @@ char *container_spec_json(const struct container_spec *s)
 	char *out;
 
 	cJSON_AddStringToObject(root, "Image", s->image);
-	cJSON_AddStringToObject(root, "User", "0");
-	cJSON_AddStringToObject(root, "WorkingDir", "/work");
-	cJSON_AddBoolToObject(root, "AttachStdin", 1);
-	cJSON_AddBoolToObject(root, "AttachStdout", 1);
-	cJSON_AddBoolToObject(root, "AttachStderr", 1);
-	cJSON_AddBoolToObject(root, "OpenStdin", 1);
+	if (!s->service || s->user)
+		cJSON_AddStringToObject(root, "User",
+					s->service ? s->user : "0");
+	if (!s->service) {
+		cJSON_AddStringToObject(root, "WorkingDir", "/work");
+		cJSON_AddBoolToObject(root, "AttachStdin", 1);
+		cJSON_AddBoolToObject(root, "AttachStdout", 1);
+		cJSON_AddBoolToObject(root, "AttachStderr", 1);
+		cJSON_AddBoolToObject(root, "OpenStdin", 1);
+	}
 	cJSON_AddBoolToObject(root, "StdinOnce", 0);
 	cJSON_AddBoolToObject(root, "Tty", 0);
+	add_strings(root, "Env", s->env);
+	add_strings(root, "Entrypoint", s->entrypoint);
 	cJSON_AddBoolToObject(root, "NetworkDisabled",
 			      strcmp(s->network, "none") == 0);
 	labels = cJSON_AddObjectToObject(root, "Labels");
-	for (i = 0; s->labels && s->labels[i]; i++) {
-		const char *eq = strchr(s->labels[i], '=');
-		size_t kl = eq ? (size_t)(eq - s->labels[i]) : 0;
-
-		if (!eq || kl >= sizeof(buf))
-			continue;
-		memcpy(buf, s->labels[i], kl);
-		buf[kl] = '\0';
-		cJSON_AddStringToObject(labels, buf, eq + 1);
-	}
+	add_labels(labels, s->labels);
 
 	hc = cJSON_AddObjectToObject(root, "HostConfig");
 	cJSON_AddStringToObject(hc, "NetworkMode", s->network);
@@ -70,9 +100,7 @@ char *container_spec_json(const struct container_spec *s)
 	cJSON_AddStringToObject(hc, "IpcMode", "private");
 	arr = cJSON_AddArrayToObject(hc, "CapDrop");
 	cJSON_AddItemToArray(arr, cJSON_CreateString("ALL"));
-	arr = cJSON_AddArrayToObject(hc, "CapAdd");
-	for (i = 0; agent_caps[i]; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(agent_caps[i]));
+	add_strings(hc, "CapAdd", s->service ? s->caps : agent_caps);
 	arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
 	cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
 	cJSON_AddNumberToObject(hc, "Memory",
@@ -88,16 +116,39 @@ char *container_spec_json(const struct container_spec *s)
 	add_ulimit(arr, "fsize", (long long)s->fsize_mb * 1024 * 1024);
 	add_ulimit(arr, "core", 0);
 	tmpfs = cJSON_AddObjectToObject(hc, "Tmpfs");
-	snprintf(buf, sizeof(buf),
-		 "rw,exec,nosuid,nodev,size=%um,uid=1000,gid=1000,mode=0700",
-		 s->work_mb);
-	cJSON_AddStringToObject(tmpfs, "/work", buf);
+	if (!s->service) {
+		snprintf(buf, sizeof(buf),
+			 "rw,exec,nosuid,nodev,size=%um,uid=1000,gid=1000,"
+			 "mode=0700",
+			 s->work_mb);
+		cJSON_AddStringToObject(tmpfs, "/work", buf);
+	}
 	snprintf(buf, sizeof(buf), "rw,noexec,nosuid,nodev,size=%um,mode=1777",
 		 s->tmp_mb);
 	cJSON_AddStringToObject(tmpfs, "/tmp", buf);
-	/* The agent speaks over attach; nothing needs the container's log. */
+	arr = cJSON_AddArrayToObject(hc, "Mounts");
+	for (i = 0; s->mounts && s->mounts[i].volume; i++) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "Type", "volume");
+		cJSON_AddStringToObject(m, "Source", s->mounts[i].volume);
+		cJSON_AddStringToObject(m, "Target", s->mounts[i].target);
+		cJSON_AddBoolToObject(m, "ReadOnly", s->mounts[i].read_only);
+		if (s->mounts[i].labels) {
+			cJSON *vo = cJSON_AddObjectToObject(m, "VolumeOptions");
+
+			add_labels(cJSON_AddObjectToObject(vo, "Labels"),
+				   s->mounts[i].labels);
+		}
+		cJSON_AddItemToArray(arr, m);
+	}
+	/* The agent speaks over attach; nothing needs a sandbox's log. A
+	 * service's stdout is read back with container_logs(). */
 	log = cJSON_AddObjectToObject(hc, "LogConfig");
-	cJSON_AddStringToObject(log, "Type", "none");
+	cJSON_AddStringToObject(log, "Type", s->service ? "json-file" : "none");
+	if (s->service)
+		cJSON_AddItemToObject(log, "Config",
+				      cJSON_Parse("{\"max-size\":\"4m\"}"));
 
 	out = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
@@ -121,12 +172,19 @@ struct run_req {
 	void *arg;
 	char id[80];
 	char *errmsg;
+	char **networks; /* still to join before the start */
+	size_t nnet, inet;
 };
 
 static void run_finish(struct run_req *r, int err, const char *msg)
 {
 	struct error e;
+	size_t i;
+
 	r->cb(cb_error(&e, err, msg), err ? NULL : r->id, r->arg);
+	for (i = 0; i < r->nnet; i++)
+		free(r->networks[i]);
+	free(r->networks);
 	free(r->errmsg);
 	free(r);
 }
@@ -139,26 +197,74 @@ static void run_removed_cb(const struct docker_response *res, void *arg)
 	run_finish(r, -EIO, r->errmsg ? r->errmsg : "container start failed");
 }
 
+/* A failed connect or start: remove what was created, then report. */
+static void run_undo(struct run_req *r, const char *msg)
+{
+	char path[160];
+
+	r->errmsg = strdup(msg);
+	snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", r->id);
+	if (docker_request(r->d, "DELETE", path, NULL, 0, run_removed_cb, r))
+		run_finish(r, -EIO, r->errmsg);
+}
+
 static void run_started_cb(const struct docker_response *res, void *arg)
 {
 	struct run_req *r = arg;
-	char path[160];
 
 	if (res->err == 0 && (res->status == 204 || res->status == 304)) {
 		run_finish(r, 0, NULL);
 		return;
 	}
-	r->errmsg = strdup(res->errmsg ? res->errmsg : "start failed");
-	snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", r->id);
-	if (docker_request(r->d, "DELETE", path, NULL, 0, run_removed_cb, r))
-		run_finish(r, -EIO, r->errmsg);
+	run_undo(r, res->errmsg ? res->errmsg : "start failed");
+}
+
+static void run_next(struct run_req *r);
+
+static void run_connected_cb(const struct docker_response *res, void *arg)
+{
+	struct run_req *r = arg;
+
+	if (res->err || res->status != 200) {
+		run_undo(r, res->errmsg ? res->errmsg
+					: "connecting to a network failed");
+		return;
+	}
+	run_next(r);
+}
+
+/* Join the next network, or start. */
+static void run_next(struct run_req *r)
+{
+	char path[400], *body;
+	cJSON *o;
+	int rc;
+
+	if (r->inet == r->nnet) {
+		snprintf(path, sizeof(path), "/containers/%s/start", r->id);
+		if (docker_request(r->d, "POST", path, NULL, 0, run_started_cb,
+				   r))
+			run_undo(r, "container start: request failed");
+		return;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "Container", r->id);
+	body = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	snprintf(path, sizeof(path), "/networks/%s/connect",
+		 r->networks[r->inet++]);
+	rc = body ? docker_request(r->d, "POST", path, body, 0,
+				   run_connected_cb, r)
+		  : -ENOMEM;
+	cJSON_free(body);
+	if (rc)
+		run_undo(r, "connecting to a network: request failed");
 }
 
 static void run_created_cb(const struct docker_response *res, void *arg)
 {
 	struct run_req *r = arg;
 	cJSON *body, *id;
-	char path[160];
 
 	if (res->err || res->status != 201) {
 		run_finish(r,
@@ -177,17 +283,26 @@ static void run_created_cb(const struct docker_response *res, void *arg)
 	}
 	snprintf(r->id, sizeof(r->id), "%s", id->valuestring);
 	cJSON_Delete(body);
-	snprintf(path, sizeof(path), "/containers/%s/start", r->id);
-	if (docker_request(r->d, "POST", path, NULL, 0, run_started_cb, r))
-		run_finish(r, -EIO, "container start: request failed");
+	run_next(r);
+}
+
+/* A container or network name as the daemon takes it, safe in a path. */
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 200 && isalnum((unsigned char)s[0]) &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_.-") == n;
 }
 
 int container_run(struct docker *d, const struct container_spec *spec,
 		  container_cb cb, void *arg)
 {
 	struct run_req *r;
-	char *body;
-	int rc;
+	char path[320], *body;
+	size_t n, i;
+	int rc = 0;
 
 	r = calloc(1, sizeof(*r));
 	body = container_spec_json(spec);
@@ -199,11 +314,32 @@ int container_run(struct docker *d, const struct container_spec *spec,
 	r->d = d;
 	r->cb = cb;
 	r->arg = arg;
-	rc = docker_request(d, "POST", "/containers/create", body, 0,
-			    run_created_cb, r);
+	for (n = 0; spec->networks && spec->networks[n]; n++)
+		;
+	if (n && !(r->networks = calloc(n, sizeof(*r->networks))))
+		rc = -ENOMEM;
+	for (i = 0; !rc && i < n; i++) {
+		if (!valid_name(spec->networks[i]))
+			rc = -EINVAL;
+		else if (!(r->networks[r->nnet++] = strdup(spec->networks[i])))
+			rc = -ENOMEM;
+	}
+	if (!rc && spec->name && !valid_name(spec->name))
+		rc = -EINVAL;
+	if (!rc) {
+		snprintf(path, sizeof(path), "/containers/create%s%s",
+			 spec->name ? "?name=" : "",
+			 spec->name ? spec->name : "");
+		rc = docker_request(d, "POST", path, body, 0, run_created_cb,
+				    r);
+	}
 	free(body);
-	if (rc)
+	if (rc) {
+		for (i = 0; i < r->nnet; i++)
+			free(r->networks[i]);
+		free(r->networks);
 		free(r);
+	}
 	return rc;
 }
 
@@ -664,14 +800,24 @@ static void image_cb_(const struct docker_response *res, void *arg)
 	struct error e;
 	struct image_req *r = arg;
 
-	if (res->err)
-		r->cb(cb_error(&e, res->err, res->errmsg), r->arg);
-	else if (res->status == 404)
-		r->cb(cb_error(&e, -ENOENT, res->errmsg), r->arg);
-	else if (res->status != 200)
-		r->cb(cb_error(&e, -EIO, res->errmsg), r->arg);
-	else
-		r->cb(NULL, r->arg);
+	cJSON *j, *id;
+
+	if (res->err) {
+		r->cb(cb_error(&e, res->err, res->errmsg), NULL, r->arg);
+	} else if (res->status == 404) {
+		r->cb(cb_error(&e, -ENOENT, res->errmsg), NULL, r->arg);
+	} else if (res->status != 200) {
+		r->cb(cb_error(&e, -EIO, res->errmsg), NULL, r->arg);
+	} else {
+		j = cJSON_ParseWithLength(res->body, res->body_len);
+		id = cJSON_GetObjectItemCaseSensitive(j, "Id");
+		if (cJSON_IsString(id))
+			r->cb(NULL, id->valuestring, r->arg);
+		else
+			r->cb(cb_error(&e, -EPROTO, "the image has no Id"),
+			      NULL, r->arg);
+		cJSON_Delete(j);
+	}
 	free(r);
 }
 
@@ -694,6 +840,118 @@ int image_check(struct docker *d, const char *image, image_cb cb, void *arg)
 	r->arg = arg;
 	snprintf(path, sizeof(path), "/images/%s/json", image);
 	rc = docker_request(d, "GET", path, NULL, 0, image_cb_, r);
+	if (rc)
+		free(r);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Wait, logs (service containers)                                     */
+
+struct wait_req {
+	union {
+		container_wait_cb wait;
+		container_logs_cb logs;
+	} cb;
+	void *arg;
+};
+
+static struct wait_req *wait_new(void *arg)
+{
+	struct wait_req *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->arg = arg;
+	return r;
+}
+
+static void waited_cb(const struct docker_response *res, void *arg)
+{
+	struct wait_req *r = arg;
+	struct error e;
+	char buf[128];
+	int err = answer_err(res, 200, -EBUSY), status = -1;
+
+	if (!err) {
+		cJSON *j = cJSON_ParseWithLength(res->body, res->body_len);
+		cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "StatusCode");
+
+		if (cJSON_IsNumber(c))
+			status = c->valueint;
+		else
+			err = -EPROTO;
+		cJSON_Delete(j);
+	}
+	r->cb.wait(err ? cb_error(&e, err,
+				  answer_msg(res, "wait", buf, sizeof(buf)))
+		       : NULL,
+		   status, r->arg);
+	free(r);
+}
+
+int container_wait(struct docker *d, const char *id, container_wait_cb cb,
+		   void *arg)
+{
+	struct wait_req *r;
+	char path[ID_MAX + 32];
+	int rc;
+
+	if (!cb || !valid_id(id))
+		return -EINVAL;
+	if (!(r = wait_new(arg)))
+		return -ENOMEM;
+	r->cb.wait = cb;
+	snprintf(path, sizeof(path), "/containers/%s/wait", id);
+	rc = docker_request(d, "POST", path, NULL, 0, waited_cb, r);
+	if (rc)
+		free(r);
+	return rc;
+}
+
+static void logged_cb(const struct docker_response *res, void *arg)
+{
+	struct wait_req *r = arg;
+	struct docker_demux dm;
+	struct docker_demux_piece pc;
+	const char *p = res->body;
+	size_t n = res->body_len, len = 0;
+	struct error e;
+	char buf[128], *text = NULL;
+	int err = answer_err(res, 200, -EBUSY);
+
+	if (!err && !(text = malloc(n + 1)))
+		err = -ENOMEM;
+	if (!err) {
+		docker_demux_init(&dm);
+		while (docker_demux_next(&dm, &p, &n, &pc) == 1)
+			if (pc.fd == 1 && !pc.daemon_error) {
+				memcpy(text + len, pc.data, pc.len);
+				len += pc.len;
+			}
+		text[len] = '\0';
+	}
+	r->cb.logs(err ? cb_error(&e, err,
+				  answer_msg(res, "logs", buf, sizeof(buf)))
+		       : NULL,
+		   text, len, r->arg);
+	free(text);
+	free(r);
+}
+
+int container_logs(struct docker *d, const char *id, container_logs_cb cb,
+		   void *arg)
+{
+	struct wait_req *r;
+	char path[ID_MAX + 48];
+	int rc;
+
+	if (!cb || !valid_id(id))
+		return -EINVAL;
+	if (!(r = wait_new(arg)))
+		return -ENOMEM;
+	r->cb.logs = cb;
+	snprintf(path, sizeof(path), "/containers/%s/logs?stdout=1", id);
+	rc = docker_request(d, "GET", path, NULL, 0, logged_cb, r);
 	if (rc)
 		free(r);
 	return rc;

@@ -23,7 +23,18 @@
 #include "docker.h"
 #include "../util/error.h"
 
+/* A named volume mounted into a container. */
+struct container_mount {
+	const char *volume; /* NULL ends a list */
+	const char *target;
+	int read_only;
+	/* "key=value" labels the volume gets if the daemon creates it for
+	 * this mount, or NULL. */
+	const char *const *labels;
+};
+
 struct container_spec {
+	const char *name; /* NULL: the daemon names it */
 	const char *image;
 	const char *const *labels; /* "key=value", NULL-terminated */
 	uint32_t memory_mb;	   /* swap is set equal: no swap on top */
@@ -34,7 +45,22 @@ struct container_spec {
 	uint32_t work_mb; /* exec-capable tmpfs at /work, uid 1000 */
 	uint32_t tmp_mb;  /* noexec tmpfs at /tmp */
 	uint32_t shm_mb;
-	const char *network; /* "none" */
+	const char *network;	/* "none", "bridge" or a network's name */
+	const char *const *env; /* "KEY=VALUE" or NULL */
+	const struct container_mount *mounts; /* or NULL */
+	/* Networks joined after create, before start (NULL-terminated). */
+	const char *const *networks;
+	/*
+	 * A service container (the egress proxy, a one-shot helper) rather
+	 * than a sandbox: the image's user (or user), no attached stdin and
+	 * no /work, the capabilities in caps only (NULL: none), entrypoint
+	 * replacing the image's when set, and its log kept for
+	 * container_logs(). The other limits apply as for a sandbox.
+	 */
+	int service;
+	const char *user;
+	const char *const *caps;
+	const char *const *entrypoint;
 };
 
 /* id is borrowed for the call. On failure err says why:
@@ -106,8 +132,22 @@ int container_memory(struct docker *d, const char *id, container_memory_cb cb,
  * never below 0. Returns 0, or -ENODATA when the answer has no usage. */
 int container_stats_memory(const char *json, size_t len, uint64_t *bytes);
 
-/* err 0 = present, -ENOENT = missing, other = could not tell. */
-typedef void (*image_cb)(const struct error *err, void *arg);
+/* POST /containers/{id}/wait: cb gets the exit status. */
+typedef void (*container_wait_cb)(const struct error *err, int status,
+				  void *arg);
+int container_wait(struct docker *d, const char *id, container_wait_cb cb,
+		   void *arg);
+
+/* GET /containers/{id}/logs?stdout=1: a service container's stdout so far,
+ * demultiplexed (borrowed for the call). */
+typedef void (*container_logs_cb)(const struct error *err, const char *text,
+				  size_t len, void *arg);
+int container_logs(struct docker *d, const char *id, container_logs_cb cb,
+		   void *arg);
+
+/* err 0 = present (id: its "sha256:..." id, borrowed), -ENOENT =
+ * missing, other = could not tell. */
+typedef void (*image_cb)(const struct error *err, const char *id, void *arg);
 int image_check(struct docker *d, const char *image, image_cb cb, void *arg);
 
 /* The JSON body container_run sends (for tests); caller frees. */

@@ -9,6 +9,7 @@
 
 #include "../core/artifact_store.h"
 #include "../core/executor.h"
+#include "../core/install.h"
 #include "../util/media.h"
 #include "json_util.h"
 #include "resources.h"
@@ -40,6 +41,13 @@ struct execute_call {
 			 the uri (the JSON's is made valid UTF-8) */
 	size_t npaths;
 	char store_id[ARTIFACT_ID_LEN + 1];
+	cJSON *packages; /* the installed set's summary, or NULL */
+};
+
+/* A call with packages, while they are installed. */
+struct pending_run {
+	const struct tool_env *env;
+	cJSON *args; /* a copy: the request's own is gone by then */
 };
 
 static int any_ml_variant(const struct tool_env *env)
@@ -185,6 +193,10 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 			"matplotlib already imported and fast).");
 	}
 	add_option_props(env, props);
+	tool_packages_schema(props,
+			     "Packages the code needs, installed first (or "
+			     "taken from the cache) and visible to it "
+			     "read-only; one-off runs only. ");
 
 	req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("code"));
@@ -211,6 +223,7 @@ static void ec_closed_cb(uv_handle_t *h)
 	free((char *)ec->session);
 	cJSON_Delete(ec->result);
 	cJSON_Delete(ec->images);
+	cJSON_Delete(ec->packages);
 	free(ec->kept_as);
 	while (ec->npaths)
 		free(ec->paths[--ec->npaths]);
@@ -367,6 +380,10 @@ static void answer(struct execute_call *ec, const unsigned char *kept)
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shown")))
 			cJSON_AddItemToArray(links, tool_link_block(a, uri));
 		free(uri);
+	}
+	if (ec->packages) {
+		cJSON_AddItemToObject(ec->result, "packages", ec->packages);
+		ec->packages = NULL;
 	}
 	res = tool_ok_text(ec->result);
 	ec->result = NULL;
@@ -541,9 +558,14 @@ static void cancel_cb(void *arg)
 		exec_cancel(ec->job);
 }
 
-static void call(const struct tool_env *env, struct mcp_call *mc,
-		 const cJSON *args)
+static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
+			 cJSON *summary, void *arg);
+
+/* The call, once its packages (if any) are installed: e is their set. */
+static void run(const struct tool_env *env, struct mcp_call *mc,
+		const cJSON *args, const struct pkg_entry *e, cJSON *summary)
 {
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
 	const cJSON *timeout =
@@ -560,6 +582,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	struct session *session = NULL;
 	struct exec_request req;
 	struct execute_call *ec;
+	char *pkg_env[EXEC_MAX_EXTRA_ENV + 1] = {NULL};
 	cJSON *error = NULL;
 	struct error err;
 	double t;
@@ -601,7 +624,48 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 					   pl->desc->name));
 		return;
 	}
+	if (pk && session) {
+		cJSON_Delete(summary);
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
+					       "packages go with a one-off "
+					       "run; a session gets them at "
+					       "sandbox_session create"));
+		return;
+	}
+	if (pk && !e) {
+		struct pending_run *pr = calloc(1, sizeof(*pr));
+
+		if (!pr || !(pr->args = cJSON_Duplicate(args, 1))) {
+			free(pr);
+			mcp_call_finish(
+				mc, tool_error(ERR_SANDBOX, "out of memory"));
+			return;
+		}
+		pr->env = env;
+		if (tool_packages(env, mc, pl, pk, installed_cb, pr)) {
+			cJSON_Delete(pr->args);
+			free(pr);
+		}
+		return;
+	}
 	req = (struct exec_request){.pl = pl};
+	if (e) {
+		char *path = install_paths(pl, &e->key, 1, ':');
+		int n = path ? install_run_env(pl, path, pkg_env,
+					       EXEC_MAX_EXTRA_ENV + 1)
+			     : -ENOMEM;
+
+		free(path);
+		if (n < 0) {
+			cJSON_Delete(summary);
+			mcp_call_finish(mc, tool_error(ERR_PLUGIN,
+						       "the plugin's package "
+						       "environment is too "
+						       "long"));
+			return;
+		}
+		req.extra_env = (const char *const *)pkg_env;
+	}
 	/* Every other boolean argument is an option: the language must
 	 * offer each one switched on. */
 	cJSON_ArrayForEach(it, args)
@@ -613,6 +677,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		o = plugin_option(pl, it->string);
 		if (!o) {
 			if (cJSON_IsTrue(it)) {
+				cJSON_Delete(summary);
+				install_env_free(pkg_env);
 				mcp_call_finish(
 					mc,
 					tool_error(ERR_INVALID_ARGUMENTS,
@@ -633,6 +699,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	ec->call = mc;
 	ec->env = env;
+	ec->packages = summary; /* ec owns it from here */
 	uv_timer_init(env->loop, &ec->heartbeat);
 	ec->heartbeat.data = ec;
 	ec->started = uv_now(env->loop);
@@ -661,6 +728,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		free_staged(bufs, nstaged);
 		mcp_call_finish(mc, error);
 		ec_free(ec);
+		install_env_free(pkg_env);
 		return;
 	}
 	req.files = staged;
@@ -673,6 +741,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			free_staged(bufs, nstaged);
 			mcp_call_finish(mc, tool_error_result(&err));
 			ec_free(ec);
+			install_env_free(pkg_env);
 			return;
 		}
 	} else if (exec_start(env->loop, env->pool, &req, done_cb, ec,
@@ -680,10 +749,29 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		free_staged(bufs, nstaged);
 		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
 		ec_free(ec);
+		install_env_free(pkg_env);
 		return;
 	}
 	free_staged(bufs, nstaged);
+	install_env_free(pkg_env);
 	mcp_call_on_cancel(mc, cancel_cb, ec);
+}
+
+static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
+			 cJSON *summary, void *arg)
+{
+	struct pending_run *pr = arg;
+
+	if (e)
+		run(pr->env, mc, pr->args, e, summary);
+	cJSON_Delete(pr->args);
+	free(pr);
+}
+
+static void call(const struct tool_env *env, struct mcp_call *mc,
+		 const cJSON *args)
+{
+	run(env, mc, args, NULL, NULL);
 }
 
 const struct tool tool_execute = {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/pkg_cache.h"
 #include "json_util.h"
 #include "tools.h"
 
@@ -64,6 +65,10 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		 env->cfg->session_max_lifetime_s);
 	cJSON_AddStringToObject(p, "description", desc);
 
+	tool_packages_schema(props,
+			     "create: packages installed first (or taken from "
+			     "the cache) that the session's calls import; "
+			     "sandbox_install adds more later. ");
 	req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("action"));
 	cJSON_AddBoolToObject(s, "additionalProperties", 0);
@@ -111,6 +116,13 @@ static cJSON *session_schema(void)
 		cJSON_AddStringToObject(p, "type", fields[i][1]);
 		cJSON_AddStringToObject(p, "description", fields[i][2]);
 	}
+	p = cJSON_AddObjectToObject(props, "packages");
+	cJSON_AddStringToObject(p, "type", "array");
+	cJSON_AddStringToObject(p, "description",
+				"Keys of the installed package sets its calls "
+				"import from (sandbox_install).");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "items"), "type",
+				"string");
 	p = cJSON_AddObjectToObject(props, "memoryBytes");
 	t = cJSON_AddArrayToObject(p, "type");
 	cJSON_AddItemToArray(t, cJSON_CreateString("integer"));
@@ -132,6 +144,11 @@ static cJSON *output_schema(const struct tool_env *env)
 	p = cJSON_AddObjectToObject(props, "sessions");
 	cJSON_AddStringToObject(p, "type", "array");
 	cJSON_AddItemToObject(p, "items", session_schema());
+	p = cJSON_AddObjectToObject(props, "installed");
+	cJSON_AddStringToObject(p, "type", "object");
+	cJSON_AddStringToObject(p, "description",
+				"create with packages: the set installed (as "
+				"sandbox_install reports it).");
 	p = cJSON_AddObjectToObject(props, "destroyed");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description",
@@ -161,6 +178,14 @@ static cJSON *describe(const struct session *s)
 	cJSON_AddNumberToObject(o, "executions", (double)in.executions);
 	cJSON_AddNumberToObject(o, "queued", in.queued);
 	cJSON_AddBoolToObject(o, "keepsMemory", in.interpreter);
+	{
+		size_t n, i;
+		const char(*keys)[PKG_KEY_LEN + 1] = session_packages(s, &n);
+		cJSON *arr = cJSON_AddArrayToObject(o, "packages");
+
+		for (i = 0; arr && i < n; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(keys[i]));
+	}
 	cJSON_AddNullToObject(o, "memoryBytes");
 	return o;
 }
@@ -291,6 +316,98 @@ static void done_cb(struct session *s, const struct error *err, void *arg)
 		reply_one(mc, s, 0);
 }
 
+/* create with packages: the set is installed first, then the session is
+ * made and given it. */
+struct create_pkgs {
+	const struct tool_env *env;
+	struct mcp_call *mc;
+	const struct plugin *pl;
+	char name[SESSION_NAME_MAX + 1]; /* "" : a generated one */
+	uint32_t ttl_s;
+	char key[PKG_KEY_LEN + 1];
+	cJSON *installed;
+};
+
+static void created_pkgs_cb(struct session *s, const struct error *err,
+			    void *arg)
+{
+	struct create_pkgs *cp = arg;
+	struct error e2;
+	cJSON *result;
+
+	if (!err && session_add_packages(s, cp->key, &e2))
+		err = &e2;
+	if (err) {
+		mcp_call_finish(cp->mc, tool_error_result(err));
+	} else {
+		result = cJSON_CreateObject();
+		cJSON_AddItemToObject(result, "session", describe(s));
+		cJSON_AddItemToObject(result, "installed", cp->installed);
+		cp->installed = NULL;
+		mcp_call_finish(cp->mc, tool_ok(cp->mc, result));
+	}
+	cJSON_Delete(cp->installed);
+	free(cp);
+}
+
+static void create_installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
+				cJSON *summary, void *arg)
+{
+	struct create_pkgs *cp = arg;
+	struct error err;
+
+	if (!e) {
+		free(cp);
+		return;
+	}
+	memcpy(cp->key, e->key, sizeof(cp->key));
+	cp->installed = summary;
+	if (session_create(cp->env->sessions, cp->pl,
+			   cp->name[0] ? cp->name : NULL, cp->ttl_s,
+			   created_pkgs_cb, cp, &err)) {
+		mcp_call_finish(mc, tool_error_result(&err));
+		cJSON_Delete(cp->installed);
+		free(cp);
+	}
+}
+
+static void create_with_packages(const struct tool_env *env,
+				 struct mcp_call *mc, const struct plugin *pl,
+				 const char *name, uint32_t ttl_s,
+				 const cJSON *packages)
+{
+	struct create_pkgs *cp = calloc(1, sizeof(*cp));
+
+	if (!cp) {
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		return;
+	}
+	/* The name's checks (valid, free) come again at the create. */
+	if (name &&
+	    (!session_valid_name(name) || session_find(env->sessions, name))) {
+		free(cp);
+		mcp_call_finish(mc,
+				name && session_valid_name(name)
+					? tool_error(ERR_SESSION_EXISTS,
+						     "a session named '%s' "
+						     "already exists",
+						     name)
+					: tool_error(ERR_INVALID_NAME,
+						     "session names are 1 to "
+						     "64 characters of A-Z, "
+						     "a-z, 0-9, '_' and '-'"));
+		return;
+	}
+	cp->env = env;
+	cp->mc = mc;
+	cp->pl = pl;
+	cp->ttl_s = ttl_s;
+	if (name)
+		snprintf(cp->name, sizeof(cp->name), "%s", name);
+	if (tool_packages(env, mc, pl, packages, create_installed_cb, cp))
+		free(cp);
+}
+
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
@@ -300,6 +417,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(args, "ttl");
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
 	const char *nm = name ? name->valuestring : NULL;
 	uint32_t ttl_s =
 		ttl ? (uint32_t)(ttl->valuedouble > 4e9 ? 4e9
@@ -325,6 +443,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 				   &error);
 		if (!pl) {
 			mcp_call_finish(mc, error);
+			return;
+		}
+		if (pk) {
+			create_with_packages(env, mc, pl, nm, ttl_s, pk);
 			return;
 		}
 		if (session_create(env->sessions, pl, nm, ttl_s, done_cb, mc,

@@ -17,12 +17,10 @@
 extern const struct tool tool_execute;
 extern const struct tool tool_session;
 extern const struct tool tool_files;
+extern const struct tool tool_install;
 
 const struct tool *const tools_all[] = {
-	&tool_execute,
-	&tool_session,
-	&tool_files,
-	NULL,
+	&tool_execute, &tool_session, &tool_files, &tool_install, NULL,
 };
 
 static cJSON *text_result(char *text, int is_error)

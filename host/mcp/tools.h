@@ -27,6 +27,8 @@ struct tool_env {
 	struct pool *pool;
 	struct session_mgr *sessions;
 	struct artifact_store *artifacts; /* NULL: one-off files not kept */
+	struct installer *installer;	  /* NULL: no package installs */
+	struct pkg_cache *pkg_cache;
 };
 
 struct tool {
@@ -126,5 +128,25 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 void tool_language_enum(const struct tool_env *env, cJSON *prop);
 /* Unix milliseconds as "2026-11-22T06:30:00.123Z". */
 void tool_time(int64_t ms, char *buf, size_t size);
+
+/* --- packages (tool_install.c) --- */
+
+struct pkg_entry;
+struct install_result;
+
+/* The installed set (NULL: the call was answered with the error) and its
+ * summary for the result (owned by the callee; NULL with e). */
+typedef void (*tool_packages_cb)(struct mcp_call *mc, const struct pkg_entry *e,
+				 cJSON *summary, void *arg);
+/* Install (or find in the cache) packages, a JSON array of specs, for pl,
+ * with progress notifications. Returns 0 and calls cb later, or answers
+ * mc with the error and returns -1 (cb not called). */
+int tool_packages(const struct tool_env *env, struct mcp_call *mc,
+		  const struct plugin *pl, const cJSON *packages,
+		  tool_packages_cb cb, void *arg);
+/* The "packages" property of a tool's input schema. */
+void tool_packages_schema(cJSON *props, const char *what);
+/* What a result says of an installed set. */
+cJSON *tool_packages_json(const struct install_result *r);
 
 #endif

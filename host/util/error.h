@@ -62,7 +62,12 @@
 	X(PERMISSION_DENIED, "permission_denied", "permission denied")         \
 	X(NO_SPACE, "no_space", "the work directory is full")                  \
 	X(FILES_ROOT_NOT_SET, "files_root_not_set",                            \
-	  "no host directory is allowed for export and import")
+	  "no host directory is allowed for export and import")                \
+	X(INVALID_PACKAGE, "invalid_package", "not a package spec")            \
+	X(INSTALL_FAILED, "install_failed", "the install failed")              \
+	X(INSTALLS_DISABLED, "installs_disabled",                              \
+	  "package installs are turned off ([packages] network = none)")       \
+	X(NO_INSTALLER, "no_installer", "this language installs no packages")
 
 /* Far below any errno, so the two ranges never meet. */
 #define ERR_FIRST (-20000)

@@ -80,4 +80,4 @@ for d in "$nm"/*; do
 	esac
 done
 install -m 0755 "$here/ts-build" "$ctx/opt/sbx/bin/ts-build"
-install -m 0644 "$here/tsconfig.json" "$here/require.mjs" "$here/repl.mjs" "$ctx/opt/sbx/"
+install -m 0644 "$here/tsconfig.json" "$here/require.mjs" "$here/repl.mjs" "$here/pkgtool.mjs" "$ctx/opt/sbx/"

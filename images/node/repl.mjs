@@ -2,7 +2,8 @@
 // long-lived Node process per session that runs each call's code (a
 // "cell") in one persistent global scope. docs/session-interpreters.md is
 // the contract with the agent (agent/repl.c): fd 0 carries requests
-// "run <seq> <code_len> <stdin_len>\n<code><stdin>", fd 3 the replies
+// "run <seq> <code_len> <stdin_len>[ <paths_len>]\n<code><stdin>[<paths>]",
+// fd 3 the replies
 // "done <seq> <status>\n", fds 1 and 2 every call's output. Installed in
 // the node image as /opt/sbx/repl.mjs and started as
 //
@@ -394,6 +395,33 @@ process.exit = function exit(code) {
 // ------------------------------------------------------------- globals ---
 
 globalThis.require ??= createRequire(baseDir);
+
+// Installed packages (sandbox_install into this session, docs/packages.md):
+// a request may carry their directories. require() searches them as it
+// would NODE_PATH; an ES import that fails from /work is retried from each.
+const pkgDirs = [];
+function addPackageDirs(dirs) {
+	const fresh = dirs.filter((d) => !pkgDirs.includes(d));
+	if (!fresh.length) return;
+	pkgDirs.push(...fresh);
+	process.env.NODE_PATH = pkgDirs.join(':');
+	nodeModule.Module._initPaths();
+}
+nodeModule.registerHooks({
+	resolve(specifier, context, next) {
+		try {
+			return next(specifier, context);
+		} catch (e) {
+			if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !pkgDirs.length || /^[./]|^[a-z]+:/i.test(specifier)) throw e;
+			for (const d of pkgDirs) {
+				try {
+					return next(specifier, { ...context, parentURL: `file://${d}/` });
+				} catch { /* the next directory */ }
+			}
+			throw e;
+		}
+	},
+});
 
 // import() for cell code: a script compiled by vm with the main context's
 // default loader and /work/ as its name, so that specifiers resolve as they
@@ -1159,7 +1187,7 @@ process.on('unhandledRejection', (e) => topLevelError('unhandledRejection', e));
 // ------------------------------------------------------------ requests ---
 
 let inbuf = Buffer.alloc(0);
-const HEADER = /^run (\d+) (\d+) (\d+)$/;
+const HEADER = /^run (\d+) (\d+) (\d+)(?: (\d+))?$/;
 
 function pump() {
 	while (!current && !replying) {
@@ -1173,11 +1201,14 @@ function pump() {
 		}
 		const codeLen = Number(m[2]);
 		const stdinLen = Number(m[3]);
+		const pathsLen = Number(m[4] ?? 0);
 		const start = nl + 1;
-		if (inbuf.length < start + codeLen + stdinLen) return;
+		const end = start + codeLen + stdinLen;
+		if (inbuf.length < end + pathsLen) return;
 		const code = inbuf.toString('utf8', start, start + codeLen);
-		const stdin = Buffer.from(inbuf.subarray(start + codeLen, start + codeLen + stdinLen));
-		inbuf = inbuf.subarray(start + codeLen + stdinLen);
+		const stdin = Buffer.from(inbuf.subarray(start + codeLen, end));
+		addPackageDirs(inbuf.toString('utf8', end, end + pathsLen).split('\n').filter(Boolean));
+		inbuf = inbuf.subarray(end + pathsLen);
 		runCell(Number(m[1]), code, stdin);
 	}
 }

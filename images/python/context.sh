@@ -10,3 +10,4 @@ set -euo pipefail
 }
 install -m 0644 "$(dirname "$0")/sitecustomize.py" "$1/sitecustomize.py"
 install -m 0644 "$(dirname "$0")/repl.py" "$1/repl.py"
+install -m 0644 "$(dirname "$0")/pkgtool.py" "$1/pkgtool.py"

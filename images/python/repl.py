@@ -8,7 +8,9 @@
 # classes survive from one call to the next. The protocol with the agent
 # (agent/repl.c) is docs/session-interpreters.md; in short:
 #
-#   fd 0  requests   "run <seq> <code_len> <stdin_len>\n" <code> <stdin>
+#   fd 0  requests   "run <seq> <code_len> <stdin_len>[ <paths_len>]\n"
+#                    <code> <stdin> [<paths>: installed packages'
+#                    directories, one a line, added to sys.path]
 #   fd 1  stdout of every call
 #   fd 2  stderr of every call
 #   fd 3  replies    "done <seq> <status>\n", after the call's output is
@@ -244,14 +246,18 @@ class _Channel:
         header = bytes(self.pending[:nl])
         del self.pending[:nl + 1]
         parts = header.split(b" ")
-        if (len(parts) != 4 or parts[0] != b"run" or
+        if (len(parts) not in (4, 5) or parts[0] != b"run" or
                 not all(p.isdigit() for p in parts[1:])):
             _protocol_error("not a request header: %r" % header[:HEADER_MAX])
-        seq, code_len, stdin_len = (int(p) for p in parts[1:])
-        body = self._exactly(code_len + stdin_len)
+        seq, code_len, stdin_len = (int(p) for p in parts[1:4])
+        paths_len = int(parts[4]) if len(parts) == 5 else 0
+        body = self._exactly(code_len + stdin_len + paths_len)
         if body is None:
             _protocol_error("end of file inside request %d" % seq)
-        return seq, bytes(body[:code_len]), bytes(body[code_len:])
+        end = code_len + stdin_len
+        paths = bytes(body[end:]).decode("utf-8", "replace").split("\n")
+        return (seq, bytes(body[:code_len]), bytes(body[code_len:end]),
+                [p for p in paths if p])
 
 
 class _Session:
@@ -305,7 +311,8 @@ class _Session:
             req = self.channel.request()
             if req is None:
                 self.finish()
-            seq, code, data = req
+            seq, code, data, paths = req
+            self.add_paths(paths)
             try:
                 status = self.call(code, data)
             except BaseException as e:
@@ -326,6 +333,18 @@ class _Session:
                 _os_close(fd)
             except OSError:
                 pass
+
+    def add_paths(self, paths):
+        """Installed packages' directories (sandbox_install into this
+        session): appended to sys.path, once, before the cell runs."""
+        added = False
+        for p in paths:
+            if p not in sys.path:
+                sys.path.append(p)
+                added = True
+        if added:
+            import importlib
+            importlib.invalidate_caches()
 
     def call(self, code, data):
         """Runs one cell with its stdin; returns its status."""

@@ -80,10 +80,6 @@ static const char *const session_cmd[] = {
 	NULL,
 };
 static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
-static const char *const install_cmd[] = {
-	"apt-get",    "install", "-y", "--no-install-recommends",
-	"{packages}", NULL,
-};
 
 /* "__SBX_" and 16 hex digits. */
 #define NONCE_LEN 22
@@ -310,7 +306,6 @@ static const struct sbx_plugin plugin = {
 			.pids = 128,
 		},
 	.seccomp_deny = seccomp_deny,
-	.install_cmd = install_cmd,
 	.session_cmd = session_cmd,
 	.session_request = session_request,
 };

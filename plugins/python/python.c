@@ -22,17 +22,21 @@ static const char *const session_cmd[] = {
 	"python3", "-u", "-B", "/opt/sbx/repl.py", NULL,
 };
 static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
+/* Packages (docs/packages.md): pip, driven by the image's
+ * /opt/sbx/pkgtool.py, into a directory that runs get on PYTHONPATH. */
 static const char *const install_cmd[] = {
-	"python3",
-	"-m",
-	"pip",
-	"install",
-	"--user",
-	"--no-input",
-	"--disable-pip-version-check",
-	"{packages}",
-	NULL,
+	"python3",    "-B", "/opt/sbx/pkgtool.py", "install", "{dir}",
+	"{packages}", NULL,
 };
+static const char *const manifest_cmd[] = {
+	"python3", "-B", "/opt/sbx/pkgtool.py", "manifest", "{dir}", NULL,
+};
+static const char *const registry_cmd[] = {
+	"python3", "-B", "/opt/sbx/pkgtool.py", "registries", NULL,
+};
+static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
+static const char *const install_env[] = {"PIP_CERT={ca}", NULL};
+static const char *const package_env[] = {"PYTHONPATH={path}", NULL};
 
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
@@ -56,6 +60,13 @@ static const struct sbx_plugin plugin = {
 	.install_cmd = install_cmd,
 	.ml_variant = "python-ml",
 	.session_cmd = session_cmd,
+	.package_ecosystem = "pypi",
+	.manifest_cmd = manifest_cmd,
+	.registry_cmd = registry_cmd,
+	.registry_env = registry_env,
+	.install_env = install_env,
+	.package_path = "",
+	.package_env = package_env,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -16,6 +16,7 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/npm_packages.h"
 #include "../common/seccomp_deny.h"
 
 /* The transpile step, shared by the default build and ts-build. require()
@@ -56,16 +57,6 @@ static const char *const session_cmd[] = {
 	NULL,
 };
 static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
-static const char *const install_cmd[] = {
-	"npm",
-	"install",
-	"--no-audit",
-	"--no-fund",
-	"--no-update-notifier",
-	"{packages}",
-	NULL,
-};
-
 static const struct sbx_option options[] = {
 	{
 		.name = "typecheck",
@@ -99,6 +90,13 @@ static const struct sbx_plugin plugin = {
 		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
+	.package_ecosystem = "npm",
+	.manifest_cmd = manifest_cmd,
+	.registry_cmd = registry_cmd,
+	.registry_env = registry_env,
+	.install_env = install_env,
+	.package_path = "node_modules",
+	.package_env = package_env,
 	.options = options,
 	.session_cmd = session_cmd,
 };

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 3
+#define SBX_PLUGIN_ABI_MINOR 4
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -127,7 +127,10 @@ struct sbx_plugin {
 	/* Syscalls the agent denies (EPERM) to user code with a seccomp filter
 	 * layered on top of the engine's default profile. */
 	const char *const *seccomp_deny;
-	/* Package installer argv; "{packages}" expands to the package names. */
+	/* Package installer argv (ABI 1.4 gives it meaning: see
+	 * package_ecosystem below). "{packages}" expands to the validated
+	 * package specs, one argument each; "{dir}" is the empty directory to
+	 * install into. */
 	const char *const *install_cmd;
 
 	/* Optional hooks (NULL when unused). */
@@ -178,6 +181,38 @@ struct sbx_plugin {
 			       const char *code, size_t len,
 			       const char *stdin_data, size_t stdin_len,
 			       char **out, size_t *out_len);
+
+	/* ABI 1.4: packages (docs/packages.md) */
+
+	/* The ecosystem whose package specs sandbox_install takes for this
+	 * language: "pypi", "npm", "go" or "cargo". The host validates and
+	 * normalises the specs by its rules before anything runs. NULL: the
+	 * language installs nothing (install_cmd is not used). */
+	const char *package_ecosystem;
+	/* Print, as JSON on stdout, what install_cmd put in "{dir}":
+	 * {"installer": "pip 23.0.1", "packages": [{"name": "requests",
+	 * "version": "2.32.3", "requested": true, "bytes": 1234}, ...]}. */
+	const char *const *manifest_cmd;
+	/* Print the URLs of the registries the installer uses by default, one
+	 * a line (taken from the installer's own configuration; the egress
+	 * proxy allows their hosts and nothing else). */
+	const char *const *registry_cmd;
+	/* "KEY=VALUE" entries that point the installer at a mirror set in
+	 * sandbox.ini ("{registry}" is its URL), used instead of
+	 * registry_cmd's registries. */
+	const char *const *registry_env;
+	/* "KEY=VALUE" entries of the install step only, added to env;
+	 * "{ca}" is the CA bundle's path (an entry using it is dropped when
+	 * no bundle is configured). The host adds the proxy variables. */
+	const char *const *install_env;
+	/* The directory inside "{dir}" that a program's import path gains
+	 * ("site" for pip --target, "node_modules" for npm). */
+	const char *package_path;
+	/* "KEY=VALUE" entries of a run that uses installed packages;
+	 * "{path}" is the absolute package_path (read-only). Session
+	 * interpreters get the paths in their requests instead
+	 * (docs/session-interpreters.md). */
+	const char *const *package_env;
 };
 
 /* The one symbol a plugin exports. Returns NULL to decline loading. */

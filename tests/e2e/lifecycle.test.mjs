@@ -10,13 +10,17 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
 
-e2e('tools/list describes sandbox_execute, sandbox_session and sandbox_file_ops with input and output schemas', { docker: false }, async (h) => {
+e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops and sandbox_install with their schemas', { docker: false }, async (h) => {
   const s = await h.start({ env: NO_POOL });
   assert.deepEqual(
     s.tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops'],
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install'],
   );
-  const [t, st, ft] = s.tools;
+  const [t, st, ft, it] = s.tools;
+  assert.deepEqual(it.inputSchema.required, ['packages'], 'language may come from a session');
+  assert.equal(it.inputSchema.properties.packages.type, 'array');
+  assert.equal(it.annotations.openWorldHint, true, 'an install reaches registries');
+  assert.equal(t.inputSchema.properties.packages.type, 'array', 'sandbox_execute takes packages');
   assert.deepEqual(ft.inputSchema.required, ['action'], 'session may be left out for an artifact URI');
   assert.deepEqual(ft.inputSchema.properties.action.enum,
     ['write', 'read', 'list', 'stat', 'mkdir', 'delete', 'move', 'export', 'import']);

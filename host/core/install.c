@@ -1,0 +1,1309 @@
+/*
+ * install.c - package installs (install.h, docs/packages.md).
+ *
+ * An install that is not in the cache is a job, run by these steps, each
+ * the callback of the one before:
+ *
+ *   image id -> volume (made and handed to uid 1000 if new) -> network ->
+ *   install box (the language's image, sandbox limits, on the install
+ *   network, the volume read-write) -> registries (sandbox.ini's mirror,
+ *   or what the image's installer is configured with) -> egress proxy
+ *   (allowing those hosts only) -> install (into /work/pkg, the disk
+ *   budget) -> manifest -> finish (copy into the volume under a temporary
+ *   name, rename to the key; evict) -> proxy log -> remove both
+ *   containers -> answer every request waiting for this key.
+ *
+ * Every step that fails ends the job the same way (job_fail): containers
+ * removed, nothing in the volume but what a finished rename put there.
+ */
+#include "install.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "executor.h"
+#include "../engine/agent_client.h"
+#include "../engine/container.h"
+#include "../engine/network.h"
+#include "../util/defer.h"
+#include "../util/log.h"
+
+#define LOG_MODULE "install"
+
+#define MAX_ENV 64
+#define MAX_ARGS (PKG_MAX_SPECS + 32)
+#define MAX_WAITERS 64
+#define MAX_ALLOW 8
+#define TAIL_MAX 700
+/* The steps besides the install itself (registries, manifest, finish). */
+#define STEP_TIMEOUT_MS 60000
+#define PROXY_PORT "3128"
+#define WORK_DIR "/work/pkg"
+#define CA_FILE "ca.pem"
+#define MAX_EVICT 32
+
+struct waiter {
+	install_cb cb;
+	install_progress_cb progress;
+	void *arg;
+};
+
+struct job {
+	struct installer *in;
+	struct job *next;
+	const struct plugin *pl;
+	struct install_specs specs;
+	char key[PKG_KEY_LEN + 1];
+	char image_id[160];
+	char options[512];
+	uint64_t t0;
+	struct waiter w[MAX_WAITERS];
+	size_t nw;
+
+	char box_id[80];
+	struct agent_client *ac;
+	char proxy_name[64];
+	char proxy_id[80];
+	char allow[MAX_ALLOW][300];
+	size_t nallow;
+
+	cJSON *manifest;
+	cJSON *connections;
+	char evicted[MAX_EVICT][PKG_KEY_LEN + 1];
+	size_t nevicted;
+	struct error err; /* set once the job fails */
+	int failed;
+	char tail[TAIL_MAX + 1]; /* the installer's output, for failures */
+	int removing;		 /* containers left to remove */
+	int cached;		 /* the key turned out to be there */
+};
+
+struct installer {
+	uv_loop_t *loop;
+	struct docker *d;
+	const struct config *cfg;
+	struct pkg_cache *cache;
+	char **labels;
+	size_t nlabels;
+	struct job *jobs;
+	char volume_label[128]; /* INSTALL_VOLUME_ID_LABEL=<random> */
+	const char *volume_labels[3];
+	char *ca; /* the CA bundle's bytes, or NULL */
+	size_t ca_len;
+	int closing;
+	unsigned long seq;
+	pkg_busy_fn busy;
+	void *busy_arg;
+};
+
+/* ---- set-up ---- */
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
+	    n < 16L * 1024 * 1024 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)n)) &&
+	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
+		*len = (size_t)n;
+	} else {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
+		  const char *const *labels, const char *volume_label,
+		  struct pkg_cache *cache, struct installer **out)
+{
+	struct installer *in = calloc(1, sizeof(*in));
+	size_t n = 0, i;
+
+	if (!in)
+		return -ENOMEM;
+	in->loop = loop;
+	in->d = d;
+	in->cfg = cfg;
+	in->cache = cache;
+	snprintf(in->volume_label, sizeof(in->volume_label), "%s",
+		 volume_label);
+	in->volume_labels[0] = "org.mcp-sandbox.role=packages";
+	in->volume_labels[1] = in->volume_label;
+	while (labels && labels[n])
+		n++;
+	in->labels = calloc(n + 2, sizeof(*in->labels));
+	if (!in->labels) {
+		free(in);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		in->labels[i] = strdup(labels[i]);
+	in->nlabels = n;
+	if (cfg->pkg_ca_bundle && strcmp(cfg->pkg_ca_bundle, "none") != 0) {
+		in->ca = read_file(cfg->pkg_ca_bundle, &in->ca_len);
+		if (!in->ca && cfg->pkg_ca_bundle_set)
+			log_warn("[packages] ca_bundle %s cannot be read: "
+				 "installs use the images' own CA "
+				 "certificates",
+				 cfg->pkg_ca_bundle);
+	}
+	*out = in;
+	return 0;
+}
+
+void installer_set_busy(struct installer *in, pkg_busy_fn busy, void *arg)
+{
+	in->busy = busy;
+	in->busy_arg = arg;
+}
+
+int installer_enabled(const struct installer *in)
+{
+	return in && strcmp(in->cfg->pkg_network, "none") != 0;
+}
+
+const char *installer_volume(const struct installer *in)
+{
+	return installer_enabled(in) ? in->cfg->pkg_volume : NULL;
+}
+
+/* ---- specs ---- */
+
+void install_specs_free(struct install_specs *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	s->n = 0;
+}
+
+int install_specs_parse(const struct plugin *pl, const cJSON *packages,
+			struct install_specs *out, struct error *err)
+{
+	const char *eco = pl->desc->package_ecosystem, *why;
+	char norm[PKG_SPEC_MAX + 1];
+	const cJSON *it;
+
+	out->n = 0;
+	if (!eco)
+		return error_set(err, ERR_NO_INSTALLER,
+				 "%s installs no packages", pl->desc->name);
+	if (!cJSON_IsArray(packages) || !cJSON_GetArraySize(packages))
+		return error_set(err, ERR_INVALID_ARGUMENTS,
+				 "packages must be a non-empty array of "
+				 "strings");
+	if (cJSON_GetArraySize(packages) > PKG_MAX_SPECS)
+		return error_set(err, ERR_INVALID_ARGUMENTS,
+				 "at most %d packages in one request",
+				 PKG_MAX_SPECS);
+	cJSON_ArrayForEach(it, packages)
+	{
+		if (!cJSON_IsString(it)) {
+			install_specs_free(out);
+			return error_set(err, ERR_INVALID_ARGUMENTS,
+					 "packages must be strings");
+		}
+		if (pkg_spec_check(eco, it->valuestring, norm, &why)) {
+			install_specs_free(out);
+			return error_set(err, ERR_INVALID_PACKAGE,
+					 "'%.256s' is not a %s package spec: "
+					 "%s",
+					 it->valuestring, eco, why);
+		}
+		if (!(out->v[out->n] = strdup(norm))) {
+			install_specs_free(out);
+			return error_set(err, -ENOMEM, NULL);
+		}
+		out->n++;
+	}
+	out->n = pkg_specs_sort(out->v, out->n);
+	return 0;
+}
+
+static cJSON *specs_json(const struct install_specs *s)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; arr && i < s->n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(s->v[i]));
+	return arr;
+}
+
+/* ---- argv and environment ---- */
+
+/* Replace whole-argument placeholders: "{packages}" by every spec,
+ * "{dir}" by WORK_DIR. */
+static int expand(const char *const *cmd, const struct install_specs *s,
+		  const char **out, size_t max)
+{
+	size_t n = 0, i, k;
+
+	for (i = 0; cmd && cmd[i]; i++) {
+		if (strcmp(cmd[i], "{packages}") == 0) {
+			for (k = 0; k < s->n && n + 1 < max; k++)
+				out[n++] = s->v[k];
+			continue;
+		}
+		if (n + 1 >= max)
+			return -E2BIG;
+		out[n++] = strcmp(cmd[i], "{dir}") == 0 ? WORK_DIR : cmd[i];
+	}
+	out[n] = NULL;
+	return n ? 0 : -EINVAL;
+}
+
+/* s with every "{name}" replaced by value (allocated). */
+static char *subst(const char *s, const char *name, const char *value)
+{
+	const char *p = strstr(s, name);
+	size_t nl = strlen(name), vl = strlen(value), sl = strlen(s), pre;
+	char *out;
+
+	if (!p)
+		return strdup(s);
+	pre = (size_t)(p - s);
+	out = malloc(sl - nl + vl + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, s, pre);
+	memcpy(out + pre, value, vl);
+	memcpy(out + pre + vl, p + nl, sl - pre - nl);
+	out[sl - nl + vl] = '\0';
+	return out;
+}
+
+struct env_buf {
+	char *own[MAX_ENV];
+	const char *v[MAX_ENV + 1];
+	size_t n;
+};
+
+static void env_add(struct env_buf *e, const char *s)
+{
+	if (e->n < MAX_ENV)
+		e->v[e->n++] = s;
+	e->v[e->n] = NULL;
+}
+
+/* Add s with "{name}" expanded (NULL value: the entry is dropped). */
+static void env_add_subst(struct env_buf *e, const char *s, const char *name,
+			  const char *value)
+{
+	char *x;
+
+	if (strstr(s, name) && !value)
+		return;
+	if (e->n >= MAX_ENV || !(x = subst(s, name, value ? value : "")))
+		return;
+	e->own[e->n] = x;
+	env_add(e, x);
+}
+
+static void env_free(struct env_buf *e)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_ENV; i++)
+		free(e->own[i]);
+	memset(e, 0, sizeof(*e));
+}
+
+/* What every step of the install box runs with; with_install: also the
+ * install step's own entries (proxy, CA, mirror). */
+static void job_env(struct job *j, struct env_buf *e, int with_install)
+{
+	const struct sbx_plugin *d = j->pl->desc;
+	const char *reg = j->pl->policy.registry;
+	static const char *const vars[] = {"HTTPS_PROXY", "https_proxy",
+					   "HTTP_PROXY", "http_proxy"};
+	char proxy[96];
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	for (i = 0; exec_base_env[i]; i++)
+		env_add(e, exec_base_env[i]);
+	for (i = 0; d->env && d->env[i]; i++)
+		env_add(e, d->env[i]);
+	if (!with_install)
+		return;
+	snprintf(proxy, sizeof(proxy), "http://%s:%s", j->proxy_name,
+		 PROXY_PORT);
+	for (i = 0; i < 4; i++) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "%s={v}", vars[i]);
+		env_add_subst(e, buf, "{v}", proxy);
+	}
+	env_add(e, "NO_PROXY=");
+	env_add(e, "no_proxy=");
+	for (i = 0; d->install_env && d->install_env[i]; i++)
+		env_add_subst(e, d->install_env[i], "{ca}",
+			      j->in->ca ? "/work/" CA_FILE : NULL);
+	if (j->in->ca)
+		env_add(e, "SSL_CERT_FILE=/work/" CA_FILE);
+	for (i = 0; reg && d->registry_env && d->registry_env[i]; i++)
+		env_add_subst(e, d->registry_env[i], "{registry}", reg);
+}
+
+char *install_paths(const struct plugin *pl,
+		    const char (*keys)[PKG_KEY_LEN + 1], size_t n, char sep)
+{
+	const char *sub = pl->desc->package_path ? pl->desc->package_path : "";
+	size_t each = strlen(INSTALL_MOUNT) + PKG_KEY_LEN + strlen(sub) + 3;
+	char *out, *o;
+	size_t i;
+
+	if (!n || !(out = malloc(n * each + 1)))
+		return NULL;
+	o = out;
+	for (i = 0; i < n; i++)
+		o += sprintf(o, "%s" INSTALL_MOUNT "/%s%s%s",
+			     i ? (char[]){sep, 0} : "", keys[i],
+			     *sub ? "/" : "", sub);
+	return out;
+}
+
+int install_run_env(const struct plugin *pl, const char *path, char **env,
+		    size_t max)
+{
+	const struct sbx_plugin *d = pl->desc;
+	size_t n = 0, i;
+
+	for (i = 0; d->package_env && d->package_env[i]; i++) {
+		if (n + 1 >= max) {
+			env[n] = NULL;
+			install_env_free(env);
+			return -E2BIG;
+		}
+		if (!(env[n] = subst(d->package_env[i], "{path}", path))) {
+			install_env_free(env);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	env[n] = NULL;
+	return (int)n;
+}
+
+void install_env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env && env[i]; i++) {
+		free(env[i]);
+		env[i] = NULL;
+	}
+}
+
+/* ---- answering ---- */
+
+static double since(uint64_t t0)
+{
+	return (double)(uv_hrtime() - t0) / 1e9;
+}
+
+static void answer_waiter(const struct waiter *w, const struct error *err,
+			  const struct pkg_entry *e, int cached, double secs,
+			  const cJSON *conns)
+{
+	struct install_result res = {
+		.entry = e,
+		.cached = cached,
+		.seconds = secs,
+		.connections = conns,
+	};
+
+	w->cb(err, err ? NULL : &res, w->arg);
+}
+
+static void progress(struct job *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(struct job *j, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	size_t i;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_debug("%.12s: %s", j->key, buf);
+	for (i = 0; i < j->nw; i++)
+		if (j->w[i].progress)
+			j->w[i].progress(buf, j->w[i].arg);
+}
+
+static void installer_destroy(struct installer *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nlabels; i++)
+		free(in->labels[i]);
+	free(in->labels);
+	free(in->ca);
+	free(in);
+}
+
+static void job_unlink(struct job *j)
+{
+	struct job **pp;
+
+	for (pp = &j->in->jobs; *pp; pp = &(*pp)->next)
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+}
+
+/* Every container is gone: answer and free. */
+static void job_end(struct job *j)
+{
+	struct installer *in = j->in;
+	struct pkg_entry *e = NULL;
+	size_t i;
+
+	job_unlink(j);
+	if (!j->failed) {
+		cJSON *specs = specs_json(&j->specs);
+
+		e = pkg_cache_add(j->in->cache, j->key, j->pl->desc->name,
+				  specs, j->manifest, since(j->t0),
+				  (int64_t)time(NULL));
+		cJSON_Delete(specs);
+		if (!e)
+			error_set(&j->err, -ENOMEM, NULL);
+		else
+			log_info("%s: installed %zu specs as %.12s (%s) in "
+				 "%.1f s",
+				 j->pl->desc->name, j->specs.n, j->key,
+				 j->cached ? "found in the volume"
+					   : "downloaded",
+				 since(j->t0));
+	}
+	for (i = 0; i < j->nw; i++)
+		answer_waiter(&j->w[i], e ? NULL : &j->err, e, j->cached,
+			      since(j->t0), j->connections);
+	install_specs_free(&j->specs);
+	cJSON_Delete(j->manifest);
+	cJSON_Delete(j->connections);
+	free(j);
+	if (in->closing && !in->jobs)
+		installer_destroy(in);
+}
+
+static void removed_cb(const struct error *err, const char *id, void *arg)
+{
+	struct job *j = arg;
+
+	(void)err;
+	(void)id;
+	if (--j->removing == 0)
+		job_end(j);
+}
+
+static void job_cleanup(struct job *j)
+{
+	if (j->ac) {
+		agent_client_close(j->ac);
+		j->ac = NULL;
+	}
+	j->removing = 1;
+	if (j->box_id[0] &&
+	    container_remove(j->in->d, j->box_id, removed_cb, j) == 0)
+		j->removing++;
+	if (j->proxy_id[0] &&
+	    container_remove(j->in->d, j->proxy_id, removed_cb, j) == 0)
+		j->removing++;
+	removed_cb(NULL, NULL, j);
+}
+
+static void logs_cb(const struct error *err, const char *text, size_t len,
+		    void *arg)
+{
+	struct job *j = arg;
+	unsigned refused = 0;
+
+	if (!err) {
+		cJSON_Delete(j->connections);
+		j->connections = pkg_proxy_log_json(text, len, &refused);
+	}
+	if (j->failed && refused && j->connections) {
+		size_t used = strlen(j->err.msg);
+		const cJSON *c;
+
+		snprintf(j->err.msg + used, sizeof(j->err.msg) - used,
+			 "\nthe egress proxy refused:");
+		cJSON_ArrayForEach(c, j->connections)
+		{
+			const cJSON *ok =
+				cJSON_GetObjectItemCaseSensitive(c, "allowed");
+			const cJSON *h =
+				cJSON_GetObjectItemCaseSensitive(c, "host");
+			const cJSON *p =
+				cJSON_GetObjectItemCaseSensitive(c, "port");
+
+			used = strlen(j->err.msg);
+			if (!cJSON_IsFalse(ok) || !cJSON_IsString(h))
+				continue;
+			snprintf(j->err.msg + used, sizeof(j->err.msg) - used,
+				 " %s:%d", h->valuestring,
+				 cJSON_IsNumber(p) ? p->valueint : 0);
+		}
+	}
+	job_cleanup(j);
+}
+
+/* The job is over (failed or not): read the proxy's log, then clean up. */
+static void job_finish(struct job *j)
+{
+	if (j->proxy_id[0] &&
+	    container_logs(j->in->d, j->proxy_id, logs_cb, j) == 0)
+		return;
+	job_cleanup(j);
+}
+
+static void job_fail(struct job *j, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void job_fail(struct job *j, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!j->failed) {
+		va_start(ap, fmt);
+		error_vset(&j->err, code, fmt, ap);
+		va_end(ap);
+		j->failed = 1;
+		log_info("%s: install of %.12s failed: %s", j->pl->desc->name,
+			 j->key, j->err.msg);
+	}
+	job_finish(j);
+}
+
+/* ---- running a step in the install box ---- */
+
+typedef void (*step_fn)(struct job *j, const struct agent_exec_result *r);
+
+struct step {
+	struct job *j;
+	step_fn next;
+	const char *what;
+};
+
+/* Keep the last TAIL_MAX bytes of the output in j->tail. */
+static void tail_add(struct job *j, const char *p, size_t n)
+{
+	size_t have = strlen(j->tail);
+
+	if (n >= TAIL_MAX) {
+		memcpy(j->tail, p + n - TAIL_MAX, TAIL_MAX);
+		j->tail[TAIL_MAX] = '\0';
+		return;
+	}
+	if (have + n > TAIL_MAX) {
+		memmove(j->tail, j->tail + (have + n - TAIL_MAX), TAIL_MAX - n);
+		have = TAIL_MAX - n;
+	}
+	memcpy(j->tail + have, p, n);
+	j->tail[have + n] = '\0';
+}
+
+static void step_output_cb(const char *out, size_t out_len, const char *err,
+			   size_t err_len, void *arg)
+{
+	struct step *s = arg;
+	char line[400];
+
+	if (out_len)
+		tail_add(s->j, out, out_len);
+	if (err_len)
+		tail_add(s->j, err, err_len);
+	snprintf(line, sizeof(line), "%.*s%.*s",
+		 (int)(out_len > 190 ? 190 : out_len), out,
+		 (int)(err_len > 190 ? 190 : err_len), err);
+	if (line[0])
+		progress(s->j, "%s", line);
+}
+
+static void step_done_cb(struct agent_client *ac, const struct error *err,
+			 const struct agent_exec_result *res, void *arg)
+{
+	struct step *s = arg;
+	struct job *j = s->j;
+	step_fn next = s->next;
+	const char *what = s->what;
+
+	(void)ac;
+	free(s);
+	if (err) {
+		job_fail(j, ERR_INSTALL_FAILED, "%s: %s", what, err->msg);
+		return;
+	}
+	if (res->timed_out) {
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "%s took longer than its %u ms budget ([packages] "
+			 "timeout_ms)\n%s",
+			 what, j->in->cfg->pkg_timeout_ms, j->tail);
+		return;
+	}
+	if (!res->exited || res->exit_code != 0) {
+		tail_add(j, res->out, res->out_len);
+		tail_add(j, res->err, res->err_len);
+		job_fail(j, ERR_INSTALL_FAILED, "%s failed (%s %d):\n%s", what,
+			 res->exited ? "exit status" : "signal",
+			 res->exited ? res->exit_code : res->signal, j->tail);
+		return;
+	}
+	next(j, res);
+}
+
+/* Run one step; file (name, data) is written to /work first. */
+static void job_exec(struct job *j, const char *what, const char *const *build,
+		     const char *const *run, const struct env_buf *env,
+		     uint32_t timeout_ms, const char *file, const char *data,
+		     size_t len, int stream, step_fn next)
+{
+	struct step *s = calloc(1, sizeof(*s));
+	struct agent_exec_req q = {
+		.file_name = file ? file : "step",
+		.code = data ? data : "",
+		.code_len = data ? len : 0,
+		.build_argv = build,
+		.run_argv = run,
+		.env = env->v,
+		.seccomp_deny = j->pl->policy.seccomp_deny,
+		.timeout_ms = timeout_ms,
+		.stdout_cap = 1u << 20,
+		.stderr_cap = 64u << 10,
+		.stream_ms = stream ? 500 : 0,
+		.output_cb = stream ? step_output_cb : NULL,
+	};
+
+	if (!s) {
+		job_fail(j, -ENOMEM, NULL);
+		return;
+	}
+	s->j = j;
+	s->next = next;
+	s->what = what;
+	progress(j, "%s", what);
+	if (agent_client_exec(j->ac, &q, step_done_cb, s)) {
+		free(s);
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "%s: the install container "
+			 "did not take the request",
+			 what);
+	}
+}
+
+/* ---- the steps ---- */
+
+static void job_step_logs(struct job *j, const struct agent_exec_result *r)
+{
+	(void)r;
+	job_finish(j);
+}
+
+/* Copy the set into the volume under a temporary name and rename it to
+ * its key (an existing key stays: another install got there first), then
+ * remove the evicted sets. Arguments, never code: $1 nonce, $2 key, the
+ * rest evicted keys. */
+static const char finish_script[] =
+	"set -eu; cd " INSTALL_MOUNT "; t=.tmp-$2-$1; rm -rf \"$t\"; "
+	"cp -R " WORK_DIR " \"$t\"; cp /work/manifest.json \"$t/\"; "
+	"if mv -T \"$t\" \"$2\" 2>/dev/null; then echo new; "
+	"else rm -rf \"$t\"; test -f \"$2/manifest.json\"; echo exists; fi; "
+	"k=$2; shift 2; for v; do [ \"$v\" != \"$k\" ] && rm -rf \"$v\"; "
+	"done; true";
+
+static void job_step_finish(struct job *j, const struct agent_exec_result *r)
+{
+	const char *argv[MAX_EVICT + 8];
+	char nonce[32], *text;
+	struct env_buf env;
+	size_t n = 0, i;
+
+	(void)r;
+	text = cJSON_PrintUnformatted(j->manifest);
+	if (!text) {
+		job_fail(j, -ENOMEM, NULL);
+		return;
+	}
+	/* Make room first, so the volume stays under its cap. */
+	j->nevicted = pkg_cache_evict(
+		j->in->cache, (uint64_t)j->in->cfg->pkg_cache_max_mb << 20,
+		j->key, j->in->busy, j->in->busy_arg, j->evicted, MAX_EVICT);
+	snprintf(nonce, sizeof(nonce), "%lx%lx", (unsigned long)uv_hrtime(),
+		 ++j->in->seq);
+	argv[n++] = "bash";
+	argv[n++] = "-c";
+	argv[n++] = finish_script;
+	argv[n++] = "finish";
+	argv[n++] = nonce;
+	argv[n++] = j->key;
+	for (i = 0; i < j->nevicted; i++)
+		argv[n++] = j->evicted[i];
+	argv[n] = NULL;
+	job_env(j, &env, 0);
+	job_exec(j, "storing the set in the cache", NULL, argv, &env,
+		 STEP_TIMEOUT_MS, "manifest.json", text, strlen(text), 0,
+		 job_step_logs);
+	env_free(&env);
+	cJSON_free(text);
+}
+
+static void job_step_manifest(struct job *j, const struct agent_exec_result *r)
+{
+	const char *why;
+	cJSON *m = pkg_manifest_parse(r->out, r->out_len, &why);
+
+	if (!m) {
+		job_fail(j, ERR_INSTALL_FAILED, "%s's manifest: %s",
+			 j->pl->desc->name, why);
+		return;
+	}
+	j->manifest = m;
+	job_step_finish(j, r);
+}
+
+static void job_step_installed(struct job *j, const struct agent_exec_result *r)
+{
+	const char *argv[MAX_ARGS];
+	struct env_buf env;
+
+	(void)r;
+	if (expand(j->pl->desc->manifest_cmd, &j->specs, argv, MAX_ARGS)) {
+		job_fail(j, ERR_PLUGIN, "%s: no manifest_cmd",
+			 j->pl->desc->name);
+		return;
+	}
+	job_env(j, &env, 0);
+	job_exec(j, "reading what was installed", NULL, argv, &env,
+		 STEP_TIMEOUT_MS, NULL, NULL, 0, 0, job_step_manifest);
+	env_free(&env);
+}
+
+/* Wait (inside the box, bounded) until the proxy accepts connections. */
+static const char wait_script[] =
+	"for i in $(seq 400); do (exec 3<>/dev/tcp/$1/$2) 2>/dev/null && "
+	"exit 0; sleep 0.025; done; echo \"the egress proxy $1 did not "
+	"start\" >&2; exit 1";
+
+static void job_step_install(struct job *j)
+{
+	const char *argv[MAX_ARGS];
+	const char *wait[] = {"bash",	     "-c",	 wait_script, "wait",
+			      j->proxy_name, PROXY_PORT, NULL};
+	struct env_buf env;
+
+	if (expand(j->pl->desc->install_cmd, &j->specs, argv, MAX_ARGS)) {
+		job_fail(j, ERR_PLUGIN, "%s: no install_cmd",
+			 j->pl->desc->name);
+		return;
+	}
+	job_env(j, &env, 1);
+	job_exec(j, "installing", wait, argv, &env, j->in->cfg->pkg_timeout_ms,
+		 j->in->ca ? CA_FILE : NULL, j->in->ca, j->in->ca_len, 1,
+		 job_step_installed);
+	env_free(&env);
+}
+
+static void proxy_started_cb(const struct error *err, const char *id, void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "the egress proxy (%s) did not start: %s",
+			 j->in->cfg->pkg_proxy_image, err->msg);
+		return;
+	}
+	snprintf(j->proxy_id, sizeof(j->proxy_id), "%s", id);
+	job_step_install(j);
+}
+
+static void job_step_proxy(struct job *j)
+{
+	const struct config *cfg = j->in->cfg;
+	const char *nets[] = {"bridge", NULL};
+	char allow[MAX_ALLOW * 300 + 32], upstream[320] = "";
+	const char *env[4], *labels[24];
+	struct container_spec spec;
+	size_t i, o = 0;
+
+	o += (size_t)snprintf(allow, sizeof(allow), "SBX_PROXY_ALLOW=");
+	for (i = 0; i < j->nallow && o < sizeof(allow); i++)
+		o += (size_t)snprintf(allow + o, sizeof(allow) - o, "%s%s",
+				      i ? " " : "", j->allow[i]);
+	env[0] = allow;
+	env[1] = NULL;
+	if (cfg->pkg_upstream_proxy) {
+		snprintf(upstream, sizeof(upstream), "SBX_PROXY_UPSTREAM=%s",
+			 cfg->pkg_upstream_proxy);
+		env[1] = upstream;
+		env[2] = NULL;
+	}
+	for (i = 0; i < j->in->nlabels && i < 20; i++)
+		labels[i] = j->in->labels[i];
+	labels[i++] = "org.mcp-sandbox.role=proxy";
+	labels[i] = NULL;
+	snprintf(j->proxy_name, sizeof(j->proxy_name), "sbx-proxy-%.12s-%lx",
+		 j->key, ++j->in->seq);
+	spec = (struct container_spec){
+		.name = j->proxy_name,
+		.image = cfg->pkg_proxy_image,
+		.labels = labels,
+		.memory_mb = 256,
+		.cpu_millis = 1000,
+		.pids = 64,
+		.nofile = 4096,
+		.fsize_mb = 16,
+		.tmp_mb = 16,
+		.shm_mb = 16,
+		.network = cfg->pkg_network,
+		.env = env,
+		.networks = nets,
+		.service = 1,
+	};
+	progress(j, "starting the egress proxy (allowing %s)", allow + 16);
+	if (container_run(j->in->d, &spec, proxy_started_cb, j))
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "the egress proxy could not be created");
+}
+
+/* Take the registries' URLs (one a line) as the proxy's allow-list. */
+static int allow_urls(struct job *j, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char url[512], hp[300];
+		size_t k;
+
+		if (n && n < sizeof(url)) {
+			memcpy(url, p, n);
+			url[n] = '\0';
+			while (n && (url[n - 1] == '\r' || url[n - 1] == ' '))
+				url[--n] = '\0';
+			if (n && pkg_url_hostport(url, hp, sizeof(hp)) == 0) {
+				for (k = 0; k < j->nallow; k++)
+					if (strcmp(j->allow[k], hp) == 0)
+						break;
+				if (k == j->nallow && j->nallow < MAX_ALLOW)
+					memcpy(j->allow[j->nallow++], hp,
+					       sizeof(hp));
+			}
+		}
+		p += n + 1;
+	}
+	return j->nallow ? 0 : -ENOENT;
+}
+
+static void job_step_registries(struct job *j,
+				const struct agent_exec_result *r)
+{
+	if (allow_urls(j, r->out, r->out_len)) {
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "%s's installer names no http(s) registry (it "
+			 "printed '%.200s'); set [%s] registry in sandbox.ini",
+			 j->pl->desc->name, r->out_len ? r->out : "",
+			 j->pl->desc->name);
+		return;
+	}
+	job_step_proxy(j);
+}
+
+static void box_open_cb(struct agent_client *ac, const struct error *err,
+			void *arg)
+{
+	struct job *j = arg;
+	const char *reg = j->pl->policy.registry;
+	const char *argv[MAX_ARGS];
+	struct env_buf env;
+
+	if (err) {
+		j->ac = NULL;
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "the install container's agent did not answer: %s",
+			 err->msg);
+		return;
+	}
+	j->ac = ac;
+	if (reg) {
+		if (allow_urls(j, reg, strlen(reg))) {
+			job_fail(j, ERR_INSTALL_FAILED,
+				 "[%s] registry = %s is not an http(s) URL",
+				 j->pl->desc->name, reg);
+			return;
+		}
+		job_step_proxy(j);
+		return;
+	}
+	if (expand(j->pl->desc->registry_cmd, &j->specs, argv, MAX_ARGS)) {
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "%s has no registry_cmd: set [%s] registry in "
+			 "sandbox.ini",
+			 j->pl->desc->name, j->pl->desc->name);
+		return;
+	}
+	job_env(j, &env, 0);
+	job_exec(j, "reading the installer's registries", NULL, argv, &env,
+		 STEP_TIMEOUT_MS, NULL, NULL, 0, 0, job_step_registries);
+	env_free(&env);
+}
+
+static void box_lost_cb(struct agent_client *ac, void *arg)
+{
+	struct job *j = arg;
+
+	(void)ac;
+	/* A pending exec gets its error callback; nothing else to do. */
+	(void)j;
+}
+
+static void box_started_cb(const struct error *err, const char *id, void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		job_fail(j,
+			 err->code == -ENOENT ? ERR_IMAGE_MISSING
+					      : ERR_INSTALL_FAILED,
+			 "the install container did not start: %s", err->msg);
+		return;
+	}
+	snprintf(j->box_id, sizeof(j->box_id), "%s", id);
+	if (agent_client_open(j->in->d, id, box_open_cb, box_lost_cb, j,
+			      &j->ac))
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "cannot attach to the install container");
+}
+
+static void job_step_box(struct job *j)
+{
+	const struct config *cfg = j->in->cfg;
+	const struct policy *po = &j->pl->policy;
+	const struct container_mount mounts[] = {
+		{cfg->pkg_volume, INSTALL_MOUNT, 0, j->in->volume_labels},
+		{NULL, NULL, 0, NULL},
+	};
+	const char *labels[24];
+	struct container_spec spec;
+	size_t i;
+
+	for (i = 0; i < j->in->nlabels && i < 20; i++)
+		labels[i] = j->in->labels[i];
+	labels[i++] = "org.mcp-sandbox.role=install";
+	labels[i] = NULL;
+	/* /work holds the install: its size is the disk budget, and a tmpfs
+	 * counts as the container's memory. */
+	spec = (struct container_spec){
+		.image = po->image,
+		.labels = labels,
+		.memory_mb = (po->limits.memory_mb > cfg->pkg_memory_mb
+				      ? po->limits.memory_mb
+				      : cfg->pkg_memory_mb) +
+			     cfg->pkg_disk_mb,
+		.cpu_millis = po->limits.cpu_millis,
+		.pids = po->limits.pids > 256 ? po->limits.pids : 256,
+		.nofile = po->limits.nofile,
+		.fsize_mb = cfg->pkg_disk_mb,
+		.work_mb = cfg->pkg_disk_mb,
+		.tmp_mb = po->limits.tmp_mb,
+		.shm_mb = po->shm_mb,
+		.network = cfg->pkg_network,
+		.mounts = mounts,
+	};
+	progress(j, "starting the install container");
+	if (container_run(j->in->d, &spec, box_started_cb, j))
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "the install container could not be created");
+}
+
+static void init_removed_cb(const struct error *err, const char *id, void *arg)
+{
+	(void)err;
+	(void)id;
+	job_step_box(arg);
+}
+
+static void init_waited_cb(const struct error *err, int status, void *arg)
+{
+	struct job *j = arg;
+
+	if (err || status != 0) {
+		if (j->box_id[0])
+			container_remove(j->in->d, j->box_id, NULL, NULL);
+		j->box_id[0] = '\0';
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "preparing the package volume failed: %s",
+			 err ? err->msg : "chown exited non-zero");
+		return;
+	}
+	if (container_remove(j->in->d, j->box_id, init_removed_cb, j)) {
+		j->box_id[0] = '\0';
+		job_step_box(j);
+		return;
+	}
+	j->box_id[0] = '\0';
+}
+
+static void init_started_cb(const struct error *err, const char *id, void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "preparing the package volume failed: %s", err->msg);
+		return;
+	}
+	snprintf(j->box_id, sizeof(j->box_id), "%s", id);
+	if (container_wait(j->in->d, id, init_waited_cb, j))
+		init_waited_cb(NULL, -1, j);
+}
+
+/* A new volume belongs to root: hand it to the sandbox user, once, with a
+ * container that holds CAP_CHOWN and nothing else. */
+static void job_step_init(struct job *j)
+{
+	const struct config *cfg = j->in->cfg;
+	const struct container_mount mounts[] = {
+		{cfg->pkg_volume, INSTALL_MOUNT, 0, j->in->volume_labels},
+		{NULL, NULL, 0, NULL},
+	};
+	static const char *const caps[] = {"CHOWN", NULL};
+	static const char *const cmd[] = {"/bin/chown", "1000:1000",
+					  INSTALL_MOUNT, NULL};
+	const char *labels[24];
+	struct container_spec spec;
+	size_t i;
+
+	for (i = 0; i < j->in->nlabels && i < 20; i++)
+		labels[i] = j->in->labels[i];
+	labels[i++] = "org.mcp-sandbox.role=volume-init";
+	labels[i] = NULL;
+	spec = (struct container_spec){
+		.image = j->pl->policy.image,
+		.labels = labels,
+		.memory_mb = 64,
+		.cpu_millis = 1000,
+		.pids = 16,
+		.nofile = 64,
+		.fsize_mb = 1,
+		.tmp_mb = 1,
+		.shm_mb = 1,
+		.network = "none",
+		.mounts = mounts,
+		.service = 1,
+		.user = "0",
+		.caps = caps,
+		.entrypoint = cmd,
+	};
+	progress(j, "preparing the package volume %s", cfg->pkg_volume);
+	if (container_run(j->in->d, &spec, init_started_cb, j))
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "preparing the package volume failed");
+}
+
+static void net_ready_cb(const struct error *err, void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		job_fail(j,
+			 err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
+					      : ERR_INSTALL_FAILED,
+			 "the install network %s: %s", j->in->cfg->pkg_network,
+			 err->msg);
+		return;
+	}
+	job_step_box(j);
+}
+
+static void network_init_cb(const struct error *err, void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		net_ready_cb(err, arg);
+		return;
+	}
+	job_step_init(j);
+}
+
+/* ---- entry: image id, volume, cache lookup ---- */
+
+struct lookup {
+	struct installer *in;
+	const struct plugin *pl;
+	struct install_specs specs;
+	struct waiter w;
+	uint64_t t0;
+	char image_id[160];
+	char key[PKG_KEY_LEN + 1];
+	char options[512];
+};
+
+static void lookup_fail(struct lookup *l, int code, const char *msg)
+{
+	struct error e;
+
+	error_set_msg(&e, code, msg);
+	l->w.cb(&e, NULL, l->w.arg);
+	install_specs_free(&l->specs);
+	free(l);
+}
+
+static void volume_cb_(const struct error *err, const char *created_at,
+		       int created, void *arg)
+{
+	struct lookup *l = arg;
+	struct installer *in = l->in;
+	struct pkg_entry *e;
+	struct job *j;
+	int fresh;
+
+	if (err) {
+		lookup_fail(l,
+			    err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
+						 : ERR_INSTALL_FAILED,
+			    err->msg);
+		return;
+	}
+	fresh = pkg_cache_bind_volume(in->cache, created_at) || created;
+	e = pkg_cache_find(in->cache, l->key);
+	if (e) {
+		e->last_used = (int64_t)time(NULL);
+		pkg_cache_save(in->cache);
+		answer_waiter(&l->w, NULL, e, 1, since(l->t0), NULL);
+		install_specs_free(&l->specs);
+		free(l);
+		return;
+	}
+	for (j = in->jobs; j; j = j->next)
+		if (strcmp(j->key, l->key) == 0 && j->nw < MAX_WAITERS) {
+			j->w[j->nw++] = l->w;
+			install_specs_free(&l->specs);
+			free(l);
+			return;
+		}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		lookup_fail(l, -ENOMEM, NULL);
+		return;
+	}
+	j->in = in;
+	j->pl = l->pl;
+	j->specs = l->specs;
+	l->specs.n = 0;
+	memcpy(j->key, l->key, sizeof(j->key));
+	memcpy(j->image_id, l->image_id, sizeof(j->image_id));
+	memcpy(j->options, l->options, sizeof(j->options));
+	j->t0 = l->t0;
+	j->w[j->nw++] = l->w;
+	free(l);
+	j->next = in->jobs;
+	in->jobs = j;
+	{
+		const char *labels[] = {"org.mcp-sandbox.role=packages", NULL};
+
+		if (network_ensure(in->d, in->cfg->pkg_network, 1, labels,
+				   fresh ? network_init_cb : net_ready_cb, j))
+			job_fail(j, ERR_INSTALL_FAILED,
+				 "the install network name %s is not valid",
+				 in->cfg->pkg_network);
+	}
+}
+
+static void image_cb_(const struct error *err, const char *id, void *arg)
+{
+	struct lookup *l = arg;
+	char **v = l->specs.v;
+
+	if (err) {
+		lookup_fail(l,
+			    err->code == -ENOENT   ? ERR_IMAGE_MISSING
+			    : err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
+						   : ERR_INSTALL_FAILED,
+			    err->msg);
+		return;
+	}
+	snprintf(l->image_id, sizeof(l->image_id), "%s", id);
+	if (pkg_key(l->pl->desc->name, l->image_id, l->options, v, l->specs.n,
+		    l->key)) {
+		lookup_fail(l, -ENOMEM, NULL);
+		return;
+	}
+	if (volume_ensure(l->in->d, l->in->cfg->pkg_volume,
+			  l->in->volume_labels, INSTALL_VOLUME_ID_LABEL,
+			  volume_cb_, l))
+		lookup_fail(l, ERR_INSTALL_FAILED,
+			    "the package volume name is not valid");
+}
+
+int installer_install(struct installer *in, const struct plugin *pl,
+		      struct install_specs *specs,
+		      install_progress_cb progress_cb, install_cb cb, void *arg,
+		      struct error *err)
+{
+	struct lookup *l;
+	const char *reg = pl->policy.registry;
+	int rc;
+
+	if (!installer_enabled(in))
+		return error_set(err, ERR_INSTALLS_DISABLED, NULL);
+	if (!pl->desc->package_ecosystem || !pl->desc->install_cmd)
+		return error_set(err, ERR_NO_INSTALLER,
+				 "%s installs no packages", pl->desc->name);
+	if (in->closing)
+		return error_set(err, ERR_SHUTTING_DOWN, NULL);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return error_set(err, -ENOMEM, NULL);
+	l->in = in;
+	l->pl = pl;
+	l->specs = *specs;
+	specs->n = 0;
+	l->w = (struct waiter){cb, progress_cb, arg};
+	l->t0 = uv_hrtime();
+	/* The installer's options: the mirror it is pointed at. */
+	snprintf(l->options, sizeof(l->options), "registry=%s", reg ? reg : "");
+	rc = image_check(in->d, pl->policy.image, image_cb_, l);
+	if (rc) {
+		*specs = l->specs;
+		free(l);
+		return error_set(err, rc == -EINVAL ? ERR_IMAGE_MISSING : rc,
+				 "cannot look up the image %s",
+				 pl->policy.image);
+	}
+	return 0;
+}
+
+void installer_free(struct installer *in)
+{
+	if (!in)
+		return;
+	/* Jobs under way end through their callbacks (docker_free() cancels
+	 * their requests); the last one frees the installer. Their
+	 * containers carry this server's labels, so a crash leaves nothing
+	 * that the next start's orphan clean-up does not remove. */
+	in->closing = 1;
+	if (!in->jobs)
+		installer_destroy(in);
+}

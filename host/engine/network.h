@@ -1,0 +1,33 @@
+/*
+ * network.h - the engine objects package installs need besides containers
+ * (docs/packages.md): a network, made once and found again by name (the
+ * internal install network), and a named volume (the package cache).
+ * Callbacks follow container.h's contract: exactly once when the call
+ * returned 0, err NULL on success.
+ */
+#ifndef SBX_NETWORK_H
+#define SBX_NETWORK_H
+
+#include "docker.h"
+#include "../util/error.h"
+
+typedef void (*network_cb)(const struct error *err, void *arg);
+
+/* The network name (created with Internal = internal when missing). One
+ * that exists with another Internal setting is -EEXIST: an install
+ * network that reaches out would defeat the proxy. */
+int network_ensure(struct docker *d, const char *name, int internal,
+		   const char *const *labels, network_cb cb, void *arg);
+
+/* ident: the value of the volume's label id_label (made with a random
+ * value, it tells a volume removed and made again from the old one), or,
+ * for a volume made by someone else without it, its CreatedAt; created:
+ * made by this call. */
+typedef void (*volume_cb)(const struct error *err, const char *ident,
+			  int created, void *arg);
+
+/* The volume name, created with labels when missing. */
+int volume_ensure(struct docker *d, const char *name, const char *const *labels,
+		  const char *id_label, volume_cb cb, void *arg);
+
+#endif
