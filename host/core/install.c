@@ -735,6 +735,8 @@ static void job_step_finish(struct job *j, const struct agent_exec_result *r)
 	const char *argv[MAX_EVICT + 8];
 	char nonce[32], *text;
 	struct env_buf env;
+	uint64_t cap, mine = 0;
+	const cJSON *p;
 	size_t n = 0, i;
 
 	(void)r;
@@ -743,10 +745,20 @@ static void job_step_finish(struct job *j, const struct agent_exec_result *r)
 		job_fail(j, -ENOMEM, NULL);
 		return;
 	}
-	/* Make room first, so the volume stays under its cap. */
-	j->nevicted = pkg_cache_evict(
-		j->in->cache, (uint64_t)j->in->cfg->pkg_cache_max_mb << 20,
-		j->key, j->in->busy, j->in->busy_arg, j->evicted, MAX_EVICT);
+	/* Make room first, so that the volume with this set stays under its
+	 * cap (a set larger than the cap alone is still kept). */
+	cap = (uint64_t)j->in->cfg->pkg_cache_max_mb << 20;
+	cJSON_ArrayForEach(
+		p, cJSON_GetObjectItemCaseSensitive(j->manifest, "packages"))
+	{
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(p, "bytes");
+
+		if (cJSON_IsNumber(b) && b->valuedouble > 0)
+			mine += (uint64_t)b->valuedouble;
+	}
+	j->nevicted = pkg_cache_evict(j->in->cache, mine < cap ? cap - mine : 0,
+				      j->key, j->in->busy, j->in->busy_arg,
+				      j->evicted, MAX_EVICT);
 	snprintf(nonce, sizeof(nonce), "%lx%lx", (unsigned long)uv_hrtime(),
 		 ++j->in->seq);
 	argv[n++] = "bash";

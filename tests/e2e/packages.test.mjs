@@ -6,17 +6,13 @@
 // with the host's CA bundle); pip goes to an index of wheels this test
 // builds and serves from a container on the install network.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { e2e, runResult, toolError } from './lib/server.mjs';
 import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
-
-function docker(...args) {
-  return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
+import { addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
 function packageEnv(h, extra = {}) {
@@ -110,41 +106,14 @@ e2e('packages: npm from the real registry through the proxy, cached, and a sandb
   assert.equal(cell.stdout, 'true true\n', cell.stderr);
 });
 
-/** A wheel of a pure-python package, built with the host's python3. */
-function buildWheel(dir, name, version, body) {
-  const py = `
-import base64, hashlib, sys, zipfile
-name, version, body, out = sys.argv[1:5]
-files = {f"{name}/__init__.py": body.encode(),
-         f"{name}-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n".encode(),
-         f"{name}-{version}.dist-info/WHEEL": b"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"}
-record = []
-for p, data in files.items():
-    h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    record.append(f"{p},sha256={h},{len(data)}")
-record.append(f"{name}-{version}.dist-info/RECORD,,")
-files[f"{name}-{version}.dist-info/RECORD"] = ("\\n".join(record) + "\\n").encode()
-with zipfile.ZipFile(out, "w") as z:
-    for p, data in files.items():
-        z.writestr(p, data)
-`;
-  const file = `${name}-${version}-py3-none-any.whl`;
-  fs.mkdirSync(path.join(dir, 'files'), { recursive: true });
-  execFileSync('python3', ['-c', py, name, version, body, path.join(dir, 'files', file)]);
-  fs.mkdirSync(path.join(dir, 'simple', name), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'simple', name, 'index.html'), `<html><body><a href="../../files/${file}">${file}</a></body></html>\n`);
-}
-
 e2e('packages: pip from a local index on the install network; bad specs refused before anything runs', { timeoutMs: 600_000 }, async (h) => {
   const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
   h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  buildWheel(index, 'sbxdemo', '1.0', "def hello():\n    return 'hello from sbxdemo'\n");
-  fs.chmodSync(index, 0o755);
+  addWheel(index, 'sbxdemo', '1.0', "def hello():\n    return 'hello from sbxdemo'\n");
   const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/' });
   // The network first (internal, as the server wants it), then the index.
   docker('network', 'create', '--internal', p.network);
-  docker('run', '-d', '--rm', '--network', p.network, '--network-alias', 'pypi-local', '--read-only', '--user', '1000',
-    '-v', `${index}:/srv:ro`, '--entrypoint', 'python3', 'mcp-sandbox/python:latest', '-m', 'http.server', '8080', '--directory', '/srv');
+  serveRegistry(p.network, ['pypi-local'], index);
   const s = await h.start({ env: p.env });
 
   const first = await installOk(s, { language: 'python', packages: ['SBXDemo==1.0'] });
@@ -198,4 +167,108 @@ e2e('packages: [packages] network = none turns installs off with a clear error',
   assert.equal(e.code, 'installs_disabled');
   const x = toolError(await s.call({ language: 'python', packages: ['requests'], code: 'print(1)' }));
   assert.equal(x.code, 'installs_disabled');
+});
+
+/** What the package volume holds, as a sandbox sees it (sorted). */
+async function volumeKeys(s) {
+  const r = runResult(await s.call({ language: 'python', code: "import os\nprint(' '.join(sorted(os.listdir('/opt/sbx/pkgs'))))" }));
+  return r.stdout.trim().split(' ').filter(Boolean);
+}
+
+e2e('packages: the cache tells the truth: one install for concurrent requests, any order of specs, LRU past the cap, a volume removed under the server', { timeoutMs: 600_000 }, async (h) => {
+  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
+  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
+  // 600 KB each: two of them are over a 1 MB cache.
+  addWheel(index, 'pa', '1.0', 'A = 1\n', 600_000);
+  addWheel(index, 'pb', '1.0', 'B = 2\n', 600_000);
+  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_CACHE_MAX_MB: '1', SANDBOX_POOL_WARM_AT_START: 'python' });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-local'], index);
+  const s = await h.start({ env: p.env });
+
+  // Two requests for one set at once: one install, both answered by it.
+  const [x, y] = await Promise.all([installOk(s, { language: 'python', packages: ['pa==1.0'] }), installOk(s, { language: 'python', packages: ['pa==1.0'] })]);
+  assert.equal(x.key, y.key);
+  assert.deepEqual([x.cached, y.cached], [false, false]);
+  assert.deepEqual(x.connections, y.connections, 'the same install answered both');
+  assert.equal(s.stderr.split(`as ${x.key.slice(0, 12)} `).length - 1, 1, 'one install ran');
+  assert.deepEqual(await volumeKeys(s), [x.key]);
+
+  // The second set takes the cache over its cap: the first goes.
+  const b = await installOk(s, { language: 'python', packages: ['pb==1.0'] });
+  assert.equal(b.cached, false);
+  assert.deepEqual(await volumeKeys(s), [b.key], 'the least recently used set was removed from the volume');
+  const again = await installOk(s, { language: 'python', packages: ['pa==1.0'] });
+  assert.deepEqual([again.key, again.cached], [x.key, false], 'an evicted set is installed again, not reported cached');
+
+  // A set is the same whatever the order of its specs.
+  const ab = await installOk(s, { language: 'python', packages: ['pb==1.0', 'PA==1.0'] });
+  const ba = await installOk(s, { language: 'python', packages: ['pa==1.0', 'pb==1.0', 'pa==1.0'] });
+  assert.deepEqual([ab.key, ab.cached, ba.key, ba.cached], [ab.key, false, ab.key, true]);
+  assert.deepEqual(ab.specs, ['pa==1.0', 'pb==1.0']);
+
+  // The volume removed under the running server (its containers first,
+  // as Docker keeps a volume in use): the next request finds it new and
+  // installs again; the run after it imports the set.
+  // The pool refills as its containers go, so until the volume is free.
+  for (let i = 0; ; i++) {
+    for (const c of docker('ps', '-aq', '--filter', `volume=${p.volume}`).split('\n').filter(Boolean)) docker('rm', '-f', c);
+    try {
+      docker('volume', 'rm', p.volume);
+      break;
+    } catch (e) {
+      if (i === 20) throw e;
+    }
+  }
+  const fresh = await installOk(s, { language: 'python', packages: ['pa==1.0'] });
+  assert.deepEqual([fresh.key, fresh.cached], [x.key, false]);
+  const run = runResult(await s.call({ language: 'python', packages: ['pa==1.0'], code: 'import pa\nprint(pa.A)' }, { requestTimeoutMs: 120_000 }));
+  assert.equal(run.stdout, '1\n', run.stderr);
+});
+
+e2e('packages: faults: a destination off the list is refused by the proxy and logged; time and disk budgets; nothing half-made stays', { timeoutMs: 600_000 }, async (h) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-reg-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // npm: one package whose tarball is on the registry, one whose tarball
+  // is on another host (a container of this test, not on the list).
+  addNpmPackage(dir, 'sbx-good', '1.0.0', { 'index.js': 'module.exports = 7;\n' }, 'http://npm-local:8080/tarballs/');
+  addNpmPackage(dir, 'sbx-elsewhere', '1.0.0', { 'index.js': 'module.exports = 8;\n' }, 'http://npm-other:8080/tarballs/');
+  addWheel(dir, 'big', '1.0', 'X = 1\n', 24_000_000);
+  addWheel(dir, 'small', '1.0', 'Y = 1\n');
+  const p = packageEnv(h, {
+    SANDBOX_JAVASCRIPT_REGISTRY: 'http://npm-local:8080/',
+    SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/',
+    SANDBOX_PACKAGES_DISK_MB: '16',
+  });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['npm-local', 'npm-other', 'pypi-local'], dir);
+  const s = await h.start({ env: p.env });
+
+  const good = await installOk(s, { language: 'javascript', packages: ['sbx-good@1.0.0'] });
+  assert.deepEqual(good.packages.map((x) => [x.name, x.version]), [['sbx-good', '1.0.0']]);
+  assert.ok(good.connections.every((c) => c.host === 'npm-local' && c.allowed));
+  const run = runResult(await s.call({ language: 'javascript', packages: ['sbx-good@1.0.0'], code: "import g from 'sbx-good'; console.log(g);" }, { requestTimeoutMs: 120_000 }));
+  assert.equal(run.stdout, '7\n', run.stderr);
+
+  const off = toolError(await install(s, { language: 'javascript', packages: ['sbx-elsewhere@1.0.0'] }));
+  assert.equal(off.code, 'install_failed');
+  assert.match(off.message, /the egress proxy refused: npm-other:8080/);
+
+  // Over the disk budget (a 24 MB wheel into 16 MB).
+  const disk = toolError(await install(s, { language: 'python', packages: ['big==1.0'] }));
+  assert.equal(disk.code, 'install_failed');
+  // A file over the budget meets RLIMIT_FSIZE, files that add up to it
+  // the full /work: either way the installer says so.
+  assert.match(disk.message, /No space left on device|File too large/);
+
+  // Over the time budget: a registry that does not answer.
+  const slow = await h.start({ env: { ...p.env, SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/slow/simple/', SANDBOX_PACKAGES_TIMEOUT_MS: '3000' } });
+  const late = toolError(await install(slow, { language: 'python', packages: ['small==1.0'] }));
+  assert.equal(late.code, 'install_failed');
+  assert.match(late.message, /longer than its 3000 ms budget/);
+
+  // Only the finished set is in the volume: no key, no temporary
+  // directory of the failed ones.
+  assert.deepEqual(await volumeKeys(s), [good.key]);
+  assert.equal(docker('ps', '-aq', '--filter', 'label=org.mcp-sandbox.role=install', '--filter', `network=${p.network}`), '');
 });

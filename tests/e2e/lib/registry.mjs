@@ -1,0 +1,93 @@
+// Local package registries for the package tests (docs/packages.md): a pip
+// "simple" index of wheels and an npm registry of packuments and tarballs,
+// built here, served by a container on the test's install network under
+// the names given. Nothing leaves this machine.
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function docker(...args) {
+  return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+// A static file server; a path under /slow/ is answered after 30 s (a
+// registry that hangs).
+const SERVER = `
+import http.server, os, sys, time
+class H(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        if self.path.startswith("/slow/"):
+            time.sleep(30)
+            self.path = self.path[5:]
+        return super().do_GET()
+    def log_message(self, *a):
+        pass
+os.chdir("/srv")
+http.server.ThreadingHTTPServer(("", 8080), H).serve_forever()
+`;
+
+/**
+ * Serves dir on network as http://<alias>:8080/ for every alias. The
+ * network must exist. Returns the container id (removed with the network
+ * by the caller's clean-up).
+ */
+export function serveRegistry(network, aliases, dir) {
+  fs.chmodSync(dir, 0o755);
+  const args = ['run', '-d', '--rm', '--network', network];
+  for (const a of aliases) args.push('--network-alias', a);
+  args.push('--read-only', '--user', '1000', '-v', `${dir}:/srv:ro`, '--entrypoint', 'python3',
+    'mcp-sandbox/python:latest', '-c', SERVER);
+  return docker(...args);
+}
+
+/** A wheel of a pure-python package (with payload random bytes in it), and its index page. */
+export function addWheel(dir, name, version, body, payload = 0) {
+  const py = `
+import base64, hashlib, os, sys, zipfile
+name, version, body, out, payload = sys.argv[1:6]
+files = {f"{name}/__init__.py": body.encode(),
+         f"{name}-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n".encode(),
+         f"{name}-{version}.dist-info/WHEEL": b"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"}
+if int(payload):
+    files[f"{name}/payload.bin"] = os.urandom(int(payload))
+record = []
+for p, data in files.items():
+    h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    record.append(f"{p},sha256={h},{len(data)}")
+record.append(f"{name}-{version}.dist-info/RECORD,,")
+files[f"{name}-{version}.dist-info/RECORD"] = ("\\n".join(record) + "\\n").encode()
+with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+    for p, data in files.items():
+        z.writestr(p, data)
+`;
+  const file = `${name}-${version}-py3-none-any.whl`;
+  fs.mkdirSync(path.join(dir, 'files'), { recursive: true });
+  execFileSync('python3', ['-c', py, name, version, body, path.join(dir, 'files', file), String(payload)]);
+  fs.mkdirSync(path.join(dir, 'simple', name), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'simple', name, 'index.html'), `<html><body><a href="../../files/${file}">${file}</a></body></html>\n`);
+}
+
+/**
+ * An npm package: its tarball in dir/tarballs, and its packument at
+ * dir/<name> pointing at tarballBase + the tarball's name.
+ */
+export function addNpmPackage(dir, name, version, files, tarballBase) {
+  const work = fs.mkdtempSync(path.join(dir, '.build-'));
+  const pkgDir = path.join(work, 'package');
+  fs.mkdirSync(pkgDir);
+  const manifest = { name, version, main: 'index.js' };
+  fs.writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify(manifest));
+  for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(pkgDir, f), text);
+  const tgz = `${name}-${version}.tgz`;
+  fs.mkdirSync(path.join(dir, 'tarballs'), { recursive: true });
+  execFileSync('tar', ['czf', path.join(dir, 'tarballs', tgz), '-C', work, 'package']);
+  fs.rmSync(work, { recursive: true, force: true });
+  const data = fs.readFileSync(path.join(dir, 'tarballs', tgz));
+  const integrity = `sha512-${crypto.createHash('sha512').update(data).digest('base64')}`;
+  fs.writeFileSync(path.join(dir, name), JSON.stringify({
+    name,
+    'dist-tags': { latest: version },
+    versions: { [version]: { ...manifest, dist: { tarball: `${tarballBase}${tgz}`, integrity } } },
+  }));
+}
