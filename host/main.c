@@ -4,6 +4,9 @@
  *   mcp-sandbox [--config FILE]                 MCP server on stdio
  *   mcp-sandbox run LANG (-c CODE | FILE | -)   run once, print, exit with
  *                [--timeout MS] [--json]        the program's status
+ *   mcp-sandbox install LANG SPEC... [--json]   install packages into the
+ *                                               cache (docs/packages.md)
+ *   mcp-sandbox cache list [--json] | prune     the package cache
  *   mcp-sandbox check-config                    report config problems
  *   mcp-sandbox --version | --help
  *
@@ -85,6 +88,8 @@ static void usage(FILE *f)
 		   "on stdio\n"
 		   "       mcp-sandbox run LANG (-c CODE | FILE | -) "
 		   "[--timeout MS] [--json] [-v]\n"
+		   "       mcp-sandbox install LANG SPEC... [--json]\n"
+		   "       mcp-sandbox cache list [--json] | cache prune\n"
 		   "       mcp-sandbox check-config [--config FILE]\n"
 		   "       mcp-sandbox --version\n"
 		   "Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, "
@@ -427,7 +432,7 @@ static void open_packages(struct app *a)
 				   a->pkg_cache, &a->installer);
 	if (rc)
 		log_warn("package installs are unavailable: %s", strerror(-rc));
-	else
+	else if (a->sessions)
 		installer_set_busy(a->installer, sessions_use_packages,
 				   a->sessions);
 }
@@ -634,6 +639,186 @@ static int run_once(struct app *a, int argc, char **argv)
 	return a->exit_code;
 }
 
+/* ---- install, cache (one-shot CLI, docs/packages.md) ---- */
+
+static int has_flag(int argc, char **argv, const char *flag)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], flag) == 0)
+			return 1;
+	return 0;
+}
+
+static void cli_finish(struct app *a)
+{
+	if (!a->stopping) {
+		a->stopping = 1;
+		pool_shutdown(a->pool, run_pool_done_cb, a);
+	}
+}
+
+static void cli_progress_cb(const char *text, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "%s%s", text,
+		*text && text[strlen(text) - 1] == '\n' ? "" : "\n");
+}
+
+static void cli_installed_cb(const struct error *err,
+			     const struct install_result *res, void *arg)
+{
+	struct app *a = arg;
+	cJSON *o;
+	const cJSON *p;
+	char *text;
+
+	if (err) {
+		fprintf(stderr, "mcp-sandbox: %s: %s\n",
+			tool_error_code(err->code), err->msg);
+		a->exit_code = 1;
+		cli_finish(a);
+		return;
+	}
+	o = tool_packages_json(res);
+	if (a->json) {
+		text = o ? cJSON_PrintUnformatted(o) : NULL;
+		if (text)
+			puts(text);
+		free(text);
+	} else {
+		cJSON_ArrayForEach(p, cJSON_GetObjectItem(o, "packages"))
+			printf("%s %s%s (%.0f bytes)\n",
+			       cJSON_GetObjectItem(p, "name")->valuestring,
+			       cJSON_GetObjectItem(p, "version")->valuestring,
+			       cJSON_IsTrue(cJSON_GetObjectItem(p, "requested"))
+				       ? ""
+				       : ", a dependency",
+			       cJSON_GetObjectItem(p, "bytes")->valuedouble);
+		printf("%s set %.12s: %s in %.2f s\n", res->entry->lang,
+		       res->entry->key, res->cached ? "cached" : "installed",
+		       res->seconds);
+	}
+	cJSON_Delete(o);
+	a->exit_code = 0;
+	cli_finish(a);
+}
+
+static void cli_pruned_cb(const struct error *err, size_t sets, uint64_t bytes,
+			  void *arg)
+{
+	struct app *a = arg;
+
+	if (err) {
+		fprintf(stderr, "mcp-sandbox: %s: %s\n",
+			tool_error_code(err->code), err->msg);
+		a->exit_code = 1;
+	} else {
+		printf("removed %zu package set(s), %llu bytes\n", sets,
+		       (unsigned long long)bytes);
+		a->exit_code = 0;
+	}
+	cli_finish(a);
+}
+
+static int cache_list(struct app *a)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+	struct pkg_entry *e;
+	char *text;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "volume", a->cfg.pkg_volume);
+	cJSON_AddNumberToObject(o, "bytes",
+				(double)pkg_cache_bytes(a->pkg_cache));
+	cJSON_AddNumberToObject(
+		o, "maxBytes",
+		(double)((uint64_t)a->cfg.pkg_cache_max_mb << 20));
+	arr = cJSON_AddArrayToObject(o, "sets");
+	for (i = 0; (e = pkg_cache_at(a->pkg_cache, i)); i++) {
+		cJSON_AddItemToArray(arr, pkg_entry_json(e));
+		if (!a->json) {
+			char *specs = cJSON_PrintUnformatted(e->specs);
+
+			printf("%.12s  %-10s %10llu  %s\n", e->key, e->lang,
+			       (unsigned long long)e->bytes,
+			       specs ? specs : "");
+			free(specs);
+		}
+	}
+	if (a->json) {
+		text = cJSON_PrintUnformatted(o);
+		if (text)
+			puts(text);
+		free(text);
+	} else {
+		printf("%zu set(s), %llu of %llu bytes, volume %s\n", i,
+		       (unsigned long long)pkg_cache_bytes(a->pkg_cache),
+		       (unsigned long long)a->cfg.pkg_cache_max_mb << 20,
+		       a->cfg.pkg_volume);
+	}
+	cJSON_Delete(o);
+	return 0;
+}
+
+static int packages_cli(struct app *a, const char *cmd, int argc, char **argv)
+{
+	struct install_specs specs;
+	const struct plugin *pl;
+	cJSON *arr;
+	struct error err;
+	int i, rc;
+
+	a->json = has_flag(argc, argv, "--json");
+	open_packages(a);
+	if (!a->installer)
+		return 1;
+	if (strcmp(cmd, "cache") == 0) {
+		if (argc >= 1 && strcmp(argv[0], "list") == 0)
+			return cache_list(a);
+		if (argc != 1 || strcmp(argv[0], "prune") != 0) {
+			usage(stderr);
+			return 2;
+		}
+		rc = installer_prune(a->installer, cli_pruned_cb, a, &err);
+	} else {
+		if (argc < 2) {
+			usage(stderr);
+			return 2;
+		}
+		pl = plugins_find(&a->plugins, argv[0]);
+		if (!pl || !pl->policy.enabled) {
+			fprintf(stderr, "mcp-sandbox: unknown language '%s'\n",
+				argv[0]);
+			return 2;
+		}
+		arr = cJSON_CreateArray();
+		for (i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--json") != 0 &&
+			    strcmp(argv[i], "-v") != 0)
+				cJSON_AddItemToArray(
+					arr, cJSON_CreateString(argv[i]));
+		rc = install_specs_parse(pl, arr, &specs, &err);
+		cJSON_Delete(arr);
+		if (!rc)
+			rc = installer_install(a->installer, pl, &specs,
+					       cli_progress_cb,
+					       cli_installed_cb, a, &err);
+		install_specs_free(&specs);
+	}
+	if (rc) {
+		fprintf(stderr, "mcp-sandbox: %s: %s\n", tool_error_code(rc),
+			err.msg);
+		return rc == ERR_INVALID_PACKAGE ? 2 : 1;
+	}
+	pool_set_refill(a->pool, 0);
+	watch_signals(a);
+	a->exit_code = 1;
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	return a->exit_code;
+}
+
 /*
  * Debian's libcurl links librtmp, which links GnuTLS, whose load-time
  * constructor initializes the library and its crypto back ends although
@@ -657,16 +842,6 @@ static void skip_gnutls_init(char **argv)
 static void small_threadpool(void)
 {
 	setenv("UV_THREADPOOL_SIZE", "1", 0);
-}
-
-static int has_flag(int argc, char **argv, const char *flag)
-{
-	int i;
-
-	for (i = 0; i < argc; i++)
-		if (strcmp(argv[i], flag) == 0)
-			return 1;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -697,10 +872,14 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (first && (strcmp(argv[i], "run") == 0 ||
 				     strcmp(argv[i], "serve") == 0 ||
+				     strcmp(argv[i], "install") == 0 ||
+				     strcmp(argv[i], "cache") == 0 ||
 				     strcmp(argv[i], "check-config") == 0)) {
 			cmd = argv[i];
 			first = 0;
-			if (strcmp(cmd, "run") == 0) {
+			if (strcmp(cmd, "run") == 0 ||
+			    strcmp(cmd, "install") == 0 ||
+			    strcmp(cmd, "cache") == 0) {
 				i++;
 				break;
 			}
@@ -726,7 +905,8 @@ int main(int argc, char **argv)
 	a->loop = uv_default_loop();
 	/* A one-shot run prints the program's output; keep our own lines to
 	 * warnings unless -v was given. */
-	quiet = strcmp(cmd, "run") == 0 && !has_flag(argc - i, argv + i, "-v");
+	quiet = (strcmp(cmd, "run") == 0 || strcmp(cmd, "cache") == 0) &&
+		!has_flag(argc - i, argv + i, "-v");
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
 	rc = load_everything(a, config_arg, files_root);
@@ -746,6 +926,9 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "run") == 0) {
 		docker_negotiate(a->docker, run_negotiated_cb, a);
 		rc = run_once(a, argc - i, argv + i);
+	} else if (strcmp(cmd, "install") == 0 || strcmp(cmd, "cache") == 0) {
+		docker_negotiate(a->docker, run_negotiated_cb, a);
+		rc = packages_cli(a, cmd, argc - i, argv + i);
 	} else {
 		rc = serve(a);
 	}

@@ -80,6 +80,11 @@ struct job {
 	char tail[TAIL_MAX + 1]; /* the installer's output, for failures */
 	int removing;		 /* containers left to remove */
 	int cached;		 /* the key turned out to be there */
+	/* The install container and the proxy start together when the
+	 * registries are known: starting counts the two chains still
+	 * running; each ends in parallel_done() or job_fail(). */
+	int parallel;
+	int starting;
 };
 
 struct installer {
@@ -591,6 +596,12 @@ static void job_fail(struct job *j, int code, const char *fmt, ...)
 		log_info("%s: install of %.12s failed: %s", j->pl->desc->name,
 			 j->key, j->err.msg);
 	}
+	/* One of two chains starting together: the other one finishes. */
+	if (j->parallel) {
+		if (--j->starting > 0)
+			return;
+		j->parallel = 0;
+	}
 	job_finish(j);
 }
 
@@ -809,6 +820,43 @@ static void job_step_installed(struct job *j, const struct agent_exec_result *r)
 	env_free(&env);
 }
 
+static void job_step_install(struct job *j);
+
+/* The probe's answer: a set that another server stored under this key is
+ * taken as it is (nothing is downloaded), else the install runs. */
+static void job_step_probed(struct job *j, const struct agent_exec_result *r)
+{
+	const char *why;
+	cJSON *m = r->out_len && r->out[0] == '{'
+			   ? pkg_manifest_parse(r->out, r->out_len, &why)
+			   : NULL;
+
+	if (!m) {
+		job_step_install(j);
+		return;
+	}
+	j->manifest = m;
+	j->cached = 1;
+	progress(j, "found in the package volume");
+	job_finish(j);
+}
+
+/* Is the key in the volume already? `cat` of its manifest; a missing
+ * file prints nothing (the step itself succeeds). */
+static void job_step_probe(struct job *j)
+{
+	char path[sizeof(INSTALL_MOUNT) + PKG_KEY_LEN + 32];
+	const char *argv[] = {"bash",  "-c", "cat -- \"$1\" 2>/dev/null; true",
+			      "probe", path, NULL};
+	struct env_buf env;
+
+	snprintf(path, sizeof(path), INSTALL_MOUNT "/%s/manifest.json", j->key);
+	job_env(j, &env, 0);
+	job_exec(j, "looking for the set in the package volume", NULL, argv,
+		 &env, STEP_TIMEOUT_MS, NULL, NULL, 0, 0, job_step_probed);
+	env_free(&env);
+}
+
 /* Wait (inside the box, bounded) until the proxy accepts connections. */
 static const char wait_script[] =
 	"for i in $(seq 400); do (exec 3<>/dev/tcp/$1/$2) 2>/dev/null && "
@@ -834,6 +882,18 @@ static void job_step_install(struct job *j)
 	env_free(&env);
 }
 
+/* One of the two chains started together is ready. */
+static void parallel_done(struct job *j)
+{
+	if (--j->starting > 0)
+		return;
+	j->parallel = 0;
+	if (j->failed)
+		job_finish(j);
+	else
+		job_step_probe(j);
+}
+
 static void proxy_started_cb(const struct error *err, const char *id, void *arg)
 {
 	struct job *j = arg;
@@ -845,7 +905,10 @@ static void proxy_started_cb(const struct error *err, const char *id, void *arg)
 		return;
 	}
 	snprintf(j->proxy_id, sizeof(j->proxy_id), "%s", id);
-	job_step_install(j);
+	if (j->parallel)
+		parallel_done(j);
+	else
+		job_step_probe(j);
 }
 
 static void job_step_proxy(struct job *j)
@@ -927,9 +990,36 @@ static int allow_urls(struct job *j, const char *text, size_t len)
 	return j->nallow ? 0 : -ENOENT;
 }
 
+/* The allow-list as one string, "host:port host:port". */
+static void allow_join(const struct job *j, char *out, size_t size)
+{
+	size_t i, o = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < j->nallow && o < size; i++)
+		o += (size_t)snprintf(out + o, size - o, "%s%s", i ? " " : "",
+				      j->allow[i]);
+}
+
+/* The allow-list from allow_join()'s form. */
+static void allow_split(struct job *j, const char *s)
+{
+	while (*s && j->nallow < MAX_ALLOW) {
+		size_t n = strcspn(s, " ");
+
+		if (n && n < sizeof(j->allow[0]))
+			snprintf(j->allow[j->nallow++], sizeof(j->allow[0]),
+				 "%.*s", (int)n, s);
+		s += n;
+		s += strspn(s, " ");
+	}
+}
+
 static void job_step_registries(struct job *j,
 				const struct agent_exec_result *r)
 {
+	char allow[MAX_ALLOW * 300];
+
 	if (allow_urls(j, r->out, r->out_len)) {
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "%s's installer names no http(s) registry (it "
@@ -938,6 +1028,9 @@ static void job_step_registries(struct job *j,
 			 j->pl->desc->name);
 		return;
 	}
+	/* Found once per image: the next install starts its proxy at once. */
+	allow_join(j, allow, sizeof(allow));
+	pkg_cache_set_registries(j->in->cache, j->image_id, allow);
 	job_step_proxy(j);
 }
 
@@ -957,6 +1050,10 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 		return;
 	}
 	j->ac = ac;
+	if (j->parallel) {
+		parallel_done(j);
+		return;
+	}
 	if (reg) {
 		if (allow_urls(j, reg, strlen(reg))) {
 			job_fail(j, ERR_INSTALL_FAILED,
@@ -1048,11 +1145,13 @@ static void job_step_box(struct job *j)
 			 "the install container could not be created");
 }
 
+static void job_start(struct job *j);
+
 static void init_removed_cb(const struct error *err, const char *id, void *arg)
 {
 	(void)err;
 	(void)id;
-	job_step_box(arg);
+	job_start(arg);
 }
 
 static void init_waited_cb(const struct error *err, int status, void *arg)
@@ -1070,7 +1169,7 @@ static void init_waited_cb(const struct error *err, int status, void *arg)
 	}
 	if (container_remove(j->in->d, j->box_id, init_removed_cb, j)) {
 		j->box_id[0] = '\0';
-		job_step_box(j);
+		job_start(j);
 		return;
 	}
 	j->box_id[0] = '\0';
@@ -1133,6 +1232,29 @@ static void job_step_init(struct job *j)
 			 "preparing the package volume failed");
 }
 
+/* The install container, and at the same time the proxy when the
+ * registries are known (a mirror, or found before for this image). */
+static void job_start(struct job *j)
+{
+	const char *reg = j->pl->policy.registry;
+	const char *known = pkg_cache_registries(j->in->cache, j->image_id);
+
+	if (reg && allow_urls(j, reg, strlen(reg)) == 0)
+		j->parallel = 1;
+	else if (!reg && known) {
+		allow_split(j, known);
+		j->parallel = j->nallow > 0;
+	}
+	if (!j->parallel) {
+		j->nallow = 0;
+		job_step_box(j);
+		return;
+	}
+	j->starting = 2;
+	job_step_box(j);
+	job_step_proxy(j);
+}
+
 static void net_ready_cb(const struct error *err, void *arg)
 {
 	struct job *j = arg;
@@ -1145,7 +1267,7 @@ static void net_ready_cb(const struct error *err, void *arg)
 			 err->msg);
 		return;
 	}
-	job_step_box(j);
+	job_start(j);
 }
 
 static void network_init_cb(const struct error *err, void *arg)
@@ -1318,4 +1440,174 @@ void installer_free(struct installer *in)
 	in->closing = 1;
 	if (!in->jobs)
 		installer_destroy(in);
+}
+
+/* ---- prune ---- */
+
+struct prune {
+	struct installer *in;
+	install_prune_cb cb;
+	void *arg;
+	char id[80];
+	int status;
+	struct error err;
+	int failed;
+};
+
+static void prune_end(struct prune *pr)
+{
+	struct pkg_cache *c = pr->in->cache;
+	size_t sets = 0, i = 0;
+	uint64_t bytes = 0;
+	struct pkg_entry *e;
+
+	if (!pr->failed) {
+		/* What the container removed: every set but those in use. */
+		while ((e = pkg_cache_at(c, i))) {
+			if (pr->in->busy &&
+			    pr->in->busy(e->key, pr->in->busy_arg)) {
+				i++;
+				continue;
+			}
+			sets++;
+			bytes += e->bytes;
+			pkg_cache_remove(c, e->key);
+		}
+	}
+	pr->cb(pr->failed ? &pr->err : NULL, sets, bytes, pr->arg);
+	free(pr);
+}
+
+static void prune_removed_cb(const struct error *err, const char *id, void *arg)
+{
+	(void)err;
+	(void)id;
+	prune_end(arg);
+}
+
+static void prune_waited_cb(const struct error *err, int status, void *arg)
+{
+	struct prune *pr = arg;
+
+	if (err || status != 0) {
+		pr->failed = 1;
+		error_set(&pr->err, ERR_INSTALL_FAILED,
+			  "removing the cached sets failed: %s",
+			  err ? err->msg : "find exited non-zero");
+	}
+	if (container_remove(pr->in->d, pr->id, prune_removed_cb, pr))
+		prune_end(pr);
+}
+
+static void prune_started_cb(const struct error *err, const char *id, void *arg)
+{
+	struct prune *pr = arg;
+
+	if (err) {
+		pr->failed = 1;
+		error_set(&pr->err, ERR_INSTALL_FAILED,
+			  "removing the cached sets failed: %s", err->msg);
+		prune_end(pr);
+		return;
+	}
+	snprintf(pr->id, sizeof(pr->id), "%s", id);
+	if (container_wait(pr->in->d, id, prune_waited_cb, pr))
+		prune_waited_cb(NULL, -1, pr);
+}
+
+static void prune_volume_cb(const struct error *err, const char *ident,
+			    int created, void *arg)
+{
+	struct prune *pr = arg;
+	struct installer *in = pr->in;
+	const struct container_mount mounts[] = {
+		{in->cfg->pkg_volume, INSTALL_MOUNT, 0, in->volume_labels},
+		{NULL, NULL, 0, NULL},
+	};
+	const char *argv[MAX_EVICT * 3 + 16], *labels[24];
+	struct container_spec spec;
+	struct pkg_entry *e;
+	size_t n = 0, i;
+
+	(void)created;
+	if (err) {
+		pr->failed = 1;
+		error_set_msg(&pr->err,
+			      err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
+						   : ERR_INSTALL_FAILED,
+			      err->msg);
+		prune_end(pr);
+		return;
+	}
+	pkg_cache_bind_volume(in->cache, ident);
+	/* find, not a shell: every entry of the volume but the sets in use
+	 * (and nothing when the volume is empty). */
+	argv[n++] = "/usr/bin/find";
+	argv[n++] = INSTALL_MOUNT;
+	argv[n++] = "-mindepth";
+	argv[n++] = "1";
+	argv[n++] = "-maxdepth";
+	argv[n++] = "1";
+	for (i = 0; (e = pkg_cache_at(in->cache, i)) && n + 8 < MAX_EVICT * 3;
+	     i++) {
+		if (!in->busy || !in->busy(e->key, in->busy_arg))
+			continue;
+		argv[n++] = "!";
+		argv[n++] = "-name";
+		argv[n++] = e->key;
+	}
+	argv[n++] = "-exec";
+	argv[n++] = "rm";
+	argv[n++] = "-rf";
+	argv[n++] = "{}";
+	argv[n++] = "+";
+	argv[n] = NULL;
+	for (i = 0; i < in->nlabels && i < 20; i++)
+		labels[i] = in->labels[i];
+	labels[i++] = "org.mcp-sandbox.role=prune";
+	labels[i] = NULL;
+	spec = (struct container_spec){
+		.image = in->cfg->pkg_proxy_image,
+		.labels = labels,
+		.memory_mb = 64,
+		.cpu_millis = 1000,
+		.pids = 16,
+		.nofile = 256,
+		.fsize_mb = 1,
+		.tmp_mb = 1,
+		.shm_mb = 1,
+		.network = "none",
+		.mounts = mounts,
+		.service = 1,
+		.user = "1000",
+		.entrypoint = argv,
+	};
+	if (container_run(in->d, &spec, prune_started_cb, pr)) {
+		pr->failed = 1;
+		error_set(&pr->err, ERR_INSTALL_FAILED,
+			  "removing the cached sets failed");
+		prune_end(pr);
+	}
+}
+
+int installer_prune(struct installer *in, install_prune_cb cb, void *arg,
+		    struct error *err)
+{
+	struct prune *pr;
+
+	if (!installer_enabled(in))
+		return error_set(err, ERR_INSTALLS_DISABLED, NULL);
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return error_set(err, -ENOMEM, NULL);
+	pr->in = in;
+	pr->cb = cb;
+	pr->arg = arg;
+	if (volume_ensure(in->d, in->cfg->pkg_volume, in->volume_labels,
+			  INSTALL_VOLUME_ID_LABEL, prune_volume_cb, pr)) {
+		free(pr);
+		return error_set(err, ERR_INSTALL_FAILED,
+				 "the package volume name is not valid");
+	}
+	return 0;
 }

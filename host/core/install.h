@@ -103,4 +103,11 @@ int install_run_env(const struct plugin *pl, const char *path, char **env,
 		    size_t max);
 void install_env_free(char **env);
 
+/* Remove every cached set but those in use (installer_set_busy), from the
+ * volume and the index. cb gets how many sets and bytes went, or err. */
+typedef void (*install_prune_cb)(const struct error *err, size_t sets,
+				 uint64_t bytes, void *arg);
+int installer_prune(struct installer *in, install_prune_cb cb, void *arg,
+		    struct error *err);
+
 #endif

@@ -21,6 +21,7 @@ struct pkg_cache {
 	char volume[128];
 	struct pkg_entry *v;
 	size_t n, cap;
+	cJSON *registries; /* {image id: "host:port ..."} */
 	/* Saving: one write at a time; a change meanwhile writes again. */
 	uv_work_t work;
 	char *text; /* what the worker writes */
@@ -86,6 +87,11 @@ static void load(struct pkg_cache *c)
 		return;
 	}
 	snprintf(c->volume, sizeof(c->volume), "%s", vol->valuestring);
+	it = cJSON_GetObjectItemCaseSensitive(j, "registries");
+	if (cJSON_IsObject(it)) {
+		cJSON_Delete(c->registries);
+		c->registries = cJSON_Duplicate(it, 1);
+	}
 	cJSON_ArrayForEach(it, arr)
 	{
 		cJSON *key = cJSON_GetObjectItemCaseSensitive(it, "key");
@@ -118,6 +124,7 @@ int pkg_cache_open(uv_loop_t *loop, const char *dir, struct pkg_cache **out)
 		return -ENOMEM;
 	c->loop = loop;
 	snprintf(c->path, sizeof(c->path), "%s/packages.json", dir);
+	c->registries = cJSON_CreateObject();
 	load(c);
 	*out = c;
 	return 0;
@@ -131,6 +138,7 @@ static void free_all(struct pkg_cache *c)
 		entry_clear(&c->v[i]);
 	free(c->v);
 	free(c->text);
+	cJSON_Delete(c->registries);
 	free(c);
 }
 
@@ -284,6 +292,32 @@ cJSON *pkg_entry_json(const struct pkg_entry *e)
 	return o;
 }
 
+const char *pkg_cache_registries(const struct pkg_cache *c,
+				 const char *image_id)
+{
+	const cJSON *r =
+		cJSON_GetObjectItemCaseSensitive(c->registries, image_id);
+
+	return cJSON_IsString(r) && *r->valuestring ? r->valuestring : NULL;
+}
+
+void pkg_cache_set_registries(struct pkg_cache *c, const char *image_id,
+			      const char *allow)
+{
+	cJSON *v = cJSON_CreateString(allow);
+
+	if (!c->registries || !v) {
+		cJSON_Delete(v);
+		return;
+	}
+	if (cJSON_HasObjectItem(c->registries, image_id))
+		cJSON_ReplaceItemInObjectCaseSensitive(c->registries, image_id,
+						       v);
+	else
+		cJSON_AddItemToObject(c->registries, image_id, v);
+	pkg_cache_save(c);
+}
+
 /* ---- saving ---- */
 
 static char *serialize(const struct pkg_cache *c)
@@ -293,6 +327,8 @@ static char *serialize(const struct pkg_cache *c)
 	size_t i;
 
 	cJSON_AddStringToObject(root, "volume", c->volume);
+	cJSON_AddItemToObject(root, "registries",
+			      cJSON_Duplicate(c->registries, 1));
 	arr = cJSON_AddArrayToObject(root, "entries");
 	for (i = 0; arr && i < c->n; i++) {
 		const struct pkg_entry *e = &c->v[i];

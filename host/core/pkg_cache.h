@@ -69,6 +69,13 @@ size_t pkg_cache_evict(struct pkg_cache *c, uint64_t max_bytes,
 /* Drop one entry (its files are gone). */
 void pkg_cache_remove(struct pkg_cache *c, const char *key);
 
+/* The registries ("host:port ...") the installer of the image image_id
+ * named, as found once (registry_cmd), or NULL; and recording them. */
+const char *pkg_cache_registries(const struct pkg_cache *c,
+				 const char *image_id);
+void pkg_cache_set_registries(struct pkg_cache *c, const char *image_id,
+			      const char *allow);
+
 /* Write the index to disk on the thread pool (coalesced). */
 void pkg_cache_save(struct pkg_cache *c);
 

@@ -398,8 +398,11 @@ globalThis.require ??= createRequire(baseDir);
 
 // Installed packages (sandbox_install into this session, docs/packages.md):
 // a request may carry their directories. require() searches them as it
-// would NODE_PATH; an ES import that fails from /work is retried from each.
+// would NODE_PATH; an import() of a bare specifier that fails from /work is
+// tried again from each (importFrom below). No module hook: hooks must not
+// run where the inspector evaluates without side effects.
 const pkgDirs = [];
+const pkgImporters = new Map();
 function addPackageDirs(dirs) {
 	const fresh = dirs.filter((d) => !pkgDirs.includes(d));
 	if (!fresh.length) return;
@@ -407,21 +410,6 @@ function addPackageDirs(dirs) {
 	process.env.NODE_PATH = pkgDirs.join(':');
 	nodeModule.Module._initPaths();
 }
-nodeModule.registerHooks({
-	resolve(specifier, context, next) {
-		try {
-			return next(specifier, context);
-		} catch (e) {
-			if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !pkgDirs.length || /^[./]|^[a-z]+:/i.test(specifier)) throw e;
-			for (const d of pkgDirs) {
-				try {
-					return next(specifier, { ...context, parentURL: `file://${d}/` });
-				} catch { /* the next directory */ }
-			}
-			throw e;
-		}
-	},
-});
 
 // import() for cell code: a script compiled by vm with the main context's
 // default loader and /work/ as its name, so that specifiers resolve as they
@@ -455,7 +443,37 @@ const dynamicImport = (() => {
 	}
 })();
 
-Object.defineProperty(globalThis, Symbol.for(IMPORT_KEY), { value: dynamicImport });
+// import() as from a module in dir: resolution walks up from there, so
+// dir/<specifier> is found.
+function importFrom(dir) {
+	let f = pkgImporters.get(dir);
+	if (!f) {
+		f = vm.runInThisContext('(specifier, options) => import(specifier, options)', {
+			filename: `${dir}/`,
+			importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+		});
+		pkgImporters.set(dir, f);
+	}
+	return f;
+}
+
+async function cellImport(specifier, options) {
+	try {
+		return await dynamicImport(specifier, options);
+	} catch (e) {
+		if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !pkgDirs.length || /^[./]|^[a-z]+:/i.test(String(specifier))) throw e;
+		for (const d of pkgDirs) {
+			try {
+				return await importFrom(d)(specifier, options);
+			} catch (e2) {
+				if (e2?.code !== 'ERR_MODULE_NOT_FOUND') throw e2;
+			}
+		}
+		throw e;
+	}
+}
+
+Object.defineProperty(globalThis, Symbol.for(IMPORT_KEY), { value: cellImport });
 
 // process.stdin: the current call's bytes, then end.
 function makeStdin(buf) {

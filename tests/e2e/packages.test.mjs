@@ -6,11 +6,12 @@
 // with the host's CA bundle); pip goes to an index of wheels this test
 // builds and serves from a container on the install network.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { e2e, runResult, toolError } from './lib/server.mjs';
+import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
 import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
 import { addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
 
@@ -181,7 +182,8 @@ e2e('packages: the cache tells the truth: one install for concurrent requests, a
   // 600 KB each: two of them are over a 1 MB cache.
   addWheel(index, 'pa', '1.0', 'A = 1\n', 600_000);
   addWheel(index, 'pb', '1.0', 'B = 2\n', 600_000);
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_CACHE_MAX_MB: '1', SANDBOX_POOL_WARM_AT_START: 'python' });
+  // A pool floor of 0: the containers removed below are not replaced.
+  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_CACHE_MAX_MB: '1', SANDBOX_POOL_SIZE: '0' });
   docker('network', 'create', '--internal', p.network);
   serveRegistry(p.network, ['pypi-local'], index);
   const s = await h.start({ env: p.env });
@@ -210,16 +212,8 @@ e2e('packages: the cache tells the truth: one install for concurrent requests, a
   // The volume removed under the running server (its containers first,
   // as Docker keeps a volume in use): the next request finds it new and
   // installs again; the run after it imports the set.
-  // The pool refills as its containers go, so until the volume is free.
-  for (let i = 0; ; i++) {
-    for (const c of docker('ps', '-aq', '--filter', `volume=${p.volume}`).split('\n').filter(Boolean)) docker('rm', '-f', c);
-    try {
-      docker('volume', 'rm', p.volume);
-      break;
-    } catch (e) {
-      if (i === 20) throw e;
-    }
-  }
+  for (const c of docker('ps', '-aq', '--filter', `volume=${p.volume}`).split('\n').filter(Boolean)) docker('rm', '-f', c);
+  docker('volume', 'rm', p.volume);
   const fresh = await installOk(s, { language: 'python', packages: ['pa==1.0'] });
   assert.deepEqual([fresh.key, fresh.cached], [x.key, false]);
   const run = runResult(await s.call({ language: 'python', packages: ['pa==1.0'], code: 'import pa\nprint(pa.A)' }, { requestTimeoutMs: 120_000 }));
@@ -271,4 +265,48 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
   // directory of the failed ones.
   assert.deepEqual(await volumeKeys(s), [good.key]);
   assert.equal(docker('ps', '-aq', '--filter', 'label=org.mcp-sandbox.role=install', '--filter', `network=${p.network}`), '');
+});
+
+e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeoutMs: 300_000 }, async (h) => {
+  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
+  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
+  addWheel(index, 'clidemo', '2.0', 'V = 2\n');
+  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/' });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-local'], index);
+  const cli = (...args) => spawnSync(BIN, args, { env: { ...process.env, ...p.env }, encoding: 'utf8', timeout: 240_000 });
+
+  const first = cli('install', 'python', 'CliDemo==2.0', '--json');
+  assert.equal(first.status, 0, first.stderr);
+  const out = JSON.parse(first.stdout);
+  assert.deepEqual([out.cached, out.specs, out.packages.map((x) => [x.name, x.version])], [false, ['clidemo==2.0'], [['clidemo', '2.0']]]);
+  const again = JSON.parse(cli('install', 'python', 'clidemo==2.0', '--json').stdout);
+  assert.deepEqual([again.cached, again.key], [true, out.key]);
+  const listed = JSON.parse(cli('cache', 'list', '--json').stdout);
+  assert.deepEqual(listed.sets.map((x) => x.key), [out.key]);
+  assert.equal(listed.volume, p.volume);
+
+  // A server started now finds the set in the cache.
+  const s = await h.start({ env: p.env });
+  const run = runResult(await s.call({ language: 'python', packages: ['clidemo==2.0'], code: 'import clidemo\nprint(clidemo.V)' }, { requestTimeoutMs: 120_000 }));
+  assert.deepEqual([run.stdout, run.packages.cached], ['2\n', true]);
+  await s.close();
+
+  // A server with an index of its own (another state directory) finds the
+  // set in the volume: nothing is downloaded, so it is cached.
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pkg-state-'));
+  h.t.after(() => fs.rmSync(other, { recursive: true, force: true }));
+  const s2 = await h.start({ env: { ...p.env, SANDBOX_SESSIONS_STATE_DIR: other } });
+  const found = await installOk(s2, { language: 'python', packages: ['clidemo==2.0'] });
+  assert.deepEqual([found.key, found.cached, found.packages.map((x) => x.name)], [out.key, true, ['clidemo']]);
+  assert.equal((found.connections ?? []).length, 0, 'nothing went through the proxy');
+  await s2.close();
+
+  const pruned = cli('cache', 'prune');
+  assert.equal(pruned.status, 0, pruned.stderr);
+  assert.match(pruned.stdout, /removed 1 package set/);
+  assert.deepEqual(JSON.parse(cli('cache', 'list', '--json').stdout).sets, []);
+  const bad = cli('install', 'python', 'x;y');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /invalid_package/);
 });
