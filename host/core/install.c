@@ -44,7 +44,7 @@
 #define PROXY_PORT "3128"
 #define WORK_DIR "/work/pkg"
 #define CA_FILE "ca.pem"
-#define MAX_EVICT 32
+#define MAX_EVICT ((size_t)32)
 
 struct waiter {
 	install_cb cb;
