@@ -605,6 +605,127 @@ static void job_fail(struct job *j, int code, const char *fmt, ...)
 	job_finish(j);
 }
 
+/* ---- containers ---- */
+
+/* This server's labels and org.mcp-sandbox.role=<role>, into out (24). */
+static const char *const *role_labels(const struct installer *in,
+				      const char *role, char *buf, size_t size,
+				      const char **out)
+{
+	size_t i;
+
+	for (i = 0; i < in->nlabels && i < 20; i++)
+		out[i] = in->labels[i];
+	snprintf(buf, size, "org.mcp-sandbox.role=%s", role);
+	out[i++] = buf;
+	out[i] = NULL;
+	return out;
+}
+
+/* A one-shot helper container, run to its end and removed: done gets
+ * err NULL when argv exited 0, else why. */
+typedef void (*helper_done_fn)(const struct error *err, void *arg);
+
+struct helper {
+	struct installer *in;
+	helper_done_fn done;
+	void *arg;
+	char id[80];
+	struct error err;
+	int failed;
+};
+
+static void helper_end(struct helper *h)
+{
+	h->done(h->failed ? &h->err : NULL, h->arg);
+	free(h);
+}
+
+static void helper_removed_cb(const struct error *err, const char *id,
+			      void *arg)
+{
+	(void)err;
+	(void)id;
+	helper_end(arg);
+}
+
+static void helper_waited_cb(const struct error *err, int status, void *arg)
+{
+	struct helper *h = arg;
+
+	if (err || status != 0) {
+		h->failed = 1;
+		if (err)
+			error_set_msg(&h->err, ERR_INSTALL_FAILED, err->msg);
+		else
+			error_set(&h->err, ERR_INSTALL_FAILED,
+				  "it exited with status %d", status);
+	}
+	if (container_remove(h->in->d, h->id, helper_removed_cb, h))
+		helper_end(h);
+}
+
+static void helper_started_cb(const struct error *err, const char *id,
+			      void *arg)
+{
+	struct helper *h = arg;
+
+	if (err) {
+		h->failed = 1;
+		error_set_msg(&h->err, ERR_INSTALL_FAILED, err->msg);
+		helper_end(h);
+		return;
+	}
+	snprintf(h->id, sizeof(h->id), "%s", id);
+	if (container_wait(h->in->d, id, helper_waited_cb, h))
+		helper_waited_cb(NULL, -1, h);
+}
+
+/* argv run as user in image, with the package volume read-write at
+ * INSTALL_MOUNT, no network, the capabilities in caps only and small
+ * limits. Returns 0 (done is called later) or a negative code. */
+static int run_helper(struct installer *in, const char *role, const char *image,
+		      const char *user, const char *const *caps,
+		      const char *const *argv, helper_done_fn done, void *arg)
+{
+	const struct container_mount mounts[] = {
+		{in->cfg->pkg_volume, INSTALL_MOUNT, 0, in->volume_labels},
+		{NULL, NULL, 0, NULL},
+	};
+	const char *labels[24];
+	char role_buf[64];
+	struct container_spec spec = {
+		.image = image,
+		.labels = role_labels(in, role, role_buf, sizeof(role_buf),
+				      labels),
+		.memory_mb = 64,
+		.cpu_millis = 1000,
+		.pids = 16,
+		.nofile = 256,
+		.fsize_mb = 1,
+		.tmp_mb = 1,
+		.shm_mb = 1,
+		.network = "none",
+		.mounts = mounts,
+		.service = 1,
+		.user = user,
+		.caps = caps,
+		.entrypoint = argv,
+	};
+	struct helper *h = calloc(1, sizeof(*h));
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	h->in = in;
+	h->done = done;
+	h->arg = arg;
+	rc = container_run(in->d, &spec, helper_started_cb, h);
+	if (rc)
+		free(h);
+	return rc;
+}
+
 /* ---- running a step in the install box ---- */
 
 typedef void (*step_fn)(struct job *j, const struct agent_exec_result *r);
@@ -915,7 +1036,7 @@ static void job_step_proxy(struct job *j)
 {
 	const struct config *cfg = j->in->cfg;
 	const char *nets[] = {"bridge", NULL};
-	char allow[MAX_ALLOW * 300 + 32], upstream[320] = "";
+	char allow[MAX_ALLOW * 300 + 32], upstream[320] = "", role_buf[64];
 	const char *env[4], *labels[24];
 	struct container_spec spec;
 	size_t i, o = 0;
@@ -932,10 +1053,7 @@ static void job_step_proxy(struct job *j)
 		env[1] = upstream;
 		env[2] = NULL;
 	}
-	for (i = 0; i < j->in->nlabels && i < 20; i++)
-		labels[i] = j->in->labels[i];
-	labels[i++] = "org.mcp-sandbox.role=proxy";
-	labels[i] = NULL;
+	role_labels(j->in, "proxy", role_buf, sizeof(role_buf), labels);
 	snprintf(j->proxy_name, sizeof(j->proxy_name), "sbx-proxy-%.12s-%lx",
 		 j->key, ++j->in->seq);
 	spec = (struct container_spec){
@@ -1113,13 +1231,10 @@ static void job_step_box(struct job *j)
 		{NULL, NULL, 0, NULL},
 	};
 	const char *labels[24];
+	char role_buf[64];
 	struct container_spec spec;
-	size_t i;
 
-	for (i = 0; i < j->in->nlabels && i < 20; i++)
-		labels[i] = j->in->labels[i];
-	labels[i++] = "org.mcp-sandbox.role=install";
-	labels[i] = NULL;
+	role_labels(j->in, "install", role_buf, sizeof(role_buf), labels);
 	/* /work holds the install: its size is the disk budget, and a tmpfs
 	 * counts as the container's memory. */
 	spec = (struct container_spec){
@@ -1147,35 +1262,7 @@ static void job_step_box(struct job *j)
 
 static void job_start(struct job *j);
 
-static void init_removed_cb(const struct error *err, const char *id, void *arg)
-{
-	(void)err;
-	(void)id;
-	job_start(arg);
-}
-
-static void init_waited_cb(const struct error *err, int status, void *arg)
-{
-	struct job *j = arg;
-
-	if (err || status != 0) {
-		if (j->box_id[0])
-			container_remove(j->in->d, j->box_id, NULL, NULL);
-		j->box_id[0] = '\0';
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "preparing the package volume failed: %s",
-			 err ? err->msg : "chown exited non-zero");
-		return;
-	}
-	if (container_remove(j->in->d, j->box_id, init_removed_cb, j)) {
-		j->box_id[0] = '\0';
-		job_start(j);
-		return;
-	}
-	j->box_id[0] = '\0';
-}
-
-static void init_started_cb(const struct error *err, const char *id, void *arg)
+static void init_done(const struct error *err, void *arg)
 {
 	struct job *j = arg;
 
@@ -1184,50 +1271,18 @@ static void init_started_cb(const struct error *err, const char *id, void *arg)
 			 "preparing the package volume failed: %s", err->msg);
 		return;
 	}
-	snprintf(j->box_id, sizeof(j->box_id), "%s", id);
-	if (container_wait(j->in->d, id, init_waited_cb, j))
-		init_waited_cb(NULL, -1, j);
+	job_start(j);
 }
 
-/* A new volume belongs to root: hand it to the sandbox user, once, with a
- * container that holds CAP_CHOWN and nothing else. */
 static void job_step_init(struct job *j)
 {
-	const struct config *cfg = j->in->cfg;
-	const struct container_mount mounts[] = {
-		{cfg->pkg_volume, INSTALL_MOUNT, 0, j->in->volume_labels},
-		{NULL, NULL, 0, NULL},
-	};
 	static const char *const caps[] = {"CHOWN", NULL};
 	static const char *const cmd[] = {"/bin/chown", "1000:1000",
 					  INSTALL_MOUNT, NULL};
-	const char *labels[24];
-	struct container_spec spec;
-	size_t i;
 
-	for (i = 0; i < j->in->nlabels && i < 20; i++)
-		labels[i] = j->in->labels[i];
-	labels[i++] = "org.mcp-sandbox.role=volume-init";
-	labels[i] = NULL;
-	spec = (struct container_spec){
-		.image = j->pl->policy.image,
-		.labels = labels,
-		.memory_mb = 64,
-		.cpu_millis = 1000,
-		.pids = 16,
-		.nofile = 64,
-		.fsize_mb = 1,
-		.tmp_mb = 1,
-		.shm_mb = 1,
-		.network = "none",
-		.mounts = mounts,
-		.service = 1,
-		.user = "0",
-		.caps = caps,
-		.entrypoint = cmd,
-	};
-	progress(j, "preparing the package volume %s", cfg->pkg_volume);
-	if (container_run(j->in->d, &spec, init_started_cb, j))
+	progress(j, "preparing the package volume %s", j->in->cfg->pkg_volume);
+	if (run_helper(j->in, "volume-init", j->pl->policy.image, "0", caps,
+		       cmd, init_done, j))
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "preparing the package volume failed");
 }
@@ -1448,8 +1503,6 @@ struct prune {
 	struct installer *in;
 	install_prune_cb cb;
 	void *arg;
-	char id[80];
-	int status;
 	struct error err;
 	int failed;
 };
@@ -1478,28 +1531,7 @@ static void prune_end(struct prune *pr)
 	free(pr);
 }
 
-static void prune_removed_cb(const struct error *err, const char *id, void *arg)
-{
-	(void)err;
-	(void)id;
-	prune_end(arg);
-}
-
-static void prune_waited_cb(const struct error *err, int status, void *arg)
-{
-	struct prune *pr = arg;
-
-	if (err || status != 0) {
-		pr->failed = 1;
-		error_set(&pr->err, ERR_INSTALL_FAILED,
-			  "removing the cached sets failed: %s",
-			  err ? err->msg : "find exited non-zero");
-	}
-	if (container_remove(pr->in->d, pr->id, prune_removed_cb, pr))
-		prune_end(pr);
-}
-
-static void prune_started_cb(const struct error *err, const char *id, void *arg)
+static void prune_done(const struct error *err, void *arg)
 {
 	struct prune *pr = arg;
 
@@ -1507,12 +1539,8 @@ static void prune_started_cb(const struct error *err, const char *id, void *arg)
 		pr->failed = 1;
 		error_set(&pr->err, ERR_INSTALL_FAILED,
 			  "removing the cached sets failed: %s", err->msg);
-		prune_end(pr);
-		return;
 	}
-	snprintf(pr->id, sizeof(pr->id), "%s", id);
-	if (container_wait(pr->in->d, id, prune_waited_cb, pr))
-		prune_waited_cb(NULL, -1, pr);
+	prune_end(pr);
 }
 
 static void prune_volume_cb(const struct error *err, const char *ident,
@@ -1520,12 +1548,7 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 {
 	struct prune *pr = arg;
 	struct installer *in = pr->in;
-	const struct container_mount mounts[] = {
-		{in->cfg->pkg_volume, INSTALL_MOUNT, 0, in->volume_labels},
-		{NULL, NULL, 0, NULL},
-	};
-	const char *argv[MAX_EVICT * 3 + 16], *labels[24];
-	struct container_spec spec;
+	const char *argv[MAX_EVICT * 3 + 16];
 	struct pkg_entry *e;
 	size_t n = 0, i;
 
@@ -1562,27 +1585,8 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 	argv[n++] = "{}";
 	argv[n++] = "+";
 	argv[n] = NULL;
-	for (i = 0; i < in->nlabels && i < 20; i++)
-		labels[i] = in->labels[i];
-	labels[i++] = "org.mcp-sandbox.role=prune";
-	labels[i] = NULL;
-	spec = (struct container_spec){
-		.image = in->cfg->pkg_proxy_image,
-		.labels = labels,
-		.memory_mb = 64,
-		.cpu_millis = 1000,
-		.pids = 16,
-		.nofile = 256,
-		.fsize_mb = 1,
-		.tmp_mb = 1,
-		.shm_mb = 1,
-		.network = "none",
-		.mounts = mounts,
-		.service = 1,
-		.user = "1000",
-		.entrypoint = argv,
-	};
-	if (container_run(in->d, &spec, prune_started_cb, pr)) {
+	if (run_helper(in, "prune", in->cfg->pkg_proxy_image, "1000", NULL,
+		       argv, prune_done, pr)) {
 		pr->failed = 1;
 		error_set(&pr->err, ERR_INSTALL_FAILED,
 			  "removing the cached sets failed");

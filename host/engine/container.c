@@ -37,8 +37,7 @@ static void add_strings(cJSON *obj, const char *name, const char *const *list)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(list[i]));
 }
 
-/* "key=value" strings as the members of obj. */
-static void add_labels(cJSON *obj, const char *const *list)
+void container_labels_json(cJSON *obj, const char *const *list)
 {
 	char key[256];
 	size_t i;
@@ -90,7 +89,7 @@ char *container_spec_json(const struct container_spec *s)
 	cJSON_AddBoolToObject(root, "NetworkDisabled",
 			      strcmp(s->network, "none") == 0);
 	labels = cJSON_AddObjectToObject(root, "Labels");
-	add_labels(labels, s->labels);
+	container_labels_json(labels, s->labels);
 
 	hc = cJSON_AddObjectToObject(root, "HostConfig");
 	cJSON_AddStringToObject(hc, "NetworkMode", s->network);
@@ -137,8 +136,9 @@ char *container_spec_json(const struct container_spec *s)
 		if (s->mounts[i].labels) {
 			cJSON *vo = cJSON_AddObjectToObject(m, "VolumeOptions");
 
-			add_labels(cJSON_AddObjectToObject(vo, "Labels"),
-				   s->mounts[i].labels);
+			container_labels_json(
+				cJSON_AddObjectToObject(vo, "Labels"),
+				s->mounts[i].labels);
 		}
 		cJSON_AddItemToArray(arr, m);
 	}

@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "docker.h"
 #include "../util/error.h"
 
@@ -149,6 +151,9 @@ int container_logs(struct docker *d, const char *id, container_logs_cb cb,
  * missing, other = could not tell. */
 typedef void (*image_cb)(const struct error *err, const char *id, void *arg);
 int image_check(struct docker *d, const char *image, image_cb cb, void *arg);
+
+/* "key=value" strings as the members of obj (the Engine API's Labels). */
+void container_labels_json(cJSON *obj, const char *const *list);
 
 /* The JSON body container_run sends (for tests); caller frees. */
 char *container_spec_json(const struct container_spec *spec);

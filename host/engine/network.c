@@ -2,6 +2,7 @@
  * network.c - networks and volumes over the Engine API (network.h).
  */
 #include "network.h"
+#include "container.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -58,8 +59,7 @@ static struct obj_req *obj_new(struct docker *d, const char *name,
 			       void *arg)
 {
 	struct obj_req *r;
-	cJSON *o, *l;
-	size_t i;
+	cJSON *o;
 
 	if (!valid_name(name) || !(r = calloc(1, sizeof(*r))))
 		return NULL;
@@ -68,17 +68,7 @@ static struct obj_req *obj_new(struct docker *d, const char *name,
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "Name", name);
-	l = cJSON_AddObjectToObject(o, "Labels");
-	for (i = 0; labels && labels[i]; i++) {
-		const char *eq = strchr(labels[i], '=');
-		char key[128];
-
-		if (!eq || (size_t)(eq - labels[i]) >= sizeof(key))
-			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - labels[i]),
-			 labels[i]);
-		cJSON_AddStringToObject(l, key, eq + 1);
-	}
+	container_labels_json(cJSON_AddObjectToObject(o, "Labels"), labels);
 	if (strcmp(kind, "network") == 0)
 		cJSON_AddBoolToObject(o, "CheckDuplicate", 1);
 	r->create_body = cJSON_PrintUnformatted(o);

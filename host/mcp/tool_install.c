@@ -150,13 +150,10 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	if (with_enum)
 		tool_language_enum(env, p);
 	tool_packages_schema(props, "");
-	p = cJSON_AddObjectToObject(props, "session");
-	cJSON_AddStringToObject(p, "type", "string");
-	cJSON_AddStringToObject(p, "description",
-				"Install into this session: its next call (the "
-				"running interpreter, without a restart) can "
-				"import the packages. language may then be "
-				"omitted.");
+	tool_prop(props, "session", "string",
+		  "Install into this session: its next call (the running "
+		  "interpreter, without a restart) can import the packages. "
+		  "language may then be omitted.");
 	req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("packages"));
 	cJSON_AddBoolToObject(s, "additionalProperties", 0);
