@@ -13,3 +13,4 @@ set -euo pipefail
 	exit 2
 }
 install -m 0755 "$(dirname "$0")/go-build" "$1/go-build"
+install -m 0755 "$(dirname "$0")/go-pkg" "$1/go-pkg"

@@ -45,7 +45,20 @@ static const char *const build_cmd[] = {"/opt/sbx/bin/go-build", "{file}",
 					NULL};
 static const char *const run_cmd[] = {"./main", NULL};
 static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
-static const char *const install_cmd[] = {"go", "get", "{packages}", NULL};
+/* Packages (docs/packages.md): Go modules, through the image's
+ * /opt/sbx/bin/go-pkg; a run gets the set's directory as SBX_GO_PKGS, and
+ * go-build then builds the program as a module against it, offline. */
+static const char *const install_cmd[] = {
+	"/opt/sbx/bin/go-pkg", "install", "{dir}", "{packages}", NULL,
+};
+static const char *const manifest_cmd[] = {
+	"/opt/sbx/bin/go-pkg", "manifest", "{dir}", "{packages}", NULL,
+};
+static const char *const registry_cmd[] = {"/opt/sbx/bin/go-pkg", "registries",
+					   NULL};
+static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
+static const char *const install_env[] = {"GOTMPDIR=/work", NULL};
+static const char *const package_env[] = {"SBX_GO_PKGS={path}", NULL};
 
 /* The name the //line directives give; the plugin's file_name. */
 #define GO_FILE "main.go"
@@ -558,6 +571,13 @@ static const struct sbx_plugin plugin = {
 		},
 	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
+	.package_ecosystem = "go",
+	.manifest_cmd = manifest_cmd,
+	.registry_cmd = registry_cmd,
+	.registry_env = registry_env,
+	.install_env = install_env,
+	.package_path = "",
+	.package_env = package_env,
 	.prepare_code = prepare_code,
 };
 

@@ -189,7 +189,8 @@ struct sbx_plugin {
 	 * normalises the specs by its rules before anything runs. NULL: the
 	 * language installs nothing (install_cmd is not used). */
 	const char *package_ecosystem;
-	/* Print, as JSON on stdout, what install_cmd put in "{dir}":
+	/* Print, as JSON on stdout, what install_cmd put in "{dir}" (the
+	 * same placeholders as install_cmd):
 	 * {"installer": "pip 23.0.1", "packages": [{"name": "requests",
 	 * "version": "2.32.3", "requested": true, "bytes": 1234}, ...]}. */
 	const char *const *manifest_cmd;

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
 import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
-import { addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
+import { addGoModule, addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
 function packageEnv(h, extra = {}) {
@@ -309,4 +309,29 @@ e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeo
   const bad = cli('install', 'python', 'x;y');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /invalid_package/);
+});
+
+e2e('packages: Go modules from a local module proxy; a go program builds against them offline', { timeoutMs: 300_000 }, async (h) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-goproxy-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  addGoModule(dir, 'example.test/greet', 'v1.2.0', { 'greet.go': 'package greet\n\nfunc Hello(n string) string { return "hello, " + n }\n' });
+  const p = packageEnv(h, { SANDBOX_GO_REGISTRY: 'http://goproxy-local:8080/' });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['goproxy-local'], dir);
+  const s = await h.start({ env: p.env });
+
+  const set = await installOk(s, { language: 'go', packages: ['example.test/greet@v1.2.0'] });
+  assert.equal(set.cached, false);
+  assert.deepEqual(set.packages.map((x) => [x.name, x.version, x.requested]), [['example.test/greet', 'v1.2.0', true]]);
+  assert.ok(set.packages[0].bytes > 0);
+  assert.match(set.installer, /^go 1\./);
+  assert.ok(set.connections.length > 0 && set.connections.every((c) => c.host === 'goproxy-local' && c.allowed));
+
+  const code = 'package main\n\nimport (\n\t"fmt"\n\n\t"example.test/greet"\n)\n\nfunc main() { fmt.Println(greet.Hello("go")) }\n';
+  const run = runResult(await s.call({ language: 'go', packages: ['example.test/greet@v1.2.0'], code }, { requestTimeoutMs: 120_000 }));
+  assert.equal(run.stdout, 'hello, go\n', run.stderr);
+  assert.equal(run.packages.cached, true);
+  // A version the proxy does not have; a branch name is refused before.
+  assert.equal(toolError(await install(s, { language: 'go', packages: ['example.test/greet@v9.9.9'] })).code, 'install_failed');
+  assert.equal(toolError(await install(s, { language: 'go', packages: ['example.test/greet@main'] })).code, 'invalid_package');
 });

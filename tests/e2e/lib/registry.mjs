@@ -91,3 +91,24 @@ export function addNpmPackage(dir, name, version, files, tarballBase) {
     versions: { [version]: { ...manifest, dist: { tarball: `${tarballBase}${tgz}`, integrity } } },
   }));
 }
+
+/**
+ * A Go module in a module proxy directory (GOPROXY protocol: the version
+ * list, .info, .mod and .zip of each version under <module>/@v/).
+ */
+export function addGoModule(dir, module, version, files) {
+  const v = path.join(dir, module, '@v');
+  fs.mkdirSync(v, { recursive: true });
+  const gomod = `module ${module}\n\ngo 1.19\n`;
+  fs.appendFileSync(path.join(v, 'list'), `${version}\n`);
+  fs.writeFileSync(path.join(v, `${version}.info`), JSON.stringify({ Version: version, Time: '2026-01-01T00:00:00Z' }));
+  fs.writeFileSync(path.join(v, `${version}.mod`), gomod);
+  const py = `
+import json, sys, zipfile
+out, prefix, files = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+with zipfile.ZipFile(out, "w") as z:
+    for name, text in files.items():
+        z.writestr(prefix + name, text)
+`;
+  execFileSync('python3', ['-c', py, path.join(v, `${version}.zip`), `${module}@${version}/`, JSON.stringify({ 'go.mod': gomod, ...files })]);
+}
