@@ -96,6 +96,7 @@ struct installer {
 	size_t nlabels;
 	struct job *jobs;
 	char volume_label[128]; /* INSTALL_VOLUME_ID_LABEL=<random> */
+	char upstream[300];	/* host:port the proxy chains to, or "" */
 	const char *volume_labels[3];
 	char *ca; /* the CA bundle's bytes, or NULL */
 	size_t ca_len;
@@ -133,6 +134,7 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 		  struct pkg_cache *cache, struct installer **out)
 {
 	struct installer *in = calloc(1, sizeof(*in));
+	const char *env_proxy;
 	size_t n = 0, i;
 
 	if (!in)
@@ -155,6 +157,23 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 	for (i = 0; i < n; i++)
 		in->labels[i] = strdup(labels[i]);
 	in->nlabels = n;
+	/* [packages] upstream_proxy, else the host's own HTTPS_PROXY (which
+	 * must be reachable from a container: not a loopback address). */
+	if (cfg->pkg_upstream_proxy)
+		snprintf(in->upstream, sizeof(in->upstream), "%s",
+			 cfg->pkg_upstream_proxy);
+	else if ((env_proxy = getenv("HTTPS_PROXY")) ||
+		 (env_proxy = getenv("https_proxy"))) {
+		if (pkg_url_hostport(env_proxy, in->upstream,
+				     sizeof(in->upstream)) ||
+		    strncmp(in->upstream, "127.", 4) == 0 ||
+		    strncmp(in->upstream, "localhost:", 10) == 0) {
+			log_warn("HTTPS_PROXY=%s cannot be chained to from a "
+				 "container; set [packages] upstream_proxy",
+				 env_proxy);
+			in->upstream[0] = '\0';
+		}
+	}
 	if (cfg->pkg_ca_bundle && strcmp(cfg->pkg_ca_bundle, "none") != 0) {
 		in->ca = read_file(cfg->pkg_ca_bundle, &in->ca_len);
 		if (!in->ca && cfg->pkg_ca_bundle_set)
@@ -1047,9 +1066,9 @@ static void job_step_proxy(struct job *j)
 				      i ? " " : "", j->allow[i]);
 	env[0] = allow;
 	env[1] = NULL;
-	if (cfg->pkg_upstream_proxy) {
+	if (j->in->upstream[0]) {
 		snprintf(upstream, sizeof(upstream), "SBX_PROXY_UPSTREAM=%s",
-			 cfg->pkg_upstream_proxy);
+			 j->in->upstream);
 		env[1] = upstream;
 		env[2] = NULL;
 	}

@@ -28,9 +28,13 @@ static const char *const registry_cmd[] = {
 };
 static const char *const registry_env[] = {"npm_config_registry={registry}",
 					   NULL};
+/* NODE_USE_ENV_PROXY: an install script's fetch() and http requests go
+ * through the egress proxy too (which refuses what is not a registry and
+ * logs it), rather than failing unseen. */
 static const char *const install_env[] = {
 	"npm_config_cafile={ca}",
 	"npm_config_cache=/work/.npm",
+	"NODE_USE_ENV_PROXY=1",
 	NULL,
 };
 static const char *const package_env[] = {"NODE_PATH={path}", NULL};

@@ -227,6 +227,11 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
   // is on another host (a container of this test, not on the list).
   addNpmPackage(dir, 'sbx-good', '1.0.0', { 'index.js': 'module.exports = 7;\n' }, 'http://npm-local:8080/tarballs/');
   addNpmPackage(dir, 'sbx-elsewhere', '1.0.0', { 'index.js': 'module.exports = 8;\n' }, 'http://npm-other:8080/tarballs/');
+  // One whose install script calls another host (through the proxy, as
+  // a script's fetch() does in the install container).
+  addNpmPackage(dir, 'sbx-phone-home', '1.0.0', { 'index.js': 'module.exports = 9;\n' }, 'http://npm-local:8080/tarballs/', {
+    postinstall: "node -e \"fetch('http://npm-other:8080/collect').then((r) => process.exit(r.ok ? 0 : 1), (e) => { console.error('blocked:', e.cause?.message ?? e.message); process.exit(1); })\"",
+  });
   addWheel(dir, 'big', '1.0', 'X = 1\n', 24_000_000);
   addWheel(dir, 'small', '1.0', 'Y = 1\n');
   const p = packageEnv(h, {
@@ -247,6 +252,11 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
   const off = toolError(await install(s, { language: 'javascript', packages: ['sbx-elsewhere@1.0.0'] }));
   assert.equal(off.code, 'install_failed');
   assert.match(off.message, /the egress proxy refused: npm-other:8080/);
+
+  const home = toolError(await install(s, { language: 'javascript', packages: ['sbx-phone-home@1.0.0'] }));
+  assert.equal(home.code, 'install_failed');
+  assert.match(home.message, /blocked:/, 'the script\'s request failed');
+  assert.match(home.message, /the egress proxy refused: npm-other:8080/);
 
   // Over the disk budget (a 24 MB wheel into 16 MB).
   const disk = toolError(await install(s, { language: 'python', packages: ['big==1.0'] }));
@@ -331,7 +341,31 @@ e2e('packages: Go modules from a local module proxy; a go program builds against
   const run = runResult(await s.call({ language: 'go', packages: ['example.test/greet@v1.2.0'], code }, { requestTimeoutMs: 120_000 }));
   assert.equal(run.stdout, 'hello, go\n', run.stderr);
   assert.equal(run.packages.cached, true);
+  // A go session builds against its set too.
+  const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'go', name: 'gopkgs', packages: ['example.test/greet@v1.2.0'] } }, undefined, { timeout: 120_000 });
+  assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
+  const cell = sessionResult(await sessionExecCall(s, 'gopkgs', code), 'gopkgs');
+  assert.equal(cell.stdout, 'hello, go\n', cell.stderr);
   // A version the proxy does not have; a branch name is refused before.
   assert.equal(toolError(await install(s, { language: 'go', packages: ['example.test/greet@v9.9.9'] })).code, 'install_failed');
   assert.equal(toolError(await install(s, { language: 'go', packages: ['example.test/greet@main'] })).code, 'invalid_package');
+});
+
+e2e('packages: the egress proxy chains to an upstream proxy from sandbox.ini', { timeoutMs: 300_000 }, async (h) => {
+  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
+  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
+  addWheel(index, 'viaup', '1.0', 'U = 1\n');
+  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_UPSTREAM_PROXY: 'upstream-proxy:3128' });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-local'], index);
+  // The "corporate" proxy: another Squid, of the same image, that this
+  // test starts and reads the log of.
+  const up = docker('run', '-d', '--rm', '--network', p.network, '--network-alias', 'upstream-proxy', '--read-only', '--tmpfs', '/tmp',
+    '--cap-drop', 'ALL', '-e', 'SBX_PROXY_ALLOW=pypi-local:8080', 'mcp-sandbox/proxy:latest');
+  const s = await h.start({ env: p.env });
+  const set = await installOk(s, { language: 'python', packages: ['viaup==1.0'] });
+  assert.equal(set.cached, false);
+  assert.ok(set.connections.some((c) => c.host === 'pypi-local' && c.allowed));
+  const upLog = docker('logs', up);
+  assert.match(upLog, /^sbx \S+ GET http:\/\/pypi-local:8080\/simple\/viaup\/ 200 /m, `the upstream proxy carried the install:\n${upLog}`);
 });

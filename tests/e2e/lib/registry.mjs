@@ -70,13 +70,14 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
 
 /**
  * An npm package: its tarball in dir/tarballs, and its packument at
- * dir/<name> pointing at tarballBase + the tarball's name.
+ * dir/<name> pointing at tarballBase + the tarball's name; scripts are its
+ * package.json's (a postinstall...).
  */
-export function addNpmPackage(dir, name, version, files, tarballBase) {
+export function addNpmPackage(dir, name, version, files, tarballBase, scripts) {
   const work = fs.mkdtempSync(path.join(dir, '.build-'));
   const pkgDir = path.join(work, 'package');
   fs.mkdirSync(pkgDir);
-  const manifest = { name, version, main: 'index.js' };
+  const manifest = { name, version, main: 'index.js', ...(scripts ? { scripts } : {}) };
   fs.writeFileSync(path.join(pkgDir, 'package.json'), JSON.stringify(manifest));
   for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(pkgDir, f), text);
   const tgz = `${name}-${version}.tgz`;
