@@ -365,6 +365,12 @@ function packagesReport(pk) {
 }
 
 async function main() {
+  if (ONLY === "languages") {
+    console.log(`# mcp-sandbox benchmark (languages only)  ${new Date().toISOString()}`);
+    console.log("\n## hello world per language through MCP (a warm container each)");
+    for (const [lang, xs] of await languages(quick ? 10 : 50)) line(`mcp ${lang}`, xs);
+    return;
+  }
   if (ONLY === "packages") {
     console.log(`# mcp-sandbox benchmark (packages only)  ${new Date().toISOString()}`);
     const r = packagesReport(await packages(quick ? 20 : 100));

@@ -1,12 +1,15 @@
 /*
- * rust.c - the Rust plugin (rustc 1.63 from Debian bookworm).
+ * rust.c - the Rust plugin (Rust 1.96 from Debian bookworm's rustc-web).
  *
- * One file, no Cargo: rustc builds /work/main.rs into /work/main (edition
- * 2021), a debug build by default (the fastest to compile, with overflow
- * checks and debug assertions); the "optimize" option builds with -O.
- * The standard library's debug information is left out of the binary and
- * gold links it: a hello world builds in about 0.15 s instead of 0.3 s,
- * and panics still name file, line and column. Compile errors make rustc
+ * One file: rustc (through images/rust/rust-build, which adds the crates
+ * of an installed set, docs/packages.md) builds /work/main.rs into
+ * /work/main (edition 2021), a debug build by default (the fastest to
+ * compile, with overflow checks and debug assertions); the "optimize"
+ * option builds with -O. The standard library's debug information is left
+ * out of the binary and mold links it (gold draws a deprecation warning
+ * from Rust 1.96, the default linker takes about 0.15 s more): a hello
+ * world builds in about 0.3 s, and panics still name file, line and
+ * column. Compile errors make rustc
  * exit non-zero, so the host reports phase "build" with the diagnostics in
  * stderr; warnings of a build that succeeds come before the program's own
  * stderr.
@@ -38,13 +41,27 @@
 
 static const char *const aliases[] = {"rs", NULL};
 #define RUSTC_ARGS                                                             \
-	"rustc", "--edition", "2021", "-C", "strip=debuginfo", "-C",           \
-		"link-arg=-fuse-ld=gold", "-o", "main"
+	"/opt/sbx/bin/rust-build", "--edition", "2021", "-C",                  \
+		"strip=debuginfo", "-C", "link-arg=-fuse-ld=mold", "-o",       \
+		"main"
 static const char *const build_cmd[] = {RUSTC_ARGS, "{file}", NULL};
 static const char *const build_cmd_opt[] = {RUSTC_ARGS, "-O", "{file}", NULL};
 static const char *const run_cmd[] = {"./main", NULL};
 static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
-static const char *const install_cmd[] = {"cargo", "add", "{packages}", NULL};
+/* Packages (docs/packages.md): crates, built once at install by the
+ * image's rust-pkg with cargo; a run gets the set's directory as
+ * SBX_RUST_PKGS, and rust-build links the requested crates. */
+static const char *const install_cmd[] = {
+	"/opt/sbx/bin/rust-pkg", "install", "{dir}", "{packages}", NULL,
+};
+static const char *const manifest_cmd[] = {
+	"/opt/sbx/bin/rust-pkg", "manifest", "{dir}", "{packages}", NULL,
+};
+static const char *const registry_cmd[] = {"/opt/sbx/bin/rust-pkg",
+					   "registries", NULL};
+static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
+static const char *const install_env[] = {"CARGO_HTTP_CAINFO={ca}", NULL};
+static const char *const package_env[] = {"SBX_RUST_PKGS={path}", NULL};
 
 static const struct sbx_option options[] = {
 	{
@@ -596,8 +613,9 @@ static const struct sbx_plugin plugin = {
 	.name = "rust",
 	.aliases = aliases,
 	.version = "1.0.0",
-	.description = "Rust 1.63, edition 2021, standard library (Debian "
-		       "bookworm); bare statements run inside fn main",
+	.description = "Rust 1.96, edition 2021, standard library (Debian "
+		       "bookworm), crates with packages; bare statements run "
+		       "inside fn main",
 	.image = "mcp-sandbox/rust:latest",
 	.file_name = "main.rs",
 	.build_cmd = build_cmd,
@@ -611,6 +629,13 @@ static const struct sbx_plugin plugin = {
 	.install_cmd = install_cmd,
 	.prepare_code = prepare_code,
 	.options = options,
+	.package_ecosystem = "cargo",
+	.manifest_cmd = manifest_cmd,
+	.registry_cmd = registry_cmd,
+	.registry_env = registry_env,
+	.install_env = install_env,
+	.package_path = "",
+	.package_env = package_env,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

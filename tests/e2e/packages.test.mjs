@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
 import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
-import { addGoModule, addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
+import { addCrate, addGoModule, addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
 function packageEnv(h, extra = {}) {
@@ -368,4 +368,34 @@ e2e('packages: the egress proxy chains to an upstream proxy from sandbox.ini', {
   assert.ok(set.connections.some((c) => c.host === 'pypi-local' && c.allowed));
   const upLog = docker('logs', up);
   assert.match(upLog, /^sbx \S+ GET http:\/\/pypi-local:8080\/simple\/viaup\/ 200 /m, `the upstream proxy carried the install:\n${upLog}`);
+});
+
+e2e('packages: crates from a local Cargo sparse registry, built once at install and linked by a rust program', { timeoutMs: 400_000 }, async (h) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-crates-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const base = 'http://cargo-local:8080/';
+  addCrate(dir, base, 'sbxgreet', '1.0.3', 'pub fn hello(n: &str) -> String { format!("hello, {}", n) }\n');
+  addCrate(dir, base, 'sbxouter', '1.1.0', 'pub fn twice(n: &str) -> String { format!("{} {}", sbxgreet::hello(n), sbxgreet::hello(n)) }\n', { sbxgreet: '^1' });
+  const p = packageEnv(h, { SANDBOX_RUST_REGISTRY: `${base}index/` });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['cargo-local'], dir);
+  const s = await h.start({ env: p.env });
+
+  const set = await installOk(s, { language: 'rust', packages: ['sbxouter@1'] });
+  assert.equal(set.cached, false);
+  assert.deepEqual(set.packages.map((x) => [x.name, x.version, x.requested]).sort(), [['sbxgreet', '1.0.3', false], ['sbxouter', '1.1.0', true]]);
+  assert.match(set.installer, /^cargo 1\./);
+  assert.ok(set.connections.length > 0 && set.connections.every((c) => c.host === 'cargo-local' && c.allowed));
+
+  const run = runResult(await s.call({ language: 'rust', packages: ['sbxouter@1'], code: 'println!("{}", sbxouter::twice("rs"));' }, { requestTimeoutMs: 180_000 }));
+  assert.equal(run.stdout, 'hello, rs hello, rs\n', run.stderr);
+  // A rust session links them too.
+  const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'rust', name: 'rspkgs', packages: ['sbxouter@1'] } }, undefined, { timeout: 120_000 });
+  assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
+  const cell = sessionResult(await sessionExecCall(s, 'rspkgs', 'println!("{}", sbxouter::twice("s"));'), 'rspkgs');
+  assert.equal(cell.stdout, 'hello, s hello, s\n', cell.stderr);
+  // Without the set the crate is unknown: a build error, not a download.
+  const without = runResult(await s.call({ language: 'rust', code: 'println!("{}", sbxouter::twice("rs"));' }, { requestTimeoutMs: 180_000 }));
+  assert.equal(without.phase, 'build');
+  assert.match(without.stderr, /sbxouter/);
 });

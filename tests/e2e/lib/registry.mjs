@@ -113,3 +113,33 @@ with zipfile.ZipFile(out, "w") as z:
 `;
   execFileSync('python3', ['-c', py, path.join(v, `${version}.zip`), `${module}@${version}/`, JSON.stringify({ 'go.mod': gomod, ...files })]);
 }
+
+/**
+ * A crate in a Cargo sparse registry served from dir: config.json (its
+ * download URL under base), the crate's index file and its .crate.
+ * deps: {name: requirement} of other crates of the registry.
+ */
+export function addCrate(dir, base, name, version, librs, deps = {}) {
+  const idx = path.join(dir, 'index');
+  fs.mkdirSync(idx, { recursive: true });
+  fs.writeFileSync(path.join(idx, 'config.json'), JSON.stringify({ dl: `${base}crates/{crate}/{version}/download` }));
+  const work = fs.mkdtempSync(path.join(dir, '.build-'));
+  const root = path.join(work, `${name}-${version}`);
+  fs.mkdirSync(path.join(root, 'src'), { recursive: true });
+  const depLines = Object.entries(deps).map(([d, req]) => `${d} = "${req}"\n`).join('');
+  fs.writeFileSync(path.join(root, 'Cargo.toml'), `[package]\nname = "${name}"\nversion = "${version}"\nedition = "2021"\n\n[dependencies]\n${depLines}`);
+  fs.writeFileSync(path.join(root, 'src', 'lib.rs'), librs);
+  const out = path.join(dir, 'crates', name, version);
+  fs.mkdirSync(out, { recursive: true });
+  execFileSync('tar', ['czf', path.join(out, 'download'), '-C', work, `${name}-${version}`]);
+  fs.rmSync(work, { recursive: true, force: true });
+  const cksum = crypto.createHash('sha256').update(fs.readFileSync(path.join(out, 'download'))).digest('hex');
+  const n = name.toLowerCase();
+  const rel = n.length === 1 ? ['1', n] : n.length === 2 ? ['2', n] : n.length === 3 ? ['3', n[0], n] : [n.slice(0, 2), n.slice(2, 4), n];
+  fs.mkdirSync(path.join(idx, ...rel.slice(0, -1)), { recursive: true });
+  const entry = {
+    name, vers: version, cksum, features: {}, yanked: false,
+    deps: Object.entries(deps).map(([d, req]) => ({ name: d, req, features: [], optional: false, default_features: true, target: null, kind: 'normal' })),
+  };
+  fs.appendFileSync(path.join(idx, ...rel), `${JSON.stringify(entry)}\n`);
+}
