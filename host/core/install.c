@@ -43,6 +43,9 @@
 #define STEP_TIMEOUT_MS 60000
 #define PROXY_PORT "3128"
 #define WORK_DIR "/work/pkg"
+/* Where the install container hands the finished set over (a tmpfs
+ * volume of its own), and where the store step reads it. */
+#define SCRATCH_MOUNT "/opt/sbx/scratch"
 #define CA_FILE "ca.pem"
 #define MAX_EVICT ((size_t)32)
 
@@ -65,6 +68,8 @@ struct job {
 	size_t nw;
 
 	char box_id[80];
+	char scratch[96]; /* the hand-over volume's name, or "" */
+	int scratch_gone;
 	struct agent_client *ac;
 	char proxy_name[64];
 	char proxy_id[80];
@@ -529,14 +534,31 @@ static void job_end(struct job *j)
 		installer_destroy(in);
 }
 
+static void scratch_removed_cb(const struct error *err, void *arg)
+{
+	struct job *j = arg;
+
+	if (err)
+		log_warn("removing the volume %s: %s", j->scratch, err->msg);
+	job_end(j);
+}
+
 static void removed_cb(const struct error *err, const char *id, void *arg)
 {
 	struct job *j = arg;
 
 	(void)err;
 	(void)id;
-	if (--j->removing == 0)
-		job_end(j);
+	if (--j->removing > 0)
+		return;
+	/* The hand-over volume last: the containers held it. */
+	if (j->scratch[0] && !j->scratch_gone) {
+		j->scratch_gone = 1;
+		if (volume_remove(j->in->d, j->scratch, scratch_removed_cb,
+				  j) == 0)
+			return;
+	}
+	job_end(j);
 }
 
 static void job_cleanup(struct job *j)
@@ -701,14 +723,18 @@ static void helper_started_cb(const struct error *err, const char *id,
 }
 
 /* argv run as user in image, with the package volume read-write at
- * INSTALL_MOUNT, no network, the capabilities in caps only and small
- * limits. Returns 0 (done is called later) or a negative code. */
+ * INSTALL_MOUNT (and the hand-over volume scratch, when not NULL,
+ * read-only at SCRATCH_MOUNT), no network, the capabilities in caps only
+ * and small limits. Returns 0 (done is called later) or a negative
+ * code. */
 static int run_helper(struct installer *in, const char *role, const char *image,
 		      const char *user, const char *const *caps,
-		      const char *const *argv, helper_done_fn done, void *arg)
+		      const char *const *argv, const char *scratch,
+		      helper_done_fn done, void *arg)
 {
 	const struct container_mount mounts[] = {
 		{in->cfg->pkg_volume, INSTALL_MOUNT, 0, in->volume_labels},
+		{scratch, SCRATCH_MOUNT, 1, NULL},
 		{NULL, NULL, 0, NULL},
 	};
 	const char *labels[24];
@@ -863,39 +889,46 @@ static void job_exec(struct job *j, const char *what, const char *const *build,
 
 /* ---- the steps ---- */
 
-static void job_step_logs(struct job *j, const struct agent_exec_result *r)
-{
-	(void)r;
-	job_finish(j);
-}
-
-/* Copy the set into the volume under a temporary name and rename it to
- * its key (an existing key stays: another install got there first), then
- * remove the evicted sets. Arguments, never code: $1 nonce, $2 key, the
- * rest evicted keys. */
-static const char finish_script[] =
+/* The store step, run by a helper container as root (no capability but
+ * reading the hand-over's files): copy the set into the package volume
+ * under a temporary name and rename it to its key (an existing key stays:
+ * another install got there first), then remove the evicted sets. What
+ * it writes belongs to root, so no install container (uid 1000) can ever
+ * change a stored set. Arguments, never code: $1 nonce, $2 key, the rest
+ * evicted keys. */
+static const char store_script[] =
 	"set -eu; cd " INSTALL_MOUNT "; t=.tmp-$2-$1; rm -rf \"$t\"; "
-	"cp -R " WORK_DIR " \"$t\"; cp /work/manifest.json \"$t/\"; "
+	"cp -R " SCRATCH_MOUNT "/pkg \"$t\"; "
+	"cp " SCRATCH_MOUNT "/manifest.json \"$t/\"; "
+	"chmod -R u+rwX,go+rX,go-w \"$t\"; "
 	"if mv -T \"$t\" \"$2\" 2>/dev/null; then echo new; "
 	"else rm -rf \"$t\"; test -f \"$2/manifest.json\"; echo exists; fi; "
 	"k=$2; shift 2; for v; do [ \"$v\" != \"$k\" ] && rm -rf \"$v\"; "
 	"done; true";
 
-static void job_step_finish(struct job *j, const struct agent_exec_result *r)
+static void store_done(const struct error *err, void *arg)
 {
+	struct job *j = arg;
+
+	if (err) {
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "storing the set in the package volume failed: %s",
+			 err->msg);
+		return;
+	}
+	job_finish(j);
+}
+
+static void job_step_store(struct job *j, const struct agent_exec_result *r)
+{
+	static const char *const caps[] = {"DAC_READ_SEARCH", NULL};
 	const char *argv[MAX_EVICT + 8];
-	char nonce[32], *text;
-	struct env_buf env;
 	uint64_t cap, mine = 0;
+	char nonce[32];
 	const cJSON *p;
 	size_t n = 0, i;
 
 	(void)r;
-	text = cJSON_PrintUnformatted(j->manifest);
-	if (!text) {
-		job_fail(j, -ENOMEM, NULL);
-		return;
-	}
 	/* Make room first, so that the volume with this set stays under its
 	 * cap (a set larger than the cap alone is still kept). */
 	cap = (uint64_t)j->in->cfg->pkg_cache_max_mb << 20;
@@ -912,19 +945,40 @@ static void job_step_finish(struct job *j, const struct agent_exec_result *r)
 				      j->evicted, MAX_EVICT);
 	snprintf(nonce, sizeof(nonce), "%lx%lx", (unsigned long)uv_hrtime(),
 		 ++j->in->seq);
-	argv[n++] = "bash";
+	argv[n++] = "/bin/bash";
 	argv[n++] = "-c";
-	argv[n++] = finish_script;
-	argv[n++] = "finish";
+	argv[n++] = store_script;
+	argv[n++] = "store";
 	argv[n++] = nonce;
 	argv[n++] = j->key;
 	for (i = 0; i < j->nevicted; i++)
 		argv[n++] = j->evicted[i];
 	argv[n] = NULL;
+	progress(j, "storing the set in the cache");
+	if (run_helper(j->in, "store", j->pl->policy.image, "0", caps, argv,
+		       j->scratch, store_done, j))
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "the store step could not be started");
+}
+
+/* The install container hands the set and its manifest over. */
+static void job_step_handover(struct job *j)
+{
+	const char *argv[] = {"/bin/bash", "-c",
+			      "set -e; cp -R " WORK_DIR " " SCRATCH_MOUNT
+			      "/pkg; cp /work/manifest.json " SCRATCH_MOUNT
+			      "/manifest.json",
+			      NULL};
+	struct env_buf env;
+	char *text = cJSON_PrintUnformatted(j->manifest);
+
+	if (!text) {
+		job_fail(j, -ENOMEM, NULL);
+		return;
+	}
 	job_env(j, &env, 0);
-	job_exec(j, "storing the set in the cache", NULL, argv, &env,
-		 STEP_TIMEOUT_MS, "manifest.json", text, strlen(text), 0,
-		 job_step_logs);
+	job_exec(j, "handing the set over", NULL, argv, &env, STEP_TIMEOUT_MS,
+		 "manifest.json", text, strlen(text), 0, job_step_store);
 	env_free(&env);
 	cJSON_free(text);
 }
@@ -940,7 +994,7 @@ static void job_step_manifest(struct job *j, const struct agent_exec_result *r)
 		return;
 	}
 	j->manifest = m;
-	job_step_finish(j, r);
+	job_step_handover(j);
 }
 
 static void job_step_installed(struct job *j, const struct agent_exec_result *r)
@@ -1246,7 +1300,8 @@ static void job_step_box(struct job *j)
 	const struct config *cfg = j->in->cfg;
 	const struct policy *po = &j->pl->policy;
 	const struct container_mount mounts[] = {
-		{cfg->pkg_volume, INSTALL_MOUNT, 0, j->in->volume_labels},
+		{cfg->pkg_volume, INSTALL_MOUNT, 1, j->in->volume_labels},
+		{j->scratch, SCRATCH_MOUNT, 0, NULL},
 		{NULL, NULL, 0, NULL},
 	};
 	const char *labels[24];
@@ -1281,31 +1336,6 @@ static void job_step_box(struct job *j)
 
 static void job_start(struct job *j);
 
-static void init_done(const struct error *err, void *arg)
-{
-	struct job *j = arg;
-
-	if (err) {
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "preparing the package volume failed: %s", err->msg);
-		return;
-	}
-	job_start(j);
-}
-
-static void job_step_init(struct job *j)
-{
-	static const char *const caps[] = {"CHOWN", NULL};
-	static const char *const cmd[] = {"/bin/chown", "1000:1000",
-					  INSTALL_MOUNT, NULL};
-
-	progress(j, "preparing the package volume %s", j->in->cfg->pkg_volume);
-	if (run_helper(j->in, "volume-init", j->pl->policy.image, "0", caps,
-		       cmd, init_done, j))
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "preparing the package volume failed");
-}
-
 /* The install container, and at the same time the proxy when the
  * registries are known (a mirror, or found before for this image). */
 static void job_start(struct job *j)
@@ -1329,9 +1359,24 @@ static void job_start(struct job *j)
 	job_step_proxy(j);
 }
 
+static void scratch_ready_cb(const struct error *err, void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		j->scratch[0] = '\0';
+		job_fail(j, ERR_INSTALL_FAILED, "the hand-over volume: %s",
+			 err->msg);
+		return;
+	}
+	job_start(j);
+}
+
 static void net_ready_cb(const struct error *err, void *arg)
 {
 	struct job *j = arg;
+	const char *labels[24];
+	char role_buf[64];
 
 	if (err) {
 		job_fail(j,
@@ -1341,18 +1386,17 @@ static void net_ready_cb(const struct error *err, void *arg)
 			 err->msg);
 		return;
 	}
-	job_start(j);
-}
-
-static void network_init_cb(const struct error *err, void *arg)
-{
-	struct job *j = arg;
-
-	if (err) {
-		net_ready_cb(err, arg);
-		return;
+	/* The set goes from the install container to the store step through
+	 * a tmpfs volume of its own, as large as the disk budget. */
+	snprintf(j->scratch, sizeof(j->scratch), "sbx-pkgtmp-%.12s-%lx", j->key,
+		 ++j->in->seq);
+	role_labels(j->in, "handover", role_buf, sizeof(role_buf), labels);
+	if (volume_create_tmpfs(j->in->d, j->scratch, j->in->cfg->pkg_disk_mb,
+				1000, labels, scratch_ready_cb, j)) {
+		j->scratch[0] = '\0';
+		job_fail(j, ERR_INSTALL_FAILED,
+			 "the hand-over volume could not be created");
 	}
-	job_step_init(j);
 }
 
 /* ---- entry: image id, volume, cache lookup ---- */
@@ -1385,7 +1429,6 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	struct installer *in = l->in;
 	struct pkg_entry *e;
 	struct job *j;
-	int fresh;
 
 	if (err) {
 		lookup_fail(l,
@@ -1394,7 +1437,9 @@ static void volume_cb_(const struct error *err, const char *created_at,
 			    err->msg);
 		return;
 	}
-	fresh = pkg_cache_bind_volume(in->cache, created_at) || created;
+	/* A volume this index does not describe: its sets are unknown. */
+	(void)created;
+	pkg_cache_bind_volume(in->cache, created_at);
 	e = pkg_cache_find(in->cache, l->key);
 	if (e) {
 		e->last_used = (int64_t)time(NULL);
@@ -1432,7 +1477,7 @@ static void volume_cb_(const struct error *err, const char *created_at,
 		const char *labels[] = {"org.mcp-sandbox.role=packages", NULL};
 
 		if (network_ensure(in->d, in->cfg->pkg_network, 1, labels,
-				   fresh ? network_init_cb : net_ready_cb, j))
+				   net_ready_cb, j))
 			job_fail(j, ERR_INSTALL_FAILED,
 				 "the install network name %s is not valid",
 				 in->cfg->pkg_network);
@@ -1604,8 +1649,8 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 	argv[n++] = "{}";
 	argv[n++] = "+";
 	argv[n] = NULL;
-	if (run_helper(in, "prune", in->cfg->pkg_proxy_image, "1000", NULL,
-		       argv, prune_done, pr)) {
+	if (run_helper(in, "prune", in->cfg->pkg_proxy_image, "0", NULL, argv,
+		       NULL, prune_done, pr)) {
 		pr->failed = 1;
 		error_set(&pr->err, ERR_INSTALL_FAILED,
 			  "removing the cached sets failed");

@@ -234,3 +234,79 @@ int volume_ensure(struct docker *d, const char *name, const char *const *labels,
 		obj_free(r);
 	return rc;
 }
+
+/* ---- scratch volumes ---- */
+
+static void scratch_created_cb(const struct docker_response *res, void *arg)
+{
+	struct obj_req *r = arg;
+	struct error e;
+
+	if (!res->err && res->status == 201)
+		r->cb.net(NULL, r->arg);
+	else
+		r->cb.net(fail(&e, res, "creating a scratch volume"), r->arg);
+	obj_free(r);
+}
+
+int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
+			unsigned uid, const char *const *labels, network_cb cb,
+			void *arg)
+{
+	struct obj_req *r = obj_new(d, name, "volume", labels, arg);
+	cJSON *o, *opts;
+	char buf[128];
+	int rc;
+
+	if (!r)
+		return valid_name(name) ? -ENOMEM : -EINVAL;
+	r->cb.net = cb;
+	o = cJSON_Parse(r->create_body);
+	cJSON_AddStringToObject(o, "Driver", "local");
+	opts = cJSON_AddObjectToObject(o, "DriverOpts");
+	cJSON_AddStringToObject(opts, "type", "tmpfs");
+	cJSON_AddStringToObject(opts, "device", "tmpfs");
+	snprintf(buf, sizeof(buf), "size=%um,uid=%u,gid=%u,mode=0700", size_mb,
+		 uid, uid);
+	cJSON_AddStringToObject(opts, "o", buf);
+	free(r->create_body);
+	r->create_body = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!r->create_body) {
+		obj_free(r);
+		return -ENOMEM;
+	}
+	rc = docker_request(d, "POST", "/volumes/create", r->create_body, 0,
+			    scratch_created_cb, r);
+	if (rc)
+		obj_free(r);
+	return rc;
+}
+
+static void vol_removed_cb(const struct docker_response *res, void *arg)
+{
+	struct obj_req *r = arg;
+	struct error e;
+
+	if (!res->err && (res->status == 204 || res->status == 404))
+		r->cb.net(NULL, r->arg);
+	else
+		r->cb.net(fail(&e, res, "removing a volume"), r->arg);
+	obj_free(r);
+}
+
+int volume_remove(struct docker *d, const char *name, network_cb cb, void *arg)
+{
+	struct obj_req *r = obj_new(d, name, "volume", NULL, arg);
+	char path[256];
+	int rc;
+
+	if (!r)
+		return valid_name(name) ? -ENOMEM : -EINVAL;
+	r->cb.net = cb;
+	snprintf(path, sizeof(path), "/volumes/%s?force=1", name);
+	rc = docker_request(d, "DELETE", path, NULL, 0, vol_removed_cb, r);
+	if (rc)
+		obj_free(r);
+	return rc;
+}

@@ -30,4 +30,14 @@ typedef void (*volume_cb)(const struct error *err, const char *ident,
 int volume_ensure(struct docker *d, const char *name, const char *const *labels,
 		  const char *id_label, volume_cb cb, void *arg);
 
+/* A volume on a tmpfs of size_mb owned by uid (the local driver's tmpfs
+ * type): it lives while a container mounts it, shared by every container
+ * that does. cb as network_cb. */
+int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
+			unsigned uid, const char *const *labels, network_cb cb,
+			void *arg);
+
+/* DELETE /volumes/{name}?force=1; a missing one counts as removed. */
+int volume_remove(struct docker *d, const char *name, network_cb cb, void *arg);
+
 #endif

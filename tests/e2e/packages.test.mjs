@@ -232,6 +232,11 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
   addNpmPackage(dir, 'sbx-phone-home', '1.0.0', { 'index.js': 'module.exports = 9;\n' }, 'http://npm-local:8080/tarballs/', {
     postinstall: "node -e \"fetch('http://npm-other:8080/collect').then((r) => process.exit(r.ok ? 0 : 1), (e) => { console.error('blocked:', e.cause?.message ?? e.message); process.exit(1); })\"",
   });
+  // One whose install script tries to plant a set in the cache under a
+  // key another request would ask for.
+  addNpmPackage(dir, 'sbx-poison', '1.0.0', { 'index.js': 'module.exports = 0;\n' }, 'http://npm-local:8080/tarballs/', {
+    postinstall: `node -e "require('fs').mkdirSync('/opt/sbx/pkgs/${'a'.repeat(64)}')"`,
+  });
   addWheel(dir, 'big', '1.0', 'X = 1\n', 24_000_000);
   addWheel(dir, 'small', '1.0', 'Y = 1\n');
   const p = packageEnv(h, {
@@ -257,6 +262,12 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
   assert.equal(home.code, 'install_failed');
   assert.match(home.message, /blocked:/, 'the script\'s request failed');
   assert.match(home.message, /the egress proxy refused: npm-other:8080/);
+
+  // The cache is read-only to an install: only the store step (root, a
+  // container of its own) writes there.
+  const poison = toolError(await install(s, { language: 'javascript', packages: ['sbx-poison@1.0.0'] }));
+  assert.equal(poison.code, 'install_failed');
+  assert.match(poison.message, /EROFS|read-only file system/);
 
   // Over the disk budget (a 24 MB wheel into 16 MB).
   const disk = toolError(await install(s, { language: 'python', packages: ['big==1.0'] }));
