@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../engine/container.h"
+#include "../engine/network.h"
 #include "../util/log.h"
 
 #define LOG_MODULE "identity"
@@ -145,7 +146,59 @@ static int owner_dead(const struct identity *self, const cJSON *labels)
 struct reap_ctx {
 	struct docker *d;
 	struct identity self;
+	unsigned removing; /* container removals in flight */
 };
+
+/* The hand-over volumes of package installs (core/install.c) a dead
+ * server left: after its containers, which held them, are gone. */
+static void volumes_cb(const struct error *err, const char *json, void *arg)
+{
+	struct reap_ctx *ctx = arg;
+	cJSON *j, *v;
+	unsigned n = 0;
+
+	if (err) {
+		log_debug("orphan volume check skipped: %s", err->msg);
+		free(ctx);
+		return;
+	}
+	j = cJSON_Parse(json);
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(j, "Volumes"))
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "Name");
+		const cJSON *labels =
+			cJSON_GetObjectItemCaseSensitive(v, "Labels");
+
+		if (!cJSON_IsString(name) ||
+		    strcmp(label(labels, "org.mcp-sandbox.role"), "handover") !=
+			    0 ||
+		    !owner_dead(&ctx->self, labels))
+			continue;
+		volume_remove(ctx->d, name->valuestring, NULL, NULL);
+		n++;
+	}
+	if (n)
+		log_info("removing %u orphan volume(s) of dead servers", n);
+	cJSON_Delete(j);
+	free(ctx);
+}
+
+static void reap_volumes(struct reap_ctx *ctx)
+{
+	if (volume_list(ctx->d, IDENTITY_MANAGED_LABEL, volumes_cb, ctx))
+		free(ctx);
+}
+
+static void orphan_removed_cb(const struct error *err, const char *id,
+			      void *arg)
+{
+	struct reap_ctx *ctx = arg;
+
+	(void)err;
+	(void)id;
+	if (--ctx->removing == 0)
+		reap_volumes(ctx);
+}
 
 /* A session container (session.h) outlives its server on purpose: the
  * server that takes its state slot re-adopts it. Anyone may remove it only
@@ -191,13 +244,16 @@ static void list_cb(const struct error *err, const char *json, void *arg)
 			 "(pid %s)",
 			 id->valuestring,
 			 label(labels, "org.mcp-sandbox.owner-pid"));
-		container_remove(ctx->d, id->valuestring, NULL, NULL);
+		if (container_remove(ctx->d, id->valuestring, orphan_removed_cb,
+				     ctx) == 0)
+			ctx->removing++;
 		n++;
 	}
 	if (n)
 		log_info("removed %u orphan containers", n);
 	cJSON_Delete(arr);
-	free(ctx);
+	if (ctx->removing == 0)
+		reap_volumes(ctx);
 }
 
 void identity_reap_orphans(struct docker *d, const struct identity *self)
@@ -208,6 +264,7 @@ void identity_reap_orphans(struct docker *d, const struct identity *self)
 		return;
 	ctx->d = d;
 	ctx->self = *self;
+	ctx->removing = 0;
 	if (container_list(d, IDENTITY_MANAGED_LABEL, list_cb, ctx))
 		free(ctx);
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "executor.h"
@@ -102,6 +103,7 @@ struct installer {
 	struct job *jobs;
 	char volume_label[128]; /* INSTALL_VOLUME_ID_LABEL=<random> */
 	char upstream[300];	/* host:port the proxy chains to, or "" */
+	char nonce[17];		/* random: this server's container names */
 	const char *volume_labels[3];
 	char *ca; /* the CA bundle's bytes, or NULL */
 	size_t ca_len;
@@ -150,6 +152,19 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 	in->cache = cache;
 	snprintf(in->volume_label, sizeof(in->volume_label), "%s",
 		 volume_label);
+	/* Names of this server's proxies and hand-over volumes: unique
+	 * among servers installing the same set at once. */
+	{
+		unsigned char rnd[8];
+		size_t k;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			for (k = 0; k < sizeof(rnd); k++)
+				rnd[k] =
+					(unsigned char)(uv_hrtime() >> (k * 3));
+		for (k = 0; k < sizeof(rnd); k++)
+			snprintf(in->nonce + 2 * k, 3, "%02x", rnd[k]);
+	}
 	in->volume_labels[0] = "org.mcp-sandbox.role=packages";
 	in->volume_labels[1] = in->volume_label;
 	while (labels && labels[n])
@@ -1127,8 +1142,8 @@ static void job_step_proxy(struct job *j)
 		env[2] = NULL;
 	}
 	role_labels(j->in, "proxy", role_buf, sizeof(role_buf), labels);
-	snprintf(j->proxy_name, sizeof(j->proxy_name), "sbx-proxy-%.12s-%lx",
-		 j->key, ++j->in->seq);
+	snprintf(j->proxy_name, sizeof(j->proxy_name), "sbx-proxy-%s-%lx",
+		 j->in->nonce, ++j->in->seq);
 	spec = (struct container_spec){
 		.name = j->proxy_name,
 		.image = cfg->pkg_proxy_image,
@@ -1388,8 +1403,8 @@ static void net_ready_cb(const struct error *err, void *arg)
 	}
 	/* The set goes from the install container to the store step through
 	 * a tmpfs volume of its own, as large as the disk budget. */
-	snprintf(j->scratch, sizeof(j->scratch), "sbx-pkgtmp-%.12s-%lx", j->key,
-		 ++j->in->seq);
+	snprintf(j->scratch, sizeof(j->scratch), "sbx-pkgtmp-%s-%lx",
+		 j->in->nonce, ++j->in->seq);
 	role_labels(j->in, "handover", role_buf, sizeof(role_buf), labels);
 	if (volume_create_tmpfs(j->in->d, j->scratch, j->in->cfg->pkg_disk_mb,
 				1000, labels, scratch_ready_cb, j)) {

@@ -5,6 +5,7 @@
 #include "container.h"
 
 #include <cjson/cJSON.h>
+#include <curl/curl.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -288,7 +289,9 @@ static void vol_removed_cb(const struct docker_response *res, void *arg)
 	struct obj_req *r = arg;
 	struct error e;
 
-	if (!res->err && (res->status == 204 || res->status == 404))
+	if (!r->cb.net)
+		; /* nobody waits: best effort */
+	else if (!res->err && (res->status == 204 || res->status == 404))
 		r->cb.net(NULL, r->arg);
 	else
 		r->cb.net(fail(&e, res, "removing a volume"), r->arg);
@@ -308,5 +311,61 @@ int volume_remove(struct docker *d, const char *name, network_cb cb, void *arg)
 	rc = docker_request(d, "DELETE", path, NULL, 0, vol_removed_cb, r);
 	if (rc)
 		obj_free(r);
+	return rc;
+}
+
+/* ---- listing volumes ---- */
+
+struct vlist_req {
+	volume_list_cb cb;
+	void *arg;
+};
+
+static void vlisted_cb(const struct docker_response *res, void *arg)
+{
+	struct vlist_req *r = arg;
+	struct error e;
+
+	if (res->err || res->status != 200)
+		r->cb(fail(&e, res, "listing volumes"), NULL, r->arg);
+	else
+		r->cb(NULL, res->body, r->arg);
+	free(r);
+}
+
+int volume_list(struct docker *d, const char *label, volume_list_cb cb,
+		void *arg)
+{
+	struct vlist_req *r;
+	char *filters, *esc, *path;
+	cJSON *f = cJSON_CreateObject(), *arr;
+	size_t n;
+	int rc;
+
+	arr = cJSON_AddArrayToObject(f, "label");
+	cJSON_AddItemToArray(arr, cJSON_CreateString(label));
+	filters = cJSON_PrintUnformatted(f);
+	cJSON_Delete(f);
+	esc = filters ? curl_easy_escape(NULL, filters, 0) : NULL;
+	cJSON_free(filters);
+	if (!esc)
+		return -ENOMEM;
+	n = strlen("/volumes?filters=") + strlen(esc) + 1;
+	path = malloc(n);
+	r = calloc(1, sizeof(*r));
+	if (!path || !r) {
+		curl_free(esc);
+		free(path);
+		free(r);
+		return -ENOMEM;
+	}
+	snprintf(path, n, "/volumes?filters=%s", esc);
+	curl_free(esc);
+	r->cb = cb;
+	r->arg = arg;
+	rc = docker_request(d, "GET", path, NULL, 0, vlisted_cb, r);
+	free(path);
+	if (rc)
+		free(r);
 	return rc;
 }

@@ -37,7 +37,15 @@ int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
 			unsigned uid, const char *const *labels, network_cb cb,
 			void *arg);
 
-/* DELETE /volumes/{name}?force=1; a missing one counts as removed. */
+/* DELETE /volumes/{name}?force=1; a missing one counts as removed. cb
+ * may be NULL. */
 int volume_remove(struct docker *d, const char *name, network_cb cb, void *arg);
+
+/* GET /volumes with a label filter ("key" or "key=value"): cb gets the
+ * daemon's JSON ({"Volumes": [{"Name", "Labels", ...}]}), borrowed. */
+typedef void (*volume_list_cb)(const struct error *err, const char *json,
+			       void *arg);
+int volume_list(struct docker *d, const char *label, volume_list_cb cb,
+		void *arg);
 
 #endif
