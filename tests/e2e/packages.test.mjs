@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
-import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
+import { createSession, killServer, sessionExecCall, sessionResult } from './lib/sessions.mjs';
+import { waitFor } from './lib/wait.mjs';
 import { addCrate, addGoModule, addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
@@ -409,4 +410,30 @@ e2e('packages: crates from a local Cargo sparse registry, built once at install 
   const without = runResult(await s.call({ language: 'rust', code: 'println!("{}", sbxouter::twice("rs"));' }, { requestTimeoutMs: 180_000 }));
   assert.equal(without.phase, 'build');
   assert.match(without.stderr, /sbxouter/);
+});
+
+e2e('packages: a server killed mid-install leaves nothing the next start does not remove', { timeoutMs: 300_000 }, async (h) => {
+  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
+  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
+  addWheel(index, 'hangs', '1.0', 'H = 1\n');
+  // An index that does not answer: the install waits in pip.
+  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/slow/simple/' });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-local'], index);
+  const s = await h.start({ env: p.env });
+  const mine = (what) => docker(...what, '--filter', `label=org.mcp-sandbox.owner-pid=${s.pid}`).split('\n').filter(Boolean);
+  const pending = install(s, { language: 'python', packages: ['hangs==1.0'] }).catch(() => null);
+  // The install container, its proxy and the hand-over volume exist.
+  await waitFor(() => mine(['ps', '-q', '--filter', 'label=org.mcp-sandbox.role=install']).length === 1 &&
+    mine(['ps', '-q', '--filter', 'label=org.mcp-sandbox.role=proxy']).length === 1 &&
+    mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role=handover']).length === 1, { timeoutMs: 60_000, what: 'the install under way' });
+  const volume = mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role=handover'])[0];
+  const pid = s.pid;
+  await killServer(s);
+  await pending;
+  assert.equal(docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`).split('\n').filter(Boolean).length, 2, 'the dead server left its two containers');
+
+  await h.start({ env: p.env });
+  await waitFor(() => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`) === '' &&
+    !docker('volume', 'ls', '-q').split('\n').includes(volume), { timeoutMs: 60_000, what: 'the orphans removed' });
 });
