@@ -428,7 +428,7 @@ static void open_packages(struct app *a)
 		rc = pkg_cache_open(a->loop, dir, &a->pkg_cache);
 	if (!rc)
 		rc = installer_new(a->loop, a->docker, &a->cfg,
-				   a->id.label_ptrs, a->pkg_volume_label,
+				   a->id.label_ptrs, a->id.instance,
 				   a->pkg_cache, &a->installer);
 	if (rc)
 		log_warn("package installs are unavailable: %s", strerror(-rc));

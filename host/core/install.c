@@ -4,14 +4,17 @@
  * An install that is not in the cache is a job, run by these steps, each
  * the callback of the one before:
  *
- *   image id -> volume (made and handed to uid 1000 if new) -> network ->
+ *   image id -> volume -> network -> hand-over volume (a tmpfs) ->
  *   install box (the language's image, sandbox limits, on the install
- *   network, the volume read-write) -> registries (sandbox.ini's mirror,
- *   or what the image's installer is configured with) -> egress proxy
- *   (allowing those hosts only) -> install (into /work/pkg, the disk
- *   budget) -> manifest -> finish (copy into the volume under a temporary
- *   name, rename to the key; evict) -> proxy log -> remove both
- *   containers -> answer every request waiting for this key.
+ *   network, the cache read-only) and, once the registries are known,
+ *   the egress proxy at the same time -> registries (sandbox.ini's
+ *   mirror, or what the image's installer is configured with; then the
+ *   proxy, allowing those hosts only) -> probe (the key stored already?)
+ *   -> install (into the hand-over volume, the disk budget) -> manifest
+ *   -> store (a root helper copies the set into the cache under a
+ *   temporary name, renames it to the key, evicts) -> proxy log ->
+ *   remove the containers and the hand-over volume -> answer every
+ *   request waiting for this key.
  *
  * Every step that fails ends the job the same way (job_fail): containers
  * removed, nothing in the volume but what a finished rename put there.
@@ -23,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "executor.h"
@@ -43,10 +45,11 @@
 /* The steps besides the install itself (registries, manifest, finish). */
 #define STEP_TIMEOUT_MS 60000
 #define PROXY_PORT "3128"
-#define WORK_DIR "/work/pkg"
-/* Where the install container hands the finished set over (a tmpfs
- * volume of its own), and where the store step reads it. */
+/* The hand-over volume (a tmpfs of the disk budget, per install): the
+ * install container installs into SCRATCH_MOUNT/pkg ("{dir}"), the store
+ * step reads it from there. */
 #define SCRATCH_MOUNT "/opt/sbx/scratch"
+#define WORK_DIR SCRATCH_MOUNT "/pkg"
 #define CA_FILE "ca.pem"
 #define MAX_EVICT ((size_t)32)
 
@@ -63,7 +66,6 @@ struct job {
 	struct install_specs specs;
 	char key[PKG_KEY_LEN + 1];
 	char image_id[160];
-	char options[512];
 	uint64_t t0;
 	struct waiter w[MAX_WAITERS];
 	size_t nw;
@@ -103,7 +105,7 @@ struct installer {
 	struct job *jobs;
 	char volume_label[128]; /* INSTALL_VOLUME_ID_LABEL=<random> */
 	char upstream[300];	/* host:port the proxy chains to, or "" */
-	char nonce[17];		/* random: this server's container names */
+	char nonce[40];		/* the instance id: in container names */
 	const char *volume_labels[3];
 	char *ca; /* the CA bundle's bytes, or NULL */
 	size_t ca_len;
@@ -137,7 +139,7 @@ static char *read_file(const char *path, size_t *len)
 }
 
 int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
-		  const char *const *labels, const char *volume_label,
+		  const char *const *labels, const char *instance,
 		  struct pkg_cache *cache, struct installer **out)
 {
 	struct installer *in = calloc(1, sizeof(*in));
@@ -150,21 +152,12 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 	in->d = d;
 	in->cfg = cfg;
 	in->cache = cache;
-	snprintf(in->volume_label, sizeof(in->volume_label), "%s",
-		 volume_label);
-	/* Names of this server's proxies and hand-over volumes: unique
-	 * among servers installing the same set at once. */
-	{
-		unsigned char rnd[8];
-		size_t k;
-
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			for (k = 0; k < sizeof(rnd); k++)
-				rnd[k] =
-					(unsigned char)(uv_hrtime() >> (k * 3));
-		for (k = 0; k < sizeof(rnd); k++)
-			snprintf(in->nonce + 2 * k, 3, "%02x", rnd[k]);
-	}
+	snprintf(in->volume_label, sizeof(in->volume_label),
+		 INSTALL_VOLUME_ID_LABEL "=%s", instance);
+	/* This server's instance id names its proxies and hand-over volumes
+	 * (unique among servers installing the same set at once) and marks
+	 * a volume it makes. */
+	snprintf(in->nonce, sizeof(in->nonce), "%s", instance);
 	in->volume_labels[0] = "org.mcp-sandbox.role=packages";
 	in->volume_labels[1] = in->volume_label;
 	while (labels && labels[n])
@@ -342,6 +335,17 @@ static void env_add(struct env_buf *e, const char *s)
 	e->v[e->n] = NULL;
 }
 
+/* Add a copy of s (the buffer owns it). */
+static void env_add_copy(struct env_buf *e, const char *s)
+{
+	char *x;
+
+	if (e->n >= MAX_ENV || !(x = strdup(s)))
+		return;
+	e->own[e->n] = x;
+	env_add(e, x);
+}
+
 /* Add s with "{name}" expanded (NULL value: the entry is dropped). */
 static void env_add_subst(struct env_buf *e, const char *s, const char *name,
 			  const char *value)
@@ -373,23 +377,25 @@ static void job_env(struct job *j, struct env_buf *e, int with_install)
 	const char *reg = j->pl->policy.registry;
 	static const char *const vars[] = {"HTTPS_PROXY", "https_proxy",
 					   "HTTP_PROXY", "http_proxy"};
-	char proxy[96];
+	char buf[160];
 	size_t i;
 
 	memset(e, 0, sizeof(*e));
+	/* Temporary files (downloads, build directories: cargo runs build
+	 * scripts from there) in /work, within the budget and executable,
+	 * not in the small noexec /tmp. */
 	for (i = 0; exec_base_env[i]; i++)
-		env_add(e, exec_base_env[i]);
+		if (strncmp(exec_base_env[i], "TMPDIR=", 7) != 0)
+			env_add(e, exec_base_env[i]);
+	env_add(e, "TMPDIR=/work");
 	for (i = 0; d->env && d->env[i]; i++)
 		env_add(e, d->env[i]);
 	if (!with_install)
 		return;
-	snprintf(proxy, sizeof(proxy), "http://%s:%s", j->proxy_name,
-		 PROXY_PORT);
 	for (i = 0; i < 4; i++) {
-		char buf[128];
-
-		snprintf(buf, sizeof(buf), "%s={v}", vars[i]);
-		env_add_subst(e, buf, "{v}", proxy);
+		snprintf(buf, sizeof(buf), "%s=http://%s:" PROXY_PORT, vars[i],
+			 j->proxy_name);
+		env_add_copy(e, buf);
 	}
 	env_add(e, "NO_PROXY=");
 	env_add(e, "no_proxy=");
@@ -758,11 +764,11 @@ static int run_helper(struct installer *in, const char *role, const char *image,
 		.image = image,
 		.labels = role_labels(in, role, role_buf, sizeof(role_buf),
 				      labels),
-		.memory_mb = 64,
+		.memory_mb = 256,
 		.cpu_millis = 1000,
 		.pids = 16,
 		.nofile = 256,
-		.fsize_mb = 1,
+		.fsize_mb = in->cfg->pkg_disk_mb, /* it copies a whole set */
 		.tmp_mb = 1,
 		.shm_mb = 1,
 		.network = "none",
@@ -938,23 +944,14 @@ static void job_step_store(struct job *j, const struct agent_exec_result *r)
 {
 	static const char *const caps[] = {"DAC_READ_SEARCH", NULL};
 	const char *argv[MAX_EVICT + 8];
-	uint64_t cap, mine = 0;
+	uint64_t cap = (uint64_t)j->in->cfg->pkg_cache_max_mb << 20;
+	uint64_t mine = pkg_manifest_bytes(j->manifest);
 	char nonce[32];
-	const cJSON *p;
 	size_t n = 0, i;
 
 	(void)r;
 	/* Make room first, so that the volume with this set stays under its
 	 * cap (a set larger than the cap alone is still kept). */
-	cap = (uint64_t)j->in->cfg->pkg_cache_max_mb << 20;
-	cJSON_ArrayForEach(
-		p, cJSON_GetObjectItemCaseSensitive(j->manifest, "packages"))
-	{
-		const cJSON *b = cJSON_GetObjectItemCaseSensitive(p, "bytes");
-
-		if (cJSON_IsNumber(b) && b->valuedouble > 0)
-			mine += (uint64_t)b->valuedouble;
-	}
 	j->nevicted = pkg_cache_evict(j->in->cache, mine < cap ? cap - mine : 0,
 				      j->key, j->in->busy, j->in->busy_arg,
 				      j->evicted, MAX_EVICT);
@@ -976,14 +973,12 @@ static void job_step_store(struct job *j, const struct agent_exec_result *r)
 			 "the store step could not be started");
 }
 
-/* The install container hands the set and its manifest over. */
+/* The install container puts the manifest beside the set it installed
+ * into the hand-over volume. */
 static void job_step_handover(struct job *j)
 {
-	const char *argv[] = {"/bin/bash", "-c",
-			      "set -e; cp -R " WORK_DIR " " SCRATCH_MOUNT
-			      "/pkg; cp /work/manifest.json " SCRATCH_MOUNT
-			      "/manifest.json",
-			      NULL};
+	const char *argv[] = {"/bin/cp", "/work/manifest.json",
+			      SCRATCH_MOUNT "/manifest.json", NULL};
 	struct env_buf env;
 	char *text = cJSON_PrintUnformatted(j->manifest);
 
@@ -1324,7 +1319,8 @@ static void job_step_box(struct job *j)
 	struct container_spec spec;
 
 	role_labels(j->in, "install", role_buf, sizeof(role_buf), labels);
-	/* /work holds the install: its size is the disk budget, and a tmpfs
+	/* The set goes to the hand-over volume, downloads and build
+	 * directories to /work: each a tmpfs of the disk budget, which
 	 * counts as the container's memory. */
 	spec = (struct container_spec){
 		.image = po->image,
@@ -1332,7 +1328,7 @@ static void job_step_box(struct job *j)
 		.memory_mb = (po->limits.memory_mb > cfg->pkg_memory_mb
 				      ? po->limits.memory_mb
 				      : cfg->pkg_memory_mb) +
-			     cfg->pkg_disk_mb,
+			     2 * cfg->pkg_disk_mb,
 		.cpu_millis = po->limits.cpu_millis,
 		.pids = po->limits.pids > 256 ? po->limits.pids : 256,
 		.nofile = po->limits.nofile,
@@ -1482,7 +1478,6 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	l->specs.n = 0;
 	memcpy(j->key, l->key, sizeof(j->key));
 	memcpy(j->image_id, l->image_id, sizeof(j->image_id));
-	memcpy(j->options, l->options, sizeof(j->options));
 	j->t0 = l->t0;
 	j->w[j->nw++] = l->w;
 	free(l);

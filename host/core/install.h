@@ -31,14 +31,16 @@
 
 struct installer;
 
-/* labels: this server's container labels; volume_label:
- * INSTALL_VOLUME_ID_LABEL "=<random>" for a volume this server makes (both
- * copied). */
+/* labels: this server's container labels; instance: its random instance
+ * id (identity.h), which names its containers and labels a volume it
+ * makes (both copied). */
 int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
-		  const char *const *labels, const char *volume_label,
+		  const char *const *labels, const char *instance,
 		  struct pkg_cache *cache, struct installer **out);
-/* Stops answering (pending requests get ERR_SHUTTING_DOWN) and removes
- * the containers of installs under way. */
+/* Takes no more requests. Installs under way end through their
+ * callbacks as the Docker client is freed; their containers and hand-over
+ * volumes, labelled with this server's identity, are removed by the next
+ * server's orphan clean-up. */
 void installer_free(struct installer *in);
 
 /* Sets busy() says are in use are never evicted. */

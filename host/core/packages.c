@@ -597,3 +597,18 @@ bad:
 	cJSON_Delete(m);
 	return NULL;
 }
+
+uint64_t pkg_manifest_bytes(const cJSON *manifest)
+{
+	const cJSON *p, *b;
+	uint64_t sum = 0;
+
+	cJSON_ArrayForEach(
+		p, cJSON_GetObjectItemCaseSensitive(manifest, "packages"))
+	{
+		b = cJSON_GetObjectItemCaseSensitive(p, "bytes");
+		if (cJSON_IsNumber(b) && b->valuedouble > 0)
+			sum += (uint64_t)b->valuedouble;
+	}
+	return sum;
+}

@@ -88,4 +88,7 @@ cJSON *pkg_proxy_log_json(const char *log, size_t len, unsigned *refused);
  */
 cJSON *pkg_manifest_parse(const char *text, size_t len, const char **why);
 
+/* The sum of a manifest's package sizes (its "bytes" fields). */
+uint64_t pkg_manifest_bytes(const cJSON *manifest);
+
 #endif

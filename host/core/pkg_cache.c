@@ -192,7 +192,6 @@ struct pkg_entry *pkg_cache_add(struct pkg_cache *c, const char *key,
 				int64_t now)
 {
 	struct pkg_entry *e = pkg_cache_find(c, key);
-	const cJSON *p, *pkgs;
 
 	if (e)
 		entry_clear(e);
@@ -205,8 +204,7 @@ struct pkg_entry *pkg_cache_add(struct pkg_cache *c, const char *key,
 	e->seconds = seconds;
 	e->created = now;
 	e->last_used = now;
-	pkgs = cJSON_GetObjectItemCaseSensitive(manifest, "packages");
-	cJSON_ArrayForEach(p, pkgs) e->bytes += (uint64_t)num(p, "bytes");
+	e->bytes = pkg_manifest_bytes(manifest);
 	pkg_cache_save(c);
 	return e;
 }

@@ -180,11 +180,12 @@ async function volumeKeys(s) {
 e2e('packages: the cache tells the truth: one install for concurrent requests, any order of specs, LRU past the cap, a volume removed under the server', { timeoutMs: 600_000 }, async (h) => {
   const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
   h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  // 600 KB each: two of them are over a 1 MB cache.
-  addWheel(index, 'pa', '1.0', 'A = 1\n', 600_000);
-  addWheel(index, 'pb', '1.0', 'B = 2\n', 600_000);
+  // 1.5 MB each (files over 1 MB, as real packages have): two of them
+  // are over a 2 MB cache.
+  addWheel(index, 'pa', '1.0', 'A = 1\n', 1_500_000);
+  addWheel(index, 'pb', '1.0', 'B = 2\n', 1_500_000);
   // A pool floor of 0: the containers removed below are not replaced.
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_CACHE_MAX_MB: '1', SANDBOX_POOL_SIZE: '0' });
+  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_CACHE_MAX_MB: '2', SANDBOX_POOL_SIZE: '0' });
   docker('network', 'create', '--internal', p.network);
   serveRegistry(p.network, ['pypi-local'], index);
   const s = await h.start({ env: p.env });
@@ -387,7 +388,9 @@ e2e('packages: crates from a local Cargo sparse registry, built once at install 
   h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const base = 'http://cargo-local:8080/';
   addCrate(dir, base, 'sbxgreet', '1.0.3', 'pub fn hello(n: &str) -> String { format!("hello, {}", n) }\n');
-  addCrate(dir, base, 'sbxouter', '1.1.0', 'pub fn twice(n: &str) -> String { format!("{} {}", sbxgreet::hello(n), sbxgreet::hello(n)) }\n', { sbxgreet: '^1' });
+  // With a build script, which cargo compiles and runs at install.
+  addCrate(dir, base, 'sbxouter', '1.1.0', 'pub fn twice(n: &str) -> String { format!("{} {}", sbxgreet::hello(n), sbxgreet::hello(n)) }\n', { sbxgreet: '^1' },
+    { 'build.rs': 'fn main() { println!("cargo:rerun-if-changed=build.rs"); }\n' });
   const p = packageEnv(h, { SANDBOX_RUST_REGISTRY: `${base}index/` });
   docker('network', 'create', '--internal', p.network);
   serveRegistry(p.network, ['cargo-local'], dir);

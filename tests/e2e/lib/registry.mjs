@@ -117,9 +117,10 @@ with zipfile.ZipFile(out, "w") as z:
 /**
  * A crate in a Cargo sparse registry served from dir: config.json (its
  * download URL under base), the crate's index file and its .crate.
- * deps: {name: requirement} of other crates of the registry.
+ * deps: {name: requirement} of other crates of the registry; files: more
+ * files at the crate's root (a build.rs...).
  */
-export function addCrate(dir, base, name, version, librs, deps = {}) {
+export function addCrate(dir, base, name, version, librs, deps = {}, files = {}) {
   const idx = path.join(dir, 'index');
   fs.mkdirSync(idx, { recursive: true });
   fs.writeFileSync(path.join(idx, 'config.json'), JSON.stringify({ dl: `${base}crates/{crate}/{version}/download` }));
@@ -129,6 +130,7 @@ export function addCrate(dir, base, name, version, librs, deps = {}) {
   const depLines = Object.entries(deps).map(([d, req]) => `${d} = "${req}"\n`).join('');
   fs.writeFileSync(path.join(root, 'Cargo.toml'), `[package]\nname = "${name}"\nversion = "${version}"\nedition = "2021"\n\n[dependencies]\n${depLines}`);
   fs.writeFileSync(path.join(root, 'src', 'lib.rs'), librs);
+  for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(root, f), text);
   const out = path.join(dir, 'crates', name, version);
   fs.mkdirSync(out, { recursive: true });
   execFileSync('tar', ['czf', path.join(out, 'download'), '-C', work, `${name}-${version}`]);
