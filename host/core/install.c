@@ -93,6 +93,11 @@ struct job {
 	 * running; each ends in parallel_done() or job_fail(). */
 	int parallel;
 	int starting;
+	/* The allow-list came from the index (found before for this image
+	 * and mirror): no registry_cmd, no registry_follow_cmd. */
+	int known;
+	int followed;  /* registry_follow_cmd ran */
+	int cancelled; /* every request withdrew: no further step */
 };
 
 struct installer {
@@ -103,6 +108,7 @@ struct installer {
 	char **labels;
 	size_t nlabels;
 	struct job *jobs;
+	struct lookup *lookups; /* requests before their job */
 	char volume_label[128]; /* INSTALL_VOLUME_ID_LABEL=<random> */
 	char upstream[300];	/* host:port the proxy chains to, or "" */
 	char nonce[40];		/* the instance id: in container names */
@@ -598,16 +604,30 @@ static void job_cleanup(struct job *j)
 	removed_cb(NULL, NULL, j);
 }
 
+/* Append a proxy's log (an array, taken) to the job's connections. */
+static void connections_add(struct job *j, cJSON *more)
+{
+	cJSON *c;
+
+	if (!more)
+		return;
+	if (!j->connections) {
+		j->connections = more;
+		return;
+	}
+	while ((c = cJSON_DetachItemFromArray(more, 0)))
+		cJSON_AddItemToArray(j->connections, c);
+	cJSON_Delete(more);
+}
+
 static void logs_cb(const struct error *err, const char *text, size_t len,
 		    void *arg)
 {
 	struct job *j = arg;
 	unsigned refused = 0;
 
-	if (!err) {
-		cJSON_Delete(j->connections);
-		j->connections = pkg_proxy_log_json(text, len, &refused);
-	}
+	if (!err)
+		connections_add(j, pkg_proxy_log_json(text, len, &refused));
 	if (j->failed && refused && j->connections) {
 		size_t used = strlen(j->err.msg);
 		const cJSON *c;
@@ -851,6 +871,11 @@ static void step_done_cb(struct agent_client *ac, const struct error *err,
 		job_fail(j, ERR_INSTALL_FAILED, "%s: %s", what, err->msg);
 		return;
 	}
+	if (res->cancelled || j->cancelled) {
+		job_fail(j, ERR_CANCELLED, "the install was cancelled (%s)",
+			 what);
+		return;
+	}
 	if (res->timed_out) {
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "%s took longer than its %u ms budget ([packages] "
@@ -891,6 +916,11 @@ static void job_exec(struct job *j, const char *what, const char *const *build,
 		.output_cb = stream ? step_output_cb : NULL,
 	};
 
+	if (j->cancelled) {
+		free(s);
+		job_fail(j, ERR_CANCELLED, "the install was cancelled");
+		return;
+	}
 	if (!s) {
 		job_fail(j, -ENOMEM, NULL);
 		return;
@@ -1067,24 +1097,41 @@ static const char wait_script[] =
 	"exit 0; sleep 0.025; done; echo \"the egress proxy $1 did not "
 	"start\" >&2; exit 1";
 
-static void job_step_install(struct job *j)
+/* Run one of the plugin's commands through the egress proxy: once the
+ * proxy answers, with the proxy variables, the mirror and the CA bundle. */
+static void job_exec_proxied(struct job *j, const char *what,
+			     const char *const *cmd, uint32_t timeout_ms,
+			     int stream, step_fn next)
 {
 	const char *argv[MAX_ARGS];
 	const char *wait[] = {"bash",	     "-c",	 wait_script, "wait",
 			      j->proxy_name, PROXY_PORT, NULL};
 	struct env_buf env;
 
-	if (expand(j->pl->desc->install_cmd, &j->specs, argv, MAX_ARGS)) {
+	if (expand(cmd, &j->specs, argv, MAX_ARGS)) {
+		job_fail(j, ERR_PLUGIN, "%s: %s: too many arguments",
+			 j->pl->desc->name, what);
+		return;
+	}
+	job_env(j, &env, 1);
+	job_exec(j, what, wait, argv, &env, timeout_ms,
+		 j->in->ca ? CA_FILE : NULL, j->in->ca, j->in->ca_len, stream,
+		 next);
+	env_free(&env);
+}
+
+static void job_step_install(struct job *j)
+{
+	if (!j->pl->desc->install_cmd) {
 		job_fail(j, ERR_PLUGIN, "%s: no install_cmd",
 			 j->pl->desc->name);
 		return;
 	}
-	job_env(j, &env, 1);
-	job_exec(j, "installing", wait, argv, &env, j->in->cfg->pkg_timeout_ms,
-		 j->in->ca ? CA_FILE : NULL, j->in->ca, j->in->ca_len, 1,
-		 job_step_installed);
-	env_free(&env);
+	job_exec_proxied(j, "installing", j->pl->desc->install_cmd,
+			 j->in->cfg->pkg_timeout_ms, 1, job_step_installed);
 }
+
+static void job_after_proxy(struct job *j);
 
 /* One of the two chains started together is ready. */
 static void parallel_done(struct job *j)
@@ -1095,7 +1142,7 @@ static void parallel_done(struct job *j)
 	if (j->failed)
 		job_finish(j);
 	else
-		job_step_probe(j);
+		job_after_proxy(j);
 }
 
 static void proxy_started_cb(const struct error *err, const char *id, void *arg)
@@ -1112,7 +1159,7 @@ static void proxy_started_cb(const struct error *err, const char *id, void *arg)
 	if (j->parallel)
 		parallel_done(j);
 	else
-		job_step_probe(j);
+		job_after_proxy(j);
 }
 
 static void job_step_proxy(struct job *j)
@@ -1159,6 +1206,16 @@ static void job_step_proxy(struct job *j)
 	if (container_run(j->in->d, &spec, proxy_started_cb, j))
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "the egress proxy could not be created");
+}
+
+/* Where the allow-list found for this job's image (and mirror) is kept in
+ * the index. */
+static void registries_key(const struct job *j, char *out, size_t size)
+{
+	const char *reg = j->pl->policy.registry;
+
+	snprintf(out, size, "%s%s%s", j->image_id, reg ? " " : "",
+		 reg ? reg : "");
 }
 
 /* Take the registries' URLs (one a line) as the proxy's allow-list. */
@@ -1219,8 +1276,6 @@ static void allow_split(struct job *j, const char *s)
 static void job_step_registries(struct job *j,
 				const struct agent_exec_result *r)
 {
-	char allow[MAX_ALLOW * 300];
-
 	if (allow_urls(j, r->out, r->out_len)) {
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "%s's installer names no http(s) registry (it "
@@ -1229,10 +1284,81 @@ static void job_step_registries(struct job *j,
 			 j->pl->desc->name);
 		return;
 	}
-	/* Found once per image: the next install starts its proxy at once. */
-	allow_join(j, allow, sizeof(allow));
-	pkg_cache_set_registries(j->in->cache, j->image_id, allow);
 	job_step_proxy(j);
+}
+
+/* ---- the registries' own word on downloads (registry_follow_cmd) ---- */
+
+static void proxy_replaced_cb(const struct error *err, const char *id,
+			      void *arg)
+{
+	struct job *j = arg;
+
+	(void)id;
+	if (err)
+		log_warn("removing the egress proxy %s: %s", j->proxy_name,
+			 err->msg);
+	job_step_proxy(j);
+}
+
+/* The first proxy's log is kept; it goes, and one allowing the download
+ * hosts too takes its place. */
+static void proxy_replace_logs_cb(const struct error *err, const char *text,
+				  size_t len, void *arg)
+{
+	struct job *j = arg;
+	unsigned refused = 0;
+	char id[sizeof(j->proxy_id)];
+
+	if (!err && text)
+		connections_add(j, pkg_proxy_log_json(text, len, &refused));
+	memcpy(id, j->proxy_id, sizeof(id));
+	j->proxy_id[0] = '\0';
+	if (container_remove(j->in->d, id, proxy_replaced_cb, j))
+		job_step_proxy(j);
+}
+
+static void job_step_followed(struct job *j, const struct agent_exec_result *r)
+{
+	size_t before = j->nallow;
+
+	j->followed = 1;
+	(void)allow_urls(j, r->out, r->out_len);
+	if (j->nallow == before) {
+		job_after_proxy(j);
+		return;
+	}
+	progress(j, "the registries name %s more", j->allow[before]);
+	if (container_logs(j->in->d, j->proxy_id, proxy_replace_logs_cb, j))
+		proxy_replace_logs_cb(NULL, NULL, 0, j);
+}
+
+static void job_step_follow(struct job *j)
+{
+	job_exec_proxied(j, "asking the registries where downloads come from",
+			 j->pl->desc->registry_follow_cmd, STEP_TIMEOUT_MS, 0,
+			 job_step_followed);
+}
+
+/* The proxy and the install container are up: ask the registries where
+ * their downloads come from if the language says they may name other
+ * hosts (once per image and mirror), then look for the set. */
+static void job_after_proxy(struct job *j)
+{
+	char key[sizeof(j->image_id) + 512], allow[MAX_ALLOW * 300];
+
+	if (!j->known && !j->followed && j->pl->desc->registry_follow_cmd) {
+		job_step_follow(j);
+		return;
+	}
+	if (!j->known) {
+		/* The next install of this image starts its proxy at once. */
+		registries_key(j, key, sizeof(key));
+		allow_join(j, allow, sizeof(allow));
+		pkg_cache_set_registries(j->in->cache, key, allow);
+		j->known = 1;
+	}
+	job_step_probe(j);
 }
 
 static void box_open_cb(struct agent_client *ac, const struct error *err,
@@ -1352,14 +1478,17 @@ static void job_start(struct job *j);
 static void job_start(struct job *j)
 {
 	const char *reg = j->pl->policy.registry;
-	const char *known = pkg_cache_registries(j->in->cache, j->image_id);
+	const char *known;
+	char key[sizeof(j->image_id) + 512];
 
-	if (reg && allow_urls(j, reg, strlen(reg)) == 0)
-		j->parallel = 1;
-	else if (!reg && known) {
+	registries_key(j, key, sizeof(key));
+	known = pkg_cache_registries(j->in->cache, key);
+	if (known) {
 		allow_split(j, known);
-		j->parallel = j->nallow > 0;
+		j->parallel = j->known = j->nallow > 0;
 	}
+	if (!j->parallel && reg && allow_urls(j, reg, strlen(reg)) == 0)
+		j->parallel = 1;
 	if (!j->parallel) {
 		j->nallow = 0;
 		job_step_box(j);
@@ -1414,6 +1543,8 @@ static void net_ready_cb(const struct error *err, void *arg)
 
 struct lookup {
 	struct installer *in;
+	struct lookup *next;
+	int cancelled;
 	const struct plugin *pl;
 	struct install_specs specs;
 	struct waiter w;
@@ -1423,14 +1554,26 @@ struct lookup {
 	char options[512];
 };
 
+static void lookup_free(struct lookup *l)
+{
+	struct lookup **pp;
+
+	for (pp = &l->in->lookups; *pp; pp = &(*pp)->next)
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	install_specs_free(&l->specs);
+	free(l);
+}
+
 static void lookup_fail(struct lookup *l, int code, const char *msg)
 {
 	struct error e;
 
 	error_set_msg(&e, code, msg);
 	l->w.cb(&e, NULL, l->w.arg);
-	install_specs_free(&l->specs);
-	free(l);
+	lookup_free(l);
 }
 
 static void volume_cb_(const struct error *err, const char *created_at,
@@ -1441,6 +1584,10 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	struct pkg_entry *e;
 	struct job *j;
 
+	if (l->cancelled) {
+		lookup_fail(l, ERR_CANCELLED, "the install was cancelled");
+		return;
+	}
 	if (err) {
 		lookup_fail(l,
 			    err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
@@ -1456,15 +1603,14 @@ static void volume_cb_(const struct error *err, const char *created_at,
 		e->last_used = (int64_t)time(NULL);
 		pkg_cache_save(in->cache);
 		answer_waiter(&l->w, NULL, e, 1, since(l->t0), NULL);
-		install_specs_free(&l->specs);
-		free(l);
+		lookup_free(l);
 		return;
 	}
 	for (j = in->jobs; j; j = j->next)
-		if (strcmp(j->key, l->key) == 0 && j->nw < MAX_WAITERS) {
+		if (strcmp(j->key, l->key) == 0 && !j->cancelled &&
+		    j->nw < MAX_WAITERS) {
 			j->w[j->nw++] = l->w;
-			install_specs_free(&l->specs);
-			free(l);
+			lookup_free(l);
 			return;
 		}
 	j = calloc(1, sizeof(*j));
@@ -1480,7 +1626,7 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	memcpy(j->image_id, l->image_id, sizeof(j->image_id));
 	j->t0 = l->t0;
 	j->w[j->nw++] = l->w;
-	free(l);
+	lookup_free(l);
 	j->next = in->jobs;
 	in->jobs = j;
 	{
@@ -1499,6 +1645,10 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 	struct lookup *l = arg;
 	char **v = l->specs.v;
 
+	if (l->cancelled) {
+		lookup_fail(l, ERR_CANCELLED, "the install was cancelled");
+		return;
+	}
 	if (err) {
 		lookup_fail(l,
 			    err->code == -ENOENT   ? ERR_IMAGE_MISSING
@@ -1555,7 +1705,46 @@ int installer_install(struct installer *in, const struct plugin *pl,
 				 "cannot look up the image %s",
 				 pl->policy.image);
 	}
+	l->next = in->lookups;
+	in->lookups = l;
 	return 0;
+}
+
+void installer_cancel(struct installer *in, void *arg)
+{
+	struct lookup *l;
+	struct job *j;
+	struct error e;
+	size_t i;
+
+	for (l = in->lookups; l; l = l->next)
+		if (l->w.arg == arg) {
+			l->cancelled = 1; /* answered when the lookup ends */
+			return;
+		}
+	for (j = in->jobs; j; j = j->next)
+		for (i = 0; i < j->nw; i++) {
+			struct waiter w = j->w[i];
+
+			if (w.arg != arg)
+				continue;
+			memmove(&j->w[i], &j->w[i + 1],
+				(j->nw - i - 1) * sizeof(j->w[0]));
+			j->nw--;
+			if (!j->nw && !j->cancelled) {
+				/* The step under way ends with cancelled set;
+				 * job_exec starts no other. */
+				j->cancelled = 1;
+				log_info("%s: install of %.12s cancelled",
+					 j->pl->desc->name, j->key);
+				if (j->ac)
+					agent_client_cancel(j->ac);
+			}
+			error_set(&e, ERR_CANCELLED,
+				  "the install was cancelled");
+			answer_waiter(&w, &e, NULL, 0, since(j->t0), NULL);
+			return;
+		}
 }
 
 void installer_free(struct installer *in)

@@ -91,6 +91,13 @@ int installer_install(struct installer *in, const struct plugin *pl,
 		      struct install_specs *specs, install_progress_cb progress,
 		      install_cb cb, void *arg, struct error *err);
 
+/* The request made with arg is withdrawn: its cb runs (now, or when its
+ * cache lookup ends) with ERR_CANCELLED. An install that no other request
+ * waits for stops: the step under way is cancelled, no later step runs,
+ * and its containers and hand-over volume are removed; nothing is stored.
+ * A request that is not pending is ignored. */
+void installer_cancel(struct installer *in, void *arg);
+
 /* The directories a run of pl imports installed packages from: for each
  * key, INSTALL_MOUNT/<key>/<package_path>, joined by sep ('\n' for a
  * session interpreter's request, ':' for a search path). Allocated; NULL

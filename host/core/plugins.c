@@ -190,6 +190,13 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 			       "install_cmd and manifest_cmd";
 			return -EINVAL;
 		}
+		if (d->struct_size >=
+			    offsetof(struct sbx_plugin, registry_follow_cmd) +
+				    sizeof(d->registry_follow_cmd) &&
+		    !valid_argv(d->registry_follow_cmd, 0)) {
+			*why = "registry_follow_cmd is too long";
+			return -EINVAL;
+		}
 	}
 	if (d->blocklist) {
 		size_t i;

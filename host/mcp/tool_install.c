@@ -99,6 +99,14 @@ static void pkg_done_cb(const struct error *err,
 	free(pc);
 }
 
+/* The client withdrew the call: so does the install (install.h). */
+static void pkg_cancel_cb(void *arg)
+{
+	struct pkg_call *pc = arg;
+
+	installer_cancel(pc->env->installer, pc);
+}
+
 int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 		  const struct plugin *pl, const cJSON *packages,
 		  tool_packages_cb cb, void *arg)
@@ -132,6 +140,7 @@ int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 		mcp_call_finish(mc, tool_error_result(&err));
 		return -1;
 	}
+	mcp_call_on_cancel(mc, pkg_cancel_cb, pc);
 	return 0;
 }
 

@@ -57,8 +57,18 @@ static const char *const install_cmd[] = {
 static const char *const manifest_cmd[] = {
 	"/opt/sbx/bin/rust-pkg", "manifest", "{dir}", "{packages}", NULL,
 };
-static const char *const registry_cmd[] = {"/opt/sbx/bin/rust-pkg",
-					   "registries", NULL};
+static const char *const registry_cmd[] = {
+	"/opt/sbx/bin/rust-pkg",
+	"registries",
+	"{packages}",
+	NULL,
+};
+static const char *const registry_follow_cmd[] = {
+	"/opt/sbx/bin/rust-pkg",
+	"follow",
+	"{packages}",
+	NULL,
+};
 static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
 static const char *const install_env[] = {"CARGO_HTTP_CAINFO={ca}", NULL};
 static const char *const package_env[] = {"SBX_RUST_PKGS={path}", NULL};
@@ -632,6 +642,7 @@ static const struct sbx_plugin plugin = {
 	.package_ecosystem = "cargo",
 	.manifest_cmd = manifest_cmd,
 	.registry_cmd = registry_cmd,
+	.registry_follow_cmd = registry_follow_cmd,
 	.registry_env = registry_env,
 	.install_env = install_env,
 	.package_path = "",

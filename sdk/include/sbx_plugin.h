@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 4
+#define SBX_PLUGIN_ABI_MINOR 5
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -214,6 +214,18 @@ struct sbx_plugin {
 	 * interpreters get the paths in their requests instead
 	 * (docs/session-interpreters.md). */
 	const char *const *package_env;
+
+	/* ABI 1.5 */
+
+	/* Run through the egress proxy once it allows the registries found
+	 * so far (registry_cmd's, or the mirror's: "{packages}" as in
+	 * install_cmd, the mirror in registry_env, the CA in install_env);
+	 * print the further URLs those registries name for downloads (a
+	 * Cargo sparse index's "dl"), one a line. No package code has run:
+	 * what it prints is the registries' own word, and the proxy then
+	 * allows those hosts too. NULL: downloads come from the registries'
+	 * own hosts. */
+	const char *const *registry_follow_cmd;
 };
 
 /* The one symbol a plugin exports. Returns NULL to decline loading. */

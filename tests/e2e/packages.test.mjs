@@ -386,21 +386,28 @@ e2e('packages: the egress proxy chains to an upstream proxy from sandbox.ini', {
 e2e('packages: crates from a local Cargo sparse registry, built once at install and linked by a rust program', { timeoutMs: 400_000 }, async (h) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-crates-'));
   h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const base = 'http://cargo-local:8080/';
+  // The index and the downloads on two hosts: the index's config.json
+  // names the second, which the proxy allows only once the index said so.
+  const base = 'http://cargo-dl:8080/';
   addCrate(dir, base, 'sbxgreet', '1.0.3', 'pub fn hello(n: &str) -> String { format!("hello, {}", n) }\n');
   // With a build script, which cargo compiles and runs at install.
   addCrate(dir, base, 'sbxouter', '1.1.0', 'pub fn twice(n: &str) -> String { format!("{} {}", sbxgreet::hello(n), sbxgreet::hello(n)) }\n', { sbxgreet: '^1' },
     { 'build.rs': 'fn main() { println!("cargo:rerun-if-changed=build.rs"); }\n' });
-  const p = packageEnv(h, { SANDBOX_RUST_REGISTRY: `${base}index/` });
+  const p = packageEnv(h, { SANDBOX_RUST_REGISTRY: 'http://cargo-local:8080/index/' });
   docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['cargo-local'], dir);
+  serveRegistry(p.network, ['cargo-local', 'cargo-dl'], dir);
   const s = await h.start({ env: p.env });
 
   const set = await installOk(s, { language: 'rust', packages: ['sbxouter@1'] });
   assert.equal(set.cached, false);
   assert.deepEqual(set.packages.map((x) => [x.name, x.version, x.requested]).sort(), [['sbxgreet', '1.0.3', false], ['sbxouter', '1.1.0', true]]);
   assert.match(set.installer, /^cargo 1\./);
-  assert.ok(set.connections.length > 0 && set.connections.every((c) => c.host === 'cargo-local' && c.allowed));
+  assert.ok(set.connections.every((c) => c.allowed), JSON.stringify(set.connections));
+  assert.deepEqual([...new Set(set.connections.map((c) => c.host))].sort(), ['cargo-dl', 'cargo-local']);
+  // The next install of this image starts with both hosts allowed.
+  const inner = await installOk(s, { language: 'rust', packages: ['sbxgreet@1.0'] });
+  assert.equal(inner.cached, false);
+  assert.ok(inner.connections.some((c) => c.host === 'cargo-dl' && c.allowed), JSON.stringify(inner.connections));
 
   const run = runResult(await s.call({ language: 'rust', packages: ['sbxouter@1'], code: 'println!("{}", sbxouter::twice("rs"));' }, { requestTimeoutMs: 180_000 }));
   assert.equal(run.stdout, 'hello, rs hello, rs\n', run.stderr);
@@ -413,9 +420,15 @@ e2e('packages: crates from a local Cargo sparse registry, built once at install 
   const without = runResult(await s.call({ language: 'rust', code: 'println!("{}", sbxouter::twice("rs"));' }, { requestTimeoutMs: 180_000 }));
   assert.equal(without.phase, 'build');
   assert.match(without.stderr, /sbxouter/);
+
+  // Without a mirror, the index is the one cargo itself fetches first
+  // (its default or the image's source replacement), found with no
+  // network: one http(s) URL.
+  const found = docker('run', '--rm', '--network', 'none', '--user', '1000', '--entrypoint', '/opt/sbx/bin/rust-pkg', 'mcp-sandbox/rust:latest', 'registries', 'sbxouter@1');
+  assert.match(found, /^https?:\/\/[^/\s]+\/\S*$/);
 });
 
-e2e('packages: a server killed mid-install leaves nothing the next start does not remove', { timeoutMs: 300_000 }, async (h) => {
+e2e('packages: a cancelled install stops and leaves nothing; a server killed mid-install leaves nothing the next start does not remove', { timeoutMs: 300_000 }, async (h) => {
   const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
   h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
   addWheel(index, 'hangs', '1.0', 'H = 1\n');
@@ -425,6 +438,22 @@ e2e('packages: a server killed mid-install leaves nothing the next start does no
   serveRegistry(p.network, ['pypi-local'], index);
   const s = await h.start({ env: p.env });
   const mine = (what) => docker(...what, '--filter', `label=org.mcp-sandbox.owner-pid=${s.pid}`).split('\n').filter(Boolean);
+  const underWay = () => mine(['ps', '-q', '--filter', 'label=org.mcp-sandbox.role=install']).length === 1;
+
+  // The client cancels: the install stops at once (its container,
+  // proxy and hand-over volume go) and the server keeps serving.
+  const ac = new AbortController();
+  const withdrawn = s.client.callTool({ name: 'sandbox_install', arguments: { language: 'python', packages: ['hangs==1.0'] } }, undefined,
+    { timeout: 240_000, signal: ac.signal, onprogress: () => {} }).then(() => 'answered', () => 'aborted');
+  await waitFor(underWay, { timeoutMs: 60_000, what: 'the install under way' });
+  ac.abort();
+  assert.equal(await withdrawn, 'aborted');
+  await waitFor(() => mine(['ps', '-aq', '--filter', 'label=org.mcp-sandbox.role=install']).length === 0 &&
+    mine(['ps', '-aq', '--filter', 'label=org.mcp-sandbox.role=proxy']).length === 0 &&
+    mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role=handover']).length === 0, { timeoutMs: 20_000, what: 'the cancelled install cleaned up' });
+  assert.match(s.stderr, /install of [0-9a-f]{12} cancelled/);
+  assert.equal(runResult(await s.call({ language: 'python', code: 'print(7)' })).stdout, '7\n');
+
   const pending = install(s, { language: 'python', packages: ['hangs==1.0'] }).catch(() => null);
   // The install container, its proxy and the hand-over volume exist.
   await waitFor(() => mine(['ps', '-q', '--filter', 'label=org.mcp-sandbox.role=install']).length === 1 &&
@@ -434,7 +463,8 @@ e2e('packages: a server killed mid-install leaves nothing the next start does no
   const pid = s.pid;
   await killServer(s);
   await pending;
-  assert.equal(docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`).split('\n').filter(Boolean).length, 2, 'the dead server left its two containers');
+  const left = (role) => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`, '--filter', `label=org.mcp-sandbox.role=${role}`).split('\n').filter(Boolean).length;
+  assert.deepEqual([left('install'), left('proxy')], [1, 1], 'the dead server left its install container and proxy');
 
   await h.start({ env: p.env });
   await waitFor(() => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`) === '' &&
