@@ -234,13 +234,12 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		rc = -ENOMEM;
 		goto fail;
 	}
-	if (e->ndeny) {
-		e->seccomp = spawn_seccomp_new(q->seccomp_deny, e->ndeny);
-		if (!e->seccomp) {
-			*err = "out of memory building the seccomp filter";
-			rc = -ENOMEM;
-			goto fail;
-		}
+	/* The floor always; the request's names on top. */
+	e->seccomp = spawn_seccomp_new(q->seccomp_deny, e->ndeny);
+	if (!e->seccomp) {
+		*err = "cannot build the seccomp filter";
+		rc = -ENOMEM;
+		goto fail;
 	}
 	now = agent_now_ms();
 	e->start_ms = now;

@@ -10,10 +10,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -22,6 +26,7 @@
 
 #include "agent.h"
 #include "log.h"
+#include "seccomp_floor.h"
 
 extern char **environ;
 
@@ -184,10 +189,20 @@ pid_t spawn_user(const struct spawn_opts *o)
 	umask(022);
 	if (o->file_name)
 		write_file(o->file_name, o->file_data, o->file_len);
+	/* Speculative Store Bypass stays mitigated in user code whatever the
+	 * kernel's default (ENXIO, EINVAL: this CPU has no such control). */
+	if (prctl(PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS,
+		  PR_SPEC_FORCE_DISABLE, 0, 0) &&
+	    errno != ENXIO && errno != EINVAL && errno != ENODEV)
+		child_fail("prctl", "PR_SPEC_STORE_BYPASS", errno);
 	if (o->seccomp) {
-		rc = seccomp_load(o->seccomp);
-		if (rc < 0)
-			child_fail("seccomp_load", NULL, -rc);
+		/* Flags 0: no SECCOMP_FILTER_FLAG_SPEC_ALLOW. */
+		const struct sock_fprog *prog = o->seccomp;
+
+		rc = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+				  prog);
+		if (rc)
+			child_fail("seccomp", NULL, errno);
 	}
 	/* execvpe searches the PATH of the calling environment: make that
 	 * the program's environment. */
@@ -211,23 +226,65 @@ pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out)
 	_exit(fn(arg) ? 1 : 0);
 }
 
-void *spawn_seccomp_new(const char *const *names, size_t n)
+/* Add the floor's rule r to ctx (docs/security.md). */
+static int floor_add(scmp_filter_ctx ctx, const struct floor_rule *r)
 {
+	struct floor_cond c[128];
+	int nr = seccomp_syscall_resolve_name(r->name), n, i, rc;
+
+	if (nr == __NR_SCMP_ERROR)
+		return 0; /* not a syscall of this architecture */
+	if (r->kind == FLOOR_DENY)
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)r->err),
+					nr, 0);
+	n = floor_conditions(r, c, sizeof(c) / sizeof(c[0]));
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO((uint32_t)r->err), nr,
+				      1,
+				      SCMP_CMP64(r->arg, SCMP_CMP_MASKED_EQ,
+						 c[i].mask, c[i].value));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The floor and the names, compiled by libseccomp. */
+static scmp_filter_ctx filter_build(const char *const *names, size_t n)
+{
+	const struct floor_rule *r;
 	scmp_filter_ctx ctx;
 	size_t i;
 	int nr, rc;
 
+	/* The default bad-architecture action stays: a 32-bit syscall from
+	 * an x86_64 program kills it (SIGSYS). */
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return NULL;
+	for (r = floor_rules; r->name; r++) {
+		rc = floor_add(ctx, r);
+		if (rc < 0) {
+			agent_log("seccomp: the floor's rule for %s: %s",
+				  r->name, strerror(-rc));
+			seccomp_release(ctx);
+			return NULL;
+		}
+	}
+	/* The plugin's and sandbox.ini's additions. */
 	for (i = 0; i < n; i++) {
+		if (floor_mentions(names[i]))
+			continue;
 		nr = seccomp_syscall_resolve_name(names[i]);
 		if (nr == __NR_SCMP_ERROR) {
 			agent_log("seccomp: unknown syscall \"%s\" ignored",
 				  names[i]);
 			continue;
 		}
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(SBX_SECCOMP_ERRNO),
+				      nr, 0);
 		if (rc < 0)
 			agent_log("seccomp: cannot deny \"%s\": %s", names[i],
 				  strerror(-rc));
@@ -235,10 +292,74 @@ void *spawn_seccomp_new(const char *const *names, size_t n)
 	return ctx;
 }
 
-void spawn_seccomp_free(void *ctx)
+/* The BPF program of ctx, through a memory file (libseccomp 2.5 exports
+ * to a descriptor only). */
+static struct sock_filter *filter_export(scmp_filter_ctx ctx, size_t *count)
 {
-	if (ctx)
+	struct sock_filter *insns = NULL;
+	int fd = memfd_create("seccomp", MFD_CLOEXEC);
+	off_t len;
+
+	if (fd < 0)
+		return NULL;
+	if (seccomp_export_bpf(ctx, fd) == 0 &&
+	    (len = lseek(fd, 0, SEEK_END)) > 0 &&
+	    len % (off_t)sizeof(*insns) == 0 &&
+	    len <= (off_t)(0xffff * sizeof(*insns)) &&
+	    (insns = malloc((size_t)len)) &&
+	    pread(fd, insns, (size_t)len, 0) != len) {
+		free(insns);
+		insns = NULL;
+	}
+	if (insns)
+		*count = (size_t)len / sizeof(*insns);
+	close(fd);
+	return insns;
+}
+
+/* The last program built, by the fingerprint of its names: the runs of a
+ * language all ask for the same one, and building it (about 0.5 ms) would
+ * otherwise come with every run. */
+static struct {
+	uint64_t fp;
+	struct sock_filter *insns;
+	size_t count;
+} last;
+
+void *spawn_seccomp_new(const char *const *names, size_t n)
+{
+	static const char *const no_env[] = {NULL};
+	uint64_t fp = spawn_fingerprint(NULL, no_env, names, n);
+	struct sock_fprog *prog;
+
+	if (!last.insns || last.fp != fp) {
+		scmp_filter_ctx ctx = filter_build(names, n);
+		struct sock_filter *insns;
+		size_t count = 0;
+
+		if (!ctx)
+			return NULL;
+		insns = filter_export(ctx, &count);
 		seccomp_release(ctx);
+		if (!insns)
+			return NULL;
+		free(last.insns);
+		last.insns = insns;
+		last.count = count;
+		last.fp = fp;
+	}
+	prog = malloc(sizeof(*prog) + last.count * sizeof(*last.insns));
+	if (!prog)
+		return NULL;
+	prog->len = (unsigned short)last.count;
+	prog->filter = (struct sock_filter *)(prog + 1);
+	memcpy(prog->filter, last.insns, last.count * sizeof(*last.insns));
+	return prog;
+}
+
+void spawn_seccomp_free(void *prog)
+{
+	free(prog);
 }
 
 static uint64_t fnv(uint64_t h, const char *s)

@@ -39,9 +39,10 @@ pid_t spawn_user(const struct spawn_opts *o);
  * stdout; stderr is the agent's. Returns the pid or a negative errno. */
 pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out);
 
-/* Build a seccomp filter that allows everything except the named syscalls,
- * which fail with EPERM. Unknown names are logged and skipped. Returns NULL
- * on allocation failure. Free with spawn_seccomp_free(NULL ok). */
+/* Build the seccomp filter of user code: the floor (common/seccomp_floor.h)
+ * and the named syscalls on top, each denied with SBX_SECCOMP_ERRNO
+ * (unknown names are logged and skipped). NULL on allocation failure.
+ * Free with spawn_seccomp_free(NULL ok). */
 void *spawn_seccomp_new(const char *const *names, size_t n);
 /* FNV-1a over what a long-lived process inherits at start and cannot
  * change later (its argv, or NULL, environment and seccomp deny list): the

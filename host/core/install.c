@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "executor.h"
+#include "seccomp_profile.h"
 #include "../engine/agent_client.h"
 #include "../engine/container.h"
 #include "../engine/network.h"
@@ -113,7 +114,8 @@ struct installer {
 	char upstream[300];	/* host:port the proxy chains to, or "" */
 	char nonce[40];		/* the instance id: in container names */
 	const char *volume_labels[3];
-	char *ca; /* the CA bundle's bytes, or NULL */
+	char *ca;      /* the CA bundle's bytes, or NULL */
+	char *seccomp; /* the floor's profile (seccomp_profile.h), or NULL */
 	size_t ca_len;
 	int closing;
 	unsigned long seq;
@@ -149,7 +151,7 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 		  struct pkg_cache *cache, struct installer **out)
 {
 	struct installer *in = calloc(1, sizeof(*in));
-	const char *env_proxy;
+	const char *env_proxy, *why;
 	size_t n = 0, i;
 
 	if (!in)
@@ -201,6 +203,12 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 				 "certificates",
 				 cfg->pkg_ca_bundle);
 	}
+	/* The proxy's and the store step's profile: the floor alone. */
+	in->seccomp = seccomp_profile_json(NULL, &why);
+	if (!in->seccomp && why)
+		log_warn("%s: the proxy and store containers keep the "
+			 "engine's default profile",
+			 why);
 	*out = in;
 	return 0;
 }
@@ -511,6 +519,7 @@ static void installer_destroy(struct installer *in)
 		free(in->labels[i]);
 	free(in->labels);
 	free(in->ca);
+	free(in->seccomp);
 	free(in);
 }
 
@@ -797,6 +806,7 @@ static int run_helper(struct installer *in, const char *role, const char *image,
 		.user = user,
 		.caps = caps,
 		.entrypoint = argv,
+		.seccomp = in->seccomp,
 	};
 	struct helper *h = calloc(1, sizeof(*h));
 	int rc;
@@ -1201,6 +1211,7 @@ static void job_step_proxy(struct job *j)
 		.env = env,
 		.networks = nets,
 		.service = 1,
+		.seccomp = j->in->seccomp,
 	};
 	progress(j, "starting the egress proxy (allowing %s)", allow + 16);
 	if (container_run(j->in->d, &spec, proxy_started_cb, j))
@@ -1464,6 +1475,7 @@ static void job_step_box(struct job *j)
 		.shm_mb = po->shm_mb,
 		.network = cfg->pkg_network,
 		.mounts = mounts,
+		.seccomp = po->seccomp_profile,
 	};
 	progress(j, "starting the install container");
 	if (container_run(j->in->d, &spec, box_started_cb, j))

@@ -3,6 +3,7 @@
  */
 #include "plugins.h"
 #include "packages.h"
+#include "seccomp_profile.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -389,6 +390,7 @@ static void policy_close(struct policy *p)
 	free(p->block);
 	free(p->block_reason);
 	free(p->seccomp_deny);
+	free(p->seccomp_profile);
 	free(p->image);
 	free(p->network);
 	free(p->registry);
@@ -429,6 +431,7 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 			  const struct sbx_plugin *d)
 {
 	const struct lang_config *lc = config_lang(cfg, d->name);
+	const char *why;
 	size_t n = 0, i;
 
 	memset(p, 0, sizeof(*p));
@@ -511,6 +514,14 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 		p->seccomp_deny[i] = lc && lc->has_seccomp_deny
 					     ? lc->seccomp_deny[i]
 					     : d->seccomp_deny[i];
+	p->seccomp_profile = seccomp_profile_json(p->seccomp_deny, &why);
+	if (!p->seccomp_profile) {
+		if (!why)
+			goto nomem;
+		log_warn("%s: %s: its containers keep the engine's default "
+			 "profile",
+			 d->name, why);
+	}
 	return 0;
 nomem:
 	policy_close(p);

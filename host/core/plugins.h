@@ -41,6 +41,9 @@ struct policy {
 	char **block_reason;
 	size_t nblock;
 	const char **seccomp_deny; /* NULL-terminated; strings borrowed */
+	/* The Docker seccomp profile (seccomp_profile.h): the floor and
+	 * seccomp_deny; NULL leaves the engine's default (logged). */
+	char *seccomp_profile;
 };
 
 struct plugin {

@@ -584,6 +584,7 @@ static int box_start(struct pool *p, const struct plugin *pl)
 		.shm_mb = po->shm_mb,
 		.network = po->network,
 		.mounts = mounts,
+		.seccomp = po->seccomp_profile,
 	};
 	rc = container_run(p->d, &spec, started_cb, b);
 	if (rc) {

@@ -102,6 +102,18 @@ char *container_spec_json(const struct container_spec *s)
 	add_strings(hc, "CapAdd", s->service ? s->caps : agent_caps);
 	arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
 	cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
+	if (s->seccomp) {
+		size_t n = strlen(s->seccomp) + sizeof("seccomp=");
+		char *opt = malloc(n);
+
+		if (!opt) {
+			cJSON_Delete(root);
+			return NULL;
+		}
+		snprintf(opt, n, "seccomp=%s", s->seccomp);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(opt));
+		free(opt);
+	}
 	cJSON_AddNumberToObject(hc, "Memory",
 				(double)s->memory_mb * 1024.0 * 1024.0);
 	cJSON_AddNumberToObject(hc, "MemorySwap",

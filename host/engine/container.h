@@ -63,6 +63,9 @@ struct container_spec {
 	const char *user;
 	const char *const *caps;
 	const char *const *entrypoint;
+	/* A seccomp profile (JSON, host/core/seccomp_profile.h); NULL: the
+	 * engine's default. */
+	const char *seccomp;
 };
 
 /* id is borrowed for the call. On failure err says why:

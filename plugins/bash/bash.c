@@ -65,8 +65,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/seccomp_deny.h"
-
 static const char *const aliases[] = {"sh", "shell", NULL};
 static const char *const run_cmd[] = {"bash", "{file}", NULL};
 /* The session interpreter. The outer bash only puts /dev/null on stderr
@@ -79,7 +77,6 @@ static const char *const session_cmd[] = {
 	"4>&2 2>/dev/null",
 	NULL,
 };
-static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 
 /* "__SBX_" and 16 hex digits. */
 #define NONCE_LEN 22
@@ -305,7 +302,6 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 256,
 			.pids = 128,
 		},
-	.seccomp_deny = seccomp_deny,
 	.session_cmd = session_cmd,
 	.session_request = session_request,
 };

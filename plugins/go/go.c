@@ -38,13 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/seccomp_deny.h"
-
 static const char *const aliases[] = {"golang", NULL};
 static const char *const build_cmd[] = {"/opt/sbx/bin/go-build", "{file}",
 					NULL};
 static const char *const run_cmd[] = {"./main", NULL};
-static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 /* Packages (docs/packages.md): Go modules, through the image's
  * /opt/sbx/bin/go-pkg; a run gets the set's directory as SBX_GO_PKGS, and
  * go-build then builds the program as a module against it, offline. */
@@ -569,7 +566,6 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 1024,
 			.pids = 256,
 		},
-	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.package_ecosystem = "go",
 	.manifest_cmd = manifest_cmd,

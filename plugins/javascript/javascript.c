@@ -12,7 +12,6 @@
 #include <sbx_plugin.h>
 
 #include "../common/npm_packages.h"
-#include "../common/seccomp_deny.h"
 
 static const char *const aliases[] = {"js", "node", NULL};
 static const char *const run_cmd[] = {
@@ -37,7 +36,6 @@ static const char *const session_cmd[] = {
 	"/opt/sbx/repl.mjs",
 	NULL,
 };
-static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
 	.abi_major = SBX_PLUGIN_ABI_MAJOR,
@@ -60,7 +58,6 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 512,
 			.pids = 256,
 		},
-	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.package_ecosystem = "npm",
 	.manifest_cmd = manifest_cmd,

@@ -19,8 +19,6 @@
  */
 #include <sbx_plugin.h>
 
-#include "../common/seccomp_deny.h"
-
 static const char *const aliases[] = {"python_ml", NULL};
 static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
 static const char *const env[] = {
@@ -43,7 +41,6 @@ static const char preload[] =
 static const char *const session_cmd[] = {
 	"python3", "-u", "-B", "/opt/sbx/repl.py", "--preload", preload, NULL,
 };
-static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
@@ -65,7 +62,6 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 2048,
 			.pids = 256,
 		},
-	.seccomp_deny = seccomp_deny,
 	/* Starts the fork server (and its imports, about 2 s) when the
 	 * container joins the pool, not on somebody's first call. */
 	.warmup_code = "pass\n",

@@ -7,8 +7,6 @@
  */
 #include <sbx_plugin.h>
 
-#include "../common/seccomp_deny.h"
-
 static const char *const aliases[] = {"py", "python3", NULL};
 static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
 static const char *const env[] = {
@@ -21,7 +19,6 @@ static const char *const env[] = {
 static const char *const session_cmd[] = {
 	"python3", "-u", "-B", "/opt/sbx/repl.py", NULL,
 };
-static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 /* Packages (docs/packages.md): pip, driven by the image's
  * /opt/sbx/pkgtool.py, into a directory that runs get on PYTHONPATH. */
 static const char *const install_cmd[] = {
@@ -56,7 +53,6 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 512,
 			.pids = 128,
 		},
-	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.ml_variant = "python-ml",
 	.session_cmd = session_cmd,

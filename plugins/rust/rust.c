@@ -37,8 +37,6 @@
 
 #include <string.h>
 
-#include "../common/seccomp_deny.h"
-
 static const char *const aliases[] = {"rs", NULL};
 #define RUSTC_ARGS                                                             \
 	"/opt/sbx/bin/rust-build", "--edition", "2021", "-C",                  \
@@ -47,7 +45,6 @@ static const char *const aliases[] = {"rs", NULL};
 static const char *const build_cmd[] = {RUSTC_ARGS, "{file}", NULL};
 static const char *const build_cmd_opt[] = {RUSTC_ARGS, "-O", "{file}", NULL};
 static const char *const run_cmd[] = {"./main", NULL};
-static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 /* Packages (docs/packages.md): crates, built once at install by the
  * image's rust-pkg with cargo; a run gets the set's directory as
  * SBX_RUST_PKGS, and rust-build links the requested crates. */
@@ -635,7 +632,6 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 1024,
 			.pids = 256,
 		},
-	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.prepare_code = prepare_code,
 	.options = options,

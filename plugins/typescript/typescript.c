@@ -17,7 +17,6 @@
 #include <sbx_plugin.h>
 
 #include "../common/npm_packages.h"
-#include "../common/seccomp_deny.h"
 
 /* The transpile step, shared by the default build and ts-build. require()
  * works through the preload, so esbuild's warning about it is noise. */
@@ -56,7 +55,6 @@ static const char *const session_cmd[] = {
 	"--typescript",
 	NULL,
 };
-static const char *const seccomp_deny[] = {SBX_BUILTIN_SECCOMP_DENY, NULL};
 static const struct sbx_option options[] = {
 	{
 		.name = "typecheck",
@@ -88,7 +86,6 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 512,
 			.pids = 256,
 		},
-	.seccomp_deny = seccomp_deny,
 	.install_cmd = install_cmd,
 	.package_ecosystem = "npm",
 	.manifest_cmd = manifest_cmd,

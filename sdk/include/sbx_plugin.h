@@ -124,8 +124,9 @@ struct sbx_plugin {
 	struct sbx_limits limits;
 
 	const struct sbx_block_rule *blocklist; /* terminated by {NULL, NULL} */
-	/* Syscalls the agent denies (EPERM) to user code with a seccomp filter
-	 * layered on top of the engine's default profile. */
+	/* Syscalls denied (ENOTSUP) to this language's code on top of the
+	 * host's seccomp floor (docs/security.md), which every language gets
+	 * and no plugin can lift. NULL: the floor alone. */
 	const char *const *seccomp_deny;
 	/* Package installer argv (ABI 1.4 gives it meaning: see
 	 * package_ecosystem below). "{packages}" expands to the validated

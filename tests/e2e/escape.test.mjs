@@ -6,20 +6,7 @@ import { e2e, runResult } from './lib/server.mjs';
 
 const ONE = { SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_MAX_CONTAINERS: '2' };
 
-e2e('the seccomp deny list stops ptrace, bpf and keyctl with EPERM', {}, async (h) => {
-  const s = await h.start({ env: { ...ONE, SANDBOX_BASH_POOL_SIZE: '0' } });
-  const code = `
-import ctypes, errno
-libc = ctypes.CDLL(None, use_errno=True)
-# x86_64 syscall numbers: ptrace 101, bpf 321, keyctl 250
-for name, nr, args in (("ptrace", 101, (0, 0, 0, 0)), ("bpf", 321, (0, 0, 0)), ("keyctl", 250, (0, 0, 0))):
-    r = libc.syscall(nr, *args)
-    print(name, r, errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno()))
-`;
-  const r = await s.execute('python', code);
-  assert.equal(r.exitCode, 0, r.stderr);
-  assert.equal(r.stdout, 'ptrace -1 EPERM\nbpf -1 EPERM\nkeyctl -1 EPERM\n');
-});
+// The seccomp floor has its own file: seccomp.test.mjs.
 
 e2e('user code cannot signal, trace or inspect the agent (PID 1)', {}, async (h) => {
   const s = await h.start({ env: { ...ONE, SANDBOX_PYTHON_POOL_SIZE: '0' } });

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { e2e } from './lib/server.mjs';
 import { parseStatus, section } from './lib/sandbox.mjs';
+import { bridgeGateway } from './lib/docker.mjs';
 
 const NO_CAPS = '0000000000000000';
 
@@ -48,12 +49,14 @@ e2e('bash runs as uid 1000 with no capabilities and no_new_privs', {}, async (h)
 // traffic to outside addresses, so no TCP connect to a public host here.)
 e2e('python has no network: no interface but lo, no route out', {}, async (h) => {
   const s = await h.start({ env: { SANDBOX_BASH_POOL_SIZE: '0' } });
+  // This machine's Docker bridge gateway, as IPv4 and IPv4-mapped IPv6.
+  const gw = await bridgeGateway();
   const code = `
 import os, socket, errno
 print("ifaces", sorted(os.listdir("/sys/class/net")))
 routes = open("/proc/net/route").read().splitlines()[1:]
 print("routes", len(routes))
-for fam, addr in ((socket.AF_INET, ("1.1.1.1", 53)), (socket.AF_INET6, ("2606:4700:4700::1111", 53))):
+for fam, addr in ((socket.AF_INET, ("${gw}", 53)), (socket.AF_INET6, ("::ffff:${gw}", 53))):
     s = socket.socket(fam, socket.SOCK_DGRAM)
     try:
         s.connect(addr)

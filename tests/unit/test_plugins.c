@@ -43,7 +43,9 @@ static void real_plugins(const char *dir)
 		CHECK(policy_check_code(
 			      &py->policy,
 			      "import os, sys, re; re.compile('x')") == NULL);
-		CHECK(py->policy.seccomp_deny[0] != NULL);
+		CHECK(py->policy.seccomp_deny[0] == NULL);
+		CHECK(py->policy.seccomp_profile &&
+		      strstr(py->policy.seccomp_profile, "\"io_uring_setup\""));
 	}
 	plugins_close(&s);
 	config_close(&c);

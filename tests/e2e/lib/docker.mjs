@@ -67,3 +67,19 @@ export async function imageExists(ref) {
   const r = await dockerGet(`/images/${encodeURIComponent(ref)}/json`);
   return r.status === 200;
 }
+
+/**
+ * The IPv4 gateway of Docker's default bridge: an address of this machine
+ * (the engine's host), the one target of tests that try to reach out of a
+ * sandbox. Tests never aim at an address outside this machine.
+ */
+export async function bridgeGateway() {
+  const r = await dockerGet('/networks/bridge');
+  const c = r.body?.IPAM?.Config?.find((x) => x.Subnet && !x.Subnet.includes(':'));
+  if (r.status !== 200 || !c) throw new Error(`Docker API /networks/bridge: no IPv4 subnet (HTTP ${r.status})`);
+  if (c.Gateway) return c.Gateway;
+  // Not stated: the engine gives the bridge the subnet's first address.
+  const [base] = c.Subnet.split('/');
+  const n = base.split('.').reduce((a, b) => a * 256 + Number(b), 0) + 1;
+  return [24, 16, 8, 0].map((sh) => Math.floor(n / 2 ** sh) % 256).join('.');
+}

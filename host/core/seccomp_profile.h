@@ -1,0 +1,18 @@
+/*
+ * seccomp_profile.h - the Docker seccomp profile of every container
+ * (docs/security.md): an allow-list of every syscall this host's
+ * libseccomp knows for its architecture, less the floor
+ * (common/seccomp_floor.h) and the language's own additions. Syscalls
+ * newer than that list are refused too, as by Docker's default profile;
+ * 32-bit entry points are not in it (the process is killed).
+ */
+#ifndef SBX_CORE_SECCOMP_PROFILE_H
+#define SBX_CORE_SECCOMP_PROFILE_H
+
+/* The profile as JSON text for HostConfig.SecurityOpt "seccomp=<json>",
+ * denying the floor and extra (syscall names, NULL-terminated, or NULL).
+ * Allocated (free()); NULL without memory or on an architecture libseccomp
+ * does not name here (then *why says so). */
+char *seccomp_profile_json(const char *const *extra, const char **why);
+
+#endif
