@@ -241,6 +241,7 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		rc = -ENOMEM;
 		goto fail;
 	}
+	e->oom_known = procs_oom_kills(&e->oom_before) == 0;
 	now = agent_now_ms();
 	e->start_ms = now;
 	e->deadline_ms =
@@ -533,10 +534,14 @@ static void send_done(struct exec *e)
 				      .message_len = sizeof(fail_msg) - 1};
 	struct ap_buf made;
 	unsigned char *buf;
+	uint64_t oom_now;
 	int rc = -ENOMEM;
 
 	if (e->stale)
 		return;
+	/* Killed for memory: the count rose while the call ran. */
+	m.oom_killed = e->oom_known && procs_oom_kills(&oom_now) == 0 &&
+		       oom_now > e->oom_before;
 	ap_buf_init(&made);
 	if (e->req.artifacts) {
 		const char *src =

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -221,4 +222,30 @@ unsigned procs_kill_all(void)
 	if (n)
 		agent_log("%u processes survived SIGKILL", n);
 	return n;
+}
+
+/* "oom_kill N" in one of the memory cgroup's files: the container's own
+ * cgroup is the root of what it sees. */
+static int oom_kills_in(const char *path, uint64_t *n)
+{
+	char line[128];
+	FILE *f = fopen(path, "re");
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "oom_kill %" SCNu64, n) == 1) {
+			rc = 0;
+			break;
+		}
+	fclose(f);
+	return rc;
+}
+
+int procs_oom_kills(uint64_t *n)
+{
+	if (oom_kills_in("/sys/fs/cgroup/memory.events", n) == 0)
+		return 0;
+	return oom_kills_in("/sys/fs/cgroup/memory/memory.oom_control", n);
 }

@@ -7,6 +7,7 @@
 #ifndef SBX_PROCS_H
 #define SBX_PROCS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Called for every reaped process with its wait status. */
@@ -33,5 +34,10 @@ unsigned procs_kill_all(void);
  * sparing it. At most PROCS_MAX_SPARE at once. */
 #define PROCS_MAX_SPARE 4
 void procs_spare(pid_t pid, int on);
+
+/* How many times the memory limit has killed a process in this container
+ * (the memory cgroup's oom_kill count, v1 or v2). 0 and *n set, or -1
+ * when the kernel does not say. */
+int procs_oom_kills(uint64_t *n);
 
 #endif

@@ -134,6 +134,8 @@ int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
 		rc = ap_put(b, AP_T_ENTRIES, m->entries, m->entries_len);
 	if (!rc && m->more)
 		rc = ap_put_u32(b, AP_T_MORE, m->more);
+	if (!rc && m->oom_killed)
+		rc = ap_put_u8(b, AP_T_OOM_KILLED, m->oom_killed);
 	return rc ? rc : ap_frame_end(b);
 }
 
@@ -524,6 +526,9 @@ int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
 			break;
 		case AP_T_MORE:
 			rc = dec_u32(&d, &m->more);
+			break;
+		case AP_T_OOM_KILLED:
+			rc = dec_u8(&d, &m->oom_killed);
 			break;
 		default:
 			rc = 0;

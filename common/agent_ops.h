@@ -164,6 +164,7 @@ struct ap_exec_done {
 	const char *phase; /* "build" or "run" */
 	size_t phase_len;
 	uint32_t survivors;
+	uint8_t oom_killed; /* AP_T_OOM_KILLED */
 	uint8_t repl; /* interpreter mode: STATE_KEPT and FRESH present (the
 		       * decoder sets it when either is) */
 	uint8_t state_kept;

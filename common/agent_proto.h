@@ -110,8 +110,11 @@ enum ap_tag {
 	AP_T_ENTRIES = 52, /* bytes: packed entries, see agent_ops.h */
 	AP_T_CREATED = 53, /* u8: write or mkdir made something new */
 	/* AP_EXEC_DONE (AP_T_ENTRIES too: the artifacts) */
-	AP_T_MORE = 54, /* u32: artifacts beyond those in ENTRIES;
-			 * UINT32_MAX: unknown, the watch lost events */
+	AP_T_MORE = 54,	      /* u32: artifacts beyond those in ENTRIES;
+			       * UINT32_MAX: unknown, the watch lost events */
+	AP_T_OOM_KILLED = 55, /* u8: the memory limit killed a process of
+			       * the call (the container's oom_kill count
+			       * rose while it ran) */
 };
 
 /* A growable output buffer with a hard maximum (AP_MAX_FRAME). */

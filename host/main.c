@@ -31,6 +31,7 @@
 #include "core/pkg_cache.h"
 #include "core/config.h"
 #include "core/executor.h"
+#include "core/engine_checks.h"
 #include "core/identity.h"
 #include "util/log.h"
 #include "core/plugins.h"
@@ -274,6 +275,7 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 		 docker_api_version(a->docker) ? docker_api_version(a->docker)
 					       : "?");
 	identity_reap_orphans(a->docker, &a->id);
+	(void)engine_checks_start(a->loop, a->docker);
 }
 
 static void close_walk_cb(uv_handle_t *h, void *arg)
@@ -913,9 +915,11 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "check-config") == 0) {
 		fprintf(stderr,
 			"%s: %d problem(s), %zu plugin(s) loaded, %zu "
-			"rejected\n",
-			a->cfg.path ? a->cfg.path : "defaults", a->cfg.problems,
-			a->plugins.n, a->plugins.rejected);
+			"rejected%s\n",
+			a->cfg.path ? a->cfg.path : "defaults",
+			a->cfg.problems + (rc ? 1 : 0), a->plugins.n,
+			a->plugins.rejected,
+			rc ? "; the server would not start (see above)" : "");
 		rc = rc || a->cfg.problems || a->plugins.rejected ? 1 : 0;
 		goto out;
 	}

@@ -192,7 +192,7 @@ build_one() {
 	rm -rf "$ctx"
 	mkdir -p "$ctx"
 	cp "$IMAGES_DIR/$lang/Dockerfile" "$ctx/Dockerfile"
-	install -m 0755 "$AGENT" "$ctx/sbx-agent"
+	install -m 0700 "$AGENT" "$ctx/sbx-agent"
 	if [ -f "$IMAGES_DIR/$lang/context.sh" ]; then
 		sbx_log "[$lang] preparing the context (context.sh)..."
 		if ! bash "$IMAGES_DIR/$lang/context.sh" "$ctx" "$WORK/$lang.cache" >>"$log" 2>&1; then

@@ -241,6 +241,8 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 	o.signal = r->signal;
 	o.timed_out = r->timed_out;
 	o.cancelled = r->cancelled;
+	o.oom_killed = r->oom_killed;
+	o.memory_mb = j->pl->policy.limits.memory_mb;
 	o.duration_ms = r->duration_ms;
 	o.out = r->out;
 	o.out_len = r->out_len;

@@ -128,6 +128,8 @@ struct exec_outcome {
 	int signal;
 	int timed_out;
 	int cancelled;
+	int oom_killed;	    /* the memory limit killed a process of it */
+	uint32_t memory_mb; /* ... which is this */
 	uint32_t duration_ms;
 	const char *out;
 	size_t out_len;

@@ -470,6 +470,22 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	p->interrupt_grace_ms = cfg->interrupt_grace_ms;
 	p->max_code_bytes = cfg->max_code_bytes;
 	p->shm_mb = cfg->shm_mb;
+	/* Files in the tmpfs mounts are memory of the container: tmpfs that
+	 * could outgrow the limit would end a program that fills them in a
+	 * kill instead of "No space left on device". */
+	if ((uint64_t)p->limits.work_mb + p->limits.tmp_mb + p->shm_mb >
+	    p->limits.memory_mb) {
+		log_error("[%s] work_mb %u + tmp_mb %u + shm_mb %u = %u MiB "
+			  "exceed memory_mb %u: files in these tmpfs count "
+			  "toward the memory limit; lower them or raise "
+			  "memory_mb",
+			  d->name, p->limits.work_mb, p->limits.tmp_mb,
+			  p->shm_mb,
+			  p->limits.work_mb + p->limits.tmp_mb + p->shm_mb,
+			  p->limits.memory_mb);
+		policy_close(p);
+		return -EINVAL;
+	}
 	p->network = strdup(lc && lc->network ? lc->network : cfg->network);
 	if (lc && lc->registry && !(p->registry = strdup(lc->registry)))
 		goto nomem;

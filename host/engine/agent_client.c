@@ -128,6 +128,7 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 		.err_truncated = m.err_truncated,
 		.phase = "run",
 		.survivors = m.survivors,
+		.oom_killed = m.oom_killed,
 		.state_kept = m.state_kept,
 		.fresh = m.fresh,
 		.artifacts = m.entries,

@@ -64,6 +64,38 @@ static void add_ulimit(cJSON *arr, const char *name, long long v)
 	cJSON_AddItemToArray(arr, u);
 }
 
+/* What a container may not read: the engine's defaults (which a list in
+ * HostConfig replaces) and what tells about the host (its kernel command
+ * line and modules, its boot id, the machine's DMI identity;
+ * docs/security.md). A file is covered with /dev/null, a directory with
+ * an empty read-only tmpfs. */
+static const char *const masked_paths[] = {
+	"/proc/asound",
+	"/proc/acpi",
+	"/proc/kcore",
+	"/proc/keys",
+	"/proc/latency_stats",
+	"/proc/timer_list",
+	"/proc/timer_stats",
+	"/proc/sched_debug",
+	"/proc/scsi",
+	"/sys/firmware",
+	"/sys/devices/virtual/powercap",
+	"/proc/cmdline",
+	"/proc/modules",
+	"/proc/kallsyms",
+	"/proc/config.gz",
+	"/proc/sys/kernel/random/boot_id",
+	"/sys/devices/virtual/dmi",
+	NULL,
+};
+
+/* Read-only whatever the process's privileges: the engine's defaults. */
+static const char *const readonly_paths[] = {
+	"/proc/bus",	       "/proc/fs", "/proc/irq", "/proc/sys",
+	"/proc/sysrq-trigger", NULL,
+};
+
 char *container_spec_json(const struct container_spec *s)
 {
 	cJSON *root = cJSON_CreateObject(), *hc, *labels, *arr, *tmpfs, *log;
@@ -97,6 +129,11 @@ char *container_spec_json(const struct container_spec *s)
 	cJSON_AddBoolToObject(hc, "Privileged", 0);
 	cJSON_AddBoolToObject(hc, "Init", 0);
 	cJSON_AddStringToObject(hc, "IpcMode", "private");
+	/* The container's own cgroup tree: /proc/self/cgroup names no host
+	 * path and no container id. */
+	cJSON_AddStringToObject(hc, "CgroupnsMode", "private");
+	add_strings(hc, "MaskedPaths", masked_paths);
+	add_strings(hc, "ReadonlyPaths", readonly_paths);
 	arr = cJSON_AddArrayToObject(hc, "CapDrop");
 	cJSON_AddItemToArray(arr, cJSON_CreateString("ALL"));
 	add_strings(hc, "CapAdd", s->service ? s->caps : agent_caps);

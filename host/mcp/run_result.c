@@ -74,6 +74,17 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 	cJSON_AddBoolToObject(r, "stdoutTruncated", o->out_truncated);
 	cJSON_AddBoolToObject(r, "stderrTruncated", o->err_truncated);
 	cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
+	cJSON_AddBoolToObject(r, "oomKilled", o->oom_killed);
+	if (o->oom_killed) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg),
+			 "a process was killed for using more than the %u MiB "
+			 "memory limit (files in /work, /tmp and /dev/shm "
+			 "count toward it)",
+			 o->memory_mb);
+		cJSON_AddStringToObject(r, "message", msg);
+	}
 	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
 	cJSON_AddStringToObject(r, "language", o->language);
 	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");

@@ -299,7 +299,9 @@ static const struct sbx_plugin plugin = {
 	.run_cmd = run_cmd,
 	.limits =
 		{
-			.memory_mb = 256,
+			/* /work, /tmp and /dev/shm (384 MiB) and room for the
+			 * processes: tmpfs files are memory too. */
+			.memory_mb = 512,
 			.pids = 128,
 		},
 	.session_cmd = session_cmd,

@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { e2e } from './lib/server.mjs';
 import { parseStatus, section } from './lib/sandbox.mjs';
-import { bridgeGateway } from './lib/docker.mjs';
+import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { bridgeGateway, dockerGet } from './lib/docker.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 const NO_CAPS = '0000000000000000';
 
@@ -121,4 +124,34 @@ echo "--- end ---"
   assert.equal(section(r.stdout, 'cwd'), '/work\n');
   assert.equal(section(r.stdout, 'work'), 'ran from /work\nrc=0\n');
   assert.equal(section(r.stdout, 'tmp'), 'rc=126\n', 'executing from /tmp is refused');
+});
+
+e2e('what a sandbox sees of the host: no kernel command line, boot id or cgroup path; the agent binary is unreadable', {}, async (h) => {
+  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  // The host has them all.
+  assert.notEqual(fs.readFileSync('/proc/cmdline', 'utf8').trim(), '');
+  assert.notEqual(fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), '');
+  const r = await s.execute('bash', [
+    'echo "cmdline=[$(cat /proc/cmdline)]"',
+    'echo "boot_id=[$(cat /proc/sys/kernel/random/boot_id)]"',
+    'echo "cgroup=[$(cut -d: -f3 /proc/self/cgroup | sort -u | tr "\\n" " ")]"',
+    'cat /opt/sbx/agent >/dev/null 2>&1; echo "agent_read=$?"',
+    'echo "kcore=[$(head -c 16 /proc/kcore 2>/dev/null | wc -c)]"',
+  ].join('\n'));
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(r.stdout, 'cmdline=[]\nboot_id=[]\ncgroup=[/ ]\nagent_read=1\nkcore=[0]\n');
+});
+
+e2e('the start-up checks say whether the sandbox uid is an account of this host', {}, async (h) => {
+  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0' } });
+  let account = '';
+  try {
+    account = execFileSync('getent', ['passwd', '1000'], { encoding: 'utf8' }).split(':')[0];
+  } catch { /* no such account */ }
+  const info = (await dockerGet('/info')).body;
+  const remaps = info.SecurityOptions.some((o) => o === 'name=userns' || o === 'name=rootless');
+  const line = await waitFor(() => s.stderr.match(/checks: (the sandbox user .*|the engine remaps .*)$/m)?.[1], { timeoutMs: 20_000, what: 'the uid check' });
+  if (remaps) assert.match(line, /^the engine remaps user namespaces/);
+  else if (account) assert.match(line, new RegExp(`^the sandbox user \\(uid 1000\\) is the host account '${account}' .*userns-remap`));
+  else assert.equal(line, 'the sandbox user (uid 1000) is no account of this host');
 });
