@@ -36,6 +36,10 @@
 
 /* Output still queued at exit gets this long to reach the host. */
 #define FLUSH_AT_EXIT_MS 1000
+/* A container no host has spoken to this long after it started ends: its
+ * host died between starting it and attaching (the dead man's switch
+ * below cannot fire without a first host). */
+#define FIRST_HOST_MS 15000
 /* Stop reading requests while more than this much reply data waits for
  * the host: every request can add a reply, so a host that does not read
  * could otherwise make the queue grow without bound. */
@@ -48,6 +52,12 @@ struct agent {
 	int out_fd;
 	int on_socket; /* in_fd/out_fd are a relay connection (one fd) */
 	int listen_fd; /* relay_listen(), or -1 */
+	/* The dead man's switch: a pool container ends when its host's
+	 * stdin ends (the engine then removes it: AutoRemove); AP_KEEP (a
+	 * session) makes it wait for a relay connection instead. */
+	int keep;
+	int had_host;	   /* a frame came from some host */
+	uint64_t start_ms; /* for FIRST_HOST_MS */
 	int in_eof;
 	int out_broken;
 	struct ap_reader reader;
@@ -184,10 +194,16 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 	const char *err = NULL;
 	char msg[64];
 
+	a->had_host = 1;
 	if ((f->type == AP_EXEC || f->type == AP_RESET || f->type == AP_FILE) &&
 	    busy(a) && defer_frame(a, f))
 		return;
 	switch (f->type) {
+	case AP_KEEP:
+		if (!a->keep)
+			agent_log("kept: this container outlives its host");
+		a->keep = 1;
+		break;
 	case AP_HELLO:
 		send_hello(a, f->id);
 		break;
@@ -274,6 +290,8 @@ static int poll_timeout(struct agent *a)
 		d = r;
 	if (fl < d)
 		d = fl;
+	if (!a->had_host && a->start_ms + FIRST_HOST_MS < d)
+		d = a->start_ms + FIRST_HOST_MS;
 	if (d == UINT64_MAX)
 		return -1;
 	now = agent_now_ms();
@@ -382,9 +400,29 @@ int main(int argc, char **argv)
 			  "reconnect)",
 			  strerror(-a.listen_fd));
 
-	/* The first host's stdin ending means it is gone for good; a relay
-	 * connection ending leaves the agent waiting for the next. */
-	while (!(a.in_eof && !a.on_socket) && !procs_terminating()) {
+	/* The first host's stdin ending means it is gone for good (the
+	 * container is created with StdinOnce, so that happens when the
+	 * host's attach connection goes, however the host ended): a pool
+	 * container ends; a kept one (a session), like one whose relay
+	 * connection ended, waits for the next host. */
+	a.start_ms = agent_now_ms();
+	for (;;) {
+		if (procs_terminating())
+			break;
+		if (a.in_eof && !a.on_socket) {
+			if (!a.keep) {
+				agent_log("the host has gone: ending");
+				break;
+			}
+			agent_log("the host has gone: waiting for the next");
+			drop_connection(&a);
+		}
+		if (!a.had_host && !a.on_socket &&
+		    agent_now_ms() >= a.start_ms + FIRST_HOST_MS) {
+			agent_log("no host spoke in %d ms: ending",
+				  FIRST_HOST_MS);
+			break;
+		}
 		n = 0;
 		nin = nout = nlisten = -1;
 		pfd[n] = (struct pollfd){.fd = procs_fd(), .events = POLLIN};

@@ -50,6 +50,11 @@ int ap_cancel_encode(struct ap_buf *b, uint32_t id)
 	return put_empty(b, AP_CANCEL, id);
 }
 
+int ap_keep_encode(struct ap_buf *b, uint32_t id)
+{
+	return put_empty(b, AP_KEEP, id);
+}
+
 int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m)
 {
 	int rc = ap_frame_begin(b, AP_EXEC, id);

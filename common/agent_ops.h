@@ -43,6 +43,7 @@ int ap_hello_encode(struct ap_buf *b, uint32_t id);
 int ap_reset_encode(struct ap_buf *b, uint32_t id);
 /* id: the running AP_EXEC's. */
 int ap_cancel_encode(struct ap_buf *b, uint32_t id);
+int ap_keep_encode(struct ap_buf *b, uint32_t id);
 
 /* AP_EXEC. Strings are NUL-terminated; a vector is NULL-terminated and
  * each entry is one field of its tag (NULL or empty: none sent). */

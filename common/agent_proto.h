@@ -40,6 +40,8 @@ enum ap_type {
 	AP_RESET = 0x03,  /* kill user processes, wipe state, verify */
 	AP_CANCEL = 0x04, /* stop the running AP_EXEC (id = the exec's id) */
 	AP_FILE = 0x05,	  /* one file operation in the work directory */
+	AP_KEEP = 0x06,	  /* no fields, no reply: this container outlives
+			   * its host (a session); see agent.c */
 
 	/* agent -> host */
 	AP_HELLO_OK = 0x81,   /* AP_T_VERSION, AP_T_WORKDIR */

@@ -309,8 +309,10 @@ static void server_closed_cb(void *arg)
 static void pool_done_cb(void *arg)
 {
 	struct app *a = arg;
+	unsigned removed, pending;
 
-	log_info("all containers removed");
+	pool_shutdown_counts(a->pool, &removed, &pending);
+	log_info("shutdown: %u containers removed", removed);
 	mcp_server_close(a->server, server_closed_cb, a);
 }
 
@@ -325,8 +327,14 @@ static void deadline_cb(uv_timer_t *t)
 {
 	struct app *a = t->data;
 
-	log_error("shutdown did not finish in %d ms: exiting anyway",
-		  SHUTDOWN_DEADLINE_MS);
+	unsigned removed = 0, pending = 0;
+
+	if (a->pool)
+		pool_shutdown_counts(a->pool, &removed, &pending);
+	log_error("shutdown did not finish in %d ms: exiting anyway (%u "
+		  "containers removed, %u removals unanswered: those end "
+		  "with their agents when this process does)",
+		  SHUTDOWN_DEADLINE_MS, removed, pending);
 	mcp_server_abort(a->server);
 	server_closed_cb(a);
 }

@@ -92,6 +92,7 @@ struct pool {
 	struct waiter *wq_head, *wq_tail;
 	int dispatching, again;
 	int shutting_down;
+	unsigned removed_at_shutdown; /* for the shutdown's log */
 	int refill; /* keep idle boxes warm (off for one-shot runs) */
 	pool_warmup_fn warmup;
 	unsigned pending_removals;
@@ -269,10 +270,11 @@ static void removed_cb(const struct error *err, const char *id, void *arg)
 	struct box *b = arg;
 	struct pool *p = b->pool;
 
-	(void)err;
 	(void)id;
 	b->removed = 1;
 	p->pending_removals--;
+	if (p->shutting_down && !err)
+		p->removed_at_shutdown++;
 	if (!b->held)
 		box_unlink_free(b);
 	check_shutdown_done(p);
@@ -999,6 +1001,13 @@ void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg)
 		box_remove(b);
 	}
 	check_shutdown_done(p);
+}
+
+void pool_shutdown_counts(const struct pool *p, unsigned *removed,
+			  unsigned *pending)
+{
+	*removed = p->removed_at_shutdown;
+	*pending = (unsigned)p->pending_removals;
 }
 
 void pool_free(struct pool *p)

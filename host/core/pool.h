@@ -117,6 +117,10 @@ void pool_stats(const struct pool *p, const struct plugin *pl,
 /* Remove every container this pool created; done runs when the daemon has
  * answered every removal (or failed). Acquire fails from now on. */
 void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg);
+/* Since pool_shutdown: containers the engine confirmed removed (or gone
+ * already), and removals still waiting for its answer. */
+void pool_shutdown_counts(const struct pool *p, unsigned *removed,
+			  unsigned *pending);
 /* After pool_shutdown's done, once the loop has run until its handles are
  * closed (uv_run to the end, as main.c does): the pool's timers are
  * embedded and freed with it. NULL is a no-op. */

@@ -332,6 +332,8 @@ static void created(struct create_op *op, struct box *b)
 	}
 	s->ac = ac;
 	agent_client_set_owner(ac, session_lost_cb, s);
+	/* From now on the container outlives this server. */
+	agent_client_keep(ac);
 	s->created_ms = s->last_used_ms = now;
 	s->ttl_s = op->ttl_s;
 	s->deadline_ms = now + (int64_t)m->cfg->session_max_lifetime_s * 1000;

@@ -50,6 +50,7 @@ static void reopen_cb(struct agent_client *ac, const struct error *err,
 		return;
 	}
 	s->ac = ac;
+	agent_client_keep(ac);
 	log_info("[%s] session %s re-adopted (container %.12s)",
 		 s->pl->desc->name, s->name, s->id);
 	session_queue_next(s);

@@ -568,6 +568,12 @@ void agent_client_cancel(struct agent_client *ac)
 		send_frame(ac);
 }
 
+void agent_client_keep(struct agent_client *ac)
+{
+	if (ac->stream && ap_keep_encode(&ac->out, 0) == 0)
+		send_frame(ac);
+}
+
 void agent_client_close(struct agent_client *ac)
 {
 	if (!ac || ac->closing)

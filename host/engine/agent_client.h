@@ -131,6 +131,10 @@ int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 /* Ask the agent to stop the running execution (its reply follows as
  * usual, with cancelled set). No-op when nothing runs. */
 void agent_client_cancel(struct agent_client *ac);
+/* Tell the agent its container outlives this host (a session): when the
+ * host's connection goes, it waits for the next instead of ending (its
+ * container then goes with it: AutoRemove). No reply. */
+void agent_client_keep(struct agent_client *ac);
 
 /* Close the stream. A pending callback (open, exec or reset) runs with
  * -ECANCELED before this returns; none runs afterwards. The struct is freed

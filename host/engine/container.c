@@ -114,7 +114,10 @@ char *container_spec_json(const struct container_spec *s)
 		cJSON_AddBoolToObject(root, "AttachStderr", 1);
 		cJSON_AddBoolToObject(root, "OpenStdin", 1);
 	}
-	cJSON_AddBoolToObject(root, "StdinOnce", 0);
+	/* The agent's stdin ends when the host's attach connection does,
+	 * however the host ended: a pool container then ends, and the
+	 * engine removes it (AutoRemove below; agent/agent.c). */
+	cJSON_AddBoolToObject(root, "StdinOnce", !s->service);
 	cJSON_AddBoolToObject(root, "Tty", 0);
 	add_strings(root, "Env", s->env);
 	add_strings(root, "Entrypoint", s->entrypoint);
@@ -127,6 +130,7 @@ char *container_spec_json(const struct container_spec *s)
 	cJSON_AddStringToObject(hc, "NetworkMode", s->network);
 	cJSON_AddBoolToObject(hc, "ReadonlyRootfs", 1);
 	cJSON_AddBoolToObject(hc, "Privileged", 0);
+	cJSON_AddBoolToObject(hc, "AutoRemove", !s->service);
 	cJSON_AddBoolToObject(hc, "Init", 0);
 	cJSON_AddStringToObject(hc, "IpcMode", "private");
 	/* The container's own cgroup tree: /proc/self/cgroup names no host
@@ -404,7 +408,11 @@ static void removed_cb(const struct docker_response *res, void *arg)
 	struct simple_req *r = arg;
 	int err = res->err;
 
-	if (!err && res->status >= 300 && res->status != 404)
+	/* Gone, or going (409: the engine's AutoRemove, or another server's
+	 * clean-up, got there first): done either way. */
+	if (!err && res->status >= 300 && res->status != 404 &&
+	    !(res->status == 409 && res->errmsg &&
+	      strstr(res->errmsg, "already in progress")))
 		err = -EIO;
 	if (err)
 		log_warn("removing container %.12s: %s", r->id,

@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, e2e, runResult } from './lib/server.mjs';
 import { instanceContainers, serverContainers } from './lib/sandbox.mjs';
-import { eventually } from './lib/wait.mjs';
+import { eventually, waitFor } from './lib/wait.mjs';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
@@ -187,3 +187,41 @@ e2e('logging/setLevel turns on notifications/message at that level', {}, async (
   assert.ok(debug, `a debug record from the docker logger, got ${JSON.stringify(got).slice(0, 400)}`);
   assert.equal(typeof debug.data, 'string');
 });
+
+// The dead man's switch (agent/agent.c): a pool container ends when its
+// host's connection does, however the host ended, and the engine removes
+// it. Each way a server can end, then that server's containers gone
+// within 5 s.
+const ENDINGS = {
+  // Claude Code closing a stdio server: SIGINT, SIGTERM 100 ms later,
+  // SIGKILL 400 ms after that. The timing is the scenario.
+  'Claude Code\'s signal sequence': async (s) => {
+    process.kill(s.pid, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 100));
+    if (!s.exited) process.kill(s.pid, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 400));
+    if (!s.exited) process.kill(s.pid, 'SIGKILL');
+  },
+  'kill -9': async (s) => process.kill(s.pid, 'SIGKILL'),
+  'stdin closed': async (s) => s.proc.stdin.end(),
+};
+
+for (const [how, end] of Object.entries(ENDINGS)) {
+  e2e(`pool containers end with their server: ${how}`, { timeoutMs: 90_000 }, async (h) => {
+    const s = await h.startRaw({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '1', SANDBOX_BASH_POOL_SIZE: '1' } });
+    await s.initialize();
+    // A call in each language: their containers are up and attached.
+    for (const [language, code] of [['bash', 'echo hi'], ['python', 'print("hi")']]) {
+      const r = await s.request(language, 'tools/call', { name: 'sandbox_execute', arguments: { language, code } }, { timeoutMs: 60_000 });
+      assert.equal(runResult(r.result).stdout, 'hi\n', JSON.stringify(r));
+    }
+    const before = (await serverContainers(s.pid)).map((c) => c.Id);
+    assert.ok(before.length >= 2, `the server runs containers: ${before.length}`);
+    const pid = s.pid;
+    await end(s);
+    await s.exit;
+    const left = async () => (await serverContainers(pid)).filter((c) => before.includes(c.Id));
+    await waitFor(async () => (await left()).length === 0, { timeoutMs: 5_000, what: `the server's ${before.length} containers to be gone` })
+      .catch(async (e) => assert.fail(`${e.message}: ${(await left()).map((c) => `${c.Id.slice(0, 12)} ${c.State} ${c.Status}`).join(', ')}`));
+  });
+}

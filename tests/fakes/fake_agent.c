@@ -398,6 +398,12 @@ static void on_frame(struct fake_agent *a, const struct ap_frame *f)
 		if (a->exec_pending)
 			bad_frame(a, f, "AP_RESET while an AP_EXEC runs");
 		break;
+	case AP_KEEP:
+		/* No reply; nothing for the fake to keep (its connection is
+		 * the test's). */
+		a->counts.keep++;
+		s->total.keep++;
+		return;
 	default:
 		bad_frame(a, f, "not a request");
 		return;

@@ -72,6 +72,7 @@ struct fake_exec_seen {
 
 struct fake_agent_counts {
 	unsigned hello, exec, cancel, reset;
+	unsigned keep; /* AP_KEEP: the container became a session */
 	unsigned bad; /* frames the host should never send: undecodable,
 		       * unknown type, a request while one is pending */
 };
