@@ -68,6 +68,16 @@ int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id)
 	return 0;
 }
 
+int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id)
+{
+	const struct mcp_call *c;
+
+	for (c = list->head; c; c = c->next)
+		if (id_equal(c->id, id))
+			return 1;
+	return 0;
+}
+
 static void call_unlink(struct mcp_call *c)
 {
 	if (c->prev)

@@ -477,7 +477,11 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 		return;
 	}
 
-	if (strcmp(m, "ping") == 0) {
+	if (mcp_call_in_flight(&s->calls, id)) {
+		/* Two answers with one id could not be told apart. */
+		send_error(s, id, E_INVALID_REQUEST,
+			   "a request with this id is still in flight");
+	} else if (strcmp(m, "ping") == 0) {
 		mcp_server_send_result(s, id, cJSON_CreateObject());
 	} else if (strcmp(m, "initialize") == 0) {
 		on_initialize(s, id, params);
@@ -528,6 +532,67 @@ static int has_escaped_nul(const char *line, size_t len)
 	return 0;
 }
 
+/* A raw control character (below 0x20) inside a string: JSON wants them
+ * escaped, and another parser in front of this server could read the
+ * message differently. Returns its offset, or -1. */
+static long raw_control_in_string(const char *line, size_t len)
+{
+	int in_string = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (!in_string) {
+			in_string = c == '"';
+		} else if (c == '\\') {
+			i++; /* the escaped character */
+		} else if (c == '"') {
+			in_string = 0;
+		} else if (c < 0x20) {
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first key that an object of v (at any depth) holds twice, or NULL:
+ * cJSON would take the first, another parser maybe the last. Sorting
+ * keeps an object with many keys from costing n^2. */
+static const char *duplicate_key(const cJSON *v)
+{
+	const cJSON *c;
+	const char **keys, *dup = NULL;
+	size_t n = 0, i;
+
+	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+		return NULL;
+	cJSON_ArrayForEach(c, v)
+	{
+		if ((dup = duplicate_key(c)))
+			return dup;
+		n++;
+	}
+	if (!cJSON_IsObject(v) || n < 2)
+		return NULL;
+	keys = malloc(n * sizeof(*keys));
+	if (!keys)
+		return NULL;
+	i = 0;
+	cJSON_ArrayForEach(c, v) keys[i++] = c->string ? c->string : "";
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 1; i < n && !dup; i++)
+		if (strcmp(keys[i - 1], keys[i]) == 0)
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
+
 /* The id of a request refused before it is handled, so the client can
  * match the error to it: a number or string, else none. */
 static const cJSON *refused_id(const cJSON *msg)
@@ -539,7 +604,10 @@ static const cJSON *refused_id(const cJSON *msg)
 
 static void handle_line(struct mcp_server *s, const char *line, size_t len)
 {
+	const char *dup;
+	char why[200];
 	cJSON *msg;
+	long at;
 
 	if (!utf8_valid(line, len)) {
 		send_error(s, NULL, E_PARSE,
@@ -552,11 +620,25 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 		send_error(s, NULL, E_PARSE, "Parse error: invalid JSON");
 		return;
 	}
-	if (has_escaped_nul(line, len))
+	if (has_escaped_nul(line, len)) {
 		send_error(s, refused_id(msg), E_INVALID_REQUEST,
 			   "strings may not contain NUL characters (\\u0000)");
-	else
+	} else if ((at = raw_control_in_string(line, len)) >= 0) {
+		snprintf(why, sizeof(why),
+			 "Parse error: a raw control character (0x%02x) in a "
+			 "string at byte %ld: escape it",
+			 (unsigned char)line[at], at);
+		send_error(s, refused_id(msg), E_PARSE, why);
+	} else if ((dup = duplicate_key(msg))) {
+		snprintf(why, sizeof(why),
+			 "duplicate key \"%.*s\" in an object",
+			 utf8_prefix(dup, 100), dup);
+		/* The id itself may be the duplicate: then it is not known. */
+		send_error(s, strcmp(dup, "id") == 0 ? NULL : refused_id(msg),
+			   E_INVALID_REQUEST, why);
+	} else {
 		handle_message(s, msg);
+	}
 	cJSON_Delete(msg);
 }
 

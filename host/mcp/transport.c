@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,11 @@
 
 #define LOG_MODULE "transport"
 #define FILE_CHUNK 65536
+/* Buffers larger than this (a large request line, replies queued for a
+ * client that reads slowly) go back to the system once used: the server's
+ * resident size returns to what it was. */
+#define LINE_KEEP (256u << 10)
+#define QUEUE_KEEP (1u << 20)
 
 struct transport {
 	uv_loop_t *loop;
@@ -43,6 +49,7 @@ struct transport {
 	int out_is_pipe;
 	uv_pipe_t out;
 	unsigned pending_writes;
+	size_t queued, queued_peak; /* bytes of pending writes */
 	int out_closed;
 
 	int closing;
@@ -101,6 +108,14 @@ static void end_line(struct transport *t)
 		return;
 	t->line[l] = '\0';
 	t->cbs.on_line(t, t->line, l, t->arg);
+	/* A large line's buffer goes back: a 10 MiB request must not keep
+	 * the server 10 MiB larger (docs/architecture.md, "Memory"). */
+	if (t->line_cap > LINE_KEEP) {
+		free(t->line);
+		t->line = NULL;
+		t->line_cap = 0;
+		malloc_trim(0);
+	}
 }
 
 static void feed(struct transport *t, const char *buf, size_t len)
@@ -275,6 +290,7 @@ int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 struct write_req {
 	uv_write_t req;
 	struct transport *t;
+	size_t len;
 	char data[];
 };
 
@@ -286,7 +302,12 @@ static void write_cb(uv_write_t *req, int status)
 	if (status < 0 && status != UV_ECANCELED)
 		log_error("writing to stdout: %s", uv_strerror(status));
 	t->pending_writes--;
+	t->queued -= w->len;
 	free(w);
+	if (!t->queued && t->queued_peak > QUEUE_KEEP) {
+		t->queued_peak = 0;
+		malloc_trim(0);
+	}
 	maybe_finish(t);
 }
 
@@ -321,6 +342,7 @@ int transport_send(struct transport *t, const char *json, size_t len)
 		return off == len + 1 ? 0 : -EIO;
 	}
 	w->t = t;
+	w->len = len + 1;
 	b = uv_buf_init(w->data, (unsigned)(len + 1));
 	rc = uv_write(&w->req, (uv_stream_t *)&t->out, &b, 1, write_cb);
 	if (rc) {
@@ -328,6 +350,9 @@ int transport_send(struct transport *t, const char *json, size_t len)
 		return rc;
 	}
 	t->pending_writes++;
+	t->queued += w->len;
+	if (t->queued > t->queued_peak)
+		t->queued_peak = t->queued;
 	return 0;
 }
 

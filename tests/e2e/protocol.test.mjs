@@ -1,6 +1,7 @@
 // JSON-RPC on stdio, written by hand: what a broken or hostile client can
 // send, and that stdout never carries anything but JSON-RPC messages.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { e2e, runResult } from './lib/server.mjs';
 
 // These need no containers.
@@ -138,4 +139,53 @@ e2e('stdout carries only JSON-RPC lines while code prints a lot and logging is o
   await s.close();
   assertOnlyJsonRpc(s);
   assert.ok(s.stderr.includes('debug'), 'debug logging went to stderr');
+});
+
+function rssKiB(pid) {
+  const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+  return Number(m[1]);
+}
+
+e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight are refused with the id; memory comes back after a 10 MiB line and a flood', { timeoutMs: 120_000 }, async (h) => {
+  const s = await h.startRaw({ env: NO_POOL });
+  await s.initialize();
+
+  // \u0000 is valid JSON but would cut the string: refused, with the id.
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sandbox_execute","arguments":{"language":"bash","code":"echo a\\u0000rm -rf /work"}}}'), -32600, 1);
+  // A raw control character in a string is not JSON.
+  assertError(await s.exchange(Buffer.from('{"jsonrpc":"2.0","id":2,"method":"ping","params":{"s":"a\x01b"}}')), -32700, 2);
+  assertError(await s.exchange(Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"s":"a\tb"}}')), -32700, 3);
+  // A duplicate key: another parser would see another request.
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":4,"method":"tools/list","method":"ping"}'), -32600, 4);
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":5,"method":"ping","params":{"a":{"k":1,"k":2}}}'), -32600, 5);
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}'), -32600, null);
+  // Escaped control characters and whitespace between tokens are fine.
+  assert.deepEqual((await s.exchange('{ "jsonrpc" : "2.0",\t"id" : 8, "method" : "ping", "params" : {"s" : "a\\tb\\u0001"} }')).result, {});
+
+  // An id still in flight is refused with that id; the first call runs once.
+  const from = s.messages.length;
+  await s.sendLine({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'bash', code: 'sleep 1; echo first' } } });
+  const again = await s.exchange(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo second' } } }));
+  assertError(again, -32600, 9);
+  assert.match(again.error.message, /still in flight/);
+  const done = await s.waitFor((m) => m.id === 9 && 'result' in m, { from, timeoutMs: 60_000, what: 'the first call\'s result' });
+  assert.equal(runResult(done.result).stdout, 'first\n');
+  assert.equal(s.messages.filter((m) => m.id === 9 && 'result' in m).length, 1);
+
+  // Memory: the resident size returns near its baseline.
+  assert.deepEqual((await s.request('warm', 'ping')).result, {});
+  const base = rssKiB(s.pid);
+  const big = `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"${'x'.repeat(10 * 1024 * 1024)}"}}`;
+  assert.deepEqual((await s.exchange(big, { timeoutMs: 30_000 })).result, {});
+  assert.deepEqual((await s.request('after-big', 'ping')).result, {});
+  const afterBig = rssKiB(s.pid);
+  assert.ok(afterBig - base <= 2048, `RSS ${base} kB before a 10 MiB line, ${afterBig} kB after`);
+  const lines = [];
+  for (let i = 0; i < 2000; i++) lines.push(JSON.stringify({ jsonrpc: '2.0', id: `f${i}`, method: 'tools/list' }));
+  await s.sendLine(lines.join('\n'));
+  await s.waitFor((m) => m.id === 'f1999', { timeoutMs: 60_000, what: 'the last answer of the flood' });
+  assert.deepEqual((await s.request('after-flood', 'ping')).result, {});
+  const afterFlood = rssKiB(s.pid);
+  assert.ok(afterFlood - base <= 2048, `RSS ${base} kB before a flood of 2000 requests, ${afterFlood} kB after`);
+  assertOnlyJsonRpc(s);
 });
