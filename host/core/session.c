@@ -489,6 +489,8 @@ void session_destroy(struct session *s)
 	 * in flight before it returns. */
 	if (ac)
 		agent_client_close(ac);
+	else if (s->reopening)
+		agent_client_close(s->reopening); /* reopen_cb: -ECANCELED */
 	if (s->id[0])
 		session_remove_container(m, s->id);
 	log_info("[%s] session %s destroyed", s->pl->desc->name, s->name);
@@ -666,6 +668,8 @@ static void expiry_cb(uv_timer_t *t)
 	struct session *s, *next;
 	int64_t now = session_now_ms();
 
+	if (m->adopting && now >= m->adopt_until_ms)
+		session_adoption_end(m, "the engine did not answer in time");
 	for (s = m->list; s; s = next) {
 		next = s->next;
 		if (s->destroying)
@@ -696,6 +700,7 @@ void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
 	m->done_arg = arg;
 	session_save(m); /* the state as it is, before calls are failed */
 	m->shutting_down = 1;
+	session_adoption_end(m, NULL); /* waiting calls end: shutting down */
 	if (!uv_is_closing((uv_handle_t *)&m->expiry))
 		uv_close((uv_handle_t *)&m->expiry, NULL);
 	error_set(&err, ERR_SHUTTING_DOWN, NULL);

@@ -67,6 +67,15 @@ int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
  * it (in the background, once the engine answers). Without a slot the
  * server still serves sessions; they just do not survive it. */
 void session_mgr_start(struct session_mgr *m);
+/* How long a call that names a session may wait for the re-adoption. */
+#define SESSION_ADOPT_DEADLINE_MS 30000
+/* 1 while the predecessor's sessions are being re-adopted: a call that
+ * names a session (or creates one: the limit and the names are not known
+ * yet) should wait until cb, given to session_mgr_on_adopted, runs. */
+int session_mgr_adopting(const struct session_mgr *m);
+/* cb(arg) runs each time a re-adoption ends (one slot; NULL clears it). */
+void session_mgr_on_adopted(struct session_mgr *m, void (*cb)(void *arg),
+			    void *arg);
 /* Server shutdown: calls in flight end with ERR_SHUTTING_DOWN (before this
  * returns), connections close, state is saved; containers stay for the
  * next server. done runs once the removals of destroyed sessions have been

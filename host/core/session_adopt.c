@@ -40,6 +40,7 @@ static void reopen_cb(struct agent_client *ac, const struct error *err,
 	struct session *s = arg;
 
 	s->connecting = 0;
+	s->reopening = NULL;
 	if (err) {
 		if (s->destroying || err->code == -ECANCELED)
 			return;
@@ -71,6 +72,7 @@ int session_reconnect(struct session *s)
 		session_destroy(s);
 		return -1;
 	}
+	s->reopening = ac;
 	return 0;
 }
 
@@ -212,6 +214,32 @@ static void adopt_list_cb(const struct error *err, const char *json, void *arg)
 	}
 	cJSON_Delete(ctx->saved);
 	free(ctx);
+	session_adoption_end(m, err ? "the engine did not list them" : NULL);
+}
+
+int session_mgr_adopting(const struct session_mgr *m)
+{
+	return m && m->adopting;
+}
+
+void session_mgr_on_adopted(struct session_mgr *m, void (*cb)(void *arg),
+			    void *arg)
+{
+	m->adopted_cb = cb;
+	m->adopted_arg = arg;
+}
+
+void session_adoption_end(struct session_mgr *m, const char *why)
+{
+	if (!m->adopting)
+		return;
+	m->adopting = 0;
+	if (why)
+		log_warn("re-adoption of the previous server's sessions ended: "
+			 "%s",
+			 why);
+	if (m->adopted_cb)
+		m->adopted_cb(m->adopted_arg);
 }
 
 void session_mgr_start(struct session_mgr *m)
@@ -240,5 +268,10 @@ void session_mgr_start(struct session_mgr *m)
 	if (container_list_filters(m->d, filters, adopt_list_cb, ctx)) {
 		cJSON_Delete(ctx->saved);
 		free(ctx);
+		return;
 	}
+	/* Until the list is answered, a name may be a session of the
+	 * predecessor's. */
+	m->adopting = 1;
+	m->adopt_until_ms = session_now_ms() + SESSION_ADOPT_DEADLINE_MS;
 }

@@ -43,6 +43,7 @@ struct session {
 	char id[80];		 /* container id */
 	struct agent_client *ac; /* NULL while connecting or paused-adopted */
 	int connecting;
+	struct agent_client *reopening; /* the connection being made */
 	int paused;
 	int docker_op; /* pause/resume in flight */
 	int destroying;
@@ -71,7 +72,13 @@ struct session_mgr {
 	unsigned n, creating;
 	uint64_t next_serial;
 	int shutting_down;
-	unsigned removals;	 /* DELETEs and renames in flight */
+	unsigned removals; /* DELETEs and renames in flight */
+	/* Re-adoption of a predecessor's sessions (session_adopt.c): until
+	 * it ends, calls that name a session wait (session_mgr_adopting). */
+	int adopting;
+	int64_t adopt_until_ms;
+	void (*adopted_cb)(void *arg);
+	void *adopted_arg;
 	void (*done)(void *arg); /* shutdown: when removals reach 0 */
 	void *done_arg;
 };
@@ -91,6 +98,10 @@ void session_save(struct session_mgr *m);
 void session_remove_container(struct session_mgr *m, const char *id);
 /* The session's agent connection closed under it: the session goes. */
 void session_lost_cb(struct agent_client *ac, void *arg);
+
+/* Re-adoption is over (done, failed or past its deadline): the calls that
+ * waited for it go on. */
+void session_adoption_end(struct session_mgr *m, const char *why);
 
 /* Start the 1 s timer that expires idle and over-age sessions. */
 void session_expiry_start(struct session_mgr *m);

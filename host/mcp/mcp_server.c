@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/session.h"
 #include "../util/defer.h"
 #include "../util/log.h"
 #include "json_util.h"
@@ -82,6 +83,20 @@ struct mcp_server {
 	void *closed_arg;
 	int test_mode; /* no transport: collect the reply */
 	char *test_reply;
+	/* Calls that wait for the sessions' re-adoption, in arrival order. */
+	struct waiting_call *waiting, **waiting_tail;
+};
+
+/* A tools/call that names a session (or creates one) while the previous
+ * server's sessions are being re-adopted: it runs once that is over, so
+ * a name is never "not found" only because it was not adopted yet, and a
+ * create counts the adopted sessions against the limit. */
+struct waiting_call {
+	struct waiting_call *next;
+	struct mcp_server *s;
+	struct mcp_call *c;
+	const struct tool *tool;
+	cJSON *args;
 };
 
 int mcp_server_proto_at_least(const struct mcp_server *s, const char *v)
@@ -295,6 +310,79 @@ static void on_set_level(struct mcp_server *s, const cJSON *id,
 
 /* --- tools/call --- */
 
+/* Does this call depend on which sessions exist? One-off runs and
+ * installs do not; everything else might (a session's files, a create). */
+static int names_session(const struct tool *t, const cJSON *args)
+{
+	if (cJSON_GetObjectItemCaseSensitive(args, "session"))
+		return 1;
+	return strcmp(t->name, "sandbox_execute") != 0 &&
+	       strcmp(t->name, "sandbox_install") != 0;
+}
+
+static void waiting_unlink(struct waiting_call *w)
+{
+	struct mcp_server *s = w->s;
+	struct waiting_call **pp;
+
+	for (pp = &s->waiting; *pp; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	s->waiting_tail = &s->waiting;
+	while (*s->waiting_tail)
+		s->waiting_tail = &(*s->waiting_tail)->next;
+}
+
+static void waiting_cancel_cb(void *arg)
+{
+	struct waiting_call *w = arg;
+
+	waiting_unlink(w);
+	mcp_call_finish(w->c, tool_error(ERR_CANCELLED, NULL));
+	cJSON_Delete(w->args);
+	free(w);
+}
+
+static int wait_for_adoption(struct mcp_server *s, struct mcp_call *c,
+			     const struct tool *t, const cJSON *args)
+{
+	struct waiting_call *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->args = cJSON_Duplicate(args, 1))) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->s = s;
+	w->c = c;
+	w->tool = t;
+	if (!s->waiting_tail)
+		s->waiting_tail = &s->waiting;
+	*s->waiting_tail = w;
+	s->waiting_tail = &w->next;
+	mcp_call_on_cancel(c, waiting_cancel_cb, w);
+	log_debug("%s waits for the re-adoption of the sessions", t->name);
+	return 0;
+}
+
+/* The re-adoption is over: the waiting calls run, in order. */
+static void adopted_cb(void *arg)
+{
+	struct mcp_server *s = arg;
+	struct waiting_call *w;
+
+	while ((w = s->waiting)) {
+		s->waiting = w->next;
+		if (!s->waiting)
+			s->waiting_tail = &s->waiting;
+		mcp_call_on_cancel(w->c, NULL, NULL);
+		w->tool->call(s->env, w->c, w->args);
+		cJSON_Delete(w->args);
+		free(w);
+	}
+}
+
 static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			  const cJSON *params)
 {
@@ -362,6 +450,12 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	}
 	if (!c) {
 		send_error(s, id, E_INTERNAL, "out of memory");
+		cJSON_Delete(empty);
+		return;
+	}
+	if (names_session(ct->tool, args) &&
+	    session_mgr_adopting(s->env->sessions) &&
+	    wait_for_adoption(s, c, ct->tool, args) == 0) {
 		cJSON_Delete(empty);
 		return;
 	}
@@ -782,6 +876,8 @@ int mcp_server_start(const struct tool_env *env, int out_fd,
 		return rc;
 	}
 	log_set_sink(forward_log_cb, s);
+	if (env->sessions)
+		session_mgr_on_adopted(env->sessions, adopted_cb, s);
 	*out = s;
 	return 0;
 }

@@ -10,15 +10,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { e2e } from './lib/server.mjs';
+import { e2e, toolError } from './lib/server.mjs';
 import { eventually, progressText, waitFor } from './lib/wait.mjs';
 import {
   createSession,
   killServer,
   listNames,
   sessionContainers,
+  sessionCall,
   sessionErr,
+  sessionExecCall,
   sessionOk,
+  sexec,
   sexecErr,
   sexecOk,
   stateSlots,
@@ -254,4 +257,47 @@ e2e('a session whose TTL passed while no server ran is removed by the server tha
     { timeoutMs: 20_000 },
   );
   assert.ok(removed, `the stale container is removed: ${JSON.stringify(await sessionContainers({ dir: st.dir }))}`);
+});
+
+// Calls sent the moment a restarted server starts, before it has listed
+// its predecessor's sessions, wait for the re-adoption instead of being
+// told session_not_found; create counts the adopted sessions against the
+// limit; a destroy in that window removes the container. Twenty restarts
+// in a row, each after a kill -9, with the predecessor at the limit.
+e2e('calls right after a kill -9 restart wait for the re-adoption: 20 rounds in a row at the session limit', { timeoutMs: 300_000 }, async (h) => {
+  const st = withStateDir(h);
+  const env = { SANDBOX_POOL_SIZE: '0', SANDBOX_SESSIONS_MAX_SESSIONS: '4' };
+  const s0 = await st.start(env);
+  await createSession(s0, 'python', { name: 'p' });
+  await createSession(s0, 'bash', { name: 'b' });
+  await createSession(s0, 'javascript', { name: 'j' });
+  await createSession(s0, 'bash', { name: 'q' });
+  await sexecOk(s0, 'p', 'n = 0');
+  let prev = s0;
+  for (let round = 1; round <= 20; round++) {
+    await killServer(prev);
+    const s = await st.start(env);
+    prev = s;
+    // All at once, without waiting for anything.
+    const [p, b, extra, nope, destroyed, j] = await Promise.all([
+      sexec(s, 'p', 'n += 1\nprint(n)'),
+      sessionCall(s, { action: 'get', name: 'b' }),
+      sessionCall(s, { action: 'create', language: 'python', name: 'extra' }),
+      sessionExecCall(s, 'nope', 'print(1)'),
+      sessionCall(s, { action: 'destroy', name: 'q' }),
+      sexec(s, 'j', 'console.log("j")'),
+    ]);
+    const where = `round ${round}`;
+    assert.equal(p.stdout, `${round}\n`, `${where}: p kept its state: ${JSON.stringify(p)}`);
+    assert.equal(p.stateKept, true, where);
+    assert.equal(b.isError ?? false, false, `${where}: get b: ${b.content?.[0]?.text}`);
+    assert.equal(toolError(extra).code, 'max_sessions', `${where}: the adopted sessions count against the limit`);
+    assert.equal(toolError(nope).code, 'session_not_found', where);
+    assert.equal(destroyed.isError ?? false, false, `${where}: destroy q: ${destroyed.content?.[0]?.text}`);
+    assert.equal(j.stdout, 'j\n', `${where}: ${JSON.stringify(j)}`);
+    // The destroyed session's container is gone; a new q takes its place.
+    await waitFor(async () => !(await sessionContainers({ dir: st.dir })).some((c) => c.session === 'q'), { timeoutMs: 10_000, what: `${where}: q's container removed` });
+    await createSession(s, 'bash', { name: 'q' });
+    assert.deepEqual((await sessionContainers({ dir: st.dir })).map((c) => c.session).sort(), ['b', 'j', 'p', 'q'], where);
+  }
 });
