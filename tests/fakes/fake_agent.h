@@ -73,8 +73,8 @@ struct fake_exec_seen {
 struct fake_agent_counts {
 	unsigned hello, exec, cancel, reset;
 	unsigned keep; /* AP_KEEP: the container became a session */
-	unsigned bad; /* frames the host should never send: undecodable,
-		       * unknown type, a request while one is pending */
+	unsigned bad;  /* frames the host should never send: undecodable,
+			* unknown type, a request while one is pending */
 };
 
 enum fake_hello_how {
