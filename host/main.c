@@ -27,6 +27,7 @@
 #include <curl/curl.h>
 
 #include "core/artifact_store.h"
+#include "core/audit.h"
 #include "core/install.h"
 #include "core/pkg_cache.h"
 #include "core/config.h"
@@ -68,6 +69,7 @@ struct app {
 	struct artifact_store *artifacts;
 	struct pkg_cache *pkg_cache;
 	struct installer *installer;
+	struct audit *audit;
 	char pkg_volume_label[96]; /* INSTALL_VOLUME_ID_LABEL=<instance> */
 	struct mcp_server *server;
 	uv_signal_t sigterm, sigint;
@@ -91,10 +93,59 @@ static void usage(FILE *f)
 		   "[--timeout MS] [--json] [-v]\n"
 		   "       mcp-sandbox install LANG SPEC... [--json]\n"
 		   "       mcp-sandbox cache list [--json] | cache prune\n"
+		   "       mcp-sandbox audit verify [FILE...]\n"
 		   "       mcp-sandbox check-config [--config FILE]\n"
 		   "       mcp-sandbox --version\n"
 		   "Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, "
 		   "DOCKER_HOST.\n");
+}
+
+/* mcp-sandbox audit verify [FILE...]: check the audit log's chain (the
+ * configured log and its rotated files, oldest first, or the files
+ * given, in that order). Exit 0 when it holds, 1 where it breaks. */
+static int audit_cli(struct app *a, int argc, char **argv)
+{
+	struct audit_verdict v;
+	char path[PATH_MAX], **files = NULL;
+	size_t n;
+	int rc;
+
+	if (argc < 1 || strcmp(argv[0], "verify") != 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (argc > 1) {
+		files = argv + 1;
+		n = (size_t)argc - 1;
+	} else {
+		if (audit_config_path(&a->cfg, path, sizeof(path))) {
+			fprintf(stderr, "audit: the audit log is off "
+					"([audit] file = none)\n");
+			return 2;
+		}
+		n = audit_files(path, a->cfg.audit_keep, &files);
+		if (!n) {
+			fprintf(stderr, "audit: no log at %s\n", path);
+			audit_files_free(files, n);
+			return 2;
+		}
+	}
+	rc = audit_verify(files, n, &v);
+	if (rc)
+		fprintf(stderr, "audit: cannot read the log: %s\n",
+			strerror(-rc));
+	else if (v.ok)
+		printf("audit: the chain holds: %zu lines in %zu file(s)\n",
+		       v.lines, n);
+	else if (v.line)
+		printf("audit: the chain breaks at %s:%zu: %s\n", v.file,
+		       v.line, v.reason);
+	else
+		printf("audit: the chain breaks at the end of %s: %s\n", v.file,
+		       v.reason);
+	if (argc <= 1)
+		audit_files_free(files, n);
+	return rc ? 2 : v.ok ? 0 : 1;
 }
 
 /* Directory of the running binary, for paths relative to an install or a
@@ -304,6 +355,21 @@ static void server_closed_cb(void *arg)
 	uv_close((uv_handle_t *)&a->sigint, NULL);
 	docker_free(a->docker);
 	a->docker = NULL;
+	if (a->audit) {
+		unsigned removed = 0, pending = 0;
+		cJSON *ev = cJSON_CreateObject();
+
+		if (a->pool)
+			pool_shutdown_counts(a->pool, &removed, &pending);
+		cJSON_AddStringToObject(ev, "event", "server_stop");
+		cJSON_AddNumberToObject(ev, "containersRemoved", removed);
+		audit_event(a->audit, ev);
+		/* The loop runs until the last lines are written. */
+		audit_close(a->audit, NULL, NULL);
+		a->audit = NULL;
+		a->env.audit = NULL;
+		session_mgr_set_audit(a->sessions, NULL);
+	}
 }
 
 static void pool_done_cb(void *arg)
@@ -447,6 +513,39 @@ static void open_packages(struct app *a)
 				   a->sessions);
 }
 
+/* The audit log ([audit]); the server runs without one if it cannot be
+ * opened, and says so. */
+static void open_audit(struct app *a)
+{
+	char why[PATH_MAX + 128];
+	cJSON *ev;
+	size_t i;
+
+	if (audit_open(a->loop, &a->cfg, a->id.instance, &a->audit, why,
+		       sizeof(why))) {
+		log_error("no audit log: %s", why);
+		return;
+	}
+	if (!a->audit) {
+		log_info("audit log: off ([audit] file = none)");
+		return;
+	}
+	log_info("audit log: %s", audit_path(a->audit));
+	ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "event", "server_start");
+	cJSON_AddStringToObject(ev, "version", SBX_VERSION);
+	cJSON_AddNumberToObject(ev, "pid", (double)getpid());
+	{
+		cJSON *langs = cJSON_AddArrayToObject(ev, "languages");
+
+		for (i = 0; i < a->plugins.n; i++)
+			cJSON_AddItemToArray(
+				langs,
+				cJSON_CreateString(a->plugins.v[i].desc->name));
+	}
+	audit_event(a->audit, ev);
+}
+
 static int serve(struct app *a)
 {
 	int rc;
@@ -459,6 +558,7 @@ static int serve(struct app *a)
 	}
 	open_artifacts(a);
 	open_packages(a);
+	open_audit(a);
 	a->env = (struct tool_env){
 		.loop = a->loop,
 		.cfg = &a->cfg,
@@ -468,7 +568,9 @@ static int serve(struct app *a)
 		.artifacts = a->artifacts,
 		.installer = a->installer,
 		.pkg_cache = a->pkg_cache,
+		.audit = a->audit,
 	};
+	session_mgr_set_audit(a->sessions, a->audit);
 	watch_signals(a);
 	pool_set_warmup(a->pool, exec_warmup);
 	uv_timer_init(a->loop, &a->deadline);
@@ -884,12 +986,14 @@ int main(int argc, char **argv)
 				     strcmp(argv[i], "serve") == 0 ||
 				     strcmp(argv[i], "install") == 0 ||
 				     strcmp(argv[i], "cache") == 0 ||
+				     strcmp(argv[i], "audit") == 0 ||
 				     strcmp(argv[i], "check-config") == 0)) {
 			cmd = argv[i];
 			first = 0;
 			if (strcmp(cmd, "run") == 0 ||
 			    strcmp(cmd, "install") == 0 ||
-			    strcmp(cmd, "cache") == 0) {
+			    strcmp(cmd, "cache") == 0 ||
+			    strcmp(cmd, "audit") == 0) {
 				i++;
 				break;
 			}
@@ -915,7 +1019,8 @@ int main(int argc, char **argv)
 	a->loop = uv_default_loop();
 	/* A one-shot run prints the program's output; keep our own lines to
 	 * warnings unless -v was given. */
-	quiet = (strcmp(cmd, "run") == 0 || strcmp(cmd, "cache") == 0) &&
+	quiet = (strcmp(cmd, "run") == 0 || strcmp(cmd, "cache") == 0 ||
+		 strcmp(cmd, "audit") == 0) &&
 		!has_flag(argc - i, argv + i, "-v");
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
@@ -929,6 +1034,10 @@ int main(int argc, char **argv)
 			a->plugins.rejected,
 			rc ? "; the server would not start (see above)" : "");
 		rc = rc || a->cfg.problems || a->plugins.rejected ? 1 : 0;
+		goto out;
+	}
+	if (!rc && strcmp(cmd, "audit") == 0) {
+		rc = audit_cli(a, argc - i, argv + i);
 		goto out;
 	}
 	if (rc || start_engine(a)) {

@@ -18,7 +18,7 @@
 
 #define LOG_MODULE "config"
 
-enum key_type { KT_U32, KT_STR, KT_LEVEL, KT_NETWORK };
+enum key_type { KT_U32, KT_STR, KT_LEVEL, KT_NETWORK, KT_BOOL };
 
 struct key_desc {
 	const char *name;
@@ -101,6 +101,14 @@ static const struct key_desc package_keys[] = {
 };
 
 /* Keys of [limits] that are also accepted in language sections. */
+static const struct key_desc audit_keys[] = {
+	{"file", KT_STR, CFG(audit_file), 0, 0},
+	{"max_kb", KT_U32, CFG(audit_max_kb), 16, 1u << 20},
+	{"keep", KT_U32, CFG(audit_keep), 1, 1000},
+	{"store_code", KT_BOOL, CFG(audit_store_code), 0, 0},
+	{NULL, 0, 0, 0, 0},
+};
+
 static const struct key_desc limit_keys[] = {
 	{"memory_mb", KT_U32, LIM(memory_mb), 16, 1u << 20},
 	{"cpu_millis", KT_U32, LIM(cpu_millis), 10, 256000},
@@ -200,6 +208,8 @@ void config_init(struct config *cfg)
 	cfg->pkg_timeout_ms = 300000;
 	cfg->pkg_disk_mb = 1024;
 	cfg->pkg_memory_mb = 1024;
+	cfg->audit_max_kb = 10240;
+	cfg->audit_keep = 5;
 }
 
 static void lang_free(struct lang_config *l)
@@ -227,6 +237,7 @@ void config_close(struct config *cfg)
 	free(cfg->plugins_dir);
 	free(cfg->docker_host);
 	free(cfg->state_dir);
+	free(cfg->audit_file);
 	free(cfg->files_host_root);
 	free(cfg->network);
 	free(cfg->pkg_network);
@@ -346,6 +357,17 @@ static int apply_key(void *base, const struct key_desc *k, const char *v,
 			return -EINVAL;
 		}
 		return set_str((char **)(void *)p, v);
+	case KT_BOOL:
+		if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
+			*(uint32_t *)(void *)p = 1;
+		else if (!strcmp(v, "false") || !strcmp(v, "no") ||
+			 !strcmp(v, "0"))
+			*(uint32_t *)(void *)p = 0;
+		else {
+			*why = "not true or false";
+			return -EINVAL;
+		}
+		return 0;
 	case KT_LEVEL:
 		lvl = log_level_parse(v);
 		if (lvl < 0) {
@@ -510,6 +532,8 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = files_keys;
 	else if (strcmp(section, "artifacts") == 0)
 		t = artifact_keys;
+	else if (strcmp(section, "audit") == 0)
+		t = audit_keys;
 	else if (strcmp(section, "packages") == 0) {
 		if (strcmp(key, "ca_bundle") == 0)
 			cfg->pkg_ca_bundle_set = 1;
@@ -637,7 +661,7 @@ void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 {
 	static const char *const fixed[] = {"server",	 "docker",   "pool",
 					    "limits",	 "sessions", "files",
-					    "artifacts", "packages"};
+					    "artifacts", "packages", "audit"};
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;

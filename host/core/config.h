@@ -107,6 +107,12 @@ struct config {
 	uint32_t pkg_disk_mb;	   /* one install's disk budget */
 	uint32_t pkg_memory_mb;	   /* one install container's memory */
 
+	/* [audit] (host/core/audit.h) */
+	char *audit_file;      /* NULL: <state_dir>/audit.log; "none": off */
+	uint32_t audit_max_kb; /* a file is rotated past this size */
+	uint32_t audit_keep;   /* rotated files kept */
+	uint32_t audit_store_code; /* 1: the code itself, not only its hash */
+
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms; /* cap on a per-call timeout */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
 #include "../engine/container.h"
 #include "../util/defer.h"
 #include "../util/log.h"
@@ -662,6 +663,28 @@ void session_expiry_start(struct session_mgr *m)
 	uv_unref((uv_handle_t *)&m->expiry);
 }
 
+void session_mgr_set_audit(struct session_mgr *m, struct audit *a)
+{
+	m->audit = a;
+}
+
+void session_audit(struct session_mgr *m, const struct session *s,
+		   const char *event, const char *why)
+{
+	cJSON *ev;
+
+	if (!m->audit)
+		return;
+	ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "event", event);
+	cJSON_AddStringToObject(ev, "session", s->name);
+	cJSON_AddStringToObject(ev, "language", s->pl->desc->name);
+	cJSON_AddStringToObject(ev, "container", s->id);
+	if (why)
+		cJSON_AddStringToObject(ev, "reason", why);
+	audit_event(m->audit, ev);
+}
+
 static void expiry_cb(uv_timer_t *t)
 {
 	struct session_mgr *m = t->data;
@@ -676,11 +699,13 @@ static void expiry_cb(uv_timer_t *t)
 			continue;
 		if (now >= s->deadline_ms ||
 		    (!s->running && !s->nq && now >= expires_at(s))) {
+			const char *why = now >= s->deadline_ms
+						  ? "maximum lifetime reached"
+						  : "idle longer than its TTL";
+
 			log_info("[%s] session %s expired (%s)",
-				 s->pl->desc->name, s->name,
-				 now >= s->deadline_ms
-					 ? "maximum lifetime reached"
-					 : "idle longer than its TTL");
+				 s->pl->desc->name, s->name, why);
+			session_audit(m, s, "session_expired", why);
 			session_destroy(s);
 		}
 	}

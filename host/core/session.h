@@ -67,6 +67,10 @@ int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
  * it (in the background, once the engine answers). Without a slot the
  * server still serves sessions; they just do not survive it. */
 void session_mgr_start(struct session_mgr *m);
+struct audit;
+/* Record the sessions' own events (expired, lost, re-adopted) in a. */
+void session_mgr_set_audit(struct session_mgr *m, struct audit *a);
+
 /* How long a call that names a session may wait for the re-adoption. */
 #define SESSION_ADOPT_DEADLINE_MS 30000
 /* 1 while the predecessor's sessions are being re-adopted: a call that

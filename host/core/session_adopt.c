@@ -31,6 +31,8 @@ void session_lost_cb(struct agent_client *ac, void *arg)
 	log_error("[%s] session %s: the connection to its container was lost; "
 		  "session removed",
 		  s->pl->desc->name, s->name);
+	session_audit(s->m, s, "session_lost",
+		      "the connection to its container was lost");
 	session_destroy(s);
 }
 
@@ -54,6 +56,7 @@ static void reopen_cb(struct agent_client *ac, const struct error *err,
 	agent_client_keep(ac);
 	log_info("[%s] session %s re-adopted (container %.12s)",
 		 s->pl->desc->name, s->name, s->id);
+	session_audit(s->m, s, "session_adopted", NULL);
 	session_queue_next(s);
 }
 

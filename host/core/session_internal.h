@@ -77,6 +77,7 @@ struct session_mgr {
 	 * it ends, calls that name a session wait (session_mgr_adopting). */
 	int adopting;
 	int64_t adopt_until_ms;
+	struct audit *audit; /* session_mgr_set_audit, or NULL */
 	void (*adopted_cb)(void *arg);
 	void *adopted_arg;
 	void (*done)(void *arg); /* shutdown: when removals reach 0 */
@@ -98,6 +99,10 @@ void session_save(struct session_mgr *m);
 void session_remove_container(struct session_mgr *m, const char *id);
 /* The session's agent connection closed under it: the session goes. */
 void session_lost_cb(struct agent_client *ac, void *arg);
+
+/* An audit event about s (core/audit.h): event, and why (or NULL). */
+void session_audit(struct session_mgr *m, const struct session *s,
+		   const char *event, const char *why);
 
 /* Re-adoption is over (done, failed or past its deadline): the calls that
  * waited for it go on. */

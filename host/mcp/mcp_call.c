@@ -15,8 +15,24 @@ struct mcp_call {
 	int cancelled;
 	cJSON *progress_token; /* owned; NULL when none was given */
 	double last_progress;
+	cJSON *audit; /* owned: the call's audit event, or NULL */
 	struct mcp_call *prev, *next;
 };
+
+void mcp_call_set_audit(struct mcp_call *c, cJSON *ev)
+{
+	cJSON_Delete(c->audit);
+	c->audit = ev;
+}
+
+/* Hand the audit event over with the call's outcome. */
+static void audit_end(struct mcp_call *c, const cJSON *result)
+{
+	if (!c->audit)
+		return;
+	mcp_server_audit_end(c->srv, c->audit, result, c->cancelled);
+	c->audit = NULL;
+}
 
 static int id_equal(const cJSON *a, const cJSON *b)
 {
@@ -92,6 +108,7 @@ static void call_unlink(struct mcp_call *c)
 void mcp_call_fail(struct mcp_call *c, int code, const char *message,
 		   cJSON *data)
 {
+	audit_end(c, NULL);
 	if (!c->cancelled)
 		mcp_server_send_error(c->srv, c->id, code, message, data);
 	else
@@ -106,6 +123,7 @@ void mcp_call_finish(struct mcp_call *c, cJSON *result)
 {
 	struct mcp_server *s = c->srv;
 
+	audit_end(c, result);
 	/* A cancelled request gets no response (MCP cancellation rules). */
 	if (!c->cancelled)
 		mcp_server_send_result(s, c->id, result);

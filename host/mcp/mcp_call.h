@@ -28,6 +28,11 @@ struct mcp_call *mcp_call_new(struct mcp_server *srv,
 /* notifications/cancelled for request id: the call's result will not be
  * sent and its tool's cancel hook runs. Returns 1 if such a call runs. */
 int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id);
+/* The audit event of the call (taken): completed with the call's outcome
+ * and written when it ends (mcp_server_audit_end). */
+void mcp_call_set_audit(struct mcp_call *c, cJSON *ev);
+void mcp_server_audit_end(struct mcp_server *s, cJSON *ev, const cJSON *result,
+			  int cancelled);
 /* 1 if a call for request id has not ended (cancelled ones included). */
 int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id);
 /* End the request with a JSON-RPC error (data: owned, or NULL) instead

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/audit.h"
 #include "../core/session.h"
 #include "../util/defer.h"
 #include "../util/log.h"
@@ -236,6 +237,20 @@ static void on_initialize(struct mcp_server *s, const cJSON *id,
 		if (strcmp(pv->valuestring, mcp_protocol_versions[i]) == 0)
 			chosen = mcp_protocol_versions[i];
 	snprintf(s->version, sizeof(s->version), "%s", chosen);
+	{
+		const cJSON *ci =
+			cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
+		const cJSON *cn = cJSON_GetObjectItemCaseSensitive(ci, "name");
+		const cJSON *cv =
+			cJSON_GetObjectItemCaseSensitive(ci, "version");
+		char client[160];
+
+		snprintf(client, sizeof(client), "%.80s%s%.40s",
+			 cJSON_IsString(cn) ? cn->valuestring : "?",
+			 cJSON_IsString(cv) ? "/" : "",
+			 cJSON_IsString(cv) ? cv->valuestring : "");
+		audit_set_client(s->env->audit, client);
+	}
 
 	r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "protocolVersion", s->version);
@@ -309,6 +324,148 @@ static void on_set_level(struct mcp_server *s, const cJSON *id,
 }
 
 /* --- tools/call --- */
+
+/* ---- the audit log (core/audit.h) ---- */
+
+static void copy_string(cJSON *ev, const cJSON *args, const char *key,
+			const char *as)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+
+	if (cJSON_IsString(v))
+		cJSON_AddStringToObject(ev, as, v->valuestring);
+}
+
+/* What a tools/call asks for: the tool, the language, session, action
+ * and path, a hash of the code (the code itself with store_code), the
+ * packages. */
+static cJSON *audit_call_event(struct mcp_server *s, const struct tool *t,
+			       const cJSON *args)
+{
+	cJSON *ev = cJSON_CreateObject();
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
+	char hash[AUDIT_HASH_HEX + 1];
+
+	cJSON_AddStringToObject(ev, "event", "tool_call");
+	cJSON_AddStringToObject(ev, "tool", t->name);
+	copy_string(ev, args, "language", "language");
+	copy_string(ev, args, "session", "session");
+	copy_string(ev, args, "action", "action");
+	if (strcmp(t->name, "sandbox_session") == 0)
+		copy_string(ev, args, "name", "session");
+	copy_string(ev, args, "path", "path");
+	if (cJSON_IsString(code)) {
+		audit_sha256_hex(code->valuestring, strlen(code->valuestring),
+				 hash);
+		cJSON_AddStringToObject(ev, "codeSha256", hash);
+		if (audit_stores_code(s->env->audit))
+			cJSON_AddStringToObject(ev, "code", code->valuestring);
+	}
+	if (cJSON_IsArray(pk))
+		cJSON_AddItemToObject(ev, "packages", cJSON_Duplicate(pk, 1));
+	return ev;
+}
+
+/* The JSON a result carries as its first text block, parsed. */
+static cJSON *result_body(const cJSON *result)
+{
+	const cJSON *content =
+		cJSON_GetObjectItemCaseSensitive(result, "content");
+	const cJSON *text = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(content, 0), "text");
+
+	return cJSON_IsString(text) ? cJSON_Parse(text->valuestring) : NULL;
+}
+
+/* The destinations the egress proxy refused, from an install's result. */
+static void refused_hosts(cJSON *ev, const cJSON *body)
+{
+	const cJSON *c,
+		*conns = cJSON_GetObjectItemCaseSensitive(body, "connections");
+	cJSON *arr = NULL;
+
+	cJSON_ArrayForEach(c, conns)
+	{
+		const cJSON *ok =
+			cJSON_GetObjectItemCaseSensitive(c, "allowed");
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(c, "host");
+
+		if (!cJSON_IsFalse(ok) || !cJSON_IsString(h))
+			continue;
+		if (!arr)
+			arr = cJSON_AddArrayToObject(ev, "refused");
+		cJSON_AddItemToArray(arr, cJSON_CreateString(h->valuestring));
+	}
+}
+
+void mcp_server_audit_end(struct mcp_server *s, cJSON *ev, const cJSON *result,
+			  int cancelled)
+{
+	cJSON *body = result ? result_body(result) : NULL;
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(body, "error");
+	char outcome[64] = "ok";
+	int violation = 0;
+
+	if (cancelled) {
+		snprintf(outcome, sizeof(outcome), "cancelled");
+	} else if (!result) {
+		snprintf(outcome, sizeof(outcome), "protocol_error");
+	} else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result,
+								 "isError"))) {
+		const cJSON *code =
+			cJSON_GetObjectItemCaseSensitive(err, "code");
+		const cJSON *msg =
+			cJSON_GetObjectItemCaseSensitive(err, "message");
+
+		snprintf(outcome, sizeof(outcome), "%s",
+			 cJSON_IsString(code) ? code->valuestring : "error");
+		violation =
+			strcmp(outcome, "code_blocked") == 0 ||
+			(cJSON_IsString(msg) &&
+			 strstr(msg->valuestring, "the egress proxy refused"));
+		if (cJSON_IsString(msg))
+			cJSON_AddStringToObject(ev, "message",
+						msg->valuestring);
+	} else if (cJSON_GetObjectItemCaseSensitive(body, "exitCode")) {
+		const cJSON *ec =
+			cJSON_GetObjectItemCaseSensitive(body, "exitCode");
+		const cJSON *sig =
+			cJSON_GetObjectItemCaseSensitive(body, "signal");
+
+		if (cJSON_IsTrue(
+			    cJSON_GetObjectItemCaseSensitive(body, "timedOut")))
+			snprintf(outcome, sizeof(outcome), "timed_out");
+		else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				 body, "oomKilled")))
+			snprintf(outcome, sizeof(outcome), "oom_killed");
+		else if (cJSON_IsString(sig) &&
+			 strcmp(sig->valuestring, "SIGSYS") == 0)
+			snprintf(outcome, sizeof(outcome), "seccomp_kill");
+		else if (cJSON_IsNumber(ec))
+			snprintf(outcome, sizeof(outcome), "exit %d",
+				 ec->valueint);
+		else if (cJSON_IsString(sig))
+			snprintf(outcome, sizeof(outcome), "%.40s",
+				 sig->valuestring);
+		violation = strcmp(outcome, "timed_out") == 0 ||
+			    strcmp(outcome, "oom_killed") == 0 ||
+			    strcmp(outcome, "seccomp_kill") == 0;
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			    body, "stdoutTruncated")) ||
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			    body, "stderrTruncated")))
+			cJSON_AddBoolToObject(ev, "outputTruncated", 1);
+	}
+	refused_hosts(ev, body);
+	if (cJSON_GetObjectItemCaseSensitive(ev, "refused"))
+		violation = 1;
+	cJSON_AddStringToObject(ev, "outcome", outcome);
+	if (violation)
+		cJSON_AddBoolToObject(ev, "violation", 1);
+	cJSON_Delete(body);
+	audit_event(s->env->audit, ev);
+}
 
 /* Does this call depend on which sessions exist? One-off runs and
  * installs do not; everything else might (a session's files, a create). */
@@ -453,6 +610,8 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		cJSON_Delete(empty);
 		return;
 	}
+	if (s->env->audit)
+		mcp_call_set_audit(c, audit_call_event(s, ct->tool, args));
 	if (names_session(ct->tool, args) &&
 	    session_mgr_adopting(s->env->sessions) &&
 	    wait_for_adoption(s, c, ct->tool, args) == 0) {

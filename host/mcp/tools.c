@@ -18,9 +18,11 @@ extern const struct tool tool_execute;
 extern const struct tool tool_session;
 extern const struct tool tool_files;
 extern const struct tool tool_install;
+extern const struct tool tool_security;
 
 const struct tool *const tools_all[] = {
-	&tool_execute, &tool_session, &tool_files, &tool_install, NULL,
+	&tool_execute, &tool_session,  &tool_files,
+	&tool_install, &tool_security, NULL,
 };
 
 static cJSON *text_result(char *text, int is_error)

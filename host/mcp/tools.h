@@ -29,6 +29,7 @@ struct tool_env {
 	struct artifact_store *artifacts; /* NULL: one-off files not kept */
 	struct installer *installer;	  /* NULL: no package installs */
 	struct pkg_cache *pkg_cache;
+	struct audit *audit; /* NULL: no audit log */
 };
 
 struct tool {

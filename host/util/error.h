@@ -67,7 +67,8 @@
 	X(INSTALL_FAILED, "install_failed", "the install failed")              \
 	X(INSTALLS_DISABLED, "installs_disabled",                              \
 	  "package installs are turned off ([packages] network = none)")       \
-	X(NO_INSTALLER, "no_installer", "this language installs no packages")
+	X(NO_INSTALLER, "no_installer", "this language installs no packages")  \
+	X(AUDIT_OFF, "audit_off", "the audit log is off")
 
 /* Far below any errno, so the two ranges never meet. */
 #define ERR_FIRST (-20000)

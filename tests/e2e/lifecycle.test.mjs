@@ -10,13 +10,15 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
 
-e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops and sandbox_install with their schemas', { docker: false }, async (h) => {
+e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sandbox_install and sandbox_security with their schemas', { docker: false }, async (h) => {
   const s = await h.start({ env: NO_POOL });
   assert.deepEqual(
     s.tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install'],
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security'],
   );
-  const [t, st, ft, it] = s.tools;
+  const [t, st, ft, it, sec] = s.tools;
+  assert.deepEqual(sec.inputSchema.properties.action.enum, ['events', 'violations', 'stats', 'verify']);
+  assert.equal(sec.annotations.readOnlyHint, true);
   assert.deepEqual(it.inputSchema.required, ['packages'], 'language may come from a session');
   assert.equal(it.inputSchema.properties.packages.type, 'array');
   assert.equal(it.annotations.openWorldHint, true, 'an install reaches registries');

@@ -72,7 +72,7 @@ e2e('malformed messages get JSON-RPC errors and the server keeps serving', { doc
   const list = await s.request('list', 'tools/list');
   assert.deepEqual(
     list.result.tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install'],
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security'],
   );
   assertOnlyJsonRpc(s);
 });

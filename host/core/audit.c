@@ -1,0 +1,681 @@
+/*
+ * audit.c - the hash-chained audit log (audit.h).
+ *
+ * The loop builds each line, hashes it into the chain and appends it to a
+ * pending buffer; one job at a time on the thread pool writes the pending
+ * lines, rotating the file when it passes its size, and records the
+ * chain's head (last seq and hash) in <file>.head, so that a change to the
+ * last line is caught too.
+ */
+#include "audit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session_store.h"
+#include "../util/log.h"
+
+#define LOG_MODULE "audit"
+#define TAIL_READ 65536
+
+struct audit {
+	uv_loop_t *loop;
+	char path[PATH_MAX + 80];
+	char instance[64];
+	char client[160];
+	unsigned keep;
+	uint64_t max_bytes;
+	int store_code;
+	/* the chain, on the loop */
+	char last[AUDIT_HASH_HEX + 1];
+	uint64_t seq;
+	/* lines not yet handed to the writer */
+	char *pend;
+	size_t pend_len, pend_cap;
+	/* the writer (thread pool): only it touches fd and size */
+	uv_work_t work;
+	int writing;
+	char *batch;
+	size_t batch_len;
+	char batch_head[AUDIT_HASH_HEX + 32];
+	int fd;
+	uint64_t size;
+	int write_err;
+	int reported;
+	int closing;
+	void (*done)(void *);
+	void *done_arg;
+	/* audit_flush: waiting for the writer to be idle */
+	struct {
+		void (*cb)(void *);
+		void *arg;
+	} flush[16];
+	size_t nflush;
+};
+
+void audit_sha256_hex(const void *data, size_t len,
+		      char out[AUDIT_HASH_HEX + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[32];
+	unsigned int n = 0;
+	size_t i;
+
+	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[AUDIT_HASH_HEX] = '\0';
+}
+
+/* ---- opening: where the chain stands ---- */
+
+/* The last line of the file at fd (without its newline), into buf; *whole
+ * says whether the file ends with a newline. 0, or -ENOENT when empty. */
+static int last_line(int fd, char *buf, size_t size, int *whole)
+{
+	struct stat st;
+	off_t from;
+	ssize_t n;
+	char *end, *start;
+
+	if (fstat(fd, &st) || st.st_size == 0)
+		return -ENOENT;
+	from = st.st_size > (off_t)(size - 1) ? st.st_size - (off_t)(size - 1)
+					      : 0;
+	n = pread(fd, buf, size - 1, from);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	*whole = buf[n - 1] == '\n';
+	end = buf + n - (*whole ? 1 : 0);
+	*end = '\0';
+	start = strrchr(buf, '\n');
+	start = start ? start + 1 : buf;
+	memmove(buf, start, (size_t)(end - start) + 1);
+	return 0;
+}
+
+static int open_locked(const char *path, int *fd_out)
+{
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
+	       struct audit **out, char *why, size_t why_size)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 80];
+	static char tail[TAIL_READ];
+	struct audit *a;
+	struct stat st;
+	int rc, whole = 1;
+	unsigned i;
+
+	*out = NULL;
+	if (cfg->audit_file && strcmp(cfg->audit_file, "none") == 0)
+		return 0;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->loop = loop;
+	a->fd = -1;
+	a->keep = cfg->audit_keep;
+	a->max_bytes = (uint64_t)cfg->audit_max_kb << 10;
+	a->store_code = cfg->audit_store_code != 0;
+	snprintf(a->instance, sizeof(a->instance), "%s", instance);
+	if (cfg->audit_file) {
+		snprintf(a->path, sizeof(a->path), "%s", cfg->audit_file);
+		snprintf(tmp, sizeof(tmp), "%s", cfg->audit_file);
+		rc = session_store_dir(dirname(tmp), dir, sizeof(dir));
+	} else {
+		rc = session_store_dir(cfg->state_dir, dir, sizeof(dir));
+		snprintf(a->path, sizeof(a->path), "%s/audit.log", dir);
+	}
+	if (rc) {
+		snprintf(why, why_size, "cannot make the directory of %s: %s",
+			 a->path, strerror(-rc));
+		free(a);
+		return rc;
+	}
+	rc = open_locked(a->path, &a->fd);
+	/* Another server of this state directory writes audit.log: one
+	 * chain each, in the first file no running server holds. */
+	for (i = 2; rc == -EWOULDBLOCK && !cfg->audit_file && i <= 16; i++) {
+		snprintf(a->path, sizeof(a->path), "%s/audit-%u.log", dir, i);
+		rc = open_locked(a->path, &a->fd);
+	}
+	if (rc) {
+		snprintf(why, why_size, "cannot open %s: %s", a->path,
+			 strerror(-rc));
+		free(a);
+		return rc;
+	}
+	memset(a->last, '0', AUDIT_HASH_HEX);
+	a->last[AUDIT_HASH_HEX] = '\0';
+	if (last_line(a->fd, tail, sizeof(tail), &whole) == 0) {
+		cJSON *j = cJSON_Parse(tail);
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
+
+		audit_sha256_hex(tail, strlen(tail), a->last);
+		if (cJSON_IsNumber(seq))
+			a->seq = (uint64_t)seq->valuedouble;
+		cJSON_Delete(j);
+		/* A line cut short by a crash: the next starts on its own
+		 * line, and verify reports the cut one. */
+		if (!whole && write(a->fd, "\n", 1) != 1)
+			log_warn("cannot end the last line of %s", a->path);
+	}
+	a->size = fstat(a->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	*out = a;
+	return 0;
+}
+
+int audit_config_path(const struct config *cfg, char *buf, size_t size)
+{
+	char dir[PATH_MAX];
+	int rc;
+
+	if (cfg->audit_file && strcmp(cfg->audit_file, "none") == 0)
+		return -ENOENT;
+	if (cfg->audit_file) {
+		snprintf(buf, size, "%s", cfg->audit_file);
+		return 0;
+	}
+	rc = session_store_dir(cfg->state_dir, dir, sizeof(dir));
+	if (rc)
+		return rc;
+	snprintf(buf, size, "%s/audit.log", dir);
+	return 0;
+}
+
+const char *audit_path(const struct audit *a)
+{
+	return a ? a->path : "";
+}
+
+void audit_set_client(struct audit *a, const char *client)
+{
+	if (a)
+		snprintf(a->client, sizeof(a->client), "%s", client);
+}
+
+int audit_stores_code(const struct audit *a)
+{
+	return a && a->store_code;
+}
+
+/* ---- writing ---- */
+
+/* Rename path.<keep-1> ... path.1 and path one up; open a new path. On the
+ * thread pool. */
+static int rotate(struct audit *a)
+{
+	char from[PATH_MAX + 112], to[PATH_MAX + 112];
+	unsigned i;
+	int fd;
+
+	for (i = a->keep; i > 1; i--) {
+		snprintf(from, sizeof(from), "%s.%u", a->path, i - 1);
+		snprintf(to, sizeof(to), "%s.%u", a->path, i);
+		if (rename(from, to) && errno != ENOENT)
+			return -errno;
+	}
+	snprintf(to, sizeof(to), "%s.1", a->path);
+	if (rename(a->path, to))
+		return -errno;
+	fd = open(a->path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		/* nobody else opens a rotated-to name: cannot happen */
+	}
+	close(a->fd);
+	a->fd = fd;
+	a->size = 0;
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void work_cb(uv_work_t *w)
+{
+	struct audit *a = w->data;
+	const char *p = a->batch, *end = a->batch + a->batch_len;
+	char head[PATH_MAX + 112];
+	int rc = 0;
+	FILE *f;
+
+	while (p < end && !rc) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)(nl - p) + 1;
+
+		if (a->size && a->size + n > a->max_bytes)
+			rc = rotate(a);
+		if (!rc)
+			rc = write_all(a->fd, p, n);
+		a->size += n;
+		p += n;
+	}
+	/* The head: the last seq and hash, so that the last line is
+	 * checked too. Written whole, then renamed over the old one. */
+	snprintf(head, sizeof(head), "%s.head.tmp", a->path);
+	if (!rc && (f = fopen(head, "we"))) {
+		fprintf(f, "%s\n", a->batch_head);
+		if (fclose(f) == 0) {
+			char final[PATH_MAX + 112];
+
+			snprintf(final, sizeof(final), "%s.head", a->path);
+			if (rename(head, final))
+				rc = -errno;
+		}
+	}
+	a->write_err = rc;
+}
+
+static void kick(struct audit *a);
+
+static void after_cb(uv_work_t *w, int status)
+{
+	struct audit *a = w->data;
+
+	a->writing = 0;
+	free(a->batch);
+	a->batch = NULL;
+	if ((status || a->write_err) && !a->reported) {
+		a->reported = 1;
+		log_error("writing the audit log %s: %s", a->path,
+			  strerror(status ? ECANCELED : -a->write_err));
+	}
+	kick(a);
+}
+
+static void finish(struct audit *a)
+{
+	void (*done)(void *) = a->done;
+	void *arg = a->done_arg;
+
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a->pend);
+	free(a);
+	if (done)
+		done(arg);
+}
+
+static void kick(struct audit *a)
+{
+	if (a->writing)
+		return;
+	if (!a->pend_len) {
+		while (a->nflush) {
+			a->nflush--;
+			a->flush[a->nflush].cb(a->flush[a->nflush].arg);
+		}
+		if (a->closing)
+			finish(a);
+		return;
+	}
+	a->batch = a->pend;
+	a->batch_len = a->pend_len;
+	snprintf(a->batch_head, sizeof(a->batch_head), "%" PRIu64 " %s", a->seq,
+		 a->last);
+	a->pend = NULL;
+	a->pend_len = a->pend_cap = 0;
+	a->work.data = a;
+	a->writing = 1;
+	if (uv_queue_work(a->loop, &a->work, work_cb, after_cb)) {
+		/* No thread pool: write here rather than lose the lines. */
+		work_cb(&a->work);
+		after_cb(&a->work, 0);
+	}
+}
+
+static void iso_now(char *buf, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+}
+
+void audit_event(struct audit *a, cJSON *ev)
+{
+	cJSON *line, *c;
+	char now[64], *text;
+	size_t n;
+
+	if (!a || a->closing || !ev) {
+		cJSON_Delete(ev);
+		return;
+	}
+	iso_now(now, sizeof(now));
+	line = cJSON_CreateObject();
+	cJSON_AddNumberToObject(line, "seq", (double)++a->seq);
+	cJSON_AddStringToObject(line, "time", now);
+	cJSON_AddStringToObject(line, "instance", a->instance);
+	if (a->client[0])
+		cJSON_AddStringToObject(line, "client", a->client);
+	while ((c = ev->child)) {
+		cJSON_DetachItemViaPointer(ev, c);
+		cJSON_AddItemToObject(line, c->string, c);
+	}
+	cJSON_Delete(ev);
+	cJSON_AddStringToObject(line, "prev", a->last);
+	text = cJSON_PrintUnformatted(line);
+	cJSON_Delete(line);
+	if (!text)
+		return;
+	n = strlen(text);
+	audit_sha256_hex(text, n, a->last);
+	if (a->pend_len + n + 1 > a->pend_cap) {
+		size_t cap = a->pend_cap ? a->pend_cap * 2 : 4096;
+		char *p;
+
+		while (cap < a->pend_len + n + 1)
+			cap *= 2;
+		p = realloc(a->pend, cap);
+		if (!p) {
+			cJSON_free(text);
+			return;
+		}
+		a->pend = p;
+		a->pend_cap = cap;
+	}
+	memcpy(a->pend + a->pend_len, text, n);
+	a->pend[a->pend_len + n] = '\n';
+	a->pend_len += n + 1;
+	cJSON_free(text);
+	kick(a);
+}
+
+void audit_flush(struct audit *a, void (*cb)(void *arg), void *arg)
+{
+	if (!a || (!a->writing && !a->pend_len) ||
+	    a->nflush == sizeof(a->flush) / sizeof(a->flush[0])) {
+		cb(arg);
+		return;
+	}
+	a->flush[a->nflush].cb = cb;
+	a->flush[a->nflush].arg = arg;
+	a->nflush++;
+}
+
+unsigned audit_keep(const struct audit *a)
+{
+	return a ? a->keep : 0;
+}
+
+void audit_close(struct audit *a, void (*done)(void *arg), void *arg)
+{
+	if (!a) {
+		if (done)
+			done(arg);
+		return;
+	}
+	a->closing = 1;
+	a->done = done;
+	a->done_arg = arg;
+	kick(a);
+}
+
+/* ---- reading ---- */
+
+size_t audit_files(const char *path, unsigned keep, char ***out)
+{
+	char **v = calloc((size_t)keep + 2, sizeof(*v));
+	char name[PATH_MAX + 112];
+	size_t n = 0;
+	unsigned i;
+
+	*out = v;
+	if (!v)
+		return 0;
+	for (i = keep; i >= 1; i--) {
+		snprintf(name, sizeof(name), "%s.%u", path, i);
+		if (access(name, R_OK) == 0)
+			v[n++] = strdup(name);
+	}
+	if (access(path, R_OK) == 0)
+		v[n++] = strdup(path);
+	return n;
+}
+
+void audit_files_free(char **files, size_t n)
+{
+	size_t i;
+
+	for (i = 0; files && i < n; i++)
+		free(files[i]);
+	free(files);
+}
+
+/* Call fn on every line of the files, in order (without its newline;
+ * whole: it had one). Stops when fn returns non-zero. */
+typedef int (*line_fn)(const char *file, size_t lineno, char *line, size_t len,
+		       int whole, void *arg);
+
+static int each_line(char *const *files, size_t n, line_fn fn, void *arg)
+{
+	char *line = NULL;
+	size_t cap = 0, i;
+	ssize_t len;
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		FILE *f = fopen(files[i], "re");
+		size_t no = 0;
+
+		if (!f) {
+			rc = -errno;
+			break;
+		}
+		while (!rc && (len = getline(&line, &cap, f)) > 0) {
+			int whole = line[len - 1] == '\n';
+
+			if (whole)
+				line[--len] = '\0';
+			rc = fn(files[i], ++no, line, (size_t)len, whole, arg);
+		}
+		fclose(f);
+	}
+	free(line);
+	return rc < 0 ? rc : 0;
+}
+
+struct verify_ctx {
+	struct audit_verdict *v;
+	char prev[AUDIT_HASH_HEX + 1];
+	int have_prev;
+	uint64_t last_seq;
+};
+
+static int broken(struct verify_ctx *x, const char *file, size_t no,
+		  const char *why)
+{
+	x->v->ok = 0;
+	snprintf(x->v->file, sizeof(x->v->file), "%s", file);
+	x->v->line = no;
+	snprintf(x->v->reason, sizeof(x->v->reason), "%s", why);
+	return 1;
+}
+
+static int verify_line(const char *file, size_t no, char *line, size_t len,
+		       int whole, void *arg)
+{
+	struct verify_ctx *x = arg;
+	cJSON *j;
+	const cJSON *prev, *seq;
+	int bad = 0;
+
+	x->v->lines++;
+	if (!whole)
+		return broken(x, file, no, "the line is cut short");
+	j = cJSON_ParseWithLength(line, len);
+	prev = cJSON_GetObjectItemCaseSensitive(j, "prev");
+	seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
+	if (!cJSON_IsString(prev) || !cJSON_IsNumber(seq))
+		bad = broken(x, file, no,
+			     "not an audit record (JSON with seq "
+			     "and prev)");
+	else if (x->have_prev && strcmp(prev->valuestring, x->prev) != 0)
+		bad = broken(x, file, no,
+			     "its prev is not the hash of the line before: "
+			     "that line was changed, or lines were removed or "
+			     "reordered");
+	else if (x->have_prev && (uint64_t)seq->valuedouble != x->last_seq + 1)
+		bad = broken(x, file, no,
+			     "its seq does not follow the line "
+			     "before");
+	if (!bad)
+		x->last_seq = (uint64_t)seq->valuedouble;
+	cJSON_Delete(j);
+	audit_sha256_hex(line, len, x->prev);
+	x->have_prev = 1;
+	return bad;
+}
+
+int audit_verify(char *const *files, size_t n, struct audit_verdict *v)
+{
+	struct verify_ctx x = {.v = v};
+	char head[PATH_MAX + 112], want[AUDIT_HASH_HEX + 32];
+	FILE *f;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	v->ok = 1;
+	rc = each_line(files, n, verify_line, &x);
+	if (rc || !v->ok || !n)
+		return rc;
+	/* The last line against the head the writer recorded. */
+	snprintf(head, sizeof(head), "%s.head", files[n - 1]);
+	f = fopen(head, "re");
+	if (f) {
+		char got[AUDIT_HASH_HEX + 32];
+
+		snprintf(got, sizeof(got), "%" PRIu64 " %s", x.last_seq,
+			 x.prev);
+		if (fgets(want, sizeof(want), f)) {
+			want[strcspn(want, "\n")] = '\0';
+			if (strcmp(want, got) != 0)
+				broken(&x, files[n - 1], 0,
+				       "the last line is not the one the "
+				       "server wrote last (its .head "
+				       "differs): it was changed or "
+				       "removed");
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+int audit_is_violation(const cJSON *ev)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "violation"));
+}
+
+struct read_ctx {
+	const char *since;
+	int violations;
+	size_t limit;
+	cJSON **ring;
+	size_t n, next;
+};
+
+static int read_line(const char *file, size_t no, char *line, size_t len,
+		     int whole, void *arg)
+{
+	struct read_ctx *x = arg;
+	cJSON *j;
+	const cJSON *t;
+
+	(void)file;
+	(void)no;
+	if (!whole || !(j = cJSON_ParseWithLength(line, len)))
+		return 0;
+	t = cJSON_GetObjectItemCaseSensitive(j, "time");
+	if ((x->since[0] &&
+	     (!cJSON_IsString(t) || strcmp(t->valuestring, x->since) < 0)) ||
+	    (x->violations && !audit_is_violation(j))) {
+		cJSON_Delete(j);
+		return 0;
+	}
+	cJSON_Delete(x->ring[x->next]);
+	x->ring[x->next] = j;
+	x->next = (x->next + 1) % x->limit;
+	if (x->n < x->limit)
+		x->n++;
+	return 0;
+}
+
+cJSON *audit_read(char *const *files, size_t n, const char *since,
+		  const char *filter, size_t limit)
+{
+	struct read_ctx x = {
+		.since = since ? since : "",
+		.violations = filter && strcmp(filter, "violations") == 0,
+		.limit = limit ? limit : 1,
+	};
+	cJSON *arr;
+	size_t i;
+
+	x.ring = calloc(x.limit, sizeof(cJSON *));
+	if (!x.ring)
+		return NULL;
+	if (each_line(files, n, read_line, &x)) {
+		for (i = 0; i < x.limit; i++)
+			cJSON_Delete(x.ring[i]);
+		free(x.ring);
+		return NULL;
+	}
+	arr = cJSON_CreateArray();
+	for (i = 0; i < x.n; i++) {
+		size_t k = (x.next + x.limit - x.n + i) % x.limit;
+
+		cJSON_AddItemToArray(arr, x.ring[k]);
+		x.ring[k] = NULL;
+	}
+	for (i = 0; i < x.limit; i++)
+		cJSON_Delete(x.ring[i]);
+	free(x.ring);
+	return arr;
+}

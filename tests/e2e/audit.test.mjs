@@ -1,0 +1,122 @@
+// The hash-chained audit log (host/core/audit.h, docs/security.md) and
+// sandbox_security: what is recorded (a hash of the code, never the code
+// unless asked), the violations, the chain across a restart and a
+// rotation, and a one-byte edit caught by verify, through the tool and the
+// CLI.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
+
+const sha = (s) => crypto.createHash('sha256').update(s).digest('hex');
+
+function auditDir(h) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-audit-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function security(s, args) {
+  const r = await s.client.callTool({ name: 'sandbox_security', arguments: args });
+  assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
+  return JSON.parse(r.content[0].text);
+}
+
+function lines(file) {
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+}
+
+e2e('the audit log records every call with its outcome and a hash of the code; sandbox_security lists, filters, counts and verifies', { timeoutMs: 120_000 }, async (h) => {
+  const dir = auditDir(h);
+  const file = path.join(dir, 'audit.log');
+  const env = { SANDBOX_POOL_SIZE: '0', SANDBOX_AUDIT_FILE: file, SANDBOX_BASH_BLOCK: 'forbidden_word' };
+  const s = await h.start({ env });
+  const ok = 'echo audited';
+  assert.equal((await s.execute('bash', ok)).stdout, 'audited\n');
+  assert.equal((await s.execute('bash', 'sleep 10', { timeout: 300 })).timedOut, true);
+  assert.equal(toolError(await s.call({ language: 'bash', code: 'echo forbidden_word' })).code, 'code_blocked');
+  const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'bash', name: 'aud' } });
+  assert.equal(created.isError ?? false, false);
+  await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'aud' } });
+
+  const { events } = await security(s, { action: 'events' });
+  const calls = events.filter((e) => e.event === 'tool_call');
+  const first = calls.find((e) => e.codeSha256 === sha(ok));
+  assert.ok(first, `the call is recorded by its code's hash: ${JSON.stringify(calls)}`);
+  assert.deepEqual([first.tool, first.language, first.outcome], ['sandbox_execute', 'bash', 'exit 0']);
+  assert.equal(first.code, undefined, 'the code itself is not stored by default');
+  assert.match(first.client, /\//, 'the client (name/version) is named');
+  assert.ok(events.every((e) => /^[0-9a-f]{64}$/.test(e.prev) && e.instance && e.time), 'every event is chained and stamped');
+  assert.equal(events[0].event, 'server_start');
+  assert.ok(calls.some((e) => e.tool === 'sandbox_session' && e.action === 'create' && e.session === 'aud' && e.outcome === 'ok'));
+  assert.ok(calls.some((e) => e.tool === 'sandbox_session' && e.action === 'destroy' && e.session === 'aud'));
+
+  const { events: violations } = await security(s, { action: 'violations' });
+  assert.deepEqual(violations.map((e) => e.outcome).sort(), ['code_blocked', 'timed_out']);
+  assert.ok(violations.every((e) => e.violation === true));
+
+  const { stats } = await security(s, { action: 'stats' });
+  assert.equal(stats.violations, 2);
+  assert.ok(stats.byTool.sandbox_execute >= 3, JSON.stringify(stats));
+  assert.equal(stats.byOutcome.code_blocked, 1);
+
+  const since = await security(s, { action: 'events', since: '2999-01-01T00:00:00Z' });
+  assert.deepEqual(since.events, []);
+  assert.equal((await security(s, { action: 'events', limit: 2 })).events.length, 2);
+
+  const v = await security(s, { action: 'verify' });
+  assert.equal(v.ok, true, JSON.stringify(v));
+  assert.ok(v.lines >= 7);
+
+  // One byte changed in the third line: the fourth no longer follows.
+  const text = fs.readFileSync(file, 'utf8').split('\n');
+  text[2] = text[2].replace('"seq":3', '"seq":3 ');
+  fs.writeFileSync(file, text.join('\n'));
+  const broken = await security(s, { action: 'verify' });
+  assert.equal(broken.ok, false);
+  assert.equal(broken.broken.line, 4, JSON.stringify(broken));
+  const cli = spawnSync(BIN, ['audit', 'verify', file], { encoding: 'utf8' });
+  assert.equal(cli.status, 1, cli.stderr);
+  assert.match(cli.stdout, new RegExp(`chain breaks at ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: its prev is not the hash of the line before`));
+});
+
+e2e('the audit chain goes on across a restart and a rotation, and store_code keeps the code', { timeoutMs: 120_000 }, async (h) => {
+  const dir = auditDir(h);
+  const file = path.join(dir, 'audit.log');
+  const env = { SANDBOX_POOL_SIZE: '0', SANDBOX_AUDIT_FILE: file, SANDBOX_AUDIT_MAX_KB: '16', SANDBOX_AUDIT_STORE_CODE: 'true' };
+  const s1 = await h.start({ env });
+  assert.equal((await s1.execute('bash', 'echo one')).stdout, 'one\n');
+  await s1.close();
+  const before = lines(file);
+  const s2 = await h.start({ env });
+  // The new server's first line follows the old server's last.
+  const { events } = await security(s2, { action: 'events', limit: 500 });
+  const start = events.find((e) => e.event === 'server_start' && e.instance !== JSON.parse(before[0]).instance);
+  assert.equal(start.prev, sha(before[before.length - 1]));
+  const stored = events.find((e) => e.codeSha256 === sha('echo one'));
+  assert.equal(stored.code, 'echo one', 'store_code keeps the code itself');
+  // Enough events to pass 16 KiB: the file is rotated, the chain goes on.
+  for (let i = 0; i < 80; i++) await s2.client.callTool({ name: 'sandbox_session', arguments: { action: 'list' } });
+  await security(s2, { action: 'events', limit: 1 }); // written
+  assert.ok(fs.existsSync(`${file}.1`), 'rotated to audit.log.1');
+  const old = lines(`${file}.1`);
+  const cur = lines(file);
+  assert.equal(JSON.parse(cur[0]).prev, sha(old[old.length - 1]), 'the new file starts from the last hash of the old one');
+  const v = await security(s2, { action: 'verify' });
+  assert.equal(v.ok, true, JSON.stringify(v));
+  assert.ok(v.files >= 2);
+  const cli = spawnSync(BIN, ['audit', 'verify'], { encoding: 'utf8', env: { ...process.env, SANDBOX_AUDIT_FILE: file, SANDBOX_AUDIT_MAX_KB: '16' } });
+  assert.equal(cli.status, 0, cli.stdout + cli.stderr);
+  assert.match(cli.stdout, /the chain holds: \d+ lines in [2-9] file\(s\)/);
+  // The last line changed: caught against the head the server recorded.
+  await s2.close();
+  const last = lines(file);
+  last[last.length - 1] = last[last.length - 1].replace('"server_stop"', '"server_stap"');
+  fs.writeFileSync(file, `${last.join('\n')}\n`);
+  const tail = spawnSync(BIN, ['audit', 'verify'], { encoding: 'utf8', env: { ...process.env, SANDBOX_AUDIT_FILE: file, SANDBOX_AUDIT_MAX_KB: '16' } });
+  assert.equal(tail.status, 1, tail.stdout);
+  assert.match(tail.stdout, /its \.head differs/);
+});
