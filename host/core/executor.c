@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../engine/docker.h"
 #include "../util/log.h"
 #include "collect.h"
 
@@ -195,6 +196,46 @@ static int start_collect(struct exec_job *j, const struct exec_outcome *o,
 	return 1;
 }
 
+/* The connection to a box went in the middle of a call: because the
+ * engine went away (then the caller hears docker_unavailable, as every
+ * other call does now), or the box alone? One GET /_ping tells. */
+struct engine_ping {
+	struct exec_job *j;
+	char msg[ERROR_MSG_MAX];
+};
+
+static void ping_cb(const struct docker_response *res, void *arg)
+{
+	struct engine_ping *p = arg;
+
+	if (res->err == -ECANCELED)
+		job_fail(p->j, ERR_SHUTTING_DOWN, NULL);
+	else if (res->err || res->status != 200)
+		job_fail(p->j, ERR_DOCKER_UNAVAILABLE,
+			 "the Docker engine stopped answering during the call "
+			 "(%s)",
+			 res->errmsg ? res->errmsg : "no answer");
+	else
+		job_fail(p->j, ERR_SANDBOX, "%s", p->msg);
+	free(p);
+}
+
+static int engine_check(struct exec_job *j, const char *msg)
+{
+	struct engine_ping *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->j = j;
+	snprintf(p->msg, sizeof(p->msg), "%s", msg);
+	if (docker_request(pool_docker(j->pool), "GET", "/_ping", NULL, 3000,
+			   ping_cb, p)) {
+		free(p);
+		return -EIO;
+	}
+	return 0;
+}
+
 static void exec_cb(struct agent_client *ac, const struct error *err,
 		    const struct agent_exec_result *r, void *arg)
 {
@@ -219,6 +260,9 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 		else if (err &&
 			 err->code == -ECANCELED) /* the pool's shutdown */
 			job_fail(j, ERR_SHUTTING_DOWN, NULL);
+		else if (err && err->code == -EPIPE && b &&
+			 engine_check(j, err->msg) == 0)
+			return; /* ping_cb says which */
 		else if (err)
 			job_fail(j, ERR_SANDBOX, "%s", err->msg);
 		else

@@ -498,6 +498,11 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 			start_failed(b, -ETIMEDOUT,
 				     "the sandbox container did not become "
 				     "ready in time");
+		else if (err->code == -ECONNREFUSED ||
+			 err->code == -EHOSTUNREACH)
+			/* The engine went away between the start and the
+			 * attach. */
+			start_failed(b, -ENODEV, err->msg);
 		else
 			start_failed(b, -EIO, err->msg);
 		return;
@@ -1001,6 +1006,11 @@ void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg)
 		box_remove(b);
 	}
 	check_shutdown_done(p);
+}
+
+struct docker *pool_docker(const struct pool *p)
+{
+	return p->d;
 }
 
 void pool_shutdown_counts(const struct pool *p, unsigned *removed,

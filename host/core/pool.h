@@ -117,6 +117,8 @@ void pool_stats(const struct pool *p, const struct plugin *pl,
 /* Remove every container this pool created; done runs when the daemon has
  * answered every removal (or failed). Acquire fails from now on. */
 void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg);
+/* The engine the pool's containers run on. */
+struct docker *pool_docker(const struct pool *p);
 /* Since pool_shutdown: containers the engine confirmed removed (or gone
  * already), and removals still waiting for its answer. */
 void pool_shutdown_counts(const struct pool *p, unsigned *removed,

@@ -154,9 +154,14 @@ struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
 			      const char *name)
 {
 	struct session *s = calloc(1, sizeof(*s));
+	unsigned i;
 
 	if (!s)
 		return NULL;
+	/* The name lives again: it is no longer a lost session's. */
+	for (i = 0; i < m->ntomb; i++)
+		if (strcmp(m->tomb[i].name, name) == 0)
+			m->tomb[i] = m->tomb[--m->ntomb];
 	s->m = m;
 	s->serial = m->next_serial++;
 	s->pl = pl;
@@ -693,6 +698,7 @@ static void expiry_cb(uv_timer_t *t)
 
 	if (m->adopting && now >= m->adopt_until_ms)
 		session_adoption_end(m, "the engine did not answer in time");
+	session_reconnect_tick(m, now);
 	for (s = m->list; s; s = next) {
 		next = s->next;
 		if (s->destroying)

@@ -67,6 +67,14 @@ int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
  * it (in the background, once the engine answers). Without a slot the
  * server still serves sessions; they just do not survive it. */
 void session_mgr_start(struct session_mgr *m);
+/* How long a session whose connection was lost tries to reconnect, and
+ * how long its name then answers session_lost. */
+#define SESSION_RECONNECT_GRACE_MS 60000
+#define SESSION_TOMBSTONE_MS 3600000
+/* No session named name: err says whether one was lost (ERR_SESSION_LOST,
+ * with why) or never was (ERR_SESSION_NOT_FOUND). Returns err->code. */
+int session_missing(struct session_mgr *m, const char *name, struct error *err);
+
 struct audit;
 /* Record the sessions' own events (expired, lost, re-adopted) in a. */
 void session_mgr_set_audit(struct session_mgr *m, struct audit *a);

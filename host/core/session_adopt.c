@@ -20,6 +20,8 @@
 
 #define LOG_MODULE "sessions"
 
+/* The connection to the agent went (the engine restarted, or the
+ * container died): reconnect through the relay, for a while. */
 void session_lost_cb(struct agent_client *ac, void *arg)
 {
 	struct session *s = arg;
@@ -28,12 +30,130 @@ void session_lost_cb(struct agent_client *ac, void *arg)
 	s->ac = NULL;
 	if (s->destroying)
 		return;
-	log_error("[%s] session %s: the connection to its container was lost; "
-		  "session removed",
-		  s->pl->desc->name, s->name);
-	session_audit(s->m, s, "session_lost",
-		      "the connection to its container was lost");
+	log_warn("[%s] session %s: the connection to its container was lost; "
+		 "reconnecting",
+		 s->pl->desc->name, s->name);
+	session_audit(s->m, s, "session_disconnected", NULL);
+	s->reconnecting = 1;
+	s->reconnect_until_ms = session_now_ms() + SESSION_RECONNECT_GRACE_MS;
+	session_reconnect(s);
+}
+
+void session_gone(struct session *s, const char *why)
+{
+	struct session_mgr *m = s->m;
+	unsigned i, k = 0;
+
+	if (s->destroying)
+		return;
+	/* The oldest tombstone makes room. */
+	if (m->ntomb < sizeof(m->tomb) / sizeof(m->tomb[0]))
+		k = m->ntomb++;
+	else
+		for (i = 1; i < m->ntomb; i++)
+			if (m->tomb[i].at_ms < m->tomb[k].at_ms)
+				k = i;
+	snprintf(m->tomb[k].name, sizeof(m->tomb[k].name), "%s", s->name);
+	snprintf(m->tomb[k].why, sizeof(m->tomb[k].why), "%s", why);
+	m->tomb[k].at_ms = session_now_ms();
+	log_error("[%s] session %s lost: %s", s->pl->desc->name, s->name, why);
+	session_audit(m, s, "session_lost", why);
 	session_destroy(s);
+}
+
+int session_missing(struct session_mgr *m, const char *name, struct error *err)
+{
+	int64_t now = session_now_ms();
+	unsigned i;
+
+	for (i = 0; m && i < m->ntomb; i++)
+		if (strcmp(m->tomb[i].name, name) == 0 &&
+		    now - m->tomb[i].at_ms < SESSION_TOMBSTONE_MS)
+			return error_set(err, ERR_SESSION_LOST,
+					 "session '%s' was lost: %s", name,
+					 m->tomb[i].why);
+	return error_set(err, ERR_SESSION_NOT_FOUND,
+			 "no session named '%s' (create one with "
+			 "sandbox_session)",
+			 name);
+}
+
+struct check {
+	struct session_mgr *m;
+	uint64_t serial;
+};
+
+/* Is the container still there? Decides between trying again, giving
+ * up, and telling callers that the engine is away. */
+static void checked_cb(const struct error *err, const char *json, void *arg)
+{
+	struct check *ck = arg;
+	struct session *s = session_by_serial(ck->m, ck->serial);
+	struct error e;
+	cJSON *j;
+
+	free(ck);
+	if (!s || s->destroying)
+		return;
+	s->checking = 0;
+	if (err && err->code == -ENODEV) {
+		/* The engine is away: calls fail at once until it is back. */
+		if (!s->engine_down)
+			log_warn("[%s] session %s: the Docker engine does not "
+				 "answer; waiting for it until the session's "
+				 "grace ends",
+				 s->pl->desc->name, s->name);
+		s->engine_down = 1;
+		error_set(&e, ERR_DOCKER_UNAVAILABLE,
+			  "the Docker engine does not answer; session '%s' "
+			  "reconnects when it is back",
+			  s->name);
+		session_queue_fail(s, &e);
+		return;
+	}
+	s->engine_down = 0;
+	if (err) {
+		if (err->code == -ENOENT)
+			session_gone(s, "its container no longer exists");
+		return; /* something else: the next tick tries again */
+	}
+	j = cJSON_Parse(json);
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(j, "State"), "Running")))
+		session_gone(s, "its container stopped");
+	cJSON_Delete(j);
+}
+
+static void check_container(struct session *s)
+{
+	struct check *ck = calloc(1, sizeof(*ck));
+
+	if (!ck)
+		return;
+	ck->m = s->m;
+	ck->serial = s->serial;
+	s->checking = 1;
+	if (container_inspect(s->m->d, s->id, checked_cb, ck)) {
+		s->checking = 0;
+		free(ck);
+	}
+}
+
+void session_reconnect_tick(struct session_mgr *m, int64_t now)
+{
+	struct session *s, *next;
+
+	for (s = m->list; s; s = next) {
+		next = s->next;
+		if (!s->reconnecting || s->ac || s->connecting || s->checking ||
+		    s->destroying)
+			continue;
+		if (now >= s->reconnect_until_ms)
+			session_gone(s, "its container could not be reached "
+					"again within a minute");
+		else
+			session_reconnect(s);
+	}
 }
 
 static void reopen_cb(struct agent_client *ac, const struct error *err,
@@ -46,17 +166,29 @@ static void reopen_cb(struct agent_client *ac, const struct error *err,
 	if (err) {
 		if (s->destroying || err->code == -ECANCELED)
 			return;
+		if (s->reconnecting) {
+			check_container(s);
+			return;
+		}
 		log_error("[%s] session %s: cannot reconnect to container "
 			  "%.12s: %s; session removed",
 			  s->pl->desc->name, s->name, s->id, err->msg);
-		session_destroy(s);
+		session_gone(s, "it could not be reconnected after the "
+				"server's restart");
 		return;
 	}
 	s->ac = ac;
 	agent_client_keep(ac);
-	log_info("[%s] session %s re-adopted (container %.12s)",
-		 s->pl->desc->name, s->name, s->id);
-	session_audit(s->m, s, "session_adopted", NULL);
+	if (s->reconnecting) {
+		s->reconnecting = s->engine_down = 0;
+		log_info("[%s] session %s reconnected (container %.12s)",
+			 s->pl->desc->name, s->name, s->id);
+		session_audit(s->m, s, "session_reconnected", NULL);
+	} else {
+		log_info("[%s] session %s re-adopted (container %.12s)",
+			 s->pl->desc->name, s->name, s->id);
+		session_audit(s->m, s, "session_adopted", NULL);
+	}
 	session_queue_next(s);
 }
 
@@ -70,9 +202,11 @@ int session_reconnect(struct session *s)
 	if (agent_client_reopen(s->m->d, s->id, reopen_cb, session_lost_cb, s,
 				&ac)) {
 		s->connecting = 0;
+		if (s->reconnecting)
+			return -1; /* the next tick tries again */
 		log_error("[%s] session %s: cannot reconnect",
 			  s->pl->desc->name, s->name);
-		session_destroy(s);
+		session_gone(s, "it could not be reconnected");
 		return -1;
 	}
 	s->reopening = ac;

@@ -44,6 +44,13 @@ struct session {
 	struct agent_client *ac; /* NULL while connecting or paused-adopted */
 	int connecting;
 	struct agent_client *reopening; /* the connection being made */
+	/* The connection was lost (the engine restarted, say): the session
+	 * reconnects through the relay until reconnect_until_ms; while the
+	 * engine does not answer (engine_down) its calls fail at once. */
+	int reconnecting;
+	int engine_down;
+	int checking; /* a container_inspect in flight */
+	int64_t reconnect_until_ms;
 	int paused;
 	int docker_op; /* pause/resume in flight */
 	int destroying;
@@ -78,6 +85,15 @@ struct session_mgr {
 	int adopting;
 	int64_t adopt_until_ms;
 	struct audit *audit; /* session_mgr_set_audit, or NULL */
+	/* Sessions that ended without a destroy (their container died, the
+	 * engine did not come back): their names answer session_lost, not
+	 * session_not_found, for SESSION_TOMBSTONE_MS. */
+	struct {
+		char name[SESSION_NAME_MAX + 1];
+		char why[120];
+		int64_t at_ms;
+	} tomb[32];
+	unsigned ntomb;
 	void (*adopted_cb)(void *arg);
 	void *adopted_arg;
 	void (*done)(void *arg); /* shutdown: when removals reach 0 */
@@ -99,6 +115,12 @@ void session_save(struct session_mgr *m);
 void session_remove_container(struct session_mgr *m, const char *id);
 /* The session's agent connection closed under it: the session goes. */
 void session_lost_cb(struct agent_client *ac, void *arg);
+
+/* s ended without a destroy: remember why under its name, then destroy
+ * it (its container, if any, is removed). */
+void session_gone(struct session *s, const char *why);
+/* Retry the reconnections of sessions that lost theirs (the expiry tick). */
+void session_reconnect_tick(struct session_mgr *m, int64_t now);
 
 /* An audit event about s (core/audit.h): event, and why (or NULL). */
 void session_audit(struct session_mgr *m, const struct session *s,

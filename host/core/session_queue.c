@@ -82,18 +82,15 @@ static void call_done_cb(const struct exec_outcome *o, void *arg)
 	} else if (lost) {
 		mine.error = &why;
 		error_set(&why, ERR_SESSION_LOST,
-			  "the session's container stopped answering; the "
-			  "session was removed");
+			  "the connection to the session's container was "
+			  "lost during the call; the session reconnects, or "
+			  "is reported lost if its container is gone");
 	}
 	if (c->cb)
 		c->cb(&mine, c->arg);
 	call_free(c);
-	if (lost && !s->destroying) {
-		log_error("[%s] session %s lost its container",
-			  s->pl->desc->name, s->name);
-		session_destroy(s);
-		return;
-	}
+	/* A lost connection: the agent_client's lost callback reconnects
+	 * (session_adopt.c); the queue goes on once it has. */
 	if (!s->destroying) {
 		session_save(s->m);
 		session_queue_next(s);
@@ -130,8 +127,9 @@ static void file_done_cb(struct agent_client *ac, const struct error *err,
 		err = &why;
 	} else if (lost) {
 		error_set(&why, ERR_SESSION_LOST,
-			  "the session's container stopped answering; the "
-			  "session was removed");
+			  "the connection to the session's container was "
+			  "lost during the call; the session reconnects, or "
+			  "is reported lost if its container is gone");
 		err = &why;
 	}
 	c->fcb(err, res, c->arg);
@@ -170,6 +168,14 @@ void session_queue_next(struct session *s)
 	struct error err;
 	int rc;
 
+	if (!s->ac && s->engine_down && s->q_head) {
+		error_set(&err, ERR_DOCKER_UNAVAILABLE,
+			  "the Docker engine does not answer; session '%s' "
+			  "reconnects when it is back",
+			  s->name);
+		session_queue_fail(s, &err);
+		return;
+	}
 	if (s->running || !s->q_head || !s->ac || s->paused || s->destroying ||
 	    m->shutting_down)
 		return;

@@ -225,6 +225,7 @@ struct run_req {
 	void *arg;
 	char id[80];
 	char *errmsg;
+	int undo_err;	 /* what run_undo reports */
 	char **networks; /* still to join before the start */
 	size_t nnet, inet;
 };
@@ -247,18 +248,22 @@ static void run_removed_cb(const struct docker_response *res, void *arg)
 	struct run_req *r = arg;
 
 	(void)res;
-	run_finish(r, -EIO, r->errmsg ? r->errmsg : "container start failed");
+	run_finish(r, r->undo_err,
+		   r->errmsg ? r->errmsg : "container start failed");
 }
 
-/* A failed connect or start: remove what was created, then report. */
-static void run_undo(struct run_req *r, const char *msg)
+/* A failed connect or start: remove what was created, then report (the
+ * engine not answering as -ENODEV, like every other call). */
+static void run_undo(struct run_req *r, const struct docker_response *res,
+		     const char *msg)
 {
 	char path[160];
 
-	r->errmsg = strdup(msg);
+	r->undo_err = res->err ? -ENODEV : -EIO;
+	r->errmsg = strdup(res->errmsg ? res->errmsg : msg);
 	snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", r->id);
 	if (docker_request(r->d, "DELETE", path, NULL, 0, run_removed_cb, r))
-		run_finish(r, -EIO, r->errmsg);
+		run_finish(r, r->undo_err, r->errmsg);
 }
 
 static void run_started_cb(const struct docker_response *res, void *arg)
@@ -269,7 +274,7 @@ static void run_started_cb(const struct docker_response *res, void *arg)
 		run_finish(r, 0, NULL);
 		return;
 	}
-	run_undo(r, res->errmsg ? res->errmsg : "start failed");
+	run_undo(r, res, "start failed");
 }
 
 static void run_next(struct run_req *r);
@@ -279,8 +284,7 @@ static void run_connected_cb(const struct docker_response *res, void *arg)
 	struct run_req *r = arg;
 
 	if (res->err || res->status != 200) {
-		run_undo(r, res->errmsg ? res->errmsg
-					: "connecting to a network failed");
+		run_undo(r, res, "connecting to a network failed");
 		return;
 	}
 	run_next(r);
@@ -297,7 +301,8 @@ static void run_next(struct run_req *r)
 		snprintf(path, sizeof(path), "/containers/%s/start", r->id);
 		if (docker_request(r->d, "POST", path, NULL, 0, run_started_cb,
 				   r))
-			run_undo(r, "container start: request failed");
+			run_undo(r, &(struct docker_response){0},
+				 "container start: request failed");
 		return;
 	}
 	o = cJSON_CreateObject();
@@ -311,7 +316,8 @@ static void run_next(struct run_req *r)
 		  : -ENOMEM;
 	cJSON_free(body);
 	if (rc)
-		run_undo(r, "connecting to a network: request failed");
+		run_undo(r, &(struct docker_response){0},
+			 "connecting to a network: request failed");
 }
 
 static void run_created_cb(const struct docker_response *res, void *arg)
@@ -548,8 +554,10 @@ static int valid_id(const char *id)
 static int answer_err(const struct docker_response *res, long ok_status,
 		      int conflict)
 {
+	/* The engine did not answer (whatever the transport said: a
+	 * missing socket is ENOENT, which must not read as a 404). */
 	if (res->err)
-		return res->err;
+		return res->err == -ECANCELED ? -ECANCELED : -ENODEV;
 	if (res->status == ok_status)
 		return 0;
 	switch (res->status) {

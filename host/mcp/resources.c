@@ -392,8 +392,11 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 	}
 	s = session_valid_name(name) ? session_find(env->sessions, name) : NULL;
 	if (!s) {
-		error_set(&err, ERR_SESSION_NOT_FOUND, "no session named '%s'",
-			  name);
+		if (session_valid_name(name))
+			session_missing(env->sessions, name, &err);
+		else
+			error_set(&err, ERR_SESSION_NOT_FOUND,
+				  "no session named '%s'", name);
 		fail_read(rc, &err);
 		return;
 	}

@@ -591,13 +591,7 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	    !(session = session_valid_name(sess->valuestring)
 				? session_find(env->sessions, sess->valuestring)
 				: NULL)) {
-		mcp_call_finish(mc,
-				tool_error(ERR_SESSION_NOT_FOUND,
-					   "no session named '%s' (create one "
-					   "with sandbox_session)",
-					   session_valid_name(sess->valuestring)
-						   ? sess->valuestring
-						   : "(invalid name)"));
+		mcp_call_finish(mc, tool_no_session(env, sess->valuestring));
 		return;
 	}
 	if (lang) {

@@ -458,12 +458,7 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	s = session_valid_name(sname) ? session_find(env->sessions, sname)
 				      : NULL;
 	if (!s) {
-		mcp_call_finish(mc, tool_error(ERR_SESSION_NOT_FOUND,
-					       "no session named '%s' (create "
-					       "one with sandbox_session)",
-					       session_valid_name(sname)
-						       ? sname
-						       : "(invalid name)"));
+		mcp_call_finish(mc, tool_no_session(env, sname));
 		return;
 	}
 	if (i == ACTION_EXPORT || i == ACTION_IMPORT) {

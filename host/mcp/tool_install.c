@@ -237,9 +237,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	    !(s = session_valid_name(sess->valuestring)
 			  ? session_find(env->sessions, sess->valuestring)
 			  : NULL)) {
-		mcp_call_finish(mc, tool_error(ERR_SESSION_NOT_FOUND,
-					       "no session named '%.64s'",
-					       sess->valuestring));
+		mcp_call_finish(mc, tool_no_session(env, sess->valuestring));
 		return;
 	}
 	if (lang && !(pl = tool_language(env, lang->valuestring, 0, &error))) {

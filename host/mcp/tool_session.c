@@ -462,13 +462,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	s = session_valid_name(nm) ? session_find(env->sessions, nm) : NULL;
 	if (!s) {
-		mcp_call_finish(
-			mc,
-			tool_error(ERR_SESSION_NOT_FOUND,
-				   "no session named '%s' (sandbox_session "
-				   "action \"list\" shows them)",
-				   session_valid_name(nm) ? nm
-							  : "(invalid name)"));
+		mcp_call_finish(mc, tool_no_session(env, nm));
 		return;
 	}
 	if (strcmp(action, "get") == 0) {

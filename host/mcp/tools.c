@@ -12,6 +12,7 @@
 
 #include <openssl/evp.h>
 
+#include "../core/session.h"
 #include "json_util.h"
 
 extern const struct tool tool_execute;
@@ -83,6 +84,18 @@ cJSON *tool_ok_text(cJSON *json)
 	free(text);
 	cJSON_Delete(json);
 	return res;
+}
+
+cJSON *tool_no_session(const struct tool_env *env, const char *name)
+{
+	struct error e;
+
+	if (!session_valid_name(name))
+		error_set(&e, ERR_SESSION_NOT_FOUND,
+			  "no session named '(invalid name)'");
+	else
+		session_missing(env->sessions, name, &e);
+	return tool_error_result(&e);
 }
 
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)

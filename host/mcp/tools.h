@@ -89,6 +89,9 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
  * without an output schema whose results are large (the bytes go once,
  * not twice). Takes ownership of json. */
 cJSON *tool_ok_text(cJSON *json);
+/* The error for a call that names no live session: session_lost when one
+ * of that name was lost, else session_not_found. */
+cJSON *tool_no_session(const struct tool_env *env, const char *name);
 
 /* Content blocks: an image (its bytes base64-encoded), and a
  * resource_link to uri for an artifact's {path, size, mime} JSON. NULL
