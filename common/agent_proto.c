@@ -177,12 +177,14 @@ int ap_reader_feed(struct ap_reader *r, const void *data, size_t len)
 
 int ap_reader_next(struct ap_reader *r, struct ap_frame *f)
 {
-	const unsigned char *p = r->in.data + r->consumed;
 	size_t avail = r->in.len - r->consumed;
+	const unsigned char *p;
 	uint32_t n;
 
+	/* Nothing fed yet: data is NULL, and NULL + 0 is undefined. */
 	if (avail < 4)
 		return 0;
+	p = r->in.data + r->consumed;
 	n = get_be32(p);
 	if (n > AP_MAX_FRAME || n < AP_HEADER_LEN - 4)
 		return -EPROTO;

@@ -62,6 +62,8 @@ fi
 # The suite's static checks (scripts/test.sh); any clang-format,
 # cppcheck and clang-tidy on the PATH will do.
 command -v clang-format >/dev/null 2>&1 || pkgs+=(clang-format)
+# The fuzz harnesses (tests/fuzz) build with clang and its libFuzzer.
+command -v clang >/dev/null 2>&1 || pkgs+=(clang)
 command -v cppcheck >/dev/null 2>&1 || pkgs+=(cppcheck)
 command -v run-clang-tidy >/dev/null 2>&1 || pkgs+=(clang-tidy)
 if [ -n "$(sbx_apt_missing "${pkgs[@]}")" ]; then

@@ -10,7 +10,9 @@
 #                (one check per file); cppcheck and clang-tidy on the
 #                code that ships (one check each)
 #   unit         ctest -L unit in build/, then again under ASan/UBSan in
-#                build-asan/: both runs count here
+#                build-asan/: both runs count here; then the libFuzzer
+#                harnesses (tests/fuzz, clang, ASan/UBSan) for
+#                SBX_FUZZ_SECONDS each (default 30): one check each
 #   integration  ctest -L integration (real Docker: the engine layer, the
 #                agent, the session interpreters)
 #   end-to-end   node --test in tests/e2e (the real server, the official MCP
@@ -167,6 +169,32 @@ if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/nul
 	ctest_layer unit build-asan unit asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 else
 	layer_failed unit "asan build"
+fi
+
+# The libFuzzer harnesses: the agent protocol's reader and decoders, and a
+# client's line through the MCP server, each for a bounded time. A crash,
+# a leak or undefined behaviour fails with the input that caused it.
+sbx_step "fuzz: tests/fuzz (libFuzzer, ASan/UBSan, ${SBX_FUZZ_SECONDS:-30} s each)"
+if CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON \
+	-DSBX_FUZZ=ON -DSBX_WERROR=OFF >/dev/null &&
+	cmake --build build-fuzz -j"$(nproc)" --target fuzz_agent_codec fuzz_mcp_line >/dev/null; then
+	for h in agent_codec mcp_line; do
+		corpus=$(mktemp -d)
+		seeds=tests/fuzz/seeds/$h
+		[ -d "$seeds" ] || seeds=
+		if (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+			"bin/fuzz_$h" -max_total_time="${SBX_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
+			-max_len=65536 -print_final_stats=1 "$corpus" ${seeds:+"$SBX_ROOT/$seeds"}) >"$out" 2>&1; then
+			npass[unit]=$((npass[unit] + 1))
+			sbx_log "fuzz_$h: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$out" | tail -n1)"
+		else
+			tail -n 40 "$out" >&2
+			layer_failed unit "fuzz_$h"
+		fi
+		rm -rf "$corpus"
+	done
+else
+	layer_failed unit "fuzz build"
 fi
 
 # ---- integration ----

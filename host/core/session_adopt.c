@@ -83,13 +83,23 @@ struct check {
 	uint64_t serial;
 };
 
+void session_fail_engine_away(struct session *s)
+{
+	struct error e;
+
+	error_set(&e, ERR_DOCKER_UNAVAILABLE,
+		  "the Docker engine does not answer; session '%s' "
+		  "reconnects when it is back",
+		  s->name);
+	session_queue_fail(s, &e);
+}
+
 /* Is the container still there? Decides between trying again, giving
  * up, and telling callers that the engine is away. */
 static void checked_cb(const struct error *err, const char *json, void *arg)
 {
 	struct check *ck = arg;
 	struct session *s = session_by_serial(ck->m, ck->serial);
-	struct error e;
 	cJSON *j;
 
 	free(ck);
@@ -104,11 +114,7 @@ static void checked_cb(const struct error *err, const char *json, void *arg)
 				 "grace ends",
 				 s->pl->desc->name, s->name);
 		s->engine_down = 1;
-		error_set(&e, ERR_DOCKER_UNAVAILABLE,
-			  "the Docker engine does not answer; session '%s' "
-			  "reconnects when it is back",
-			  s->name);
-		session_queue_fail(s, &e);
+		session_fail_engine_away(s);
 		return;
 	}
 	s->engine_down = 0;

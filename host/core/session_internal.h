@@ -119,6 +119,8 @@ void session_lost_cb(struct agent_client *ac, void *arg);
 /* s ended without a destroy: remember why under its name, then destroy
  * it (its container, if any, is removed). */
 void session_gone(struct session *s, const char *why);
+/* Fail the queued calls of s: the engine is away (docker_unavailable). */
+void session_fail_engine_away(struct session *s);
 /* Retry the reconnections of sessions that lost theirs (the expiry tick). */
 void session_reconnect_tick(struct session_mgr *m, int64_t now);
 

@@ -169,11 +169,7 @@ void session_queue_next(struct session *s)
 	int rc;
 
 	if (!s->ac && s->engine_down && s->q_head) {
-		error_set(&err, ERR_DOCKER_UNAVAILABLE,
-			  "the Docker engine does not answer; session '%s' "
-			  "reconnects when it is back",
-			  s->name);
-		session_queue_fail(s, &err);
+		session_fail_engine_away(s);
 		return;
 	}
 	if (s->running || !s->q_head || !s->ac || s->paused || s->destroying ||
