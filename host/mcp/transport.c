@@ -49,7 +49,7 @@ struct transport {
 	int out_is_pipe;
 	uv_pipe_t out;
 	unsigned pending_writes;
-	size_t queued, queued_peak; /* bytes of pending writes */
+	size_t queued, queued_peak; /* heap bytes of pending writes */
 	int out_closed;
 
 	int closing;
@@ -302,7 +302,7 @@ static void write_cb(uv_write_t *req, int status)
 	if (status < 0 && status != UV_ECANCELED)
 		log_error("writing to stdout: %s", uv_strerror(status));
 	t->pending_writes--;
-	t->queued -= w->len;
+	t->queued -= sizeof(*w) + w->len;
 	free(w);
 	if (!t->queued && t->queued_peak > QUEUE_KEEP) {
 		t->queued_peak = 0;
@@ -350,7 +350,7 @@ int transport_send(struct transport *t, const char *json, size_t len)
 		return rc;
 	}
 	t->pending_writes++;
-	t->queued += w->len;
+	t->queued += sizeof(*w) + w->len; /* what the heap holds for it */
 	if (t->queued > t->queued_peak)
 		t->queued_peak = t->queued;
 	return 0;

@@ -146,7 +146,7 @@ function rssKiB(pid) {
   return Number(m[1]);
 }
 
-e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight are refused with the id; memory comes back after a 10 MiB line and a flood', { timeoutMs: 120_000 }, async (h) => {
+e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight are refused with the id; memory comes back after a 10 MiB line and floods of 2000 and 10 000 requests', { timeoutMs: 120_000 }, async (h) => {
   const s = await h.startRaw({ env: NO_POOL });
   await s.initialize();
 
@@ -187,5 +187,16 @@ e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight a
   assert.deepEqual((await s.request('after-flood', 'ping')).result, {});
   const afterFlood = rssKiB(s.pid);
   assert.ok(afterFlood - base <= 2048, `RSS ${base} kB before a flood of 2000 requests, ${afterFlood} kB after`);
+  // 10 000 requests at once, each answered with its own id, in order.
+  const pings = [];
+  for (let i = 0; i < 10_000; i++) pings.push(JSON.stringify({ jsonrpc: '2.0', id: `p${i}`, method: 'ping' }));
+  const at = s.messages.length;
+  await s.sendLine(pings.join('\n'));
+  await s.waitFor((m) => m.id === 'p9999', { from: at, timeoutMs: 60_000, what: 'the last of 10 000 pings' });
+  const ids = s.messages.slice(at).filter((m) => typeof m.id === 'string' && m.id.startsWith('p')).map((m) => m.id);
+  assert.equal(ids.length, 10_000);
+  assert.deepEqual(ids.slice(0, 3), ['p0', 'p1', 'p2']);
+  assert.equal(new Set(ids).size, 10_000, 'each once');
+  assert.ok(rssKiB(s.pid) - base <= 2048, `RSS ${base} kB before 10 000 pings, ${rssKiB(s.pid)} kB after`);
   assertOnlyJsonRpc(s);
 });
