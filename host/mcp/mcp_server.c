@@ -96,7 +96,7 @@ struct waiting_call {
 	struct waiting_call *next;
 	struct mcp_server *s;
 	struct mcp_call *c;
-	const struct tool *tool;
+	const struct tool *tool; /* NULL: a resources/read of args (a URI) */
 	cJSON *args;
 };
 
@@ -519,7 +519,8 @@ static int wait_for_adoption(struct mcp_server *s, struct mcp_call *c,
 	*s->waiting_tail = w;
 	s->waiting_tail = &w->next;
 	mcp_call_on_cancel(c, waiting_cancel_cb, w);
-	log_debug("%s waits for the re-adoption of the sessions", t->name);
+	log_debug("%s waits for the re-adoption of the sessions",
+		  t ? t->name : "resources/read");
 	return 0;
 }
 
@@ -534,7 +535,10 @@ static void adopted_cb(void *arg)
 		if (!s->waiting)
 			s->waiting_tail = &s->waiting;
 		mcp_call_on_cancel(w->c, NULL, NULL);
-		w->tool->call(s->env, w->c, w->args);
+		if (w->tool)
+			w->tool->call(s->env, w->c, w->args);
+		else
+			resources_read(s->env, w->c, w->args->valuestring);
 		cJSON_Delete(w->args);
 		free(w);
 	}
@@ -646,6 +650,11 @@ static void on_resources_read(struct mcp_server *s, const cJSON *id,
 		send_error(s, id, E_INTERNAL, "out of memory");
 		return;
 	}
+	/* A session's file: the session may be one still being adopted. */
+	if (strncmp(uri->valuestring, "sandbox://session/", 18) == 0 &&
+	    session_mgr_adopting(s->env->sessions) &&
+	    wait_for_adoption(s, c, NULL, uri) == 0)
+		return;
 	resources_read(s->env, c, uri->valuestring);
 }
 

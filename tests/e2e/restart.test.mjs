@@ -272,20 +272,21 @@ e2e('calls right after a kill -9 restart wait for the re-adoption: 20 rounds in 
   await createSession(s0, 'bash', { name: 'b' });
   await createSession(s0, 'javascript', { name: 'j' });
   await createSession(s0, 'bash', { name: 'q' });
-  await sexecOk(s0, 'p', 'n = 0');
+  await sexecOk(s0, 'p', 'n = 0\nopen("/work/mark.txt", "w").write("marked")');
   let prev = s0;
   for (let round = 1; round <= 20; round++) {
     await killServer(prev);
     const s = await st.start(env);
     prev = s;
     // All at once, without waiting for anything.
-    const [p, b, extra, nope, destroyed, j] = await Promise.all([
+    const [p, b, extra, nope, destroyed, j, mark] = await Promise.all([
       sexec(s, 'p', 'n += 1\nprint(n)'),
       sessionCall(s, { action: 'get', name: 'b' }),
       sessionCall(s, { action: 'create', language: 'python', name: 'extra' }),
       sessionExecCall(s, 'nope', 'print(1)'),
       sessionCall(s, { action: 'destroy', name: 'q' }),
       sexec(s, 'j', 'console.log("j")'),
+      s.client.readResource({ uri: 'sandbox://session/p/mark.txt' }),
     ]);
     const where = `round ${round}`;
     assert.equal(p.stdout, `${round}\n`, `${where}: p kept its state: ${JSON.stringify(p)}`);
@@ -295,6 +296,7 @@ e2e('calls right after a kill -9 restart wait for the re-adoption: 20 rounds in 
     assert.equal(toolError(nope).code, 'session_not_found', where);
     assert.equal(destroyed.isError ?? false, false, `${where}: destroy q: ${destroyed.content?.[0]?.text}`);
     assert.equal(j.stdout, 'j\n', `${where}: ${JSON.stringify(j)}`);
+    assert.equal(mark.contents[0].text, 'marked', `${where}: a session's file read as a resource`);
     // The destroyed session's container is gone; a new q takes its place.
     await waitFor(async () => !(await sessionContainers({ dir: st.dir })).some((c) => c.session === 'q'), { timeoutMs: 10_000, what: `${where}: q's container removed` });
     await createSession(s, 'bash', { name: 'q' });

@@ -172,9 +172,10 @@ export class McpServer {
 }
 
 export class RawServer {
-  constructor({ env = {}, args = [] } = {}) {
+  constructor({ env = {}, args = [], bin = BIN } = {}) {
     this.env = env;
     this.args = args;
+    this.bin = bin;
     this.stderr = '';
     this.messages = []; // every stdout line, parsed
     this.badLines = []; // stdout lines that are not JSON
@@ -187,7 +188,7 @@ export class RawServer {
   }
 
   start() {
-    this.proc = spawn(BIN, this.args, { env: serverEnv(this.env), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc = spawn(this.bin, this.args, { env: serverEnv(this.env), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     this.pid = this.proc.pid;
     this.exited = null;
     this.exit = new Promise((resolve) => {
