@@ -2,6 +2,7 @@
 // leaving no container behind.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, e2e, runResult } from './lib/server.mjs';
 import { instanceContainers, serverContainers } from './lib/sandbox.mjs';
@@ -227,3 +228,34 @@ for (const [how, end] of Object.entries(ENDINGS)) {
       .catch(async (e) => assert.fail(`${e.message}: ${(await left()).map((c) => `${c.Id.slice(0, 12)} ${c.State} ${c.Status}`).join(', ')}`));
   });
 }
+
+// Two servers that start at once find the same dead predecessor's
+// containers: each container goes once, and "already being removed" or
+// "no such container" is done for the other, with no warning.
+e2e('two servers starting at once clean up a dead server\'s containers without a warning', { timeoutMs: 120_000 }, async (h) => {
+  const dead = await h.startRaw({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1' } });
+  await dead.initialize();
+  const r = await dead.request('x', 'tools/call', { name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo x' } }, { timeoutMs: 60_000 });
+  assert.equal(runResult(r.result).stdout, 'x\n');
+  const labels = (await serverContainers(dead.pid))[0].Labels;
+  process.kill(dead.pid, 'SIGKILL');
+  await dead.exit;
+  // Containers that carry the dead server's identity and do not end by
+  // themselves (as a store step or a proxy would not).
+  const args = Object.entries(labels).filter(([k]) => k.startsWith('org.mcp-sandbox.')).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+  const ids = [];
+  for (let i = 0; i < 6; i++)
+    ids.push(execFileSync('docker', ['run', '-d', '--network', 'none', ...args, '--entrypoint', 'sleep', 'mcp-sandbox/bash:latest', '300'], { encoding: 'utf8' }).trim());
+  h.t.after(() => { try { execFileSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore' }); } catch { /* gone */ } });
+
+  const [a, b] = await Promise.all([h.startRaw({ env: NO_POOL }), h.startRaw({ env: NO_POOL })]);
+  await Promise.all([a.initialize(), b.initialize()]);
+  await Promise.all([a.request('l', 'logging/setLevel', { level: 'warning' }), b.request('l', 'logging/setLevel', { level: 'warning' })]);
+  await eventually(async () => (await serverContainers(labels['org.mcp-sandbox.owner-pid'])).length === 0, { timeoutMs: 60_000 });
+  assert.deepEqual(await serverContainers(labels['org.mcp-sandbox.owner-pid']), []);
+  for (const s of [a, b]) {
+    assert.doesNotMatch(s.stderr, /removing container [0-9a-f]+: /, 'no failed removal logged');
+    const warned = s.messages.filter((m) => m.method === 'notifications/message' && /remov/i.test(JSON.stringify(m.params)));
+    assert.deepEqual(warned, [], 'no warning about the clean-up sent to the client');
+  }
+});
