@@ -794,25 +794,92 @@ static int has_escaped_nul(const char *line, size_t len)
 	return 0;
 }
 
-/* A raw control character (below 0x20) inside a string: JSON wants them
- * escaped, and another parser in front of this server could read the
- * message differently. Returns its offset, or -1. */
-static long raw_control_in_string(const char *line, size_t len)
+/* The length of the JSON number at p (RFC 8259: -?(0|[1-9][0-9]*)
+ * (.[0-9]+)?([eE][+-]?[0-9]+)?), or 0 when what starts there is not one.
+ * cJSON reads numbers with strtod, which also takes "01", "1." and "-01". */
+static size_t json_number(const char *p, size_t len)
+{
+	size_t i = 0, d;
+
+	if (i < len && p[i] == '-')
+		i++;
+	if (i < len && p[i] == '0')
+		i++;
+	else if (i < len && p[i] >= '1' && p[i] <= '9')
+		while (i < len && p[i] >= '0' && p[i] <= '9')
+			i++;
+	else
+		return 0;
+	if (i < len && p[i] == '.') {
+		for (d = ++i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < len && (p[i] == '+' || p[i] == '-'))
+			i++;
+		for (d = i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i;
+}
+
+/* What cJSON lets through and JSON does not (another parser in front of
+ * this server could read the message differently): a raw control
+ * character (below 0x20) inside a string or, but for JSON's whitespace,
+ * outside one; a \u escape without four hex digits; a number outside the
+ * grammar ("01", "1.", "2.e3"). Returns the offset and sets *what, or
+ * -1. */
+static long not_strict_json(const char *line, size_t len, const char **what)
 {
 	int in_string = 0;
-	size_t i;
+	size_t i, n, run;
 
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)line[i];
 
-		if (!in_string) {
-			in_string = c == '"';
-		} else if (c == '\\') {
-			i++; /* the escaped character */
+		if (in_string) {
+			if (c == '\\') {
+				/* \u takes four hex digits: cJSON reads
+				 * "\uqqqq" as a NUL. */
+				if (i + 1 < len && line[i + 1] == 'u' &&
+				    (i + 6 > len ||
+				     strspn(line + i + 2,
+					    "0123456789abcdefABCDEF") < 4)) {
+					*what = "a \\u escape without four hex "
+						"digits";
+					return (long)i;
+				}
+				i++; /* the escaped character */
+			} else if (c == '"') {
+				in_string = 0;
+			} else if (c < 0x20) {
+				*what = "a raw control character in a string";
+				return (long)i;
+			}
 		} else if (c == '"') {
-			in_string = 0;
-		} else if (c < 0x20) {
+			in_string = 1;
+		} else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' &&
+			   c != '\r') {
+			/* JSON's whitespace is space, tab, LF, CR only. */
+			*what = "a control character outside a string";
 			return (long)i;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			/* The whole token: what strtod would take. */
+			for (run = i;
+			     run < len && strchr("0123456789+-.eE", line[run]);
+			     run++)
+				;
+			n = json_number(line + i, run - i);
+			if (!n || n != run - i) {
+				*what = "a number outside JSON's grammar";
+				return (long)i;
+			}
+			i = run - 1;
 		}
 	}
 	return -1;
@@ -866,7 +933,7 @@ static const cJSON *refused_id(const cJSON *msg)
 
 static void handle_line(struct mcp_server *s, const char *line, size_t len)
 {
-	const char *dup;
+	const char *dup, *what = NULL;
 	char why[200];
 	cJSON *msg;
 	long at;
@@ -885,11 +952,9 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 	if (has_escaped_nul(line, len)) {
 		send_error(s, refused_id(msg), E_INVALID_REQUEST,
 			   "strings may not contain NUL characters (\\u0000)");
-	} else if ((at = raw_control_in_string(line, len)) >= 0) {
-		snprintf(why, sizeof(why),
-			 "Parse error: a raw control character (0x%02x) in a "
-			 "string at byte %ld: escape it",
-			 (unsigned char)line[at], at);
+	} else if ((at = not_strict_json(line, len, &what)) >= 0) {
+		snprintf(why, sizeof(why), "Parse error: %s at byte %ld", what,
+			 at);
 		send_error(s, refused_id(msg), E_PARSE, why);
 	} else if ((dup = duplicate_key(msg))) {
 		snprintf(why, sizeof(why),

