@@ -146,13 +146,11 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 	a->max_bytes = (uint64_t)cfg->audit_max_kb << 10;
 	a->store_code = cfg->audit_store_code != 0;
 	snprintf(a->instance, sizeof(a->instance), "%s", instance);
-	if (cfg->audit_file) {
-		snprintf(a->path, sizeof(a->path), "%s", cfg->audit_file);
-		snprintf(tmp, sizeof(tmp), "%s", cfg->audit_file);
+	/* The file, and its directory made if missing. */
+	rc = audit_config_path(cfg, a->path, sizeof(a->path));
+	if (!rc) {
+		snprintf(tmp, sizeof(tmp), "%s", a->path);
 		rc = session_store_dir(dirname(tmp), dir, sizeof(dir));
-	} else {
-		rc = session_store_dir(cfg->state_dir, dir, sizeof(dir));
-		snprintf(a->path, sizeof(a->path), "%s/audit.log", dir);
 	}
 	if (rc) {
 		snprintf(why, why_size, "cannot make the directory of %s: %s",
@@ -366,18 +364,6 @@ static void kick(struct audit *a)
 	}
 }
 
-static void iso_now(char *buf, size_t size)
-{
-	struct timespec ts;
-	struct tm tm;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
-}
-
 void audit_event(struct audit *a, cJSON *ev)
 {
 	cJSON *line, *c;
@@ -388,7 +374,13 @@ void audit_event(struct audit *a, cJSON *ev)
 		cJSON_Delete(ev);
 		return;
 	}
-	iso_now(now, sizeof(now));
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		iso_time_ms((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+			    now, sizeof(now));
+	}
 	line = cJSON_CreateObject();
 	cJSON_AddNumberToObject(line, "seq", (double)++a->seq);
 	cJSON_AddStringToObject(line, "time", now);

@@ -25,6 +25,12 @@ void mcp_call_set_audit(struct mcp_call *c, cJSON *ev)
 	c->audit = ev;
 }
 
+void mcp_call_audit_result(struct mcp_call *c, const cJSON *body)
+{
+	if (c->audit && body)
+		mcp_server_audit_note(c->audit, body);
+}
+
 /* Hand the audit event over with the call's outcome. */
 static void audit_end(struct mcp_call *c, const cJSON *result)
 {

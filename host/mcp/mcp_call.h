@@ -31,6 +31,8 @@ int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id);
 /* The audit event of the call (taken): completed with the call's outcome
  * and written when it ends (mcp_server_audit_end). */
 void mcp_call_set_audit(struct mcp_call *c, cJSON *ev);
+/* The outcome of a tool's own result JSON into the call's event. */
+void mcp_server_audit_note(cJSON *ev, const cJSON *body);
 void mcp_server_audit_end(struct mcp_server *s, cJSON *ev, const cJSON *result,
 			  int cancelled);
 /* 1 if a call for request id has not ended (cancelled ones included). */

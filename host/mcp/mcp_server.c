@@ -367,23 +367,12 @@ static cJSON *audit_call_event(struct mcp_server *s, const struct tool *t,
 	return ev;
 }
 
-/* The JSON a result carries as its first text block, parsed. */
-static cJSON *result_body(const cJSON *result)
-{
-	const cJSON *content =
-		cJSON_GetObjectItemCaseSensitive(result, "content");
-	const cJSON *text = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetArrayItem(content, 0), "text");
-
-	return cJSON_IsString(text) ? cJSON_Parse(text->valuestring) : NULL;
-}
-
 /* The destinations the egress proxy refused, from an install's result. */
 static void refused_hosts(cJSON *ev, const cJSON *body)
 {
 	const cJSON *c,
 		*conns = cJSON_GetObjectItemCaseSensitive(body, "connections");
-	cJSON *arr = NULL;
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(ev, "refused");
 
 	cJSON_ArrayForEach(c, conns)
 	{
@@ -399,71 +388,89 @@ static void refused_hosts(cJSON *ev, const cJSON *body)
 	}
 }
 
+static void set_outcome(cJSON *ev, const char *outcome, int violation)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(ev, "outcome");
+	cJSON_AddStringToObject(ev, "outcome", outcome);
+	if (violation && !cJSON_GetObjectItemCaseSensitive(ev, "violation"))
+		cJSON_AddBoolToObject(ev, "violation", 1);
+}
+
+void mcp_server_audit_note(cJSON *ev, const cJSON *body)
+{
+	const cJSON *ec = cJSON_GetObjectItemCaseSensitive(body, "exitCode");
+	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(body, "signal");
+	char outcome[64];
+
+	refused_hosts(ev, body);
+	if (cJSON_GetObjectItemCaseSensitive(ev, "refused") &&
+	    !cJSON_GetObjectItemCaseSensitive(ev, "violation"))
+		cJSON_AddBoolToObject(ev, "violation", 1);
+	if (!ec)
+		return; /* not a run's result */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(body, "timedOut")))
+		snprintf(outcome, sizeof(outcome), "timed_out");
+	else if (cJSON_IsTrue(
+			 cJSON_GetObjectItemCaseSensitive(body, "oomKilled")))
+		snprintf(outcome, sizeof(outcome), "oom_killed");
+	else if (cJSON_IsString(sig) && strcmp(sig->valuestring, "SIGSYS") == 0)
+		snprintf(outcome, sizeof(outcome), "seccomp_kill");
+	else if (cJSON_IsNumber(ec))
+		snprintf(outcome, sizeof(outcome), "exit %d", ec->valueint);
+	else
+		snprintf(outcome, sizeof(outcome), "%.40s",
+			 cJSON_IsString(sig) ? sig->valuestring : "ended");
+	set_outcome(ev, outcome,
+		    strcmp(outcome, "timed_out") == 0 ||
+			    strcmp(outcome, "oom_killed") == 0 ||
+			    strcmp(outcome, "seccomp_kill") == 0);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(body,
+							  "stdoutTruncated")) ||
+	    cJSON_IsTrue(
+		    cJSON_GetObjectItemCaseSensitive(body, "stderrTruncated")))
+		cJSON_AddBoolToObject(ev, "outputTruncated", 1);
+}
+
+/* The call ended: the outcome the tool noted (mcp_call_audit_result), or
+ * an error's code from its (small) text, or "ok". */
 void mcp_server_audit_end(struct mcp_server *s, cJSON *ev, const cJSON *result,
 			  int cancelled)
 {
-	cJSON *body = result ? result_body(result) : NULL;
-	const cJSON *err = cJSON_GetObjectItemCaseSensitive(body, "error");
-	char outcome[64] = "ok";
-	int violation = 0;
+	const cJSON *content =
+		cJSON_GetObjectItemCaseSensitive(result, "content");
+	const cJSON *text = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(content, 0), "text");
 
 	if (cancelled) {
-		snprintf(outcome, sizeof(outcome), "cancelled");
+		set_outcome(ev, "cancelled", 0);
 	} else if (!result) {
-		snprintf(outcome, sizeof(outcome), "protocol_error");
+		set_outcome(ev, "protocol_error", 0);
 	} else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result,
 								 "isError"))) {
+		cJSON *body = cJSON_IsString(text)
+				      ? cJSON_Parse(text->valuestring)
+				      : NULL;
+		const cJSON *err =
+			cJSON_GetObjectItemCaseSensitive(body, "error");
 		const cJSON *code =
 			cJSON_GetObjectItemCaseSensitive(err, "code");
 		const cJSON *msg =
 			cJSON_GetObjectItemCaseSensitive(err, "message");
 
-		snprintf(outcome, sizeof(outcome), "%s",
-			 cJSON_IsString(code) ? code->valuestring : "error");
-		violation =
-			strcmp(outcome, "code_blocked") == 0 ||
-			(cJSON_IsString(msg) &&
-			 strstr(msg->valuestring, "the egress proxy refused"));
+		set_outcome(ev,
+			    cJSON_IsString(code) ? code->valuestring : "error",
+			    (cJSON_IsString(code) &&
+			     strcmp(code->valuestring, "code_blocked") == 0) ||
+				    (cJSON_IsString(msg) &&
+				     strstr(msg->valuestring,
+					    "the egress proxy refused")));
 		if (cJSON_IsString(msg))
 			cJSON_AddStringToObject(ev, "message",
 						msg->valuestring);
-	} else if (cJSON_GetObjectItemCaseSensitive(body, "exitCode")) {
-		const cJSON *ec =
-			cJSON_GetObjectItemCaseSensitive(body, "exitCode");
-		const cJSON *sig =
-			cJSON_GetObjectItemCaseSensitive(body, "signal");
-
-		if (cJSON_IsTrue(
-			    cJSON_GetObjectItemCaseSensitive(body, "timedOut")))
-			snprintf(outcome, sizeof(outcome), "timed_out");
-		else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-				 body, "oomKilled")))
-			snprintf(outcome, sizeof(outcome), "oom_killed");
-		else if (cJSON_IsString(sig) &&
-			 strcmp(sig->valuestring, "SIGSYS") == 0)
-			snprintf(outcome, sizeof(outcome), "seccomp_kill");
-		else if (cJSON_IsNumber(ec))
-			snprintf(outcome, sizeof(outcome), "exit %d",
-				 ec->valueint);
-		else if (cJSON_IsString(sig))
-			snprintf(outcome, sizeof(outcome), "%.40s",
-				 sig->valuestring);
-		violation = strcmp(outcome, "timed_out") == 0 ||
-			    strcmp(outcome, "oom_killed") == 0 ||
-			    strcmp(outcome, "seccomp_kill") == 0;
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-			    body, "stdoutTruncated")) ||
-		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-			    body, "stderrTruncated")))
-			cJSON_AddBoolToObject(ev, "outputTruncated", 1);
+		cJSON_Delete(body);
+	} else if (!cJSON_GetObjectItemCaseSensitive(ev, "outcome")) {
+		set_outcome(ev, "ok", 0);
 	}
-	refused_hosts(ev, body);
-	if (cJSON_GetObjectItemCaseSensitive(ev, "refused"))
-		violation = 1;
-	cJSON_AddStringToObject(ev, "outcome", outcome);
-	if (violation)
-		cJSON_AddBoolToObject(ev, "violation", 1);
-	cJSON_Delete(body);
 	audit_event(s->env->audit, ev);
 }
 
@@ -776,24 +783,6 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	}
 }
 
-/* 1 if a JSON string in line holds \u0000: cJSON would cut the string
- * there and the code that runs would not be the code that was sent.
- * Backslashes only occur inside strings, so no string tracking is needed. */
-static int has_escaped_nul(const char *line, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i++) {
-		if (line[i] != '\\')
-			continue;
-		if (line[i + 1] == 'u' && i + 5 < len &&
-		    strncmp(line + i + 2, "0000", 4) == 0)
-			return 1;
-		i++; /* skip the escaped character */
-	}
-	return 0;
-}
-
 /* The length of the JSON number at p (RFC 8259: -?(0|[1-9][0-9]*)
  * (.[0-9]+)?([eE][+-]?[0-9]+)?), or 0 when what starts there is not one.
  * cJSON reads numbers with strtod, which also takes "01", "1." and "-01". */
@@ -834,6 +823,11 @@ static size_t json_number(const char *p, size_t len)
  * outside one; a \u escape without four hex digits; a number outside the
  * grammar ("01", "1.", "2.e3"). Returns the offset and sets *what, or
  * -1. */
+/* *what for \u0000: valid JSON, but cJSON would cut the string there and
+ * the code that runs would not be the code that was sent. */
+static const char escaped_nul[] =
+	"strings may not contain NUL characters (\\u0000)";
+
 static long not_strict_json(const char *line, size_t len, const char **what)
 {
 	int in_string = 0;
@@ -854,6 +848,11 @@ static long not_strict_json(const char *line, size_t len, const char **what)
 						"digits";
 					return (long)i;
 				}
+				if (i + 6 <= len && line[i + 1] == 'u' &&
+				    strncmp(line + i + 2, "0000", 4) == 0) {
+					*what = escaped_nul;
+					return (long)i;
+				}
 				i++; /* the escaped character */
 			} else if (c == '"') {
 				in_string = 0;
@@ -870,8 +869,8 @@ static long not_strict_json(const char *line, size_t len, const char **what)
 			return (long)i;
 		} else if (c == '-' || (c >= '0' && c <= '9')) {
 			/* The whole token: what strtod would take. */
-			for (run = i;
-			     run < len && strchr("0123456789+-.eE", line[run]);
+			for (run = i; run < len && line[run] &&
+				      strchr("0123456789+-.eE", line[run]);
 			     run++)
 				;
 			n = json_number(line + i, run - i);
@@ -949,13 +948,15 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 		send_error(s, NULL, E_PARSE, "Parse error: invalid JSON");
 		return;
 	}
-	if (has_escaped_nul(line, len)) {
-		send_error(s, refused_id(msg), E_INVALID_REQUEST,
-			   "strings may not contain NUL characters (\\u0000)");
-	} else if ((at = not_strict_json(line, len, &what)) >= 0) {
-		snprintf(why, sizeof(why), "Parse error: %s at byte %ld", what,
-			 at);
-		send_error(s, refused_id(msg), E_PARSE, why);
+	if ((at = not_strict_json(line, len, &what)) >= 0) {
+		if (what == escaped_nul)
+			snprintf(why, sizeof(why), "%s", what);
+		else
+			snprintf(why, sizeof(why),
+				 "Parse error: %s at byte %ld", what, at);
+		send_error(s, refused_id(msg),
+			   what == escaped_nul ? E_INVALID_REQUEST : E_PARSE,
+			   why);
 	} else if ((dup = duplicate_key(msg))) {
 		snprintf(why, sizeof(why),
 			 "duplicate key \"%.*s\" in an object",

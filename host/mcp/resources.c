@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../core/artifact_store.h"
+#include "../util/log.h"
 #include "../util/media.h"
 #include "json_util.h"
 #include "mcp_call.h"
@@ -172,7 +173,7 @@ static void artifact_resource(const char *id, const char *path, uint64_t size,
 	cJSON_AddStringToObject(o, "title", "A file a one-off run made");
 	cJSON_AddStringToObject(o, "mimeType", media_type(path, 0));
 	cJSON_AddNumberToObject(o, "size", (double)size);
-	tool_time(mtime_ms, when, sizeof(when));
+	iso_time_ms(mtime_ms, when, sizeof(when));
 	ann = cJSON_AddObjectToObject(o, "annotations");
 	cJSON_AddStringToObject(ann, "lastModified", when);
 	cJSON_AddItemToArray(arg, o);

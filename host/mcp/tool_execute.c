@@ -454,6 +454,7 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 		return;
 	}
 	ec->result = run_result_json(o, ec->session);
+	mcp_call_audit_result(ec->call, ec->result);
 	ec->images = cJSON_CreateArray();
 	if (!ec->result || !ec->images) {
 		mcp_call_finish(ec->call,

@@ -94,7 +94,10 @@ static void pkg_done_cb(const struct error *err,
 		mcp_call_finish(pc->call, tool_error_result(err));
 		pc->cb(pc->call, NULL, NULL, pc->arg);
 	} else {
-		pc->cb(pc->call, res->entry, tool_packages_json(res), pc->arg);
+		cJSON *summary = tool_packages_json(res);
+
+		mcp_call_audit_result(pc->call, summary);
+		pc->cb(pc->call, res->entry, summary, pc->arg);
 	}
 	free(pc);
 }

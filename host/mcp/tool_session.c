@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/pkg_cache.h"
+#include "../util/log.h"
 #include "json_util.h"
 #include "tools.h"
 
@@ -166,13 +167,13 @@ static cJSON *describe(const struct session *s)
 	cJSON_AddStringToObject(o, "name", in.name);
 	cJSON_AddStringToObject(o, "language", in.language);
 	cJSON_AddStringToObject(o, "state", in.state);
-	tool_time(in.created_ms, t, sizeof(t));
+	iso_time_ms(in.created_ms, t, sizeof(t));
 	cJSON_AddStringToObject(o, "created", t);
-	tool_time(in.last_used_ms, t, sizeof(t));
+	iso_time_ms(in.last_used_ms, t, sizeof(t));
 	cJSON_AddStringToObject(o, "lastUsed", t);
-	tool_time(in.expires_ms, t, sizeof(t));
+	iso_time_ms(in.expires_ms, t, sizeof(t));
 	cJSON_AddStringToObject(o, "expires", t);
-	tool_time(in.deadline_ms, t, sizeof(t));
+	iso_time_ms(in.deadline_ms, t, sizeof(t));
 	cJSON_AddStringToObject(o, "deadline", t);
 	cJSON_AddNumberToObject(o, "ttlSeconds", in.ttl_s);
 	cJSON_AddNumberToObject(o, "executions", (double)in.executions);

@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "../core/session.h"
+#include "../util/log.h"
 #include "json_util.h"
 
 extern const struct tool tool_execute;
@@ -151,17 +152,6 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 	return NULL;
 }
 
-void tool_time(int64_t ms, char *buf, size_t size)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
-
 void tool_language_enum(const struct tool_env *env, cJSON *prop)
 {
 	cJSON *en = cJSON_AddArrayToObject(prop, "enum");
@@ -268,7 +258,7 @@ cJSON *tool_entry_json(const struct ap_file_entry *e)
 					? types[e->type]
 					: "other");
 	cJSON_AddNumberToObject(o, "size", (double)e->size);
-	tool_time((int64_t)e->mtime_ms, t, sizeof(t));
+	iso_time_ms((int64_t)e->mtime_ms, t, sizeof(t));
 	cJSON_AddStringToObject(o, "mtime", t);
 	return o;
 }

@@ -58,6 +58,10 @@ extern const struct tool *const tools_all[];
 /* Complete a call with a CallToolResult; takes ownership of result. */
 void mcp_call_finish(struct mcp_call *call, cJSON *result);
 /* Register what to do on notifications/cancelled (NULL to clear). */
+/* A tool's own result JSON (a run's, an install's), before it becomes
+ * text: the call's audit event takes its outcome from it, so the text is
+ * never parsed back. No-op without an audit log. */
+void mcp_call_audit_result(struct mcp_call *call, const cJSON *body);
 void mcp_call_on_cancel(struct mcp_call *call, void (*cb)(void *arg),
 			void *arg);
 /* 1 when the request carried _meta.progressToken. */
@@ -130,8 +134,6 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 				   int ml, cJSON **error);
 /* An "enum" of the enabled languages' names, added to prop. */
 void tool_language_enum(const struct tool_env *env, cJSON *prop);
-/* Unix milliseconds as "2026-11-22T06:30:00.123Z". */
-void tool_time(int64_t ms, char *buf, size_t size);
 
 /* --- packages (tool_install.c) --- */
 

@@ -82,3 +82,14 @@ void log_write(enum log_level level, const char *logger, const char *fmt, ...)
 	log_vwrite(level, logger, fmt, ap);
 	va_end(ap);
 }
+
+void iso_time_ms(int64_t ms, char *buf, size_t size)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}

@@ -8,6 +8,8 @@
 #define SBX_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 
 enum log_level {
 	LOG_LEVEL_DEBUG = 0,
@@ -29,6 +31,9 @@ void log_set_sink(log_sink_cb cb, void *arg);
 /* "debug", "info", ... (MCP/syslog names); returns -1 if unknown. */
 int log_level_parse(const char *name);
 const char *log_level_name(enum log_level level);
+
+/* Unix milliseconds as "2026-11-22T06:30:00.123Z" (UTC). */
+void iso_time_ms(int64_t ms, char *buf, size_t size);
 
 void log_write(enum log_level level, const char *logger, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -35,14 +35,13 @@ function engineRelay(port = 0) {
   })));
 }
 
-async function sessionCall(s, args) {
-  return s.client.callTool({ name: 'sandbox_execute', arguments: args }, undefined, { timeout: 60_000 });
+async function sessionCall(s, args, timeout = 60_000) {
+  return s.client.callTool({ name: 'sandbox_execute', arguments: args }, undefined, { timeout });
 }
 
-function timed(p) {
-  const t0 = Date.now();
-  return p.then((r) => ({ r, ms: Date.now() - t0 }));
-}
+// "At once": a call during the outage must be answered within this
+// deadline (a hung call would wait for the engine's own timeouts).
+const AT_ONCE = 5000;
 
 e2e('the connection to the engine cut and restored: calls fail at once, the pool and the session come back with their state', { timeoutMs: 180_000 }, async (h) => {
   let relay = await engineRelay();
@@ -55,16 +54,14 @@ e2e('the connection to the engine cut and restored: calls fail at once, the pool
   assert.equal(runResult(await sessionCall(s, { session: 'kept', code: 'X=state; echo $X' })).stdout, 'state\n');
 
   await relay.cut();
-  const oneOff = await timed(s.call({ language: 'bash', code: 'echo during' }));
-  assert.equal(toolError(oneOff.r).code, 'docker_unavailable', toolError(oneOff.r).message);
-  assert.ok(oneOff.ms < 5000, `a one-off call failed in ${oneOff.ms} ms`);
+  const oneOff = await s.call({ language: 'bash', code: 'echo during' }, { requestTimeoutMs: AT_ONCE });
+  assert.equal(toolError(oneOff).code, 'docker_unavailable', toolError(oneOff).message);
   // The session notices, finds the engine away, and says so at once.
   const during = await eventually(async () => {
-    const r = await timed(sessionCall(s, { session: 'kept', code: 'echo $X' }));
-    return r.r.isError && toolError(r.r).code === 'docker_unavailable' ? r : null;
+    const r = await sessionCall(s, { session: 'kept', code: 'echo $X' }, AT_ONCE);
+    return r.isError && toolError(r).code === 'docker_unavailable' ? r : null;
   }, { timeoutMs: 20_000 });
   assert.ok(during, 'a session call during the outage answers docker_unavailable');
-  assert.ok(during.ms < 5000, `a session call failed in ${during.ms} ms`);
 
   relay = await engineRelay(port);
   // The session reconnects through the relay, its shell variables kept.
@@ -99,14 +96,12 @@ e2e('the engine stopped and started again: calls fail at once, the pool comes ba
   process.kill(pid, 'SIGTERM');
   await eventually(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, { timeoutMs: 60_000 });
 
-  const oneOff = await timed(s.call({ language: 'bash', code: 'echo during' }));
-  assert.equal(toolError(oneOff.r).code, 'docker_unavailable', toolError(oneOff.r).message);
-  assert.ok(oneOff.ms < 5000, `a one-off call failed in ${oneOff.ms} ms`);
-  const during = await timed(sessionCall(s, { session: 'dies', code: 'echo x' }));
-  assert.ok(during.ms < 5000, `a session call failed in ${during.ms} ms`);
+  const oneOff = await s.call({ language: 'bash', code: 'echo during' }, { requestTimeoutMs: AT_ONCE });
+  assert.equal(toolError(oneOff).code, 'docker_unavailable', toolError(oneOff).message);
+  const during = await sessionCall(s, { session: 'dies', code: 'echo x' }, AT_ONCE);
   // The engine stops its containers before it goes: the session may know
   // already that its container died.
-  assert.ok(['docker_unavailable', 'session_lost'].includes(toolError(during.r).code), toolError(during.r).message);
+  assert.ok(['docker_unavailable', 'session_lost'].includes(toolError(during).code), toolError(during).message);
 
   execFileSync('bash', [path.join(ROOT, 'scripts/docker-up.sh')], { stdio: 'ignore' });
   started = true;
