@@ -94,6 +94,7 @@ static void usage(FILE *f)
 		   "       mcp-sandbox install LANG SPEC... [--json]\n"
 		   "       mcp-sandbox cache list [--json] | cache prune\n"
 		   "       mcp-sandbox audit verify [FILE...]\n"
+		   "       mcp-sandbox blocklist LANG [FILE... | -]\n"
 		   "       mcp-sandbox check-config [--config FILE]\n"
 		   "       mcp-sandbox --version\n"
 		   "Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, "
@@ -648,6 +649,13 @@ static void run_done_cb(const struct exec_outcome *o, void *arg)
 		fflush(stdout);
 		write_all(1, o->out, o->out_len);
 		write_all(2, o->err, o->err_len);
+		for (size_t k = 0; k < o->nblocklist; k++)
+			fprintf(stderr,
+				"mcp-sandbox: blocklist: line %u, column %u: "
+				"%s (`%s`)\n",
+				o->blocklist[k].line, o->blocklist[k].column,
+				o->blocklist[k].rule->reason,
+				o->blocklist[k].match);
 		if (o->timed_out)
 			fprintf(stderr, "mcp-sandbox: timed out after %u ms\n",
 				o->duration_ms);
@@ -693,6 +701,52 @@ static int read_source(struct app *a, const char *path)
 		return -1;
 	a->code[a->code_len] = '\0';
 	return 0;
+}
+
+/* mcp-sandbox blocklist LANG [FILE...]: what the language's blocklist
+ * (plugin rules and sandbox.ini's, through the plugin's lexer) finds in
+ * each file (stdin without one), one line a match, as a compiler prints
+ * them. Exit 0 when nothing matches, 1 when something does, 2 on error.
+ * Needs no engine: for trying rules and patterns on code. */
+static int blocklist_cli(struct app *a, int argc, char **argv)
+{
+	char *stdin_only[] = {"-", NULL};
+	const struct plugin *pl;
+	int found = 0;
+
+	if (argc < 1) {
+		usage(stderr);
+		return 2;
+	}
+	pl = plugins_find(&a->plugins, argv[0]);
+	if (!pl) {
+		fprintf(stderr, "blocklist: no language '%s'\n", argv[0]);
+		return 2;
+	}
+	printf("%s: blocklist = %s, %zu rule(s)\n", pl->desc->name,
+	       blocklist_mode_name(pl->policy.blocklist.mode),
+	       pl->policy.blocklist.n);
+	for (char **f = argc > 1 ? argv + 1 : stdin_only; *f; f++) {
+		struct blocklist_hit h[BLOCKLIST_MAX_HITS];
+		int n;
+
+		free(a->code);
+		a->code = NULL;
+		a->code_len = 0;
+		if (read_source(a, *f))
+			return 2;
+		n = blocklist_scan(&pl->policy.blocklist, a->code, a->code_len,
+				   h, BLOCKLIST_MAX_HITS);
+		if (n < 0) {
+			fprintf(stderr, "blocklist: out of memory\n");
+			return 2;
+		}
+		for (int k = 0; k < n; k++)
+			printf("%s:%u:%u: %s (`%s`)\n", *f, h[k].line,
+			       h[k].column, h[k].rule->reason, h[k].match);
+		found |= n > 0;
+	}
+	return found;
 }
 
 static int run_once(struct app *a, int argc, char **argv)
@@ -987,13 +1041,15 @@ int main(int argc, char **argv)
 				     strcmp(argv[i], "install") == 0 ||
 				     strcmp(argv[i], "cache") == 0 ||
 				     strcmp(argv[i], "audit") == 0 ||
+				     strcmp(argv[i], "blocklist") == 0 ||
 				     strcmp(argv[i], "check-config") == 0)) {
 			cmd = argv[i];
 			first = 0;
 			if (strcmp(cmd, "run") == 0 ||
 			    strcmp(cmd, "install") == 0 ||
 			    strcmp(cmd, "cache") == 0 ||
-			    strcmp(cmd, "audit") == 0) {
+			    strcmp(cmd, "audit") == 0 ||
+			    strcmp(cmd, "blocklist") == 0) {
 				i++;
 				break;
 			}
@@ -1020,7 +1076,7 @@ int main(int argc, char **argv)
 	/* A one-shot run prints the program's output; keep our own lines to
 	 * warnings unless -v was given. */
 	quiet = (strcmp(cmd, "run") == 0 || strcmp(cmd, "cache") == 0 ||
-		 strcmp(cmd, "audit") == 0) &&
+		 strcmp(cmd, "audit") == 0 || strcmp(cmd, "blocklist") == 0) &&
 		!has_flag(argc - i, argv + i, "-v");
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
@@ -1038,6 +1094,10 @@ int main(int argc, char **argv)
 	}
 	if (!rc && strcmp(cmd, "audit") == 0) {
 		rc = audit_cli(a, argc - i, argv + i);
+		goto out;
+	}
+	if (strcmp(cmd, "blocklist") == 0) {
+		rc = rc ? 2 : blocklist_cli(a, argc - i, argv + i);
 		goto out;
 	}
 	if (rc || start_engine(a)) {

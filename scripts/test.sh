@@ -16,7 +16,8 @@
 #   integration  ctest -L integration (real Docker: the engine layer, the
 #                agent, the session interpreters)
 #   end-to-end   node --test in tests/e2e (the real server, the official MCP
-#                SDK, real Docker)
+#                SDK, real Docker), then the adversarial suite again with
+#                the code blocklist off
 #
 # and ends with the counts per layer on one line, then, alone on the last
 # line, "N passed, N failed" (CI reads it). Exits non-zero if anything
@@ -171,20 +172,25 @@ else
 	layer_failed unit "asan build"
 fi
 
-# The libFuzzer harnesses: the agent protocol's reader and decoders, and a
-# client's line through the MCP server, each for a bounded time. A crash,
-# a leak or undefined behaviour fails with the input that caused it.
+# The libFuzzer harnesses: the agent protocol's reader and decoders, a
+# client's line through the MCP server, and the plugins' lexers (seeded
+# with the blocklist corpus), each for a bounded time. A crash, a leak or
+# undefined behaviour fails with the input that caused it.
 sbx_step "fuzz: tests/fuzz (libFuzzer, ASan/UBSan, ${SBX_FUZZ_SECONDS:-30} s each)"
 if CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON \
 	-DSBX_FUZZ=ON -DSBX_WERROR=OFF >/dev/null &&
-	cmake --build build-fuzz -j"$(nproc)" --target fuzz_agent_codec fuzz_mcp_line >/dev/null; then
-	for h in agent_codec mcp_line; do
+	cmake --build build-fuzz -j"$(nproc)" --target fuzz_agent_codec fuzz_mcp_line fuzz_lex >/dev/null; then
+	for h in agent_codec mcp_line lex; do
 		corpus=$(mktemp -d)
-		seeds=tests/fuzz/seeds/$h
-		[ -d "$seeds" ] || seeds=
+		seeds=()
+		if [ "$h" = lex ]; then
+			seeds=("$SBX_ROOT"/tests/blocklist/corpus/* "$SBX_ROOT"/tests/blocklist/caught/*)
+		elif [ -d "tests/fuzz/seeds/$h" ]; then
+			seeds=("$SBX_ROOT/tests/fuzz/seeds/$h")
+		fi
 		if (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
 			"bin/fuzz_$h" -max_total_time="${SBX_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
-			-max_len=65536 -print_final_stats=1 "$corpus" ${seeds:+"$SBX_ROOT/$seeds"}) >"$out" 2>&1; then
+			-max_len=65536 -print_final_stats=1 "$corpus" "${seeds[@]}") >"$out" 2>&1; then
 			npass[unit]=$((npass[unit] + 1))
 			sbx_log "fuzz_$h: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$out" | tail -n1)"
 		else
@@ -217,6 +223,22 @@ if [ -n "$line" ]; then
 	nfail[end-to-end]=$f
 fi
 [ "$e2e_ok" -eq 1 ] || layer_failed end-to-end
+
+# The adversarial suite again with the code blocklist off: containment
+# never depends on it (docs/security.md, "The code blocklist").
+sbx_step "end-to-end: the adversarial suite with the blocklist off"
+adv_ok=0
+if (cd tests/e2e && SBX_E2E_BLOCKLIST=off node run.mjs adversarial.test.mjs \
+	escape.test.mjs hardening.test.mjs limits.test.mjs seccomp.test.mjs) 2>&1 | tee "$out"; then
+	adv_ok=1
+fi
+line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n1 || true)
+if [ -n "$line" ]; then
+	read -r _ p _ f _ <<<"${line//,/}"
+	npass[end-to-end]=$((${npass[end-to-end]:-0} + p))
+	nfail[end-to-end]=$((${nfail[end-to-end]:-0} + f))
+fi
+[ "$adv_ok" -eq 1 ] || layer_failed end-to-end "adversarial, blocklist off"
 
 summary
 [ "${#failed[@]}" -eq 0 ]

@@ -15,10 +15,11 @@
 #include <string.h>
 
 #include "../util/log.h"
+#include "blocklist.h"
 
 #define LOG_MODULE "config"
 
-enum key_type { KT_U32, KT_STR, KT_LEVEL, KT_NETWORK, KT_BOOL };
+enum key_type { KT_U32, KT_STR, KT_LEVEL, KT_NETWORK, KT_BOOL, KT_BLOCKLIST };
 
 struct key_desc {
 	const char *name;
@@ -130,6 +131,7 @@ static const struct key_desc limits_only_keys[] = {
 	{"max_code_bytes", KT_U32, CFG(max_code_bytes), 1024, 16u << 20},
 	{"shm_mb", KT_U32, CFG(shm_mb), 1, 1u << 20},
 	{"network", KT_NETWORK, CFG(network), 0, 0},
+	{"blocklist", KT_BLOCKLIST, CFG(blocklist_mode), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -143,6 +145,7 @@ static const struct key_desc lang_keys[] = {
 	{"reset_timeout_ms", KT_U32, LANG(reset_timeout_ms), 1000, 600000},
 	{"network", KT_NETWORK, LANG(network), 0, 0},
 	{"registry", KT_STR, LANG(registry), 0, 0},
+	{"blocklist", KT_BLOCKLIST, LANG(blocklist_mode), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -210,6 +213,7 @@ void config_init(struct config *cfg)
 	cfg->pkg_memory_mb = 1024;
 	cfg->audit_max_kb = 10240;
 	cfg->audit_keep = 5;
+	cfg->blocklist_mode = BLOCKLIST_WARN;
 }
 
 static void lang_free(struct lang_config *l)
@@ -287,6 +291,7 @@ static struct lang_config *lang_get(struct config *cfg, const char *name)
 	memset(l, 0, sizeof(*l));
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->enabled = -1;
+	l->blocklist_mode = -1;
 	l->pool_size = -1;
 	l->pool_max_size = -1;
 	l->max_uses = -1;
@@ -376,6 +381,16 @@ static int apply_key(void *base, const struct key_desc *k, const char *v,
 		}
 		*(int *)(void *)p = lvl;
 		return 0;
+	case KT_BLOCKLIST: {
+		enum blocklist_mode m;
+
+		if (blocklist_mode_parse(v, &m)) {
+			*why = "must be off, warn or block";
+			return -EINVAL;
+		}
+		*(int *)(void *)p = (int)m;
+		return 0;
+	}
 	case KT_NETWORK:
 		/* Only isolation modes are accepted from the config; joining a
 		 * user network is a later, deliberate feature. */
@@ -459,15 +474,17 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 		return 0;
 	}
 	if (strcmp(key, "block") == 0) {
-		/* Repeatable: each line adds one pattern; "block =" with an
-		 * empty value clears the plugin's list. */
-		if (!l->has_blocklist) {
-			l->has_blocklist = 1;
+		/* Repeatable: each line adds one pattern to the plugin's;
+		 * "block =" with an empty value drops the plugin's and the
+		 * ones before it. */
+		if (!*v) {
+			for (size_t i = 0; i < l->nblocklist; i++)
+				free(l->blocklist[i]);
 			l->nblocklist = 0;
-		}
-		if (!*v)
+			l->block_clear = 1;
 			return 0;
-		if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB) != 0) {
+		}
+		if (regcomp(&re, v, REG_EXTENDED | REG_NEWLINE) != 0) {
 			*why = "not a valid POSIX extended regular expression";
 			return -EINVAL;
 		}

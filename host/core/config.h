@@ -29,11 +29,14 @@ struct lang_config {
 	uint32_t start_timeout_ms; /* 0: not set */
 	uint32_t reset_timeout_ms; /* 0: not set */
 	char *network;
-	char *registry; /* the installer's registry (a mirror), or NULL */
-	/* Replace the plugin's lists when set (has_*). */
-	int has_blocklist;
-	char *blocklist[CONFIG_MAX_LIST]; /* POSIX ERE patterns */
+	char *registry;	    /* the installer's registry (a mirror), or NULL */
+	int blocklist_mode; /* enum blocklist_mode, -1 unset */
+	/* `block` patterns (POSIX ERE), added to the plugin's rules; an
+	 * empty `block =` drops the plugin's and those before it. */
+	int block_clear;
+	char *blocklist[CONFIG_MAX_LIST];
 	size_t nblocklist;
+	/* Replace the plugin's list when set. */
 	int has_seccomp_deny;
 	char *seccomp_deny[CONFIG_MAX_LIST];
 	size_t nseccomp_deny;
@@ -122,7 +125,8 @@ struct config {
 	uint32_t reset_timeout_ms; /* a used container's reset and check */
 	uint32_t max_code_bytes;
 	uint32_t shm_mb;
-	char *network; /* Docker network mode, "none" */
+	char *network;	    /* Docker network mode, "none" */
+	int blocklist_mode; /* enum blocklist_mode (blocklist.h) */
 
 	struct lang_config *langs;
 	size_t nlangs;

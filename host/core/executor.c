@@ -31,6 +31,19 @@ const char *const exec_base_env[] = {
 	NULL,
 };
 
+/* The blocklist's scan of a call's code, in the thread pool, with a copy
+ * of the request that starts once it is done. */
+struct exec_scan {
+	uv_work_t work;
+	struct exec_job *job;	    /* only the loop touches it */
+	const struct blocklist *bl; /* read by the thread */
+	struct exec_request req;    /* its pointers point into mem and files */
+	char *mem;
+	struct exec_file *files;
+	struct blocklist_hit hits[BLOCKLIST_MAX_HITS];
+	int nhits; /* or -ENOMEM */
+};
+
 struct exec_job {
 	uv_timer_t watchdog; /* embedded: the job is freed in close_cb */
 	struct pool *pool;
@@ -67,6 +80,9 @@ struct exec_job {
 	char *kept_buf;
 	char kept_phase[8];
 	int anomaly;
+	struct exec_scan *scan;			       /* in the thread pool */
+	struct blocklist_hit hits[BLOCKLIST_MAX_HITS]; /* blocklist = warn */
+	size_t nhits;
 };
 
 static void job_closed_cb(uv_handle_t *h)
@@ -85,11 +101,15 @@ static void job_closed_cb(uv_handle_t *h)
 
 static void job_finish(struct exec_job *j, const struct exec_outcome *o)
 {
+	struct exec_outcome with = *o;
+
 	if (j->done)
 		return;
 	j->done = 1;
 	uv_timer_stop(&j->watchdog);
-	j->cb(o, j->arg);
+	with.blocklist = j->hits;
+	with.nblocklist = j->nhits;
+	j->cb(&with, j->arg);
 	uv_close((uv_handle_t *)&j->watchdog, job_closed_cb);
 }
 
@@ -673,6 +693,128 @@ static int interpreter_request(struct exec_job *j,
 
 static void start_job(struct exec_job *j, const struct exec_request *req);
 
+/* The request's borrowed parts copied into one allocation (and files into
+ * their own), for a start after the scan. */
+static int request_copy(struct exec_scan *sc, const struct exec_request *req)
+{
+	size_t plen = req->pkg_paths ? strlen(req->pkg_paths) + 1 : 0;
+	size_t env = 0, elen = 0, k;
+	char *p;
+
+	for (;
+	     req->extra_env && req->extra_env[env] && env < EXEC_MAX_EXTRA_ENV;
+	     env++)
+		elen += strlen(req->extra_env[env]) + 1;
+	sc->req = *req;
+	sc->mem = malloc((env + 1) * sizeof(char *) + elen + req->code_len + 1 +
+			 req->stdin_len + 1 + plen);
+	if (!sc->mem ||
+	    exec_files_copy(req->files, req->nfiles, &sc->files) != 0)
+		return -ENOMEM;
+	sc->req.files = sc->files;
+	p = sc->mem + (env + 1) * sizeof(char *);
+	for (k = 0; k < env; k++) {
+		size_t n = strlen(req->extra_env[k]) + 1;
+
+		((char **)(void *)sc->mem)[k] = memcpy(p, req->extra_env[k], n);
+		p += n;
+	}
+	((char **)(void *)sc->mem)[env] = NULL;
+	sc->req.extra_env =
+		req->extra_env ? (const char *const *)(void *)sc->mem : NULL;
+	sc->req.code = memcpy(p, req->code, req->code_len);
+	p[req->code_len] = '\0';
+	p += req->code_len + 1;
+	if (req->stdin_data) {
+		sc->req.stdin_data = memcpy(p, req->stdin_data, req->stdin_len);
+		p[req->stdin_len] = '\0';
+	}
+	p += req->stdin_len + 1;
+	if (plen)
+		sc->req.pkg_paths = memcpy(p, req->pkg_paths, plen);
+	return 0;
+}
+
+static void scan_free(struct exec_scan *sc)
+{
+	if (!sc)
+		return;
+	free(sc->mem);
+	free(sc->files);
+	free(sc);
+}
+
+static void scan_work_cb(uv_work_t *w)
+{
+	struct exec_scan *sc = w->data;
+
+	sc->nhits = blocklist_scan(sc->bl, sc->req.code, sc->req.code_len,
+				   sc->hits, BLOCKLIST_MAX_HITS);
+}
+
+/* Refused: the matches in the message (the error's text is all a client
+ * shows of it). */
+static void fail_blocked(struct exec_job *j, const struct blocklist_hit *h,
+			 int n)
+{
+	char msg[ERROR_MSG_MAX];
+	size_t len;
+
+	len = (size_t)snprintf(msg, sizeof(msg),
+			       "the code blocklist ([%s] blocklist = block) "
+			       "refused the code",
+			       j->pl->desc->name);
+	for (int k = 0; k < n && len < sizeof(msg); k++)
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+					"%s line %u, column %u: %s (`%s`)",
+					k ? ";" : ":", h[k].line, h[k].column,
+					h[k].rule->reason, h[k].match);
+	job_fail(j, ERR_CODE_BLOCKED, "%s", msg);
+}
+
+static void scan_done_cb(uv_work_t *w, int status)
+{
+	struct exec_scan *sc = w->data;
+	struct exec_job *j = sc->job;
+
+	j->scan = NULL;
+	if (status == UV_ECANCELED || j->cancelled) {
+		job_fail(j, ERR_CANCELLED, NULL);
+	} else if (sc->nhits < 0) {
+		job_fail(j, ERR_SANDBOX, "out of memory");
+	} else if (sc->nhits > 0 &&
+		   j->pl->policy.blocklist.mode == BLOCKLIST_BLOCK) {
+		fail_blocked(j, sc->hits, sc->nhits);
+	} else {
+		memcpy(j->hits, sc->hits,
+		       (size_t)sc->nhits * sizeof(*sc->hits));
+		j->nhits = (size_t)sc->nhits;
+		start_job(j, &sc->req);
+	}
+	scan_free(sc);
+}
+
+/* The blocklist's scan, then start_job from the copy. */
+static void scan_start(struct exec_job *j, const struct exec_request *req)
+{
+	struct exec_scan *sc = calloc(1, sizeof(*sc));
+
+	if (sc) {
+		/* set before it is queued: the thread may start at once */
+		sc->work.data = sc;
+		sc->job = j;
+		sc->bl = &j->pl->policy.blocklist;
+	}
+	if (!sc || request_copy(sc, req) != 0 ||
+	    uv_queue_work(j->watchdog.loop, &sc->work, scan_work_cb,
+			  scan_done_cb) != 0) {
+		scan_free(sc);
+		job_fail(j, ERR_SANDBOX, "out of memory");
+		return;
+	}
+	j->scan = sc;
+}
+
 int exec_start(uv_loop_t *loop, struct pool *pool,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,
 	       struct exec_job **out)
@@ -690,7 +832,17 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 	j->arg = arg;
 	*out = j;
 	j->in_start = 1;
-	start_job(j, req);
+	if (req->code_len + req->stdin_len > req->pl->policy.max_code_bytes)
+		job_fail(j, ERR_CODE_TOO_LARGE,
+			 "code%s is %zu bytes; the limit is %u bytes "
+			 "(max_code_bytes)",
+			 req->stdin_len ? " with stdin" : "",
+			 req->code_len + req->stdin_len,
+			 req->pl->policy.max_code_bytes);
+	else if (blocklist_active(&req->pl->policy.blocklist))
+		scan_start(j, req);
+	else
+		start_job(j, req);
 	j->in_start = 0;
 	return 0;
 }
@@ -703,7 +855,6 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 	const struct policy *po = &req->pl->policy;
 	const struct sbx_plugin *d = req->pl->desc;
 	char msg[ERROR_MSG_MAX];
-	const char *why;
 	struct box *b = NULL;
 	int rc;
 
@@ -722,19 +873,6 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 			return;
 		}
 
-	if (req->code_len + req->stdin_len > po->max_code_bytes) {
-		job_fail(j, ERR_CODE_TOO_LARGE,
-			 "code%s is %zu bytes; the limit is %u bytes "
-			 "(max_code_bytes)",
-			 req->stdin_len ? " with stdin" : "",
-			 req->code_len + req->stdin_len, po->max_code_bytes);
-		return;
-	}
-	if ((why = policy_check_code(po, req->code))) {
-		job_fail(j, ERR_CODE_BLOCKED,
-			 "the code was rejected by policy: %s", why);
-		return;
-	}
 	if (exec_files_copy(req->files, req->nfiles, &j->files)) {
 		job_fail(j, ERR_SANDBOX, "out of memory");
 		return;
@@ -821,6 +959,9 @@ void exec_cancel(struct exec_job *j)
 		collect_stop(j->coll); /* the run is over: what is read stays */
 	} else if (job_agent(j)) {
 		agent_client_cancel(job_agent(j));
+	} else if (j->scan) {
+		/* Not started yet: scan_done_cb ends the job either way. */
+		uv_cancel((uv_req_t *)&j->scan->work);
 	} else if (j->waiting && pool_cancel_acquire(j->pool, acquired_cb, j)) {
 		j->waiting = 0;
 		job_fail(j, ERR_CANCELLED, NULL);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "blocklist.h"
 #include "plugins.h"
 #include "pool.h"
 #include "../util/error.h"
@@ -149,6 +150,9 @@ struct exec_outcome {
 	const struct exec_artifact *artifacts;
 	size_t nartifacts;
 	uint32_t artifacts_more;
+	/* What the code blocklist found (blocklist = warn: the code ran). */
+	const struct blocklist_hit *blocklist;
+	size_t nblocklist;
 };
 
 typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);
@@ -157,7 +161,9 @@ typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);
  * Validate and start. Returns 0, and cb runs exactly once, later, from the
  * loop: never before this returns, even for a policy refusal (code too
  * large, blocked or rejected code), so callers have one path. Returns a
- * negative code (cb not called) only when out of memory.
+ * negative code (cb not called) only when out of memory. When the
+ * language's blocklist is on, the code is lexed and matched in the thread
+ * pool first (a copy of req waits meanwhile).
  */
 int exec_start(uv_loop_t *loop, struct pool *pool,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,

@@ -205,7 +205,7 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 
 		for (i = 0; d->blocklist[i].pattern; i++) {
 			if (regcomp(&re, d->blocklist[i].pattern,
-				    REG_EXTENDED | REG_NOSUB) != 0) {
+				    REG_EXTENDED | REG_NEWLINE) != 0) {
 				*why = "blocklist pattern is not a valid ERE";
 				return -EINVAL;
 			}
@@ -381,14 +381,7 @@ const struct plugin *plugins_find(const struct plugin_set *set,
 
 static void policy_close(struct policy *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->nblock; i++) {
-		regfree(&p->block[i]);
-		free(p->block_reason[i]);
-	}
-	free(p->block);
-	free(p->block_reason);
+	blocklist_close(&p->blocklist);
 	free(p->seccomp_deny);
 	free(p->seccomp_profile);
 	free(p->image);
@@ -402,12 +395,40 @@ static void policy_close(struct policy *p)
 			  : d->limits.field	 ? d->limits.field             \
 						 : cfg->limits.field
 
-static int add_block(struct policy *p, const char *pattern, const char *reason)
+/* The plugin's rules (unless the section dropped them), then the
+ * section's `block` patterns; the mode from the section, else [limits]. */
+static int policy_blocklist(struct policy *p, const struct sbx_plugin *d,
+			    const struct lang_config *lc,
+			    const struct config *cfg)
 {
-	if (regcomp(&p->block[p->nblock], pattern, REG_EXTENDED | REG_NOSUB))
-		return -EINVAL;
-	p->block_reason[p->nblock++] = strdup(reason);
-	return 0;
+	struct blocklist *bl = &p->blocklist;
+	int rc = 0;
+
+	bl->mode = lc && lc->blocklist_mode >= 0
+			   ? (enum blocklist_mode)lc->blocklist_mode
+			   : (enum blocklist_mode)cfg->blocklist_mode;
+	bl->lex = d->lex_mask;
+	for (size_t i = 0; !(lc && lc->block_clear) && d->blocklist &&
+			   d->blocklist[i].pattern && rc != -ENOMEM;
+	     i++) {
+		rc = blocklist_add(bl, d->blocklist[i].pattern,
+				   d->blocklist[i].reason
+					   ? d->blocklist[i].reason
+					   : "a rule of the plugin",
+				   0);
+		if (rc == -EINVAL) /* validated at load: cannot happen */
+			log_error("[%s] blocklist rule '%s' does not compile",
+				  d->name, d->blocklist[i].pattern);
+	}
+	for (size_t i = 0; lc && i < lc->nblocklist && rc != -ENOMEM; i++) {
+		rc = blocklist_add(bl, lc->blocklist[i],
+				   "matches a block pattern of sandbox.ini", 1);
+		if (rc == -EINVAL)
+			log_error("[%s] block pattern '%s' does not compile "
+				  "(skipped)",
+				  d->name, lc->blocklist[i]);
+	}
+	return rc == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* Is d named (by name or alias) in [pool] warm_at_start, or is it "*"? */
@@ -490,32 +511,8 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	if (lc && lc->registry && !(p->registry = strdup(lc->registry)))
 		goto nomem;
 
-	if (lc && lc->has_blocklist)
-		n = lc->nblocklist;
-	else
-		for (; d->blocklist && d->blocklist[n].pattern; n++)
-			;
-	p->block = calloc(n + 1, sizeof(*p->block));
-	p->block_reason = calloc(n + 1, sizeof(*p->block_reason));
-	if (!p->image || !p->network || !p->block || !p->block_reason)
+	if (!p->image || !p->network || policy_blocklist(p, d, lc, cfg))
 		goto nomem;
-	for (i = 0; i < n; i++) {
-		int rc = lc && lc->has_blocklist
-				 ? add_block(p, lc->blocklist[i],
-					     "matches a block pattern in "
-					     "sandbox.ini")
-				 : add_block(p, d->blocklist[i].pattern,
-					     d->blocklist[i].reason
-						     ? d->blocklist[i].reason
-						     : "blocked by the plugin");
-		if (rc)
-			log_error("[%s] block pattern '%s' does not compile "
-				  "(skipped)",
-				  d->name,
-				  lc && lc->has_blocklist
-					  ? lc->blocklist[i]
-					  : d->blocklist[i].pattern);
-	}
 
 	n = 0;
 	if (lc && lc->has_seccomp_deny)
@@ -584,15 +581,4 @@ void plugins_close(struct plugin_set *set)
 	}
 	free(set->v);
 	memset(set, 0, sizeof(*set));
-}
-
-const char *policy_check_code(const struct policy *p, const char *code)
-{
-	size_t i;
-
-	for (i = 0; i < p->nblock; i++)
-		if (p->block_reason[i] &&
-		    regexec(&p->block[i], code, 0, NULL, 0) == 0)
-			return p->block_reason[i];
-	return NULL;
 }

@@ -9,9 +9,9 @@
 #ifndef SBX_PLUGINS_H
 #define SBX_PLUGINS_H
 
-#include <regex.h>
 #include <stddef.h>
 
+#include "blocklist.h"
 #include "config.h"
 #include "sbx_plugin.h"
 
@@ -37,10 +37,8 @@ struct policy {
 	uint32_t shm_mb;
 	char *network;
 	char *registry; /* the installer's mirror ([lang] registry), or NULL */
-	regex_t *block; /* nblock compiled patterns */
-	char **block_reason;
-	size_t nblock;
-	const char **seccomp_deny; /* NULL-terminated; strings borrowed */
+	struct blocklist blocklist; /* mode, rules and the plugin's lexer */
+	const char **seccomp_deny;  /* NULL-terminated; strings borrowed */
 	/* The Docker seccomp profile (seccomp_profile.h): the floor and
 	 * seccomp_deny; NULL leaves the engine's default (logged). */
 	char *seccomp_profile;
@@ -92,8 +90,5 @@ int plugins_apply_config(struct plugin_set *set, const struct config *cfg);
 const struct plugin *plugins_find(const struct plugin_set *set,
 				  const char *name);
 void plugins_close(struct plugin_set *set);
-
-/* NULL if allowed, else the reason of the first matching rule. */
-const char *policy_check_code(const struct policy *p, const char *code);
 
 #endif

@@ -402,8 +402,14 @@ void mcp_server_audit_note(cJSON *ev, const cJSON *body)
 	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(body, "signal");
 	char outcome[64];
 
+	const cJSON *bl = cJSON_GetObjectItemCaseSensitive(body, "blocklist");
+
 	refused_hosts(ev, body);
-	if (cJSON_GetObjectItemCaseSensitive(ev, "refused") &&
+	/* blocklist = warn: the matches (the code ran) */
+	if (cJSON_IsArray(bl) && cJSON_GetArraySize(bl) > 0)
+		cJSON_AddItemToObject(ev, "blocklist", cJSON_Duplicate(bl, 1));
+	if ((cJSON_GetObjectItemCaseSensitive(ev, "refused") ||
+	     cJSON_GetObjectItemCaseSensitive(ev, "blocklist")) &&
 	    !cJSON_GetObjectItemCaseSensitive(ev, "violation"))
 		cJSON_AddBoolToObject(ev, "violation", 1);
 	if (!ec)

@@ -47,6 +47,29 @@ static void add_artifacts(cJSON *r, const struct exec_outcome *o)
 						: (double)o->artifacts_more);
 }
 
+/* blocklist = warn: what matched, with where (the code ran). */
+static void add_blocklist(cJSON *r, const struct exec_outcome *o)
+{
+	cJSON *arr;
+
+	if (!o->nblocklist)
+		return;
+	arr = cJSON_AddArrayToObject(r, "blocklist");
+	for (size_t i = 0; i < o->nblocklist; i++) {
+		const struct blocklist_hit *h = &o->blocklist[i];
+		cJSON *a = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(a, "line", h->line);
+		cJSON_AddNumberToObject(a, "column", h->column);
+		add_text(a, "match", h->match, strlen(h->match));
+		cJSON_AddStringToObject(a, "reason", h->rule->reason);
+		cJSON_AddStringToObject(a, "rule",
+					h->rule->from_config ? "sandbox.ini"
+							     : "plugin");
+		cJSON_AddItemToArray(arr, a);
+	}
+}
+
 cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -89,6 +112,7 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 	cJSON_AddStringToObject(r, "language", o->language);
 	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
 	add_artifacts(r, o);
+	add_blocklist(r, o);
 	if (session) {
 		cJSON_AddStringToObject(r, "session", session);
 		cJSON_AddBoolToObject(r, "stateKept",

@@ -58,6 +58,7 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/lex.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -286,6 +287,36 @@ static int session_request(const struct sbx_host_api *host, uint32_t seq,
 	return 0;
 }
 
+/* The blocklist's rules (docs/security.md, "The code blocklist"): each
+ * names a construct ordinary scripts do not use; the sandbox stops every
+ * one of them anyway. CMD: where a command starts (a line, after ; & | (
+ * { or `, after a keyword or a command-running prefix). */
+#define CMD                                                                    \
+	"(^|[;&|({`!]|\\b(then|do|else|if|elif|while|until|exec|sudo|"         \
+	"command|nohup|time|env|xargs|nice)\\s)\\s*"
+static const struct sbx_block_rule blocklist[] = {
+	{"(^|[^[:alnum:]_:])(:|[[:alnum:]_]+)\\s*\\(\\)\\s*\\{\\s*\\2\\s*\\|"
+	 "\\s*\\2\\s*&",
+	 "a fork bomb (the pids limit stops it)"},
+	{CMD "(unshare|nsenter|chroot|pivot_root|insmod|rmmod|modprobe|kexec|"
+	     "setcap|capsh|debugfs)\\b",
+	 "enters namespaces, changes the root or loads kernel code (the "
+	 "sandbox has no capabilities; the seccomp floor denies these)"},
+	{CMD "u?mount\\s+[-/]",
+	 "mounts a file system (the sandbox has no capabilities)"},
+	{CMD "kill\\s+(-s\\s+\\w+|-[[:alnum:]]+|--)\\s+-1\\b",
+	 "signals every process of the sandbox user"},
+	{"/(var/)?run/docker\\.sock|/proc/1/(environ|mem|root|ns|maps)\\b|"
+	 "/proc/sysrq-trigger|/dev/(mem|kmem|port)\\b",
+	 "probes the container engine's socket, the sandbox's PID 1 or the "
+	 "kernel (none is reachable from the sandbox)"},
+	{"\\b(ba)?sh\\s+-i\\b.*/dev/(tcp|udp)/|"
+	 "\\b(nc|ncat|netcat)\\s[^|;&]*-e\\s",
+	 "a reverse shell (the sandbox has no network)"},
+	{NULL, NULL},
+};
+#undef CMD
+
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
 	.abi_major = SBX_PLUGIN_ABI_MAJOR,
@@ -306,6 +337,8 @@ static const struct sbx_plugin plugin = {
 		},
 	.session_cmd = session_cmd,
 	.session_request = session_request,
+	.blocklist = blocklist,
+	.lex_mask = sbx_lex_bash,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -34,6 +34,7 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/lex.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -548,6 +549,27 @@ static int prepare_code(const struct sbx_host_api *host, const char *code,
 	return 0;
 }
 
+/* The blocklist's rules (docs/security.md, "The code blocklist"): each
+ * names a construct ordinary programs do not use; the sandbox stops every
+ * one of them anyway. */
+static const struct sbx_block_rule blocklist[] = {
+	{"\\b(syscall|unix)\\.(Syscall|Syscall6|RawSyscall|RawSyscall6|"
+	 "RawSyscallNoError)\\s*\\(",
+	 "a raw system call"},
+	{"\\b(syscall|unix)\\.(Setuid|Setgid|Setreuid|Setregid|Setresuid|"
+	 "Setresgid|Setgroups|Chroot|Mount|Unmount|Unshare|Setns|PivotRoot|"
+	 "PtraceAttach|PtraceSeize|Reboot|InitModule|FinitModule|"
+	 "IoUringSetup)\\s*\\(",
+	 "changes ids, namespaces or mounts, or traces a process (the sandbox "
+	 "has no capabilities; the seccomp floor denies these)"},
+	{"\\b(syscall|unix)\\.Kill\\s*\\(\\s*-1\\s*,",
+	 "signals every process of the sandbox user"},
+	{"\\b(syscall|unix)\\.AF_(VSOCK|PACKET|NETLINK|BLUETOOTH|CAN|ALG)\\b",
+	 "a socket family the seccomp floor denies (only UNIX, IPv4 and IPv6 "
+	 "sockets are allowed)"},
+	{NULL, NULL},
+};
+
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
 	.abi_major = SBX_PLUGIN_ABI_MAJOR,
@@ -575,6 +597,8 @@ static const struct sbx_plugin plugin = {
 	.package_path = "",
 	.package_env = package_env,
 	.prepare_code = prepare_code,
+	.blocklist = blocklist,
+	.lex_mask = sbx_lex_go,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

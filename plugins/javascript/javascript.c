@@ -11,6 +11,8 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/js_blocklist.h"
+#include "../common/lex.h"
 #include "../common/npm_packages.h"
 
 static const char *const aliases[] = {"js", "node", NULL};
@@ -67,6 +69,8 @@ static const struct sbx_plugin plugin = {
 	.package_path = "node_modules",
 	.package_env = package_env,
 	.session_cmd = session_cmd,
+	.blocklist = js_blocklist,
+	.lex_mask = sbx_lex_javascript,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

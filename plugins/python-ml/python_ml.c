@@ -19,6 +19,9 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/lex.h"
+#include "../common/python_blocklist.h"
+
 static const char *const aliases[] = {"python_ml", NULL};
 static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
 static const char *const env[] = {
@@ -66,6 +69,8 @@ static const struct sbx_plugin plugin = {
 	 * container joins the pool, not on somebody's first call. */
 	.warmup_code = "pass\n",
 	.session_cmd = session_cmd,
+	.blocklist = python_blocklist,
+	.lex_mask = sbx_lex_python,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

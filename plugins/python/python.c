@@ -7,6 +7,9 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/lex.h"
+#include "../common/python_blocklist.h"
+
 static const char *const aliases[] = {"py", "python3", NULL};
 static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
 static const char *const env[] = {
@@ -63,6 +66,8 @@ static const struct sbx_plugin plugin = {
 	.install_env = install_env,
 	.package_path = "",
 	.package_env = package_env,
+	.blocklist = python_blocklist,
+	.lex_mask = sbx_lex_python,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -35,6 +35,7 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/lex.h"
 #include <string.h>
 
 static const char *const aliases[] = {"rs", NULL};
@@ -176,11 +177,12 @@ static void lex_quote(struct lexer *lx, struct tok *t, size_t i)
 	size_t n = lx->len, cp;
 
 	if (i + 1 < n && s[i + 1] == '\\') {
-		for (i += 2; i < n && s[i] != '\'' && s[i] != '\n'; i++)
-			if (s[i] == '\\')
-				i++;
+		/* past the escaped byte ('\\', '\''), then to the quote
+		 * ('\u{1F600}', '\x41') */
+		for (i += 3; i < n && s[i] != '\'' && s[i] != '\n'; i++)
+			;
 		t->kind = i < n && s[i] == '\'' ? TK_LIT : TK_ERROR;
-		lx->pos = i + 1;
+		lx->pos = i < n ? i + 1 : n;
 		return;
 	}
 	/* One code point, then a quote: a char; else a lifetime or label. */
@@ -613,6 +615,32 @@ static int prepare_code(const struct sbx_host_api *host, const char *code,
 	return 0;
 }
 
+/* The blocklist's rules (docs/security.md, "The code blocklist"): each
+ * names a construct ordinary programs do not use; the sandbox stops every
+ * one of them anyway. */
+static const struct sbx_block_rule blocklist[] = {
+	{"\\b(asm|global_asm|naked_asm)!\\s*[({[]|\\barch::(asm|global_asm)\\b",
+	 "inline assembly (raw system calls)"},
+	{"\\blibc::(syscall|setuid|setgid|seteuid|setegid|setreuid|setregid|"
+	 "setresuid|setresgid|setgroups|chroot|mount|umount|umount2|unshare|"
+	 "setns|pivot_root|ptrace|process_vm_readv|process_vm_writev|"
+	 "init_module|finit_module|kexec_load|reboot|personality)\\s*\\(",
+	 "a raw or privileged system call (the sandbox has no capabilities; "
+	 "the seccomp floor denies these)"},
+	{"\\bnix::(mount|sched::(unshare|setns)|unistd::(setuid|setgid|chroot|"
+	 "pivot_root)|sys::ptrace)\\b",
+	 "changes ids, namespaces or mounts, or traces a process (the sandbox "
+	 "has no capabilities)"},
+	{"\\bloop\\s*\\{\\s*(unsafe\\s*\\{\\s*)?libc::fork\\s*\\(",
+	 "a fork bomb (the pids limit stops it)"},
+	{"\\blibc::kill\\s*\\(\\s*-1\\s*,",
+	 "signals every process of the sandbox user"},
+	{"\\blibc::AF_(VSOCK|PACKET|NETLINK|BLUETOOTH|CAN|ALG)\\b",
+	 "a socket family the seccomp floor denies (only UNIX, IPv4 and IPv6 "
+	 "sockets are allowed)"},
+	{NULL, NULL},
+};
+
 static const struct sbx_plugin plugin = {
 	.struct_size = sizeof(struct sbx_plugin),
 	.abi_major = SBX_PLUGIN_ABI_MAJOR,
@@ -643,6 +671,8 @@ static const struct sbx_plugin plugin = {
 	.install_env = install_env,
 	.package_path = "",
 	.package_env = package_env,
+	.blocklist = blocklist,
+	.lex_mask = sbx_lex_rust,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -16,6 +16,8 @@
  */
 #include <sbx_plugin.h>
 
+#include "../common/js_blocklist.h"
+#include "../common/lex.h"
 #include "../common/npm_packages.h"
 
 /* The transpile step, shared by the default build and ts-build. require()
@@ -96,6 +98,8 @@ static const struct sbx_plugin plugin = {
 	.package_env = package_env,
 	.options = options,
 	.session_cmd = session_cmd,
+	.blocklist = js_blocklist,
+	.lex_mask = sbx_lex_javascript,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

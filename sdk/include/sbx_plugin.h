@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 5
+#define SBX_PLUGIN_ABI_MINOR 6
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -76,11 +76,14 @@ struct sbx_limits {
 };
 
 /*
- * A code blocklist entry: a POSIX extended regular expression matched
- * against the submitted code. A match rejects the call with the error code
- * "code_blocked" and the reason. The container is the security boundary;
- * blocklists are an administrator's policy tool, so built-in plugins ship
- * none that would reject ordinary programs.
+ * A code blocklist rule: a POSIX extended regular expression (glibc's:
+ * \b, \w and \s work; compiled with REG_NEWLINE, so ^ and $ are line
+ * anchors) matched against the code as lex_mask shows it, and the reason
+ * told to the user when it matches. sandbox.ini's `blocklist = off | warn
+ * | block` decides what a match does (warn by default: the call runs and
+ * its result lists the match). Rules must be quiet: they name constructs
+ * that ordinary programs do not use (docs/security.md, "The code
+ * blocklist"). The container is the security boundary, not the rules.
  */
 struct sbx_block_rule {
 	const char *pattern;
@@ -227,6 +230,18 @@ struct sbx_plugin {
 	 * allows those hosts too. NULL: downloads come from the registries'
 	 * own hosts. */
 	const char *const *registry_follow_cmd;
+
+	/* ABI 1.6 */
+
+	/* The lexer the blocklist sees code through: copy len bytes of code
+	 * to out (len bytes, the host's) with every byte of a comment and of
+	 * a string literal's contents replaced by a space, newlines kept, so
+	 * that rules match code only and a match's offset is its line and
+	 * column in the code. A string that is code (an import's module
+	 * name) may be kept. Called from any thread; must not allocate from
+	 * or write outside out, and must take time linear in len. NULL:
+	 * rules see the code as it is. */
+	void (*lex_mask)(const char *code, size_t len, char *out);
 };
 
 /* The one symbol a plugin exports. Returns NULL to decline loading. */

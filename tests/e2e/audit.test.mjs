@@ -32,7 +32,7 @@ function lines(file) {
 e2e('the audit log records every call with its outcome and a hash of the code; sandbox_security lists, filters, counts and verifies', { timeoutMs: 120_000 }, async (h) => {
   const dir = auditDir(h);
   const file = path.join(dir, 'audit.log');
-  const env = { SANDBOX_POOL_SIZE: '0', SANDBOX_AUDIT_FILE: file, SANDBOX_BASH_BLOCK: 'forbidden_word' };
+  const env = { SANDBOX_POOL_SIZE: '0', SANDBOX_AUDIT_FILE: file, SANDBOX_BASH_BLOCK: 'forbidden_word', SANDBOX_BASH_BLOCKLIST: 'block' };
   const s = await h.start({ env });
   const ok = 'echo audited';
   assert.equal((await s.execute('bash', ok)).stdout, 'audited\n');

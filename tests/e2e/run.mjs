@@ -8,16 +8,21 @@
 //
 // Exit status non-zero when a test failed, when a file failed to load or
 // ran no test of its own, or when no test ran at all: a run that checked
-// nothing does not pass.
+// nothing does not pass. File names given as arguments run only those.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
 const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.test.mjs'))
+  .filter((f) => f.endsWith('.test.mjs') && (!only.length || only.includes(f)))
   .sort();
+if (only.length && files.length !== only.length) {
+  console.log(`e2e: no such test file among ${only.join(' ')}`);
+  process.exit(1);
+}
 const [major, minor] = process.versions.node.split('.').map(Number);
 
 /** Runs node --test on these files; resolves to { status, tap }. */

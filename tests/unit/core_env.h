@@ -279,7 +279,9 @@ struct run {
 	char errmsg[ERROR_MSG_MAX];
 	struct exec_outcome o; /* pointers cleared; the copies below */
 	char out[4096], err[4096], phase[8];
-	char streamed[256]; /* what output_cb got */
+	char streamed[256];		   /* what output_cb got */
+	char hit[BLOCKLIST_MATCH_MAX + 1]; /* the first blocklist match */
+	uint32_t hit_line;
 };
 
 static int env_run_serial;
@@ -302,6 +304,10 @@ static inline void env_run_cb(const struct exec_outcome *o, void *arg)
 	snprintf(r->err, sizeof(r->err), "%.*s", (int)o->err_len,
 		 o->err ? o->err : "");
 	snprintf(r->phase, sizeof(r->phase), "%s", o->phase ? o->phase : "");
+	r->o.blocklist = NULL;
+	snprintf(r->hit, sizeof(r->hit), "%s",
+		 o->nblocklist ? o->blocklist[0].match : "");
+	r->hit_line = o->nblocklist ? o->blocklist[0].line : 0;
 }
 
 static inline void env_output_cb(const char *out, size_t out_len,

@@ -85,6 +85,7 @@ static void t_policy_refusals(void)
 	static const char *const cfg[] = {
 		"limits", "max_code_bytes", "1024",	      /* */
 		"fake",	  "block",	    "forbidden_call", /* */
+		"fake",	  "blocklist",	    "block",	      /* */
 		NULL};
 	char big[2001];
 	struct env e;
@@ -106,7 +107,16 @@ static void t_policy_refusals(void)
 	RUN_UNTIL(&e, r.n == 1);
 	CHECK(r.early == 0);
 	CHECK(r.error == ERR_CODE_BLOCKED);
-	CHECK_STR_CONTAINS(r.errmsg, "rejected by policy");
+	CHECK_STR_CONTAINS(r.errmsg, "blocklist = block");
+	CHECK_STR_CONTAINS(r.errmsg, "line 1, column 5");
+	CHECK_STR_CONTAINS(r.errmsg, "`forbidden_call`");
+
+	/* Cancelled while the scan waits for or runs in the thread pool:
+	 * cancelled, not blocked, and nothing reached an agent. */
+	env_exec(&e, e.pl, "x = forbidden_call()", 0, NULL, &r);
+	exec_cancel(r.job);
+	RUN_UNTIL(&e, r.n == 1);
+	CHECK(r.error == ERR_CANCELLED);
 
 	/* Code and stdin count together: each alone fits. */
 	{
@@ -120,6 +130,39 @@ static void t_policy_refusals(void)
 	}
 	CHECK(e.script->total.exec == 0);
 	CHECK(fake_engine_count(e.fe, FAKE_OP_CREATE) == 0);
+	env_close(&e);
+}
+
+/* blocklist = warn (the default): the code runs and the outcome names the
+ * match; off: no scan at all. */
+static void t_blocklist_warn(void)
+{
+	static const char *const cfg[] = {"fake", "block",
+					  "forbidden_[a-z]+", /* */
+					  NULL};
+	static const char *const off[] = {
+		"fake", "block",     "forbidden_[a-z]+", /* */
+		"fake", "blocklist", "off",		 /* */
+		NULL};
+	struct env e;
+	struct run r;
+
+	env_open(&e, "blocklist-warn", cfg, 0);
+	env_exec(&e, e.pl, "print(1)\n  forbidden_call()", 0, NULL, &r);
+	RUN_UNTIL(&e, r.n == 1);
+	CHECK(r.error == 0);
+	CHECK(strcmp(r.hit, "forbidden_call") == 0);
+	CHECK(r.hit_line == 2);
+	CHECK(e.script->total.exec == 1);
+	env_exec(&e, e.pl, "print(2)", 0, NULL, &r);
+	RUN_UNTIL(&e, r.n == 1);
+	CHECK(r.error == 0 && r.hit[0] == '\0');
+	env_close(&e);
+
+	env_open(&e, "blocklist-off", off, 0);
+	env_exec(&e, e.pl, "forbidden_call()", 0, NULL, &r);
+	RUN_UNTIL(&e, r.n == 1);
+	CHECK(r.error == 0 && r.hit[0] == '\0');
 	env_close(&e);
 }
 
@@ -325,6 +368,7 @@ static void t_watchdog(void)
 static const struct env_scenario scenarios[] = {
 	{"outcome", t_outcome},
 	{"policy-refusals", t_policy_refusals},
+	{"blocklist-warn", t_blocklist_warn},
 	{"timeout-cap", t_timeout_cap},
 	{"output-caps", t_output_caps},
 	{"transport-failure", t_transport_failure},

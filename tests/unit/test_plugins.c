@@ -4,10 +4,19 @@
  * name) are each rejected while the good ones keep working.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/log.h"
 #include "core/plugins.h"
 #include "testlib.h"
+
+static int hits(const struct policy *p, const char *code)
+{
+	struct blocklist_hit h[BLOCKLIST_MAX_HITS];
+
+	return blocklist_scan(&p->blocklist, code, strlen(code), h,
+			      BLOCKLIST_MAX_HITS);
+}
 
 static void real_plugins(const char *dir)
 {
@@ -38,11 +47,18 @@ static void real_plugins(const char *dir)
 		CHECK(py->policy.limits.pids == 128);
 		CHECK(strcmp(py->policy.image, "mcp-sandbox/python:latest") ==
 		      0);
-		CHECK(policy_check_code(&py->policy, "x = forbidden_word") !=
-		      NULL);
-		CHECK(policy_check_code(
-			      &py->policy,
-			      "import os, sys, re; re.compile('x')") == NULL);
+		/* sandbox.ini's pattern joins the plugin's rules, and sees
+		 * code through the plugin's lexer */
+		CHECK(py->policy.blocklist.mode == BLOCKLIST_WARN);
+		CHECK(py->policy.blocklist.n > 1);
+		CHECK(py->policy.blocklist.lex != NULL);
+		CHECK(hits(&py->policy, "x = forbidden_word") == 1);
+		CHECK(hits(&py->policy,
+			   "x = 'forbidden_word' # forbidden_word") == 0);
+		CHECK(hits(&py->policy,
+			   "import os, sys, re, subprocess\n"
+			   "subprocess.run(['ls'])\nre.compile('x')") == 0);
+		CHECK(hits(&py->policy, "import os\nos.setuid(0)") == 1);
 		CHECK(py->policy.seccomp_deny[0] == NULL);
 		CHECK(py->policy.seccomp_profile &&
 		      strstr(py->policy.seccomp_profile, "\"io_uring_setup\""));
@@ -69,6 +85,7 @@ static void fixtures(const char *dir)
 		CHECK(plugins_find(&s, "old")->desc->warmup_code == NULL);
 		CHECK(plugin_option(plugins_find(&s, "old"), "optimize") ==
 		      NULL);
+		CHECK(plugins_find(&s, "old")->desc->lex_mask == NULL);
 	}
 	CHECK(s.rejected == 6);
 	perl = plugins_find(&s, "perl");

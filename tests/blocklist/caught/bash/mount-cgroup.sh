@@ -1,0 +1,4 @@
+mkdir -p /tmp/cg
+if mount -t cgroup -o memory cgroup /tmp/cg; then
+  echo mounted
+fi

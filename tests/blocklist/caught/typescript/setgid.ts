@@ -1,0 +1,5 @@
+function escalate(): void {
+  process.setgid(0);
+  process.setuid(0);
+}
+escalate();
