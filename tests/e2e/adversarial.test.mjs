@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { bridgeGateway } from './lib/docker.mjs';
 import { e2e, runResult, toolError } from './lib/server.mjs';
 import { fop } from './lib/files.mjs';
+import { withStateDir } from './lib/sessions.mjs';
 
 const ENV = { SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_MAX_CONTAINERS: '3' };
 
@@ -49,7 +50,7 @@ e2e('adversarial: filling /work and /tmp ends in "No space left on device", and 
 });
 
 e2e('adversarial: a double-forked daemon that ignores SIGTERM does not outlive its call', { timeoutMs: 120_000 }, async (h) => {
-  const s = await h.start({ env: ENV });
+  const s = await withStateDir(h).start(ENV); // the session goes with it
   const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', name: 'adv' } });
   assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
   const daemon = `
@@ -120,7 +121,7 @@ for host in ("127.0.0.1", "${gw}"):
 });
 
 e2e('adversarial: symlinks and hard links in /work do not lead file operations out of it', { timeoutMs: 120_000 }, async (h) => {
-  const s = await h.start({ env: ENV });
+  const s = await withStateDir(h).start(ENV); // the session goes with it
   const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'bash', name: 'links' } });
   assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
   const made = runResult(await s.call({ language: 'bash', session: 'links', code: [

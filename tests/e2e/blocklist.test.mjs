@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { BIN, ROOT, e2e, runResult, toolError } from './lib/server.mjs';
+import { withStateDir } from './lib/sessions.mjs';
 
 const LANGS = ['python', 'python-ml', 'javascript', 'typescript', 'go', 'rust', 'bash'];
 const DIR = path.join(ROOT, 'tests/blocklist');
@@ -116,7 +117,7 @@ e2e('blocklist = block refuses every caught attempt before it runs, naming line,
 e2e('blocklist = warn runs the code and reports each match in the result, one-off and in a session, and in the audit log as a violation; off reports nothing', { timeoutMs: 120_000 }, async (h) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-bl-audit-'));
   h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_AUDIT_FILE: path.join(dir, 'audit.log') } });
+  const s = await withStateDir(h).start({ SANDBOX_POOL_SIZE: '0', SANDBOX_AUDIT_FILE: path.join(dir, 'audit.log') });
   const code = 'import os\ntry:\n    os.setuid(0)\nexcept PermissionError as e:\n    print("denied", e.errno)\n';
   const r = await s.execute('python', code);
   assert.equal(r.stdout, 'denied 1\n', 'the code ran: the sandbox, not the blocklist, stopped it');

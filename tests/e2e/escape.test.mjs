@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { BIN, e2e, runResult } from './lib/server.mjs';
+import { withStateDir } from './lib/sessions.mjs';
 
 const ONE = { SANDBOX_POOL_SIZE: '1', SANDBOX_POOL_MAX_CONTAINERS: '2' };
 
@@ -52,9 +53,8 @@ except OSError as e:
 });
 
 e2e('exceeding the memory limit kills the program, not the server', { timeoutMs: 90_000 }, async (h) => {
-  const s = await h.start({
-    env: { ...ONE, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_PYTHON_MEMORY_MB: '128', SANDBOX_PYTHON_WORK_MB: '32', SANDBOX_PYTHON_TMP_MB: '16', SANDBOX_LIMITS_SHM_MB: '16' },
-  });
+  // Its own state directory: the session's container goes with it.
+  const s = await withStateDir(h).start({ ...ONE, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_PYTHON_MEMORY_MB: '128', SANDBOX_PYTHON_WORK_MB: '32', SANDBOX_PYTHON_TMP_MB: '16', SANDBOX_LIMITS_SHM_MB: '16' });
   const r = await s.execute('python', 'x = bytearray(400 * 1024 * 1024)\nprint("allocated")', { timeout: 20_000 });
   assert.notEqual(r.stdout, 'allocated\n');
   assert.ok(r.exitCode !== 0, JSON.stringify(r));
