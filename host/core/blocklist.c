@@ -11,7 +11,19 @@ int blocklist_add(struct blocklist *bl, const char *pattern, const char *reason,
 		  int from_config)
 {
 	struct blocklist_rule *r;
+	regex_t re;
 
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NEWLINE) != 0)
+		return -EINVAL;
+	regfree(&re);
+	if (!bl->compiled) {
+		bl->compiled = calloc(1, sizeof(*bl->compiled));
+		if (!bl->compiled || uv_mutex_init(&bl->compiled->lock) != 0) {
+			free(bl->compiled);
+			bl->compiled = NULL;
+			return -ENOMEM;
+		}
+	}
 	if (bl->n == bl->cap) {
 		size_t cap = bl->cap ? bl->cap * 2 : 8;
 		struct blocklist_rule *v = realloc(bl->rules, cap * sizeof(*v));
@@ -23,13 +35,10 @@ int blocklist_add(struct blocklist *bl, const char *pattern, const char *reason,
 	}
 	r = &bl->rules[bl->n];
 	memset(r, 0, sizeof(*r));
-	if (regcomp(&r->re, pattern, REG_EXTENDED | REG_NEWLINE) != 0)
-		return -EINVAL;
 	r->pattern = strdup(pattern);
 	r->reason = strdup(reason);
 	r->from_config = from_config;
 	if (!r->pattern || !r->reason) {
-		regfree(&r->re);
 		free(r->pattern);
 		free(r->reason);
 		return -ENOMEM;
@@ -41,12 +50,39 @@ int blocklist_add(struct blocklist *bl, const char *pattern, const char *reason,
 void blocklist_close(struct blocklist *bl)
 {
 	for (size_t i = 0; i < bl->n; i++) {
-		regfree(&bl->rules[i].re);
+		if (bl->compiled->done)
+			regfree(&bl->rules[i].re);
 		free(bl->rules[i].pattern);
 		free(bl->rules[i].reason);
 	}
+	if (bl->compiled)
+		uv_mutex_destroy(&bl->compiled->lock);
+	free(bl->compiled);
 	free(bl->rules);
 	memset(bl, 0, sizeof(*bl));
+}
+
+/* Every rule compiled, once, whichever thread scans first: 0 or -ENOMEM
+ * (the patterns were checked when they were added). */
+static int compile_rules(const struct blocklist *bl)
+{
+	size_t i;
+	int rc = 0;
+
+	uv_mutex_lock(&bl->compiled->lock);
+	for (i = 0; !bl->compiled->done && i < bl->n; i++)
+		if (regcomp(&bl->rules[i].re, bl->rules[i].pattern,
+			    REG_EXTENDED | REG_NEWLINE) != 0)
+			break;
+	if (!bl->compiled->done && i < bl->n) {
+		while (i-- > 0)
+			regfree(&bl->rules[i].re);
+		rc = -ENOMEM;
+	} else {
+		bl->compiled->done = 1;
+	}
+	uv_mutex_unlock(&bl->compiled->lock);
+	return rc;
 }
 
 int blocklist_active(const struct blocklist *bl)
@@ -71,10 +107,12 @@ static void locate(const char *text, size_t at, struct blocklist_hit *h)
 int blocklist_scan(const struct blocklist *bl, const char *code, size_t len,
 		   struct blocklist_hit *hits, size_t max)
 {
-	char *text = malloc(len + 1);
+	char *text;
 	size_t nhits = 0;
 
-	if (!text)
+	if (!bl->n)
+		return 0;
+	if (compile_rules(bl) != 0 || !(text = malloc(len + 1)))
 		return -ENOMEM;
 	if (bl->lex)
 		bl->lex(code, len, text);

@@ -21,20 +21,29 @@
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
 enum blocklist_mode { BLOCKLIST_OFF = 0, BLOCKLIST_WARN, BLOCKLIST_BLOCK };
 
 struct blocklist_rule {
-	regex_t re;
+	regex_t re; /* compiled at the language's first scan */
 	char *pattern;
 	char *reason;
 	int from_config; /* a sandbox.ini pattern, not the plugin's */
+};
+
+/* Compiled rules take memory (glibc's automata: 40-240 KiB a language),
+ * so a language's are compiled at its first scan, not at start-up. */
+struct blocklist_compiled {
+	uv_mutex_t lock;
+	int done;
 };
 
 struct blocklist {
 	enum blocklist_mode mode;
 	struct blocklist_rule *rules;
 	size_t n, cap;
+	struct blocklist_compiled *compiled; /* with the first rule */
 	/* The language's lexer (sbx_plugin lex_mask), or NULL: rules see the
 	 * code as it is. */
 	void (*lex)(const char *code, size_t len, char *out);
@@ -52,8 +61,9 @@ struct blocklist_hit {
 	char match[BLOCKLIST_MATCH_MAX + 1];
 };
 
-/* Add a rule (pattern and reason copied). 0, -EINVAL if the pattern does
- * not compile, or -ENOMEM. */
+/* Add a rule (pattern and reason copied; the pattern is checked now and
+ * compiled at the first scan). 0, -EINVAL if the pattern does not
+ * compile, or -ENOMEM. */
 int blocklist_add(struct blocklist *bl, const char *pattern, const char *reason,
 		  int from_config);
 /* Free the rules; bl is empty (mode off) after. */

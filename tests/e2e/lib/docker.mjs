@@ -14,10 +14,15 @@ function endpoint() {
   throw new Error(`DOCKER_HOST=${host}: only unix:// and tcp:// are supported by these tests`);
 }
 
-/** GET an Engine API path; resolves with { status, body } (body parsed as JSON when it is). */
-export function dockerGet(path, { timeoutMs = 10_000 } = {}) {
+/**
+ * GET an Engine API path; resolves with { status, body } (body parsed as
+ * JSON when it is). socket: another engine's unix socket (one a test
+ * started) instead of the default.
+ */
+export function dockerGet(path, { timeoutMs = 10_000, socket } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.get({ ...endpoint(), path, timeout: timeoutMs }, (res) => {
+    const where = socket ? { socketPath: socket } : endpoint();
+    const req = http.get({ ...where, path, timeout: timeoutMs }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
