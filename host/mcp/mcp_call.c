@@ -3,8 +3,11 @@
  */
 #include "mcp_call.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "mcp_server.h"
 
 struct mcp_call {
 	struct mcp_server *srv;
@@ -15,7 +18,9 @@ struct mcp_call {
 	int cancelled;
 	cJSON *progress_token; /* owned; NULL when none was given */
 	double last_progress;
-	cJSON *audit; /* owned: the call's audit event, or NULL */
+	cJSON *audit;	  /* owned: the call's audit event, or NULL */
+	char version[16]; /* the revision the result is shaped for */
+	int cacheable;
 	struct mcp_call *prev, *next;
 };
 
@@ -51,12 +56,15 @@ static int id_equal(const cJSON *a, const cJSON *b)
 
 struct mcp_call *mcp_call_new(struct mcp_server *srv,
 			      struct mcp_call_list *list, const cJSON *id,
-			      const cJSON *progress_token)
+			      const cJSON *progress_token, const char *version,
+			      int cacheable)
 {
 	struct mcp_call *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
+	snprintf(c->version, sizeof(c->version), "%s", version);
+	c->cacheable = cacheable;
 	c->srv = srv;
 	c->list = list;
 	c->id = cJSON_Duplicate(id, 1);
@@ -132,7 +140,10 @@ void mcp_call_finish(struct mcp_call *c, cJSON *result)
 	audit_end(c, result);
 	/* A cancelled request gets no response (MCP cancellation rules). */
 	if (!c->cancelled)
-		mcp_server_send_result(s, c->id, result);
+		mcp_server_send_result(s, c->id,
+				       mcp_server_shape_result(result,
+							       c->version,
+							       c->cacheable));
 	else
 		cJSON_Delete(result);
 	call_unlink(c);
@@ -160,7 +171,7 @@ void mcp_call_progress(struct mcp_call *c, double progress, const char *message)
 	cJSON_AddItemToObject(p, "progressToken",
 			      mcp_id_copy(c->progress_token));
 	cJSON_AddNumberToObject(p, "progress", progress);
-	if (message && mcp_server_proto_at_least(c->srv, "2025-03-26"))
+	if (message && mcp_version_at_least(c->version, "2025-03-26"))
 		cJSON_AddStringToObject(p, "message", message);
 	mcp_server_send_notification(c->srv, "notifications/progress", p);
 }
@@ -173,5 +184,10 @@ void mcp_call_on_cancel(struct mcp_call *c, void (*cb)(void *), void *arg)
 
 int mcp_call_structured(const struct mcp_call *c)
 {
-	return mcp_server_proto_at_least(c->srv, "2025-06-18");
+	return mcp_version_at_least(c->version, "2025-06-18");
+}
+
+int mcp_call_modern(const struct mcp_call *c)
+{
+	return strcmp(c->version, MCP_MODERN_VERSION) == 0;
 }

@@ -19,11 +19,15 @@ struct mcp_call_list {
 };
 
 /* A new call in list for the request id (copied); progress_token (copied)
- * is the request's _meta.progressToken, or NULL. NULL when out of memory.
+ * is the request's _meta.progressToken, or NULL; version is the protocol
+ * revision its result is shaped for (the request's own in the stateless
+ * revision, else the one initialize negotiated); cacheable: its result
+ * carries the stateless revision's cache hints. NULL when out of memory.
  * The call leaves the list and is freed by mcp_call_finish(). */
 struct mcp_call *mcp_call_new(struct mcp_server *srv,
 			      struct mcp_call_list *list, const cJSON *id,
-			      const cJSON *progress_token);
+			      const cJSON *progress_token, const char *version,
+			      int cacheable);
 
 /* notifications/cancelled for request id: the call's result will not be
  * sent and its tool's cancel hook runs. Returns 1 if such a call runs. */
@@ -47,6 +51,13 @@ void mcp_server_send_error(struct mcp_server *s, const cJSON *id, int code,
 /* Provided by mcp_server.c for the calls. */
 void mcp_server_send_result(struct mcp_server *s, const cJSON *id,
 			    cJSON *result);
+/* result (taken) as the revision version wants it: in the stateless one
+ * with resultType, the server's identity in _meta and, when cacheable,
+ * the cache hints. */
+cJSON *mcp_server_shape_result(cJSON *result, const char *version,
+			       int cacheable);
+/* 1 if revision a is b or later. */
+int mcp_version_at_least(const char *a, const char *b);
 void mcp_server_send_notification(struct mcp_server *s, const char *method,
 				  cJSON *params);
 int mcp_server_proto_at_least(const struct mcp_server *s, const char *v);

@@ -29,11 +29,25 @@
 #define E_METHOD (-32601)
 #define E_PARAMS (-32602)
 #define E_INTERNAL (-32603)
-#define E_NOT_INITIALIZED (-32002)
+#define E_UNSUPPORTED_VERSION (-32022) /* the stateless revision's */
 
+/* 2025-03-26 is not among them: it requires JSON-RPC batches, which this
+ * server does not take. A client that asks for it is offered 2024-11-05
+ * (on_initialize). */
 const char *const mcp_protocol_versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL,
+	MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2024-11-05", NULL,
 };
+/* The first of them an initialize may negotiate. */
+#define LEGACY_VERSIONS (mcp_protocol_versions + 1)
+
+/* The keys of a stateless request's _meta. */
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define META_CLIENT "io.modelcontextprotocol/clientInfo"
+#define META_SERVER "io.modelcontextprotocol/serverInfo"
+/* How long a client may keep our tool list (it changes with the server's
+ * build and configuration only), in ms. */
+#define TOOLS_TTL_MS 3600000
 
 static const char instructions[] =
 	"This server runs code in isolated Docker containers. Call "
@@ -100,9 +114,43 @@ struct waiting_call {
 	cJSON *args;
 };
 
+int mcp_version_at_least(const char *a, const char *b)
+{
+	return strcmp(a, b) >= 0; /* revisions are dates */
+}
+
 int mcp_server_proto_at_least(const struct mcp_server *s, const char *v)
 {
-	return strcmp(s->version, v) >= 0;
+	return mcp_version_at_least(s->version, v);
+}
+
+static cJSON *server_info(void)
+{
+	cJSON *info = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(info, "name", "mcp-sandbox");
+	cJSON_AddStringToObject(info, "title", "MCP Sandbox");
+	cJSON_AddStringToObject(info, "version", SBX_VERSION);
+	return info;
+}
+
+cJSON *mcp_server_shape_result(cJSON *r, const char *version, int cacheable)
+{
+	cJSON *meta;
+
+	if (!r || strcmp(version, MCP_MODERN_VERSION) != 0)
+		return r;
+	cJSON_AddStringToObject(r, "resultType", "complete");
+	if (cacheable && !cJSON_GetObjectItemCaseSensitive(r, "ttlMs")) {
+		/* What a session holds changes with every call. */
+		cJSON_AddNumberToObject(r, "ttlMs", 0);
+		cJSON_AddStringToObject(r, "cacheScope", "private");
+	}
+	meta = cJSON_GetObjectItemCaseSensitive(r, "_meta");
+	if (!cJSON_IsObject(meta))
+		meta = cJSON_AddObjectToObject(r, "_meta");
+	cJSON_AddItemToObject(meta, META_SERVER, server_info());
+	return r;
 }
 
 static void send_json(struct mcp_server *s, cJSON *msg)
@@ -219,38 +267,53 @@ static void forward_log_cb(enum log_level level, const char *logger,
 /* ------------------------------------------------------------------ */
 /* methods                                                              */
 
+/* The client's name and version (an Implementation object, or NULL) for
+ * the audit log's later events. */
+static void note_client(struct mcp_server *s, const cJSON *ci)
+{
+	const cJSON *cn = cJSON_GetObjectItemCaseSensitive(ci, "name");
+	const cJSON *cv = cJSON_GetObjectItemCaseSensitive(ci, "version");
+	char client[160];
+
+	snprintf(client, sizeof(client), "%.80s%s%.40s",
+		 cJSON_IsString(cn) ? cn->valuestring : "?",
+		 cJSON_IsString(cv) ? "/" : "",
+		 cJSON_IsString(cv) ? cv->valuestring : "");
+	audit_set_client(s->env->audit, client);
+}
+
 static void on_initialize(struct mcp_server *s, const cJSON *id,
 			  const cJSON *params)
 {
 	const cJSON *pv =
 		cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-	const char *chosen = mcp_protocol_versions[0];
+	const char *chosen = NULL;
 	cJSON *r, *caps, *info;
 	size_t i;
 
+	if (s->initialized) {
+		send_error(s, id, E_INVALID_REQUEST,
+			   "already initialized: initialize comes once on a "
+			   "connection");
+		return;
+	}
 	if (!cJSON_IsObject(params) || !cJSON_IsString(pv)) {
 		send_error(s, id, E_PARAMS,
 			   "initialize needs params.protocolVersion (string)");
 		return;
 	}
-	for (i = 0; mcp_protocol_versions[i]; i++)
-		if (strcmp(pv->valuestring, mcp_protocol_versions[i]) == 0)
-			chosen = mcp_protocol_versions[i];
-	snprintf(s->version, sizeof(s->version), "%s", chosen);
-	{
-		const cJSON *ci =
-			cJSON_GetObjectItemCaseSensitive(params, "clientInfo");
-		const cJSON *cn = cJSON_GetObjectItemCaseSensitive(ci, "name");
-		const cJSON *cv =
-			cJSON_GetObjectItemCaseSensitive(ci, "version");
-		char client[160];
-
-		snprintf(client, sizeof(client), "%.80s%s%.40s",
-			 cJSON_IsString(cn) ? cn->valuestring : "?",
-			 cJSON_IsString(cv) ? "/" : "",
-			 cJSON_IsString(cv) ? cv->valuestring : "");
-		audit_set_client(s->env->audit, client);
-	}
+	/* The version asked for; else the newest one older than it, which
+	 * a client that knows the asked one knows too (2025-03-26 gets
+	 * 2024-11-05); else the newest. The stateless revision has no
+	 * handshake: it is never negotiated here. */
+	for (i = 0; LEGACY_VERSIONS[i] && !chosen; i++)
+		if (strcmp(pv->valuestring, LEGACY_VERSIONS[i]) >= 0 &&
+		    (strcmp(pv->valuestring, LEGACY_VERSIONS[i]) == 0 ||
+		     strcmp(pv->valuestring, MCP_MODERN_VERSION) < 0))
+			chosen = LEGACY_VERSIONS[i];
+	snprintf(s->version, sizeof(s->version), "%s",
+		 chosen ? chosen : LEGACY_VERSIONS[0]);
+	note_client(s, cJSON_GetObjectItemCaseSensitive(params, "clientInfo"));
 
 	r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "protocolVersion", s->version);
@@ -260,32 +323,30 @@ static void on_initialize(struct mcp_server *s, const cJSON *id,
 	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "resources"),
 			      "listChanged", 0);
 	cJSON_AddObjectToObject(caps, "logging");
-	info = cJSON_AddObjectToObject(r, "serverInfo");
-	cJSON_AddStringToObject(info, "name", "mcp-sandbox");
-	if (mcp_server_proto_at_least(s, "2025-06-18"))
-		cJSON_AddStringToObject(info, "title", "MCP Sandbox");
-	cJSON_AddStringToObject(info, "version", SBX_VERSION);
+	info = server_info();
+	if (!mcp_server_proto_at_least(s, "2025-06-18"))
+		cJSON_DeleteItemFromObjectCaseSensitive(info, "title");
+	cJSON_AddItemToObject(r, "serverInfo", info);
 	cJSON_AddStringToObject(r, "instructions", instructions);
 	s->initialized = 1;
 	log_info("client initialized (protocol %s)", s->version);
 	mcp_server_send_result(s, id, r);
 }
 
-static cJSON *tool_json(const struct mcp_server *s,
-			const struct cached_tool *ct)
+static cJSON *tool_json(const char *version, const struct cached_tool *ct)
 {
 	const struct tool *t = ct->tool;
 	cJSON *o = cJSON_CreateObject(), *a;
 
 	cJSON_AddStringToObject(o, "name", t->name);
-	if (mcp_server_proto_at_least(s, "2025-06-18"))
+	if (mcp_version_at_least(version, "2025-06-18"))
 		cJSON_AddStringToObject(o, "title", t->title);
 	cJSON_AddStringToObject(o, "description", t->description);
 	cJSON_AddItemToObject(o, "inputSchema", cJSON_Duplicate(ct->input, 1));
-	if (ct->output && mcp_server_proto_at_least(s, "2025-06-18"))
+	if (ct->output && mcp_version_at_least(version, "2025-06-18"))
 		cJSON_AddItemToObject(o, "outputSchema",
 				      cJSON_Duplicate(ct->output, 1));
-	if (mcp_server_proto_at_least(s, "2025-03-26")) {
+	if (mcp_version_at_least(version, "2025-03-26")) {
 		a = cJSON_AddObjectToObject(o, "annotations");
 		cJSON_AddStringToObject(a, "title", t->title);
 		cJSON_AddBoolToObject(a, "readOnlyHint", t->read_only);
@@ -296,15 +357,41 @@ static cJSON *tool_json(const struct mcp_server *s,
 	return o;
 }
 
-static void on_tools_list(struct mcp_server *s, const cJSON *id)
+static void on_tools_list(struct mcp_server *s, const cJSON *id,
+			  const char *version)
 {
 	cJSON *r = cJSON_CreateObject(), *arr;
 	size_t i;
 
 	arr = cJSON_AddArrayToObject(r, "tools");
 	for (i = 0; i < s->ntools; i++)
-		cJSON_AddItemToArray(arr, tool_json(s, &s->tools[i]));
-	mcp_server_send_result(s, id, r);
+		cJSON_AddItemToArray(arr, tool_json(version, &s->tools[i]));
+	if (strcmp(version, MCP_MODERN_VERSION) == 0) {
+		cJSON_AddNumberToObject(r, "ttlMs", TOOLS_TTL_MS);
+		cJSON_AddStringToObject(r, "cacheScope", "public");
+	}
+	mcp_server_send_result(s, id, mcp_server_shape_result(r, version, 1));
+}
+
+/* server/discover (stateless revision): what this server speaks and
+ * offers. No tasks extension: calls run to their end within the request
+ * (progress notifications keep a long one alive). */
+static void on_discover(struct mcp_server *s, const cJSON *id)
+{
+	cJSON *r = cJSON_CreateObject(), *caps;
+
+	cJSON_AddItemToObject(
+		r, "supportedVersions",
+		cJSON_CreateStringArray(
+			(const char *const[]){MCP_MODERN_VERSION}, 1));
+	caps = cJSON_AddObjectToObject(r, "capabilities");
+	cJSON_AddObjectToObject(caps, "tools");
+	cJSON_AddObjectToObject(caps, "resources");
+	cJSON_AddStringToObject(r, "instructions", instructions);
+	cJSON_AddNumberToObject(r, "ttlMs", TOOLS_TTL_MS);
+	cJSON_AddStringToObject(r, "cacheScope", "public");
+	mcp_server_send_result(
+		s, id, mcp_server_shape_result(r, MCP_MODERN_VERSION, 1));
 }
 
 static void on_set_level(struct mcp_server *s, const cJSON *id,
@@ -558,7 +645,7 @@ static void adopted_cb(void *arg)
 }
 
 static void on_tools_call(struct mcp_server *s, const cJSON *id,
-			  const cJSON *params)
+			  const cJSON *params, const char *version)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args =
@@ -595,17 +682,20 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			    sizeof(why))) {
 		cJSON *r = tool_error(ERR_INVALID_ARGUMENTS, "%s", why);
 
-		mcp_server_send_result(s, id, r);
+		mcp_server_send_result(s, id,
+				       mcp_server_shape_result(r, version, 0));
 		cJSON_Delete(empty);
 		return;
 	}
 	if (s->calls.n >= s->env->cfg->max_inflight) {
 		mcp_server_send_result(
 			s, id,
-			tool_error(ERR_SERVER_BUSY,
-				   "%u calls are already running; try "
-				   "again shortly",
-				   s->calls.n));
+			mcp_server_shape_result(
+				tool_error(ERR_SERVER_BUSY,
+					   "%u calls are already running; "
+					   "try again shortly",
+					   s->calls.n),
+				version, 0));
 		cJSON_Delete(empty);
 		return;
 	}
@@ -620,7 +710,7 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		    !(cJSON_IsNumber(tok) &&
 		      json_safe_integer(tok->valuedouble)))
 			tok = NULL;
-		c = mcp_call_new(s, &s->calls, id, tok);
+		c = mcp_call_new(s, &s->calls, id, tok, version, 0);
 	}
 	if (!c) {
 		send_error(s, id, E_INTERNAL, "out of memory");
@@ -640,7 +730,7 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 }
 
 static void on_resources_read(struct mcp_server *s, const cJSON *id,
-			      const cJSON *params)
+			      const cJSON *params, const char *version)
 {
 	const cJSON *uri = cJSON_GetObjectItemCaseSensitive(params, "uri");
 	struct mcp_call *c;
@@ -658,7 +748,7 @@ static void on_resources_read(struct mcp_server *s, const cJSON *id,
 		send_error(s, id, E_INTERNAL, "too many requests in flight");
 		return;
 	}
-	c = mcp_call_new(s, &s->calls, id, NULL);
+	c = mcp_call_new(s, &s->calls, id, NULL, version, 1);
 	if (!c) {
 		send_error(s, id, E_INTERNAL, "out of memory");
 		return;
@@ -693,6 +783,83 @@ static int valid_id(const cJSON *id)
 		return 0;
 	v = id->valuedouble;
 	return json_safe_integer(v);
+}
+
+/* The methods both eras share, the result shaped for version: 0 when m
+ * is none of them. */
+static int dispatch(struct mcp_server *s, const cJSON *id, const char *m,
+		    const cJSON *params, const char *version)
+{
+	if (strcmp(m, "tools/list") == 0) {
+		on_tools_list(s, id, version);
+	} else if (strcmp(m, "tools/call") == 0) {
+		if (s->shutting_down)
+			send_error(s, id, E_INTERNAL,
+				   "the server is shutting down");
+		else
+			on_tools_call(s, id, params, version);
+	} else if (strcmp(m, "resources/list") == 0) {
+		mcp_server_send_result(
+			s, id,
+			mcp_server_shape_result(resources_list(s->env), version,
+						1));
+	} else if (strcmp(m, "resources/templates/list") == 0) {
+		mcp_server_send_result(
+			s, id,
+			mcp_server_shape_result(resources_templates(), version,
+						1));
+	} else if (strcmp(m, "resources/read") == 0) {
+		on_resources_read(s, id, params, version);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* A request of the stateless revision: its _meta carries the protocol
+ * version and the client's capabilities, and nothing of the connection
+ * (initialize, logging/setLevel) applies to it. */
+static void handle_modern(struct mcp_server *s, const cJSON *id, const char *m,
+			  const cJSON *params)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(meta, META_VERSION);
+	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(meta, META_CAPS);
+	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(meta, META_CLIENT);
+	char why[300];
+
+	if (!cJSON_IsString(pv) || !cJSON_IsObject(caps)) {
+		send_error(s, id, E_PARAMS,
+			   !cJSON_IsObject(meta) ? "params._meta is required"
+			   : !cJSON_IsString(pv) ? "params._meta." META_VERSION
+						   " must be a string"
+						 : "params._meta." META_CAPS
+						   " must be an object");
+		return;
+	}
+	if (strcmp(pv->valuestring, MCP_MODERN_VERSION) != 0) {
+		cJSON *data = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(
+			data, "supported",
+			cJSON_CreateStringArray(
+				(const char *const[]){MCP_MODERN_VERSION}, 1));
+		cJSON_AddStringToObject(data, "requested", pv->valuestring);
+		mcp_server_send_error(s, id, E_UNSUPPORTED_VERSION,
+				      "Unsupported protocol version", data);
+		return;
+	}
+	if (cJSON_IsObject(ci))
+		note_client(s, ci);
+	if (strcmp(m, "server/discover") == 0) {
+		on_discover(s, id);
+	} else if (!dispatch(s, id, m, params, MCP_MODERN_VERSION)) {
+		/* initialize, ping and logging/setLevel are not of it */
+		snprintf(why, sizeof(why),
+			 "Method not found in " MCP_MODERN_VERSION ": %.*s",
+			 utf8_prefix(m, 200), m);
+		send_error(s, id, E_METHOD, why);
+	}
 }
 
 static void handle_message(struct mcp_server *s, const cJSON *msg)
@@ -756,33 +923,32 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 		/* Two answers with one id could not be told apart. */
 		send_error(s, id, E_INVALID_REQUEST,
 			   "a request with this id is still in flight");
-	} else if (strcmp(m, "ping") == 0) {
+		return;
+	}
+	/* The era is the request's own: a protocol version in its _meta is
+	 * the stateless revision, anything else the handshake's. */
+	if (cJSON_HasObjectItem(
+		    cJSON_GetObjectItemCaseSensitive(params, "_meta"),
+		    META_VERSION) ||
+	    strcmp(m, "server/discover") == 0) {
+		handle_modern(s, id, m, params);
+		return;
+	}
+	if (strcmp(m, "ping") == 0) {
 		mcp_server_send_result(s, id, cJSON_CreateObject());
 	} else if (strcmp(m, "initialize") == 0) {
 		on_initialize(s, id, params);
 	} else if (!s->initialized && (strncmp(m, "tools/", 6) == 0 ||
 				       strncmp(m, "resources/", 10) == 0 ||
 				       strcmp(m, "logging/setLevel") == 0)) {
-		send_error(
-			s, id, E_NOT_INITIALIZED,
-			"the server is not initialized: send initialize first");
-	} else if (strcmp(m, "tools/list") == 0) {
-		on_tools_list(s, id);
-	} else if (strcmp(m, "tools/call") == 0) {
-		if (s->shutting_down)
-			send_error(s, id, E_INTERNAL,
-				   "the server is shutting down");
-		else
-			on_tools_call(s, id, params);
-	} else if (strcmp(m, "resources/list") == 0) {
-		mcp_server_send_result(s, id, resources_list(s->env));
-	} else if (strcmp(m, "resources/templates/list") == 0) {
-		mcp_server_send_result(s, id, resources_templates());
-	} else if (strcmp(m, "resources/read") == 0) {
-		on_resources_read(s, id, params);
+		/* Not -32002, which MCP gives a missing resource. */
+		send_error(s, id, E_INVALID_REQUEST,
+			   "the server is not initialized: send initialize "
+			   "first, or a " MCP_MODERN_VERSION
+			   " request (its protocol version in params._meta)");
 	} else if (strcmp(m, "logging/setLevel") == 0) {
 		on_set_level(s, id, params);
-	} else {
+	} else if (!dispatch(s, id, m, params, s->version)) {
 		snprintf(why, sizeof(why), "Method not found: %.*s",
 			 utf8_prefix(m, 200), m);
 		send_error(s, id, E_METHOD, why);
@@ -1085,8 +1251,7 @@ static struct mcp_server *server_new(const struct tool_env *env)
 		return NULL;
 	s->env = env;
 	s->client_log_level = LOG_LEVEL_WARNING;
-	snprintf(s->version, sizeof(s->version), "%s",
-		 mcp_protocol_versions[0]);
+	snprintf(s->version, sizeof(s->version), "%s", LEGACY_VERSIONS[0]);
 	if (cache_tools(s)) {
 		free(s);
 		return NULL;

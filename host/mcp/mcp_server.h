@@ -12,7 +12,10 @@
 
 struct mcp_server;
 
-/* Supported protocol revisions, newest first. */
+/* The protocol revisions served (docs/architecture.md, "Two protocol
+ * eras"), newest first: the stateless one, chosen per request by its
+ * _meta, and those an initialize handshake may negotiate. */
+#define MCP_MODERN_VERSION "2026-07-28"
 extern const char *const mcp_protocol_versions[];
 
 /*

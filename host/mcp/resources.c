@@ -242,11 +242,12 @@ static void fail_read(struct read_call *rc, const struct error *err)
 
 	cJSON_AddStringToObject(data, "uri", rc->uri);
 	cJSON_AddStringToObject(data, "code", tool_error_code(err->code));
-	/* -32002: the specification's "resource not found". */
+	/* The specification's "resource not found": -32002 until 2025-11-25,
+	 * invalid params in the stateless revision. */
 	mcp_call_fail(rc->call,
 		      err->code == ERR_NOT_FOUND ||
 				      err->code == ERR_SESSION_NOT_FOUND
-			      ? -32002
+			      ? (mcp_call_modern(rc->call) ? -32602 : -32002)
 			      : -32603,
 		      err->msg, data);
 	rc_free(rc);

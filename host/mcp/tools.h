@@ -73,6 +73,9 @@ void mcp_call_progress(struct mcp_call *call, double progress,
 		       const char *message);
 /* 1 when the negotiated protocol has structuredContent/outputSchema. */
 int mcp_call_structured(const struct mcp_call *call);
+/* 1 if the request came in the stateless revision (MCP_MODERN_VERSION),
+ * which changes a few error codes (resource not found is -32602). */
+int mcp_call_modern(const struct mcp_call *call);
 
 /* --- result helpers (tools.c) --- */
 

@@ -63,12 +63,13 @@ e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sa
   assert.ok(s.client.getInstructions()?.includes('sandbox_execute'), 'instructions mention the tool');
 });
 
-e2e('initialize echoes a supported protocol version and offers its latest otherwise', { docker: false }, async (h) => {
+e2e('initialize echoes a supported protocol version, offers the newest one before an unsupported one, else its latest', { docker: false }, async (h) => {
   const cases = [
     ['2025-06-18', '2025-06-18'],
-    ['2025-03-26', '2025-03-26'],
+    ['2025-03-26', '2024-11-05'], // needs batches, which are not served
     ['2024-11-05', '2024-11-05'],
     ['2025-11-25', '2025-11-25'],
+    ['2026-07-28', '2025-11-25'], // has no handshake: never negotiated here
     ['1999-01-01', '2025-11-25'],
   ];
   for (const [asked, answered] of cases) {

@@ -20,12 +20,15 @@ function assertOnlyJsonRpc(s) {
   for (const m of s.messages) assert.equal(m.jsonrpc, '2.0', `stdout message ${JSON.stringify(m).slice(0, 300)}`);
 }
 
-e2e('ping answers before initialize; tools/* before initialize is -32002', { docker: false }, async (h) => {
+e2e('ping answers before initialize; tools/* before initialize is -32600 (not -32002, a missing resource in MCP); a second initialize is refused', { docker: false }, async (h) => {
   const s = await h.startRaw({ env: NO_POOL });
   const ping = await s.request(1, 'ping');
   assert.deepEqual(ping.result, {});
-  assertError(await s.request(2, 'tools/list'), -32002, 2);
-  assertError(await s.request(3, 'tools/call', { name: 'sandbox_execute', arguments: {} }), -32002, 3);
+  assertError(await s.request(2, 'tools/list'), -32600, 2);
+  assertError(await s.request(3, 'tools/call', { name: 'sandbox_execute', arguments: {} }), -32600, 3);
+  await s.initialize();
+  assertError(await s.request(4, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }), -32600, 4);
+  assert.equal((await s.request(5, 'tools/list')).result.tools.length, 5);
   assertOnlyJsonRpc(s);
 });
 

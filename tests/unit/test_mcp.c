@@ -123,8 +123,9 @@ static void framing(void)
 static void lifecycle(void)
 {
 	/* Before initialize only ping and initialize are served. */
+	/* Not -32002: MCP gives that code a missing resource. */
 	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
-		     "\"code\":-32002");
+		     "\"code\":-32600");
 	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
 		     "\"result\":{}");
 	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
@@ -142,12 +143,65 @@ static void lifecycle(void)
 	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
 		     "\"params\":{}}",
 		     "-32602");
+	/* 2025-03-26 needs batches, which are not served: the newest older
+	 * revision instead; never the stateless one through a handshake. */
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		     "\"params\":{\"protocolVersion\":\"2025-03-26\"}}",
+		     "\"protocolVersion\":\"2024-11-05\"");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		     "\"params\":{\"protocolVersion\":\"2026-07-28\"}}",
+		     "\"protocolVersion\":\"2025-11-25\"");
+	/* initialize comes once */
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	       "\"params\":{\"protocolVersion\":\"2025-11-25\"}}",
+	       "\"code\":-32600,\"message\":\"already initialized");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
 	       "setLevel\",\"params\":{\"level\":\"debug\"}}",
 	       "\"result\":{}");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/"
 	       "setLevel\",\"params\":{\"level\":\"loud\"}}",
 	       "-32602");
+}
+
+#define META(v)                                                                \
+	"\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" v "\","    \
+	"\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+/* The stateless revision, with no initialize: each request says its
+ * version in _meta. */
+static void stateless(void)
+{
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/"
+		     "discover\",\"params\":{" META("2026-07-28") "}}",
+		     "\"supportedVersions\":[\"2026-07-28\"]");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/"
+		     "discover\",\"params\":{" META("2026-07-28") "}}",
+		     "\"resultType\":\"complete\"");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+		     "list\",\"params\":{" META("2026-07-28") "}}",
+		     "\"ttlMs\":3600000,\"cacheScope\":\"public\","
+		     "\"resultType\":\"complete\",\"_meta\":{"
+		     "\"io.modelcontextprotocol/serverInfo\":{\"name\":"
+		     "\"mcp-sandbox\"");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+		     "list\",\"params\":{" META("2099-01-01") "}}",
+		     "\"code\":-32022,\"message\":\"Unsupported protocol "
+		     "version\",\"data\":{\"supported\":[\"2026-07-28\"],"
+		     "\"requested\":\"2099-01-01\"}");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+		     "list\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/"
+		     "protocolVersion\":\"2026-07-28\"}}}",
+		     "\"code\":-32602");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/"
+		     "discover\"}",
+		     "\"code\":-32602");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\","
+		     "\"params\":{" META("2026-07-28") "}}",
+		     "\"code\":-32601");
+	EXPECT_FRESH("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+		     "call\",\"params\":{\"name\":\"sandbox_execute\","
+		     "\"arguments\":{\"code\":5}," META("2026-07-28") "}}",
+		     "\"isError\":true,\"resultType\":\"complete\"");
 }
 
 static void tools(void)
@@ -240,6 +294,7 @@ int main(int argc, char **argv)
 	env.plugins = &ps;
 	framing();
 	lifecycle();
+	stateless();
 	tools();
 	utf8();
 	plugins_close(&ps);
