@@ -194,7 +194,8 @@ static cJSON *describe(const struct session *s)
 /* get and list: the descriptions now, memory from the engine as it
  * answers; the reply goes when every answer is in. */
 struct gather {
-	struct mcp_call *call;
+	void (*done)(cJSON *result, void *arg); /* takes result */
+	void *arg;
 	cJSON *result; /* what is returned */
 	cJSON **items; /* the session objects awaiting memoryBytes */
 	size_t n, pending;
@@ -202,9 +203,16 @@ struct gather {
 
 static void gather_finish(struct gather *g)
 {
-	mcp_call_finish(g->call, tool_ok(g->call, g->result));
+	g->done(g->result, g->arg);
 	free(g->items);
 	free(g);
+}
+
+static void finish_call_cb(cJSON *result, void *arg)
+{
+	struct mcp_call *mc = arg;
+
+	mcp_call_finish(mc, tool_ok(mc, result));
 }
 
 struct gather_item {
@@ -226,18 +234,20 @@ static void memory_cb(const struct error *err, uint64_t bytes, void *arg)
 		gather_finish(g);
 }
 
-static void reply_with_memory(struct mcp_call *mc, cJSON *result,
-			      struct session **v, cJSON **items, size_t n)
+static void with_memory(cJSON *result, struct session **v, cJSON **items,
+			size_t n, void (*done)(cJSON *result, void *arg),
+			void *arg)
 {
 	struct gather *g = calloc(1, sizeof(*g));
 	size_t i;
 
 	if (!g) {
 		free(items);
-		mcp_call_finish(mc, tool_ok(mc, result));
+		done(result, arg);
 		return;
 	}
-	g->call = mc;
+	g->done = done;
+	g->arg = arg;
 	g->result = result;
 	g->items = items;
 	g->n = n;
@@ -260,7 +270,8 @@ static void reply_with_memory(struct mcp_call *mc, cJSON *result,
 		gather_finish(g);
 }
 
-static void do_list(const struct tool_env *env, struct mcp_call *mc)
+void tool_sessions_json(const struct tool_env *env,
+			void (*done)(cJSON *result, void *arg), void *arg)
 {
 	struct session *s, **v;
 	cJSON *result = cJSON_CreateObject(), *arr, **items;
@@ -277,8 +288,7 @@ static void do_list(const struct tool_env *env, struct mcp_call *mc)
 	if (!v || !items) {
 		free(v);
 		free(items);
-		cJSON_Delete(result);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		done(result, arg); /* no session described */
 		return;
 	}
 	for (s = session_next(env->sessions, NULL); s && i < n;
@@ -288,8 +298,13 @@ static void do_list(const struct tool_env *env, struct mcp_call *mc)
 		cJSON_AddItemToArray(arr, items[i]);
 		i++;
 	}
-	reply_with_memory(mc, result, v, items, i);
+	with_memory(result, v, items, i, done, arg);
 	free(v); /* items are kept by the gather until it finishes */
+}
+
+static void do_list(const struct tool_env *env, struct mcp_call *mc)
+{
+	tool_sessions_json(env, finish_call_cb, mc);
 }
 
 static void reply_one(struct mcp_call *mc, struct session *s, int memory)
@@ -304,7 +319,7 @@ static void reply_one(struct mcp_call *mc, struct session *s, int memory)
 		return;
 	}
 	items[0] = item;
-	reply_with_memory(mc, result, &s, items, 1);
+	with_memory(result, &s, items, 1, finish_call_cb, mc);
 }
 
 static void done_cb(struct session *s, const struct error *err, void *arg)

@@ -21,10 +21,11 @@ extern const struct tool tool_session;
 extern const struct tool tool_files;
 extern const struct tool tool_install;
 extern const struct tool tool_security;
+extern const struct tool tool_inspect;
 
 const struct tool *const tools_all[] = {
-	&tool_execute, &tool_session,  &tool_files,
-	&tool_install, &tool_security, NULL,
+	&tool_execute,	&tool_session, &tool_files, &tool_install,
+	&tool_security, &tool_inspect, NULL,
 };
 
 static cJSON *text_result(char *text, int is_error)

@@ -100,6 +100,12 @@ cJSON *tool_ok_text(cJSON *json);
  * of that name was lost, else session_not_found. */
 cJSON *tool_no_session(const struct tool_env *env, const char *name);
 
+/* Every session as sandbox_session list describes it, {"sessions": [...]}
+ * with each one's memory asked of the engine: done(result, arg) takes
+ * result, once every answer is in (at once when there is no session). */
+void tool_sessions_json(const struct tool_env *env,
+			void (*done)(cJSON *result, void *arg), void *arg);
+
 /* Content blocks: an image (its bytes base64-encoded), and a
  * resource_link to uri for an artifact's {path, size, mime} JSON. NULL
  * when out of memory. */

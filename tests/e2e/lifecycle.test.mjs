@@ -11,13 +11,15 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
 
-e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sandbox_install and sandbox_security with their schemas', { docker: false }, async (h) => {
+e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sandbox_install, sandbox_security and sandbox_inspect with their schemas', { docker: false }, async (h) => {
   const s = await h.start({ env: NO_POOL });
   assert.deepEqual(
     s.tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security'],
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect'],
   );
-  const [t, st, ft, it, sec] = s.tools;
+  const [t, st, ft, it, sec, ins] = s.tools;
+  assert.deepEqual(ins.inputSchema.properties.what.enum, ['all', 'pool', 'sessions', 'engine', 'plugins', 'limits']);
+  assert.equal(ins.annotations.readOnlyHint, true);
   assert.deepEqual(sec.inputSchema.properties.action.enum, ['events', 'violations', 'stats', 'verify']);
   assert.equal(sec.annotations.readOnlyHint, true);
   assert.deepEqual(it.inputSchema.required, ['packages'], 'language may come from a session');

@@ -1,0 +1,34 @@
+/*
+ * engine_info.h - what the container engine is: its version and API, the
+ * kernel and cgroup version, which limits it can enforce, its security
+ * options and OCI runtime, its data root (GET /version and GET /info).
+ * sandbox_inspect shows it; the start-up checks and `doctor` judge it.
+ */
+#ifndef SBX_CORE_ENGINE_INFO_H
+#define SBX_CORE_ENGINE_INFO_H
+
+#include <cjson/cJSON.h>
+
+struct docker;
+
+/* info: the engine described (taken by the callback), or NULL with why
+ * (the engine did not answer). */
+typedef void (*engine_info_cb)(cJSON *info, const char *why, void *arg);
+
+/*
+ * Ask the engine. Returns 0 and calls cb exactly once, later, from the
+ * loop; or a negative errno without calling it. The description:
+ * {endpoint, version, apiVersion, apiVersionUsed, os, kernel, arch,
+ *  cgroupVersion, cgroupDriver, enforces: {memory, swap, pids, cpu},
+ *  security: {seccomp, userns, rootless, apparmor, selinux},
+ *  runtime: {name, runc, containerd}, dataRoot, cpus, memoryBytes,
+ *  containersRunning, images}
+ */
+int engine_info_get(struct docker *d, engine_info_cb cb, void *arg);
+
+/* The description from the two answers' bodies (a pure function, for
+ * tests): NULL when info_json is not an /info answer. */
+cJSON *engine_info_from(const char *version_json, const char *info_json,
+			const char *endpoint, const char *api_used);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * tool_inspect.c - sandbox_inspect: the server's state as it is now, read
+ * from where it lives (no figure is kept here):
+ *
+ *   pool      per language: containers warm, in use, starting, resetting,
+ *             the floor and ceiling, counters since start
+ *   sessions  every session (as sandbox_session list) with its memory
+ *   engine    the container engine (core/engine_info.h)
+ *   plugins   each language plugin: version, ABI, file, image, features
+ *   limits    each language's effective limits and policy, after the
+ *             plugin, sandbox.ini and SANDBOX_* variables
+ *   all       every section (the default)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/engine_info.h"
+#include "../core/plugins.h"
+#include "../core/pool.h"
+#include "mcp_call.h"
+#include "tools.h"
+
+static const char *const whats[] = {"all",     "pool",	 "sessions", "engine",
+				    "plugins", "limits", NULL};
+
+static cJSON *input_schema(const struct tool_env *env)
+{
+	cJSON *s = cJSON_CreateObject(), *props;
+
+	(void)env;
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	tool_enum_prop(props, "what", whats,
+		       "pool: warm and busy containers per language; "
+		       "sessions: open sessions and their memory; engine: the "
+		       "container engine, its runtime and what it enforces; "
+		       "plugins: the language plugins; limits: each "
+		       "language's effective limits; all (default).");
+	cJSON_AddBoolToObject(s, "additionalProperties", 0);
+	return s;
+}
+
+static cJSON *pool_json(const struct tool_env *env)
+{
+	const struct config *c = env->cfg;
+	cJSON *o = cJSON_CreateObject(), *langs;
+
+	cJSON_AddNumberToObject(o, "maxContainers", c->max_containers);
+	cJSON_AddNumberToObject(o, "memoryBudgetMb", c->memory_budget_mb);
+	cJSON_AddNumberToObject(o, "idleShrinkSeconds", c->idle_shrink_s);
+	langs = cJSON_AddObjectToObject(o, "languages");
+	for (size_t i = 0; i < env->plugins->n; i++) {
+		const struct plugin *pl = &env->plugins->v[i];
+		struct pool_stats st;
+		cJSON *l;
+
+		if (!pl->policy.enabled)
+			continue;
+		pool_stats(env->pool, pl, &st);
+		l = cJSON_AddObjectToObject(langs, pl->desc->name);
+		cJSON_AddNumberToObject(l, "warm", st.idle);
+		cJSON_AddNumberToObject(l, "inUse", st.busy);
+		cJSON_AddNumberToObject(l, "starting", st.starting);
+		cJSON_AddNumberToObject(l, "resetting", st.resetting);
+		cJSON_AddNumberToObject(l, "callersWaiting", st.waiting);
+		cJSON_AddNumberToObject(l, "floor", pl->policy.pool_size);
+		cJSON_AddNumberToObject(l, "ceiling", pl->policy.pool_max_size);
+		cJSON_AddBoolToObject(l, "warmAtStart",
+				      pl->policy.warm_at_start);
+		cJSON_AddBoolToObject(l, "used", st.in_use);
+		cJSON_AddNumberToObject(l, "started", (double)st.started);
+		cJSON_AddNumberToObject(l, "reused", (double)st.reused);
+		cJSON_AddNumberToObject(l, "discarded", (double)st.discarded);
+	}
+	return o;
+}
+
+static cJSON *plugins_json(const struct tool_env *env)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < env->plugins->n; i++) {
+		const struct plugin *pl = &env->plugins->v[i];
+		const struct sbx_plugin *d = pl->desc;
+		cJSON *p = cJSON_CreateObject(), *a;
+		char abi[16];
+
+		cJSON_AddStringToObject(p, "name", d->name);
+		cJSON_AddStringToObject(p, "version",
+					d->version ? d->version : "");
+		snprintf(abi, sizeof(abi), "%u.%u", (unsigned)d->abi_major,
+			 (unsigned)d->abi_minor);
+		cJSON_AddStringToObject(p, "abi", abi);
+		cJSON_AddStringToObject(p, "file", pl->path ? pl->path : "");
+		cJSON_AddBoolToObject(p, "enabled", pl->policy.enabled);
+		cJSON_AddStringToObject(p, "image", pl->policy.image);
+		a = cJSON_AddArrayToObject(p, "aliases");
+		for (size_t k = 0; d->aliases && d->aliases[k]; k++)
+			cJSON_AddItemToArray(a,
+					     cJSON_CreateString(d->aliases[k]));
+		a = cJSON_AddArrayToObject(p, "options");
+		for (size_t k = 0; d->options && d->options[k].name; k++)
+			cJSON_AddItemToArray(
+				a, cJSON_CreateString(d->options[k].name));
+		cJSON_AddBoolToObject(p, "sessionInterpreter",
+				      d->session_cmd && d->session_cmd[0]);
+		if (d->package_ecosystem)
+			cJSON_AddStringToObject(p, "packages",
+						d->package_ecosystem);
+		else
+			cJSON_AddNullToObject(p, "packages");
+		cJSON_AddBoolToObject(p, "lexer", d->lex_mask != NULL);
+		cJSON_AddItemToArray(arr, p);
+	}
+	return arr;
+}
+
+static cJSON *limits_json(const struct tool_env *env)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < env->plugins->n; i++) {
+		const struct plugin *pl = &env->plugins->v[i];
+		const struct policy *po = &pl->policy;
+		const struct sbx_limits *lim = &po->limits;
+		cJSON *l, *a;
+
+		if (!po->enabled)
+			continue;
+		l = cJSON_AddObjectToObject(o, pl->desc->name);
+		cJSON_AddNumberToObject(l, "memoryMb", lim->memory_mb);
+		cJSON_AddNumberToObject(l, "cpuMillis", lim->cpu_millis);
+		cJSON_AddNumberToObject(l, "pids", lim->pids);
+		cJSON_AddNumberToObject(l, "timeoutMs", lim->timeout_ms);
+		cJSON_AddNumberToObject(l, "maxTimeoutMs", po->max_timeout_ms);
+		cJSON_AddNumberToObject(l, "stdoutCap", lim->stdout_cap);
+		cJSON_AddNumberToObject(l, "stderrCap", lim->stderr_cap);
+		cJSON_AddNumberToObject(l, "nofile", lim->nofile);
+		cJSON_AddNumberToObject(l, "fsizeMb", lim->fsize_mb);
+		cJSON_AddNumberToObject(l, "workMb", lim->work_mb);
+		cJSON_AddNumberToObject(l, "tmpMb", lim->tmp_mb);
+		cJSON_AddNumberToObject(l, "shmMb", po->shm_mb);
+		cJSON_AddNumberToObject(l, "maxCodeBytes", po->max_code_bytes);
+		cJSON_AddNumberToObject(l, "startTimeoutMs",
+					po->start_timeout_ms);
+		cJSON_AddNumberToObject(l, "resetTimeoutMs",
+					po->reset_timeout_ms);
+		cJSON_AddNumberToObject(l, "interruptGraceMs",
+					po->interrupt_grace_ms);
+		cJSON_AddNumberToObject(l, "maxUses", po->max_uses);
+		cJSON_AddStringToObject(l, "network", po->network);
+		cJSON_AddStringToObject(
+			l, "blocklist",
+			blocklist_mode_name(po->blocklist.mode));
+		cJSON_AddNumberToObject(l, "blocklistRules",
+					(double)po->blocklist.n);
+		a = cJSON_AddArrayToObject(l, "seccompDeny");
+		for (size_t k = 0; po->seccomp_deny && po->seccomp_deny[k]; k++)
+			cJSON_AddItemToArray(
+				a, cJSON_CreateString(po->seccomp_deny[k]));
+		if (po->registry)
+			cJSON_AddStringToObject(l, "registry", po->registry);
+	}
+	return o;
+}
+
+/* One call: the sections asked for, the engine's and the sessions' as
+ * their answers come; the result when none is pending. */
+struct inspect {
+	struct mcp_call *call;
+	cJSON *out;
+	int pending;
+	uint32_t max_sessions;
+};
+
+static void inspect_done(struct inspect *in)
+{
+	if (--in->pending > 0)
+		return;
+	mcp_call_finish(in->call, tool_ok(in->call, in->out));
+	free(in);
+}
+
+static void sessions_cb(cJSON *result, void *arg)
+{
+	struct inspect *in = arg;
+	cJSON *arr =
+		cJSON_DetachItemFromObjectCaseSensitive(result, "sessions");
+	cJSON *o = cJSON_AddObjectToObject(in->out, "sessions");
+
+	cJSON_AddNumberToObject(o, "open", cJSON_GetArraySize(arr));
+	cJSON_AddNumberToObject(o, "max", in->max_sessions);
+	cJSON_AddItemToObject(o, "list", arr ? arr : cJSON_CreateArray());
+	cJSON_Delete(result);
+	inspect_done(in);
+}
+
+static void engine_cb(cJSON *info, const char *why, void *arg)
+{
+	struct inspect *in = arg;
+
+	if (info) {
+		cJSON_AddItemToObject(in->out, "engine", info);
+	} else {
+		cJSON *e = cJSON_AddObjectToObject(in->out, "engine");
+
+		cJSON_AddStringToObject(e, "error", "docker_unavailable");
+		cJSON_AddStringToObject(e, "message", why);
+	}
+	inspect_done(in);
+}
+
+static void call(const struct tool_env *env, struct mcp_call *mc,
+		 const cJSON *args)
+{
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(args, "what");
+	const char *what = cJSON_IsString(w) ? w->valuestring : "all";
+	int all = strcmp(what, "all") == 0, ask_engine, ask_sessions;
+	struct inspect *in = calloc(1, sizeof(*in));
+
+	if (!in || !(in->out = cJSON_CreateObject())) {
+		free(in);
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		return;
+	}
+	in->call = mc;
+	in->max_sessions = env->cfg->max_sessions;
+	if (all || strcmp(what, "pool") == 0)
+		cJSON_AddItemToObject(in->out, "pool", pool_json(env));
+	if (all || strcmp(what, "plugins") == 0)
+		cJSON_AddItemToObject(in->out, "plugins", plugins_json(env));
+	if (all || strcmp(what, "limits") == 0)
+		cJSON_AddItemToObject(in->out, "limits", limits_json(env));
+	ask_engine = all || strcmp(what, "engine") == 0;
+	ask_sessions = all || strcmp(what, "sessions") == 0;
+	/* Every answer counted before the first is asked for (one may come
+	 * at once): the last of them, or this function, finishes the call. */
+	in->pending = 1 + ask_engine + ask_sessions;
+	if (ask_engine &&
+	    engine_info_get(pool_docker(env->pool), engine_cb, in) != 0)
+		engine_cb(NULL, "cannot ask the engine", in);
+	/* NOLINTBEGIN(clang-analyzer-unix.Malloc): pending keeps in alive */
+	if (ask_sessions)
+		tool_sessions_json(env, sessions_cb, in);
+	inspect_done(in);
+	/* NOLINTEND(clang-analyzer-unix.Malloc) */
+}
+
+const struct tool tool_inspect = {
+	.name = "sandbox_inspect",
+	.title = "State of the sandbox server",
+	.description =
+		"The server's state now: what: pool (warm and busy containers "
+		"per language), sessions (open sessions and their memory), "
+		"engine (the container engine, its runtime, what it "
+		"enforces), plugins (the languages), limits (each language's "
+		"effective limits after sandbox.ini), or all.",
+	.input_schema = input_schema,
+	.read_only = 1,
+	.destructive = 0,
+	.idempotent = 1,
+	.open_world = 0,
+	.call = call,
+};
