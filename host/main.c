@@ -31,6 +31,7 @@
 #include "core/install.h"
 #include "core/pkg_cache.h"
 #include "core/config.h"
+#include "core/doctor.h"
 #include "core/executor.h"
 #include "core/engine_checks.h"
 #include "core/identity.h"
@@ -82,6 +83,7 @@ struct app {
 	size_t code_len;
 	int json;
 	struct exec_job *job;
+	int doctor_cli; /* doctor's report is printed, not logged */
 };
 
 static void usage(FILE *f)
@@ -95,6 +97,7 @@ static void usage(FILE *f)
 		   "       mcp-sandbox cache list [--json] | cache prune\n"
 		   "       mcp-sandbox audit verify [FILE...]\n"
 		   "       mcp-sandbox blocklist LANG [FILE... | -]\n"
+		   "       mcp-sandbox doctor [--json]\n"
 		   "       mcp-sandbox check-config [--config FILE]\n"
 		   "       mcp-sandbox --version\n"
 		   "Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, "
@@ -309,6 +312,75 @@ static int start_engine(struct app *a)
 		&a->pool);
 }
 
+/* doctor's report: printed (`mcp-sandbox doctor`), or logged (at
+ * start-up: what failed or warns at warning level, the rest at info). */
+static void doctor_report_cb(cJSON *report, int ok, void *arg)
+{
+	struct app *a = arg;
+	const cJSON *r;
+
+	if (a->doctor_cli && a->json) {
+		char *text = cJSON_PrintUnformatted(report);
+
+		if (text)
+			puts(text);
+		free(text);
+	}
+	cJSON_ArrayForEach(r, report)
+	{
+		const char *check = cJSON_GetObjectItemCaseSensitive(r, "check")
+					    ->valuestring;
+		const char *status =
+			cJSON_GetObjectItemCaseSensitive(r, "status")
+				->valuestring;
+		const char *detail =
+			cJSON_GetObjectItemCaseSensitive(r, "detail")
+				->valuestring;
+		const cJSON *fix = cJSON_GetObjectItemCaseSensitive(r, "fix");
+
+		if (a->doctor_cli && !a->json)
+			printf("%-4s  %-16s %s%s%s\n", status, check, detail,
+			       cJSON_IsString(fix)
+				       ? "\n                       fix: "
+				       : "",
+			       cJSON_IsString(fix) ? fix->valuestring : "");
+		else if (!a->doctor_cli && strcmp(status, "ok") == 0)
+			log_info("doctor: %s: %s", check, detail);
+		else if (!a->doctor_cli)
+			log_warn("doctor: %s %s: %s%s%s", check, status, detail,
+				 cJSON_IsString(fix) ? " (fix: " : "",
+				 cJSON_IsString(fix) ? fix->valuestring : "");
+	}
+	if (a->doctor_cli) {
+		if (!a->json)
+			printf("%s\n", ok ? "the server can run here"
+					  : "the server cannot run as it is: "
+					    "see fail above");
+		fflush(stdout);
+		a->exit_code = ok ? 0 : 1;
+	}
+	cJSON_Delete(report);
+}
+
+static void doctor_start(struct app *a, int cli)
+{
+	char dir[PATH_MAX], agent[PATH_MAX + 16];
+	struct doctor_env env = {
+		.cfg = &a->cfg,
+		.plugins = &a->plugins,
+		.docker = a->docker,
+	};
+
+	if (exe_dir(dir, sizeof(dir)) == 0) {
+		snprintf(agent, sizeof(agent), "%s/sbx-agent", dir);
+		if (file_exists(agent))
+			env.agent_path = agent;
+	}
+	a->doctor_cli = cli;
+	if (doctor_run(&env, doctor_report_cb, a) != 0)
+		log_error("doctor: out of memory");
+}
+
 static void negotiated_cb(const struct docker_response *res, void *arg)
 {
 	struct app *a = arg;
@@ -328,6 +400,7 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 					       : "?");
 	identity_reap_orphans(a->docker, &a->id);
 	(void)engine_checks_start(a->loop, a->docker);
+	doctor_start(a, 0);
 }
 
 static void close_walk_cb(uv_handle_t *h, void *arg)
@@ -749,6 +822,42 @@ static int blocklist_cli(struct app *a, int argc, char **argv)
 	return found;
 }
 
+/* mcp-sandbox doctor [--json]: every check (core/doctor.h), each with
+ * its fix; exit 0 when the server can run here, 1 when not. loaded: what
+ * loading sandbox.ini and the plugins returned (a refused configuration
+ * is a failed check, not an early exit). */
+static int doctor_cli(struct app *a, int loaded, int argc, char **argv)
+{
+	const char *why = NULL;
+
+	for (int k = 0; k < argc; k++) {
+		if (strcmp(argv[k], "--json") == 0) {
+			a->json = 1;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (loaded)
+		fprintf(stderr, "doctor: sandbox.ini or the plugins were "
+				"refused (see above): the server would not "
+				"start\n");
+	if (docker_new(a->loop, a->cfg.docker_host, &a->docker, &why) != 0) {
+		fprintf(stderr, "doctor: Docker client: %s\n",
+			why ? why : "cannot initialize");
+		return 1;
+	}
+	docker_negotiate(a->docker, run_negotiated_cb, a);
+	a->exit_code = 1;
+	doctor_start(a, 1);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	docker_free(a->docker);
+	a->docker = NULL;
+	uv_walk(a->loop, close_walk_cb, NULL);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	return loaded ? 1 : a->exit_code;
+}
+
 static int run_once(struct app *a, int argc, char **argv)
 {
 	const char *lang = NULL, *src = NULL, *inline_code = NULL;
@@ -1042,6 +1151,7 @@ int main(int argc, char **argv)
 				     strcmp(argv[i], "cache") == 0 ||
 				     strcmp(argv[i], "audit") == 0 ||
 				     strcmp(argv[i], "blocklist") == 0 ||
+				     strcmp(argv[i], "doctor") == 0 ||
 				     strcmp(argv[i], "check-config") == 0)) {
 			cmd = argv[i];
 			first = 0;
@@ -1049,6 +1159,7 @@ int main(int argc, char **argv)
 			    strcmp(cmd, "install") == 0 ||
 			    strcmp(cmd, "cache") == 0 ||
 			    strcmp(cmd, "audit") == 0 ||
+			    strcmp(cmd, "doctor") == 0 ||
 			    strcmp(cmd, "blocklist") == 0) {
 				i++;
 				break;
@@ -1076,7 +1187,8 @@ int main(int argc, char **argv)
 	/* A one-shot run prints the program's output; keep our own lines to
 	 * warnings unless -v was given. */
 	quiet = (strcmp(cmd, "run") == 0 || strcmp(cmd, "cache") == 0 ||
-		 strcmp(cmd, "audit") == 0 || strcmp(cmd, "blocklist") == 0) &&
+		 strcmp(cmd, "audit") == 0 || strcmp(cmd, "blocklist") == 0 ||
+		 strcmp(cmd, "doctor") == 0) &&
 		!has_flag(argc - i, argv + i, "-v");
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
@@ -1098,6 +1210,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "blocklist") == 0) {
 		rc = rc ? 2 : blocklist_cli(a, argc - i, argv + i);
+		goto out;
+	}
+	if (strcmp(cmd, "doctor") == 0) {
+		rc = doctor_cli(a, rc, argc - i, argv + i);
 		goto out;
 	}
 	if (rc || start_engine(a)) {

@@ -2,6 +2,7 @@
  * host's accounts, read from GET /info. */
 #include <stdlib.h>
 
+#include "core/doctor.h"
 #include "core/engine_checks.h"
 #include "core/engine_info.h"
 #include "testlib.h"
@@ -53,6 +54,39 @@ static void describe(void)
 	CHECK(engine_info_from(NULL, "not json", "x", NULL) == NULL);
 }
 
+/* Which container-escape fixes a runc version lacks. */
+static void runc_versions(void)
+{
+	static const struct {
+		const char *version, *missing;
+	} cases[] = {
+		{"1.1.5+ds1-1+deb12u1",
+		 "CVE-2025-31133 CVE-2025-52565 CVE-2025-52881"},
+		{"1.1.5+ds1-1+deb12u2",
+		 "CVE-2025-31133 CVE-2025-52565 CVE-2025-52881"},
+		{"1.1.5+ds1-1", "CVE-2024-21626 CVE-2025-31133 CVE-2025-52565 "
+				"CVE-2025-52881"},
+		{"1.1.11", "CVE-2024-21626 CVE-2025-31133 CVE-2025-52565 "
+			   "CVE-2025-52881"},
+		{"1.1.12", "CVE-2025-31133 CVE-2025-52565 CVE-2025-52881"},
+		{"1.2.7", "CVE-2025-31133 CVE-2025-52565 CVE-2025-52881"},
+		{"1.2.8", ""},
+		{"1.3.2", "CVE-2025-31133 CVE-2025-52565 CVE-2025-52881"},
+		{"1.3.3", ""},
+		{"1.4.0", ""},
+		{"1.5.1", ""},
+	};
+	char buf[200];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		doctor_runc_missing(cases[i].version, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].missing) != 0)
+			fprintf(stderr, "runc %s: '%s'\n", cases[i].version,
+				buf);
+		CHECK(strcmp(buf, cases[i].missing) == 0);
+	}
+}
+
 int main(void)
 {
 	CHECK(engine_info_remaps_users("{\"SecurityOptions\":[\"name=seccomp,"
@@ -67,5 +101,6 @@ int main(void)
 	CHECK(engine_info_remaps_users("{\"ID\":\"x\"}") == -1);
 	CHECK(engine_info_remaps_users("not json") == -1);
 	describe();
+	runc_versions();
 	return t_summary("engine_checks");
 }

@@ -1,0 +1,72 @@
+// mcp-sandbox doctor (host/core/doctor.c): every check against what this
+// machine really has, the exit status saying whether a server can run,
+// each failure with its fix; and the same checks in a server's start-up
+// log.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { dockerGet } from './lib/docker.mjs';
+import { BIN, e2e } from './lib/server.mjs';
+import { waitFor } from './lib/wait.mjs';
+
+function doctor(env = {}, args = ['--json']) {
+  const r = spawnSync(BIN, ['doctor', ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, report: args.includes('--json') && r.stdout ? JSON.parse(r.stdout) : null };
+}
+
+e2e('doctor on this machine: every check as the engine and the host say, the runtime judged by its version, exit 0', { timeoutMs: 120_000 }, async () => {
+  const { status, report, stderr } = doctor();
+  assert.equal(status, 0, stderr);
+  const by = Object.fromEntries(report.map((c) => [c.check, c]));
+  for (const k of ['config', 'plugins', 'state directory', 'engine', 'cgroups', 'seccomp', 'runtime', 'disk'])
+    assert.ok(by[k], `check ${k}: ${JSON.stringify(report)}`);
+  const version = (await dockerGet('/version')).body;
+  const info = (await dockerGet('/info')).body;
+  assert.equal(by.engine.status, 'ok');
+  assert.match(by.engine.detail, new RegExp(`^Docker ${version.Version.replace(/[.+]/g, '\\$&')} at unix://`));
+  assert.equal(by.cgroups.status, 'ok');
+  assert.match(by.cgroups.detail, new RegExp(`^cgroup v${info.CgroupVersion ?? '1'} `));
+  assert.equal(by.seccomp.status, 'ok');
+  const runc = version.Components.find((c) => c.Name === 'runc');
+  const runcVersion = /\./.test(runc.Details?.GitCommit ?? '') ? runc.Details.GitCommit : runc.Version;
+  assert.ok(by.runtime.detail.includes(runcVersion), by.runtime.detail);
+  // Debian 12's runc carries CVE-2024-21626's fix and none of November 2025's.
+  if (/^1\.1\.5\+ds1-1\+deb12u1$/.test(runcVersion)) {
+    assert.equal(by.runtime.status, 'warn');
+    assert.match(by.runtime.detail, /CVE-2025-31133 CVE-2025-52565 CVE-2025-52881$/);
+    assert.doesNotMatch(by.runtime.detail, /CVE-2024-21626/);
+    assert.match(by.runtime.fix, /runc 1\.2\.8, 1\.3\.3, 1\.4\.0 or later/);
+  }
+  for (const lang of ['python', 'python-ml', 'javascript', 'typescript', 'go', 'rust', 'bash'])
+    assert.notEqual(by[`image ${lang}`]?.status ?? 'fail', 'fail', JSON.stringify(by[`image ${lang}`]));
+  assert.ok(report.every((c) => c.status === 'ok' || typeof c.fix === 'string'), 'every warning and failure says how to fix it');
+
+  const text = doctor({}, []);
+  assert.equal(text.status, 0);
+  assert.match(text.stdout, /^ok {4}engine {11}Docker /m);
+  assert.match(text.stdout, /^the server can run here$/m);
+});
+
+e2e('doctor fails, with the fix, on a missing image, an engine that does not answer and a refused sandbox.ini', { timeoutMs: 120_000 }, async () => {
+  let r = doctor({ SANDBOX_PYTHON_IMAGE: 'mcp-sandbox/no-such-image:latest' });
+  assert.equal(r.status, 1);
+  const img = r.report.find((c) => c.check === 'image python');
+  assert.deepEqual([img.status, img.fix], ['fail', 'scripts/build-images.sh python']);
+  assert.match(img.detail, /no-such-image:latest: not built/);
+
+  r = doctor({ DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
+  assert.equal(r.status, 1);
+  const engine = r.report.find((c) => c.check === 'engine');
+  assert.equal(engine.status, 'fail');
+  assert.match(engine.fix, /systemctl start docker/);
+  assert.equal(r.report.some((c) => c.check.startsWith('image ')), false, 'no image is judged without an engine');
+
+  r = doctor({ SANDBOX_LIMITS_WORK_MB: '100000' });
+  assert.equal(r.status, 1, 'tmpfs sizes over the memory limit: the server would not start');
+  assert.match(r.stderr, /the server would not start/);
+});
+
+e2e('a server runs the same checks at start-up and logs them', { timeoutMs: 60_000 }, async (h) => {
+  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0' } });
+  await waitFor(() => /doctor: engine: Docker .* API /.test(s.stderr) && /doctor: runtime/.test(s.stderr), { timeoutMs: 30_000, what: 'the doctor lines in the log' });
+  assert.match(s.stderr, /doctor: cgroups: cgroup v\d/);
+});
