@@ -28,9 +28,8 @@ struct doctor_env {
  * ok: no check failed (the server can run). */
 typedef void (*doctor_cb)(cJSON *report, int ok, void *arg);
 
-/* Run every check; cb runs once, from the loop (before this returns
- * only when the engine cannot even be asked). 0, or a negative errno (out
- * of memory) without calling cb. env is borrowed until cb. */
+/* Run every check; cb runs once, later, from the loop. 0, or a negative
+ * errno without calling cb. env is borrowed until cb. */
 int doctor_run(const struct doctor_env *env, doctor_cb cb, void *arg);
 
 /* The fixes a runc version lacks, among the container escapes the docs
