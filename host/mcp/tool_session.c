@@ -107,7 +107,7 @@ static cJSON *session_schema(void)
 		 "files."},
 		{NULL, NULL, NULL},
 	};
-	cJSON *s = cJSON_CreateObject(), *props, *p, *t;
+	cJSON *s = cJSON_CreateObject(), *props, *p;
 	size_t i;
 
 	cJSON_AddStringToObject(s, "type", "object");
@@ -124,13 +124,13 @@ static cJSON *session_schema(void)
 				"import from (sandbox_install).");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "items"), "type",
 				"string");
+	/* One type, not ["integer", "null"]: some clients' function
+	 * declarations cannot take a list of types. */
 	p = cJSON_AddObjectToObject(props, "memoryBytes");
-	t = cJSON_AddArrayToObject(p, "type");
-	cJSON_AddItemToArray(t, cJSON_CreateString("integer"));
-	cJSON_AddItemToArray(t, cJSON_CreateString("null"));
+	cJSON_AddStringToObject(p, "type", "integer");
 	cJSON_AddStringToObject(p, "description",
-				"Memory the container uses now (null when the "
-				"engine cannot tell).");
+				"Memory the container uses now (absent when "
+				"the engine cannot tell).");
 	return s;
 }
 
@@ -187,8 +187,7 @@ static cJSON *describe(const struct session *s)
 		for (i = 0; arr && i < n; i++)
 			cJSON_AddItemToArray(arr, cJSON_CreateString(keys[i]));
 	}
-	cJSON_AddNullToObject(o, "memoryBytes");
-	return o;
+	return o; /* memoryBytes: added when the engine answers */
 }
 
 /* get and list: the descriptions now, memory from the engine as it
@@ -226,9 +225,8 @@ static void memory_cb(const struct error *err, uint64_t bytes, void *arg)
 	struct gather *g = gi->g;
 
 	if (!err)
-		cJSON_ReplaceItemInObjectCaseSensitive(
-			g->items[gi->i], "memoryBytes",
-			cJSON_CreateNumber((double)bytes));
+		cJSON_AddNumberToObject(g->items[gi->i], "memoryBytes",
+					(double)bytes);
 	free(gi);
 	if (--g->pending == 0)
 		gather_finish(g);

@@ -19,6 +19,16 @@ e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sa
   );
   const [t, st, ft, it, sec, ins] = s.tools;
   assert.deepEqual(ins.inputSchema.properties.what.enum, ['all', 'pool', 'sessions', 'engine', 'plugins', 'limits']);
+  // Portable schemas: some clients' function declarations take one type
+  // per property, never a list such as ["integer", "null"].
+  const lists = [];
+  const walk = (o, at) => {
+    if (!o || typeof o !== 'object') return;
+    if (Array.isArray(o.type)) lists.push(at);
+    for (const [k, v] of Object.entries(o)) walk(v, `${at}.${k}`);
+  };
+  for (const tool of s.tools) walk({ input: tool.inputSchema, output: tool.outputSchema }, tool.name);
+  assert.deepEqual(lists, [], 'no schema gives a list of types');
   assert.equal(ins.annotations.readOnlyHint, true);
   assert.deepEqual(sec.inputSchema.properties.action.enum, ['events', 'violations', 'stats', 'verify']);
   assert.equal(sec.annotations.readOnlyHint, true);
