@@ -27,6 +27,7 @@
 #include <curl/curl.h>
 
 #include "core/artifact_store.h"
+#include "revision.h"
 #include "core/audit.h"
 #include "core/install.h"
 #include "core/pkg_cache.h"
@@ -1137,8 +1138,9 @@ int main(int argc, char **argv)
 			   i + 1 < argc) {
 			files_root = argv[++i];
 		} else if (strcmp(argv[i], "--version") == 0) {
-			printf("mcp-sandbox %s (plugin ABI %d.%d)\n",
-			       SBX_VERSION, SBX_PLUGIN_ABI_MAJOR,
+			printf("mcp-sandbox %s (revision %s, plugin ABI "
+			       "%d.%d)\n",
+			       SBX_VERSION, SBX_REVISION, SBX_PLUGIN_ABI_MAJOR,
 			       SBX_PLUGIN_ABI_MINOR);
 			return 0;
 		} else if (strcmp(argv[i], "--help") == 0 ||

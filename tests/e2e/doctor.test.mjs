@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { dockerGet } from './lib/docker.mjs';
-import { BIN, e2e } from './lib/server.mjs';
+import { BIN, ROOT, e2e } from './lib/server.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 function doctor(env = {}, args = ['--json']) {
@@ -69,4 +69,14 @@ e2e('a server runs the same checks at start-up and logs them', { timeoutMs: 60_0
   const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0' } });
   await waitFor(() => /doctor: engine: Docker .* API /.test(s.stderr) && /doctor: runtime/.test(s.stderr), { timeoutMs: 30_000, what: 'the doctor lines in the log' });
   assert.match(s.stderr, /doctor: cgroups: cgroup v\d/);
+});
+
+e2e('--version names the version, the git revision it was built from and the plugin ABI', { docker: false }, async () => {
+  const r = spawnSync(BIN, ['--version'], { encoding: 'utf8' });
+  assert.equal(r.status, 0);
+  const m = r.stdout.match(/^mcp-sandbox (\d+\.\d+\.\d+) \(revision ([0-9a-f]{12}(?:-dirty)?|unknown), plugin ABI (\d+\.\d+)\)\n$/);
+  assert.ok(m, r.stdout);
+  const head = spawnSync('git', ['-C', ROOT, 'rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' });
+  if (head.status === 0) assert.equal(m[2].replace(/-dirty$/, ''), head.stdout.trim());
+  assert.equal(m[3], '1.6');
 });
