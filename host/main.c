@@ -84,7 +84,8 @@ struct app {
 	size_t code_len;
 	int json;
 	struct exec_job *job;
-	int doctor_cli; /* doctor's report is printed, not logged */
+	int doctor_cli;	    /* doctor's report is printed, not logged */
+	char agent_sha[65]; /* the agent beside the binary, or "" */
 };
 
 static void usage(FILE *f)
@@ -365,18 +366,13 @@ static void doctor_report_cb(cJSON *report, int ok, void *arg)
 
 static void doctor_start(struct app *a, int cli)
 {
-	char dir[PATH_MAX], agent[PATH_MAX + 16];
 	struct doctor_env env = {
 		.cfg = &a->cfg,
 		.plugins = &a->plugins,
 		.docker = a->docker,
 	};
 
-	if (exe_dir(dir, sizeof(dir)) == 0) {
-		snprintf(agent, sizeof(agent), "%s/sbx-agent", dir);
-		if (file_exists(agent))
-			env.agent_path = agent;
-	}
+	memcpy(env.agent_sha, a->agent_sha, sizeof(env.agent_sha));
 	a->doctor_cli = cli;
 	if (doctor_run(&env, doctor_report_cb, a) != 0)
 		log_error("doctor: out of memory");
@@ -1195,6 +1191,16 @@ int main(int argc, char **argv)
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
 	rc = load_everything(a, config_arg, files_root);
+	if (strcmp(cmd, "serve") == 0 || strcmp(cmd, "doctor") == 0) {
+		/* The agent the images should carry (doctor), read before
+		 * the loop serves anything. */
+		char dir[PATH_MAX], agent[PATH_MAX + 16];
+
+		if (exe_dir(dir, sizeof(dir)) == 0) {
+			snprintf(agent, sizeof(agent), "%s/sbx-agent", dir);
+			doctor_agent_sha(agent, a->agent_sha);
+		}
+	}
 	if (strcmp(cmd, "check-config") == 0) {
 		fprintf(stderr,
 			"%s: %d problem(s), %zu plugin(s) loaded, %zu "

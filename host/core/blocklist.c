@@ -90,6 +90,30 @@ int blocklist_active(const struct blocklist *bl)
 	return bl->mode != BLOCKLIST_OFF && bl->n > 0;
 }
 
+/* s as valid UTF-8 in place: a sequence cut by the length cap, or any
+ * byte that starts none, becomes '?' (the match goes into JSON). */
+static void utf8_tidy(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		size_t len = *p < 0x80		 ? 1
+			     : (*p >> 5) == 0x6	 ? 2
+			     : (*p >> 4) == 0xe	 ? 3
+			     : (*p >> 3) == 0x1e ? 4
+						 : 0;
+		size_t k = 1;
+
+		while (len > 1 && k < len && (p[k] & 0xc0) == 0x80)
+			k++;
+		if (len == 0 || k < len) {
+			*p++ = '?';
+			continue;
+		}
+		p += len;
+	}
+}
+
 static void locate(const char *text, size_t at, struct blocklist_hit *h)
 {
 	const char *nl;
@@ -142,6 +166,7 @@ int blocklist_scan(const struct blocklist *bl, const char *code, size_t len,
 				c == '\n' || c == '\t' || c == '\r' ? ' ' : c;
 		}
 		h->match[k] = '\0';
+		utf8_tidy(h->match);
 		nhits++;
 	}
 	free(text);

@@ -21,16 +21,23 @@ struct doctor_env {
 	const struct config *cfg;
 	const struct plugin_set *plugins;
 	struct docker *docker;
-	const char *agent_path; /* the agent images should carry, or NULL */
+	/* SHA-256 (hex) of the agent images should carry, or "" when unknown
+	 * (doctor_agent_sha). */
+	char agent_sha[65];
 };
 
 /* report: [{check, status: "ok"|"warn"|"fail", detail, fix?}] (taken);
  * ok: no check failed (the server can run). */
 typedef void (*doctor_cb)(cJSON *report, int ok, void *arg);
 
-/* Run every check; cb runs once, later, from the loop. 0, or a negative
- * errno without calling cb. env is borrowed until cb. */
+/* Run every check; cb runs once, from the loop (before this returns only
+ * when the engine cannot even be asked). 0, or a negative errno without
+ * calling cb. env is copied; what it points at is borrowed until cb. */
 int doctor_run(const struct doctor_env *env, doctor_cb cb, void *arg);
+
+/* The agent binary's SHA-256 into out ("" when it cannot be read):
+ * blocking (a 1.3 MiB file), for start-up, before the loop serves. */
+void doctor_agent_sha(const char *path, char out[65]);
 
 /* The fixes a runc version lacks, among the container escapes the docs
  * name ("CVE-2024-21626 CVE-2025-31133 ..."), into buf ("" when none):

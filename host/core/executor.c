@@ -777,6 +777,10 @@ static void scan_done_cb(uv_work_t *w, int status)
 	struct exec_scan *sc = w->data;
 	struct exec_job *j = sc->job;
 
+	if (!j) { /* ended meanwhile (exec_abort_unsent) */
+		scan_free(sc);
+		return;
+	}
 	j->scan = NULL;
 	if (status == UV_ECANCELED || j->cancelled) {
 		job_fail(j, ERR_CANCELLED, NULL);
@@ -948,6 +952,16 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 	}
 	j->box = b;
 	run_on_agent(j);
+}
+
+void exec_abort_unsent(struct exec_job *j)
+{
+	if (!j || j->done || !j->scan)
+		return;
+	j->scan->job = NULL; /* scan_done_cb frees it */
+	j->scan = NULL;
+	j->lost = 1; /* the session's connection goes */
+	job_fail(j, ERR_CANCELLED, NULL);
 }
 
 void exec_cancel(struct exec_job *j)

@@ -178,4 +178,11 @@ int exec_warmup(struct box *b, const struct plugin *pl,
  * callback still runs, with cancelled set or error ERR_CANCELLED. */
 void exec_cancel(struct exec_job *job);
 
+/* A session's connection is about to go: a job that has not reached the
+ * agent yet (its code still being scanned by the blocklist) ends now with
+ * ERR_CANCELLED, its callback run before this returns, so it never uses
+ * the connection; a job that has reached it is left to the connection's
+ * close, which ends it. */
+void exec_abort_unsent(struct exec_job *job);
+
 #endif

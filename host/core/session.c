@@ -490,6 +490,7 @@ void session_destroy(struct session *s)
 	error_set(&err, ERR_SESSION_DESTROYED,
 		  "the session was destroyed before the call ran");
 	session_queue_fail(s, &err);
+	session_queue_abort_unsent(s);
 	s->ac = NULL;
 	/* Settles a running call (ERR_SESSION_DESTROYED) and a reconnection
 	 * in flight before it returns. */
@@ -737,9 +738,10 @@ void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
 	error_set(&err, ERR_SHUTTING_DOWN, NULL);
 	for (s = m->list; s; s = s->next) {
 		session_queue_fail(s, &err);
+		s->destroying = 1; /* nothing starts any more */
+		session_queue_abort_unsent(s);
 		ac = s->ac;
 		s->ac = NULL;
-		s->destroying = 1; /* nothing starts any more */
 		if (ac)
 			agent_client_close(ac);
 	}

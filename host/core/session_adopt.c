@@ -28,6 +28,7 @@ void session_lost_cb(struct agent_client *ac, void *arg)
 
 	(void)ac;
 	s->ac = NULL;
+	session_queue_abort_unsent(s); /* it must never use ac */
 	if (s->destroying)
 		return;
 	log_warn("[%s] session %s: the connection to its container was lost; "

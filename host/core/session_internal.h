@@ -140,6 +140,9 @@ void session_expiry_start(struct session_mgr *m);
 void session_queue_next(struct session *s);
 /* End every queued call (not the running one) with err. */
 void session_queue_fail(struct session *s, const struct error *err);
+/* The connection s->ac is about to go: a running call whose code has not
+ * reached the agent yet (being scanned) ends now, without it. */
+void session_queue_abort_unsent(struct session *s);
 /* Queue the interpreter's start-up (languages that have one). */
 void session_queue_interpreter(struct session *s);
 

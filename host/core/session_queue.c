@@ -41,6 +41,12 @@ static void fail_call(struct session_call *c, const struct error *err)
 	call_free(c);
 }
 
+void session_queue_abort_unsent(struct session *s)
+{
+	if (s->running && !s->running->fcb)
+		exec_abort_unsent(s->running->job);
+}
+
 void session_queue_fail(struct session *s, const struct error *err)
 {
 	struct session_call *c;

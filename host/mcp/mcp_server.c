@@ -927,7 +927,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	}
 	/* The era is the request's own: a protocol version in its _meta is
 	 * the stateless revision, anything else the handshake's. */
-	if (cJSON_HasObjectItem(
+	if (cJSON_GetObjectItemCaseSensitive(
 		    cJSON_GetObjectItemCaseSensitive(params, "_meta"),
 		    META_VERSION) ||
 	    strcmp(m, "server/discover") == 0) {

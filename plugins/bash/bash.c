@@ -310,8 +310,10 @@ static const struct sbx_block_rule blocklist[] = {
 	 "/proc/sysrq-trigger|/dev/(mem|kmem|port)\\b",
 	 "probes the container engine's socket, the sandbox's PID 1 or the "
 	 "kernel (none is reachable from the sandbox)"},
-	{"\\b(ba)?sh\\s+-i\\b.*/dev/(tcp|udp)/|"
-	 "\\b(nc|ncat|netcat)\\s[^|;&]*-e\\s",
+	/* No unbounded span between two parts: glibc's matcher would take
+	 * time quadratic in a long line's length. */
+	{"\\b(ba)?sh\\s+-i\\s*[0-9]*[<>&]+\\s*/dev/(tcp|udp)/|"
+	 "\\b(nc|ncat|netcat)\\s+(-[a-z]*e|-c)\\s",
 	 "a reverse shell (the sandbox has no network)"},
 	{NULL, NULL},
 };

@@ -18,6 +18,10 @@ struct js {
 	struct lex lx;
 	char last[16];	 /* the last token: an identifier, or one punctuator */
 	char before[16]; /* the one before it */
+	/* Up to here a '/' is division: a regular expression tried from
+	 * an earlier '/' found its line's end first. Each line is scanned
+	 * for a closing '/' once, so the lexer stays linear. */
+	size_t div_until;
 };
 
 static void token(struct js *js, const char *t, size_t len)
@@ -69,8 +73,10 @@ static int regex(struct js *js)
 			break;
 		i++;
 	}
-	if (i >= lx->n || lx->s[i] != '/')
+	if (i >= lx->n || lx->s[i] != '/') {
+		js->div_until = i;
 		return 0;
+	}
 	lex_blank(lx, lx->i + 1, i);
 	lx->i = i + 1;
 	token(js, ")", 1); /* what follows divides */
@@ -137,7 +143,8 @@ static void code(struct js *js, int depth, int in_template)
 			token(js, ")", 1);
 		} else if (c == '`') {
 			template_literal(js, depth);
-		} else if (c == '/' && regex_allowed(js) && regex(js)) {
+		} else if (c == '/' && i >= js->div_until &&
+			   regex_allowed(js) && regex(js)) {
 			continue;
 		} else if (lex_ident_char(c)) {
 			while (lx->i < lx->n &&

@@ -59,10 +59,9 @@ static void quote(struct lex *lx)
 	size_t i = lx->i + 1;
 
 	if (i < lx->n && lx->s[i] == '\\') {
-		size_t k = i + 2 < lx->n ? i + 2 : lx->n; /* the escaped byte */
-
-		if (k < lx->n)
-			k++;
+		/* i is the backslash, i + 1 the escaped byte ('\\', '\''):
+		 * the closing quote comes from i + 2 on ('\u{1F600}') */
+		size_t k = i + 2;
 
 		while (k < lx->n && k < i + 12 && lx->s[k] != '\'')
 			k++;

@@ -138,6 +138,10 @@ static void rust(void)
 	     "let a = '\\\\'; libc::ptrace(x); let q = '\\''; b'\\\\'; "
 	     "libc::setns(y);\n",
 	     L("libc::ptrace(x);", "libc::setns(y);"), NULL);
+	CASE(f,
+	     "let v = ['\\n', '\"']; unsafe { libc::ptrace(0,0,0,0) }; let s = "
+	     "\"\";\n",
+	     L("unsafe { libc::ptrace(0,0,0,0) }; let s = \""), NULL);
 	CASE(f, "// libc::ptrace\n/// doc: std::arch::asm!\nfn main(){}\n",
 	     L("fn main(){}"), L("ptrace", "asm"));
 }

@@ -39,6 +39,8 @@ static void real_plugins(const char *dir)
 			 &(const char *){0}) == 0);
 	CHECK(config_set(&c, "python", "block", "forbidden_word",
 			 &(const char *){0}) == 0);
+	CHECK(config_set(&c, "bash", "block", "x(\xc3\xa9)+",
+			 &(const char *){0}) == 0);
 	CHECK(plugins_apply_config(&s, &c) == 0);
 	if (py) {
 		/* [python] beats the plugin, which beats [limits] */
@@ -59,6 +61,22 @@ static void real_plugins(const char *dir)
 			   "import os, sys, re, subprocess\n"
 			   "subprocess.run(['ls'])\nre.compile('x')") == 0);
 		CHECK(hits(&py->policy, "import os\nos.setuid(0)") == 1);
+	}
+	{
+		/* A match cut at its cap inside a character stays UTF-8. */
+		const struct plugin *sh = plugins_find(&s, "bash");
+		struct blocklist_hit h[BLOCKLIST_MAX_HITS];
+		char code[128] = "x";
+
+		for (int k = 0; k < 40; k++)
+			strcat(code, "\xc3\xa9");
+		CHECK(sh &&
+		      blocklist_scan(&sh->policy.blocklist, code, strlen(code),
+				     h, BLOCKLIST_MAX_HITS) == 1);
+		CHECK(strlen(h[0].match) == BLOCKLIST_MATCH_MAX);
+		CHECK(h[0].match[BLOCKLIST_MATCH_MAX - 1] == '?');
+		CHECK((unsigned char)h[0].match[BLOCKLIST_MATCH_MAX - 2] ==
+		      0xa9);
 		CHECK(py->policy.seccomp_deny[0] == NULL);
 		CHECK(py->policy.seccomp_profile &&
 		      strstr(py->policy.seccomp_profile, "\"io_uring_setup\""));
