@@ -65,6 +65,8 @@ command -v clang-format >/dev/null 2>&1 || pkgs+=(clang-format)
 # The fuzz harnesses (tests/fuzz) build with clang and its libFuzzer.
 command -v clang >/dev/null 2>&1 || pkgs+=(clang)
 command -v cppcheck >/dev/null 2>&1 || pkgs+=(cppcheck)
+# tests/e2e/userns.test.mjs gives the engine it starts a bridge of its own.
+command -v ip >/dev/null 2>&1 || pkgs+=(iproute2)
 command -v run-clang-tidy >/dev/null 2>&1 || pkgs+=(clang-tidy)
 if [ -n "$(sbx_apt_missing "${pkgs[@]}")" ]; then
 	sbx_apt_install "${pkgs[@]}"

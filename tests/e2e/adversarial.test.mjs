@@ -20,9 +20,15 @@ async function alive(s) {
 
 e2e('adversarial: bash fork bomb, memory bomb and CPU spin are contained by the pids, memory and time limits', { timeoutMs: 120_000 }, async (h) => {
   const s = await h.start({ env: { ...ENV, SANDBOX_BASH_PIDS: '64', SANDBOX_PYTHON_MEMORY_MB: '128', SANDBOX_PYTHON_WORK_MB: '32', SANDBOX_PYTHON_TMP_MB: '16', SANDBOX_LIMITS_SHM_MB: '16' } });
-  // The script lives on for a second while the bomb grows into the limit;
-  // its end ends every process it left.
-  const bomb = await s.execute('bash', ':(){ :|:& };:\nsleep 1', { timeout: 10_000 });
+  // The script lives on until the bomb has hit the limit (it reads the
+  // bomb's complaint with builtins only: a fork may fail by then), with
+  // the call's timeout as the deadline; its end ends every process left.
+  const bomb = await s.execute('bash', [
+    'exec 3>&2 2>/tmp/bomb.err',
+    ':(){ :|:& };:',
+    'until [[ $x == *"Resource temporarily unavailable"* ]]; do read -r -d "" x </tmp/bomb.err; done',
+    'printf "%s" "$x" >&3',
+  ].join('\n'), { timeout: 20_000 });
   assert.match(bomb.stderr, /fork: .*Resource temporarily unavailable/, JSON.stringify(bomb).slice(0, 500));
   await alive(s);
   const mem = await s.execute('python', 'x = []\nwhile True:\n    x.append(bytearray(8 << 20))', { timeout: 20_000 });
