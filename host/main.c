@@ -86,6 +86,7 @@ struct app {
 	struct exec_job *job;
 	int doctor_cli;	    /* doctor's report is printed, not logged */
 	char agent_sha[65]; /* the agent beside the binary, or "" */
+	char build_images[PATH_MAX]; /* doctor's fixes: the image script */
 };
 
 static void usage(FILE *f)
@@ -154,6 +155,16 @@ static int audit_cli(struct app *a, int argc, char **argv)
 	return rc ? 2 : v.ok ? 0 : 1;
 }
 
+/* Where the plugins and the agent are, relative to the prefix (the
+ * binary's directory's parent): CMake passes the directories it installs
+ * them to, and a build tree has the plugins at the same place. */
+#ifndef SBX_PLUGIN_INSTALL_DIR
+#define SBX_PLUGIN_INSTALL_DIR "lib/mcp-sandbox/plugins"
+#endif
+#ifndef SBX_AGENT_INSTALL_DIR
+#define SBX_AGENT_INSTALL_DIR "libexec/mcp-sandbox"
+#endif
+
 /* Directory of the running binary, for paths relative to an install or a
  * build tree (build/bin -> build/lib/mcp-sandbox/plugins). */
 static int exe_dir(char *buf, size_t size)
@@ -175,6 +186,36 @@ static int file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Nonzero when the binary runs from its build tree. */
+static int in_build_tree(void)
+{
+#ifdef SBX_BUILD_BIN_DIR
+	char dir[PATH_MAX];
+
+	return exe_dir(dir, sizeof(dir)) == 0 &&
+	       strcmp(dir, SBX_BUILD_BIN_DIR) == 0;
+#else
+	return 0;
+#endif
+}
+
+/* The agent the images should carry: beside the binary in a build tree
+ * (build/bin/sbx-agent), else where an install puts it
+ * (<prefix>/libexec/mcp-sandbox/sbx-agent). Returns -1 when neither
+ * exists. */
+static int agent_path(char *buf, size_t size)
+{
+	char dir[PATH_MAX / 2];
+
+	if (exe_dir(dir, sizeof(dir)) != 0)
+		return -1;
+	snprintf(buf, size, "%s/sbx-agent", dir);
+	if (file_exists(buf))
+		return 0;
+	snprintf(buf, size, "%s/../" SBX_AGENT_INSTALL_DIR "/sbx-agent", dir);
+	return file_exists(buf) ? 0 : -1;
+}
+
 /* --config, else $SANDBOX_CONFIG, else the source tree's sandbox.ini when
  * running from its build tree, else <prefix>/etc/mcp-sandbox/sandbox.ini,
  * else /etc/mcp-sandbox/sandbox.ini, else built-in defaults. */
@@ -188,11 +229,9 @@ static const char *find_config(const char *arg, char *buf, size_t size)
 	if (env && *env)
 		return env;
 	if (exe_dir(dir, sizeof(dir)) == 0) {
-#ifdef SBX_BUILD_BIN_DIR
-		if (strcmp(dir, SBX_BUILD_BIN_DIR) == 0 &&
+		if (in_build_tree() &&
 		    file_exists(SBX_SOURCE_DIR "/sandbox.ini"))
 			return SBX_SOURCE_DIR "/sandbox.ini";
-#endif
 		snprintf(buf, size, "%s/../etc/mcp-sandbox/sandbox.ini", dir);
 		if (file_exists(buf))
 			return buf;
@@ -250,7 +289,7 @@ static int load_everything(struct app *a, const char *config_arg,
 	log_set_level(a->cfg.log_level);
 
 	if (!a->cfg.plugins_dir && exe_dir(dir, sizeof(dir)) == 0) {
-		snprintf(buf, sizeof(buf), "%s/../lib/mcp-sandbox/plugins",
+		snprintf(buf, sizeof(buf), "%s/../" SBX_PLUGIN_INSTALL_DIR,
 			 dir);
 		a->cfg.plugins_dir = strdup(buf);
 	} else if (a->cfg.plugins_dir && a->cfg.plugins_dir[0] != '/' && path) {
@@ -370,8 +409,19 @@ static void doctor_start(struct app *a, int cli)
 		.cfg = &a->cfg,
 		.plugins = &a->plugins,
 		.docker = a->docker,
+		.in_tree = in_build_tree(),
 	};
+	char dir[PATH_MAX / 2], script[PATH_MAX];
 
+	if (env.in_tree)
+		env.build_images = SBX_SOURCE_DIR "/scripts/build-images.sh";
+	else if (exe_dir(dir, sizeof(dir)) == 0) {
+		snprintf(script, sizeof(script),
+			 "%s/../share/mcp-sandbox/scripts/build-images.sh",
+			 dir);
+		if (realpath(script, a->build_images))
+			env.build_images = a->build_images;
+	}
 	memcpy(env.agent_sha, a->agent_sha, sizeof(env.agent_sha));
 	a->doctor_cli = cli;
 	if (doctor_run(&env, doctor_report_cb, a) != 0)
@@ -1194,12 +1244,10 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "serve") == 0 || strcmp(cmd, "doctor") == 0) {
 		/* The agent the images should carry (doctor), read before
 		 * the loop serves anything. */
-		char dir[PATH_MAX], agent[PATH_MAX + 16];
+		char agent[PATH_MAX];
 
-		if (exe_dir(dir, sizeof(dir)) == 0) {
-			snprintf(agent, sizeof(agent), "%s/sbx-agent", dir);
+		if (agent_path(agent, sizeof(agent)) == 0)
 			doctor_agent_sha(agent, a->agent_sha);
-		}
 	}
 	if (strcmp(cmd, "check-config") == 0) {
 		fprintf(stderr,

@@ -3,6 +3,7 @@
  */
 #include "doctor.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -154,7 +155,10 @@ static void host_checks(struct doctor *dr)
 		    dr->env.plugins->rejected);
 	else if (!dr->env.plugins->n)
 		add(dr, "plugins", "fail",
-		    "cmake --build build (or set [server] plugins_dir)",
+		    dr->env.in_tree ? "cmake --build build (or set [server] "
+				      "plugins_dir)"
+				    : "reinstall the package (or set [server] "
+				      "plugins_dir)",
 		    "no language plugin loaded");
 	else
 		add(dr, "plugins", "ok", NULL, "%zu loaded",
@@ -267,12 +271,17 @@ static void image_cb(const struct docker_response *res, void *arg)
 	struct image_ask *ia = arg;
 	struct doctor *dr = ia->dr;
 	const char *lang = ia->pl->desc->name, *image = ia->pl->policy.image;
-	char check[64], fix[200];
+	char check[64], fix[PATH_MAX + 200];
 	cJSON *j;
 	const cJSON *sha;
 
 	snprintf(check, sizeof(check), "image %s", lang);
-	snprintf(fix, sizeof(fix), "scripts/build-images.sh %s", lang);
+	/* Our recipes make the mcp-sandbox/ images; the script takes a
+	 * language's name. */
+	if (strncmp(image, "mcp-sandbox/", 12) == 0 && dr->env.build_images)
+		snprintf(fix, sizeof(fix), "%s %s", dr->env.build_images, lang);
+	else
+		snprintf(fix, sizeof(fix), "build or pull %s", image);
 	if (res->err || res->status != 200) {
 		add(dr, check, "fail", fix, "%s: %s", image,
 		    res->status == 404 ? "not built"

@@ -24,6 +24,12 @@ struct doctor_env {
 	/* SHA-256 (hex) of the agent images should carry, or "" when unknown
 	 * (doctor_agent_sha). */
 	char agent_sha[65];
+	/* How this install builds an image, for the fixes: the source tree's
+	 * scripts/build-images.sh from a build tree, the packaged copy
+	 * (<prefix>/share/mcp-sandbox/scripts/...) from an install. */
+	const char *build_images;
+	/* Nonzero when the binary runs from its build tree. */
+	int in_tree;
 };
 
 /* report: [{check, status: "ok"|"warn"|"fail", detail, fix?}] (taken);

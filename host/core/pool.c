@@ -354,7 +354,8 @@ static void start_failed(struct box *b, int err, const char *msg)
 	if (err == ERR_IMAGE_MISSING) {
 		snprintf(buf, sizeof(buf),
 			 "image %s is missing: build it with "
-			 "scripts/build-images.sh %s",
+			 "scripts/build-images.sh %s (an installed server: "
+			 "mcp-sandbox doctor names the script)",
 			 pl->policy.image, pl->desc->name);
 		if (!ls->image_missing)
 			log_error("%s", buf);

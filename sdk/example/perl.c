@@ -66,7 +66,9 @@ static const struct sbx_plugin plugin = {
 	.file_name = "main.pl",
 	.run_cmd = run_cmd,
 	.env = env,
-	.limits = {.memory_mb = 256},
+	/* /work, /tmp and /dev/shm are memory: their sizes must fit in
+	 * memory_mb (128 + 64 + 64), or the host refuses the configuration. */
+	.limits = {.memory_mb = 256, .work_mb = 128},
 	.blocklist = blocklist,
 	.init = init,
 	.prepare_code = prepare_code,

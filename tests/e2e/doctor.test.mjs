@@ -50,7 +50,7 @@ e2e('doctor fails, with the fix, on a missing image, an engine that does not ans
   let r = doctor({ SANDBOX_PYTHON_IMAGE: 'mcp-sandbox/no-such-image:latest' });
   assert.equal(r.status, 1);
   const img = r.report.find((c) => c.check === 'image python');
-  assert.deepEqual([img.status, img.fix], ['fail', 'scripts/build-images.sh python']);
+  assert.deepEqual([img.status, img.fix], ['fail', `${ROOT}/scripts/build-images.sh python`]);
   assert.match(img.detail, /no-such-image:latest: not built/);
 
   r = doctor({ DOCKER_HOST: 'unix:///nonexistent/docker.sock' });

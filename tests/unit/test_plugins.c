@@ -118,6 +118,16 @@ static void fixtures(const char *dir)
 		CHECK_STR_CONTAINS(out, "use strict");
 		free(out);
 	}
+	{
+		/* The SDK example's limits pass the built-in defaults' checks
+		 * (its /work, /tmp and /dev/shm fit its memory): a server with
+		 * it installed starts. */
+		struct config c;
+
+		config_init(&c);
+		CHECK(plugins_apply_config(&s, &c) == 0);
+		config_close(&c);
+	}
 	plugins_close(&s);
 }
 

@@ -1,0 +1,71 @@
+# install.cmake - the install rules of everything that is not a target,
+# and the man pages. The targets install themselves: the binary
+# (host/), the plugins (plugins/), the agent (agent/). The layout, with
+# the Debian package's prefix /usr (DEVELOPERS.md, "The Debian package"):
+#
+#   /usr/bin/mcp-sandbox
+#   /usr/lib/mcp-sandbox/plugins/*.so         SBX_PLUGIN_INSTALL_DIR
+#   /usr/libexec/mcp-sandbox/sbx-agent        SBX_AGENT_INSTALL_DIR
+#   /etc/mcp-sandbox/sandbox.ini              <prefix>/etc/... for another prefix
+#   /usr/include/sbx_plugin.h                 the plugin SDK: header,
+#   /usr/share/pkgconfig/mcp-sandbox-plugin.pc  pkg-config file,
+#   /usr/share/mcp-sandbox/sdk/               README, example, guide
+#   /usr/share/mcp-sandbox/images/            the image recipes and the
+#   /usr/share/mcp-sandbox/scripts/           script that builds them
+#   /usr/share/man/man1/mcp-sandbox.1.gz, man5/sandbox.ini.5.gz
+#   /usr/share/doc/mcp-sandbox/copyright
+#
+# host/main.c finds the plugins and the agent from <prefix>/bin, and
+# the configuration in <prefix>/etc/mcp-sandbox or /etc/mcp-sandbox.
+
+# Man pages: troff in docs/man, gzipped at build time (Debian policy).
+find_program(SBX_GZIP gzip REQUIRED)
+set(SBX_MAN_PAGES mcp-sandbox.1 sandbox.ini.5)
+set(SBX_MAN_GZ)
+foreach(page ${SBX_MAN_PAGES})
+  set(src ${PROJECT_SOURCE_DIR}/docs/man/${page})
+  set(gz ${CMAKE_BINARY_DIR}/man/${page}.gz)
+  # -n: no name or time stamp in the header, so a rebuild is identical.
+  add_custom_command(OUTPUT ${gz}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+    COMMAND ${SBX_GZIP} -9 -n -c ${src} > ${gz}
+    DEPENDS ${src}
+    COMMENT "Compressing the man page ${page}")
+  list(APPEND SBX_MAN_GZ ${gz})
+  string(REGEX REPLACE ".*\\.([1-9])$" "\\1" section ${page})
+  install(FILES ${gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+endforeach()
+add_custom_target(sbx_man ALL DEPENDS ${SBX_MAN_GZ})
+
+# sandbox.ini and the pkg-config file depend on the prefix of the install
+# (cpack installs the package's /usr from a tree configured for
+# /usr/local), so a script decides at install time.
+install(CODE "
+  set(SBX_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+  set(SBX_BINARY_DIR \"${CMAKE_BINARY_DIR}\")
+  set(SBX_SYSCONFDIR \"${CMAKE_INSTALL_SYSCONFDIR}\")
+  set(SBX_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
+  set(SBX_PLUGIN_INSTALL_DIR \"${SBX_PLUGIN_INSTALL_DIR}\")
+  set(SBX_VERSION \"${PROJECT_VERSION}\")")
+install(SCRIPT ${CMAKE_CURRENT_LIST_DIR}/install_prefixed.cmake)
+
+# The plugin SDK: the one header a plugin includes, and what its author
+# reads. plugin-sdk.md goes to share/mcp-sandbox/docs so that the README's
+# link (../docs/plugin-sdk.md) holds.
+install(FILES sdk/include/sbx_plugin.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES sdk/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk)
+install(FILES sdk/example/perl.c
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk/example)
+install(FILES docs/plugin-sdk.md DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/docs)
+
+# The image recipes and the script that builds them, laid out as in the
+# tree (scripts/lib.sh finds the root as scripts/..):
+#   SBX_AGENT=/usr/libexec/mcp-sandbox/sbx-agent SBX_IMAGE_WORK=DIR \
+#     /usr/share/mcp-sandbox/scripts/build-images.sh
+install(DIRECTORY images/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/images
+  USE_SOURCE_PERMISSIONS)
+install(PROGRAMS scripts/build-images.sh
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/scripts)
+install(FILES scripts/lib.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/scripts)
+
+install(FILES cmake/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
