@@ -1,5 +1,5 @@
-// Real clients as users run them: the MCP Inspector's CLI (tools/list and
-// a tools/call) and Claude Code's own CLI (`claude mcp add` in a fresh
+// Real clients as users run them: the MCP Inspector's CLI (tools/list with
+// its schema-portability check, and a tools/call) and Claude Code's own CLI (`claude mcp add` in a fresh
 // home, then `claude mcp list` reports the server connected; no login is
 // needed for that). Both come from the npm registry as test dependencies.
 // Claude Code runs with its non-essential traffic (telemetry, error
@@ -19,7 +19,11 @@ const QUIET = { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '1', SANDBOX_P
 
 e2e('the MCP Inspector CLI lists the tools and runs code', { timeoutMs: 120_000 }, async (h) => {
   const env = { ...process.env, ...withStateDir(h).env(QUIET) };
-  const list = await run(bin('mcp-inspector'), ['--cli', BIN, '--method', 'tools/list'], { env, timeout: 60_000 });
+  // --strict: the Inspector's schema-portability check prints each problem
+  // (a "type" array such as ["integer", "null"], which some clients'
+  // function declarations cannot take); a clean schema prints nothing.
+  const list = await run(bin('mcp-inspector'), ['--cli', BIN, '--strict', '--method', 'tools/list'], { env, timeout: 60_000 });
+  assert.doesNotMatch(list.stdout + list.stderr, /portability|Warning:|Error:/, 'the schema-portability check found problems');
   assert.deepEqual(JSON.parse(list.stdout).tools.map((t) => t.name),
     ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect']);
   const call = await run(bin('mcp-inspector'), ['--cli', BIN, '--method', 'tools/call', '--tool-name', 'sandbox_execute',
