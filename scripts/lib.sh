@@ -53,20 +53,41 @@ sbx_apt_missing() {
 # Installs the packages among "$@" that are missing; does nothing (and
 # touches no network) when all are there.
 sbx_apt_install() {
-	local missing log
+	local missing log t
 	command -v dpkg-query >/dev/null 2>&1 ||
 		sbx_die "not a Debian/Ubuntu system; install these by hand: $*"
 	missing=$(sbx_apt_missing "$@" | tr '\n' ' ')
 	missing=${missing% }
 	[ -n "$missing" ] || return 0
 	log=$(mktemp "${TMPDIR:-/tmp}/mcp-sandbox-apt.XXXXXX.log")
+	t=$(sbx_now)
 	sbx_log "installing: $missing (log: $log)"
 	# shellcheck disable=SC2086 # one word per package
-	if ! { sbx_as_root env DEBIAN_FRONTEND=noninteractive apt-get update &&
-		sbx_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-			-o Dpkg::Use-Pty=0 $missing; } </dev/null >"$log" 2>&1; then
+	if ! { [ -n "${SBX_APT_UPDATED:-}" ] ||
+		sbx_as_root env DEBIAN_FRONTEND=noninteractive apt-get update; } </dev/null >"$log" 2>&1 ||
+		! sbx_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+			-o Dpkg::Use-Pty=0 $missing </dev/null >>"$log" 2>&1; then
 		tail -n 30 "$log" >&2
 		sbx_die "apt-get failed; the whole log is $log"
 	fi
+	# One update per run of a script (and the scripts it runs).
+	export SBX_APT_UPDATED=1
+	sbx_log "installed $(grep -c '^Setting up ' "$log") packages in $(sbx_since "$t")"
 	rm -f "$log"
+}
+
+# The packages that give this machine a Node.js of 18 or later with its npm
+# (Debian's nodejs and npm), or nothing when it has one. A Node from
+# anywhere else will do; Debian's would fight with it, so a Node without
+# npm is an error.
+sbx_node_pkgs() {
+	local major
+	major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+	if [ "$major" -ge 18 ]; then
+		command -v npm >/dev/null 2>&1 ||
+			sbx_die "node $(node --version) has no npm next to it; install the npm that belongs to it"
+		return 0
+	fi
+	[ "$major" -eq 0 ] || sbx_warn "node $(node --version) is older than 18; installing Debian's"
+	echo nodejs npm
 }

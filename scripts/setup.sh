@@ -2,31 +2,53 @@
 # Command one: from a fresh Debian 12 or Ubuntu machine to a working
 # mcp-sandbox, as root or as a user with sudo.
 #
-#   scripts/setup.sh [--no-demo]
+#   scripts/setup.sh [--no-demo] [--languages LANG,...]
 #
-#   1. installs the apt packages that are missing (no apt run when none is),
+#   1. installs mmdebstrap and Debian's docker.io when they are missing (no
+#      apt run when nothing is),
 #   2. makes sure a Docker engine answers (scripts/docker-up.sh),
-#   3. builds the C tree into build/ (SBX_CMAKE_ARGS adds cmake options),
-#   4. builds the sandbox images (scripts/build-images.sh),
+#   3. while the images' Debian layers build (scripts/build-images.sh
+#      --packages-only), installs the missing build dependencies and builds
+#      the C tree into build/ (SBX_CMAKE_ARGS adds cmake options),
+#   4. finishes the sandbox images (scripts/build-images.sh): all of them,
+#      or with --languages the images of those languages (python, python-ml,
+#      javascript, typescript, go, rust, bash; the egress proxy always),
 #   5. runs a Python and a bash snippet through build/bin/mcp-sandbox,
 #      unless --no-demo (scripts/test.sh prepares this way).
 #
-# Every step skips what is already done, so a re-run takes seconds.
+# Every step skips what is already done, so a re-run takes seconds. The
+# tools only the test suite uses (clang-format, cppcheck, ...) are
+# scripts/test.sh's to install.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 demo=1
-for arg in "$@"; do
-	case "$arg" in
+images=()
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--no-demo) demo=0 ;;
+	--languages | --languages=*)
+		if [ "$1" = --languages ]; then
+			[ $# -ge 2 ] || sbx_die "--languages wants a list, such as python,bash"
+			shift
+			list=$1
+		else
+			list=${1#--languages=}
+		fi
+		# build-images.sh knows which image serves which language.
+		IFS=, read -ra images <<<"$list"
+		[ "${#images[@]}" -gt 0 ] || sbx_die "--languages wants a list, such as python,bash"
+		images+=(proxy)
+		;;
 	-h | --help)
 		sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2
 		exit 0
 		;;
-	*) sbx_die "unknown argument $arg (try --help)" ;;
+	*) sbx_die "unknown argument $1 (try --help)" ;;
 	esac
+	shift
 done
 
 cd "$SBX_ROOT"
@@ -46,28 +68,15 @@ step() {
 	sbx_step "$n/$steps $title"
 }
 
-step packages
-pkgs=(build-essential cmake pkg-config libuv1-dev libcjson-dev libcurl4-openssl-dev
-	libseccomp-dev libssl-dev libinih-dev mmdebstrap debian-archive-keyring)
-# A Node.js of 18 or later from anywhere will do for the end-to-end tests;
-# Debian's nodejs would fight with one from elsewhere.
-node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -ge 18 ]; then
-	command -v npm >/dev/null 2>&1 ||
-		sbx_die "node $(node --version) has no npm next to it; install the npm that belongs to it"
-else
-	[ "$node_major" -eq 0 ] || sbx_warn "node $(node --version) is older than 18; installing Debian's"
-	pkgs+=(nodejs npm)
+# The images' Debian layers take longest and need only mmdebstrap and an
+# engine: those come first, then the layers build in the background while
+# the build dependencies install and the C tree compiles.
+step "packages for the images"
+pkgs=(mmdebstrap debian-archive-keyring)
+# Debian's engine, unless one answers or is there (docker-up.sh starts it).
+if ! command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1; then
+	pkgs+=(docker.io)
 fi
-# The suite's static checks (scripts/test.sh); any clang-format,
-# cppcheck and clang-tidy on the PATH will do.
-command -v clang-format >/dev/null 2>&1 || pkgs+=(clang-format)
-# The fuzz harnesses (tests/fuzz) build with clang and its libFuzzer.
-command -v clang >/dev/null 2>&1 || pkgs+=(clang)
-command -v cppcheck >/dev/null 2>&1 || pkgs+=(cppcheck)
-# tests/e2e/userns.test.mjs gives the engine it starts a bridge of its own.
-command -v ip >/dev/null 2>&1 || pkgs+=(iproute2)
-command -v run-clang-tidy >/dev/null 2>&1 || pkgs+=(clang-tidy)
 if [ -n "$(sbx_apt_missing "${pkgs[@]}")" ]; then
 	sbx_apt_install "${pkgs[@]}"
 else
@@ -78,12 +87,35 @@ step docker
 scripts/docker-up.sh
 
 step build
+# Their lines start with [lang].
+scripts/build-images.sh --packages-only ${images[@]+"${images[@]}"} &
+layers=$!
+pkgs=(build-essential cmake pkg-config libuv1-dev libcjson-dev libcurl4-openssl-dev
+	libseccomp-dev libssl-dev libinih-dev)
+# npm fetches Node and the TypeScript tools into the node image.
+if [ "${#images[@]}" -eq 0 ] || printf '%s\n' "${images[@]}" | grep -qxE 'node|javascript|typescript'; then
+	read -ra node <<<"$(sbx_node_pkgs)"
+	pkgs+=(${node[@]+"${node[@]}"})
+fi
+if [ -n "$(sbx_apt_missing "${pkgs[@]}")" ]; then
+	sbx_apt_install "${pkgs[@]}"
+fi
+# The compiler's output goes to a log, which a failure shows.
+mkdir -p build
+t_build=$(sbx_now)
 # shellcheck disable=SC2086 # SBX_CMAKE_ARGS is a list of options
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo ${SBX_CMAKE_ARGS:-}
-cmake --build build -j"$(nproc)"
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo ${SBX_CMAKE_ARGS:-} &&
+	cmake --build build -j"$(nproc)"; } >build/build.log 2>&1; then
+	kill "$layers" 2>/dev/null || true
+	tail -n 40 build/build.log >&2
+	sbx_die "the build failed; the whole log is build/build.log"
+fi
+sbx_log "build: done in $(sbx_since "$t_build") (log: build/build.log)"
+# Whatever failed there, the next step says again and stops on.
+wait "$layers" || true
 
 step images
-scripts/build-images.sh
+scripts/build-images.sh ${images[@]+"${images[@]}"}
 
 if [ "$demo" -eq 1 ]; then
 	step demo

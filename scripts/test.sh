@@ -70,6 +70,26 @@ if ! scripts/setup.sh --no-demo; then
 	exit 1
 fi
 
+# The suite's own tools; any clang-format, cppcheck and clang-tidy on the
+# PATH will do. clang builds the fuzz harnesses (tests/fuzz) with its
+# libFuzzer; tests/e2e/userns.test.mjs gives the engine it starts a bridge
+# of its own with ip.
+tools=()
+for t in clang-format:clang-format clang:clang cppcheck:cppcheck \
+	run-clang-tidy:clang-tidy ip:iproute2; do
+	command -v "${t%%:*}" >/dev/null 2>&1 || tools+=("${t#*:}")
+done
+# The end-to-end tests run on Node (setup.sh --languages may not have
+# needed it).
+read -ra node <<<"$(sbx_node_pkgs)"
+tools+=(${node[@]+"${node[@]}"})
+if [ "${#tools[@]}" -gt 0 ] && ! sbx_apt_install "${tools[@]}"; then
+	failed+=("installing ${tools[*]}")
+	unlayered_fail=1
+	summary
+	exit 1
+fi
+
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
