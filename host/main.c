@@ -264,10 +264,53 @@ static void set_files_root(struct config *cfg, const char *arg)
 	log_info("files root for export and import: %s", abs);
 }
 
+/* The built-in directory, then plugins_dir's, each relative to the file
+ * that named it (the working directory for the environment's). */
+static void load_plugins(struct app *a, const char *config_path)
+{
+	char buf[2 * PATH_MAX + 2], dir[PATH_MAX], *list, *tok, *save = NULL;
+	int rc;
+
+	if (a->cfg.builtin_plugins && exe_dir(dir, sizeof(dir)) == 0) {
+		snprintf(buf, sizeof(buf), "%s/../" SBX_PLUGIN_INSTALL_DIR,
+			 dir);
+		rc = plugins_load_dir(&a->plugins, buf);
+		if (rc)
+			log_error("cannot read the built-in plugins' directory "
+				  "%s: %s",
+				  buf, strerror(-rc));
+	}
+	list = a->cfg.plugins_dir ? strdup(a->cfg.plugins_dir) : NULL;
+	for (tok = list ? strtok_r(list, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		tok += strspn(tok, " \t");
+		tok[strcspn(tok, " \t")] = '\0';
+		if (!*tok)
+			continue;
+		if (tok[0] != '/' && config_path &&
+		    !getenv("SANDBOX_SERVER_PLUGINS_DIR")) {
+			snprintf(dir, sizeof(dir), "%s", config_path);
+			snprintf(buf, sizeof(buf), "%s/%s", dirname(dir), tok);
+		} else {
+			snprintf(buf, sizeof(buf), "%s", tok);
+		}
+		rc = plugins_load_dir(&a->plugins, buf);
+		if (rc)
+			log_error("cannot read plugins directory %s: %s", buf,
+				  strerror(-rc));
+	}
+	free(list);
+	if (a->plugins.n == 0)
+		log_error("no language plugin loaded (built-in: %s; "
+			  "plugins_dir: %s)",
+			  a->cfg.builtin_plugins ? "yes" : "no",
+			  a->cfg.plugins_dir ? a->cfg.plugins_dir : "none");
+}
+
 static int load_everything(struct app *a, const char *config_arg,
 			   const char *files_root)
 {
-	char buf[PATH_MAX], dir[PATH_MAX / 2];
+	char buf[PATH_MAX];
 	const char *path = find_config(config_arg, buf, sizeof(buf));
 	const char *names[256];
 	size_t i, n = 0;
@@ -288,27 +331,20 @@ static int load_everything(struct app *a, const char *config_arg,
 	}
 	log_set_level(a->cfg.log_level);
 
-	if (!a->cfg.plugins_dir && exe_dir(dir, sizeof(dir)) == 0) {
-		snprintf(buf, sizeof(buf), "%s/../" SBX_PLUGIN_INSTALL_DIR,
-			 dir);
-		a->cfg.plugins_dir = strdup(buf);
-	} else if (a->cfg.plugins_dir && a->cfg.plugins_dir[0] != '/' && path) {
-		/* Relative to the file that named it. */
-		char tmp[PATH_MAX];
+	/* Which plugins there are decides which SANDBOX_<LANG>_* variables
+	 * mean something, so the variables are applied after loading; the
+	 * two that say where plugins are come first. */
+	for (i = 0; i < 2; i++) {
+		const char *var = i ? "SANDBOX_SERVER_BUILTIN_PLUGINS"
+				    : "SANDBOX_SERVER_PLUGINS_DIR";
+		const char *v = getenv(var), *why;
 
-		snprintf(tmp, sizeof(tmp), "%s", path);
-		snprintf(buf, sizeof(buf), "%s/%s", dirname(tmp),
-			 a->cfg.plugins_dir);
-		free(a->cfg.plugins_dir);
-		a->cfg.plugins_dir = strdup(buf);
+		if (v &&
+		    config_set(&a->cfg, "server",
+			       i ? "builtin_plugins" : "plugins_dir", v, &why))
+			log_error("environment: %s='%s': %s", var, v, why);
 	}
-	rc = plugins_load_dir(&a->plugins, a->cfg.plugins_dir);
-	if (rc)
-		log_error("cannot read plugins directory %s: %s",
-			  a->cfg.plugins_dir, strerror(-rc));
-	if (a->plugins.n == 0)
-		log_error("no language plugins loaded from %s",
-			  a->cfg.plugins_dir);
+	load_plugins(a, path);
 
 	/* Environment overrides may name any language a plugin provides. */
 	for (i = 0; i < a->plugins.n && n < 255; i++)
@@ -1172,7 +1208,8 @@ int main(int argc, char **argv)
 	struct app *a = &app;
 	const char *config_arg = NULL, *files_root = NULL;
 	const char *cmd = "serve";
-	int i, rc, first = 1, quiet;
+	char **sub;
+	int i, rc, first = 1, quiet, nsub = 0;
 
 	small_threadpool();
 	skip_gnutls_init(argv);
@@ -1217,6 +1254,21 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* The global options may also follow the subcommand (mcp-sandbox
+	 * run python --config x.ini -c ...), up to a "--". */
+	sub = calloc((size_t)(argc - i) + 1, sizeof(*sub));
+	if (!sub)
+		return 1;
+	for (int k = i, dashes = 0; k < argc; k++) {
+		dashes |= strcmp(argv[k], "--") == 0;
+		if (!dashes && strcmp(argv[k], "--config") == 0 && k + 1 < argc)
+			config_arg = argv[++k];
+		else if (!dashes && strcmp(argv[k], "--files-root") == 0 &&
+			 k + 1 < argc)
+			files_root = argv[++k];
+		else
+			sub[nsub++] = argv[k];
+	}
 
 	if (strcmp(cmd, "serve") == 0) {
 		/* Before anything can print (plugins' init hooks included). */
@@ -1225,6 +1277,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"mcp-sandbox: cannot set up stdout: %s\n",
 				strerror(-a->proto_fd));
+			free(sub);
 			return 1;
 		}
 	}
@@ -1237,7 +1290,7 @@ int main(int argc, char **argv)
 	quiet = (strcmp(cmd, "run") == 0 || strcmp(cmd, "cache") == 0 ||
 		 strcmp(cmd, "audit") == 0 || strcmp(cmd, "blocklist") == 0 ||
 		 strcmp(cmd, "doctor") == 0) &&
-		!has_flag(argc - i, argv + i, "-v");
+		!has_flag(nsub, sub, "-v");
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
 	rc = load_everything(a, config_arg, files_root);
@@ -1261,15 +1314,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!rc && strcmp(cmd, "audit") == 0) {
-		rc = audit_cli(a, argc - i, argv + i);
+		rc = audit_cli(a, nsub, sub);
 		goto out;
 	}
 	if (strcmp(cmd, "blocklist") == 0) {
-		rc = rc ? 2 : blocklist_cli(a, argc - i, argv + i);
+		rc = rc ? 2 : blocklist_cli(a, nsub, sub);
 		goto out;
 	}
 	if (strcmp(cmd, "doctor") == 0) {
-		rc = doctor_cli(a, rc, argc - i, argv + i);
+		rc = doctor_cli(a, rc, nsub, sub);
 		goto out;
 	}
 	if (rc || start_engine(a)) {
@@ -1278,10 +1331,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0) {
 		docker_negotiate(a->docker, run_negotiated_cb, a);
-		rc = run_once(a, argc - i, argv + i);
+		rc = run_once(a, nsub, sub);
 	} else if (strcmp(cmd, "install") == 0 || strcmp(cmd, "cache") == 0) {
 		docker_negotiate(a->docker, run_negotiated_cb, a);
-		rc = packages_cli(a, cmd, argc - i, argv + i);
+		rc = packages_cli(a, cmd, nsub, sub);
 	} else {
 		rc = serve(a);
 	}
@@ -1305,6 +1358,7 @@ out:
 	plugins_close(&a->plugins);
 	config_close(&a->cfg);
 	free(a->code);
+	free(sub);
 	curl_global_cleanup();
 	return rc;
 }

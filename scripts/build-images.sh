@@ -130,29 +130,42 @@ usage() {
 
 # The packages of images/$1, without comments, one per line, sorted.
 pkg_list() {
-	sed 's/#.*//' "$IMAGES_DIR/$1/packages" | tr -s ' \t' '\n' | sed '/^$/d' | sort -u
+	sed 's/#.*//' "$(rdir "$1")/packages" | tr -s ' \t' '\n' | sed '/^$/d' | sort -u
 }
 
 # The language whose packages layer $1's extends, or nothing for the base.
 parent_of() {
-	[ -f "$IMAGES_DIR/$1/parent" ] || return 0
-	sed 's/#.*//' "$IMAGES_DIR/$1/parent" | tr -d ' \t\n'
+	[ -f "$(rdir "$1")/parent" ] || return 0
+	sed 's/#.*//' "$(rdir "$1")/parent" | tr -d ' \t\n'
 }
 
-# The image directory that serves $1: itself, or the one whose languages
-# file lists it; $1 unchanged when none does (the check below says so).
+# Recipe directories named on the command line by path (outside images/),
+# by image name.
+declare -A RECIPE=()
+
+# The recipe directory of image $1.
+rdir() { printf '%s' "${RECIPE[$1]:-$IMAGES_DIR/$1}"; }
+
+# Sets IMAGE to the image directory that serves $1: a path (with a /) is
+# a recipe directory of its own, whose name is the image's
+# (mcp-sandbox/<name>); else $1 itself, or the image whose languages file
+# lists it; $1 unchanged when none does (the check below says so).
 image_of() {
 	local f
-	if [ ! -d "$IMAGES_DIR/$1" ]; then
+	IMAGE=$1
+	if [[ $1 == */* ]]; then
+		[ -d "$1" ] || sbx_die "no recipe directory $1"
+		IMAGE=$(basename "$(cd "$1" && pwd)")
+		RECIPE[$IMAGE]=$(cd "$1" && pwd)
+	elif [ ! -d "$IMAGES_DIR/$1" ]; then
 		for f in "$IMAGES_DIR"/*/languages; do
 			[ -f "$f" ] || continue
 			if sed 's/#.*//' "$f" | tr -s ' \t' '\n' | grep -qx -- "$1"; then
-				basename "$(dirname "$f")"
+				IMAGE=$(basename "$(dirname "$f")")
 				return
 			fi
 		done
 	fi
-	printf '%s\n' "$1"
 }
 
 image_id() { docker image inspect -f '{{.Id}}' "$1" 2>/dev/null || true; }
@@ -185,7 +198,7 @@ pkgs_tag() {
 		echo "$RECIPE_VERSION $parent_id"
 		printf '%s\n' "$PKGS_SH"
 		pkg_list "$1"
-		[ ! -f "$IMAGES_DIR/$1/dpkg.cfg" ] || cat "$IMAGES_DIR/$1/dpkg.cfg"
+		[ ! -f "$(rdir "$1")/dpkg.cfg" ] || cat "$(rdir "$1")/dpkg.cfg"
 	} | sha256sum | cut -c1-16)
 	printf 'mcp-sandbox/%s-base:%s' "$1" "$h"
 }
@@ -193,7 +206,8 @@ pkgs_tag() {
 # What the final image's org.mcp-sandbox.recipe label must say: the hash
 # of the Dockerfile, the hook's files and the packages layer's id.
 recipe() {
-	local dir=$IMAGES_DIR/$1 f
+	local dir f
+	dir=$(rdir "$1")
 	{
 		cat "$dir/Dockerfile"
 		if [ -f "$dir/context.sh" ]; then
@@ -332,7 +346,7 @@ build_pkgs() {
 	docker rm -f "$name" >/dev/null 2>&1 || true
 	# shellcheck disable=SC2046 # one word per package
 	if ! docker run --name "$name" --network bridge \
-		-v "$LISTS:/var/lib/apt/lists:ro" -v "$IMAGES_DIR/$lang:/recipe:ro" \
+		-v "$LISTS:/var/lib/apt/lists:ro" -v "$(rdir "$lang"):/recipe:ro" \
 		--entrypoint /bin/sh "$parent" -c "$PKGS_SH" sh "$lang" $(pkg_list "$lang") \
 		>>"$log" 2>&1; then
 		docker rm -f "$name" >/dev/null 2>&1 || true
@@ -361,10 +375,10 @@ build_top() {
 	ctx=$WORK/$lang.context
 	rm -rf "$ctx"
 	mkdir -p "$ctx"
-	cp "$IMAGES_DIR/$lang/Dockerfile" "$ctx/Dockerfile"
+	cp "$(rdir "$lang")/Dockerfile" "$ctx/Dockerfile"
 	install -m 0700 "$AGENT" "$ctx/sbx-agent"
-	if [ -f "$IMAGES_DIR/$lang/context.sh" ]; then
-		if ! bash "$IMAGES_DIR/$lang/context.sh" "$ctx" "$WORK/$lang.cache" >>"$log" 2>&1; then
+	if [ -f "$(rdir "$lang")/context.sh" ]; then
+		if ! bash "$(rdir "$lang")/context.sh" "$ctx" "$WORK/$lang.cache" >>"$log" 2>&1; then
 			rm -rf "$ctx"
 			job_failed "$lang" "preparing the context (context.sh)"
 			return 1
@@ -383,8 +397,8 @@ build_top() {
 	# image's own images/<lang>/smoke (run with the image's name) or the
 	# sandbox contract.
 	# shellcheck disable=SC2016 # expanded in the container
-	if [ -f "$IMAGES_DIR/$lang/smoke" ]; then
-		if ! bash "$IMAGES_DIR/$lang/smoke" "$final" >>"$log" 2>&1; then
+	if [ -f "$(rdir "$lang")/smoke" ]; then
+		if ! bash "$(rdir "$lang")/smoke" "$final" >>"$log" 2>&1; then
 			job_failed "$lang" "checking the image (smoke)"
 			return 1
 		fi
@@ -428,7 +442,10 @@ for arg in "$@"; do
 		sbx_warn "unknown option $arg"
 		usage 2
 		;;
-	*) langs+=("$(image_of "$arg")") ;;
+	*)
+		image_of "$arg"
+		langs+=("$IMAGE")
+		;;
 	esac
 done
 mapfile -t langs < <(printf '%s\n' ${langs[@]+"${langs[@]}"} | sed '/^$/d' | sort -u)
@@ -440,14 +457,14 @@ if [ "${#langs[@]}" -eq 0 ]; then
 fi
 [ "${#langs[@]}" -gt 0 ] || sbx_die "no images/<lang>/packages found"
 for lang in base "${langs[@]}"; do
-	if [ ! -f "$IMAGES_DIR/$lang/packages" ] ||
-		{ [ "$lang" != base ] && [ ! -f "$IMAGES_DIR/$lang/Dockerfile" ]; }; then
+	if [ ! -f "$(rdir "$lang")/packages" ] ||
+		{ [ "$lang" != base ] && [ ! -f "$(rdir "$lang")/Dockerfile" ]; }; then
 		sbx_die "no image '$lang': images/$lang/ needs a packages file and a Dockerfile"
 	fi
 	bad=$(pkg_list "$lang" | grep -Ev '^[a-z0-9][a-z0-9+.-]*(:[a-z0-9]+)?$' || true)
 	[ -z "$bad" ] || sbx_die "images/$lang/packages: not a package name: $bad"
 	p=$(parent_of "$lang")
-	[ -z "$p" ] || [ -f "$IMAGES_DIR/$p/packages" ] ||
+	[ -z "$p" ] || [ -f "$(rdir "$p")/packages" ] ||
 		sbx_die "images/$lang/parent names '$p', which has no images/$p/packages"
 done
 

@@ -35,6 +35,7 @@ struct key_desc {
 static const struct key_desc server_keys[] = {
 	{"log_level", KT_LEVEL, CFG(log_level), 0, 0},
 	{"plugins_dir", KT_STR, CFG(plugins_dir), 0, 0},
+	{"builtin_plugins", KT_BOOL, CFG(builtin_plugins), 0, 0},
 	{"max_message_bytes", KT_U32, CFG(max_message_bytes), 65536,
 	 256u << 20},
 	{"max_inflight", KT_U32, CFG(max_inflight), 1, 1024},
@@ -155,6 +156,7 @@ void config_init(struct config *cfg)
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->max_message_bytes = 16u << 20;
 	cfg->max_inflight = 64;
+	cfg->builtin_plugins = 1;
 	cfg->api_timeout_ms = 60000;
 	cfg->pool_size = 2;
 	cfg->pool_max_size = 8;

@@ -48,8 +48,11 @@ struct config {
 	char *path; /* file read, or NULL for built-in defaults */
 
 	/* [server] */
-	int log_level;	   /* enum log_level */
-	char *plugins_dir; /* NULL: <exe dir>/../lib/mcp-sandbox/plugins */
+	int log_level; /* enum log_level */
+	/* More plugin directories, comma-separated, loaded in order after
+	 * the built-in one (<exe dir>/../lib/mcp-sandbox/plugins), or NULL. */
+	char *plugins_dir;
+	uint32_t builtin_plugins; /* load the built-in directory (default 1) */
 	uint32_t max_message_bytes;
 	uint32_t max_inflight; /* tools/call running at once, beyond: queued */
 

@@ -148,12 +148,24 @@ static void host_checks(struct doctor *dr)
 	else
 		add(dr, "config", "ok", NULL, "%s",
 		    c->path ? c->path : "built-in defaults");
-	if (dr->env.plugins->rejected)
-		add(dr, "plugins", "warn",
-		    "see the log lines naming each rejected file",
+	if (dr->env.plugins->rejected) {
+		add(dr, "plugins", "warn", "see each rejected file below",
 		    "%zu loaded, %zu rejected", dr->env.plugins->n,
 		    dr->env.plugins->rejected);
-	else if (!dr->env.plugins->n)
+		for (size_t i = 0; i < dr->env.plugins->rejected; i++) {
+			const struct plugin_reject *r =
+				&dr->env.plugins->rejects[i];
+			const char *base =
+				r->path ? strrchr(r->path, '/') : NULL;
+			char check[96];
+
+			snprintf(check, sizeof(check), "plugin %s",
+				 base ? base + 1 : "?");
+			add(dr, check, "warn", "fix the file or remove it",
+			    "%s: not loaded: %s", r->path ? r->path : "?",
+			    r->why ? r->why : "?");
+		}
+	} else if (!dr->env.plugins->n)
 		add(dr, "plugins", "fail",
 		    dr->env.in_tree ? "cmake --build build (or set [server] "
 				      "plugins_dir)"

@@ -655,13 +655,20 @@ static int interpreter_request(struct exec_job *j,
 					req->stdin_data ? req->stdin_data : "",
 					req->stdin_len, &out, &len);
 		if (rc < 0) {
+			char *m = plugin_buffer_take(req->pl, out, 0, NULL);
+
 			snprintf(msg, msgsize, "%s",
-				 out ? out : "the plugin rejected the code");
-			free(out);
+				 m ? m : "the plugin rejected the code");
+			free(m);
 			return -EINVAL;
 		}
-		j->code = out;
-		j->code_len = len;
+		j->code = plugin_buffer_take(req->pl, out, len, &j->code_len);
+		if (!j->code) {
+			snprintf(msg, msgsize,
+				 "the plugin's request for the interpreter was "
+				 "not usable (see the server's log)");
+			return -EINVAL;
+		}
 		return 0;
 	}
 	/* The package paths, when there are any, as a fourth part. */
@@ -908,15 +915,25 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		rc = d->prepare_code(plugins_host_api(), req->code,
 				     req->code_len, &rewritten, &len);
 		if (rc < 0) {
+			char *m =
+				plugin_buffer_take(req->pl, rewritten, 0, NULL);
+
 			snprintf(msg, sizeof(msg), "%s",
-				 rewritten ? rewritten
-					   : "the plugin rejected the code");
-			free(rewritten);
+				 m ? m : "the plugin rejected the code");
+			free(m);
 			job_fail(j, ERR_CODE_REJECTED, "%s", msg);
 			return;
 		}
-		j->code = rewritten;
-		j->code_len = len;
+		if (rewritten) {
+			j->code = plugin_buffer_take(req->pl, rewritten, len,
+						     &j->code_len);
+			if (!j->code) {
+				job_fail(j, ERR_SANDBOX,
+					 "the plugin's rewritten code was not "
+					 "usable (see the server's log)");
+				return;
+			}
+		}
 	}
 	if (req->stdin_data) {
 		j->stdin_data = malloc(req->stdin_len + 1);

@@ -9,10 +9,16 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../util/log.h"
 
@@ -50,14 +56,88 @@ static void api_log(const char *plugin, enum sbx_log_level level,
 	va_end(ap);
 }
 
+/* The buffers hooks hand over: host->alloc puts this before each, and
+ * plugin_buffer_take() frees only what carries it. */
+struct buffer_head {
+	uint64_t magic;
+	size_t size;
+};
+#define BUFFER_MAGIC 0x21465542584253ULL /* "SBXBUF!" */
+
+static void *api_alloc(size_t size)
+{
+	struct buffer_head *h;
+
+	if (size > SIZE_MAX - sizeof(*h))
+		return NULL;
+	h = malloc(sizeof(*h) + size);
+	if (!h)
+		return NULL;
+	h->magic = BUFFER_MAGIC;
+	h->size = size;
+	return h + 1;
+}
+
+static void api_free(void *p)
+{
+	struct buffer_head *h;
+
+	if (!p)
+		return;
+	h = (struct buffer_head *)p - 1;
+	if (h->magic != BUFFER_MAGIC) {
+		log_error("a plugin gave host->free memory that host->alloc "
+			  "did not return (not freed)");
+		return;
+	}
+	h->magic = 0;
+	free(h);
+}
+
+char *plugin_buffer_take(const struct plugin *pl, char *buf, size_t len,
+			 size_t *out_len)
+{
+	struct buffer_head *h;
+	char *copy;
+
+	if (!buf)
+		return NULL;
+	h = (struct buffer_head *)(void *)buf - 1;
+	if (h->magic != BUFFER_MAGIC) {
+		log_error("[%s] a hook returned memory that host->alloc did "
+			  "not return (not used, not freed)",
+			  pl->desc->name);
+		return NULL;
+	}
+	if (!out_len) /* a message: NUL-terminated within the buffer */
+		len = strnlen(buf, h->size);
+	else if (len > h->size) {
+		log_error(
+			"[%s] a hook returned a length of %zu for a buffer of "
+			"%zu bytes (not used)",
+			pl->desc->name, len, h->size);
+		api_free(buf);
+		return NULL;
+	}
+	copy = malloc(len + 1);
+	if (copy) {
+		memcpy(copy, buf, len);
+		copy[len] = '\0';
+		if (out_len)
+			*out_len = len;
+	}
+	api_free(buf);
+	return copy;
+}
+
 static const struct sbx_host_api host_api = {
 	.struct_size = sizeof(struct sbx_host_api),
 	.abi_major = SBX_PLUGIN_ABI_MAJOR,
 	.abi_minor = SBX_PLUGIN_ABI_MINOR,
 	.host_version = SBX_VERSION,
 	.log = api_log,
-	.alloc = malloc,
-	.free = free,
+	.alloc = api_alloc,
+	.free = api_free,
 };
 
 const struct sbx_host_api *plugins_host_api(void)
@@ -70,17 +150,41 @@ static int valid_name(const char *s)
 	return s && config_valid_lang_name(s);
 }
 
-static int valid_file_name(const char *s)
+/* s is set and at most max bytes long (read no further). */
+static int bounded(const char *s, size_t max)
 {
-	size_t n;
-
-	if (!s || !*s || strchr(s, '/') || strcmp(s, ".") == 0 ||
-	    strcmp(s, "..") == 0)
-		return 0;
-	n = strlen(s);
-	return n <= 128;
+	return s && strnlen(s, max + 1) <= max;
 }
 
+/* A one-line text for people: printable, bounded; NULL is fine. */
+static int valid_text(const char *s, size_t max)
+{
+	if (!s)
+		return 1;
+	if (!bounded(s, max))
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int valid_file_name(const char *s)
+{
+	return bounded(s, 128) && *s && !strchr(s, '/') &&
+	       strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+/* An image reference: [A-Za-z0-9._/:@-], 255 bytes at most. */
+static int valid_image(const char *s)
+{
+	return bounded(s, 255) && *s &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789._/:@-") == strlen(s);
+}
+
+/* An argv: at most 256 strings of at most 4096 bytes; required ones have
+ * a non-empty first. */
 static int valid_argv(const char *const *v, int required)
 {
 	size_t n = 0;
@@ -88,13 +192,154 @@ static int valid_argv(const char *const *v, int required)
 	if (!v)
 		return !required;
 	for (; v[n]; n++)
-		if (n > 256)
+		if (n >= 256 || !bounded(v[n], 4096))
 			return 0;
-	return n > 0 || !required;
+	return n > 0 ? v[0][0] != '\0' : !required;
+}
+
+/* KEY=VALUE entries with a shell-variable KEY. */
+static int valid_env(const char *const *v)
+{
+	if (!valid_argv(v, 0))
+		return 0;
+	for (size_t i = 0; v && v[i]; i++) {
+		size_t k =
+			strspn(v[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm"
+				     "nopqrstuvwxyz0123456789_");
+
+		if (!k || v[i][k] != '=' || (v[i][0] >= '0' && v[i][0] <= '9'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Where each minor's fields end: a descriptor of minor m is at least
+ * this long. */
+static const size_t minor_end[] = {
+	offsetof(struct sbx_plugin, options),		  /* 1.0 */
+	offsetof(struct sbx_plugin, warmup_code),	  /* 1.1 */
+	offsetof(struct sbx_plugin, session_cmd),	  /* 1.2 */
+	offsetof(struct sbx_plugin, package_ecosystem),	  /* 1.3 */
+	offsetof(struct sbx_plugin, registry_follow_cmd), /* 1.4 */
+	offsetof(struct sbx_plugin, lex_mask),		  /* 1.5 */
+	offsetof(struct sbx_plugin, init_msg),		  /* 1.6 */
+	sizeof(struct sbx_plugin),			  /* 1.7 */
+};
+_Static_assert(sizeof(minor_end) / sizeof(minor_end[0]) ==
+		       SBX_PLUGIN_ABI_MINOR + 1,
+	       "a new minor needs its end in minor_end");
+
+/* Limits a plugin may declare (0 is "the host's default"). */
+static int valid_limits(const struct sbx_limits *l)
+{
+	return l->memory_mb <= 1u << 20 && l->cpu_millis <= 1024000 &&
+	       l->pids <= 4194304 && l->timeout_ms <= 86400000 &&
+	       l->stdout_cap <= 1u << 30 && l->stderr_cap <= 1u << 30 &&
+	       l->nofile <= 1u << 20 && l->fsize_mb <= 1u << 20 &&
+	       l->work_mb <= 1u << 20 && l->tmp_mb <= 1u << 20;
+}
+
+/* The fields of a descriptor the header checks let through, on a copy
+ * (what a plugin of an older minor lacks reads as NULL). */
+static int validate_fields(const struct sbx_plugin *d, const char **why)
+{
+	size_t i;
+
+#define FAIL(msg)                                                              \
+	do {                                                                   \
+		*why = msg;                                                    \
+		return -EINVAL;                                                \
+	} while (0)
+	if (!valid_name(d->name))
+		FAIL("name must match [a-z0-9_-]{1,32}");
+	for (i = 0; d->aliases && d->aliases[i]; i++)
+		if (!valid_name(d->aliases[i]) || i >= 32)
+			FAIL("alias must match [a-z0-9_-]{1,32} (32 at most)");
+	if (!valid_text(d->version, 64))
+		FAIL("version must be one printable line of 64 bytes at most");
+	if (!valid_text(d->description, 300))
+		FAIL("description must be one printable line of 300 bytes at "
+		     "most");
+	if (!valid_image(d->image))
+		FAIL("image must be an image reference ([A-Za-z0-9._/:@-], "
+		     "255 bytes at most)");
+	if (!valid_file_name(d->file_name))
+		FAIL("file_name must be a plain file name");
+	if (!valid_argv(d->run_cmd, 1))
+		FAIL("run_cmd must be a non-empty argv");
+	if (!valid_argv(d->build_cmd, 0) || !valid_argv(d->seccomp_deny, 0) ||
+	    !valid_argv(d->install_cmd, 0))
+		FAIL("a list is too long, or has a string over 4096 bytes");
+	if (!valid_env(d->env))
+		FAIL("env entries must be KEY=VALUE");
+	if (!valid_limits(&d->limits))
+		FAIL("a limit is out of range (docs/plugin-abi.md)");
+	for (i = 0; d->blocklist && d->blocklist[i].pattern; i++) {
+		regex_t re;
+
+		if (i >= 256 || !bounded(d->blocklist[i].pattern, 4096) ||
+		    !valid_text(d->blocklist[i].reason, 300))
+			FAIL("blocklist: 256 rules at most, patterns of 4096 "
+			     "bytes, reasons of one line");
+		if (regcomp(&re, d->blocklist[i].pattern,
+			    REG_EXTENDED | REG_NEWLINE) != 0)
+			FAIL("blocklist pattern is not a valid ERE");
+		regfree(&re);
+	}
+	/* 1.1 */
+	for (i = 0; d->options && d->options[i].name; i++) {
+		const struct sbx_option *o = &d->options[i];
+
+		if (i >= 16 || !bounded(o->name, 32) || !*o->name ||
+		    strspn(o->name, "abcdefghijklmnopqrstuvwxyz_") !=
+			    strlen(o->name))
+			FAIL("option names must match [a-z_]{1,32} (16 at "
+			     "most)");
+		if (!valid_text(o->description, 300))
+			FAIL("an option's description must be one line");
+		if (!valid_argv(o->build_cmd, 0) ||
+		    !valid_argv(o->run_cmd, 0) || !valid_env(o->env))
+			FAIL("an option's list is too long or its env is not "
+			     "KEY=VALUE");
+	}
+	if (d->ml_variant && !valid_name(d->ml_variant))
+		FAIL("ml_variant must match [a-z0-9_-]{1,32}");
+	/* 1.2 */
+	if (d->warmup_code && !bounded(d->warmup_code, 1u << 20))
+		FAIL("warmup_code is over 1 MiB");
+	/* 1.3 */
+	if (!valid_argv(d->session_cmd, 0))
+		FAIL("session_cmd is too long");
+	if (d->session_request && !d->session_cmd)
+		FAIL("session_request without a session_cmd");
+	/* 1.4, 1.5 */
+	if (d->package_ecosystem) {
+		if (!pkg_ecosystem_known(d->package_ecosystem))
+			FAIL("package_ecosystem must be pypi, npm, go or "
+			     "cargo");
+		if (!valid_argv(d->install_cmd, 1) ||
+		    !valid_argv(d->manifest_cmd, 1))
+			FAIL("a language with a package_ecosystem needs "
+			     "install_cmd and manifest_cmd");
+		if (!valid_argv(d->registry_cmd, 0) ||
+		    !valid_env(d->registry_env) || !valid_env(d->install_env) ||
+		    !valid_env(d->package_env) ||
+		    !valid_argv(d->registry_follow_cmd, 0))
+			FAIL("a package list is too long or an env entry is "
+			     "not KEY=VALUE");
+		if (d->package_path && *d->package_path &&
+		    !valid_file_name(d->package_path))
+			FAIL("package_path must be empty or a plain directory "
+			     "name");
+	}
+#undef FAIL
+	return 0;
 }
 
 int plugin_validate(const struct sbx_plugin *d, const char **why)
 {
+	struct sbx_plugin c;
+
 	if (!d) {
 		*why = "entry function returned NULL";
 		return -EINVAL;
@@ -103,116 +348,23 @@ int plugin_validate(const struct sbx_plugin *d, const char **why)
 		*why = "ABI major version differs from the host's";
 		return -EINVAL;
 	}
-	if (d->struct_size < SBX_PLUGIN_SIZE_1_0) {
+	if (d->struct_size < minor_end[0]) {
 		*why = "descriptor struct_size is smaller than ABI 1.0's";
 		return -EINVAL;
 	}
-	if (!valid_name(d->name)) {
-		*why = "name must match [a-z0-9_-]{1,32}";
+	if (d->struct_size < minor_end[d->abi_minor <= SBX_PLUGIN_ABI_MINOR
+					       ? d->abi_minor
+					       : SBX_PLUGIN_ABI_MINOR]) {
+		*why = "descriptor struct_size is smaller than its ABI "
+		       "minor's (built against another header?)";
 		return -EINVAL;
 	}
-	if (d->aliases) {
-		size_t i;
-
-		for (i = 0; d->aliases[i]; i++)
-			if (!valid_name(d->aliases[i]) || i > 32) {
-				*why = "alias must match [a-z0-9_-]{1,32}";
-				return -EINVAL;
-			}
-	}
-	if (!d->image || !*d->image) {
-		*why = "no image";
+	if (d->struct_size > 1u << 16) {
+		*why = "descriptor struct_size is implausibly large";
 		return -EINVAL;
 	}
-	if (!valid_file_name(d->file_name)) {
-		*why = "file_name must be a plain file name";
-		return -EINVAL;
-	}
-	if (!valid_argv(d->run_cmd, 1)) {
-		*why = "run_cmd must be a non-empty argv";
-		return -EINVAL;
-	}
-	if (!valid_argv(d->build_cmd, 0) || !valid_argv(d->env, 0) ||
-	    !valid_argv(d->seccomp_deny, 0) || !valid_argv(d->install_cmd, 0)) {
-		*why = "a list is too long";
-		return -EINVAL;
-	}
-	if (d->env) {
-		size_t i;
-
-		for (i = 0; d->env[i]; i++)
-			if (!strchr(d->env[i], '=') || d->env[i][0] == '=') {
-				*why = "env entries must be KEY=VALUE";
-				return -EINVAL;
-			}
-	}
-	if (d->struct_size >=
-	    offsetof(struct sbx_plugin, ml_variant) + sizeof(d->ml_variant)) {
-		size_t i;
-
-		for (i = 0; d->options && d->options[i].name; i++) {
-			const struct sbx_option *o = &d->options[i];
-
-			if (i >= 16 || strlen(o->name) > 32 ||
-			    strspn(o->name, "abcdefghijklmnopqrstuvwxyz_") !=
-				    strlen(o->name) ||
-			    !*o->name) {
-				*why = "option names must match [a-z_]{1,32} "
-				       "(16 at most)";
-				return -EINVAL;
-			}
-			if (!valid_argv(o->build_cmd, 0) ||
-			    !valid_argv(o->run_cmd, 0) ||
-			    !valid_argv(o->env, 0)) {
-				*why = "an option's list is too long";
-				return -EINVAL;
-			}
-		}
-		if (d->ml_variant && !valid_name(d->ml_variant)) {
-			*why = "ml_variant must match [a-z0-9_-]{1,32}";
-			return -EINVAL;
-		}
-	}
-	if (d->struct_size >= offsetof(struct sbx_plugin, package_env) +
-				      sizeof(d->package_env) &&
-	    d->package_ecosystem) {
-		if (!pkg_ecosystem_known(d->package_ecosystem)) {
-			*why = "package_ecosystem must be pypi, npm, go or "
-			       "cargo";
-			return -EINVAL;
-		}
-		if (!valid_argv(d->install_cmd, 1) ||
-		    !valid_argv(d->manifest_cmd, 1) ||
-		    !valid_argv(d->registry_cmd, 0) ||
-		    !valid_argv(d->registry_env, 0) ||
-		    !valid_argv(d->install_env, 0) ||
-		    !valid_argv(d->package_env, 0)) {
-			*why = "a language with a package_ecosystem needs "
-			       "install_cmd and manifest_cmd";
-			return -EINVAL;
-		}
-		if (d->struct_size >=
-			    offsetof(struct sbx_plugin, registry_follow_cmd) +
-				    sizeof(d->registry_follow_cmd) &&
-		    !valid_argv(d->registry_follow_cmd, 0)) {
-			*why = "registry_follow_cmd is too long";
-			return -EINVAL;
-		}
-	}
-	if (d->blocklist) {
-		size_t i;
-		regex_t re;
-
-		for (i = 0; d->blocklist[i].pattern; i++) {
-			if (regcomp(&re, d->blocklist[i].pattern,
-				    REG_EXTENDED | REG_NEWLINE) != 0) {
-				*why = "blocklist pattern is not a valid ERE";
-				return -EINVAL;
-			}
-			regfree(&re);
-		}
-	}
-	return 0;
+	plugin_descriptor_copy(d, &c);
+	return validate_fields(&c, why);
 }
 
 void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out)
@@ -259,51 +411,166 @@ static void fix_desc_pointers(struct plugin_set *set)
 		set->v[i].desc = &set->v[i].d;
 }
 
+/* Log the rejection of path and keep the reason for doctor and inspect. */
+static void reject(struct plugin_set *set, const char *path, const char *fmt,
+		   ...) __attribute__((format(printf, 3, 4)));
+
+static void reject(struct plugin_set *set, const char *path, const char *fmt,
+		   ...)
+{
+	struct plugin_reject *r;
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	log_error("rejected plugin %s: %s", path, why);
+	set->rejected++;
+	r = realloc(set->rejects, set->rejected * sizeof(*r));
+	if (!r)
+		return;
+	set->rejects = r;
+	r[set->rejected - 1].path = strdup(path);
+	r[set->rejected - 1].why = strdup(why);
+}
+
+/* Who may write st's file, beyond root and us: "" when nobody. */
+static const char *others_may_write(const struct stat *st)
+{
+	if (st->st_mode & S_IWOTH)
+		return "every user may write it";
+	if (st->st_mode & S_IWGRP)
+		return "its group may write it";
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return "it belongs to another user, who may write it";
+	return "";
+}
+
+int plugin_file_check(const char *path, int *fd, char *why, size_t size)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	const char *who;
+	int f;
+
+	*fd = -1;
+	/* The directory: whoever may write it may swap the file. */
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (stat(dirname(dir), &st) != 0) {
+		snprintf(why, size, "its directory: %s", strerror(errno));
+		return -errno;
+	}
+	who = others_may_write(&st);
+	if (*who) {
+		snprintf(why, size,
+			 "its directory %s is not safe: %s (chmod go-w, or "
+			 "chown root)",
+			 dir, who);
+		return -EPERM;
+	}
+	f = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (f < 0) {
+		int err = errno;
+
+		if (err == ELOOP)
+			snprintf(why, size,
+				 "a symbolic link (name the file itself)");
+		else
+			snprintf(why, size, "%s", strerror(err));
+		return -err;
+	}
+	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, size, "not a regular file");
+		close(f);
+		return -EPERM;
+	}
+	who = others_may_write(&st);
+	if (*who) {
+		snprintf(why, size,
+			 "the file is not safe: %s (chmod go-w, or chown "
+			 "root)",
+			 who);
+		close(f);
+		return -EPERM;
+	}
+	*fd = f;
+	return 0;
+}
+
 static void load_one(struct plugin_set *set, const char *path)
 {
 	sbx_plugin_entry_fn entry;
 	const struct sbx_plugin *d;
 	const char *why = NULL, *clash;
+	struct stat checked, now;
 	struct plugin *v;
+	char buf[512];
 	void *dl;
+	int fd;
 
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!dl) {
-		log_error("rejected plugin %s: %s", path, dlerror());
-		set->rejected++;
+	if (plugin_file_check(path, &fd, buf, sizeof(buf)) != 0) {
+		reject(set, path, "%s", buf);
 		return;
 	}
+	/* Only root or we may write the directory, so nobody else can swap
+	 * the file now; that it is still the one checked is verified after.
+	 * (dlopen of /proc/self/fd/N would not do: glibc takes a name it has
+	 * loaded before for the same library.) */
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!dl) {
+		close(fd);
+		reject(set, path, "%s", dlerror());
+		return;
+	}
+	if (fstat(fd, &checked) != 0 || stat(path, &now) != 0 ||
+	    checked.st_dev != now.st_dev || checked.st_ino != now.st_ino) {
+		close(fd);
+		reject(set, path, "the file changed while it was loaded");
+		goto reject;
+	}
+	close(fd);
 	*(void **)(&entry) = dlsym(dl, SBX_PLUGIN_ENTRY_SYMBOL);
 	if (!entry) {
-		log_error("rejected plugin %s: no %s symbol", path,
-			  SBX_PLUGIN_ENTRY_SYMBOL);
+		reject(set, path, "no %s symbol", SBX_PLUGIN_ENTRY_SYMBOL);
 		goto reject;
 	}
 	d = entry(&host_api);
 	if (plugin_validate(d, &why)) {
 		if (d && d->abi_major != SBX_PLUGIN_ABI_MAJOR)
-			log_error("rejected plugin %s: ABI %u.%u, host "
-				  "supports %d.x",
-				  path, d->abi_major, d->abi_minor,
-				  SBX_PLUGIN_ABI_MAJOR);
+			reject(set, path, "ABI %u.%u, the host supports %d.x",
+			       d->abi_major, d->abi_minor,
+			       SBX_PLUGIN_ABI_MAJOR);
 		else
-			log_error("rejected plugin %s: %s", path, why);
+			reject(set, path, "%s", why);
 		goto reject;
 	}
 	clash = name_clash(set, d);
 	if (clash) {
-		log_error("rejected plugin %s: language name '%s' is already "
-			  "provided by another plugin",
-			  path, clash);
+		reject(set, path,
+		       "language name '%s' is already provided by %s", clash,
+		       plugins_find(set, clash)->path);
 		goto reject;
 	}
-	if (d->init && d->init(&host_api) != 0) {
-		log_error("rejected plugin %s: its init hook failed", path);
+	if (d->abi_minor > SBX_PLUGIN_ABI_MINOR)
+		log_info("plugin %s was built for ABI 1.%u: the fields after "
+			 "this host's 1.%d are ignored",
+			 path, d->abi_minor, SBX_PLUGIN_ABI_MINOR);
+	if (d->struct_size >= minor_end[7] && d->init_msg) {
+		buf[0] = '\0';
+		if (d->init_msg(&host_api, buf, sizeof(buf)) != 0) {
+			buf[sizeof(buf) - 1] = '\0';
+			reject(set, path, "its init hook failed: %s",
+			       buf[0] ? buf : "(no reason given)");
+			goto reject;
+		}
+	} else if (d->init && d->init(&host_api) != 0) {
+		reject(set, path, "its init hook failed");
 		goto reject;
 	}
 	v = realloc(set->v, (set->n + 1) * sizeof(*v));
 	if (!v) {
-		log_error("rejected plugin %s: out of memory", path);
+		reject(set, path, "out of memory");
 		if (d->fini)
 			d->fini();
 		goto reject;
@@ -320,7 +587,6 @@ static void load_one(struct plugin_set *set, const char *path)
 		 path);
 	return;
 reject:
-	set->rejected++;
 	dlclose(dl);
 }
 
@@ -580,5 +846,10 @@ void plugins_close(struct plugin_set *set)
 		free(set->v[i].path);
 	}
 	free(set->v);
+	for (i = 0; set->rejects && i < set->rejected; i++) {
+		free(set->rejects[i].path);
+		free(set->rejects[i].why);
+	}
+	free(set->rejects);
 	memset(set, 0, sizeof(*set));
 }

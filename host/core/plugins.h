@@ -1,10 +1,12 @@
 /*
  * plugins.h - loading language plugins (.so) and resolving their policy.
  *
- * Every *.so in the plugins directory is dlopen'ed, its entry symbol called
- * with the host API table, and the descriptor validated. A bad plugin (wrong
- * ABI, missing entry, invalid descriptor, duplicate name or alias) is
- * rejected with a log line naming the file; the others keep working.
+ * Every *.so in the plugin directories is dlopen'ed, its entry symbol
+ * called with the host API table, and the descriptor validated. A bad
+ * plugin (a file others may write, not a regular file, wrong ABI, missing
+ * entry, invalid descriptor, duplicate name or alias) is rejected with a
+ * log line naming the file, and the reason is kept for doctor and
+ * sandbox_inspect; the others keep working.
  */
 #ifndef SBX_PLUGINS_H
 #define SBX_PLUGINS_H
@@ -55,17 +57,21 @@ struct plugin {
 	struct policy policy;
 };
 
+/* A file that was not loaded, and why. */
+struct plugin_reject {
+	char *path;
+	char *why;
+};
+
 struct plugin_set {
 	struct plugin *v;
 	size_t n;
-	size_t rejected; /* files that failed to load */
+	struct plugin_reject *rejects;
+	size_t rejected; /* files that failed to load (rejects' length) */
 };
 
 /* The table handed to plugins (static storage). */
 const struct sbx_host_api *plugins_host_api(void);
-
-/* Size of an ABI 1.0 descriptor: the smallest the host accepts. */
-#define SBX_PLUGIN_SIZE_1_0 offsetof(struct sbx_plugin, options)
 
 /* Check a descriptor; returns 0 or -EINVAL with *why (static string). */
 int plugin_validate(const struct sbx_plugin *d, const char **why);
@@ -74,13 +80,30 @@ int plugin_validate(const struct sbx_plugin *d, const char **why);
  * minors the plugin does not have. */
 void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out);
 
+/* Takes a buffer one of pl's hooks returned (from host->alloc): a copy of
+ * its len bytes, NUL-terminated, in the host's own memory (*out_len set),
+ * and the plugin's buffer freed. With out_len NULL, buf is a message: its
+ * text up to the first NUL. NULL when buf is NULL, did not come from
+ * host->alloc (logged; left alone), is shorter than len, or on ENOMEM. */
+char *plugin_buffer_take(const struct plugin *pl, char *buf, size_t len,
+			 size_t *out_len);
+
 /* The option of pl named name, or NULL. */
 const struct sbx_option *plugin_option(const struct plugin *pl,
 				       const char *name);
 
 /* Load every *.so in dir (sorted by name). Returns 0 even when some
- * plugins are rejected; -errno when the directory cannot be read. */
+ * plugins are rejected; -errno when the directory cannot be read. A file
+ * is only opened when it is a regular file (not a symbolic link) that
+ * nobody but its owner may write, owned by root or by us, in a directory
+ * of which the same holds (so nobody else can swap it between the check
+ * and dlopen; a file that changed anyway is rejected). */
 int plugins_load_dir(struct plugin_set *set, const char *dir);
+
+/* Check path (and its directory) as plugins_load_dir does; 0, or -EPERM
+ * (-errno when it cannot be read) with the reason in why. On success *fd is
+ * the open file. */
+int plugin_file_check(const char *path, int *fd, char *why, size_t size);
 
 /* Resolve each loaded plugin's policy against cfg. Returns 0 or -ENOMEM;
  * a bad configured pattern is reported and skipped. */

@@ -6,7 +6,8 @@
  *             the floor and ceiling, counters since start
  *   sessions  every session (as sandbox_session list) with its memory
  *   engine    the container engine (core/engine_info.h)
- *   plugins   each language plugin: version, ABI, file, image, features
+ *   plugins   each language plugin: version, ABI, file, image, features;
+ *             rejectedPlugins: each file not loaded, and why
  *   limits    each language's effective limits and policy, after the
  *             plugin, sandbox.ini and SANDBOX_* variables
  *   all       every section (the default)
@@ -111,6 +112,22 @@ static cJSON *plugins_json(const struct tool_env *env)
 			cJSON_AddNullToObject(p, "packages");
 		cJSON_AddBoolToObject(p, "lexer", d->lex_mask != NULL);
 		cJSON_AddItemToArray(arr, p);
+	}
+	return arr;
+}
+
+/* The plugin files that were not loaded, and why (plugins.h). */
+static cJSON *rejected_json(const struct tool_env *env)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < env->plugins->rejected; i++) {
+		const struct plugin_reject *r = &env->plugins->rejects[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "file", r->path ? r->path : "");
+		cJSON_AddStringToObject(o, "reason", r->why ? r->why : "");
+		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
 }
@@ -227,8 +244,11 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	in->max_sessions = env->cfg->max_sessions;
 	if (all || strcmp(what, "pool") == 0)
 		cJSON_AddItemToObject(in->out, "pool", pool_json(env));
-	if (all || strcmp(what, "plugins") == 0)
+	if (all || strcmp(what, "plugins") == 0) {
 		cJSON_AddItemToObject(in->out, "plugins", plugins_json(env));
+		cJSON_AddItemToObject(in->out, "rejectedPlugins",
+				      rejected_json(env));
+	}
 	if (all || strcmp(what, "limits") == 0)
 		cJSON_AddItemToObject(in->out, "limits", limits_json(env));
 	ask_engine = all || strcmp(what, "engine") == 0;

@@ -320,9 +320,7 @@ static const struct sbx_block_rule blocklist[] = {
 #undef CMD
 
 static const struct sbx_plugin plugin = {
-	.struct_size = sizeof(struct sbx_plugin),
-	.abi_major = SBX_PLUGIN_ABI_MAJOR,
-	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	SBX_PLUGIN_HEADER,
 	.name = "bash",
 	.aliases = aliases,
 	.version = "1.1.0",

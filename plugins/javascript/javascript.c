@@ -39,9 +39,7 @@ static const char *const session_cmd[] = {
 	NULL,
 };
 static const struct sbx_plugin plugin = {
-	.struct_size = sizeof(struct sbx_plugin),
-	.abi_major = SBX_PLUGIN_ABI_MAJOR,
-	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	SBX_PLUGIN_HEADER,
 	.name = "javascript",
 	.aliases = aliases,
 	.version = "1.0.0",

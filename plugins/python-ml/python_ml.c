@@ -46,9 +46,7 @@ static const char *const session_cmd[] = {
 };
 
 static const struct sbx_plugin plugin = {
-	.struct_size = sizeof(struct sbx_plugin),
-	.abi_major = SBX_PLUGIN_ABI_MAJOR,
-	.abi_minor = SBX_PLUGIN_ABI_MINOR,
+	SBX_PLUGIN_HEADER,
 	.name = "python-ml",
 	.aliases = aliases,
 	.version = "1.0.0",

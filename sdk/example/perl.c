@@ -11,6 +11,7 @@
  * would ship its own images/<lang>/ recipe.
  */
 #include <sbx_plugin.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct sbx_host_api *host;
@@ -26,8 +27,14 @@ static const struct sbx_block_rule blocklist[] = {
 	{NULL, NULL},
 };
 
-static int init(const struct sbx_host_api *h)
+/* Once, after loading: a non-zero return refuses the plugin, with the
+ * reason written to why (ABI 1.7). */
+static int init(const struct sbx_host_api *h, char *why, size_t size)
 {
+	if (h->struct_size < sizeof(*h)) {
+		snprintf(why, size, "this host's API table is too old");
+		return -1;
+	}
 	host = h;
 	host->log("perl", SBX_LOG_DEBUG, "example plugin ready (host %s)",
 		  h->host_version);
@@ -54,34 +61,15 @@ static int prepare_code(const struct sbx_host_api *h, const char *code,
 	return 0;
 }
 
-static const struct sbx_plugin plugin = {
-	.struct_size = sizeof(struct sbx_plugin),
-	.abi_major = SBX_PLUGIN_ABI_MAJOR,
-	.abi_minor = SBX_PLUGIN_ABI_MINOR,
-	.name = "perl",
-	.aliases = aliases,
-	.version = "0.1.0",
-	.description = "Perl 5 (example plugin)",
-	.image = "mcp-sandbox/bash:latest",
-	.file_name = "main.pl",
-	.run_cmd = run_cmd,
-	.env = env,
-	/* /work, /tmp and /dev/shm are memory: their sizes must fit in
-	 * memory_mb (128 + 64 + 64), or the host refuses the configuration. */
-	.limits = {.memory_mb = 256, .work_mb = 128},
-	.blocklist = blocklist,
-	.init = init,
-	.prepare_code = prepare_code,
-};
-
-SBX_PLUGIN_EXPORT const struct sbx_plugin *
-sbx_plugin_entry(const struct sbx_host_api *h);
-
-SBX_PLUGIN_EXPORT const struct sbx_plugin *
-sbx_plugin_entry(const struct sbx_host_api *h)
-{
-	/* Decline to load into a host with an older minor ABI than ours. */
-	if (h->abi_major != SBX_PLUGIN_ABI_MAJOR)
-		return NULL;
-	return &plugin;
-}
+/* The descriptor and the exported entry point: SBX_PLUGIN_DEFINE fills in
+ * the size and the ABI version. */
+SBX_PLUGIN_DEFINE(.name = "perl", .aliases = aliases, .version = "0.1.0",
+		  .description = "Perl 5 (example plugin)",
+		  .image = "mcp-sandbox/bash:latest", .file_name = "main.pl",
+		  .run_cmd = run_cmd, .env = env,
+		  /* /work, /tmp and /dev/shm are memory: their sizes must fit
+		   * in memory_mb (128 + 64 + 64), or the host refuses the
+		   * configuration. */
+		  .limits = {.memory_mb = 256, .work_mb = 128},
+		  .blocklist = blocklist, .init_msg = init,
+		  .prepare_code = prepare_code)

@@ -7,11 +7,17 @@
  * offers arrives through the struct sbx_host_api table passed to the entry
  * function. Build plugins with -Wl,-z,defs to keep that true.
  *
- * Versioning: the descriptor starts with its own size and the ABI version it
- * was built against. The host refuses a plugin whose major differs from its
- * own; within one major, fields are only ever appended, and the host reads
- * only the fields that the plugin's struct_size covers (a 1.0 plugin has no
- * options or ml_variant; the host treats them as NULL).
+ * Versioning (docs/plugin-abi.md): the descriptor starts with its own size
+ * and the ABI version it was built against; SBX_PLUGIN_DEFINE fills them.
+ * The host refuses a plugin whose major differs from its own; within one
+ * major, fields are only ever appended, and the host reads only the fields
+ * that the plugin's struct_size covers (a 1.0 plugin has no options or
+ * ml_variant; the host treats them as NULL). A plugin of a newer minor
+ * loads into an older host, which ignores the fields it does not know.
+ *
+ * Memory: a buffer a hook hands the host comes from host->alloc; the host
+ * gives it back to its own allocator (and refuses one that did not come
+ * from there). The plugin never frees what the host passes it.
  *
  * Policy is data: every limit, command and list declared here can be
  * overridden per language in sandbox.ini. Commands are argv arrays; the host
@@ -31,7 +37,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 6
+#define SBX_PLUGIN_ABI_MINOR 7
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -53,7 +59,9 @@ struct sbx_host_api {
 	/* Log a line under the plugin's name (stderr, and MCP logging). */
 	void (*log)(const char *plugin, enum sbx_log_level level,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-	/* Allocator for memory handed to the host (prepare_code output). */
+	/* The allocator of every buffer a hook hands the host (prepare_code's
+	 * and session_request's *out); free gives back one the plugin does
+	 * not hand over after all. */
 	void *(*alloc)(size_t size);
 	void (*free)(void *ptr);
 };
@@ -139,7 +147,8 @@ struct sbx_plugin {
 
 	/* Optional hooks (NULL when unused). */
 
-	/* Called once after loading; non-zero rejects the plugin. */
+	/* Called once after loading; non-zero rejects the plugin (init_msg,
+	 * ABI 1.7, says why). */
 	int (*init)(const struct sbx_host_api *host);
 	/* Rewrite code before it is sent (wrap bare statements...). On success
 	 * return 0 and set *out (allocated with host->alloc, the host frees it)
@@ -242,7 +251,86 @@ struct sbx_plugin {
 	 * or write outside out, and must take time linear in len. NULL:
 	 * rules see the code as it is. */
 	void (*lex_mask)(const char *code, size_t len, char *out);
+
+	/* ABI 1.7 */
+
+	/* Called once after loading instead of init when set: non-zero
+	 * rejects the plugin, and the NUL-terminated reason it wrote to why
+	 * (size bytes at most) goes to the log, doctor and sandbox_inspect:
+	 * "perl is not installed in mcp-sandbox/perl:latest". */
+	int (*init_msg)(const struct sbx_host_api *host, char *why,
+			size_t size);
 };
+
+/*
+ * The first fields of every descriptor: its size and the ABI it was built
+ * against. SBX_PLUGIN_DEFINE puts them in; a plugin with an entry function
+ * of its own starts its descriptor with them:
+ *
+ *   static const struct sbx_plugin desc = {SBX_PLUGIN_HEADER, .name = ...};
+ */
+#define SBX_PLUGIN_HEADER                                                      \
+	.struct_size = sizeof(struct sbx_plugin),                              \
+	.abi_major = SBX_PLUGIN_ABI_MAJOR, .abi_minor = SBX_PLUGIN_ABI_MINOR
+
+/*
+ * A plugin in one statement: the descriptor (the header, then the fields
+ * given) and the exported entry point returning it.
+ *
+ *   SBX_PLUGIN_DEFINE(.name = "perl", .image = "mcp-sandbox/perl:latest",
+ *                     .file_name = "main.pl", .run_cmd = run_cmd);
+ */
+#define SBX_PLUGIN_DEFINE(...)                                                 \
+	static const struct sbx_plugin sbx_plugin_descriptor_ = {              \
+		SBX_PLUGIN_HEADER, __VA_ARGS__};                               \
+	SBX_PLUGIN_EXPORT const struct sbx_plugin *sbx_plugin_entry(           \
+		const struct sbx_host_api *sbx_host_);                         \
+	SBX_PLUGIN_EXPORT const struct sbx_plugin *sbx_plugin_entry(           \
+		const struct sbx_host_api *sbx_host_)                          \
+	{                                                                      \
+		(void)sbx_host_;                                               \
+		return &sbx_plugin_descriptor_;                                \
+	}
+
+/*
+ * The layout is the ABI: these pin the size of every struct and where each
+ * minor's fields begin (LP64: x86-64, arm64), so a change that would move
+ * a field fails to compile instead of breaking the plugins built before.
+ * docs/plugin-abi.md lists them.
+ */
+#if defined(__LP64__) && !defined(SBX_PLUGIN_NO_LAYOUT_CHECK)
+#ifdef __cplusplus
+#define SBX_LAYOUT_ASSERT(c, m) static_assert(c, m)
+#else
+#define SBX_LAYOUT_ASSERT(c, m) _Static_assert(c, m)
+#endif
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_host_api) == 48, "sbx_host_api moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_host_api, free) == 40,
+		  "sbx_host_api moved");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_limits) == 40, "sbx_limits moved");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_block_rule) == 16, "sbx_block_rule moved");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_option) == 40, "sbx_option moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, name) == 16, "1.0 moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, limits) == 88, "1.0 moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, blocklist) == 128, "1.0 moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, init) == 152, "1.0 moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, options) == 176,
+		  "1.1 must start where 1.0 ended");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, warmup_code) == 192,
+		  "1.2 must start where 1.1 ended");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, session_cmd) == 200,
+		  "1.3 must start where 1.2 ended");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, package_ecosystem) == 216,
+		  "1.4 must start where 1.3 ended");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, registry_follow_cmd) == 272,
+		  "1.5 must start where 1.4 ended");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, lex_mask) == 280,
+		  "1.6 must start where 1.5 ended");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, init_msg) == 288,
+		  "1.7 must start where 1.6 ended");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 296, "1.7's size");
+#undef SBX_LAYOUT_ASSERT
+#endif
 
 /* The one symbol a plugin exports. Returns NULL to decline loading. */
 typedef const struct sbx_plugin *(*sbx_plugin_entry_fn)(

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { dockerGet } from './lib/docker.mjs';
-import { BIN, ROOT, e2e } from './lib/server.mjs';
+import { BIN, PLUGIN_ABI, ROOT, e2e } from './lib/server.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 function doctor(env = {}, args = ['--json']) {
@@ -78,5 +78,5 @@ e2e('--version names the version, the git revision it was built from and the plu
   assert.ok(m, r.stdout);
   const head = spawnSync('git', ['-C', ROOT, 'rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' });
   if (head.status === 0) assert.equal(m[2].replace(/-dirty$/, ''), head.stdout.trim());
-  assert.equal(m[3], '1.6');
+  assert.equal(m[3], PLUGIN_ABI);
 });

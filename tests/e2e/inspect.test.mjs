@@ -5,7 +5,7 @@
 // what the test created.
 import assert from 'node:assert/strict';
 import { dockerGet } from './lib/docker.mjs';
-import { e2e } from './lib/server.mjs';
+import { PLUGIN_ABI, e2e } from './lib/server.mjs';
 import { serverContainers } from './lib/sandbox.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -30,14 +30,14 @@ e2e('sandbox_inspect limits and plugins show the effective settings: a changed s
   const { plugins } = await inspect(plain, 'plugins');
   assert.deepEqual(plugins.map((p) => p.name).sort(), ['bash', 'go', 'javascript', 'python', 'python-ml', 'rust', 'typescript']);
   for (const p of plugins) {
-    assert.equal(p.abi, '1.6', p.name);
+    assert.equal(p.abi, PLUGIN_ABI, p.name);
     assert.equal(p.lexer, true, p.name);
     assert.match(p.file, new RegExp(`/${p.name}\\.so$`));
   }
   const by = Object.fromEntries(plugins.map((p) => [p.name, p]));
   assert.deepEqual([by.python.packages, by.python.sessionInterpreter, by.go.sessionInterpreter], ['pypi', true, false]);
   assert.deepEqual(by.rust.options, ['optimize']);
-  assert.deepEqual(Object.keys(await inspect(plain, 'plugins')), ['plugins'], 'one section asked, one given');
+  assert.deepEqual(Object.keys(await inspect(plain, 'plugins')), ['plugins', 'rejectedPlugins'], 'one section asked, one given');
 });
 
 e2e('sandbox_inspect pool, engine and sessions agree with the engine and with what the test did', { timeoutMs: 120_000 }, async (h) => {
@@ -55,7 +55,7 @@ e2e('sandbox_inspect pool, engine and sessions agree with the engine and with wh
   assert.ok((await inspect(s, 'pool')).pool.languages.python.started >= 2);
 
   const all = await inspect(s);
-  assert.deepEqual(Object.keys(all).sort(), ['engine', 'limits', 'plugins', 'pool', 'sessions']);
+  assert.deepEqual(Object.keys(all).sort(), ['engine', 'limits', 'plugins', 'pool', 'rejectedPlugins', 'sessions']);
   const version = (await dockerGet('/version')).body;
   const info = (await dockerGet('/info')).body;
   assert.equal(all.engine.version, version.Version);

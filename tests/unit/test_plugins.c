@@ -1,10 +1,17 @@
 /*
  * Plugin loader: the real plugins load; broken fixtures (wrong ABI, no
  * entry symbol, NULL descriptor, invalid descriptor, bad name, duplicate
- * name) are each rejected while the good ones keep working.
+ * name) are each rejected while the good ones keep working; so are files
+ * others may write, symbolic links, directories, and files in a directory
+ * others may write, each with its reason.
  */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/log.h"
 #include "core/plugins.h"
@@ -92,8 +99,8 @@ static void fixtures(const char *dir)
 
 	CHECK(plugins_load_dir(&s, dir) == 0);
 	/* perl (the SDK example), "fixture" and an ABI 1.0 plugin load;
-	 * bad_abi, bad_name, dup_perl, no_entry, no_run, null_desc are
-	 * rejected. */
+	 * bad_abi, bad_name, dup_perl, init_fails, no_entry, no_run,
+	 * no_session_cmd, null_desc, short_struct are rejected. */
 	CHECK(s.n == 3);
 	CHECK(plugins_find(&s, "old") != NULL);
 	if (plugins_find(&s, "old")) {
@@ -105,7 +112,7 @@ static void fixtures(const char *dir)
 		      NULL);
 		CHECK(plugins_find(&s, "old")->desc->lex_mask == NULL);
 	}
-	CHECK(s.rejected == 6);
+	CHECK(s.rejected == 9);
 	perl = plugins_find(&s, "perl");
 	CHECK(perl != NULL);
 	CHECK(plugins_find(&s, "fixture") != NULL);
@@ -113,10 +120,35 @@ static void fixtures(const char *dir)
 		char *out = NULL;
 		size_t len = 0;
 
-		CHECK(perl->desc->prepare_code(plugins_host_api(), "print 1;",
-					       8, &out, &len) == 0);
-		CHECK_STR_CONTAINS(out, "use strict");
-		free(out);
+		char *mine, stack[32] = "not from host->alloc";
+		const struct sbx_host_api *h = plugins_host_api();
+
+		CHECK(perl->desc->prepare_code(h, "print 1;", 8, &out, &len) ==
+		      0);
+		/* The host takes the buffer: its own copy, the plugin's freed.
+		 */
+		mine = plugin_buffer_take(perl, out, len, &len);
+		CHECK(mine != NULL);
+		CHECK_STR_CONTAINS(mine, "use strict");
+		CHECK(mine && len == strlen(mine));
+		free(mine);
+		/* Not from host->alloc, or a length past the buffer: refused.
+		 */
+		CHECK(plugin_buffer_take(perl, stack + 16, 4, &len) == NULL);
+		out = h->alloc(4);
+		if (out) {
+			memcpy(out, "abc", 4);
+			CHECK(plugin_buffer_take(perl, out, 5, &len) == NULL);
+		}
+		/* A message: the text up to its NUL, within the buffer. */
+		out = h->alloc(8);
+		if (out) {
+			memcpy(out, "no way\0x", 8);
+			mine = plugin_buffer_take(perl, out, 0, NULL);
+			CHECK(mine && strcmp(mine, "no way") == 0);
+			free(mine);
+		}
+		h->free(NULL);
 	}
 	{
 		/* The SDK example's limits pass the built-in defaults' checks
@@ -149,6 +181,173 @@ static void validate(void)
 	CHECK(plugin_validate(&d, &why) == 0);
 	d.struct_size = 8;
 	CHECK(plugin_validate(&d, &why) < 0);
+
+	/* A minor's fields must be there: a 1.7 plugin of 1.6's size. */
+	d.abi_minor = 7;
+	d.struct_size = offsetof(struct sbx_plugin, init_msg);
+	CHECK(plugin_validate(&d, &why) < 0);
+	CHECK_STR_CONTAINS(why, "smaller than its ABI minor's");
+	d.abi_minor = 6; /* the same size, honestly 1.6 */
+	CHECK(plugin_validate(&d, &why) == 0);
+	/* A newer minor than the host's loads; its unknown fields are not
+	 * read. */
+	d.abi_minor = SBX_PLUGIN_ABI_MINOR + 1;
+	d.struct_size = sizeof(d) + 64;
+	CHECK(plugin_validate(&d, &why) == 0);
+	d.abi_minor = SBX_PLUGIN_ABI_MINOR;
+	d.struct_size = sizeof(d);
+
+#define BAD(field, value, words)                                               \
+	do {                                                                   \
+		struct sbx_plugin b = d;                                       \
+		b.field = value;                                               \
+		why = "";                                                      \
+		CHECK(plugin_validate(&b, &why) < 0);                          \
+		CHECK_STR_CONTAINS(why, words);                                \
+	} while (0)
+	{
+		static char longer[400];
+		static const char *const bad_env[] = {"1X=y", NULL};
+		static const char *const empty_first[] = {"", NULL};
+		static const char *const session[] = {"repl", NULL};
+
+		memset(longer, 'a', sizeof(longer) - 1);
+		BAD(description, longer, "description");
+		BAD(description, "two\nlines", "description");
+		BAD(version, longer, "version");
+		BAD(image, "img with space", "image");
+		BAD(image, longer, "image");
+		BAD(env, bad_env, "KEY=VALUE");
+		BAD(run_cmd, empty_first, "run_cmd");
+		BAD(limits.memory_mb, 1u << 30, "limit");
+		BAD(limits.timeout_ms, 100000000, "limit");
+		BAD(session_request,
+		    (int (*)(const struct sbx_host_api *, uint32_t,
+			     const char *, size_t, const char *, size_t,
+			     char **, size_t *))validate,
+		    "session_request without a session_cmd");
+		BAD(package_ecosystem, "maven", "package_ecosystem");
+		{
+			struct sbx_plugin ok = d;
+
+			ok.session_cmd = session;
+			CHECK(plugin_validate(&ok, &why) == 0);
+		}
+	}
+#undef BAD
+}
+
+/* Copies src to dir/name with mode; 0 on success. */
+static int copy_file(const char *src, const char *dir, const char *name,
+		     mode_t mode)
+{
+	char path[4096], buf[65536];
+	ssize_t n;
+	int in, out, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (in < 0 || out < 0)
+		rc = -1;
+	while (!rc && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc || chmod(path, mode) ? -1 : 0;
+}
+
+/* The reason plugins_load_dir kept for dir/name, or "" (not rejected). */
+static const char *reason(const struct plugin_set *s, const char *dir,
+			  const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (size_t i = 0; i < s->rejected; i++)
+		if (s->rejects[i].path && strcmp(s->rejects[i].path, path) == 0)
+			return s->rejects[i].why ? s->rejects[i].why : "?";
+	return "";
+}
+
+/* Each broken fixture is rejected with the reason that fits it. */
+static void fixture_reasons(const char *dir)
+{
+	struct plugin_set s = {0};
+
+	CHECK(plugins_load_dir(&s, dir) == 0);
+	CHECK_STR_CONTAINS(reason(&s, dir, "bad_abi.so"),
+			   "ABI 99.0, the host supports 1.x");
+	CHECK_STR_CONTAINS(reason(&s, dir, "bad_name.so"), "name must match");
+	CHECK_STR_CONTAINS(reason(&s, dir, "init_fails.so"),
+			   "its init hook failed: the runtime is not "
+			   "installed");
+	CHECK_STR_CONTAINS(reason(&s, dir, "no_entry.so"),
+			   "no sbx_plugin_entry symbol");
+	CHECK_STR_CONTAINS(reason(&s, dir, "no_run.so"), "run_cmd");
+	CHECK_STR_CONTAINS(reason(&s, dir, "no_session_cmd.so"),
+			   "session_request without a session_cmd");
+	CHECK_STR_CONTAINS(reason(&s, dir, "null_desc.so"),
+			   "entry function returned NULL");
+	CHECK_STR_CONTAINS(reason(&s, dir, "short_struct.so"),
+			   "smaller than its ABI minor's");
+	CHECK_STR_CONTAINS(reason(&s, dir, "zz_dup_perl.so"),
+			   "language name 'perl' is already provided by");
+	plugins_close(&s);
+}
+
+/* Files that others could write, or that are not regular files, are not
+ * opened; the same plugin, safely installed, loads. */
+static void unsafe_files(const char *fixture_dir)
+{
+	char perl[4096], dir[] = "/tmp/sbx-plugins-XXXXXX", open_dir[4200],
+			 path[4300];
+	struct plugin_set s = {0};
+
+	snprintf(perl, sizeof(perl), "%s/perl.so", fixture_dir);
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(copy_file(perl, dir, "ok.so", 0755) == 0);
+	CHECK(copy_file(perl, dir, "everyone.so", 0757) == 0);
+	CHECK(copy_file(perl, dir, "group.so", 0775) == 0);
+	snprintf(path, sizeof(path), "%s/link.so", dir);
+	CHECK(symlink(perl, path) == 0);
+	snprintf(path, sizeof(path), "%s/dir.so", dir);
+	CHECK(mkdir(path, 0755) == 0);
+	if (geteuid() == 0) {
+		CHECK(copy_file(perl, dir, "other.so", 0755) == 0);
+		snprintf(path, sizeof(path), "%s/other.so", dir);
+		CHECK(chown(path, 1000, 1000) == 0);
+	}
+	CHECK(plugins_load_dir(&s, dir) == 0);
+	CHECK(s.n == 1 && plugins_find(&s, "perl") != NULL);
+	CHECK(strcmp(reason(&s, dir, "ok.so"), "") == 0);
+	CHECK_STR_CONTAINS(reason(&s, dir, "everyone.so"),
+			   "every user may write it");
+	CHECK_STR_CONTAINS(reason(&s, dir, "group.so"),
+			   "its group may write it");
+	CHECK_STR_CONTAINS(reason(&s, dir, "link.so"), "a symbolic link");
+	CHECK_STR_CONTAINS(reason(&s, dir, "dir.so"), "not a regular file");
+	if (geteuid() == 0)
+		CHECK_STR_CONTAINS(reason(&s, dir, "other.so"),
+				   "belongs to another user");
+	CHECK(s.rejected == (geteuid() == 0 ? 5u : 4u));
+	plugins_close(&s);
+
+	/* A directory anyone may write: even a safe file in it is not. */
+	snprintf(open_dir, sizeof(open_dir), "%s/open", dir);
+	CHECK(mkdir(open_dir, 0700) == 0 && chmod(open_dir, 01777) == 0);
+	CHECK(copy_file(perl, open_dir, "ok.so", 0755) == 0);
+	memset(&s, 0, sizeof(s));
+	CHECK(plugins_load_dir(&s, open_dir) == 0);
+	CHECK(s.n == 0);
+	CHECK_STR_CONTAINS(reason(&s, open_dir, "ok.so"), "its directory");
+	plugins_close(&s);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CHECK(system(path) == 0);
 }
 
 int main(int argc, char **argv)
@@ -160,6 +359,8 @@ int main(int argc, char **argv)
 	log_set_level(LOG_LEVEL_EMERGENCY);
 	real_plugins(argv[1]);
 	fixtures(argv[2]);
+	fixture_reasons(argv[2]);
+	unsafe_files(argv[2]);
 	validate();
 	return t_summary("plugins");
 }

@@ -10,7 +10,7 @@
 // containers when it exits) and, when the test fails, puts the servers'
 // stderr into the failure.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -36,6 +36,11 @@ export function runResult(r) {
 export const ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 export const BIN = process.env.MCP_SANDBOX_BIN || path.join(ROOT, 'build/bin/mcp-sandbox');
 export const IN_CI = process.env.CI === 'true';
+/** The plugin ABI of the tree's SDK header, "MAJOR.MINOR". */
+export const PLUGIN_ABI = (() => {
+  const h = fs.readFileSync(path.join(ROOT, 'sdk/include/sbx_plugin.h'), 'utf8');
+  return `${h.match(/#define SBX_PLUGIN_ABI_MAJOR (\d+)/)[1]}.${h.match(/#define SBX_PLUGIN_ABI_MINOR (\d+)/)[1]}`;
+})();
 
 // One warm container per language instead of the default two, and none for
 // the languages that most tests do not use: the machine has two cores and
