@@ -7,8 +7,9 @@
 #   /usr/lib/mcp-sandbox/plugins/*.so         SBX_PLUGIN_INSTALL_DIR
 #   /usr/libexec/mcp-sandbox/sbx-agent        SBX_AGENT_INSTALL_DIR
 #   /etc/mcp-sandbox/sandbox.ini              <prefix>/etc/... for another prefix
-#   /usr/include/sbx_plugin.h                 the plugin SDK: header,
+#   /usr/include/mcp-sandbox/plugin.h         the plugin SDK: header,
 #   /usr/share/pkgconfig/mcp-sandbox-plugin.pc  pkg-config file,
+#   /usr/lib/<multiarch>/cmake/McpSandboxPlugin/  CMake package,
 #   /usr/share/mcp-sandbox/sdk/               README, example, guide
 #   /usr/share/mcp-sandbox/images/            the image recipes and the
 #   /usr/share/mcp-sandbox/scripts/           script that builds them
@@ -46,17 +47,21 @@ install(CODE "
   set(SBX_SYSCONFDIR \"${CMAKE_INSTALL_SYSCONFDIR}\")
   set(SBX_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
   set(SBX_PLUGIN_INSTALL_DIR \"${SBX_PLUGIN_INSTALL_DIR}\")
-  set(SBX_VERSION \"${PROJECT_VERSION}\")")
+  set(SBX_VERSION \"${PROJECT_VERSION}\")
+  set(SBX_ABI \"${SBX_PLUGIN_ABI}\")
+  set(SBX_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")")
 install(SCRIPT ${CMAKE_CURRENT_LIST_DIR}/install_prefixed.cmake)
 
 # The plugin SDK: the one header a plugin includes, and what its author
 # reads. plugin-sdk.md goes to share/mcp-sandbox/docs so that the README's
 # link (../docs/plugin-sdk.md) holds.
-install(FILES sdk/include/sbx_plugin.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES sdk/include/mcp-sandbox/plugin.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mcp-sandbox)
 install(FILES sdk/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk)
 install(FILES sdk/example/perl.c
   DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk/example)
-install(FILES docs/plugin-sdk.md DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/docs)
+install(FILES docs/plugin-sdk.md docs/plugin-abi.md
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/docs)
 
 # The image recipes and the script that builds them, laid out as in the
 # tree (scripts/lib.sh finds the root as scripts/..):

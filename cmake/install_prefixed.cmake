@@ -16,10 +16,24 @@ endif()
 file(INSTALL "${SBX_SOURCE_DIR}/sandbox.ini" DESTINATION "${etc}/mcp-sandbox"
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
-# pkg-config: where the header is and where plugins go.
+# pkg-config: where the header is, where plugins go, the plugin ABI.
 set(prefix "${CMAKE_INSTALL_PREFIX}")
 configure_file("${SBX_SOURCE_DIR}/cmake/mcp-sandbox-plugin.pc.in"
   "${SBX_BINARY_DIR}/pkgconfig/mcp-sandbox-plugin.pc" @ONLY)
 file(INSTALL "${SBX_BINARY_DIR}/pkgconfig/mcp-sandbox-plugin.pc"
   DESTINATION "${CMAKE_INSTALL_PREFIX}/share/pkgconfig"
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+
+# CMake: find_package(McpSandboxPlugin), versioned by the plugin ABI.
+set(cmakedir "${CMAKE_INSTALL_PREFIX}/${SBX_LIBDIR}/cmake/McpSandboxPlugin")
+file(RELATIVE_PATH SBX_CONFIG_TO_PREFIX "${cmakedir}" "${CMAKE_INSTALL_PREFIX}")
+configure_file("${SBX_SOURCE_DIR}/cmake/McpSandboxPluginConfig.cmake.in"
+  "${SBX_BINARY_DIR}/cmake-package/McpSandboxPluginConfig.cmake" @ONLY)
+include(CMakePackageConfigHelpers)
+write_basic_package_version_file(
+  "${SBX_BINARY_DIR}/cmake-package/McpSandboxPluginConfigVersion.cmake"
+  VERSION "${SBX_ABI}" COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
+file(INSTALL "${SBX_BINARY_DIR}/cmake-package/McpSandboxPluginConfig.cmake"
+  "${SBX_BINARY_DIR}/cmake-package/McpSandboxPluginConfigVersion.cmake"
+  DESTINATION "${cmakedir}"
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)

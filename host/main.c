@@ -38,6 +38,7 @@
 #include "core/identity.h"
 #include "util/log.h"
 #include "core/plugins.h"
+#include "core/plugin_check.h"
 #include "core/pool.h"
 #include "core/session.h"
 #include "core/session_store.h"
@@ -82,6 +83,8 @@ struct app {
 	/* run mode */
 	char *code;
 	size_t code_len;
+	char *stdin_data; /* run --stdin */
+	size_t stdin_len;
 	int json;
 	struct exec_job *job;
 	int doctor_cli;	    /* doctor's report is printed, not logged */
@@ -95,13 +98,14 @@ static void usage(FILE *f)
 		   "                                                serve MCP "
 		   "on stdio\n"
 		   "       mcp-sandbox run LANG (-c CODE | FILE | -) "
-		   "[--timeout MS] [--json] [-v]\n"
+		   "[--stdin FILE] [--timeout MS] [--json] [-v]\n"
 		   "       mcp-sandbox install LANG SPEC... [--json]\n"
 		   "       mcp-sandbox cache list [--json] | cache prune\n"
 		   "       mcp-sandbox audit verify [FILE...]\n"
 		   "       mcp-sandbox blocklist LANG [FILE... | -]\n"
 		   "       mcp-sandbox doctor [--json]\n"
 		   "       mcp-sandbox check-config [--config FILE]\n"
+		   "       mcp-sandbox check-plugin PATH.so [--run]\n"
 		   "       mcp-sandbox --version\n"
 		   "Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, "
 		   "DOCKER_HOST.\n");
@@ -824,38 +828,44 @@ static void run_done_cb(const struct exec_outcome *o, void *arg)
 	}
 }
 
-static int read_source(struct app *a, const char *path)
+/* The whole of path ("-": stdin) into *out (NUL-terminated), 64 MiB at
+ * most. */
+static int read_source(const char *path, char **out, size_t *out_len)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	size_t cap = 65536, n;
+	size_t cap = 65536, n, len = 0;
+	char *buf;
 
 	if (!f) {
 		fprintf(stderr, "mcp-sandbox: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	a->code = malloc(cap + 1);
-	while (a->code && (n = fread(a->code + a->code_len, 1,
-				     cap - a->code_len, f)) > 0) {
-		a->code_len += n;
-		if (a->code_len == cap) {
-			char *p = cap > (64u << 20)
-					  ? NULL
-					  : realloc(a->code, cap * 2 + 1);
+	buf = malloc(cap + 1);
+	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap) {
+			char *p = cap > (64u << 20) ? NULL
+						    : realloc(buf, cap * 2 + 1);
 
 			if (!p) {
 				fprintf(stderr,
 					"mcp-sandbox: %s is too large\n", path);
+				free(buf);
+				if (f != stdin)
+					fclose(f);
 				return -1;
 			}
-			a->code = p;
+			buf = p;
 			cap *= 2;
 		}
 	}
 	if (f != stdin)
 		fclose(f);
-	if (!a->code)
+	if (!buf)
 		return -1;
-	a->code[a->code_len] = '\0';
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
 	return 0;
 }
 
@@ -889,7 +899,7 @@ static int blocklist_cli(struct app *a, int argc, char **argv)
 		free(a->code);
 		a->code = NULL;
 		a->code_len = 0;
-		if (read_source(a, *f))
+		if (read_source(*f, &a->code, &a->code_len))
 			return 2;
 		n = blocklist_scan(&pl->policy.blocklist, a->code, a->code_len,
 				   h, BLOCKLIST_MAX_HITS);
@@ -943,7 +953,8 @@ static int doctor_cli(struct app *a, int loaded, int argc, char **argv)
 
 static int run_once(struct app *a, int argc, char **argv)
 {
-	const char *lang = NULL, *src = NULL, *inline_code = NULL;
+	const char *lang = NULL, *src = NULL, *inline_code = NULL,
+		   *stdin_file = NULL;
 	struct exec_request req;
 	const struct plugin *pl;
 	unsigned long timeout = 0;
@@ -952,6 +963,8 @@ static int run_once(struct app *a, int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
 			inline_code = argv[++i];
+		else if (strcmp(argv[i], "--stdin") == 0 && i + 1 < argc)
+			stdin_file = argv[++i];
 		else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
 			timeout = strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--json") == 0)
@@ -979,15 +992,20 @@ static int run_once(struct app *a, int argc, char **argv)
 	if (inline_code) {
 		a->code = strdup(inline_code);
 		a->code_len = strlen(inline_code);
-	} else if (read_source(a, src)) {
+	} else if (read_source(src, &a->code, &a->code_len)) {
 		return 2;
 	}
+	if (stdin_file &&
+	    read_source(stdin_file, &a->stdin_data, &a->stdin_len))
+		return 2;
 	pool_set_refill(a->pool, 0);
 	watch_signals(a);
 	req = (struct exec_request){
 		.pl = pl,
 		.code = a->code,
 		.code_len = a->code_len,
+		.stdin_data = a->stdin_data,
+		.stdin_len = a->stdin_len,
 		.timeout_ms = (uint32_t)timeout,
 	};
 	a->exit_code = 125;
@@ -1237,6 +1255,7 @@ int main(int argc, char **argv)
 				     strcmp(argv[i], "audit") == 0 ||
 				     strcmp(argv[i], "blocklist") == 0 ||
 				     strcmp(argv[i], "doctor") == 0 ||
+				     strcmp(argv[i], "check-plugin") == 0 ||
 				     strcmp(argv[i], "check-config") == 0)) {
 			cmd = argv[i];
 			first = 0;
@@ -1245,6 +1264,7 @@ int main(int argc, char **argv)
 			    strcmp(cmd, "cache") == 0 ||
 			    strcmp(cmd, "audit") == 0 ||
 			    strcmp(cmd, "doctor") == 0 ||
+			    strcmp(cmd, "check-plugin") == 0 ||
 			    strcmp(cmd, "blocklist") == 0) {
 				i++;
 				break;
@@ -1270,6 +1290,25 @@ int main(int argc, char **argv)
 			sub[nsub++] = argv[k];
 	}
 
+	if (strcmp(cmd, "check-plugin") == 0) {
+		/* The plugin alone, without the configured ones. */
+		char self[PATH_MAX];
+		ssize_t len =
+			readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (nsub < 1 || len < 0 ||
+		    (nsub > 1 && strcmp(sub[1], "--run") != 0)) {
+			usage(stderr);
+			free(sub);
+			return 2;
+		}
+		self[len] = '\0';
+		if (!has_flag(nsub, sub, "-v"))
+			log_set_level(LOG_LEVEL_WARNING);
+		rc = plugin_check(sub[0], has_flag(nsub, sub, "--run"), self);
+		free(sub);
+		return rc;
+	}
 	if (strcmp(cmd, "serve") == 0) {
 		/* Before anything can print (plugins' init hooks included). */
 		a->proto_fd = transport_guard_stdout();
@@ -1358,6 +1397,7 @@ out:
 	plugins_close(&a->plugins);
 	config_close(&a->cfg);
 	free(a->code);
+	free(a->stdin_data);
 	free(sub);
 	curl_global_cleanup();
 	return rc;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sbx_plugin.h"
+#include <mcp-sandbox/plugin.h>
 
 #define CONFIG_MAX_LIST 64
 

@@ -82,7 +82,7 @@ struct pkg_conn {
 cJSON *pkg_proxy_log_json(const char *log, size_t len, unsigned *refused);
 
 /*
- * Check an installer's manifest (sbx_plugin.h, manifest_cmd) and return
+ * Check an installer's manifest (mcp-sandbox/plugin.h, manifest_cmd) and return
  * it as a JSON object {installer, packages: [{name, version, requested,
  * bytes}]}, or NULL with *why.
  */

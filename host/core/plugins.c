@@ -332,6 +332,17 @@ static int validate_fields(const struct sbx_plugin *d, const char **why)
 			FAIL("package_path must be empty or a plain directory "
 			     "name");
 	}
+	/* 1.7 */
+	if (d->samples) {
+		const struct sbx_samples *x = d->samples;
+		const char *const v[] = {x->hello,	 x->echo,
+					 x->fail,	 x->spin,
+					 x->session_set, x->session_get};
+
+		for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			if (v[i] && !bounded(v[i], 65536))
+				FAIL("a sample program is over 64 KiB");
+	}
 #undef FAIL
 	return 0;
 }
@@ -588,6 +599,11 @@ static void load_one(struct plugin_set *set, const char *path)
 	return;
 reject:
 	dlclose(dl);
+}
+
+void plugins_load_file(struct plugin_set *set, const char *path)
+{
+	load_one(set, path);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -15,7 +15,7 @@
 
 #include "blocklist.h"
 #include "config.h"
-#include "sbx_plugin.h"
+#include <mcp-sandbox/plugin.h>
 
 /* A language's effective policy: plugin defaults, then [limits]/[pool] for
  * what the plugin leaves at 0, with the [language] section on top (and
@@ -99,6 +99,9 @@ const struct sbx_option *plugin_option(const struct plugin *pl,
  * of which the same holds (so nobody else can swap it between the check
  * and dlopen; a file that changed anyway is rejected). */
 int plugins_load_dir(struct plugin_set *set, const char *dir);
+
+/* Load the one plugin file path, as plugins_load_dir loads each. */
+void plugins_load_file(struct plugin_set *set, const char *path);
 
 /* Check path (and its directory) as plugins_load_dir does; 0, or -EPERM
  * (-errno when it cannot be read) with the reason in why. On success *fd is

@@ -56,7 +56,7 @@
  *   sets PS1, which an interactive bash would print before every line);
  *   PS0 is ours, see below.
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "../common/lex.h"
 #include <stdint.h>
@@ -319,6 +319,16 @@ static const struct sbx_block_rule blocklist[] = {
 };
 #undef CMD
 
+/* What check-plugin --run runs (ABI 1.7). */
+static const struct sbx_samples samples = {
+	.hello = "echo hello",
+	.echo = "cat",
+	.fail = "echo oops >&2; exit 3",
+	.spin = "while :; do :; done",
+	.session_set = "x=41",
+	.session_get = "echo $((x + 1))",
+};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "bash",
@@ -339,6 +349,7 @@ static const struct sbx_plugin plugin = {
 	.session_request = session_request,
 	.blocklist = blocklist,
 	.lex_mask = sbx_lex_bash,
+	.samples = &samples,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -7,7 +7,7 @@
 #ifndef SBX_JS_BLOCKLIST_H
 #define SBX_JS_BLOCKLIST_H
 
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 static const struct sbx_block_rule js_blocklist[] = {
 	{"\\bprocess\\.(binding|_linkedBinding|dlopen)\\s*\\(",

@@ -7,7 +7,7 @@
 #ifndef SBX_PYTHON_BLOCKLIST_H
 #define SBX_PYTHON_BLOCKLIST_H
 
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 static const struct sbx_block_rule python_blocklist[] = {
 	{"\\bos\\.(setuid|setgid|seteuid|setegid|setreuid|setregid|"

@@ -32,7 +32,7 @@
  * comment, unbalanced brackets) goes whole into main, where the compiler
  * reports the problem.
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "../common/lex.h"
 #include <stdio.h>
@@ -570,6 +570,18 @@ static const struct sbx_block_rule blocklist[] = {
 	{NULL, NULL},
 };
 
+/* What check-plugin --run runs (ABI 1.7). */
+static const struct sbx_samples samples = {
+	.hello = "package main\n\nimport \"fmt\"\n\nfunc main() { "
+		 "fmt.Println(\"hello\") }\n",
+	.echo = "package main\n\nimport (\n\t\"io\"\n\t\"os\"\n)\n\n"
+		"func main() { io.Copy(os.Stdout, os.Stdin) }\n",
+	.fail = "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\n"
+		"func main() {\n\tfmt.Fprintln(os.Stderr, "
+		"\"oops\")\n\tos.Exit(3)\n}\n",
+	.spin = "package main\n\nfunc main() {\n\tfor {\n\t}\n}\n",
+};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "go",
@@ -597,6 +609,7 @@ static const struct sbx_plugin plugin = {
 	.prepare_code = prepare_code,
 	.blocklist = blocklist,
 	.lex_mask = sbx_lex_go,
+	.samples = &samples,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

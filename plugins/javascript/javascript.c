@@ -9,7 +9,7 @@
  * with status 1. Node, npm and the preload come from the node image
  * (images/node/), which the typescript plugin shares.
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "../common/js_blocklist.h"
 #include "../common/lex.h"
@@ -38,6 +38,16 @@ static const char *const session_cmd[] = {
 	"/opt/sbx/repl.mjs",
 	NULL,
 };
+/* What check-plugin --run runs (ABI 1.7). */
+static const struct sbx_samples samples = {
+	.hello = "console.log('hello')",
+	.echo = "process.stdin.pipe(process.stdout)",
+	.fail = "console.error('oops'); process.exit(3)",
+	.spin = "for (;;) {}",
+	.session_set = "globalThis.x = 41",
+	.session_get = "console.log(x + 1)",
+};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "javascript",
@@ -69,6 +79,7 @@ static const struct sbx_plugin plugin = {
 	.session_cmd = session_cmd,
 	.blocklist = js_blocklist,
 	.lex_mask = sbx_lex_javascript,
+	.samples = &samples,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

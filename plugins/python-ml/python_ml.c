@@ -17,10 +17,11 @@
  * filesystem is read-only) and receives the font list built into the
  * image, so matplotlib neither rescans fonts nor warns.
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "../common/lex.h"
 #include "../common/python_blocklist.h"
+#include "../common/python_samples.h"
 
 static const char *const aliases[] = {"python_ml", NULL};
 static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
@@ -69,6 +70,7 @@ static const struct sbx_plugin plugin = {
 	.session_cmd = session_cmd,
 	.blocklist = python_blocklist,
 	.lex_mask = sbx_lex_python,
+	.samples = &python_samples,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

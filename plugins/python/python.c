@@ -5,10 +5,11 @@
  * output written just before a timeout or crash still reaches the host;
  * -B avoids writing .pyc files into the work directory.
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "../common/lex.h"
 #include "../common/python_blocklist.h"
+#include "../common/python_samples.h"
 
 static const char *const aliases[] = {"py", "python3", NULL};
 static const char *const run_cmd[] = {"python3", "-u", "-B", "{file}", NULL};
@@ -66,6 +67,7 @@ static const struct sbx_plugin plugin = {
 	.package_env = package_env,
 	.blocklist = python_blocklist,
 	.lex_mask = sbx_lex_python,
+	.samples = &python_samples,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -33,7 +33,7 @@
  * Code the scanner cannot follow (an unterminated string or comment,
  * unbalanced brackets) goes whole into main.
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "../common/lex.h"
 #include <string.h>
@@ -641,6 +641,18 @@ static const struct sbx_block_rule blocklist[] = {
 	{NULL, NULL},
 };
 
+/* What check-plugin --run runs (ABI 1.7). */
+static const struct sbx_samples samples = {
+	.hello = "fn main() { println!(\"hello\"); }",
+	.echo = "use std::io::Read;\n\nfn main() {\n    let mut s = "
+		"String::new();\n"
+		"    std::io::stdin().read_to_string(&mut s).unwrap();\n"
+		"    print!(\"{}\", s);\n}\n",
+	.fail = "fn main() {\n    eprintln!(\"oops\");\n    "
+		"std::process::exit(3);\n}\n",
+	.spin = "fn main() {\n    loop {}\n}\n",
+};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "rust",
@@ -671,6 +683,7 @@ static const struct sbx_plugin plugin = {
 	.package_env = package_env,
 	.blocklist = blocklist,
 	.lex_mask = sbx_lex_rust,
+	.samples = &samples,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -14,7 +14,7 @@
  * diagnostics on stderr and phase "build". Everything named here lives in
  * the node image (images/node/).
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "../common/js_blocklist.h"
 #include "../common/lex.h"
@@ -68,6 +68,16 @@ static const struct sbx_option options[] = {
 	{.name = NULL},
 };
 
+/* What check-plugin --run runs (ABI 1.7). */
+static const struct sbx_samples samples = {
+	.hello = "const greeting: string = 'hello'; console.log(greeting)",
+	.echo = "process.stdin.pipe(process.stdout)",
+	.fail = "console.error('oops'); process.exit(3)",
+	.spin = "for (;;) {}",
+	.session_set = "(globalThis as any).x = 41",
+	.session_get = "console.log((globalThis as any).x + 1)",
+};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "typescript",
@@ -98,6 +108,7 @@ static const struct sbx_plugin plugin = {
 	.session_cmd = session_cmd,
 	.blocklist = js_blocklist,
 	.lex_mask = sbx_lex_javascript,
+	.samples = &samples,
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -10,7 +10,7 @@
  * essential, so the bash image already has an interpreter; a real plugin
  * would ship its own images/<lang>/ recipe.
  */
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +61,14 @@ static int prepare_code(const struct sbx_host_api *h, const char *code,
 	return 0;
 }
 
+/* What `mcp-sandbox check-plugin perl.so --run` runs (ABI 1.7). */
+static const struct sbx_samples samples = {
+	.hello = "print \"hello\\n\";",
+	.echo = "print while <STDIN>;",
+	.fail = "print STDERR \"oops\\n\"; exit 3;",
+	.spin = "1 while 1;",
+};
+
 /* The descriptor and the exported entry point: SBX_PLUGIN_DEFINE fills in
  * the size and the ABI version. */
 SBX_PLUGIN_DEFINE(.name = "perl", .aliases = aliases, .version = "0.1.0",
@@ -72,4 +80,4 @@ SBX_PLUGIN_DEFINE(.name = "perl", .aliases = aliases, .version = "0.1.0",
 		   * configuration. */
 		  .limits = {.memory_mb = 256, .work_mb = 128},
 		  .blocklist = blocklist, .init_msg = init,
-		  .prepare_code = prepare_code)
+		  .prepare_code = prepare_code, .samples = &samples)

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { dockerGet, dockerReachable, imageExists } from './lib/docker.mjs';
-import { IN_CI, ROOT } from './lib/server.mjs';
+import { IN_CI, PLUGIN_ABI, ROOT } from './lib/server.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 // The clean Debian 12 the package is installed in: a bookworm root file
@@ -195,7 +195,10 @@ ptest('cpack builds a .deb: /usr and /etc only, gzipped man pages, Depends by dp
     '/usr/lib/mcp-sandbox/plugins/python.so',
     '/usr/lib/mcp-sandbox/plugins/bash.so',
     '/etc/mcp-sandbox/sandbox.ini',
-    '/usr/include/sbx_plugin.h',
+    '/usr/include/mcp-sandbox/plugin.h',
+    '/usr/lib/cmake/McpSandboxPlugin/McpSandboxPluginConfig.cmake',
+    '/usr/lib/cmake/McpSandboxPlugin/McpSandboxPluginConfigVersion.cmake',
+    '/usr/share/mcp-sandbox/docs/plugin-abi.md',
     '/usr/share/pkgconfig/mcp-sandbox-plugin.pc',
     '/usr/share/mcp-sandbox/sdk/README.md',
     '/usr/share/mcp-sandbox/sdk/example/perl.c',
@@ -238,7 +241,7 @@ ptest('apt installs it in a clean Debian 12; --version names the version, the gi
   // may change while the test runs).
   const rev = (await run('git', ['-C', ROOT, 'describe', '--always', '--abbrev=12'])).stdout.trim();
   assert.equal(m[2].replace(/-dirty$/, ''), rev, 'the revision the package was built from');
-  const h = fs.readFileSync(path.join(ROOT, 'sdk/include/sbx_plugin.h'), 'utf8');
+  const h = fs.readFileSync(path.join(ROOT, 'sdk/include/mcp-sandbox/plugin.h'), 'utf8');
   assert.equal(m[3], h.match(/#define SBX_PLUGIN_ABI_MAJOR (\d+)/)[1]);
   assert.equal(m[4], h.match(/#define SBX_PLUGIN_ABI_MINOR (\d+)/)[1]);
 });
@@ -349,6 +352,8 @@ ptest('a plugin built with the packaged SDK (pkg-config, sdk/example) loads into
   assert.deepEqual(cflags, [`-I${s.tree}/usr/include`]);
   const plugindir = (await run('pkg-config', ['--variable=plugindir', 'mcp-sandbox-plugin'], { env: { PKG_CONFIG_PATH: pc.PKG_CONFIG_PATH } })).stdout.trim();
   assert.equal(plugindir, '/usr/lib/mcp-sandbox/plugins');
+  const abi = (await run('pkg-config', ['--variable=abi', 'mcp-sandbox-plugin'], { env: { PKG_CONFIG_PATH: pc.PKG_CONFIG_PATH } })).stdout.trim();
+  assert.equal(abi, PLUGIN_ABI);
   const so = path.join(s.dir, 'perl.so');
   await run('cc', ['-shared', '-fPIC', '-fvisibility=hidden', '-Wl,-z,defs', '-Wall', '-Werror', ...cflags,
     '-o', so, path.join(s.tree, 'usr/share/mcp-sandbox/sdk/example/perl.c')]);

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 static void log_cb(const char *plugin, enum sbx_log_level level,
 		   const char *fmt, ...)

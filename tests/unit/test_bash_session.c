@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "testlib.h"
 

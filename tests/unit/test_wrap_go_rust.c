@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include <sbx_plugin.h>
+#include <mcp-sandbox/plugin.h>
 
 #include "testlib.h"
 

@@ -38,7 +38,7 @@ export const BIN = process.env.MCP_SANDBOX_BIN || path.join(ROOT, 'build/bin/mcp
 export const IN_CI = process.env.CI === 'true';
 /** The plugin ABI of the tree's SDK header, "MAJOR.MINOR". */
 export const PLUGIN_ABI = (() => {
-  const h = fs.readFileSync(path.join(ROOT, 'sdk/include/sbx_plugin.h'), 'utf8');
+  const h = fs.readFileSync(path.join(ROOT, 'sdk/include/mcp-sandbox/plugin.h'), 'utf8');
   return `${h.match(/#define SBX_PLUGIN_ABI_MAJOR (\d+)/)[1]}.${h.match(/#define SBX_PLUGIN_ABI_MINOR (\d+)/)[1]}`;
 })();
 

@@ -1,5 +1,5 @@
 /*
- * sbx_plugin.h - the mcp-sandbox language plugin SDK.
+ * mcp-sandbox/plugin.h - the mcp-sandbox language plugin SDK.
  *
  * This is the only header a plugin includes. A plugin is a shared object
  * that exports one function, SBX_PLUGIN_ENTRY_SYMBOL, returning a constant
@@ -111,6 +111,20 @@ struct sbx_option {
 	const char *const *build_cmd; /* replaces build_cmd, or NULL */
 	const char *const *run_cmd;   /* replaces run_cmd, or NULL */
 	const char *const *env;	      /* added "KEY=VALUE" entries, or NULL */
+};
+
+/*
+ * Programs in the language that the conformance kit (`mcp-sandbox
+ * check-plugin PATH --run`) runs through a real engine (ABI 1.7). Each may
+ * be NULL: the kit then skips that check.
+ */
+struct sbx_samples {
+	const char *hello;	 /* prints "hello\n", exits 0 */
+	const char *echo;	 /* copies its stdin to its stdout, exits 0 */
+	const char *fail;	 /* prints "oops\n" on stderr, exits with 3 */
+	const char *spin;	 /* runs until the kit's timeout ends it */
+	const char *session_set; /* in a session: sets a variable to 41 */
+	const char *session_get; /* then: prints that variable plus 1 */
 };
 
 /*
@@ -260,6 +274,8 @@ struct sbx_plugin {
 	 * "perl is not installed in mcp-sandbox/perl:latest". */
 	int (*init_msg)(const struct sbx_host_api *host, char *why,
 			size_t size);
+	/* Sample programs for the conformance kit, or NULL. */
+	const struct sbx_samples *samples;
 };
 
 /*
@@ -328,7 +344,9 @@ SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, lex_mask) == 280,
 		  "1.6 must start where 1.5 ended");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, init_msg) == 288,
 		  "1.7 must start where 1.6 ended");
-SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 296, "1.7's size");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_samples) == 48, "sbx_samples moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, samples) == 296, "1.7 moved");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 304, "1.7's size");
 #undef SBX_LAYOUT_ASSERT
 #endif
 

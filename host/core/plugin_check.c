@@ -1,0 +1,477 @@
+/*
+ * plugin_check.c - the plugin SDK's conformance kit: `mcp-sandbox
+ * check-plugin PATH.so [--run]` (docs/plugin-sdk.md, "Checking a plugin").
+ *
+ * Without an engine: the file is loaded exactly as the server loads one
+ * (the file checks, the descriptor's, init), its policy resolved against
+ * the built-in defaults, and each hook it has is run on a table of hostile
+ * inputs, each in a child process with a deadline, so that a crash or a
+ * hang is a failed check, not a dead kit. With --run, its sample programs
+ * (ABI 1.7 `samples`) run through the real engine by `mcp-sandbox run`.
+ */
+#include "plugin_check.h"
+#include "plugins.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../util/log.h"
+
+struct kit {
+	int passed, failed, skipped;
+};
+
+static void say(struct kit *k, const char *verdict, const char *check,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void say(struct kit *k, const char *verdict, const char *check,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	if (strcmp(verdict, "pass") == 0)
+		k->passed++;
+	else if (strcmp(verdict, "skip") == 0)
+		k->skipped++;
+	else
+		k->failed++;
+	printf("%-5s %-22s ", verdict, check);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* The inputs every hook meets. */
+struct input {
+	const char *name;
+	char *code;
+	size_t len;
+};
+
+static void inputs_make(struct input *in, size_t *n)
+{
+	static const char nul[] = "a\0b\0\0c";
+	static const char bad_utf8[] =
+		"\xff\xfe\xc0\x80 x = '\xe2\x82' \xed\xa0\x80";
+	static const char *const hostile[] = {
+		"'; rm -rf / #\n$(reboot) `id` ${IFS}\n../../etc/passwd\r\n",
+		"\"\"\" ''' /* // # -- <!-- \\\n\\",
+		"}}}}]]]])))) {{{{ [[[[ ((((",
+	};
+	size_t big = 4u << 20, i = 0;
+
+	in[i++] = (struct input){"empty", strdup(""), 0};
+	in[i++] = (struct input){"NUL bytes", NULL, sizeof(nul) - 1};
+	in[i - 1].code = malloc(sizeof(nul));
+	if (in[i - 1].code)
+		memcpy(in[i - 1].code, nul, sizeof(nul));
+	in[i++] = (struct input){"invalid UTF-8", strdup(bad_utf8),
+				 sizeof(bad_utf8) - 1};
+	for (size_t h = 0; h < sizeof(hostile) / sizeof(hostile[0]); h++)
+		in[i++] = (struct input){"hostile text", strdup(hostile[h]),
+					 strlen(hostile[h])};
+	/* 4 MiB of short lines, then 1 MiB on one line. */
+	in[i] = (struct input){"4 MiB of lines", malloc(big + 1), big};
+	if (in[i].code) {
+		for (size_t b = 0; b < big; b++)
+			in[i].code[b] =
+				b % 64 == 63 ? '\n' : "x = 1 + 'a'"[b % 11];
+		in[i].code[big] = '\0';
+	}
+	i++;
+	in[i] = (struct input){"a 1 MiB line", malloc((1u << 20) + 1),
+			       1u << 20};
+	if (in[i].code) {
+		memset(in[i].code, '"', 1u << 20);
+		in[i].code[1u << 20] = '\0';
+	}
+	i++;
+	*n = i;
+}
+
+enum hook { H_PREPARE, H_SESSION, H_LEX, H_BLOCKLIST };
+
+/* In the child: run one hook on one input and check what it gives back.
+ * Returns NULL when all is well, else what is wrong. */
+static const char *hook_once(const struct plugin *pl, enum hook h,
+			     const struct input *in, char *why, size_t size)
+{
+	const struct sbx_plugin *d = pl->desc;
+	const struct sbx_host_api *api = plugins_host_api();
+	char *out = NULL, *mine;
+	size_t len = 0;
+	int rc;
+
+	switch (h) {
+	case H_PREPARE:
+	case H_SESSION:
+		rc = h == H_PREPARE
+			     ? d->prepare_code(api, in->code, in->len, &out,
+					       &len)
+			     : d->session_request(api, 1, in->code, in->len,
+						  "in", 2, &out, &len);
+		if (rc > 0) {
+			snprintf(why, size, "returned %d (0 or negative)", rc);
+			return why;
+		}
+		if (out) {
+			mine = plugin_buffer_take(pl, out, rc < 0 ? 0 : len,
+						  rc < 0 ? NULL : &len);
+			if (!mine) {
+				snprintf(why, size,
+					 "handed back memory not from "
+					 "host->alloc, or a length past it");
+				return why;
+			}
+			free(mine);
+		} else if (h == H_SESSION && rc == 0) {
+			snprintf(why, size, "returned 0 without a request");
+			return why;
+		}
+		return NULL;
+	case H_LEX: {
+		char *masked = malloc(in->len + 1);
+
+		if (!masked)
+			return "out of memory";
+		d->lex_mask(in->code, in->len, masked);
+		for (size_t i = 0; i < in->len; i++) {
+			if ((in->code[i] == '\n') != (masked[i] == '\n') ||
+			    (masked[i] != in->code[i] && masked[i] != ' ')) {
+				snprintf(why, size,
+					 "byte %zu is neither the code's nor a "
+					 "space, or a newline moved",
+					 i);
+				free(masked);
+				return why;
+			}
+		}
+		free(masked);
+		return NULL;
+	}
+	case H_BLOCKLIST: {
+		struct blocklist_hit hits[BLOCKLIST_MAX_HITS];
+
+		if (blocklist_scan(&pl->policy.blocklist, in->code, in->len,
+				   hits, BLOCKLIST_MAX_HITS) < 0)
+			return "the scan failed (out of memory)";
+		return NULL;
+	}
+	}
+	return NULL;
+}
+
+/* Runs hook h on every input, each in a child with a 10 s deadline. */
+static void hook_check(struct kit *k, const struct plugin *pl, enum hook h,
+		       const char *check, const struct input *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char why[256] = "", got[256] = "";
+		int fds[2], status;
+		ssize_t r;
+		pid_t pid;
+
+		if (pipe(fds) != 0) {
+			say(k, "FAIL", check, "pipe: %s", strerror(errno));
+			return;
+		}
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			const char *bad;
+
+			close(fds[0]);
+			alarm(10);
+			bad = hook_once(pl, h, &in[i], why, sizeof(why));
+			if (bad && write(fds[1], bad, strlen(bad)) < 0)
+				_exit(2);
+			_exit(bad ? 1 : 0);
+		}
+		close(fds[1]);
+		r = pid > 0 ? read(fds[0], got, sizeof(got) - 1) : -1;
+		got[r > 0 ? r : 0] = '\0';
+		close(fds[0]);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+			say(k, "FAIL", check, "fork: %s", strerror(errno));
+			return;
+		}
+		if (WIFSIGNALED(status)) {
+			say(k, "FAIL", check, "%s on %s input",
+			    WTERMSIG(status) == SIGALRM
+				    ? "took over 10 s"
+				    : strsignal(WTERMSIG(status)),
+			    in[i].name);
+			return;
+		}
+		if (WEXITSTATUS(status) != 0) {
+			say(k, "FAIL", check, "%s input: %s", in[i].name,
+			    got[0] ? got : "failed");
+			return;
+		}
+	}
+	say(k, "pass", check,
+	    "%zu inputs (empty, NUL bytes, invalid UTF-8, "
+	    "hostile text, 4 MiB, a 1 MiB line)",
+	    n);
+}
+
+/* ---- --run: the samples through `mcp-sandbox run` ---- */
+
+/* Runs `self run LANG FILE --json [--stdin F] [--timeout MS]` with the
+ * plugin's directory as the plugins; the parsed result, or NULL. */
+static cJSON *run_sample(const char *self, const char *dir, const char *lang,
+			 const char *code, const char *stdin_text,
+			 unsigned timeout_ms, char *err, size_t size)
+{
+	char src[] = "/tmp/sbx-check-XXXXXX", in[] = "/tmp/sbx-check-XXXXXX",
+	     errpath[] = "/tmp/sbx-check-XXXXXX", ms[16], buf[65536];
+	int sfd, ifd = -1, errfd, out[2], status;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+	cJSON *j = NULL;
+
+	sfd = mkstemp(src);
+	if (sfd < 0 || write(sfd, code, strlen(code)) < 0) {
+		snprintf(err, size, "temporary file: %s", strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
+		return NULL;
+	}
+	close(sfd);
+	if (stdin_text) {
+		ifd = mkstemp(in);
+		if (ifd < 0 || write(ifd, stdin_text, strlen(stdin_text)) < 0) {
+			snprintf(err, size, "temporary file: %s",
+				 strerror(errno));
+			unlink(src);
+			if (ifd >= 0)
+				close(ifd);
+			return NULL;
+		}
+		close(ifd);
+	}
+	snprintf(ms, sizeof(ms), "%u", timeout_ms);
+	errfd = mkstemp(errpath);
+	if (errfd >= 0)
+		unlink(errpath);
+	if (errfd < 0 || pipe(out) != 0) {
+		snprintf(err, size, "pipe: %s", strerror(errno));
+		if (errfd >= 0)
+			close(errfd);
+		unlink(src);
+		if (stdin_text)
+			unlink(in);
+		return NULL;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		const char *argv[12];
+		int n = 0;
+
+		/* Its log (the plugin directory's other files, rejected or
+		 * not) is no part of the verdict. */
+		dup2(errfd, 2);
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
+		setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
+		setenv("SANDBOX_POOL_SIZE", "0", 1);
+		argv[n++] = self;
+		argv[n++] = "run";
+		argv[n++] = lang;
+		argv[n++] = src;
+		argv[n++] = "--json";
+		argv[n++] = "--timeout";
+		argv[n++] = ms;
+		if (stdin_text) {
+			argv[n++] = "--stdin";
+			argv[n++] = in;
+		}
+		argv[n] = NULL;
+		execv(self, (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	while (pid > 0 && got < sizeof(buf) - 1 &&
+	       (r = read(out[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)r;
+	buf[got] = '\0';
+	close(out[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	unlink(src);
+	if (stdin_text)
+		unlink(in);
+	j = cJSON_Parse(buf);
+	if (!j) {
+		/* The end of its log says why. */
+		off_t end = lseek(errfd, 0, SEEK_END);
+		ssize_t k = pread(errfd, buf, 400, end > 400 ? end - 400 : 0);
+
+		buf[k > 0 ? k : 0] = '\0';
+		snprintf(err, size, "mcp-sandbox run printed no result: %s",
+			 buf);
+	}
+	close(errfd);
+	return j;
+}
+
+static const char *str_of(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num_of(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static void sample_check(struct kit *k, const char *self, const char *dir,
+			 const struct plugin *pl, const char *check,
+			 const char *code, const char *stdin_text,
+			 unsigned timeout_ms, int want_exit,
+			 const char *want_stdout, const char *want_stderr,
+			 int want_timeout)
+{
+	char err[320];
+	cJSON *r;
+	int timed_out;
+
+	if (!code) {
+		say(k, "skip", check, "the plugin has no such sample");
+		return;
+	}
+	r = run_sample(self, dir, pl->desc->name, code, stdin_text, timeout_ms,
+		       err, sizeof(err));
+	if (!r) {
+		say(k, "FAIL", check, "%s", err);
+		return;
+	}
+	timed_out =
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "timedOut"));
+	if (want_timeout ? !timed_out
+			 : (timed_out || num_of(r, "exitCode") != want_exit ||
+			    (want_stdout &&
+			     strcmp(str_of(r, "stdout"), want_stdout) != 0) ||
+			    (want_stderr &&
+			     !strstr(str_of(r, "stderr"), want_stderr))))
+		say(k, "FAIL", check,
+		    "exit %g, timed out: %s, stdout '%.80s', stderr '%.80s'",
+		    num_of(r, "exitCode"), timed_out ? "yes" : "no",
+		    str_of(r, "stdout"), str_of(r, "stderr"));
+	else
+		say(k, "pass", check, "%s",
+		    want_timeout ? "ended by its timeout"
+				 : "the output and exit status expected");
+	cJSON_Delete(r);
+}
+
+int plugin_check(const char *path, int run, const char *self)
+{
+	struct kit k = {0};
+	struct plugin_set set = {0};
+	struct input in[16];
+	struct config cfg;
+	char why[512], dir[PATH_MAX];
+	const struct plugin *pl;
+	size_t n = 0;
+	int fd, rc, level;
+
+	printf("check-plugin %s\n", path);
+	if (plugin_file_check(path, &fd, why, sizeof(why)) != 0) {
+		say(&k, "FAIL", "file", "%s", why);
+		goto out;
+	}
+	close(fd);
+	say(&k, "pass", "file", "a regular file only its owner may write");
+	plugins_load_file(&set, path);
+	if (set.n != 1) {
+		say(&k, "FAIL", "load", "%s",
+		    set.rejected && set.rejects[0].why ? set.rejects[0].why
+						       : "not loaded");
+		goto out;
+	}
+	pl = &set.v[0];
+	say(&k, "pass", "load", "%s %s, ABI %u.%u: descriptor valid, init ok",
+	    pl->desc->name, pl->desc->version ? pl->desc->version : "?",
+	    pl->desc->abi_major, pl->desc->abi_minor);
+	config_init(&cfg);
+	/* The defaults' [pool] warm_at_start names languages this set
+	 * lacks: not the plugin's business. */
+	level = log_get_level();
+	if (level < LOG_LEVEL_ERROR)
+		log_set_level(LOG_LEVEL_ERROR);
+	rc = plugins_apply_config(&set, &cfg);
+	log_set_level(level);
+	if (rc != 0) {
+		say(&k, "FAIL", "policy",
+		    "refused with the built-in defaults (see the log above)");
+		config_close(&cfg);
+		goto out;
+	}
+	config_close(&cfg);
+	say(&k, "pass", "policy", "%u MiB, %u ms, image %s",
+	    pl->policy.limits.memory_mb, pl->policy.limits.timeout_ms,
+	    pl->policy.image);
+
+	inputs_make(in, &n);
+	if (pl->desc->prepare_code)
+		hook_check(&k, pl, H_PREPARE, "prepare_code", in, n);
+	if (pl->desc->session_request)
+		hook_check(&k, pl, H_SESSION, "session_request", in, n);
+	if (pl->desc->lex_mask)
+		hook_check(&k, pl, H_LEX, "lex_mask", in, n);
+	else
+		say(&k, "skip", "lex_mask",
+		    "none: the blocklist sees raw code");
+	hook_check(&k, pl, H_BLOCKLIST, "blocklist", in, n);
+	for (size_t i = 0; i < n; i++)
+		free(in[i].code);
+
+	if (run) {
+		const struct sbx_samples *s = pl->desc->samples;
+
+		const char *pdir;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		pdir = dirname(dir);
+		if (!s) {
+			say(&k, "FAIL", "samples",
+			    "--run needs the plugin's samples (ABI 1.7)");
+			goto out;
+		}
+		sample_check(&k, self, pdir, pl, "run: hello", s->hello, NULL,
+			     60000, 0, "hello\n", NULL, 0);
+		sample_check(&k, self, pdir, pl, "run: stdin", s->echo,
+			     "ping\n", 60000, 0, "ping\n", NULL, 0);
+		sample_check(&k, self, pdir, pl, "run: failing program",
+			     s->fail, NULL, 60000, 3, NULL, "oops", 0);
+		sample_check(&k, self, pdir, pl, "run: timeout", s->spin, NULL,
+			     5000, 0, NULL, NULL, 1);
+	}
+out:
+	printf("%d passed, %d failed, %d skipped\n", k.passed, k.failed,
+	       k.skipped);
+	plugins_close(&set);
+	return k.failed ? 1 : 0;
+}

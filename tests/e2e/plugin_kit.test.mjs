@@ -1,0 +1,31 @@
+// The plugin SDK's conformance kit through a real engine: `mcp-sandbox
+// check-plugin PATH.so --run` on each built-in plugin and on the SDK's
+// example runs the plugin's samples (hello world, standard input, a failing
+// program, a timeout) with only the plugin's directory served, and every
+// check passes. The kit's verdicts without an engine (the built-in plugins
+// and the broken fixtures) are a unit test: tests/plugin-kit/check_kit.cmake.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { BIN, ROOT, e2e } from './lib/server.mjs';
+
+const run = promisify(execFile);
+const BUILTIN = path.join(ROOT, 'build/lib/mcp-sandbox/plugins');
+const PERL = path.join(ROOT, 'build/tests/fixture-plugins/perl.so');
+
+for (const so of [...fs.readdirSync(BUILTIN).filter((f) => f.endsWith('.so')).sort().map((f) => path.join(BUILTIN, f)), PERL]) {
+  e2e(`check-plugin --run ${path.basename(so)}: every check passes, the samples through the engine included`, { timeoutMs: 300_000 }, async () => {
+    let out;
+    try {
+      out = (await run(BIN, ['check-plugin', so, '--run'], { timeout: 280_000, maxBuffer: 4 << 20 })).stdout;
+    } catch (e) {
+      assert.fail(`check-plugin exited ${e.code}:\n${e.stdout}\n${e.stderr}`);
+    }
+    for (const check of ['file', 'load', 'policy', 'blocklist', 'run: hello', 'run: stdin', 'run: failing program', 'run: timeout'])
+      assert.match(out, new RegExp(`^pass  ${check.replace(/[:]/g, '\\$&')} `, 'm'), out);
+    // The example has no lexer (its blocklist sees raw code): one skip.
+    assert.match(out, new RegExp(`^\\d+ passed, 0 failed, ${so === PERL ? 1 : 0} skipped$`, 'm'), out);
+  });
+}
