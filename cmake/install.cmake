@@ -60,6 +60,7 @@ install(FILES sdk/include/mcp-sandbox/plugin.h
 install(FILES sdk/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk)
 install(FILES sdk/example/perl.c
   DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk/example)
+install(DIRECTORY sdk/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk/examples)
 install(FILES docs/plugin-sdk.md docs/plugin-abi.md
   DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/docs)
 

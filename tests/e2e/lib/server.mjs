@@ -107,7 +107,8 @@ export function toolError(result) {
 }
 
 export class McpServer {
-  constructor({ env = {}, args = [], cwd = ROOT } = {}) {
+  constructor({ env = {}, args = [], cwd = ROOT, bin = BIN } = {}) {
+    this.bin = bin; // an installed one, for instance
     this.env = env;
     this.args = args;
     this.cwd = cwd; // the working directory (sessions' state slots depend on it)
@@ -123,7 +124,7 @@ export class McpServer {
 
   async start() {
     this.transport = new StdioClientTransport({
-      command: BIN,
+      command: this.bin,
       args: this.args,
       env: serverEnv(this.env),
       cwd: this.cwd,
