@@ -127,6 +127,10 @@ static const struct key_desc limit_keys[] = {
 
 static const struct key_desc limits_only_keys[] = {
 	{"max_timeout_ms", KT_U32, CFG(max_timeout_ms), 100, 86400000},
+	{"max_memory_mb", KT_U32, CFG(max_memory_mb), 16, 1u << 20},
+	{"max_cpu_millis", KT_U32, CFG(max_cpu_millis), 10, 256000},
+	{"max_pids", KT_U32, CFG(max_pids), 8, 1u << 20},
+	{"max_output_cap", KT_U32, CFG(max_output_cap), 1024, 64u << 20},
 	{"start_timeout_ms", KT_U32, CFG(start_timeout_ms), 1000, 600000},
 	{"reset_timeout_ms", KT_U32, CFG(reset_timeout_ms), 1000, 600000},
 	{"max_code_bytes", KT_U32, CFG(max_code_bytes), 1024, 16u << 20},
@@ -198,6 +202,10 @@ void config_init(struct config *cfg)
 		.tmp_mb = 64,
 	};
 	cfg->max_timeout_ms = 300000;
+	cfg->max_memory_mb = 4096;
+	cfg->max_cpu_millis = 4000;
+	cfg->max_pids = 1024;
+	cfg->max_output_cap = 16u << 20;
 	cfg->start_timeout_ms = 60000;
 	cfg->reset_timeout_ms = 15000;
 	cfg->max_code_bytes = 4u << 20;

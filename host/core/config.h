@@ -122,6 +122,12 @@ struct config {
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms; /* cap on a per-call timeout */
+	/* The most a plugin may declare (docs/plugin-abi.md): its larger
+	 * figures are lowered to these; a [language] section is not. */
+	uint32_t max_memory_mb;
+	uint32_t max_cpu_millis;
+	uint32_t max_pids;
+	uint32_t max_output_cap; /* stdout_cap and stderr_cap */
 	/* A new container's start and warm-up, and a session interpreter's
 	 * start (python-ml imports its libraries then). */
 	uint32_t start_timeout_ms;

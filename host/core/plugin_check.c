@@ -14,13 +14,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -346,6 +349,242 @@ static double num_of(const cJSON *j, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
+/* ---- --run's session check: the server itself over a pipe ---- */
+
+struct rpc {
+	pid_t pid;
+	int in, out, err;
+	char state[32]; /* its own sessions' state directory */
+	char buf[1 << 16];
+	size_t len;
+};
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* Starts `self` serving MCP with only dir's plugins. */
+static int rpc_start(struct rpc *r, const char *self, const char *dir)
+{
+	char errpath[] = "/tmp/sbx-check-XXXXXX";
+	int to[2], from[2];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->state, sizeof(r->state), "/tmp/sbx-check-XXXXXX");
+	if (!mkdtemp(r->state)) {
+		r->state[0] = '\0';
+		return -1;
+	}
+	r->err = mkstemp(errpath);
+	if (r->err < 0)
+		return -1;
+	unlink(errpath);
+	if (pipe(to) != 0 || pipe(from) != 0)
+		return -1;
+	fflush(stdout);
+	r->pid = fork();
+	if (r->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		dup2(r->err, 2);
+		close(to[1]);
+		close(from[0]);
+		setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
+		setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
+		setenv("SANDBOX_POOL_SIZE", "0", 1);
+		setenv("SANDBOX_SESSIONS_STATE_DIR", r->state, 1);
+		execl(self, self, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	r->in = to[1];
+	r->out = from[0];
+	return r->pid > 0 ? 0 : -1;
+}
+
+static int rpc_send(struct rpc *r, const char *json)
+{
+	size_t n = strlen(json);
+
+	return write(r->in, json, n) == (ssize_t)n && write(r->in, "\n", 1) == 1
+		       ? 0
+		       : -1;
+}
+
+/* The response with this id (notifications skipped), or NULL after
+ * timeout_ms or at the end of the stream. */
+static cJSON *rpc_wait(struct rpc *r, int id, int timeout_ms)
+{
+	for (;;) {
+		char *nl = memchr(r->buf, '\n', r->len);
+		struct pollfd pf = {.fd = r->out, .events = POLLIN};
+		ssize_t n;
+
+		if (nl) {
+			cJSON *j;
+			const cJSON *jid;
+
+			*nl = '\0';
+			j = cJSON_Parse(r->buf);
+			r->len -= (size_t)(nl + 1 - r->buf);
+			memmove(r->buf, nl + 1, r->len);
+			jid = cJSON_GetObjectItemCaseSensitive(j, "id");
+			if (cJSON_IsNumber(jid) && jid->valueint == id)
+				return j;
+			cJSON_Delete(j);
+			continue;
+		}
+		if (r->len == sizeof(r->buf) || poll(&pf, 1, timeout_ms) <= 0)
+			return NULL;
+		n = read(r->out, r->buf + r->len, sizeof(r->buf) - r->len);
+		if (n <= 0)
+			return NULL;
+		r->len += (size_t)n;
+	}
+}
+
+static void rpc_stop(struct rpc *r)
+{
+	int status;
+
+	if (r->in > 0)
+		close(r->in); /* end of input: the server shuts down */
+	if (r->out > 0)
+		close(r->out);
+	if (r->pid > 0)
+		waitpid(r->pid, &status, 0);
+	if (r->err > 0)
+		close(r->err);
+	if (r->state[0])
+		nftw(r->state, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A tools/call's result text parsed (sandbox_execute's JSON), or NULL with
+ * what went wrong. */
+static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
+		       char *why, size_t size)
+{
+	cJSON *req = cJSON_CreateObject(), *params, *res, *body = NULL;
+	const cJSON *result, *content, *text;
+	char *line;
+
+	cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(req, "id", id);
+	cJSON_AddStringToObject(req, "method", "tools/call");
+	params = cJSON_AddObjectToObject(req, "params");
+	cJSON_AddStringToObject(params, "name", tool);
+	cJSON_AddItemToObject(params, "arguments", args);
+	line = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	if (!line || rpc_send(r, line) != 0) {
+		free(line);
+		snprintf(why, size, "the server's input is closed");
+		return NULL;
+	}
+	free(line);
+	res = rpc_wait(r, id, 180000);
+	result = cJSON_GetObjectItemCaseSensitive(res, "result");
+	content = cJSON_GetArrayItem(
+		cJSON_GetObjectItemCaseSensitive(result, "content"), 0);
+	text = cJSON_GetObjectItemCaseSensitive(content, "text");
+	if (cJSON_IsString(text))
+		body = cJSON_Parse(text->valuestring);
+	if (!body ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError")))
+		snprintf(why, size, "%s: %.200s", tool,
+			 cJSON_IsString(text) ? text->valuestring
+					      : "no answer from the server");
+	if (body &&
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError"))) {
+		cJSON_Delete(body);
+		body = NULL;
+	}
+	cJSON_Delete(res);
+	return body;
+}
+
+static void session_check(struct kit *k, const char *self, const char *dir,
+			  const struct plugin *pl)
+{
+	const struct sbx_samples *s = pl->desc->samples;
+	char why[320] = "";
+	struct rpc r;
+	cJSON *a, *got, *init;
+	int ok;
+
+	if (!s->session_set || !s->session_get) {
+		say(k, "skip", "run: session",
+		    "the plugin has no such samples");
+		return;
+	}
+	if (!pl->desc->session_cmd) {
+		say(k, "skip", "run: session",
+		    "no session interpreter: a session runs each call as a "
+		    "program");
+		return;
+	}
+	if (rpc_start(&r, self, dir) != 0) {
+		say(k, "FAIL", "run: session", "cannot start the server");
+		rpc_stop(&r);
+		return;
+	}
+	rpc_send(&r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		     "\"params\":{\"protocolVersion\":\"2025-06-18\","
+		     "\"capabilities\":{},\"clientInfo\":{\"name\":"
+		     "\"check-plugin\",\"version\":\"1\"}}}");
+	init = rpc_wait(&r, 1, 60000);
+	if (!init) {
+		say(k, "FAIL", "run: session", "no answer to initialize");
+		rpc_stop(&r);
+		return;
+	}
+	cJSON_Delete(init);
+	rpc_send(&r, "{\"jsonrpc\":\"2.0\",\"method\":"
+		     "\"notifications/initialized\"}");
+	a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "action", "create");
+	cJSON_AddStringToObject(a, "language", pl->desc->name);
+	cJSON_AddStringToObject(a, "name", "kit");
+	got = rpc_tool(&r, 2, "sandbox_session", a, why, sizeof(why));
+	ok = got != NULL;
+	cJSON_Delete(got);
+	for (int step = 0; ok && step < 2; step++) {
+		a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "session", "kit");
+		cJSON_AddStringToObject(a, "code",
+					step ? s->session_get : s->session_set);
+		got = rpc_tool(&r, 3 + step, "sandbox_execute", a, why,
+			       sizeof(why));
+		ok = got != NULL;
+		if (ok &&
+		    (num_of(got, "exitCode") != 0 ||
+		     (step && strcmp(str_of(got, "stdout"), "42\n") != 0))) {
+			snprintf(why, sizeof(why),
+				 "%s: exit %g, stdout '%.80s', stderr '%.80s'",
+				 step ? "session_get" : "session_set",
+				 num_of(got, "exitCode"), str_of(got, "stdout"),
+				 str_of(got, "stderr"));
+			ok = 0;
+		}
+		cJSON_Delete(got);
+	}
+	if (ok)
+		say(k, "pass", "run: session",
+		    "a variable kept between two calls");
+	else
+		say(k, "FAIL", "run: session", "%s", why);
+	/* The session goes with the check. */
+	a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "action", "destroy");
+	cJSON_AddStringToObject(a, "name", "kit");
+	cJSON_Delete(rpc_tool(&r, 5, "sandbox_session", a, why, sizeof(why)));
+	rpc_stop(&r);
+}
+
 static void sample_check(struct kit *k, const char *self, const char *dir,
 			 const struct plugin *pl, const char *check,
 			 const char *code, const char *stdin_text,
@@ -468,6 +707,7 @@ int plugin_check(const char *path, int run, const char *self)
 			     s->fail, NULL, 60000, 3, NULL, "oops", 0);
 		sample_check(&k, self, pdir, pl, "run: timeout", s->spin, NULL,
 			     5000, 0, NULL, NULL, 1);
+		session_check(&k, self, pdir, pl);
 	}
 out:
 	printf("%d passed, %d failed, %d skipped\n", k.passed, k.failed,

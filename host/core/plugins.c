@@ -677,6 +677,20 @@ static void policy_close(struct policy *p)
 			  : d->limits.field	 ? d->limits.field             \
 						 : cfg->limits.field
 
+/* A plugin asks; the host's ceiling decides (a [language] section of
+ * sandbox.ini is the administrator's word and is not lowered). */
+#define CAP(field, ceiling)                                                    \
+	do {                                                                   \
+		if (!(lc && lc->limits.field) &&                               \
+		    d->limits.field > (ceiling)) {                             \
+			log_warn("[%s] the plugin asks for " #field " %u; "    \
+				 "lowered to the host's ceiling %u ([limits] " \
+				 "max_*)",                                     \
+				 d->name, d->limits.field, (ceiling));         \
+			p->limits.field = (ceiling);                           \
+		}                                                              \
+	} while (0)
+
 /* The plugin's rules (unless the section dropped them), then the
  * section's `block` patterns; the mode from the section, else [limits]. */
 static int policy_blocklist(struct policy *p, const struct sbx_plugin *d,
@@ -760,6 +774,11 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	PICK(fsize_mb);
 	PICK(work_mb);
 	PICK(tmp_mb);
+	CAP(memory_mb, cfg->max_memory_mb);
+	CAP(cpu_millis, cfg->max_cpu_millis);
+	CAP(pids, cfg->max_pids);
+	CAP(stdout_cap, cfg->max_output_cap);
+	CAP(stderr_cap, cfg->max_output_cap);
 	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms
 						     : cfg->max_timeout_ms;
 	if (p->limits.timeout_ms > p->max_timeout_ms)

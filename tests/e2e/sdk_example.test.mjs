@@ -6,7 +6,9 @@
 // directory, its image built from its own recipe by the installed image
 // script on the shared base, the installed conformance kit passing it with
 // --run; then the installed server runs Ruby through MCP, in a session too
-// (its files persist between calls: Ruby has no session interpreter).
+// (its files persist between calls: Ruby has no session interpreter), with
+// the host's protections (the seccomp floor, the output cap, the
+// blocklist, the audit log) as for a built-in language.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,11 +70,15 @@ e2e('a Ruby plugin built outside the tree against the installed SDK passes check
   // The kit ran in the steps; again, to read its verdict.
   const kit = (await sh(bin, ['check-plugin', path.join(plugindir, 'ruby.so'), '--run'])).stdout;
   assert.match(kit, /^pass  run: hello /m, kit);
-  assert.match(kit, /^\d+ passed, 0 failed, 1 skipped$/m, kit); // no lexer: one skip
+  // No lexer, no session interpreter: two skips.
+  assert.match(kit, /^skip  lex_mask /m, kit);
+  assert.match(kit, /^skip  run: session /m, kit);
+  assert.match(kit, /^\d+ passed, 0 failed, 2 skipped$/m, kit);
 
   // The installed server, through the official MCP client.
   const st = withStateDir(h);
-  const s = await h.start({ bin, env: st.env({ SANDBOX_POOL_SIZE: '0', SANDBOX_RUBY_POOL_SIZE: '1' }) });
+  const audit = path.join(tmp, 'audit.log');
+  const s = await h.start({ bin, env: st.env({ SANDBOX_POOL_SIZE: '0', SANDBOX_RUBY_POOL_SIZE: '1', SANDBOX_AUDIT_FILE: audit }) });
   const execute = s.tools.find((t) => t.name === 'sandbox_execute');
   assert.ok(JSON.stringify(execute.inputSchema).includes('"ruby"'), 'ruby is in the language enum');
   const r = await s.execute('ruby', 'puts 6 * 7');
@@ -85,4 +91,20 @@ e2e('a Ruby plugin built outside the tree against the installed SDK passes check
   await sexecOk(s, 'rb', "File.write('/work/n', '41')");
   const again = await sexecOk(s, 'rb', "puts File.read('/work/n').to_i + 1");
   assert.equal(again.stdout, '42\n');
+
+  // The host's protections hold for it as for a built-in language: the
+  // seccomp floor (unshare of a user namespace, straight through Ruby's
+  // syscall), the output cap, the blocklist's warning, the audit log.
+  const probe = await s.execute('ruby', 'begin; syscall(272, 0x10000000); puts "allowed"; rescue SystemCallError => e; puts e.class; end');
+  assert.match(probe.stdout, /^Errno::(ENOTSUP|EPERM)\n$/, probe.stdout);
+  assert.equal(probe.blocklist?.[0]?.reason, 'raw system calls are not available');
+  const flood = await s.execute('ruby', 'print "x" * 300_000');
+  assert.equal(flood.stdoutTruncated, true);
+  assert.ok(flood.stdout.length <= 100 * 1024, `${flood.stdout.length} bytes came back`);
+  const events = fs.readFileSync(audit, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  // Six calls: two one-off, two in the session, the probe, the flood.
+  const calls = events.filter((e) => e.tool === 'sandbox_execute');
+  assert.equal(calls.length, 6, JSON.stringify(events).slice(0, 3000));
+  assert.ok(calls.every((e) => (e.language ? ['ruby', 'rb'].includes(e.language) : e.session === 'rb')), JSON.stringify(calls).slice(0, 3000));
+  assert.ok(calls.some((e) => e.violation), 'the blocklist match is recorded');
 });

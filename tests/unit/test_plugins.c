@@ -99,10 +99,11 @@ static void fixtures(const char *dir)
 
 	CHECK(plugins_load_dir(&s, dir) == 0);
 	/* perl (the SDK example), "fixture", bad_hooks (whose hooks only
-	 * misbehave when called: tests/plugin-kit) and an ABI 1.0 plugin
-	 * load; bad_abi, bad_name, dup_perl, init_fails, no_entry, no_run,
-	 * no_session_cmd, null_desc, short_struct are rejected. */
-	CHECK(s.n == 4);
+	 * misbehave when called: tests/plugin-kit), greedy (whose limits
+	 * the host lowers: below) and an ABI 1.0 plugin load; bad_abi,
+	 * bad_name, dup_perl, init_fails, no_entry, no_run, no_session_cmd,
+	 * null_desc, short_struct are rejected. */
+	CHECK(s.n == 5);
 	CHECK(plugins_find(&s, "old") != NULL);
 	if (plugins_find(&s, "old")) {
 		/* fields of ABI 1.1 read as empty for a 1.0 plugin */
@@ -159,6 +160,28 @@ static void fixtures(const char *dir)
 
 		config_init(&c);
 		CHECK(plugins_apply_config(&s, &c) == 0);
+		config_close(&c);
+	}
+	{
+		/* A plugin gets no more than the host's ceilings, whatever it
+		 * asks; the administrator's section may grant more. */
+		const struct plugin *g = plugins_find(&s, "greedy");
+		struct config c;
+
+		config_init(&c);
+		CHECK(g != NULL && plugins_apply_config(&s, &c) == 0);
+		if (g) {
+			CHECK(g->policy.limits.memory_mb == c.max_memory_mb);
+			CHECK(g->policy.limits.cpu_millis == c.max_cpu_millis);
+			CHECK(g->policy.limits.pids == c.max_pids);
+			CHECK(g->policy.limits.stdout_cap == c.max_output_cap);
+			CHECK(g->policy.limits.stderr_cap == c.max_output_cap);
+			CHECK(g->policy.limits.timeout_ms == c.max_timeout_ms);
+		}
+		CHECK(config_set(&c, "greedy", "memory_mb", "8192",
+				 &(const char *){0}) == 0);
+		CHECK(plugins_apply_config(&s, &c) == 0);
+		CHECK(g && g->policy.limits.memory_mb == 8192);
 		config_close(&c);
 	}
 	plugins_close(&s);
