@@ -88,6 +88,7 @@ struct app {
 	int json;
 	struct exec_job *job;
 	int doctor_cli;	    /* doctor's report is printed, not logged */
+	int image_problems; /* check-config: images missing */
 	char agent_sha[65]; /* the agent beside the binary, or "" */
 	char build_images[PATH_MAX]; /* doctor's fixes: the image script */
 };
@@ -395,11 +396,52 @@ static int start_engine(struct app *a)
 
 /* doctor's report: printed (`mcp-sandbox doctor`), or logged (at
  * start-up: what failed or warns at warning level, the rest at info). */
+/* doctor_cli's mode for check-config: only the images' problems. */
+#define DOCTOR_IMAGES 2
+
 static void doctor_report_cb(cJSON *report, int ok, void *arg)
 {
 	struct app *a = arg;
 	const cJSON *r;
 
+	if (a->doctor_cli == DOCTOR_IMAGES) {
+		/* check-config: the images the plugins name, as problems. */
+		cJSON_ArrayForEach(r, report)
+		{
+			const char *check =
+				cJSON_GetObjectItemCaseSensitive(r, "check")
+					->valuestring;
+			const char *status =
+				cJSON_GetObjectItemCaseSensitive(r, "status")
+					->valuestring;
+			const char *detail =
+				cJSON_GetObjectItemCaseSensitive(r, "detail")
+					->valuestring;
+			const cJSON *fix =
+				cJSON_GetObjectItemCaseSensitive(r, "fix");
+
+			if (strcmp(check, "engine") == 0 &&
+			    strcmp(status, "ok") != 0)
+				fprintf(stderr,
+					"images: not checked, no engine "
+					"answers (%s)\n",
+					detail);
+			if (strncmp(check, "image ", 6) != 0 ||
+			    strcmp(status, "ok") == 0)
+				continue;
+			/* A missing image fails; another agent build in
+			 * one is a warning, as in doctor. */
+			fprintf(stderr, "%s%s: %s%s%s%s\n",
+				strcmp(status, "fail") ? "warning: " : "",
+				check, detail,
+				cJSON_IsString(fix) ? " (fix: " : "",
+				cJSON_IsString(fix) ? fix->valuestring : "",
+				cJSON_IsString(fix) ? ")" : "");
+			a->image_problems += strcmp(status, "fail") == 0;
+		}
+		cJSON_Delete(report);
+		return;
+	}
 	if (a->doctor_cli && a->json) {
 		char *text = cJSON_PrintUnformatted(report);
 
@@ -919,10 +961,31 @@ static int blocklist_cli(struct app *a, int argc, char **argv)
  * its fix; exit 0 when the server can run here, 1 when not. loaded: what
  * loading sandbox.ini and the plugins returned (a refused configuration
  * is a failed check, not an early exit). */
-static int doctor_cli(struct app *a, int loaded, int argc, char **argv)
+/* Runs the doctor's checks on the loop until they end (mode: 1 prints
+ * the report, DOCTOR_IMAGES only the images' problems); 0, or -1 when the
+ * Docker client cannot be made. */
+static int doctor_run_cli(struct app *a, int mode)
 {
 	const char *why = NULL;
 
+	if (docker_new(a->loop, a->cfg.docker_host, &a->docker, &why) != 0) {
+		fprintf(stderr, "doctor: Docker client: %s\n",
+			why ? why : "cannot initialize");
+		return -1;
+	}
+	docker_negotiate(a->docker, run_negotiated_cb, a);
+	a->exit_code = 1;
+	doctor_start(a, mode);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	docker_free(a->docker);
+	a->docker = NULL;
+	uv_walk(a->loop, close_walk_cb, NULL);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	return 0;
+}
+
+static int doctor_cli(struct app *a, int loaded, int argc, char **argv)
+{
 	for (int k = 0; k < argc; k++) {
 		if (strcmp(argv[k], "--json") == 0) {
 			a->json = 1;
@@ -935,19 +998,8 @@ static int doctor_cli(struct app *a, int loaded, int argc, char **argv)
 		fprintf(stderr, "doctor: sandbox.ini or the plugins were "
 				"refused (see above): the server would not "
 				"start\n");
-	if (docker_new(a->loop, a->cfg.docker_host, &a->docker, &why) != 0) {
-		fprintf(stderr, "doctor: Docker client: %s\n",
-			why ? why : "cannot initialize");
+	if (doctor_run_cli(a, 1) != 0)
 		return 1;
-	}
-	docker_negotiate(a->docker, run_negotiated_cb, a);
-	a->exit_code = 1;
-	doctor_start(a, 1);
-	uv_run(a->loop, UV_RUN_DEFAULT);
-	docker_free(a->docker);
-	a->docker = NULL;
-	uv_walk(a->loop, close_walk_cb, NULL);
-	uv_run(a->loop, UV_RUN_DEFAULT);
 	return loaded ? 1 : a->exit_code;
 }
 
@@ -1342,14 +1394,20 @@ int main(int argc, char **argv)
 			doctor_agent_sha(agent, a->agent_sha);
 	}
 	if (strcmp(cmd, "check-config") == 0) {
+		/* The images the languages name, when an engine answers. */
+		if (!rc && a->plugins.n)
+			doctor_run_cli(a, DOCTOR_IMAGES);
 		fprintf(stderr,
 			"%s: %d problem(s), %zu plugin(s) loaded, %zu "
-			"rejected%s\n",
+			"rejected, %d image(s) missing%s\n",
 			a->cfg.path ? a->cfg.path : "defaults",
 			a->cfg.problems + (rc ? 1 : 0), a->plugins.n,
-			a->plugins.rejected,
+			a->plugins.rejected, a->image_problems,
 			rc ? "; the server would not start (see above)" : "");
-		rc = rc || a->cfg.problems || a->plugins.rejected ? 1 : 0;
+		rc = rc || a->cfg.problems || a->plugins.rejected ||
+				     a->image_problems
+			     ? 1
+			     : 0;
 		goto out;
 	}
 	if (!rc && strcmp(cmd, "audit") == 0) {

@@ -53,6 +53,12 @@ e2e('doctor fails, with the fix, on a missing image, an engine that does not ans
   assert.deepEqual([img.status, img.fix], ['fail', `${ROOT}/scripts/build-images.sh python`]);
   assert.match(img.detail, /no-such-image:latest: not built/);
 
+  // check-config says the same of the images, as a problem.
+  const cc = spawnSync(BIN, ['check-config'], { encoding: 'utf8', env: { ...process.env, SANDBOX_PYTHON_IMAGE: 'mcp-sandbox/no-such-image:latest' }, timeout: 60_000 });
+  assert.equal(cc.status, 1, cc.stderr);
+  assert.match(cc.stderr, new RegExp(`^image python: mcp-sandbox/no-such-image:latest: not built \\(fix: ${ROOT}/scripts/build-images\\.sh python\\)$`, 'm'));
+  assert.match(cc.stderr, /, 1 image\(s\) missing\n/);
+
   r = doctor({ DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
   assert.equal(r.status, 1);
   const engine = r.report.find((c) => c.check === 'engine');
