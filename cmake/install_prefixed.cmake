@@ -20,7 +20,10 @@ file(INSTALL "${SBX_SOURCE_DIR}/sandbox.ini" DESTINATION "${etc}/mcp-sandbox"
 set(prefix "${CMAKE_INSTALL_PREFIX}")
 configure_file("${SBX_SOURCE_DIR}/cmake/mcp-sandbox-plugin.pc.in"
   "${SBX_BINARY_DIR}/pkgconfig/mcp-sandbox-plugin.pc" @ONLY)
+configure_file("${SBX_SOURCE_DIR}/cmake/mcp-sandbox-lex.pc.in"
+  "${SBX_BINARY_DIR}/pkgconfig/mcp-sandbox-lex.pc" @ONLY)
 file(INSTALL "${SBX_BINARY_DIR}/pkgconfig/mcp-sandbox-plugin.pc"
+  "${SBX_BINARY_DIR}/pkgconfig/mcp-sandbox-lex.pc"
   DESTINATION "${CMAKE_INSTALL_PREFIX}/share/pkgconfig"
   FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 

@@ -58,7 +58,7 @@
  */
 #include <mcp-sandbox/plugin.h>
 
-#include "../common/lex.h"
+#include <mcp-sandbox/lex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

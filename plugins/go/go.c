@@ -34,7 +34,7 @@
  */
 #include <mcp-sandbox/plugin.h>
 
-#include "../common/lex.h"
+#include <mcp-sandbox/lex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <mcp-sandbox/plugin.h>
 
 #include "../common/js_blocklist.h"
-#include "../common/lex.h"
+#include <mcp-sandbox/lex.h>
 #include "../common/npm_packages.h"
 
 static const char *const aliases[] = {"js", "node", NULL};

@@ -7,7 +7,7 @@
  */
 #include <mcp-sandbox/plugin.h>
 
-#include "../common/lex.h"
+#include <mcp-sandbox/lex.h>
 #include "../common/python_blocklist.h"
 #include "../common/python_samples.h"
 

@@ -35,7 +35,7 @@
  */
 #include <mcp-sandbox/plugin.h>
 
-#include "../common/lex.h"
+#include <mcp-sandbox/lex.h>
 #include <string.h>
 
 static const char *const aliases[] = {"rs", NULL};

@@ -17,7 +17,7 @@
 #include <mcp-sandbox/plugin.h>
 
 #include "../common/js_blocklist.h"
-#include "../common/lex.h"
+#include <mcp-sandbox/lex.h>
 #include "../common/npm_packages.h"
 
 /* The transpile step, shared by the default build and ts-build. require()

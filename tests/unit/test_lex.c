@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lex.h"
+#include <mcp-sandbox/lex.h>
 #include "testlib.h"
 
 typedef void (*lexer_fn)(const char *code, size_t len, char *out);

@@ -11,7 +11,10 @@
  * Ruby runs each call's code as a program (main.rb); a session keeps its
  * files between calls, not its variables (no session interpreter).
  */
+#define _GNU_SOURCE /* memmem */
+#include <mcp-sandbox/lex.h>
 #include <mcp-sandbox/plugin.h>
+#include <string.h>
 
 static const char *const aliases[] = {"rb", NULL};
 static const char *const run_cmd[] = {"ruby", "{file}", NULL};
@@ -27,6 +30,41 @@ static const struct sbx_block_rule blocklist[] = {
 	{NULL, NULL},
 };
 
+/* The lexer the blocklist sees Ruby through, made of the SDK's pieces
+ * (mcp-sandbox/lex.h): comments ("#" to the end of the line; =begin to
+ * =end) and the contents of '...' and "..." blanked. Ruby's other
+ * literals (%q(), heredocs) are left as code: a rule may then match text
+ * in them, never miss code. */
+static void lex_ruby(const char *code, size_t len, char *out)
+{
+	struct sbx_lex lx;
+
+	sbx_lex_init(&lx, code, len, out);
+	while (lx.i < lx.n) {
+		char c = lx.s[lx.i];
+		int line_start = lx.i == 0 || lx.s[lx.i - 1] == '\n';
+
+		if (c == '#') {
+			sbx_lex_line_comment(&lx);
+		} else if (c == '\'' || c == '"') {
+			sbx_lex_quoted(&lx, c,
+				       SBX_LEX_ESCAPES | SBX_LEX_MULTILINE);
+		} else if (c == '=' && line_start && lx.n - lx.i >= 6 &&
+			   memcmp(lx.s + lx.i, "=begin", 6) == 0) {
+			const char *end =
+				memmem(lx.s + lx.i, lx.n - lx.i, "\n=end", 5);
+			size_t to = end ? (size_t)(end - lx.s) + 5 : lx.n;
+
+			sbx_lex_blank(&lx, lx.i, to);
+			lx.i = to;
+		} else if (sbx_lex_ident_char((unsigned char)c)) {
+			sbx_lex_skip_ident(&lx);
+		} else {
+			lx.i++;
+		}
+	}
+}
+
 /* What `mcp-sandbox check-plugin ruby.so --run` runs. */
 static const struct sbx_samples samples = {
 	.hello = "puts 'hello'",
@@ -40,4 +78,4 @@ SBX_PLUGIN_DEFINE(.name = "ruby", .aliases = aliases, .version = "0.1.0",
 				 "tree with the installed SDK",
 		  .image = "mcp-sandbox/ruby:latest", .file_name = "main.rb",
 		  .run_cmd = run_cmd, .env = env, .blocklist = blocklist,
-		  .samples = &samples)
+		  .lex_mask = lex_ruby, .samples = &samples)

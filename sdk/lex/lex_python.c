@@ -7,9 +7,9 @@
  * Python r"\"" is one string. An f-string is blanked whole, its
  * expressions too.
  */
-#include "lex.h"
+#include <mcp-sandbox/lex.h>
 
-static void triple(struct lex *lx, char q)
+static void triple(struct sbx_lex *lx, char q)
 {
 	size_t i = lx->i + 3;
 
@@ -25,26 +25,26 @@ static void triple(struct lex *lx, char q)
 	}
 	if (i > lx->n)
 		i = lx->n;
-	lex_blank(lx, lx->i + 3, i);
+	sbx_lex_blank(lx, lx->i + 3, i);
 	lx->i = i + 3 < lx->n ? i + 3 : lx->n;
 }
 
 void sbx_lex_python(const char *code, size_t len, char *out)
 {
-	struct lex lx;
+	struct sbx_lex lx;
 
-	lex_init(&lx, code, len, out);
+	sbx_lex_init(&lx, code, len, out);
 	while (lx.i < lx.n) {
 		char c = lx.s[lx.i];
 
 		if (c == '#') {
-			lex_line_comment(&lx);
+			sbx_lex_line_comment(&lx);
 		} else if (c == '\'' || c == '"') {
 			if (lx.i + 2 < lx.n && lx.s[lx.i + 1] == c &&
 			    lx.s[lx.i + 2] == c)
 				triple(&lx, c);
 			else
-				lex_quoted(&lx, c, LEX_ESCAPES);
+				sbx_lex_quoted(&lx, c, SBX_LEX_ESCAPES);
 		} else if (c == '\\') {
 			lx.i += 2; /* a line continuation, or a stray byte */
 		} else {

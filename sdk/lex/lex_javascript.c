@@ -3,19 +3,19 @@
  * template literals and regular expressions (lex.h).
  *
  * A template literal's text is blanked and its ${...} expressions are
- * code (nested templates included, to LEX_MAX_DEPTH). A '/' starts a
+ * code (nested templates included, to SBX_LEX_MAX_DEPTH). A '/' starts a
  * regular expression where an expression may start (after an operator, a
  * '(' or ',', a keyword such as return, or at the start) and is division
  * after an identifier, a number, ')' or ']'; a regular expression's body
  * is blanked like a string's. A module specifier is kept: the string after
  * `from` or `import`, or in require(...) and import(...).
  */
-#include "lex.h"
+#include <mcp-sandbox/lex.h>
 
 #include <string.h>
 
 struct js {
-	struct lex lx;
+	struct sbx_lex lx;
 	char last[16];	 /* the last token: an identifier, or one punctuator */
 	char before[16]; /* the one before it */
 	/* Up to here a '/' is division: a regular expression tried from
@@ -45,7 +45,7 @@ static int regex_allowed(const struct js *js)
 
 	if (!c)
 		return 1;
-	if (lex_ident_char(c)) {
+	if (sbx_lex_ident_char(c)) {
 		for (size_t k = 0; kw[k]; k++)
 			if (strcmp(js->last, kw[k]) == 0)
 				return 1;
@@ -58,7 +58,7 @@ static int regex_allowed(const struct js *js)
  * ends first (then it was division after all). */
 static int regex(struct js *js)
 {
-	struct lex *lx = &js->lx;
+	struct sbx_lex *lx = &js->lx;
 	size_t i = lx->i + 1;
 	int cls = 0;
 
@@ -77,7 +77,7 @@ static int regex(struct js *js)
 		js->div_until = i;
 		return 0;
 	}
-	lex_blank(lx, lx->i + 1, i);
+	sbx_lex_blank(lx, lx->i + 1, i);
 	lx->i = i + 1;
 	token(js, ")", 1); /* what follows divides */
 	return 1;
@@ -97,15 +97,16 @@ static void code(struct js *js, int depth, int in_template);
 /* At '`': the template's text blanked, its expressions lexed as code. */
 static void template_literal(struct js *js, int depth)
 {
-	struct lex *lx = &js->lx;
+	struct sbx_lex *lx = &js->lx;
 	size_t start = ++lx->i;
 
 	while (lx->i < lx->n && lx->s[lx->i] != '`') {
 		if (lx->s[lx->i] == '\\') {
 			lx->i += 2;
 		} else if (lx->s[lx->i] == '$' && lx->i + 1 < lx->n &&
-			   lx->s[lx->i + 1] == '{' && depth < LEX_MAX_DEPTH) {
-			lex_blank(lx, start, lx->i);
+			   lx->s[lx->i + 1] == '{' &&
+			   depth < SBX_LEX_MAX_DEPTH) {
+			sbx_lex_blank(lx, start, lx->i);
 			lx->i += 2;
 			token(js, "{", 1);
 			code(js, depth + 1, 1);
@@ -114,7 +115,7 @@ static void template_literal(struct js *js, int depth)
 			lx->i++;
 		}
 	}
-	lex_close(lx, start);
+	sbx_lex_close(lx, start);
 	token(js, ")", 1);
 }
 
@@ -122,7 +123,7 @@ static void template_literal(struct js *js, int depth)
  * ${ (consumed). */
 static void code(struct js *js, int depth, int in_template)
 {
-	struct lex *lx = &js->lx;
+	struct sbx_lex *lx = &js->lx;
 	int braces = 0;
 
 	while (lx->i < lx->n) {
@@ -133,22 +134,24 @@ static void code(struct js *js, int depth, int in_template)
 
 		if ((c == '/' && d == '/') ||
 		    (c == '#' && d == '!' && i == 0)) {
-			lex_line_comment(lx); /* a comment, or a #! line */
+			sbx_lex_line_comment(lx); /* a comment, or a #! line */
 		} else if (c == '/' && d == '*') {
-			lex_block_comment(lx, 0);
+			sbx_lex_block_comment(lx, 0);
 		} else if (c == '\'' || c == '"') {
-			lex_quoted(lx, (char)c,
-				   LEX_ESCAPES |
-					   (module_name(js) ? LEX_KEEP : 0));
+			sbx_lex_quoted(
+				lx, (char)c,
+				SBX_LEX_ESCAPES |
+					(module_name(js) ? SBX_LEX_KEEP : 0));
 			token(js, ")", 1);
 		} else if (c == '`') {
 			template_literal(js, depth);
 		} else if (c == '/' && i >= js->div_until &&
 			   regex_allowed(js) && regex(js)) {
 			continue;
-		} else if (lex_ident_char(c)) {
+		} else if (sbx_lex_ident_char(c)) {
 			while (lx->i < lx->n &&
-			       (lex_ident_char((unsigned char)lx->s[lx->i]) ||
+			       (sbx_lex_ident_char(
+					(unsigned char)lx->s[lx->i]) ||
 				lx->s[lx->i] == '$'))
 				lx->i++;
 			token(js, lx->s + i, lx->i - i);
@@ -173,6 +176,6 @@ void sbx_lex_javascript(const char *src, size_t len, char *out)
 	struct js js;
 
 	memset(&js, 0, sizeof(js));
-	lex_init(&js.lx, src, len, out);
+	sbx_lex_init(&js.lx, src, len, out);
 	code(&js, 0, 0);
 }

@@ -1,11 +1,11 @@
 /*
  * lex.c - the pieces the built-in lexers share (lex.h).
  */
-#include "lex.h"
+#include <mcp-sandbox/lex.h>
 
 #include <string.h>
 
-void lex_init(struct lex *lx, const char *code, size_t len, char *out)
+void sbx_lex_init(struct sbx_lex *lx, const char *code, size_t len, char *out)
 {
 	lx->s = code;
 	lx->out = out;
@@ -14,7 +14,7 @@ void lex_init(struct lex *lx, const char *code, size_t len, char *out)
 	memcpy(out, code, len);
 }
 
-void lex_blank(struct lex *lx, size_t from, size_t to)
+void sbx_lex_blank(struct sbx_lex *lx, size_t from, size_t to)
 {
 	if (to > lx->n)
 		to = lx->n;
@@ -23,16 +23,16 @@ void lex_blank(struct lex *lx, size_t from, size_t to)
 			lx->out[from] = ' ';
 }
 
-void lex_line_comment(struct lex *lx)
+void sbx_lex_line_comment(struct sbx_lex *lx)
 {
 	const char *nl = memchr(lx->s + lx->i, '\n', lx->n - lx->i);
 	size_t end = nl ? (size_t)(nl - lx->s) : lx->n;
 
-	lex_blank(lx, lx->i, end);
+	sbx_lex_blank(lx, lx->i, end);
 	lx->i = end;
 }
 
-void lex_block_comment(struct lex *lx, int nested)
+void sbx_lex_block_comment(struct sbx_lex *lx, int nested)
 {
 	size_t i = lx->i + 2, depth = 1;
 
@@ -48,18 +48,18 @@ void lex_block_comment(struct lex *lx, int nested)
 			i++;
 		}
 	}
-	lex_blank(lx, lx->i, i);
+	sbx_lex_blank(lx, lx->i, i);
 	lx->i = i;
 }
 
-void lex_quoted(struct lex *lx, char q, unsigned flags)
+void sbx_lex_quoted(struct sbx_lex *lx, char q, unsigned flags)
 {
 	size_t i = lx->i + 1, start = i, end;
 
 	while (i < lx->n && lx->s[i] != q) {
-		if (lx->s[i] == '\n' && !(flags & LEX_MULTILINE))
+		if (lx->s[i] == '\n' && !(flags & SBX_LEX_MULTILINE))
 			break;
-		if (lx->s[i] == '\\' && (flags & LEX_ESCAPES))
+		if (lx->s[i] == '\\' && (flags & SBX_LEX_ESCAPES))
 			i++;
 		i++;
 	}
@@ -68,39 +68,39 @@ void lex_quoted(struct lex *lx, char q, unsigned flags)
 	end = i;
 	if (i < lx->n && lx->s[i] == q)
 		i++;
-	if (!(flags & LEX_KEEP))
-		lex_blank(lx, start, end);
+	if (!(flags & SBX_LEX_KEEP))
+		sbx_lex_blank(lx, start, end);
 	lx->i = i;
 }
 
-void lex_close(struct lex *lx, size_t start)
+void sbx_lex_close(struct sbx_lex *lx, size_t start)
 {
 	if (lx->i > lx->n)
 		lx->i = lx->n;
-	lex_blank(lx, start, lx->i);
+	sbx_lex_blank(lx, start, lx->i);
 	if (lx->i < lx->n)
 		lx->i++;
 }
 
-void lex_skip_ident(struct lex *lx)
+void sbx_lex_skip_ident(struct sbx_lex *lx)
 {
-	while (lx->i < lx->n && lex_ident_char((unsigned char)lx->s[lx->i]))
+	while (lx->i < lx->n && sbx_lex_ident_char((unsigned char)lx->s[lx->i]))
 		lx->i++;
 }
 
-int lex_ident_char(unsigned char c)
+int sbx_lex_ident_char(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
 }
 
-int lex_word_at(const char *s, size_t n, size_t i, const char *word)
+int sbx_lex_word_at(const char *s, size_t n, size_t i, const char *word)
 {
 	size_t len = strlen(word);
 
 	if (i + len > n || memcmp(s + i, word, len) != 0)
 		return 0;
-	if (i > 0 && lex_ident_char((unsigned char)s[i - 1]))
+	if (i > 0 && sbx_lex_ident_char((unsigned char)s[i - 1]))
 		return 0;
-	return i + len == n || !lex_ident_char((unsigned char)s[i + len]);
+	return i + len == n || !sbx_lex_ident_char((unsigned char)s[i + len]);
 }

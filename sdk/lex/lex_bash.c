@@ -6,9 +6,9 @@
  * is blanked except its $(...) and `...` substitutions, which are code.
  * A here-document's body (<<WORD, <<-WORD, <<'WORD', <<"WORD") is data
  * and blanked to its delimiter line; a here-string (<<<) is not one.
- * Substitutions nest to LEX_MAX_DEPTH.
+ * Substitutions nest to SBX_LEX_MAX_DEPTH.
  */
-#include "lex.h"
+#include <mcp-sandbox/lex.h>
 
 #include <string.h>
 
@@ -16,7 +16,7 @@
 #define MAX_DELIM 64
 
 struct bash {
-	struct lex lx;
+	struct sbx_lex lx;
 	/* here-documents opened on the current line, read at its end */
 	struct {
 		char word[MAX_DELIM + 1];
@@ -35,7 +35,7 @@ static int word_break(char c)
  * the body for the end of the line. */
 static void heredoc_open(struct bash *b, int strip_tabs)
 {
-	struct lex *lx = &b->lx;
+	struct sbx_lex *lx = &b->lx;
 	char word[MAX_DELIM + 1];
 	size_t w = 0;
 
@@ -71,7 +71,7 @@ static void heredoc_open(struct bash *b, int strip_tabs)
  * blank each body up to its delimiter line. */
 static void heredoc_bodies(struct bash *b)
 {
-	struct lex *lx = &b->lx;
+	struct sbx_lex *lx = &b->lx;
 
 	for (int k = 0; k < b->ndoc && lx->i < lx->n; k++) {
 		size_t wlen = strlen(b->doc[k].word);
@@ -90,7 +90,7 @@ static void heredoc_bodies(struct bash *b)
 				lx->i = nl ? end + 1 : end;
 				break;
 			}
-			lex_blank(lx, lx->i, end);
+			sbx_lex_blank(lx, lx->i, end);
 			lx->i = nl ? end + 1 : end;
 		}
 	}
@@ -102,7 +102,7 @@ static void code(struct bash *b, int depth, char end, int arith);
 /* At '"': the text blanked, substitutions lexed as code. */
 static void dquote(struct bash *b, int depth)
 {
-	struct lex *lx = &b->lx;
+	struct sbx_lex *lx = &b->lx;
 	size_t start = ++lx->i;
 
 	while (lx->i < lx->n && lx->s[lx->i] != '"') {
@@ -111,9 +111,9 @@ static void dquote(struct bash *b, int depth)
 
 		if (c == '\\') {
 			lx->i += 2;
-		} else if (depth < LEX_MAX_DEPTH &&
+		} else if (depth < SBX_LEX_MAX_DEPTH &&
 			   ((c == '$' && d == '(') || c == '`')) {
-			lex_blank(lx, start, lx->i);
+			sbx_lex_blank(lx, start, lx->i);
 			lx->i += c == '`' ? 1 : 2;
 			code(b, depth + 1, c == '`' ? '`' : ')', 0);
 			start = lx->i;
@@ -121,7 +121,7 @@ static void dquote(struct bash *b, int depth)
 			lx->i++;
 		}
 	}
-	lex_close(lx, start);
+	sbx_lex_close(lx, start);
 }
 
 /* Code to the end, or to the `end` byte that closes a substitution
@@ -129,7 +129,7 @@ static void dquote(struct bash *b, int depth)
  * ${ ... }. In arithmetic (arith), << is a shift. */
 static void code(struct bash *b, int depth, char end, int arith)
 {
-	struct lex *lx = &b->lx;
+	struct sbx_lex *lx = &b->lx;
 	int word_start = 1, parens = 0;
 
 	while (lx->i < lx->n) {
@@ -148,27 +148,28 @@ static void code(struct bash *b, int depth, char end, int arith)
 			continue;
 		}
 		if (c == '#' && word_start && end != '}') {
-			lex_line_comment(lx);
+			sbx_lex_line_comment(lx);
 			continue;
 		}
 		if (c == '\\') {
 			lx->i += 2;
 		} else if (c == '\'') {
-			lex_quoted(lx, c, LEX_MULTILINE);
+			sbx_lex_quoted(lx, c, SBX_LEX_MULTILINE);
 		} else if (c == '$' && d == '\'') {
 			lx->i++;
-			lex_quoted(lx, '\'', LEX_MULTILINE | LEX_ESCAPES);
+			sbx_lex_quoted(lx, '\'',
+				       SBX_LEX_MULTILINE | SBX_LEX_ESCAPES);
 		} else if (c == '"') {
 			dquote(b, depth);
-		} else if (depth < LEX_MAX_DEPTH && c == '$' &&
+		} else if (depth < SBX_LEX_MAX_DEPTH && c == '$' &&
 			   (d == '(' || d == '{')) {
 			lx->i += 2;
 			code(b, depth + 1, d == '(' ? ')' : '}',
 			     d == '(' && lx->i < lx->n && lx->s[lx->i] == '(');
-		} else if (depth < LEX_MAX_DEPTH && c == '(' && d == '(') {
+		} else if (depth < SBX_LEX_MAX_DEPTH && c == '(' && d == '(') {
 			lx->i++; /* (( ... )): the inner pair closes in code */
 			code(b, depth + 1, ')', 1);
-		} else if (depth < LEX_MAX_DEPTH && c == '`') {
+		} else if (depth < SBX_LEX_MAX_DEPTH && c == '`') {
 			lx->i++;
 			code(b, depth + 1, '`', 0);
 		} else if (c == '<' && d == '<' && !arith) {
@@ -199,6 +200,6 @@ void sbx_lex_bash(const char *src, size_t len, char *out)
 	struct bash b;
 
 	memset(&b, 0, sizeof(b));
-	lex_init(&b.lx, src, len, out);
+	sbx_lex_init(&b.lx, src, len, out);
 	code(&b, 0, 0, 0);
 }

@@ -7,11 +7,11 @@
  * ('a', '\'', '\u{1F600}', b'x') told from lifetimes ('a, 'static) by the
  * quote that closes them.
  */
-#include "lex.h"
+#include <mcp-sandbox/lex.h>
 
 /* At 'r' (after an optional b or c): a raw string, or 0 when this is an
  * identifier such as r#type or run. */
-static int raw_string(struct lex *lx)
+static int raw_string(struct sbx_lex *lx)
 {
 	size_t i = lx->i + 1, hashes = 0, start;
 
@@ -33,7 +33,7 @@ static int raw_string(struct lex *lx)
 		if (k == hashes)
 			break;
 	}
-	lex_blank(lx, start, i);
+	sbx_lex_blank(lx, start, i);
 	lx->i = i < lx->n ? i + 1 + hashes : lx->n;
 	if (lx->i > lx->n)
 		lx->i = lx->n;
@@ -54,7 +54,7 @@ static size_t utf8_len(unsigned char c)
 }
 
 /* At '\'': a character literal blanked, or a lifetime left. */
-static void quote(struct lex *lx)
+static void quote(struct sbx_lex *lx)
 {
 	size_t i = lx->i + 1;
 
@@ -66,7 +66,7 @@ static void quote(struct lex *lx)
 		while (k < lx->n && k < i + 12 && lx->s[k] != '\'')
 			k++;
 		if (k < lx->n && lx->s[k] == '\'') {
-			lex_blank(lx, i, k);
+			sbx_lex_blank(lx, i, k);
 			lx->i = k + 1;
 			return;
 		}
@@ -74,7 +74,7 @@ static void quote(struct lex *lx)
 		size_t k = i + utf8_len((unsigned char)lx->s[i]);
 
 		if (k < lx->n && lx->s[k] == '\'') {
-			lex_blank(lx, i, k);
+			sbx_lex_blank(lx, i, k);
 			lx->i = k + 1;
 			return;
 		}
@@ -84,21 +84,22 @@ static void quote(struct lex *lx)
 
 void sbx_lex_rust(const char *code, size_t len, char *out)
 {
-	struct lex lx;
+	struct sbx_lex lx;
 
-	lex_init(&lx, code, len, out);
+	sbx_lex_init(&lx, code, len, out);
 	while (lx.i < lx.n) {
 		size_t i = lx.i;
 		char c = lx.s[i], d = i + 1 < lx.n ? lx.s[i + 1] : 0;
 		int prefix =
-			i > 0 && lex_ident_char((unsigned char)lx.s[i - 1]);
+			i > 0 && sbx_lex_ident_char((unsigned char)lx.s[i - 1]);
 
 		if (c == '/' && d == '/') {
-			lex_line_comment(&lx);
+			sbx_lex_line_comment(&lx);
 		} else if (c == '/' && d == '*') {
-			lex_block_comment(&lx, 1);
+			sbx_lex_block_comment(&lx, 1);
 		} else if (c == '"') {
-			lex_quoted(&lx, c, LEX_ESCAPES | LEX_MULTILINE);
+			sbx_lex_quoted(&lx, c,
+				       SBX_LEX_ESCAPES | SBX_LEX_MULTILINE);
 		} else if (c == '\'') {
 			quote(&lx);
 		} else if (!prefix && (c == 'b' || c == 'c') && d == 'r') {
@@ -107,10 +108,10 @@ void sbx_lex_rust(const char *code, size_t len, char *out)
 				lx.i++;
 		} else if (!prefix && c == 'r' && raw_string(&lx)) {
 			continue;
-		} else if (lex_ident_char((unsigned char)c)) {
+		} else if (sbx_lex_ident_char((unsigned char)c)) {
 			/* a b or r inside an identifier is no prefix; b'x'
 			 * and b"x" reach the quote cases after the b */
-			lex_skip_ident(&lx);
+			sbx_lex_skip_ident(&lx);
 		} else {
 			lx.i++;
 		}
