@@ -2,7 +2,8 @@
 # test, cmake -P): every ```c block of docs/plugin-sdk.md and
 # docs/plugin-abi.md compiles on its own into a plugin with the header of
 # the tree (-Wall -Wextra -Werror, -z defs: no host symbol), and each that
-# defines an entry point loads and passes `mcp-sandbox check-plugin`.
+# defines an entry point loads and passes `mcp-sandbox check-plugin`; the
+# layout table of docs/plugin-abi.md is the header's.
 # Variables: BIN (the binary), SRC (the source tree), CC (the compiler),
 # OUT (a scratch directory).
 
@@ -47,6 +48,25 @@ foreach(doc docs/plugin-sdk.md docs/plugin-abi.md)
     endif()
   endwhile()
 endforeach()
+# docs/plugin-abi.md's layout table says what the header's asserts pin:
+# each "| 1.N | `field` | offset |" row against "offsetof(struct
+# sbx_plugin, field) == offset" in mcp-sandbox/plugin.h.
+file(READ ${SRC}/docs/plugin-abi.md abi)
+file(READ ${SRC}/sdk/include/mcp-sandbox/plugin.h header)
+string(REGEX MATCHALL "\\| 1\\.[0-9]+ \\| `[a-z_]+` \\| [0-9]+ \\|" rows "${abi}")
+list(LENGTH rows nrows)
+if(nrows LESS 8)
+  list(APPEND failures "docs/plugin-abi.md: ${nrows} rows in the layout table, want one per minor")
+endif()
+foreach(row ${rows})
+  string(REGEX REPLACE ".*`([a-z_]+)` \\| ([0-9]+) .*" "\\1" field "${row}")
+  string(REGEX REPLACE ".*`([a-z_]+)` \\| ([0-9]+) .*" "\\2" off "${row}")
+  string(FIND "${header}" "offsetof(struct sbx_plugin, ${field}) == ${off}" at)
+  if(at EQUAL -1)
+    list(APPEND failures "docs/plugin-abi.md: ${field} at ${off}, which the header does not assert")
+  endif()
+endforeach()
+
 if(n LESS 2)
   list(APPEND failures "only ${n} C blocks found in the guide")
 endif()

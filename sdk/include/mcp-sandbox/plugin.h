@@ -326,6 +326,7 @@ SBX_LAYOUT_ASSERT(offsetof(struct sbx_host_api, free) == 40,
 SBX_LAYOUT_ASSERT(sizeof(struct sbx_limits) == 40, "sbx_limits moved");
 SBX_LAYOUT_ASSERT(sizeof(struct sbx_block_rule) == 16, "sbx_block_rule moved");
 SBX_LAYOUT_ASSERT(sizeof(struct sbx_option) == 40, "sbx_option moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, struct_size) == 0, "1.0 moved");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, name) == 16, "1.0 moved");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, limits) == 88, "1.0 moved");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, blocklist) == 128, "1.0 moved");
