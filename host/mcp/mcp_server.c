@@ -432,11 +432,23 @@ static cJSON *audit_call_event(struct mcp_server *s, const struct tool *t,
 	cJSON *ev = cJSON_CreateObject();
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const struct plugin *pl;
 	char hash[AUDIT_HASH_HEX + 1];
 
 	cJSON_AddStringToObject(ev, "event", "tool_call");
 	cJSON_AddStringToObject(ev, "tool", t->name);
-	copy_string(ev, args, "language", "language");
+	/* The language by its plugin's name, whatever alias the call used
+	 * (so that a filter on "ruby" finds the calls that said "rb"). */
+	if (cJSON_IsString(lang) && s->env->plugins &&
+	    (pl = plugins_find(s->env->plugins, lang->valuestring))) {
+		cJSON_AddStringToObject(ev, "language", pl->desc->name);
+		if (strcmp(pl->desc->name, lang->valuestring) != 0)
+			cJSON_AddStringToObject(ev, "languageAsked",
+						lang->valuestring);
+	} else {
+		copy_string(ev, args, "language", "language");
+	}
 	copy_string(ev, args, "session", "session");
 	copy_string(ev, args, "action", "action");
 	if (strcmp(t->name, "sandbox_session") == 0)
