@@ -399,50 +399,31 @@ static int start_engine(struct app *a)
 /* doctor_cli's mode for check-config: only the images' problems. */
 #define DOCTOR_IMAGES 2
 
+/* check-config's view of one doctor check: a missing image is a problem,
+ * another agent build in one a warning (as in doctor), and without an
+ * engine the images go unchecked. */
+static void image_problem(struct app *a, const char *check, const char *status,
+			  const char *detail, const cJSON *fix)
+{
+	if (strcmp(check, "engine") == 0 && strcmp(status, "ok") != 0)
+		fprintf(stderr, "images: not checked, no engine answers (%s)\n",
+			detail);
+	if (strncmp(check, "image ", 6) != 0 || strcmp(status, "ok") == 0)
+		return;
+	fprintf(stderr, "%s%s: %s%s%s%s\n",
+		strcmp(status, "fail") ? "warning: " : "", check, detail,
+		cJSON_IsString(fix) ? " (fix: " : "",
+		cJSON_IsString(fix) ? fix->valuestring : "",
+		cJSON_IsString(fix) ? ")" : "");
+	a->image_problems += strcmp(status, "fail") == 0;
+}
+
 static void doctor_report_cb(cJSON *report, int ok, void *arg)
 {
 	struct app *a = arg;
 	const cJSON *r;
 
-	if (a->doctor_cli == DOCTOR_IMAGES) {
-		/* check-config: the images the plugins name, as problems. */
-		cJSON_ArrayForEach(r, report)
-		{
-			const char *check =
-				cJSON_GetObjectItemCaseSensitive(r, "check")
-					->valuestring;
-			const char *status =
-				cJSON_GetObjectItemCaseSensitive(r, "status")
-					->valuestring;
-			const char *detail =
-				cJSON_GetObjectItemCaseSensitive(r, "detail")
-					->valuestring;
-			const cJSON *fix =
-				cJSON_GetObjectItemCaseSensitive(r, "fix");
-
-			if (strcmp(check, "engine") == 0 &&
-			    strcmp(status, "ok") != 0)
-				fprintf(stderr,
-					"images: not checked, no engine "
-					"answers (%s)\n",
-					detail);
-			if (strncmp(check, "image ", 6) != 0 ||
-			    strcmp(status, "ok") == 0)
-				continue;
-			/* A missing image fails; another agent build in
-			 * one is a warning, as in doctor. */
-			fprintf(stderr, "%s%s: %s%s%s%s\n",
-				strcmp(status, "fail") ? "warning: " : "",
-				check, detail,
-				cJSON_IsString(fix) ? " (fix: " : "",
-				cJSON_IsString(fix) ? fix->valuestring : "",
-				cJSON_IsString(fix) ? ")" : "");
-			a->image_problems += strcmp(status, "fail") == 0;
-		}
-		cJSON_Delete(report);
-		return;
-	}
-	if (a->doctor_cli && a->json) {
+	if (a->doctor_cli == 1 && a->json) {
 		char *text = cJSON_PrintUnformatted(report);
 
 		if (text)
@@ -461,7 +442,9 @@ static void doctor_report_cb(cJSON *report, int ok, void *arg)
 				->valuestring;
 		const cJSON *fix = cJSON_GetObjectItemCaseSensitive(r, "fix");
 
-		if (a->doctor_cli && !a->json)
+		if (a->doctor_cli == DOCTOR_IMAGES)
+			image_problem(a, check, status, detail, fix);
+		else if (a->doctor_cli && !a->json)
 			printf("%-4s  %-16s %s%s%s\n", status, check, detail,
 			       cJSON_IsString(fix)
 				       ? "\n                       fix: "
@@ -474,7 +457,7 @@ static void doctor_report_cb(cJSON *report, int ok, void *arg)
 				 cJSON_IsString(fix) ? " (fix: " : "",
 				 cJSON_IsString(fix) ? fix->valuestring : "");
 	}
-	if (a->doctor_cli) {
+	if (a->doctor_cli == 1) {
 		if (!a->json)
 			printf("%s\n", ok ? "the server can run here"
 					  : "the server cannot run as it is: "

@@ -233,6 +233,15 @@ static void hook_check(struct kit *k, const struct plugin *pl, enum hook h,
 
 /* ---- --run: the samples through `mcp-sandbox run` ---- */
 
+/* In a child about to exec this binary: serve only the plugins of dir,
+ * with no warm pool. */
+static void serve_only(const char *dir)
+{
+	setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
+	setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
+	setenv("SANDBOX_POOL_SIZE", "0", 1);
+}
+
 /* Runs `self run LANG FILE --json [--stdin F] [--timeout MS]` with the
  * plugin's directory as the plugins; the parsed result, or NULL. */
 static cJSON *run_sample(const char *self, const char *dir, const char *lang,
@@ -292,9 +301,7 @@ static cJSON *run_sample(const char *self, const char *dir, const char *lang,
 		dup2(out[1], 1);
 		close(out[0]);
 		close(out[1]);
-		setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
-		setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
-		setenv("SANDBOX_POOL_SIZE", "0", 1);
+		serve_only(dir);
 		argv[n++] = self;
 		argv[n++] = "run";
 		argv[n++] = lang;
@@ -392,9 +399,7 @@ static int rpc_start(struct rpc *r, const char *self, const char *dir)
 		dup2(r->err, 2);
 		close(to[1]);
 		close(from[0]);
-		setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
-		setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
-		setenv("SANDBOX_POOL_SIZE", "0", 1);
+		serve_only(dir);
 		setenv("SANDBOX_SESSIONS_STATE_DIR", r->state, 1);
 		execl(self, self, (char *)NULL);
 		_exit(127);
