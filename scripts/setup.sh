@@ -94,7 +94,8 @@ pkgs=(build-essential cmake pkg-config libuv1-dev libcjson-dev libcurl4-openssl-
 	libseccomp-dev libssl-dev libinih-dev)
 # npm fetches Node and the TypeScript tools into the node image.
 if [ "${#images[@]}" -eq 0 ] || printf '%s\n' "${images[@]}" | grep -qxE 'node|javascript|typescript'; then
-	read -ra node <<<"$(sbx_node_pkgs)"
+	node_pkgs=$(sbx_node_pkgs) # a Node without npm stops set-up here
+	read -ra node <<<"$node_pkgs"
 	pkgs+=(${node[@]+"${node[@]}"})
 fi
 if [ -n "$(sbx_apt_missing "${pkgs[@]}")" ]; then

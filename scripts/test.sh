@@ -81,7 +81,8 @@ for t in clang-format:clang-format clang:clang cppcheck:cppcheck \
 done
 # The end-to-end tests run on Node (setup.sh --languages may not have
 # needed it).
-read -ra node <<<"$(sbx_node_pkgs)"
+node_pkgs=$(sbx_node_pkgs) || { failed+=(node); unlayered_fail=1; summary; exit 1; }
+read -ra node <<<"$node_pkgs"
 tools+=(${node[@]+"${node[@]}"})
 if [ "${#tools[@]}" -gt 0 ] && ! sbx_apt_install "${tools[@]}"; then
 	failed+=("installing ${tools[*]}")
