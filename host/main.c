@@ -35,6 +35,7 @@
 #include "core/doctor.h"
 #include "core/executor.h"
 #include "core/engine_checks.h"
+#include "core/engines.h"
 #include "core/identity.h"
 #include "util/log.h"
 #include "core/plugins.h"
@@ -65,9 +66,9 @@ struct app {
 	struct config cfg;
 	struct plugin_set plugins;
 	struct identity id;
-	struct docker *docker;
+	struct docker *docker; /* doctor and check-config: one engine's */
+	struct engines *engines;
 	struct session_mgr *sessions;
-	struct pool *pool;
 	struct tool_env env;
 	struct artifact_store *artifacts;
 	struct pkg_cache *pkg_cache;
@@ -362,28 +363,38 @@ static int load_everything(struct app *a, const char *config_arg,
 	return plugins_apply_config(&a->plugins, &a->cfg);
 }
 
-static int start_engine(struct app *a)
+/* A client for the configured engine number i (doctor's). */
+static int engine_client(struct app *a, size_t i, char *why, size_t whysz)
 {
-	const char *why = NULL;
+	size_t n;
+	const struct engine_config *e = config_engines(&a->cfg, &n) + i;
+	struct docker_options o = {
+		.host = e->host,
+		.tls_ca = e->tls_ca,
+		.tls_cert = e->tls_cert,
+		.tls_key = e->tls_key,
+		.allow_plaintext = (int)e->allow_plaintext,
+	};
+
+	return docker_new(a->loop, &o, &a->docker, why, whysz);
+}
+
+static void engine_up_cb(struct engine *e, int first, void *arg);
+
+/* The engines, their clients and pools; nothing is contacted yet. */
+static int start_engines(struct app *a)
+{
+	char why[512];
 	int rc;
 
-	rc = docker_new(a->loop, a->cfg.docker_host, &a->docker, &why);
-	if (rc) {
-		log_error("Docker client: %s", why ? why : "cannot initialize");
-		return rc;
-	}
-	docker_set_timeout(a->docker, (long)a->cfg.api_timeout_ms);
 	rc = identity_init(&a->id);
 	if (rc)
 		return rc;
 	snprintf(a->pkg_volume_label, sizeof(a->pkg_volume_label), "%s=%s",
 		 INSTALL_VOLUME_ID_LABEL, a->id.instance);
-	return pool_new(
-		a->loop, a->docker, &a->plugins,
-		&(struct pool_options){
-			.max_containers = a->cfg.max_containers,
-			.idle_shrink_s = a->cfg.idle_shrink_s,
-			.memory_budget_mb = a->cfg.memory_budget_mb,
+	rc = engines_new(
+		a->loop, &a->cfg, &a->plugins,
+		&(struct engines_options){
 			.labels = a->id.label_ptrs,
 			.pkg_volume = strcmp(a->cfg.pkg_network, "none") != 0
 					      ? a->cfg.pkg_volume
@@ -391,7 +402,12 @@ static int start_engine(struct app *a)
 			.pkg_mount = INSTALL_MOUNT,
 			.pkg_volume_label = a->pkg_volume_label,
 		},
-		&a->pool);
+		&a->engines, why, sizeof(why));
+	if (rc) {
+		log_error("%s", why);
+		return rc;
+	}
+	return 0;
 }
 
 /* doctor's report: printed (`mcp-sandbox doctor`), or logged (at
@@ -468,12 +484,12 @@ static void doctor_report_cb(cJSON *report, int ok, void *arg)
 	cJSON_Delete(report);
 }
 
-static void doctor_start(struct app *a, int cli)
+static void doctor_start(struct app *a, struct docker *d, int cli)
 {
 	struct doctor_env env = {
 		.cfg = &a->cfg,
 		.plugins = &a->plugins,
-		.docker = a->docker,
+		.docker = d,
 		.in_tree = in_build_tree(),
 	};
 	char dir[PATH_MAX / 2], script[PATH_MAX];
@@ -493,26 +509,18 @@ static void doctor_start(struct app *a, int cli)
 		log_error("doctor: out of memory");
 }
 
-static void negotiated_cb(const struct docker_response *res, void *arg)
+/* serve: an engine answers for the first time (or again). The first
+ * time, this server's predecessors' orphans there go, and the engine is
+ * checked. */
+static void engine_up_cb(struct engine *e, int first, void *arg)
 {
 	struct app *a = arg;
 
-	if (res->err == -ECANCELED)
-		return; /* shutting down before the engine answered */
-	if (res->err || res->status != 200) {
-		log_error("Docker engine at %s is not reachable (%s): tool "
-			  "calls will fail with docker_unavailable until it "
-			  "is; start one with scripts/docker-up.sh",
-			  docker_endpoint(a->docker),
-			  res->errmsg ? res->errmsg : "no answer");
+	if (!first)
 		return;
-	}
-	log_info("Docker engine at %s, API %s", docker_endpoint(a->docker),
-		 docker_api_version(a->docker) ? docker_api_version(a->docker)
-					       : "?");
-	identity_reap_orphans(a->docker, &a->id);
-	(void)engine_checks_start(a->loop, a->docker);
-	doctor_start(a, 0);
+	identity_reap_orphans(engine_docker(e), &a->id);
+	(void)engine_checks_start(a->loop, engine_docker(e));
+	doctor_start(a, engine_docker(e), 0);
 }
 
 static void close_walk_cb(uv_handle_t *h, void *arg)
@@ -539,14 +547,12 @@ static void server_closed_cb(void *arg)
 	uv_close((uv_handle_t *)&a->deadline, NULL);
 	uv_close((uv_handle_t *)&a->sigterm, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
-	docker_free(a->docker);
-	a->docker = NULL;
+	engines_close_clients(a->engines);
 	if (a->audit) {
 		unsigned removed = 0, pending = 0;
 		cJSON *ev = cJSON_CreateObject();
 
-		if (a->pool)
-			pool_shutdown_counts(a->pool, &removed, &pending);
+		engines_shutdown_counts(a->engines, &removed, &pending);
 		cJSON_AddStringToObject(ev, "event", "server_stop");
 		cJSON_AddNumberToObject(ev, "containersRemoved", removed);
 		audit_event(a->audit, ev);
@@ -563,7 +569,7 @@ static void pool_done_cb(void *arg)
 	struct app *a = arg;
 	unsigned removed, pending;
 
-	pool_shutdown_counts(a->pool, &removed, &pending);
+	engines_shutdown_counts(a->engines, &removed, &pending);
 	log_info("shutdown: %u containers removed", removed);
 	mcp_server_close(a->server, server_closed_cb, a);
 }
@@ -572,7 +578,7 @@ static void sessions_done_cb(void *arg)
 {
 	struct app *a = arg;
 
-	pool_shutdown(a->pool, pool_done_cb, a);
+	engines_shutdown(a->engines, pool_done_cb, a);
 }
 
 static void deadline_cb(uv_timer_t *t)
@@ -581,8 +587,7 @@ static void deadline_cb(uv_timer_t *t)
 
 	unsigned removed = 0, pending = 0;
 
-	if (a->pool)
-		pool_shutdown_counts(a->pool, &removed, &pending);
+	engines_shutdown_counts(a->engines, &removed, &pending);
 	log_error("shutdown did not finish in %d ms: exiting anyway (%u "
 		  "containers removed, %u removals unanswered: those end "
 		  "with their agents when this process does)",
@@ -619,7 +624,7 @@ static void signal_cb(uv_signal_t *h, int signum)
 		/* run: remove the container and exit like the signal would */
 		a->stopping = 1;
 		a->exit_code = 128 + signum;
-		pool_shutdown(a->pool, run_pool_done_cb, a);
+		engines_shutdown(a->engines, run_pool_done_cb, a);
 	}
 }
 
@@ -655,7 +660,7 @@ static void serve_prewarm(struct app *a)
 		 a->cfg.memory_budget_mb,
 		 a->cfg.memory_budget_mb ? "" : " (none)", a->cfg.idle_shrink_s,
 		 a->cfg.idle_shrink_s ? "" : " (never)");
-	pool_prewarm(a->pool);
+	engines_prewarm(a->engines);
 }
 
 /* Where one-off runs' files are kept; without it results still show
@@ -689,8 +694,9 @@ static void open_packages(struct app *a)
 	if (!rc)
 		rc = pkg_cache_open(a->loop, dir, &a->pkg_cache);
 	if (!rc)
-		rc = installer_new(a->loop, a->docker, &a->cfg,
-				   a->id.label_ptrs, a->id.instance,
+		rc = installer_new(a->loop,
+				   engine_docker(engines_at(a->engines, 0)),
+				   &a->cfg, a->id.label_ptrs, a->id.instance,
 				   a->pkg_cache, &a->installer);
 	if (rc)
 		log_warn("package installs are unavailable: %s", strerror(-rc));
@@ -736,7 +742,7 @@ static int serve(struct app *a)
 {
 	int rc;
 
-	rc = session_mgr_new(a->loop, a->docker, a->pool, &a->plugins, &a->cfg,
+	rc = session_mgr_new(a->loop, a->engines, &a->plugins, &a->cfg,
 			     &a->sessions);
 	if (rc) {
 		log_error("cannot set up sessions: %s", strerror(-rc));
@@ -749,7 +755,7 @@ static int serve(struct app *a)
 		.loop = a->loop,
 		.cfg = &a->cfg,
 		.plugins = &a->plugins,
-		.pool = a->pool,
+		.engines = a->engines,
 		.sessions = a->sessions,
 		.artifacts = a->artifacts,
 		.installer = a->installer,
@@ -758,7 +764,7 @@ static int serve(struct app *a)
 	};
 	session_mgr_set_audit(a->sessions, a->audit);
 	watch_signals(a);
-	pool_set_warmup(a->pool, exec_warmup);
+	engines_set_warmup(a->engines, exec_warmup);
 	uv_timer_init(a->loop, &a->deadline);
 	a->deadline.data = a;
 	uv_unref((uv_handle_t *)&a->deadline);
@@ -768,7 +774,8 @@ static int serve(struct app *a)
 		log_error("cannot start the MCP server: %s", uv_strerror(rc));
 		return 1;
 	}
-	docker_negotiate(a->docker, negotiated_cb, a);
+	engines_on_up(a->engines, engine_up_cb, a);
+	engines_start(a->engines);
 	session_mgr_start(a->sessions);
 	serve_prewarm(a);
 	log_info("mcp-sandbox %s serving MCP on stdio (%zu languages)",
@@ -797,8 +804,7 @@ static void run_pool_done_cb(void *arg)
 
 	uv_close((uv_handle_t *)&a->sigterm, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
-	docker_free(a->docker);
-	a->docker = NULL;
+	engines_close_clients(a->engines);
 }
 
 static void run_negotiated_cb(const struct docker_response *res, void *arg)
@@ -849,7 +855,7 @@ static void run_done_cb(const struct exec_outcome *o, void *arg)
 	fflush(stdout);
 	if (!a->stopping) {
 		a->stopping = 1;
-		pool_shutdown(a->pool, run_pool_done_cb, a);
+		engines_shutdown(a->engines, run_pool_done_cb, a);
 	}
 }
 
@@ -944,26 +950,39 @@ static int blocklist_cli(struct app *a, int argc, char **argv)
  * its fix; exit 0 when the server can run here, 1 when not. loaded: what
  * loading sandbox.ini and the plugins returned (a refused configuration
  * is a failed check, not an early exit). */
-/* Runs the doctor's checks on the loop until they end (mode: 1 prints
- * the report, DOCTOR_IMAGES only the images' problems); 0, or -1 when the
- * Docker client cannot be made. */
+/* Runs the doctor's checks on the loop until they end, engine after
+ * engine (mode: 1 prints the report, DOCTOR_IMAGES only the images'
+ * problems; with several engines each report is headed by its engine's
+ * name, one JSON array a line with --json); a->exit_code is the worst.
+ * 0, or -1 when a Docker client cannot be made. */
 static int doctor_run_cli(struct app *a, int mode)
 {
-	const char *why = NULL;
+	size_t i, n;
+	const struct engine_config *ec = config_engines(&a->cfg, &n);
+	int worst = 0;
+	char why[512];
 
-	if (docker_new(a->loop, a->cfg.docker_host, &a->docker, &why) != 0) {
-		fprintf(stderr, "doctor: Docker client: %s\n",
-			why ? why : "cannot initialize");
-		return -1;
+	for (i = 0; i < n; i++) {
+		if (n > 1 && !a->json)
+			fprintf(mode == DOCTOR_IMAGES ? stderr : stdout,
+				"%sengine %s\n", i ? "\n" : "", ec[i].name);
+		if (engine_client(a, i, why, sizeof(why)) != 0) {
+			fprintf(stderr, "doctor: engine %s: %s\n", ec[i].name,
+				why);
+			return -1;
+		}
+		docker_negotiate(a->docker, run_negotiated_cb, a);
+		a->exit_code = 1;
+		doctor_start(a, a->docker, mode);
+		uv_run(a->loop, UV_RUN_DEFAULT);
+		docker_free(a->docker);
+		a->docker = NULL;
+		uv_walk(a->loop, close_walk_cb, NULL);
+		uv_run(a->loop, UV_RUN_DEFAULT);
+		if (a->exit_code > worst)
+			worst = a->exit_code;
 	}
-	docker_negotiate(a->docker, run_negotiated_cb, a);
-	a->exit_code = 1;
-	doctor_start(a, mode);
-	uv_run(a->loop, UV_RUN_DEFAULT);
-	docker_free(a->docker);
-	a->docker = NULL;
-	uv_walk(a->loop, close_walk_cb, NULL);
-	uv_run(a->loop, UV_RUN_DEFAULT);
+	a->exit_code = worst;
 	return 0;
 }
 
@@ -1033,7 +1052,7 @@ static int run_once(struct app *a, int argc, char **argv)
 	if (stdin_file &&
 	    read_source(stdin_file, &a->stdin_data, &a->stdin_len))
 		return 2;
-	pool_set_refill(a->pool, 0);
+	engines_set_refill(a->engines, 0);
 	watch_signals(a);
 	req = (struct exec_request){
 		.pl = pl,
@@ -1044,7 +1063,7 @@ static int run_once(struct app *a, int argc, char **argv)
 		.timeout_ms = (uint32_t)timeout,
 	};
 	a->exit_code = 125;
-	if (exec_start(a->loop, a->pool, &req, run_done_cb, a, &a->job))
+	if (exec_start(a->loop, a->engines, &req, run_done_cb, a, &a->job))
 		return 125;
 	uv_run(a->loop, UV_RUN_DEFAULT);
 	return a->exit_code;
@@ -1066,7 +1085,7 @@ static void cli_finish(struct app *a)
 {
 	if (!a->stopping) {
 		a->stopping = 1;
-		pool_shutdown(a->pool, run_pool_done_cb, a);
+		engines_shutdown(a->engines, run_pool_done_cb, a);
 	}
 }
 
@@ -1223,7 +1242,7 @@ static int packages_cli(struct app *a, const char *cmd, int argc, char **argv)
 			err.msg);
 		return rc == ERR_INVALID_PACKAGE ? 2 : 1;
 	}
-	pool_set_refill(a->pool, 0);
+	engines_set_refill(a->engines, 0);
 	watch_signals(a);
 	a->exit_code = 1;
 	uv_run(a->loop, UV_RUN_DEFAULT);
@@ -1405,15 +1424,15 @@ int main(int argc, char **argv)
 		rc = doctor_cli(a, rc, nsub, sub);
 		goto out;
 	}
-	if (rc || start_engine(a)) {
+	if (rc || start_engines(a)) {
 		rc = 1;
 		goto out;
 	}
 	if (strcmp(cmd, "run") == 0) {
-		docker_negotiate(a->docker, run_negotiated_cb, a);
+		engines_start(a->engines);
 		rc = run_once(a, nsub, sub);
 	} else if (strcmp(cmd, "install") == 0 || strcmp(cmd, "cache") == 0) {
-		docker_negotiate(a->docker, run_negotiated_cb, a);
+		engines_start(a->engines);
 		rc = packages_cli(a, cmd, nsub, sub);
 	} else {
 		rc = serve(a);
@@ -1421,10 +1440,8 @@ int main(int argc, char **argv)
 	/* Close whatever is left so the loop can be closed cleanly. */
 	installer_free(a->installer);
 	a->installer = NULL;
-	if (a->docker) {
-		docker_free(a->docker);
-		a->docker = NULL;
-	}
+	if (a->engines)
+		engines_close_clients(a->engines);
 	uv_walk(a->loop, close_walk_cb, NULL);
 	uv_run(a->loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(a->loop) != 0)
@@ -1433,7 +1450,7 @@ out:
 	session_mgr_free(a->sessions);
 	artifact_store_free(a->artifacts);
 	pkg_cache_close(a->pkg_cache);
-	pool_free(a->pool);
+	engines_free(a->engines);
 	mcp_server_free(a->server);
 	plugins_close(&a->plugins);
 	config_close(&a->cfg);

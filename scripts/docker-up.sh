@@ -88,9 +88,21 @@ check_pidfile() {
 	return 1
 }
 
+# Pids of live dockerds that serve the default socket. A dockerd with a
+# pid file of its own (--pidfile) is another engine on this machine (the
+# engine tests start one with its own data root), never this one.
+main_dockerds() {
+	local pid
+	for pid in $(pids_named dockerd); do
+		tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -e '^--pidfile' -e '^-p$' && continue
+		printf '%s\n' "$pid"
+	done
+	return 0
+}
+
 # Dies when a local dockerd runs but this user may not talk to it.
 no_access() {
-	[ -S "$SOCK" ] && [ ! -w "$SOCK" ] && [ -n "$(pids_named dockerd)" ] || return 0
+	[ -S "$SOCK" ] && [ ! -w "$SOCK" ] && [ -n "$(main_dockerds)" ] || return 0
 	sbx_die "dockerd runs but user $(id -un) cannot use $SOCK;" \
 		"add yourself to the docker group (sudo usermod -aG docker $(id -un)) and log in again"
 }
@@ -126,8 +138,8 @@ if [ -d /run/systemd/system ]; then
 		sbx_die "systemctl start docker failed: see journalctl -u docker"
 elif check_pidfile "$PIDFILE" dockerd; then
 	sbx_log "docker: dockerd (pid $(cat "$PIDFILE")) is running but not answering yet; waiting for it"
-elif [ -n "$(pids_named dockerd)" ]; then
-	sbx_log "docker: a dockerd (pid $(pids_named dockerd | tr '\n' ' ')) runs without $PIDFILE; waiting for it"
+elif [ -n "$(main_dockerds)" ]; then
+	sbx_log "docker: a dockerd (pid $(main_dockerds | tr '\n' ' ')) runs without $PIDFILE; waiting for it"
 else
 	# dockerd adopts a live containerd from its pid file; a dead one's
 	# pid file and sockets only get in the way.
@@ -159,7 +171,7 @@ while :; do
 	if [ "$elapsed" -ge "$WAIT" ]; then
 		break
 	fi
-	if [ "$elapsed" -ge 3 ] && [ ! -d /run/systemd/system ] && [ -z "$(pids_named dockerd)" ]; then
+	if [ "$elapsed" -ge 3 ] && [ ! -d /run/systemd/system ] && [ -z "$(main_dockerds)" ]; then
 		sbx_log "docker: dockerd exited"
 		break
 	fi

@@ -31,6 +31,7 @@ struct key_desc {
 #define CFG(field) offsetof(struct config, field)
 #define LIM(field) offsetof(struct sbx_limits, field)
 #define LANG(field) offsetof(struct lang_config, field)
+#define ENG(field) offsetof(struct engine_config, field)
 
 static const struct key_desc server_keys[] = {
 	{"log_level", KT_LEVEL, CFG(log_level), 0, 0},
@@ -43,8 +44,23 @@ static const struct key_desc server_keys[] = {
 };
 
 static const struct key_desc docker_keys[] = {
-	{"host", KT_STR, CFG(docker_host), 0, 0},
 	{"api_timeout_ms", KT_U32, CFG(api_timeout_ms), 100, 600000},
+	{"probe_interval_ms", KT_U32, CFG(probe_interval_ms), 100, 60000},
+	{"probe_timeout_ms", KT_U32, CFG(probe_timeout_ms), 100, 60000},
+	{"down_after", KT_U32, CFG(down_after), 1, 100},
+	{NULL, 0, 0, 0, 0},
+};
+
+/* [docker] and [engine.NAME] alike. */
+static const struct key_desc engine_keys[] = {
+	{"host", KT_STR, ENG(host), 0, 0},
+	{"tls_ca", KT_STR, ENG(tls_ca), 0, 0},
+	{"tls_cert", KT_STR, ENG(tls_cert), 0, 0},
+	{"tls_key", KT_STR, ENG(tls_key), 0, 0},
+	{"allow_plaintext", KT_BOOL, ENG(allow_plaintext), 0, 0},
+	{"weight", KT_U32, ENG(weight), 1, 1000},
+	{"max_containers", KT_U32, ENG(max_containers), 1, 1024},
+	{"pool_size", KT_U32, ENG(pool_size), 0, 64},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -66,6 +82,7 @@ static const struct key_desc session_keys[] = {
 	{"max_queued", KT_U32, CFG(session_max_queued), 0, 64},
 	{"interrupt_grace_ms", KT_U32, CFG(interrupt_grace_ms), 50, 60000},
 	{"state_dir", KT_STR, CFG(state_dir), 0, 0},
+	{"reconnect_grace_s", KT_U32, CFG(session_reconnect_grace_s), 1, 86400},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -154,14 +171,35 @@ static const struct key_desc lang_keys[] = {
 	{NULL, 0, 0, 0, 0},
 };
 
+static void engine_init(struct engine_config *e, const char *name)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	e->weight = 1;
+	e->pool_size = -1;
+}
+
+static void engine_free(struct engine_config *e)
+{
+	free(e->host);
+	free(e->tls_ca);
+	free(e->tls_cert);
+	free(e->tls_key);
+	free(e->file);
+}
+
 void config_init(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	engine_init(&cfg->docker, "default");
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->max_message_bytes = 16u << 20;
 	cfg->max_inflight = 64;
 	cfg->builtin_plugins = 1;
 	cfg->api_timeout_ms = 60000;
+	cfg->probe_interval_ms = 1000;
+	cfg->probe_timeout_ms = 2000;
+	cfg->down_after = 2;
 	cfg->pool_size = 2;
 	cfg->pool_max_size = 8;
 	cfg->max_uses = 100;
@@ -177,6 +215,7 @@ void config_init(struct config *cfg)
 	cfg->session_max_lifetime_s = 7 * 86400;
 	cfg->session_max_queued = 8;
 	cfg->interrupt_grace_ms = 1000;
+	cfg->session_reconnect_grace_s = 60;
 	cfg->files_max_read = 2u << 20;
 	cfg->files_max_write = 8u << 20;
 	cfg->files_max_staged = 16u << 20;
@@ -249,7 +288,9 @@ void config_close(struct config *cfg)
 	free(cfg->langs);
 	free(cfg->path);
 	free(cfg->plugins_dir);
-	free(cfg->docker_host);
+	engine_free(&cfg->docker);
+	for (i = 0; i < cfg->nengines; i++)
+		engine_free(&cfg->engines[i]);
 	free(cfg->state_dir);
 	free(cfg->audit_file);
 	free(cfg->files_host_root);
@@ -262,6 +303,16 @@ void config_close(struct config *cfg)
 	for (i = 0; i < cfg->nwarm_at_start; i++)
 		free(cfg->warm_at_start[i]);
 	memset(cfg, 0, sizeof(*cfg));
+}
+
+const struct engine_config *config_engines(const struct config *cfg, size_t *n)
+{
+	if (cfg->nengines) {
+		*n = cfg->nengines;
+		return cfg->engines;
+	}
+	*n = 1;
+	return &cfg->docker;
 }
 
 const struct lang_config *config_lang(const struct config *cfg,
@@ -515,6 +566,48 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 	return -ENOENT;
 }
 
+/* The [engine.NAME] section, made on first sight; NULL with *why. */
+static struct engine_config *engine_get(struct config *cfg, const char *name,
+					const char **why)
+{
+	size_t i;
+
+	if (!config_valid_lang_name(name)) {
+		*why = "bad engine name (want [engine.NAME], NAME "
+		       "[a-z0-9_-]{1,32})";
+		return NULL;
+	}
+	for (i = 0; i < cfg->nengines; i++)
+		if (strcmp(cfg->engines[i].name, name) == 0)
+			return &cfg->engines[i];
+	if (cfg->nengines == CONFIG_MAX_ENGINES) {
+		*why = "too many engine sections";
+		return NULL;
+	}
+	engine_init(&cfg->engines[cfg->nengines], name);
+	return &cfg->engines[cfg->nengines++];
+}
+
+static int engine_set(struct engine_config *e, const char *key, const char *v,
+		      const char **why)
+{
+	const struct key_desc *k = find_key(engine_keys, key);
+	uint32_t u;
+	int rc;
+
+	if (!k) {
+		*why = "unknown key";
+		return -ENOENT;
+	}
+	if (k->offset == ENG(pool_size)) { /* an int, -1 unset */
+		rc = parse_u32(v, k, &u, why);
+		if (!rc)
+			e->pool_size = (int)u;
+		return rc;
+	}
+	return apply_key(e, k, v, why);
+}
+
 /* [pool] warm_at_start: language names or "*"; empty warms none. */
 static int set_warm_at_start(struct config *cfg, const char *v,
 			     const char **why)
@@ -547,9 +640,15 @@ int config_set(struct config *cfg, const char *section, const char *key,
 	*why = NULL;
 	if (strcmp(section, "server") == 0)
 		t = server_keys;
-	else if (strcmp(section, "docker") == 0)
+	else if (strcmp(section, "docker") == 0) {
+		if (!find_key(docker_keys, key))
+			return engine_set(&cfg->docker, key, value, why);
 		t = docker_keys;
-	else if (strcmp(section, "pool") == 0) {
+	} else if (strncmp(section, "engine.", 7) == 0) {
+		struct engine_config *e = engine_get(cfg, section + 7, why);
+
+		return e ? engine_set(e, key, value, why) : -ENOENT;
+	} else if (strcmp(section, "pool") == 0) {
 		if (strcmp(key, "warm_at_start") == 0)
 			return set_warm_at_start(cfg, value, why);
 		t = pool_keys;
@@ -638,9 +737,18 @@ static int ini_cb(void *user, const char *section, const char *name,
 	} else {
 		struct lang_config *l =
 			(struct lang_config *)config_lang(ctx->cfg, section);
+		struct engine_config *e =
+			strncmp(section, "engine.", 7) == 0
+				? engine_get(ctx->cfg, section + 7, &why)
+				: NULL;
+
 		if (l && !l->file) {
 			l->file = strdup(ctx->path);
 			l->line = lineno;
+		}
+		if (e && !e->file) {
+			e->file = strdup(ctx->path);
+			e->line = lineno;
 		}
 	}
 	return 1; /* keep going: report every problem, not just the first */

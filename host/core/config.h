@@ -44,6 +44,25 @@ struct lang_config {
 	int line;
 };
 
+/* A container engine: [docker], or one [engine.NAME] section
+ * (docs/scaling.md). */
+struct engine_config {
+	char name[33]; /* "default" for [docker] */
+	char *host;    /* NULL: $DOCKER_HOST, else the default socket */
+	char *tls_ca;  /* mutual TLS for tcp:// (all three or none) */
+	char *tls_cert;
+	char *tls_key;
+	uint32_t allow_plaintext; /* tcp:// without TLS */
+	uint32_t weight;	  /* placement weight, 1-1000 */
+	uint32_t max_containers;  /* 0: [pool] max_containers */
+	int pool_size;		  /* floor per language here; -1: [pool] */
+	char *file;		  /* where the section was first seen */
+	int line;
+};
+
+/* Engine sections at most. */
+#define CONFIG_MAX_ENGINES 16
+
 struct config {
 	char *path; /* file read, or NULL for built-in defaults */
 
@@ -56,9 +75,17 @@ struct config {
 	uint32_t max_message_bytes;
 	uint32_t max_inflight; /* tools/call running at once, beyond: queued */
 
-	/* [docker] */
-	char *docker_host; /* NULL: $DOCKER_HOST, else the default socket */
-	uint32_t api_timeout_ms;
+	/* [docker]: the engine when no [engine.NAME] section exists */
+	struct engine_config docker;
+	uint32_t api_timeout_ms; /* every engine's */
+	/* Health probes of every engine (engines.h). */
+	uint32_t probe_interval_ms;
+	uint32_t probe_timeout_ms;
+	uint32_t down_after; /* failed probes in a row that mark it down */
+	/* [engine.NAME] sections, in the file's order: when there is one,
+	 * these are the engines and [docker]'s own keys are not used. */
+	struct engine_config engines[CONFIG_MAX_ENGINES];
+	size_t nengines;
 
 	/* [pool] (docs/config.md, "How the pool sizes itself") */
 	uint32_t pool_size;	 /* floor: containers kept per used language */
@@ -80,8 +107,11 @@ struct config {
 	uint32_t session_max_lifetime_s; /* hard limit from creation */
 	uint32_t session_max_queued; /* calls waiting behind a running one */
 	uint32_t interrupt_grace_ms; /* interrupt, then kill after this */
-	char *state_dir;	     /* NULL: $XDG_STATE_HOME or ~/.local/state,
-				      * + /mcp-sandbox */
+	/* How long a session whose container or engine went away waits for
+	 * it to answer again before its name answers session_lost. */
+	uint32_t session_reconnect_grace_s;
+	char *state_dir; /* NULL: $XDG_STATE_HOME or ~/.local/state,
+			  * + /mcp-sandbox */
 
 	/* [files] (sandbox_file_ops) */
 	uint32_t files_max_read;   /* bytes one read returns at most */
@@ -156,6 +186,10 @@ void config_close(struct config *cfg);
 
 /* 1 if s is a valid language name: [a-z0-9_-]{1,32}. */
 int config_valid_lang_name(const char *s);
+
+/* The engines this configuration names: the [engine.NAME] sections, else
+ * [docker] alone. *n gets how many. */
+const struct engine_config *config_engines(const struct config *cfg, size_t *n);
 
 /* The [lang] section, or NULL. */
 const struct lang_config *config_lang(const struct config *cfg,

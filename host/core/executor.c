@@ -46,7 +46,7 @@ struct exec_scan {
 
 struct exec_job {
 	uv_timer_t watchdog; /* embedded: the job is freed in close_cb */
-	struct pool *pool;
+	struct engines *es;
 	const struct plugin *pl;
 	struct box *box;
 	struct agent_client *session_ac; /* borrowed, instead of box */
@@ -109,6 +109,12 @@ static void job_finish(struct exec_job *j, const struct exec_outcome *o)
 	uv_timer_stop(&j->watchdog);
 	with.blocklist = j->hits;
 	with.nblocklist = j->nhits;
+	if (j->box && !with.engine && engines_count(j->es) > 1) {
+		const struct engine *e =
+			engines_of_pool(j->es, box_pool(j->box));
+
+		with.engine = e ? engine_name(e) : NULL;
+	}
 	j->cb(&with, j->arg);
 	uv_close((uv_handle_t *)&j->watchdog, job_closed_cb);
 }
@@ -173,7 +179,7 @@ static void finish_run(struct exec_job *j, const struct exec_outcome *o)
 {
 	job_finish(j, o);
 	if (j->box)
-		pool_release(j->pool, j->box, j->anomaly);
+		pool_release(box_pool(j->box), j->box, j->anomaly);
 }
 
 static void collected_cb(struct collect *c, int lost, void *arg)
@@ -240,7 +246,7 @@ static void ping_cb(const struct docker_response *res, void *arg)
 	free(p);
 }
 
-static int engine_check(struct exec_job *j, const char *msg)
+static int engine_check(struct exec_job *j, struct docker *d, const char *msg)
 {
 	struct engine_ping *p = calloc(1, sizeof(*p));
 
@@ -248,8 +254,7 @@ static int engine_check(struct exec_job *j, const char *msg)
 		return -ENOMEM;
 	p->j = j;
 	snprintf(p->msg, sizeof(p->msg), "%s", msg);
-	if (docker_request(pool_docker(j->pool), "GET", "/_ping", NULL, 3000,
-			   ping_cb, p)) {
+	if (docker_request(d, "GET", "/_ping", NULL, 3000, ping_cb, p)) {
 		free(p);
 		return -EIO;
 	}
@@ -266,13 +271,14 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 	(void)ac;
 	if (err || !r) {
 		struct box *b = j->box;
+		struct docker *bd = b ? pool_docker(box_pool(b)) : NULL;
 
 		/* The box is never trusted again; j->box is cleared first
 		 * because releasing may call back into here. (A session's
 		 * owner learns from the error and does the same.) */
 		j->box = NULL;
 		if (b)
-			pool_release(j->pool, b, 1);
+			pool_release(box_pool(b), b, 1);
 		if (j->watchdog_fired)
 			job_fail(j, ERR_SANDBOX_TIMEOUT, NULL);
 		else if (j->cancelled && err && err->code == -ECANCELED)
@@ -281,7 +287,7 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 			 err->code == -ECANCELED) /* the pool's shutdown */
 			job_fail(j, ERR_SHUTTING_DOWN, NULL);
 		else if (err && err->code == -EPIPE && b &&
-			 engine_check(j, err->msg) == 0)
+			 engine_check(j, bd, err->msg) == 0)
 			return; /* ping_cb says which */
 		else if (err)
 			job_fail(j, ERR_SANDBOX, "%s", err->msg);
@@ -432,7 +438,7 @@ static void job_output_cb(const char *out, size_t out_len, const char *err,
 static void send_failed(struct exec_job *j, int code, const char *msg)
 {
 	if (j->box) {
-		pool_release(j->pool, j->box, 1);
+		pool_release(box_pool(j->box), j->box, 1);
 		j->box = NULL;
 	}
 	j->lost = j->session_ac != NULL;
@@ -492,7 +498,7 @@ static void staged_cb(struct agent_client *ac, const struct error *err,
 	if (err || j->cancelled) {
 		/* Whatever was staged goes with the reset. */
 		if (j->box)
-			pool_release(j->pool, j->box, 0);
+			pool_release(box_pool(j->box), j->box, 0);
 		j->box = NULL;
 		if (err)
 			job_fail(j, err->code, "files[%zu] (%s): %s",
@@ -535,7 +541,7 @@ static void run_on_agent(struct exec_job *j)
 	}
 	if (fill_request(j->pl, j->opts, j->nopts, j->extra_env, &bufs, &q)) {
 		if (j->box)
-			pool_release(j->pool, j->box, 0);
+			pool_release(box_pool(j->box), j->box, 0);
 		j->box = NULL;
 		job_fail(j, ERR_PLUGIN, "the plugin's command is too long");
 		return;
@@ -630,7 +636,7 @@ static void acquired_cb(struct box *b, const struct error *err, void *arg)
 	}
 	j->box = b;
 	if (j->cancelled) {
-		pool_release(j->pool, b, 0);
+		pool_release(box_pool(b), b, 0);
 		j->box = NULL;
 		job_fail(j, ERR_CANCELLED, NULL);
 		return;
@@ -826,7 +832,7 @@ static void scan_start(struct exec_job *j, const struct exec_request *req)
 	j->scan = sc;
 }
 
-int exec_start(uv_loop_t *loop, struct pool *pool,
+int exec_start(uv_loop_t *loop, struct engines *es,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,
 	       struct exec_job **out)
 {
@@ -837,7 +843,7 @@ int exec_start(uv_loop_t *loop, struct pool *pool,
 		return -ENOMEM;
 	uv_timer_init(loop, &j->watchdog);
 	j->watchdog.data = j;
-	j->pool = pool;
+	j->es = es;
 	j->pl = req->pl;
 	j->cb = cb;
 	j->arg = arg;
@@ -957,7 +963,7 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		run_on_agent(j);
 		return;
 	}
-	rc = pool_acquire(j->pool, req->pl, acquired_cb, j, &b);
+	rc = engines_acquire(j->es, req->pl, req->engine, acquired_cb, j, &b);
 	if (rc < 0) {
 		job_fail(j, rc == ERR_SHUTTING_DOWN ? rc : ERR_SANDBOX,
 			 "cannot get a sandbox container");
@@ -993,7 +999,8 @@ void exec_cancel(struct exec_job *j)
 	} else if (j->scan) {
 		/* Not started yet: scan_done_cb ends the job either way. */
 		uv_cancel((uv_req_t *)&j->scan->work);
-	} else if (j->waiting && pool_cancel_acquire(j->pool, acquired_cb, j)) {
+	} else if (j->waiting &&
+		   engines_cancel_acquire(j->es, acquired_cb, j)) {
 		j->waiting = 0;
 		job_fail(j, ERR_CANCELLED, NULL);
 	}

@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "blocklist.h"
+#include "engines.h"
 #include "plugins.h"
 #include "pool.h"
 #include "../util/error.h"
@@ -91,6 +92,9 @@ struct exec_request {
 	 * the callback) instead of one from the pool. With a session, a
 	 * language with a session interpreter runs the code through it. */
 	struct agent_client *session_ac;
+	/* A one-off call's engine when it must be that one (its package
+	 * sets are there), else NULL: placement picks (engines.h). */
+	struct engine *engine;
 	uint32_t session_seq; /* the interpreter's request number */
 	uint32_t grace_ms;    /* interrupt grace; 0: the agent's default */
 	/* Streaming: output_cb (with the callback's arg) at most every
@@ -124,6 +128,8 @@ int exec_files_copy(const struct exec_file *in, size_t n,
 struct exec_outcome {
 	const struct error *error; /* NULL: the program ran */
 	const char *language;
+	const char *engine; /* where a one-off call ran, with several
+			       engines; else NULL */
 	int exited;
 	int exit_code;
 	int signal;
@@ -165,7 +171,7 @@ typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);
  * language's blocklist is on, the code is lexed and matched in the thread
  * pool first (a copy of req waits meanwhile).
  */
-int exec_start(uv_loop_t *loop, struct pool *pool,
+int exec_start(uv_loop_t *loop, struct engines *es,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,
 	       struct exec_job **out);
 

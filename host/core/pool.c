@@ -81,6 +81,8 @@ struct pool {
 	const struct plugin_set *ps;
 	struct lang_state *langs;
 	uint32_t max_containers;
+	int floor_capped;
+	uint32_t floor_cap;
 	uint64_t idle_shrink_ms; /* 0: never */
 	uint64_t budget;	 /* bytes; 0: none */
 	char *labels[MAX_LABELS + 2];
@@ -148,9 +150,11 @@ static void tally(const struct pool *p, const struct plugin *pl,
 	}
 }
 
-static unsigned floor_of(const struct lang_state *ls)
+static unsigned floor_of(const struct pool *p, const struct lang_state *ls)
 {
-	return ls->in_use ? ls->pl->policy.pool_size : 0;
+	unsigned f = ls->in_use ? ls->pl->policy.pool_size : 0;
+
+	return p->floor_capped && f > p->floor_cap ? p->floor_cap : f;
 }
 
 /* Bytes one more container of the language is expected to use. */
@@ -220,6 +224,8 @@ int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
 	p->d = d;
 	p->ps = ps;
 	p->max_containers = opt->max_containers;
+	p->floor_capped = opt->floor_capped;
+	p->floor_cap = opt->floor_cap;
 	p->idle_shrink_ms = (uint64_t)opt->idle_shrink_s * 1000;
 	p->budget = (uint64_t)opt->memory_budget_mb << 20;
 	p->refill = 1;
@@ -361,10 +367,13 @@ static void start_failed(struct box *b, int err, const char *msg)
 			log_error("%s", buf);
 		ls->image_missing = 1;
 	} else if (err == ERR_DOCKER_UNAVAILABLE) {
+		/* Only this machine's engine is ours to start. */
 		snprintf(buf, sizeof(buf),
-			 "cannot reach the Docker engine at %s (%s); start one "
-			 "with scripts/docker-up.sh",
-			 docker_endpoint(p->d), msg ? msg : "no answer");
+			 "cannot reach the Docker engine at %s (%s)%s",
+			 docker_endpoint(p->d), msg ? msg : "no answer",
+			 strncmp(docker_endpoint(p->d), "unix://", 7) == 0
+				 ? "; start one with scripts/docker-up.sh"
+				 : "");
 	} else {
 		snprintf(buf, sizeof(buf), "%s",
 			 msg ? msg : "container start failed");
@@ -462,13 +471,13 @@ static void box_ready(struct box *b)
 	if (!ls->refilling)
 		return;
 	tally(p, b->pl, &t);
-	if (t.starting || t.total < floor_of(ls))
+	if (t.starting || t.total < floor_of(p, ls))
 		return;
 	/* Once per refill (start-up, first use, a container that left): a
 	 * client can wait for this line. */
 	ls->refilling = 0;
 	log_info("[%s] warm: %u containers (floor %u, ceiling %u)",
-		 b->pl->desc->name, t.total, floor_of(ls),
+		 b->pl->desc->name, t.total, floor_of(p, ls),
 		 b->pl->policy.pool_max_size);
 }
 
@@ -678,7 +687,7 @@ static void start_warm(struct pool *p, struct lang_state *ls)
 {
 	const struct plugin *pl = ls->pl;
 	const struct policy *po = &pl->policy;
-	unsigned w = waiting(p, pl), floor = floor_of(ls);
+	unsigned w = waiting(p, pl), floor = floor_of(p, ls);
 	struct tally t;
 
 	if (!p->refill || !po->enabled || ls->image_missing ||
@@ -771,14 +780,14 @@ static void maybe_shrink(struct pool *p, struct box *b, uint64_t now)
 	if (!p->idle_shrink_ms || now - b->idle_since < p->idle_shrink_ms)
 		return;
 	tally(p, b->pl, &t);
-	if (t.total <= floor_of(ls) || waiting(p, b->pl))
+	if (t.total <= floor_of(p, ls) || waiting(p, b->pl))
 		return;
 	ls->shrunk++;
 	log_debug("[%s] container %.12s idle for %llu s: removed (%u left, "
 		  "floor %u)",
 		  b->pl->desc->name, b->id,
 		  (unsigned long long)((now - b->idle_since) / 1000),
-		  t.total - 1, floor_of(ls));
+		  t.total - 1, floor_of(p, ls));
 	box_remove(b);
 }
 
@@ -963,6 +972,36 @@ const char *box_id(const struct box *b)
 	return b->id;
 }
 
+struct pool *box_pool(const struct box *b)
+{
+	return b->pool;
+}
+
+void pool_load(const struct pool *p, struct pool_load *out)
+{
+	const struct box *b;
+	const struct waiter *w;
+
+	memset(out, 0, sizeof(*out));
+	out->boxes = p->nboxes;
+	out->max_containers = p->max_containers;
+	for (b = p->boxes; b; b = b->next)
+		out->held += b->held != 0;
+	for (w = p->wq_head; w; w = w->next)
+		out->waiting++;
+}
+
+void pool_wake(struct pool *p)
+{
+	size_t i;
+
+	if (p->shutting_down)
+		return;
+	for (i = 0; i < p->ps->n; i++)
+		p->langs[i].start_failures = 0;
+	dispatch(p);
+}
+
 void pool_stats(const struct pool *p, const struct plugin *pl,
 		struct pool_stats *s)
 {
@@ -988,6 +1027,7 @@ void pool_stats(const struct pool *p, const struct plugin *pl,
 		s->grown = ls->grown;
 		s->shrunk = ls->shrunk;
 		s->in_use = ls->in_use;
+		s->image_missing = ls->image_missing;
 		s->mem_each = lang_mem(ls);
 	}
 }

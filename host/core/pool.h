@@ -55,6 +55,11 @@ struct pool_options {
 	/* "key=value": the volume's identity label, should the daemon make
 	 * it for a mount (install.h, INSTALL_VOLUME_ID_LABEL). */
 	const char *pkg_volume_label;
+	/* With floor_capped, the most warm containers a language keeps here
+	 * (its floor is the smaller of this and its own): an engine's
+	 * pool_size. */
+	int floor_capped;
+	uint32_t floor_cap;
 };
 
 /* ps is borrowed for the pool's life; each plugin's policy gives its floor,
@@ -103,16 +108,31 @@ int pool_detach(struct pool *p, struct box *b, char *id_out, size_t id_size,
 
 struct agent_client *box_agent(const struct box *b);
 const char *box_id(const struct box *b);
+/* The pool the box belongs to, for pool_release() (a caller that took
+ * it through engines.h does not know which engine it came from). */
+struct pool *box_pool(const struct box *b);
 
 /* Counters for inspection and tests. */
 struct pool_stats {
 	unsigned idle, busy, starting, resetting, removing, waiting;
 	unsigned long started, discarded, reused, grown, shrunk;
 	int in_use;	   /* the floor applies */
+	int image_missing; /* the last start found no image */
 	uint64_t mem_each; /* estimated bytes per container of the language */
 };
 void pool_stats(const struct pool *p, const struct plugin *pl,
 		struct pool_stats *out);
+
+/* The whole pool's load, for placement (engines.h): boxes that count
+ * against max_containers, those a caller holds, callers waiting. */
+struct pool_load {
+	unsigned boxes, held, waiting, max_containers;
+};
+void pool_load(const struct pool *p, struct pool_load *out);
+
+/* The engine answers again: forget the failed starts that held warm
+ * starts back, and refill. */
+void pool_wake(struct pool *p);
 
 /* Remove every container this pool created; done runs when the daemon has
  * answered every removal (or failed). Acquire fails from now on. */

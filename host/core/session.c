@@ -64,7 +64,7 @@ static int generate_name(char *out)
 
 static void expiry_cb(uv_timer_t *t);
 
-int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
+int session_mgr_new(uv_loop_t *loop, struct engines *es,
 		    const struct plugin_set *ps, const struct config *cfg,
 		    struct session_mgr **out)
 {
@@ -73,8 +73,7 @@ int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
 	if (!m)
 		return -ENOMEM;
 	m->loop = loop;
-	m->d = d;
-	m->pool = pool;
+	m->es = es;
 	m->ps = ps;
 	m->cfg = cfg;
 	m->next_serial = 1;
@@ -148,6 +147,7 @@ void session_info(const struct session *s, struct session_info *o)
 	o->queued = s->nq;
 	o->interpreter = s->pl->desc->session_cmd != NULL;
 	o->container_id = s->id;
+	o->engine = engine_name(s->eng);
 }
 
 struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
@@ -185,7 +185,18 @@ void session_unlink_free(struct session *s)
 	if (s->next)
 		s->next->prev = s->prev;
 	m->n--;
+	if (s->eng)
+		engine_count_session(s->eng, -1);
 	free(s);
+}
+
+void session_set_engine(struct session *s, struct engine *eng)
+{
+	if (s->eng)
+		engine_count_session(s->eng, -1);
+	s->eng = eng;
+	if (eng)
+		engine_count_session(eng, 1);
 }
 
 /* ---- packages ---- */
@@ -243,6 +254,8 @@ void session_save(struct session_mgr *m)
 		cJSON_AddStringToObject(e, "name", s->name);
 		cJSON_AddStringToObject(e, "language", s->pl->desc->name);
 		cJSON_AddStringToObject(e, "container", s->id);
+		cJSON_AddStringToObject(e, "engine", engine_name(s->eng));
+		cJSON_AddNumberToObject(e, "deadline", (double)s->deadline_ms);
 		cJSON_AddNumberToObject(e, "created", (double)s->created_ms);
 		cJSON_AddNumberToObject(e, "lastUsed", (double)s->last_used_ms);
 		cJSON_AddNumberToObject(e, "ttl", s->ttl_s);
@@ -322,16 +335,19 @@ static void created(struct create_op *op, struct box *b)
 
 	m->creating--;
 	if (session_find(m, op->name)) { /* taken while we waited */
-		pool_release(m->pool, b, 0);
+		pool_release(box_pool(b), b, 0);
 		create_failed(op, ERR_SESSION_EXISTS,
 			      "a session with this name was created meanwhile");
 		return;
 	}
 	s = session_alloc(m, op->pl, op->name);
-	if (!s || pool_detach(m->pool, b, s->id, sizeof(s->id), &ac)) {
+	if (s)
+		session_set_engine(s, engines_of_pool(m->es, box_pool(b)));
+	if (!s || !s->eng ||
+	    pool_detach(box_pool(b), b, s->id, sizeof(s->id), &ac)) {
 		if (s)
 			session_unlink_free(s);
-		pool_release(m->pool, b, 1);
+		pool_release(box_pool(b), b, 1);
 		create_failed(op, ERR_SANDBOX,
 			      "cannot set up the session's container");
 		return;
@@ -349,13 +365,14 @@ static void created(struct create_op *op, struct box *b)
 		 SESSION_CONTAINER_PREFIX "%s.%" PRId64 ".%s.%s",
 		 m->store ? session_store_slot(m->store) : "none",
 		 s->deadline_ms / 1000, s->pl->desc->name, s->name);
-	log_info("[%s] session %s created (container %.12s)", s->pl->desc->name,
-		 s->name, s->id);
+	log_info("[%s] session %s created (container %.12s on engine %s)",
+		 s->pl->desc->name, s->name, s->id, engine_name(s->eng));
 	session_queue_interpreter(s);
 	session_save(m);
 	op->serial = s->serial;
 	m->removals++; /* shutdown waits for it too */
-	if (container_rename(m->d, s->id, cname, renamed_cb, op)) {
+	if (container_rename(engine_docker(s->eng), s->id, cname, renamed_cb,
+			     op)) {
 		struct error err;
 
 		error_set(&err, -EIO, "cannot reach the engine");
@@ -384,8 +401,8 @@ static void acquired_at_once_cb(void *arg)
 }
 
 int session_create(struct session_mgr *m, const struct plugin *pl,
-		   const char *name, uint32_t ttl_s, session_cb cb, void *arg,
-		   struct error *err)
+		   const char *name, uint32_t ttl_s, struct engine *on,
+		   session_cb cb, void *arg, struct error *err)
 {
 	struct create_op *op;
 	struct box *b = NULL;
@@ -425,7 +442,7 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 		return error_set(err, ERR_SANDBOX,
 				 "no randomness for a session name");
 	}
-	rc = pool_acquire(m->pool, pl, acquired_cb, op, &b);
+	rc = engines_acquire(m->es, pl, on, acquired_cb, op, &b);
 	if (rc < 0) {
 		free(op);
 		return error_set(err,
@@ -435,7 +452,7 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 	if (rc == 0) {
 		op->box = b;
 		if (defer_call(m->loop, acquired_at_once_cb, op)) {
-			pool_release(m->pool, b, 0);
+			pool_release(box_pool(b), b, 0);
 			free(op);
 			return error_set(err, ERR_SANDBOX, "out of memory");
 		}
@@ -472,9 +489,10 @@ static void removed_cb(const struct error *err, const char *id, void *arg)
 }
 
 /* The server waits for these at shutdown, so none is cut short. */
-void session_remove_container(struct session_mgr *m, const char *id)
+void session_remove_container(struct session_mgr *m, struct engine *eng,
+			      const char *id)
 {
-	if (container_remove(m->d, id, removed_cb, m) == 0)
+	if (container_remove(engine_docker(eng), id, removed_cb, m) == 0)
 		m->removals++;
 }
 
@@ -499,7 +517,7 @@ void session_destroy(struct session *s)
 	else if (s->reopening)
 		agent_client_close(s->reopening); /* reopen_cb: -ECANCELED */
 	if (s->id[0])
-		session_remove_container(m, s->id);
+		session_remove_container(m, s->eng, s->id);
 	log_info("[%s] session %s destroyed", s->pl->desc->name, s->name);
 	session_unlink_free(s);
 	session_save(m);
@@ -592,9 +610,11 @@ static int pause_or_resume(struct session *s, int pause, session_cb cb,
 	if (s->paused == pause)
 		rc = defer_call(s->m->loop, already_cb, op);
 	else if (pause)
-		rc = container_pause(s->m->d, s->id, paused_cb, op);
+		rc = container_pause(engine_docker(s->eng), s->id, paused_cb,
+				     op);
 	else
-		rc = container_unpause(s->m->d, s->id, paused_cb, op);
+		rc = container_unpause(engine_docker(s->eng), s->id, paused_cb,
+				       op);
 	if (rc) {
 		free(op);
 		return error_set(err, ERR_SANDBOX, "cannot reach the engine");
@@ -653,7 +673,7 @@ int session_memory(struct session *s, session_memory_cb cb, void *arg,
 		return error_set(err, ERR_SANDBOX, "out of memory");
 	op->cb = cb;
 	op->arg = arg;
-	rc = container_memory(s->m->d, s->id, memory_cb, op);
+	rc = container_memory(engine_docker(s->eng), s->id, memory_cb, op);
 	if (rc) {
 		free(op);
 		return error_set(err, rc, "cannot ask the engine");

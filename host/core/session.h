@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "engines.h"
 #include "executor.h"
 #include "packages.h"
 #include "plugins.h"
@@ -48,6 +49,7 @@ struct session_info {
 	unsigned queued; /* calls waiting behind the running one */
 	int interpreter; /* keeps in-memory state between calls */
 	const char *container_id;
+	const char *engine; /* the engine it runs on */
 };
 
 /*
@@ -60,16 +62,17 @@ struct session_info {
 typedef void (*session_cb)(struct session *s, const struct error *err,
 			   void *arg);
 
-int session_mgr_new(uv_loop_t *loop, struct docker *d, struct pool *pool,
+/* A session takes its box from the engine placement picks and stays
+ * there (engines.h). */
+int session_mgr_new(uv_loop_t *loop, struct engines *es,
 		    const struct plugin_set *ps, const struct config *cfg,
 		    struct session_mgr **out);
 /* Take the state slot and re-adopt the sessions a dead predecessor left in
  * it (in the background, once the engine answers). Without a slot the
  * server still serves sessions; they just do not survive it. */
 void session_mgr_start(struct session_mgr *m);
-/* How long a session whose connection was lost tries to reconnect, and
- * how long its name then answers session_lost. */
-#define SESSION_RECONNECT_GRACE_MS 60000
+/* How long a lost session's name answers session_lost (how long it tries
+ * to reconnect first is [sessions] reconnect_grace_s). */
 #define SESSION_TOMBSTONE_MS 3600000
 /* No session named name: err says whether one was lost (ERR_SESSION_LOST,
  * with why) or never was (ERR_SESSION_NOT_FOUND). Returns err->code. */
@@ -102,13 +105,14 @@ void session_mgr_free(struct session_mgr *m);
 /* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}. */
 int session_valid_name(const char *s);
 
-/* name NULL: generate an unguessable one. ttl_s 0: the default. Fails at
+/* name NULL: generate an unguessable one. ttl_s 0: the default. on: the
+ * engine it must run on, or NULL for placement's choice (engines.h). Fails at
  * once with ERR_SHUTTING_DOWN, ERR_INVALID_NAME, ERR_SESSION_EXISTS,
  * ERR_MAX_SESSIONS or ERR_INVALID_ARGUMENTS (ttl above max_ttl); cb gets
  * the engine's failures (ERR_IMAGE_MISSING, ERR_DOCKER_UNAVAILABLE...). */
 int session_create(struct session_mgr *m, const struct plugin *pl,
-		   const char *name, uint32_t ttl_s, session_cb cb, void *arg,
-		   struct error *err);
+		   const char *name, uint32_t ttl_s, struct engine *on,
+		   session_cb cb, void *arg, struct error *err);
 
 struct session *session_find(struct session_mgr *m, const char *name);
 /* Iterate: first with prev NULL. */

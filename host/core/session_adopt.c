@@ -36,7 +36,9 @@ void session_lost_cb(struct agent_client *ac, void *arg)
 		 s->pl->desc->name, s->name);
 	session_audit(s->m, s, "session_disconnected", NULL);
 	s->reconnecting = 1;
-	s->reconnect_until_ms = session_now_ms() + SESSION_RECONNECT_GRACE_MS;
+	s->reconnect_until_ms =
+		session_now_ms() +
+		(int64_t)s->m->cfg->session_reconnect_grace_s * 1000;
 	session_reconnect(s);
 }
 
@@ -140,7 +142,7 @@ static void check_container(struct session *s)
 	ck->m = s->m;
 	ck->serial = s->serial;
 	s->checking = 1;
-	if (container_inspect(s->m->d, s->id, checked_cb, ck)) {
+	if (container_inspect(engine_docker(s->eng), s->id, checked_cb, ck)) {
 		s->checking = 0;
 		free(ck);
 	}
@@ -157,7 +159,7 @@ void session_reconnect_tick(struct session_mgr *m, int64_t now)
 			continue;
 		if (now >= s->reconnect_until_ms)
 			session_gone(s, "its container could not be reached "
-					"again within a minute");
+					"again within the reconnect grace");
 		else
 			session_reconnect(s);
 	}
@@ -206,8 +208,8 @@ int session_reconnect(struct session *s)
 	if (s->ac || s->connecting)
 		return 0;
 	s->connecting = 1;
-	if (agent_client_reopen(s->m->d, s->id, reopen_cb, session_lost_cb, s,
-				&ac)) {
+	if (agent_client_reopen(engine_docker(s->eng), s->id, reopen_cb,
+				session_lost_cb, s, &ac)) {
 		s->connecting = 0;
 		if (s->reconnecting)
 			return -1; /* the next tick tries again */
@@ -275,12 +277,34 @@ static double num(const cJSON *e, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* One engine's list of the slot's containers. */
 struct adopt_ctx {
 	struct session_mgr *m;
-	cJSON *saved;
+	struct engine *eng;
+	cJSON *saved; /* each engine's ctx has its own copy */
 };
 
-static void adopt_one(struct session_mgr *m, const cJSON *saved, const cJSON *c)
+/* The session in saved entry e, as it was: its fields, its package sets. */
+static void adopt_fields(struct session *s, const cJSON *e, int64_t now)
+{
+	const cJSON *k;
+
+	s->created_ms = (int64_t)num(e, "created", (double)now);
+	s->last_used_ms = (int64_t)num(e, "lastUsed", (double)now);
+	s->ttl_s = (uint32_t)num(e, "ttl", s->m->cfg->session_ttl_s);
+	s->executions = (uint64_t)num(e, "executions", 0);
+	s->seq = (uint32_t)num(e, "seq", 0);
+	cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(e, "packages"))
+	{
+		if (cJSON_IsString(k) && pkg_key_valid(k->valuestring) &&
+		    s->npkg < SESSION_MAX_PACKAGES)
+			memcpy(s->pkg_keys[s->npkg++], k->valuestring,
+			       PKG_KEY_LEN + 1);
+	}
+}
+
+static void adopt_one(struct session_mgr *m, struct engine *eng,
+		      const cJSON *saved, const cJSON *c)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
 	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
@@ -306,33 +330,17 @@ static void adopt_one(struct session_mgr *m, const cJSON *saved, const cJSON *c)
 		log_info("removing session container %.12s (%s): expired, "
 			 "stopped or not adoptable",
 			 id->valuestring, name);
-		session_remove_container(m, id->valuestring);
+		session_remove_container(m, eng, id->valuestring);
 		return;
 	}
 	s = session_alloc(m, pl, name);
 	if (!s)
 		return;
+	session_set_engine(s, eng);
 	snprintf(s->id, sizeof(s->id), "%s", id->valuestring);
 	e = saved_entry(saved, name);
 	s->deadline_ms = deadline_s * 1000;
-	s->created_ms = (int64_t)num(e, "created", (double)now);
-	s->last_used_ms = (int64_t)num(e, "lastUsed", (double)now);
-	s->ttl_s = (uint32_t)num(e, "ttl", m->cfg->session_ttl_s);
-	s->executions = (uint64_t)num(e, "executions", 0);
-	s->seq = (uint32_t)num(e, "seq", 0);
-	{
-		const cJSON *k;
-
-		cJSON_ArrayForEach(
-			k, cJSON_GetObjectItemCaseSensitive(e, "packages"))
-		{
-			if (cJSON_IsString(k) &&
-			    pkg_key_valid(k->valuestring) &&
-			    s->npkg < SESSION_MAX_PACKAGES)
-				memcpy(s->pkg_keys[s->npkg++], k->valuestring,
-				       PKG_KEY_LEN + 1);
-		}
-	}
+	adopt_fields(s, e, now);
 	s->paused = strcmp(state->valuestring, "paused") == 0;
 	if (!s->paused)
 		session_reconnect(s);
@@ -341,24 +349,92 @@ static void adopt_one(struct session_mgr *m, const cJSON *saved, const cJSON *c)
 			 name);
 }
 
+/* A container id as the engine gives it: 64 hex digits, or 12 and more. */
+static int container_id_ok(const char *id)
+{
+	size_t n = strspn(id, "0123456789abcdef");
+
+	return id[n] == '\0' && n >= 12 && n <= 64;
+}
+
+/* The engine that holds the sessions does not answer now: they are
+ * taken as they were saved, and reconnect (through the usual grace) once
+ * it answers; if it does not in time, their names answer session_lost. */
+static void adopt_unreachable(struct adopt_ctx *ctx)
+{
+	struct session_mgr *m = ctx->m;
+	int64_t now = session_now_ms();
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, ctx->saved)
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+		const cJSON *lang =
+			cJSON_GetObjectItemCaseSensitive(e, "language");
+		const cJSON *id =
+			cJSON_GetObjectItemCaseSensitive(e, "container");
+		const cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "engine");
+		const struct plugin *pl;
+		struct session *s;
+
+		/* Saved before engines had names: the only engine's. */
+		if (cJSON_IsString(en) ? strcmp(en->valuestring,
+						engine_name(ctx->eng)) != 0
+				       : engines_count(m->es) != 1)
+			continue;
+		if (!cJSON_IsString(name) || !cJSON_IsString(lang) ||
+		    !cJSON_IsString(id) ||
+		    !session_valid_name(name->valuestring) ||
+		    !container_id_ok(id->valuestring) ||
+		    num(e, "deadline", 0) <= (double)now ||
+		    session_find(m, name->valuestring) ||
+		    m->n >= m->cfg->max_sessions)
+			continue;
+		pl = plugins_find(m->ps, lang->valuestring);
+		if (!pl || !pl->policy.enabled)
+			continue;
+		s = session_alloc(m, pl, name->valuestring);
+		if (!s)
+			return;
+		session_set_engine(s, ctx->eng);
+		snprintf(s->id, sizeof(s->id), "%s", id->valuestring);
+		s->deadline_ms = (int64_t)num(e, "deadline", 0);
+		adopt_fields(s, e, now);
+		s->reconnecting = 1;
+		s->engine_down = 1;
+		s->reconnect_until_ms =
+			now + (int64_t)m->cfg->session_reconnect_grace_s * 1000;
+		log_warn("[%s] session %s: its engine %s does not answer; "
+			 "waiting for it until the session's grace ends",
+			 pl->desc->name, s->name, engine_name(ctx->eng));
+	}
+}
+
 static void adopt_list_cb(const struct error *err, const char *json, void *arg)
 {
 	struct adopt_ctx *ctx = arg;
 	struct session_mgr *m = ctx->m;
 	cJSON *arr, *c;
 
-	if (err) {
-		log_warn("cannot list session containers to re-adopt: %s",
-			 err->msg);
-	} else if (!m->shutting_down) {
+	if (m->shutting_down) {
+		/* nothing to take */
+	} else if (err) {
+		log_warn("engine %s: cannot list session containers to "
+			 "re-adopt: %s",
+			 engine_name(ctx->eng), err->msg);
+		adopt_unreachable(ctx);
+		session_save(m);
+	} else {
 		arr = cJSON_Parse(json);
-		cJSON_ArrayForEach(c, arr) adopt_one(m, ctx->saved, c);
+		cJSON_ArrayForEach(c, arr)
+			adopt_one(m, ctx->eng, ctx->saved, c);
 		cJSON_Delete(arr);
 		session_save(m);
 	}
 	cJSON_Delete(ctx->saved);
 	free(ctx);
-	session_adoption_end(m, err ? "the engine did not list them" : NULL);
+	if (--m->adopt_lists == 0)
+		session_adoption_end(m, NULL);
 }
 
 int session_mgr_adopting(const struct session_mgr *m)
@@ -390,6 +466,8 @@ void session_mgr_start(struct session_mgr *m)
 {
 	struct adopt_ctx *ctx;
 	char why[512], filters[160];
+	cJSON *saved;
+	size_t i;
 	int rc;
 
 	session_expiry_start(m);
@@ -401,20 +479,29 @@ void session_mgr_start(struct session_mgr *m)
 	}
 	log_debug("session state slot %s (%s)", session_store_slot(m->store),
 		  session_store_path(m->store));
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
-		return;
-	ctx->m = m;
-	ctx->saved = session_store_load(m->store);
+	saved = session_store_load(m->store);
 	snprintf(filters, sizeof(filters),
 		 "{\"name\":[\"^/sbx-s\\\\.%s\\\\.\"]}",
 		 session_store_slot(m->store));
-	if (container_list_filters(m->d, filters, adopt_list_cb, ctx)) {
-		cJSON_Delete(ctx->saved);
-		free(ctx);
-		return;
+	for (i = 0; i < engines_count(m->es); i++) {
+		ctx = calloc(1, sizeof(*ctx));
+		if (!ctx)
+			break;
+		ctx->m = m;
+		ctx->eng = engines_at(m->es, i);
+		ctx->saved = cJSON_Duplicate(saved, 1);
+		if (container_list_filters(engine_docker(ctx->eng), filters,
+					   adopt_list_cb, ctx)) {
+			cJSON_Delete(ctx->saved);
+			free(ctx);
+			continue;
+		}
+		m->adopt_lists++;
 	}
-	/* Until the list is answered, a name may be a session of the
+	cJSON_Delete(saved);
+	if (!m->adopt_lists)
+		return;
+	/* Until every list is answered, a name may be a session of the
 	 * predecessor's. */
 	m->adopting = 1;
 	m->adopt_until_ms = session_now_ms() + SESSION_ADOPT_DEADLINE_MS;

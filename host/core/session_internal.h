@@ -40,6 +40,7 @@ struct session {
 	uint64_t serial; /* never reused: async replies find us by it */
 	char name[SESSION_NAME_MAX + 1];
 	const struct plugin *pl;
+	struct engine *eng;	 /* where its container runs, for life */
 	char id[80];		 /* container id */
 	struct agent_client *ac; /* NULL while connecting or paused-adopted */
 	int connecting;
@@ -69,8 +70,7 @@ struct session {
 
 struct session_mgr {
 	uv_loop_t *loop;
-	struct docker *d;
-	struct pool *pool;
+	struct engines *es;
 	const struct plugin_set *ps;
 	const struct config *cfg;
 	struct session_store *store; /* NULL: sessions do not survive us */
@@ -83,6 +83,7 @@ struct session_mgr {
 	/* Re-adoption of a predecessor's sessions (session_adopt.c): until
 	 * it ends, calls that name a session wait (session_mgr_adopting). */
 	int adopting;
+	unsigned adopt_lists; /* engines whose list is awaited */
 	int64_t adopt_until_ms;
 	struct audit *audit; /* session_mgr_set_audit, or NULL */
 	/* Sessions that ended without a destroy (their container died, the
@@ -109,10 +110,14 @@ struct session *session_by_serial(struct session_mgr *m, uint64_t serial);
 struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
 			      const char *name);
 void session_unlink_free(struct session *s);
+/* Pin s to eng (counted there for placement). */
+void session_set_engine(struct session *s, struct engine *eng);
 /* Write every session's state to the slot (nothing without one). */
 void session_save(struct session_mgr *m);
-/* DELETE the container; the server's shutdown waits for the answer. */
-void session_remove_container(struct session_mgr *m, const char *id);
+/* DELETE the container on eng; the server's shutdown waits for the
+ * answer. */
+void session_remove_container(struct session_mgr *m, struct engine *eng,
+			      const char *id);
 /* The session's agent connection closed under it: the session goes. */
 void session_lost_cb(struct agent_client *ac, void *arg);
 

@@ -214,7 +214,7 @@ void session_queue_next(struct session *s)
 			req.extra_env = (const char *const *)env;
 		}
 	}
-	rc = exec_start(m->loop, m->pool, &req, call_done_cb, c, &c->job);
+	rc = exec_start(m->loop, m->es, &req, call_done_cb, c, &c->job);
 	free(paths);
 	install_env_free(env);
 	if (rc) {

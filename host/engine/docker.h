@@ -36,15 +36,39 @@ typedef void (*docker_response_cb)(const struct docker_response *res,
 				   void *arg);
 
 /*
- * host: a DOCKER_HOST-style URL ("unix:///var/run/docker.sock",
- * "tcp://127.0.0.1:2375", plain HTTP; port 2375 if none) or NULL for
- * $DOCKER_HOST, else the default socket. Nothing connects yet: connection
- * failures surface in the first request's errmsg ("cannot connect to Docker
- * at unix:///var/run/docker.sock: No such file or directory").
- * Returns 0 or a negative code; *errmsg (static string) says why.
+ * Where the daemon is and how to reach it. Every field may be NULL/0.
+ *
+ * host: a DOCKER_HOST-style URL: "unix:///var/run/docker.sock",
+ * "tcp://host[:port]" (port 2376 with TLS, 2375 without), or NULL for the
+ * environment: $DOCKER_HOST, with $DOCKER_TLS_VERIFY and $DOCKER_CERT_PATH
+ * (default ~/.docker: ca.pem, cert.pem, key.pem) as the docker CLI reads
+ * them, else the default socket.
+ *
+ * tls_ca, tls_cert, tls_key: mutual TLS for tcp://, PEM files, all three
+ * or none. The daemon's certificate must chain to tls_ca alone (not the
+ * system's store) and name the host; tls_cert and tls_key are ours. There
+ * is no TLS without verification.
+ *
+ * allow_plaintext: tcp:// without TLS is refused unless this is set: the
+ * Engine API is root on the daemon's machine, for anyone on the path.
  */
-int docker_new(uv_loop_t *loop, const char *host, struct docker **out,
-	       const char **errmsg);
+struct docker_options {
+	const char *host;
+	const char *tls_ca;
+	const char *tls_cert;
+	const char *tls_key;
+	int allow_plaintext;
+};
+
+/*
+ * A client for opt (NULL: all defaults). Nothing connects yet: connection
+ * and TLS failures surface in the first request's errmsg ("cannot connect
+ * to Docker at unix:///var/run/docker.sock: No such file or directory").
+ * The TLS files must be readable now. Returns 0 or a negative code with
+ * err (errsz bytes, may be NULL) saying why.
+ */
+int docker_new(uv_loop_t *loop, const struct docker_options *opt,
+	       struct docker **out, char *err, size_t errsz);
 
 /* Cancels every in-flight request (their callbacks run with err=-ECANCELED
  * before this returns) and closes every stream; the struct itself is freed
@@ -57,8 +81,11 @@ void docker_set_timeout(struct docker *d, long timeout_ms);
 /* The loop the client runs on. */
 uv_loop_t *docker_loop(const struct docker *d);
 
-/* "unix:///var/run/docker.sock" form of the endpoint, for messages. */
+/* "unix:///var/run/docker.sock" or "tcp://host:2376" form of the
+ * endpoint, for messages. */
 const char *docker_endpoint(const struct docker *d);
+/* 1 when the client speaks TLS to the daemon. */
+int docker_tls(const struct docker *d);
 
 /*
  * GET /version and pick min(daemon ApiVersion, our maximum). Until it

@@ -79,6 +79,17 @@ void docker_curl_message(const struct docker *d, const char *what, CURLcode rc,
 		/* multi.c's wording when the timeout hit before connecting. */
 		snprintf(out, outsz, "cannot connect to Docker at %s: %s",
 			 d->host.endpoint, why);
+	} else if (d->host.tls && !strstr(why, "certificate") &&
+		   (rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
+		    rc == CURLE_GOT_NOTHING || rc == CURLE_SSL_CONNECT_ERROR)) {
+		/* TLS 1.3: the engine judges our certificate after the
+		 * handshake, and its refusal may reach us as a cut
+		 * connection. */
+		snprintf(out, outsz,
+			 "%s: %s (over TLS, how an engine refuses a client "
+			 "certificate it does not accept: expired, or not "
+			 "signed by its CA)",
+			 what, why);
 	} else {
 		snprintf(out, outsz, "%s: %s", what, why);
 	}
@@ -278,9 +289,7 @@ int docker_req_start(struct docker *d, const char *method, const char *path,
 	/* Curl copies every string option, so url is freed below. */
 	if (curl_easy_setopt(r->easy, CURLOPT_URL, url) != CURLE_OK)
 		goto oom;
-	if (d->host.unix_path[0] &&
-	    curl_easy_setopt(r->easy, CURLOPT_UNIX_SOCKET_PATH,
-			     d->host.unix_path) != CURLE_OK)
+	if (docker_easy_connect_opts(d, r->easy) < 0)
 		goto oom;
 	curl_easy_setopt(r->easy, CURLOPT_PRIVATE, r);
 	curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, req_write_cb);

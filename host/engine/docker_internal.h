@@ -15,6 +15,7 @@
 #define SBX_DOCKER_INTERNAL_H
 
 #include <curl/curl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <uv.h>
 
@@ -77,7 +78,15 @@ struct docker {
 	int closing;
 	int multi_closed;
 	long default_timeout_ms; /* for requests that pass 0 */
+	/* TLS files when host.tls (docker.h, struct docker_options). */
+	char tls_ca[PATH_MAX];
+	char tls_cert[PATH_MAX];
+	char tls_key[PATH_MAX];
 };
+
+/* What every easy handle of d needs to reach the daemon: the unix socket,
+ * or TLS with the client's files. Returns 0 or a negative code. */
+int docker_easy_connect_opts(const struct docker *d, CURL *easy);
 
 /* Frees d once docker_free() has run and its last handle and stream are
  * gone. */

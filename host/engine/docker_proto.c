@@ -41,8 +41,8 @@ static int valid_host_port(const char *hp, size_t n)
 	return 1;
 }
 
-int docker_host_parse(const char *host, int tls_required,
-		      struct docker_host *out, const char **errmsg)
+int docker_host_parse(const char *host, int tls, struct docker_host *out,
+		      const char **errmsg)
 {
 	const char *hp;
 	size_t n;
@@ -65,6 +65,7 @@ int docker_host_parse(const char *host, int tls_required,
 		snprintf(out->base_url, sizeof(out->base_url),
 			 "http://localhost");
 		snprintf(out->host_hdr, sizeof(out->host_hdr), "localhost");
+		out->tls = 0;
 		return 0;
 	}
 	if (strncmp(host, "tcp://", 6) == 0)
@@ -76,11 +77,6 @@ int docker_host_parse(const char *host, int tls_required,
 			  "tcp://host:port)";
 		return -EPROTONOSUPPORT;
 	}
-	if (tls_required) {
-		*errmsg = "DOCKER_TLS_VERIFY is set, but TLS to the Docker "
-			  "daemon is not supported";
-		return -EPROTONOSUPPORT;
-	}
 	n = strcspn(hp, "/");
 	if (hp[n] && strcmp(hp + n, "/") != 0) {
 		*errmsg = "Docker host tcp:// takes no path";
@@ -90,13 +86,21 @@ int docker_host_parse(const char *host, int tls_required,
 		*errmsg = "malformed Docker host address";
 		return -EINVAL;
 	}
+	if (tls && strncmp(host, "http://", 7) == 0) {
+		*errmsg = "Docker host http:// cannot speak TLS (write "
+			  "tcp://host:port)";
+		return -EINVAL;
+	}
 	out->unix_path[0] = '\0';
+	out->tls = tls;
 	snprintf(out->host_hdr, sizeof(out->host_hdr), "%.*s%s", (int)n, hp,
-		 has_port(hp, n) ? "" : ":" DOCKER_DEFAULT_TCP_PORT);
+		 has_port(hp, n) ? ""
+		 : tls		 ? ":" DOCKER_DEFAULT_TLS_PORT
+				 : ":" DOCKER_DEFAULT_TCP_PORT);
 	snprintf(out->endpoint, sizeof(out->endpoint), "tcp://%s",
 		 out->host_hdr);
-	snprintf(out->base_url, sizeof(out->base_url), "http://%s",
-		 out->host_hdr);
+	snprintf(out->base_url, sizeof(out->base_url), "%s://%s",
+		 tls ? "https" : "http", out->host_hdr);
 	return 0;
 }
 

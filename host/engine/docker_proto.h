@@ -12,6 +12,7 @@
 
 #define DOCKER_DEFAULT_HOST "unix:///var/run/docker.sock"
 #define DOCKER_DEFAULT_TCP_PORT "2375"
+#define DOCKER_DEFAULT_TLS_PORT "2376"
 
 /* Where the daemon listens, in every form the client needs. */
 struct docker_host {
@@ -19,17 +20,18 @@ struct docker_host {
 	char base_url[300]; /* http://localhost or http://host:port, for curl */
 	char host_hdr[280]; /* Host: of the hand-written hijack request */
 	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* or "" */
+	int tls; /* https: tcp:// with tls set */
 };
 
 /*
  * host: "unix:///absolute/path", "tcp://host[:port]" or "http://host[:port]"
- * (port 2375 when none; an IPv6 literal in brackets). tls_required: the user
- * asked for TLS (DOCKER_TLS_VERIFY set with DOCKER_HOST), refused for TCP
- * since no TLS is supported. Returns 0, or a negative code with *errmsg (a
- * static string) saying why.
+ * (an IPv6 literal in brackets). tls: speak TLS to a tcp:// host (https,
+ * port 2376 when none, else 2375); ignored for unix://, as the docker CLI
+ * does. Whether plain TCP is allowed is the caller's policy. Returns 0, or
+ * a negative code with *errmsg (a static string) saying why.
  */
-int docker_host_parse(const char *host, int tls_required,
-		      struct docker_host *out, const char **errmsg);
+int docker_host_parse(const char *host, int tls, struct docker_host *out,
+		      const char **errmsg);
 
 /* "1.41" -> 1041: digits only, major 0-99, minor 0-999; else -1. */
 long docker_api_version_num(const char *v);

@@ -13,6 +13,13 @@
  * prunes idle connections that look dead (readable) or old, which would cut
  * the stream.
  *
+ * Over TLS the connection cannot be taken from curl: the easy handle and
+ * its multi stay, and the bytes go through curl_easy_send() and
+ * curl_easy_recv() (which speak TLS) on the same poll. The poll still
+ * tells the truth: OpenSSL reads one record at a time and we ask for more
+ * than a record holds, so nothing decrypted waits inside OpenSSL while the
+ * socket is quiet.
+ *
  * An exec stream is the same machinery behind one plain request: the stream
  * starts in STREAM_CREATING while POST /containers/{id}/exec runs on the
  * client's multi (docker_http.c), then hijacks POST /exec/{Id}/start exactly
@@ -59,6 +66,7 @@ struct docker_stream {
 	int multi_closing;
 	CURL *easy;
 	int fd;		/* the connection, ours once curl has connected it */
+	int tls;	/* fd stays curl's: I/O through curl_easy_send/recv */
 	uv_poll_t poll; /* on that socket once connected */
 	int poll_init;
 	int poll_events;
@@ -107,7 +115,7 @@ static void stream_finish(struct docker_stream *s)
 	struct docker *d = s->d;
 
 	stream_unlink(s);
-	if (s->fd >= 0)
+	if (s->fd >= 0 && !s->tls)
 		close(s->fd);
 	if (!s->silent) {
 		if (!s->opened && !s->msg[0])
@@ -162,7 +170,7 @@ static int stream_closesocket_cb(void *clientp, curl_socket_t item)
 {
 	struct docker_stream *s = clientp;
 
-	if (item == s->fd)
+	if (item == s->fd && !s->tls)
 		return 0;
 	return close(item);
 }
@@ -221,21 +229,64 @@ static void stream_fail(struct docker_stream *s, int err, const char *fmt, ...)
 		stream_finish(s);
 }
 
-/* Writes as much of buf as the socket takes now. Returns 0 when all of it
- * went, -EAGAIN when the socket is full, else a negative error. */
+/* One send on the connection: bytes taken, -EAGAIN, or -errno. */
+static ssize_t stream_io_send(struct docker_stream *s, const char *buf,
+			      size_t len)
+{
+	if (s->tls) {
+		size_t n = 0;
+		CURLcode rc = curl_easy_send(s->easy, buf, len, &n);
+
+		if (rc == CURLE_AGAIN)
+			return -EAGAIN;
+		return rc == CURLE_OK ? (ssize_t)n : -EPIPE;
+	}
+	for (;;) {
+		ssize_t n = send(s->fd, buf, len, MSG_NOSIGNAL);
+
+		if (n >= 0)
+			return n;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return -EAGAIN;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* One receive: bytes read (0 at EOF), -EAGAIN, or -errno. */
+static ssize_t stream_io_recv(struct docker_stream *s, char *buf, size_t len)
+{
+	if (s->tls) {
+		size_t n = 0;
+		CURLcode rc = curl_easy_recv(s->easy, buf, len, &n);
+
+		if (rc == CURLE_AGAIN)
+			return -EAGAIN;
+		return rc == CURLE_OK ? (ssize_t)n : -ECONNRESET;
+	}
+	for (;;) {
+		ssize_t n = recv(s->fd, buf, len, 0);
+
+		if (n >= 0)
+			return n;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return -EAGAIN;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Writes as much of buf as the connection takes now. Returns 0 when all
+ * of it went, -EAGAIN when the connection is full, else a negative error. */
 static int stream_send(struct docker_stream *s, const char *buf, size_t len,
 		       size_t *sent)
 {
 	*sent = 0;
 	while (*sent < len) {
-		ssize_t n = send(s->fd, buf + *sent, len - *sent, MSG_NOSIGNAL);
+		ssize_t n = stream_io_send(s, buf + *sent, len - *sent);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return -EAGAIN;
 		if (n < 0)
-			return -errno;
+			return (int)n;
 		*sent += (size_t)n;
 	}
 	return 0;
@@ -389,13 +440,11 @@ static void stream_read(struct docker_stream *s)
 
 		if (s->state != STREAM_HANDSHAKE && s->state != STREAM_OPEN)
 			return;
-		n = recv(s->fd, buf, sizeof(buf), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		n = stream_io_recv(s, buf, sizeof(buf));
+		if (n == -EAGAIN)
 			return;
 		if (n < 0) {
-			int err = -errno;
+			int err = (int)n;
 
 			stream_fail(s, err, "%s: reading from %s: %s", s->what,
 				    s->d->host.endpoint, uv_strerror(err));
@@ -474,10 +523,12 @@ static void stream_multi_done(struct docker_multi *m, CURL *easy, CURLcode rc)
 	 * watcher were left, libuv would refuse a second one on the fd. */
 	docker_multi_unwatch(m, fd);
 	/* Take the connection over and let curl go: from here on the stream
-	 * is plain non-blocking send()/recv() on the socket (no TLS is
-	 * supported, so nothing is lost). */
+	 * is plain non-blocking send()/recv() on the socket. TLS lives in
+	 * curl's connection, so over TLS curl keeps it. */
 	s->fd = fd;
-	stream_release_multi(s);
+	s->tls = docker_tls(s->d);
+	if (!s->tls)
+		stream_release_multi(s);
 	r = uv_poll_init_socket(s->d->loop, &s->poll, fd);
 	if (r < 0) {
 		stream_fail(s, r, "%s: cannot poll the connection: %s", s->what,
@@ -559,11 +610,8 @@ static int stream_connect(struct docker_stream *s, const char *path,
 				      ctype, blen, body);
 
 	snprintf(url, sizeof(url), "%s/", d->host.base_url);
-	if (curl_easy_setopt(s->easy, CURLOPT_URL, url) != CURLE_OK)
-		return -ENOMEM;
-	if (d->host.unix_path[0] &&
-	    curl_easy_setopt(s->easy, CURLOPT_UNIX_SOCKET_PATH,
-			     d->host.unix_path) != CURLE_OK)
+	if (curl_easy_setopt(s->easy, CURLOPT_URL, url) != CURLE_OK ||
+	    docker_easy_connect_opts(d, s->easy) < 0)
 		return -ENOMEM;
 	curl_easy_setopt(s->easy, CURLOPT_CONNECT_ONLY, 1L);
 	curl_easy_setopt(s->easy, CURLOPT_CLOSESOCKETFUNCTION,

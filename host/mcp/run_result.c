@@ -110,6 +110,8 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 	}
 	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
 	cJSON_AddStringToObject(r, "language", o->language);
+	if (o->engine)
+		cJSON_AddStringToObject(r, "engine", o->engine);
 	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
 	add_artifacts(r, o);
 	add_blocklist(r, o);

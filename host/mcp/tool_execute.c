@@ -660,6 +660,9 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 			return;
 		}
 		req.extra_env = (const char *const *)pkg_env;
+		/* Installed sets live in the first engine's cache volume
+		 * (docs/scaling.md, "What is per engine"). */
+		req.engine = engines_at(env->engines, 0);
 	}
 	/* Every other boolean argument is an option: the language must
 	 * offer each one switched on. */
@@ -739,7 +742,7 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 			install_env_free(pkg_env);
 			return;
 		}
-	} else if (exec_start(env->loop, env->pool, &req, done_cb, ec,
+	} else if (exec_start(env->loop, env->engines, &req, done_cb, ec,
 			      &ec->job)) {
 		free_staged(bufs, nstaged);
 		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../core/engine_info.h"
+#include "../core/engines.h"
 #include "../core/plugins.h"
 #include "../core/pool.h"
 #include "mcp_call.h"
@@ -57,7 +58,7 @@ static cJSON *pool_json(const struct tool_env *env)
 
 		if (!pl->policy.enabled)
 			continue;
-		pool_stats(env->pool, pl, &st);
+		engines_pool_stats(env->engines, pl, &st);
 		l = cJSON_AddObjectToObject(langs, pl->desc->name);
 		cJSON_AddNumberToObject(l, "warm", st.idle);
 		cJSON_AddNumberToObject(l, "inUse", st.busy);
@@ -181,13 +182,20 @@ static cJSON *limits_json(const struct tool_env *env)
 	return o;
 }
 
-/* One call: the sections asked for, the engine's and the sessions' as
+/* One call: the sections asked for, the engines' and the sessions' as
  * their answers come; the result when none is pending. */
 struct inspect {
 	struct mcp_call *call;
 	cJSON *out;
+	cJSON *engines; /* in out: each engine's state, its info added */
 	int pending;
 	uint32_t max_sessions;
+};
+
+/* One engine's description asked for. */
+struct engine_ask {
+	struct inspect *in;
+	int index;
 };
 
 static void inspect_done(struct inspect *in)
@@ -212,19 +220,51 @@ static void sessions_cb(cJSON *result, void *arg)
 	inspect_done(in);
 }
 
+/* "engine" is the first engine's description (what one engine's server
+ * has always shown); every engine's is in "engines" beside its health,
+ * capacity and load. */
 static void engine_cb(cJSON *info, const char *why, void *arg)
 {
-	struct inspect *in = arg;
+	struct engine_ask *ask = arg;
+	struct inspect *in = ask->in;
+	cJSON *e = cJSON_GetArrayItem(in->engines, ask->index);
 
-	if (info) {
-		cJSON_AddItemToObject(in->out, "engine", info);
-	} else {
-		cJSON *e = cJSON_AddObjectToObject(in->out, "engine");
-
-		cJSON_AddStringToObject(e, "error", "docker_unavailable");
-		cJSON_AddStringToObject(e, "message", why);
+	if (!info) {
+		info = cJSON_CreateObject();
+		cJSON_AddStringToObject(info, "error", "docker_unavailable");
+		cJSON_AddStringToObject(info, "message", why);
 	}
+	if (ask->index == 0)
+		cJSON_AddItemToObject(in->out, "engine",
+				      cJSON_Duplicate(info, 1));
+	if (e)
+		cJSON_AddItemToObject(e, "info", info);
+	else
+		cJSON_Delete(info);
+	free(ask);
 	inspect_done(in);
+}
+
+static void ask_engines(const struct tool_env *env, struct inspect *in)
+{
+	size_t i, n = engines_count(env->engines);
+
+	in->engines = engines_json(env->engines);
+	cJSON_AddItemToObject(in->out, "engines", in->engines);
+	in->pending += (int)n;
+	for (i = 0; i < n; i++) {
+		struct engine_ask *ask = calloc(1, sizeof(*ask));
+
+		if (!ask) {
+			in->pending--;
+			continue;
+		}
+		ask->in = in;
+		ask->index = (int)i;
+		if (engine_info_get(engine_docker(engines_at(env->engines, i)),
+				    engine_cb, ask) != 0)
+			engine_cb(NULL, "cannot ask the engine", ask);
+	}
 }
 
 static void call(const struct tool_env *env, struct mcp_call *mc,
@@ -255,10 +295,9 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	ask_sessions = all || strcmp(what, "sessions") == 0;
 	/* Every answer counted before the first is asked for (one may come
 	 * at once): the last of them, or this function, finishes the call. */
-	in->pending = 1 + ask_engine + ask_sessions;
-	if (ask_engine &&
-	    engine_info_get(pool_docker(env->pool), engine_cb, in) != 0)
-		engine_cb(NULL, "cannot ask the engine", in);
+	in->pending = 1 + ask_sessions;
+	if (ask_engine)
+		ask_engines(env, in);
 	/* NOLINTBEGIN(clang-analyzer-unix.Malloc): pending keeps in alive */
 	if (ask_sessions)
 		tool_sessions_json(env, sessions_cb, in);
@@ -272,8 +311,9 @@ const struct tool tool_inspect = {
 	.description =
 		"The server's state now: what: pool (warm and busy containers "
 		"per language), sessions (open sessions and their memory), "
-		"engine (the container engine, its runtime, what it "
-		"enforces), plugins (the languages), limits (each language's "
+		"engine (each container engine: its health, capacity and "
+		"load, its runtime, what it enforces), plugins (the "
+		"languages), limits (each language's "
 		"effective limits after sandbox.ini), or all.",
 	.input_schema = input_schema,
 	.read_only = 1,

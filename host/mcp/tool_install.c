@@ -261,8 +261,22 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 					       pl->desc->name));
 		return;
 	}
-	if (s)
+	if (s) {
+		struct session_info in;
+		const char *first = engine_name(engines_at(env->engines, 0));
+
+		session_info(s, &in);
+		if (strcmp(in.engine, first) != 0) {
+			mcp_call_finish(
+				mc, tool_error(ERR_INSTALLS_DISABLED,
+					       "package installs run on engine "
+					       "'%s' only (docs/scaling.md); "
+					       "session '%s' is on engine '%s'",
+					       first, in.name, in.engine));
+			return;
+		}
 		pl = session_plugin(s);
+	}
 	ic = calloc(1, sizeof(*ic));
 	if (!ic) {
 		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));

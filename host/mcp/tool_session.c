@@ -91,6 +91,8 @@ static cJSON *session_schema(void)
 	static const char *const fields[][3] = {
 		{"name", "string", "The session's name."},
 		{"language", "string", "Its language."},
+		{"engine", "string",
+		 "The container engine it runs on, for its whole life."},
 		{"state", "string",
 		 "active, busy (running a call), starting (its interpreter is "
 		 "starting), or paused."},
@@ -166,6 +168,7 @@ static cJSON *describe(const struct session *s)
 	session_info(s, &in);
 	cJSON_AddStringToObject(o, "name", in.name);
 	cJSON_AddStringToObject(o, "language", in.language);
+	cJSON_AddStringToObject(o, "engine", in.engine);
 	cJSON_AddStringToObject(o, "state", in.state);
 	iso_time_ms(in.created_ms, t, sizeof(t));
 	cJSON_AddStringToObject(o, "created", t);
@@ -376,9 +379,12 @@ static void create_installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 	}
 	memcpy(cp->key, e->key, sizeof(cp->key));
 	cp->installed = summary;
+	/* Installed sets live in the first engine's cache volume
+	 * (docs/scaling.md, "What is per engine"). */
 	if (session_create(cp->env->sessions, cp->pl,
 			   cp->name[0] ? cp->name : NULL, cp->ttl_s,
-			   created_pkgs_cb, cp, &err)) {
+			   engines_at(cp->env->engines, 0), created_pkgs_cb, cp,
+			   &err)) {
 		mcp_call_finish(mc, tool_error_result(&err));
 		cJSON_Delete(cp->installed);
 		free(cp);
@@ -463,8 +469,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			create_with_packages(env, mc, pl, nm, ttl_s, pk);
 			return;
 		}
-		if (session_create(env->sessions, pl, nm, ttl_s, done_cb, mc,
-				   &err))
+		if (session_create(env->sessions, pl, nm, ttl_s, NULL, done_cb,
+				   mc, &err))
 			mcp_call_finish(mc, tool_error_result(&err));
 		return;
 	}

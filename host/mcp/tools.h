@@ -24,7 +24,7 @@ struct tool_env {
 	uv_loop_t *loop;
 	const struct config *cfg;
 	const struct plugin_set *plugins;
-	struct pool *pool;
+	struct engines *engines;
 	struct session_mgr *sessions;
 	struct artifact_store *artifacts; /* NULL: one-off files not kept */
 	struct installer *installer;	  /* NULL: no package installs */

@@ -47,7 +47,7 @@ e2e('the connection to the engine cut and restored: calls fail at once, the pool
   let relay = await engineRelay();
   const port = relay.port;
   h.t.after(() => relay.cut());
-  const s = await h.start({ env: { DOCKER_HOST: `tcp://127.0.0.1:${port}`, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1' } });
+  const s = await h.start({ env: { DOCKER_HOST: `tcp://127.0.0.1:${port}`, SANDBOX_DOCKER_ALLOW_PLAINTEXT: 'yes', SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1' } });
   assert.equal((await s.execute('bash', 'echo before')).stdout, 'before\n');
   const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'bash', name: 'kept' } });
   assert.equal(created.isError ?? false, false, created.content?.[0]?.text);

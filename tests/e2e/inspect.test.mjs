@@ -55,7 +55,21 @@ e2e('sandbox_inspect pool, engine and sessions agree with the engine and with wh
   assert.ok((await inspect(s, 'pool')).pool.languages.python.started >= 2);
 
   const all = await inspect(s);
-  assert.deepEqual(Object.keys(all).sort(), ['engine', 'limits', 'plugins', 'pool', 'rejectedPlugins', 'sessions']);
+  assert.deepEqual(Object.keys(all).sort(), ['engine', 'engines', 'limits', 'plugins', 'pool', 'rejectedPlugins', 'sessions']);
+  // One engine, the default: up, its load as the engine lists it, its
+  // description the same as "engine".
+  assert.equal(all.engines.length, 1);
+  const [eng] = all.engines;
+  assert.equal(eng.name, 'default');
+  assert.equal(eng.health, 'up');
+  assert.equal(eng.tls, false);
+  // Same snapshot: every container of the pool's languages (those being
+  // removed count until the engine confirms).
+  const inPool = Object.values(all.pool.languages).reduce((n, l) => n + l.warm + l.inUse + l.starting + l.resetting, 0);
+  assert.ok(eng.containers >= inPool && inPool >= 2, `${eng.containers} containers, ${inPool} in the pool`);
+  assert.equal(eng.inUse, 0);
+  assert.ok(eng.placed >= 1, JSON.stringify(eng));
+  assert.deepEqual(eng.info, all.engine);
   const version = (await dockerGet('/version')).body;
   const info = (await dockerGet('/info')).body;
   assert.equal(all.engine.version, version.Version);

@@ -1,7 +1,8 @@
 // User-namespace remapping (docs/security.md, "The sandbox uid and the
 // host's accounts"): the server against an engine of the test's own,
 // started with --userns-remap=default, its own data root, exec root,
-// socket and bridge (no iptables rules, no other network touched). The
+// socket and bridge (lib/engines.mjs: no iptables rules, no other network
+// touched). The
 // sandbox user is uid 1000 inside and a subordinate uid on the host; the
 // agent (root inside) is no root on the host; the start-up checks say the
 // engine remaps; runs, sessions and file operations work as on any engine.
@@ -9,51 +10,14 @@
 // dockerd creates the system user "dockremap" and its /etc/subuid and
 // /etc/subgid ranges the first time (what a user's own set-up does).
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { dockerGet } from './lib/docker.mjs';
+import { startEngine } from './lib/engines.mjs';
 import { IN_CI, e2e, runResult } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
 
-const BRIDGE = 'sbxuns0';
 const IMAGE = 'mcp-sandbox/bash:latest';
-
-/** The test's engine: started, then stopped and removed by h.t.after. */
-async function userNsEngine(h) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-uns-'));
-  fs.chmodSync(dir, 0o711); // the remapped root must reach its data root
-  const sock = path.join(dir, 'docker.sock');
-  const ip = (...a) => execFileSync('ip', a, { stdio: 'pipe' });
-  try { ip('link', 'del', BRIDGE); } catch { /* none left over */ }
-  ip('link', 'add', 'name', BRIDGE, 'type', 'bridge');
-  ip('addr', 'add', '10.254.254.1/24', 'dev', BRIDGE);
-  ip('link', 'set', BRIDGE, 'up');
-  const log = fs.openSync(path.join(dir, 'dockerd.log'), 'a');
-  const dockerd = spawn('dockerd', [
-    '--userns-remap=default',
-    `--data-root=${dir}/data`, `--exec-root=${dir}/exec`, `--pidfile=${dir}/docker.pid`,
-    `--host=unix://${sock}`, `--bridge=${BRIDGE}`,
-    '--iptables=false', '--ip6tables=false', '--ip-masq=false', '--ip-forward=false',
-  ], { stdio: ['ignore', log, log] });
-  const exited = new Promise((resolve) => dockerd.on('exit', resolve));
-  h.t.after(async () => {
-    dockerd.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
-    if (dockerd.exitCode === null) dockerd.kill('SIGKILL');
-    try { ip('link', 'del', BRIDGE); } catch { /* gone */ }
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  await waitFor(async () => dockerd.exitCode === null && (await dockerGet('/_ping', { socket: sock }).catch(() => ({}))).status === 200,
-    { timeoutMs: 60_000, what: `the test's dockerd (${dir}/dockerd.log)` }).catch((e) => {
-    throw new Error(`${e.message}\n${fs.readFileSync(path.join(dir, 'dockerd.log'), 'utf8').slice(-3000)}`);
-  });
-  // The image, from the host's engine into this one (remapped as it loads).
-  execFileSync('sh', ['-c', `docker save ${IMAGE} | docker -H unix://${sock} load -q`], { stdio: 'pipe' });
-  return { dir, sock };
-}
 
 /** The first subordinate uid of the user dockerd remaps to. */
 function subuidStart() {
@@ -68,7 +32,9 @@ e2e('with userns-remap the sandbox user and the agent are unprivileged subordina
     h.t.skip('needs root to start a dockerd');
     return;
   }
-  const engine = await userNsEngine(h);
+  // The remapped root must reach its data root (startEngine's is 0711);
+  // the image is remapped as it loads.
+  const engine = await startEngine(h, { args: ['--userns-remap=default'], images: [IMAGE] });
   const info = (await dockerGet('/info', { socket: engine.sock })).body;
   assert.ok(info.SecurityOptions.includes('name=userns'), JSON.stringify(info.SecurityOptions));
   const start = subuidStart();

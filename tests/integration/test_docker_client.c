@@ -559,7 +559,7 @@ static void p2_negotiate_cb(const struct docker_response *res, void *arg)
 static int phase_real(void)
 {
 	static struct ph2 t; /* the round-trip samples are not stack-sized */
-	const char *errmsg;
+	char errmsg[512];
 	int r, i;
 
 	uv_loop_init(&t.loop);
@@ -573,7 +573,7 @@ static int phase_real(void)
 		 (int)getpid());
 	t.step = "negotiate";
 
-	r = docker_new(&t.loop, NULL, &t.d, &errmsg);
+	r = docker_new(&t.loop, NULL, &t.d, errmsg, sizeof(errmsg));
 	if (r < 0)
 		p2_unavailable(&t, errmsg);
 	else if ((r = docker_negotiate(t.d, p2_negotiate_cb, &t)) < 0)
@@ -1622,7 +1622,7 @@ static void p3_negotiated_cb(const struct docker_response *res, void *arg)
 static int phase_engine(void)
 {
 	static struct ph3 t;
-	const char *errmsg;
+	char errmsg[512];
 	int r, i;
 
 	uv_loop_init(&t.loop);
@@ -1642,7 +1642,7 @@ static int phase_engine(void)
 		 (int)getpid());
 	t.step = "negotiate";
 
-	r = docker_new(&t.loop, NULL, &t.d, &errmsg);
+	r = docker_new(&t.loop, NULL, &t.d, errmsg, sizeof(errmsg));
 	if (r < 0) {
 		fprintf(stderr, "SKIP engine: %s\n", errmsg);
 		t.skip = 1;

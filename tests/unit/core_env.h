@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "core/config.h"
+#include "core/engines.h"
 #include "core/executor.h"
 #include "core/plugins.h"
 #include "core/pool.h"
@@ -37,13 +38,14 @@ struct env {
 	struct fake_engine *fe;
 	struct fake_agent_script *script; /* every fake agent's */
 	struct fake_engine_faults *faults;
-	struct docker *d;
+	struct engines *es; /* one engine: the fake */
+	struct docker *d;   /* its client */
 	struct config cfg;
 	struct plugin_set ps;
 	const struct plugin *pl;    /* "fake" */
 	const struct plugin *other; /* "other" */
-	struct pool *pool;
-	int pool_shut; /* the scenario shut the pool down itself */
+	struct pool *pool;	    /* its pool */
+	int pool_shut;		    /* the scenario shut the pool down itself */
 	/* Freed by env_close() once the loop has closed every handle (an
 	 * owner of embedded handles, e.g. the session manager). */
 	void (*late_free)(void *arg);
@@ -124,6 +126,7 @@ static inline void env_open(struct env *e, const char *name,
 			    const char *const *settings, unsigned watchdog_ms)
 {
 	static const char *const labels[] = {"org.mcp-sandbox.test=unit", NULL};
+	char dwhy[512];
 	const char *why = NULL;
 	int negotiated = 0;
 	size_t i;
@@ -135,26 +138,13 @@ static inline void env_open(struct env *e, const char *name,
 			name);
 		exit(1);
 	}
-	if (docker_new(&e->loop, fake_engine_url(e->fe), &e->d, &why)) {
-		fprintf(stderr, "FAIL %s: docker_new: %s\n", name, why);
-		fake_engine_unlink(e->fe);
-		exit(1);
-	}
-	e->script = fake_engine_script(e->fe);
-	e->faults = fake_engine_faults(e->fe);
-	uv_timer_init(&e->loop, &e->watchdog);
-	e->watchdog.data = e;
-	uv_timer_start(&e->watchdog, env_watchdog_cb,
-		       watchdog_ms ? watchdog_ms : ENV_WATCHDOG_MS, 0);
-	uv_unref((uv_handle_t *)&e->watchdog);
-	CHECK(docker_negotiate(e->d, env_negotiated_cb, &negotiated) == 0);
-	RUN_UNTIL(e, negotiated != 0);
-	CHECK(negotiated == 200);
-	CHECK(docker_api_version(e->d) &&
-	      strcmp(docker_api_version(e->d), "1.44") == 0);
-
 	config_init(&e->cfg);
+	CHECK(config_set(&e->cfg, "docker", "host", fake_engine_url(e->fe),
+			 &why) == 0);
 	CHECK(config_set(&e->cfg, "pool", "size", "0", &why) == 0);
+	/* No budget and no shrinking unless a scenario asks. */
+	CHECK(config_set(&e->cfg, "pool", "memory_budget_mb", "0", &why) == 0);
+	CHECK(config_set(&e->cfg, "pool", "idle_shrink_s", "0", &why) == 0);
 	/* Both fake languages are warm from the start, up to their size. */
 	CHECK(config_set(&e->cfg, "pool", "warm_at_start", "*", &why) == 0);
 	for (i = 0; settings && settings[i]; i += 3) {
@@ -181,14 +171,28 @@ static inline void env_open(struct env *e, const char *name,
 	CHECK(plugins_apply_config(&e->ps, &e->cfg) == 0);
 	e->pl = plugins_find(&e->ps, "fake");
 	e->other = plugins_find(&e->ps, "other");
-	{
-		const struct pool_options opt = {
-			.max_containers = e->cfg.max_containers,
-			.labels = labels,
-		};
-
-		CHECK(pool_new(&e->loop, e->d, &e->ps, &opt, &e->pool) == 0);
+	/* The server's engine set, of one engine: the fake. */
+	if (engines_new(&e->loop, &e->cfg, &e->ps,
+			&(struct engines_options){.labels = labels}, &e->es,
+			dwhy, sizeof(dwhy))) {
+		fprintf(stderr, "FAIL %s: engines_new: %s\n", name, dwhy);
+		fake_engine_unlink(e->fe);
+		exit(1);
 	}
+	e->d = engine_docker(engines_at(e->es, 0));
+	e->pool = engine_pool(engines_at(e->es, 0));
+	e->script = fake_engine_script(e->fe);
+	e->faults = fake_engine_faults(e->fe);
+	uv_timer_init(&e->loop, &e->watchdog);
+	e->watchdog.data = e;
+	uv_timer_start(&e->watchdog, env_watchdog_cb,
+		       watchdog_ms ? watchdog_ms : ENV_WATCHDOG_MS, 0);
+	uv_unref((uv_handle_t *)&e->watchdog);
+	CHECK(docker_negotiate(e->d, env_negotiated_cb, &negotiated) == 0);
+	RUN_UNTIL(e, negotiated != 0);
+	CHECK(negotiated == 200);
+	CHECK(docker_api_version(e->d) &&
+	      strcmp(docker_api_version(e->d), "1.44") == 0);
 }
 
 static inline void env_flag_cb(void *arg)
@@ -207,14 +211,14 @@ static inline void env_close(struct env *e)
 		pool_shutdown(e->pool, env_flag_cb, &done);
 		RUN_UNTIL(e, done);
 	}
-	docker_free(e->d);
+	engines_close_clients(e->es);
 	fake_engine_stop(e->fe);
 	uv_close((uv_handle_t *)&e->watchdog, NULL);
 	uv_run(&e->loop, UV_RUN_DEFAULT);
 	CHECK(uv_loop_close(&e->loop) == 0);
 	if (e->late_free)
 		e->late_free(e->late_arg);
-	pool_free(e->pool);
+	engines_free(e->es);
 	plugins_close(&e->ps);
 	config_close(&e->cfg);
 }
@@ -343,7 +347,7 @@ static inline int env_exec(struct env *e, const struct plugin *pl,
 	if (q.stream_ms)
 		q.output_cb = env_output_cb;
 	env_in_call = 1;
-	rc = exec_start(&e->loop, e->pool, &q, env_run_cb, r, &r->job);
+	rc = exec_start(&e->loop, e->es, &q, env_run_cb, r, &r->job);
 	env_in_call = 0;
 	CHECK(rc == 0);
 	return rc;

@@ -503,7 +503,7 @@ static const struct {
 int main(int argc, char **argv)
 {
 	char url[80];
-	const char *msg = NULL;
+	char msg[512];
 	size_t i;
 	int ran = 0;
 
@@ -515,7 +515,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(url, sizeof(url), "%s", fake_docker_url(fk.daemon));
-	if (docker_new(&loop, url, &d, &msg) != 0) {
+	if (docker_new(&loop, &(struct docker_options){.host = url}, &d, msg,
+		       sizeof(msg)) != 0) {
 		fprintf(stderr, "FAIL: docker_new: %s\n", msg);
 		fake_stop();
 		return 1;

@@ -25,6 +25,8 @@
 #include "fake_docker.h"
 #include "util/log.h"
 
+#define HOST(h) (&(struct docker_options){.host = (h)})
+
 struct buf {
 	char *p;
 	size_t len, cap;
@@ -783,7 +785,7 @@ static void p1_negotiate_cb(const struct docker_response *res, void *arg)
 static void p1_noconn_cb(const struct docker_response *res, void *arg)
 {
 	struct docker *d = arg;
-	const char *errmsg;
+	char errmsg[512];
 
 	FCHECK(res->err == -ENOENT && res->status == 0, "no socket: err %d",
 	       res->err);
@@ -794,7 +796,8 @@ static void p1_noconn_cb(const struct docker_response *res, void *arg)
 	fprintf(stderr, "ok   fake: %s\n", res->errmsg);
 	docker_free(d); /* from inside its own callback */
 
-	FCHECK(docker_new(p1.loop, fake_docker_url(fk), &p1.d, &errmsg) == 0,
+	FCHECK(docker_new(p1.loop, HOST(fake_docker_url(fk)), &p1.d, errmsg,
+			  sizeof(errmsg)) == 0,
 	       "docker_new: %s", errmsg);
 	FCHECK(docker_api_version(p1.d) == NULL, "version before negotiation");
 	FCHECK(docker_negotiate(p1.d, p1_negotiate_cb, NULL) == 0, "negotiate");
@@ -803,16 +806,41 @@ static void p1_noconn_cb(const struct docker_response *res, void *arg)
 static void p1_parse_checks(void)
 {
 	struct docker *d = NULL;
-	const char *msg = NULL;
+	char msg[512];
 
-	FCHECK(docker_new(p1.loop, "ssh://host", &d, &msg) ==
+	FCHECK(docker_new(p1.loop, HOST("ssh://host"), &d, msg, sizeof(msg)) ==
 			       -EPROTONOSUPPORT &&
-		       msg && !d,
+		       msg[0] && !d,
 	       "ssh:// must be refused");
-	FCHECK(docker_new(p1.loop, "unix://relative", &d, &msg) == -EINVAL &&
-		       msg,
+	FCHECK(docker_new(p1.loop, HOST("unix://relative"), &d, msg,
+			  sizeof(msg)) == -EINVAL &&
+		       msg[0],
 	       "relative unix path must be refused");
-	FCHECK(docker_new(p1.loop, "tcp://127.0.0.1", &d, &msg) == 0, "tcp");
+	/* Plain TCP only when allowed, TLS only with readable files. */
+	FCHECK(docker_new(p1.loop, HOST("tcp://127.0.0.1"), &d, msg,
+			  sizeof(msg)) == -EPERM &&
+		       strstr(msg, "plain TCP") && !d,
+	       "plain tcp:// must be refused: %s", msg);
+	FCHECK(docker_new(p1.loop,
+			  &(struct docker_options){
+				  .host = "tcp://127.0.0.1",
+				  .tls_ca = "/nonexistent/ca.pem",
+				  .tls_cert = "/nonexistent/cert.pem",
+				  .tls_key = "/nonexistent/key.pem"},
+			  &d, msg, sizeof(msg)) == -ENOENT &&
+		       strstr(msg, "/nonexistent/ca.pem") && !d,
+	       "unreadable TLS files must be refused: %s", msg);
+	FCHECK(docker_new(p1.loop,
+			  &(struct docker_options){.host = "tcp://127.0.0.1",
+						   .tls_ca = "/dev/null"},
+			  &d, msg, sizeof(msg)) == -EINVAL &&
+		       strstr(msg, "client certificate") && !d,
+	       "TLS without a client certificate must be refused: %s", msg);
+	FCHECK(docker_new(p1.loop,
+			  &(struct docker_options){.host = "tcp://127.0.0.1",
+						   .allow_plaintext = 1},
+			  &d, msg, sizeof(msg)) == 0,
+	       "tcp");
 	FCHECK(strcmp(docker_endpoint(d), "tcp://127.0.0.1:2375") == 0,
 	       "tcp endpoint %s", docker_endpoint(d));
 	FCHECK(docker_request(d, "GET", "/a b", NULL, 0, p1_hang_req_cb,
@@ -822,8 +850,8 @@ static void p1_parse_checks(void)
 		       -EINVAL,
 	       "lower-case method");
 	docker_free(d);
-	FCHECK(docker_new(p1.loop, "unix:///nonexistent/sbx.sock", &d, &msg) ==
-		       0,
+	FCHECK(docker_new(p1.loop, HOST("unix:///nonexistent/sbx.sock"), &d,
+			  msg, sizeof(msg)) == 0,
 	       "docker_new: %s", msg);
 	FCHECK(strcmp(docker_endpoint(d), "unix:///nonexistent/sbx.sock") == 0,
 	       "endpoint");

@@ -592,8 +592,8 @@ static void t_host(void)
 	CHECK(strcmp(h.unix_path, "/var/run/docker.sock") == 0);
 	CHECK(strcmp(h.base_url, "http://localhost") == 0);
 	CHECK(strcmp(h.host_hdr, "localhost") == 0);
-	/* TLS is refused for TCP only. */
-	CHECK(docker_host_parse("unix:///s", 1, &h, &msg) == 0);
+	/* TLS means nothing to a unix socket (as for the docker CLI). */
+	CHECK(docker_host_parse("unix:///s", 1, &h, &msg) == 0 && !h.tls);
 
 	CHECK(docker_host_parse("tcp://127.0.0.1", 0, &h, &msg) == 0);
 	CHECK(strcmp(h.endpoint, "tcp://127.0.0.1:2375") == 0);
@@ -619,8 +619,11 @@ static void t_host(void)
 	}
 	CHECK(docker_host_parse("ssh://host", 0, &h, &msg) == -EPROTONOSUPPORT);
 	CHECK(docker_host_parse("", 0, &h, &msg) == -EPROTONOSUPPORT);
-	CHECK(docker_host_parse("tcp://host:2376", 1, &h, &msg) ==
-	      -EPROTONOSUPPORT);
+	CHECK(docker_host_parse("tcp://host:2376", 1, &h, &msg) == 0 && h.tls);
+	CHECK(strcmp(h.base_url, "https://host:2376") == 0);
+	CHECK(docker_host_parse("tcp://host", 1, &h, &msg) == 0);
+	CHECK(strcmp(h.endpoint, "tcp://host:2376") == 0);
+	CHECK(docker_host_parse("http://host", 1, &h, &msg) == -EINVAL);
 	CHECK(docker_host_parse("tcp://host/v1.41", 0, &h, &msg) == -EINVAL);
 	CHECK(docker_host_parse("tcp://", 0, &h, &msg) == -EINVAL);
 	CHECK(docker_host_parse("tcp://a b", 0, &h, &msg) == -EINVAL);

@@ -47,7 +47,7 @@ static int create(struct session_mgr *m, const struct plugin *pl,
 	memset(c, 0, sizeof(*c));
 	memset(err, 0, sizeof(*err));
 	env_in_call = 1;
-	rc = session_create(m, pl, name, ttl_s, created_cb, c, err);
+	rc = session_create(m, pl, name, ttl_s, NULL, created_cb, c, err);
 	env_in_call = 0;
 	return rc;
 }
@@ -78,8 +78,7 @@ static struct session *scenario_open(struct env *e, struct session_mgr **m,
 	struct session *s;
 
 	env_open(e, scenario, cfg, 0);
-	CHECK(session_mgr_new(&e->loop, e->d, e->pool, &e->ps, &e->cfg, m) ==
-	      0);
+	CHECK(session_mgr_new(&e->loop, e->es, &e->ps, &e->cfg, m) == 0);
 	s = open_session(e, *m, name);
 	if (!s) {
 		mgr_close(e, *m);
@@ -156,7 +155,7 @@ static void t_create(void)
 	size_t i;
 
 	env_open(&e, "create", cfg, 0);
-	CHECK(session_mgr_new(&e.loop, e.d, e.pool, &e.ps, &e.cfg, &m) == 0);
+	CHECK(session_mgr_new(&e.loop, e.es, &e.ps, &e.cfg, &m) == 0);
 
 	CHECK(create(m, e.pl, "no spaces", 0, &bad[0], &err) ==
 	      ERR_INVALID_NAME);

@@ -1,0 +1,251 @@
+// Several container engines (docs/scaling.md): a second dockerd of the
+// test's own (its own data root, bridge and socket), listening on
+// 127.0.0.1 with TLS certificates the test makes with OpenSSL, beside this
+// machine's engine. All traffic stays on this machine.
+//
+//  - mutual TLS works for runs, sessions and files, and each way it can be
+//    wrong is refused with a message that says so;
+//  - with two engines, one-off calls spread over both, each session stays
+//    on its engine, and both survive a restart of the server;
+//  - an engine stopped mid-run loses no one-off call that had not started,
+//    its sessions are reported lost after the grace, and it rejoins when
+//    it answers again.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { promisify } from 'node:util';
+import { makeCerts, startEngine } from './lib/engines.mjs';
+import { BIN, IN_CI, e2e, runResult, toolError } from './lib/server.mjs';
+import { withStateDir } from './lib/sessions.mjs';
+import { waitFor } from './lib/wait.mjs';
+
+const run = promisify(execFile);
+const IMAGE = 'mcp-sandbox/bash:latest';
+
+function needRoot(h) {
+  if (process.getuid() === 0) return true;
+  if (IN_CI) throw new Error('this test starts a dockerd and needs root, and CI=true');
+  h.t.skip('needs root to start a dockerd');
+  return false;
+}
+
+/** `mcp-sandbox run bash -c code` with env; resolves { code, stdout, stderr }. */
+async function runOnce(env, code = 'echo hi') {
+  try {
+    const all = { PATH: process.env.PATH, HOME: process.env.HOME, SANDBOX_CONFIG: '/dev/null', ...env };
+    const r = await run(BIN, ['run', 'bash', '-c', code], {
+      env: Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)),
+      timeout: 60_000,
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** A sandbox.ini with these engines ({name: {key: value}}) and nothing else. */
+function engineConfig(h, engines, extra = '') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-engines-ini-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'sandbox.ini');
+  let text = extra;
+  for (const [name, keys] of Object.entries(engines)) {
+    text += `\n[engine.${name}]\n`;
+    for (const [k, v] of Object.entries(keys)) text += `${k} = ${v}\n`;
+  }
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+const tlsKeys = (certs, client = certs.client) => ({
+  tls_ca: certs.ca.cert, tls_cert: client.cert, tls_key: client.key,
+});
+
+/** This machine's engine as "local" and one of the test's own over TLS as "remote". */
+async function twoEngines(h, extra = '') {
+  const certs = makeCerts(h);
+  const eng = await startEngine(h, { tls: certs, images: [IMAGE] });
+  const config = engineConfig(h, {
+    local: { host: 'unix:///var/run/docker.sock' },
+    remote: { host: eng.url, ...tlsKeys(certs) },
+  }, extra);
+  return { eng, config };
+}
+
+async function inspectEngines(s) {
+  const r = await s.client.callTool({ name: 'sandbox_inspect', arguments: { what: 'engine' } });
+  assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
+  return r.structuredContent.engines;
+}
+
+async function session(s, action, args) {
+  return s.client.callTool({ name: 'sandbox_session', arguments: { action, ...args } });
+}
+
+e2e('an engine over mutual TLS: runs, sessions and files work; a wrong CA, a client certificate of another CA, expired certificates, no client certificate and plain TCP are refused', { timeoutMs: 240_000 }, async (h) => {
+  if (!needRoot(h)) return;
+  const certs = makeCerts(h);
+  const eng = await startEngine(h, { tls: certs, images: [IMAGE] });
+
+  // The docker CLI's variables, as a user who already talks to this
+  // engine with `docker --tlsverify` has them.
+  const s = await withStateDir(h).start({
+    DOCKER_HOST: eng.url, DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: certs.cliDir,
+    SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash',
+  });
+  const r = await s.execute('bash', 'head -c 200000 /dev/zero | wc -c; echo err >&2; exit 3', { stdin: 'x'.repeat(300_000) });
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['200000\n', 'err\n', 3]);
+  assert.equal(r.engine, undefined, 'one engine: results do not name it');
+  const created = await session(s, 'create', { language: 'bash', name: 'tls' });
+  assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
+  assert.equal(created.structuredContent.session.engine, 'default');
+  assert.equal(runResult(await s.call({ language: 'bash', session: 'tls', code: 'X=kept; echo v > /work/v.txt' })).exitCode, 0);
+  assert.equal(runResult(await s.call({ language: 'bash', session: 'tls', code: 'echo $X' })).stdout, 'kept\n');
+  const read = await s.client.callTool({ name: 'sandbox_file_ops', arguments: { action: 'read', session: 'tls', path: 'v.txt' } });
+  assert.equal(JSON.parse(read.content[0].text).content, 'v\n');
+  const [e] = await inspectEngines(s);
+  assert.deepEqual([e.name, e.endpoint, e.tls, e.health], ['default', eng.url, true, 'up']);
+  assert.equal(e.info.dataRoot, `${eng.dir}/data`, 'the description is the TLS engine\'s');
+  assert.equal((await session(s, 'destroy', { name: 'tls' })).isError ?? false, false);
+
+  // Each way to get it wrong, through `mcp-sandbox run`.
+  const good = { SANDBOX_DOCKER_HOST: eng.url, SANDBOX_DOCKER_TLS_CA: certs.ca.cert, SANDBOX_DOCKER_TLS_CERT: certs.client.cert, SANDBOX_DOCKER_TLS_KEY: certs.client.key };
+  assert.deepEqual(await runOnce(good), { code: 0, stdout: 'hi\n', stderr: '' });
+  const refused = async (what, env, code, re) => {
+    const o = await runOnce({ ...good, ...env });
+    assert.equal(o.code, code, `${what}: exit ${o.code}: ${o.stderr}`);
+    assert.equal(o.stdout, '', what);
+    assert.match(o.stderr, re, what);
+  };
+  await refused('the daemon\'s certificate checked against another CA', { SANDBOX_DOCKER_TLS_CA: certs.otherCa.cert }, 125,
+    /docker_unavailable: .*tcp:\/\/127\.0\.0\.1:\d+.*(certificate|issuer)/i);
+  await refused('a client certificate of another CA', { SANDBOX_DOCKER_TLS_CERT: certs.otherClient.cert, SANDBOX_DOCKER_TLS_KEY: certs.otherClient.key }, 125,
+    /docker_unavailable: .*(bad certificate|unknown ca|certificate)/i);
+  await refused('an expired client certificate', { SANDBOX_DOCKER_TLS_CERT: certs.expiredClient.cert, SANDBOX_DOCKER_TLS_KEY: certs.expiredClient.key }, 125,
+    /docker_unavailable: .*(certificate|expired)/i);
+  await refused('no client certificate', { SANDBOX_DOCKER_TLS_CERT: undefined, SANDBOX_DOCKER_TLS_KEY: undefined }, 1,
+    /TLS to the Docker daemon needs client certificate/);
+  await refused('a client key that cannot be read', { SANDBOX_DOCKER_TLS_KEY: '/nonexistent/key.pem' }, 1,
+    /client key \/nonexistent\/key\.pem: No such file/);
+  await refused('plain TCP', { SANDBOX_DOCKER_TLS_CA: undefined, SANDBOX_DOCKER_TLS_CERT: undefined, SANDBOX_DOCKER_TLS_KEY: undefined }, 1,
+    /is plain TCP: .*allow_plaintext/);
+
+  // An expired server certificate of the right CA: a TLS server on this
+  // machine that presents one (the daemon's own check of it is ours).
+  const srv = tls.createServer({ cert: fs.readFileSync(certs.expiredServer.cert), key: fs.readFileSync(certs.expiredServer.key) }, (c) => c.destroy());
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  h.t.after(() => srv.close());
+  await refused('an expired server certificate', { SANDBOX_DOCKER_HOST: `tcp://127.0.0.1:${srv.address().port}` }, 125,
+    /docker_unavailable: .*expired/i);
+});
+
+e2e('two engines: one-off calls spread over both, each session stays on its engine, and both survive a restart of the server', { timeoutMs: 300_000 }, async (h) => {
+  if (!needRoot(h)) return;
+  const { eng, config } = await twoEngines(h);
+  const st = withStateDir(h);
+  const env = { SANDBOX_CONFIG: config, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' };
+  let s = await st.start(env);
+  await waitFor(async () => (await inspectEngines(s)).every((x) => x.health === 'up'), { what: 'both engines up' });
+
+  // Eight calls at once: each goes where the least is in hand.
+  const results = await Promise.all(Array.from({ length: 8 }, (_, i) => s.execute('bash', `sleep 0.5; echo ${i}`)));
+  results.forEach((r, i) => assert.equal(r.stdout, `${i}\n`));
+  const where = results.map((r) => r.engine);
+  assert.ok(where.includes('local') && where.includes('remote'), `calls ran on ${where}`);
+  const placed = Object.fromEntries((await inspectEngines(s)).map((x) => [x.name, x.placed]));
+  assert.ok(placed.local >= 1 && placed.remote >= 1, JSON.stringify(placed));
+
+  // Sessions spread too, and each keeps its engine.
+  const engines = {};
+  for (const name of ['s1', 's2', 's3', 's4']) {
+    const c = await session(s, 'create', { language: 'bash', name });
+    assert.equal(c.isError ?? false, false, c.content?.[0]?.text);
+    engines[name] = c.structuredContent.session.engine;
+    assert.equal(runResult(await s.call({ language: 'bash', session: name, code: `V=${name}` })).exitCode, 0);
+  }
+  assert.deepEqual(Object.values(engines).sort(), ['local', 'local', 'remote', 'remote'], JSON.stringify(engines));
+  const counts = Object.fromEntries((await inspectEngines(s)).map((x) => [x.name, x.sessions]));
+  assert.deepEqual(counts, { local: 2, remote: 2 });
+
+  // kill -9, then the next server: every session back on its engine with
+  // its shell variable.
+  process.kill(s.pid, 'SIGKILL');
+  await s.exited;
+  s = await st.start(env);
+  for (const [name, engine] of Object.entries(engines)) {
+    const r = runResult(await s.call({ language: 'bash', session: name, code: 'echo $V' }));
+    assert.equal(r.stdout, `${name}\n`, `${name} kept its state`);
+    const got = await session(s, 'get', { name });
+    assert.equal(got.structuredContent.session.engine, engine, `${name} is still on ${engine}`);
+  }
+  for (const name of Object.keys(engines)) await session(s, 'destroy', { name });
+});
+
+e2e('an engine stopped mid-run: one-off calls that had not started go to the other engine, its sessions are reported lost, and it rejoins when it is back', { timeoutMs: 300_000 }, async (h) => {
+  if (!needRoot(h)) return;
+  const { eng, config } = await twoEngines(h, '[docker]\nprobe_interval_ms = 200\nprobe_timeout_ms = 1000\ndown_after = 2\n[sessions]\nreconnect_grace_s = 3\n');
+  const s = await withStateDir(h).start({ SANDBOX_CONFIG: config, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' });
+  await waitFor(async () => (await inspectEngines(s)).every((x) => x.health === 'up'), { what: 'both engines up' });
+  const sessions = {};
+  for (const name of ['a', 'b']) {
+    const c = await session(s, 'create', { language: 'bash', name });
+    assert.equal(c.isError ?? false, false, c.content?.[0]?.text);
+    sessions[c.structuredContent.session.engine] = name;
+  }
+  assert.deepEqual(Object.keys(sessions).sort(), ['local', 'remote']);
+
+  // Three callers, one call after another, while the remote engine stops.
+  let stopped = false;
+  let downAt = Infinity;
+  const outcomes = [];
+  const caller = async (k) => {
+    for (let i = 0; i < 12; i++) {
+      const asked = Date.now();
+      const r = await s.call({ language: 'bash', code: `sleep 0.2; echo ${k}.${i}` });
+      outcomes.push({ asked, r, k, i });
+      if (k === 0 && i === 3 && !stopped) {
+        stopped = true;
+        await eng.stop();
+        await waitFor(async () => (await inspectEngines(s)).find((x) => x.name === 'remote').health === 'down', { timeoutMs: 20_000, what: 'the remote engine marked down' });
+        downAt = Date.now();
+      }
+    }
+  };
+  await Promise.all([caller(0), caller(1), caller(2)]);
+  for (const { asked, r, k, i } of outcomes) {
+    if (r.isError) {
+      // Only a call that was running on the engine as it went: the
+      // engine stops its containers first (sandbox_error, the connection
+      // to the container lost, while the engine still answers), then
+      // stops answering (docker_unavailable).
+      const err = toolError(r);
+      assert.ok(err.code === 'docker_unavailable' || (err.code === 'sandbox_error' && /connection to the container was lost/.test(err.message)),
+        `${k}.${i}: ${err.code}: ${err.message}`);
+      assert.ok(asked < downAt, `${k}.${i} failed though asked after the engine was down: ${err.message}`);
+    } else {
+      assert.equal(runResult(r).stdout, `${k}.${i}\n`);
+      if (asked > downAt) assert.equal(runResult(r).engine, 'local', `${k}.${i} ran on the engine that is up`);
+    }
+  }
+  assert.ok(outcomes.filter((o) => o.r.isError).length <= 3, 'at most the calls in flight failed');
+
+  // The remote session: lost once the grace is over; the local one works.
+  const lost = await waitFor(async () => {
+    const r = await s.call({ language: 'bash', session: sessions.remote, code: 'echo x' }, { requestTimeoutMs: 10_000 });
+    return r.isError && toolError(r).code === 'session_lost' ? toolError(r) : null;
+  }, { timeoutMs: 30_000, what: 'the remote session reported lost' });
+  assert.match(lost.message, /was lost/);
+  assert.equal(runResult(await s.call({ language: 'bash', session: sessions.local, code: 'echo ok' })).stdout, 'ok\n');
+
+  // Back: it answers, rejoins, and takes calls again.
+  await eng.start();
+  await waitFor(async () => (await inspectEngines(s)).find((x) => x.name === 'remote').health === 'up', { timeoutMs: 30_000, what: 'the remote engine back up' });
+  const remote = (await inspectEngines(s)).find((x) => x.name === 'remote');
+  assert.equal(remote.timesDown, 1);
+  const again = await Promise.all(Array.from({ length: 6 }, (_, i) => s.execute('bash', `sleep 0.5; echo ${i}`)));
+  assert.ok(again.some((r) => r.engine === 'remote'), `after its return calls ran on ${again.map((r) => r.engine)}`);
+  await session(s, 'destroy', { name: sessions.local });
+});
