@@ -17,8 +17,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/capability.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -357,6 +360,36 @@ static void shutdown_agent(struct agent *a)
 	}
 }
 
+/*
+ * /work must be the sandbox user's. Docker mounts its tmpfs so
+ * (uid=1000); Podman has no such tmpfs option, so there the container
+ * alone starts with CAP_CHOWN: /work is handed over here, then the
+ * capability is given up for good, back to the agent's four.
+ */
+static void own_workdir(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	struct stat st;
+
+	if (stat(AGENT_WORKDIR, &st) == 0 && st.st_uid != AGENT_UID &&
+	    (chmod(AGENT_WORKDIR, 0700) ||
+	     chown(AGENT_WORKDIR, AGENT_UID, AGENT_GID)))
+		agent_log("%s is not the sandbox user's: %s", AGENT_WORKDIR,
+			  strerror(errno));
+	if (prctl(PR_CAPBSET_DROP, CAP_CHOWN, 0, 0, 0) && errno != EINVAL)
+		agent_log("dropping CAP_CHOWN: %s", strerror(errno));
+	if (syscall(SYS_capget, &hdr, data) == 0) {
+		data[0].effective &= ~(1u << CAP_CHOWN);
+		data[0].permitted &= ~(1u << CAP_CHOWN);
+		data[0].inheritable &= ~(1u << CAP_CHOWN);
+		if (syscall(SYS_capset, &hdr, data))
+			agent_log("dropping CAP_CHOWN: %s", strerror(errno));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct pollfd pfd[4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS];
@@ -380,6 +413,7 @@ int main(int argc, char **argv)
 		agent_log("fd setup: %s", strerror(-rc));
 		return 1;
 	}
+	own_workdir();
 	ap_reader_init(&a.reader);
 	ap_buf_init(&a.out);
 	exec_init(&a.exec, &a.out);

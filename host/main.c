@@ -384,7 +384,7 @@ static void engine_up_cb(struct engine *e, int first, void *arg);
 /* The engines, their clients and pools; nothing is contacted yet. */
 static int start_engines(struct app *a)
 {
-	char why[512];
+	char why[512], dir[PATH_MAX];
 	int rc;
 
 	rc = identity_init(&a->id);
@@ -407,6 +407,13 @@ static int start_engines(struct app *a)
 		log_error("%s", why);
 		return rc;
 	}
+	/* Podman takes seccomp profiles as files on its host (this one). */
+	if (session_store_subdir(a->cfg.state_dir, "seccomp", dir,
+				 sizeof(dir)) != 0 ||
+	    plugins_write_seccomp(&a->plugins, dir, why, sizeof(why)) != 0)
+		log_warn("seccomp profiles as files: %s: Podman engines "
+			 "cannot start sandboxes",
+			 dir);
 	return 0;
 }
 

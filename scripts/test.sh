@@ -72,11 +72,12 @@ fi
 
 # The suite's own tools; any clang-format, cppcheck and clang-tidy on the
 # PATH will do. clang builds the fuzz harnesses (tests/fuzz) with its
-# libFuzzer; tests/e2e/userns.test.mjs gives the engine it starts a bridge
-# of its own with ip.
+# libFuzzer; the engines the end-to-end tests start (tests/e2e/lib/
+# engines.mjs) get bridges of their own with ip, and one is a Podman service
+# (a rootless one too: newuidmap).
 tools=()
 for t in clang-format:clang-format clang:clang cppcheck:cppcheck \
-	run-clang-tidy:clang-tidy ip:iproute2; do
+	run-clang-tidy:clang-tidy ip:iproute2 podman:podman newuidmap:uidmap; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || tools+=("${t#*:}")
 done
 # The end-to-end tests run on Node (setup.sh --languages may not have

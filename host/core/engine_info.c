@@ -4,6 +4,7 @@
 #include "engine_info.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ struct ask {
 	engine_info_cb cb;
 	void *arg;
 	char *version; /* the /version body */
+	cJSON *desc;   /* Podman's, until /libpod/info completes it */
 };
 
 static void copy_str(cJSON *to, const char *as, const cJSON *from,
@@ -95,6 +97,7 @@ cJSON *engine_info_from(const char *version_json, const char *info_json,
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "endpoint", endpoint);
+	cJSON_AddStringToObject(o, "kind", "docker");
 	copy_str(o, "version", info, "ServerVersion");
 	copy_str(o, "apiVersion", version, "ApiVersion");
 	if (api_used)
@@ -145,6 +148,106 @@ cJSON *engine_info_from(const char *version_json, const char *info_json,
 	return o;
 }
 
+/* 1 if the JSON array of strings arr holds s. */
+static int has_string(const cJSON *arr, const char *s)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, arr)
+	{
+		if (cJSON_IsString(v) && strcmp(v->valuestring, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int engine_info_podman(cJSON *desc, const char *libpod_json)
+{
+	static const char *const limits[][2] = {
+		{"memory", "memory"}, {"pids", "pids"}, {"cpu", "cpu"}};
+	cJSON *lp = libpod_json ? cJSON_Parse(libpod_json) : NULL;
+	const cJSON *host = cJSON_GetObjectItemCaseSensitive(lp, "host");
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(host, "security");
+	const cJSON *ctl =
+		cJSON_GetObjectItemCaseSensitive(host, "cgroupControllers");
+	cJSON *en = cJSON_GetObjectItemCaseSensitive(desc, "enforces");
+	size_t i;
+
+	if (!cJSON_IsObject(sec) || !cJSON_IsArray(ctl) ||
+	    !cJSON_IsObject(en)) {
+		cJSON_Delete(lp);
+		return -EINVAL;
+	}
+	cJSON_ReplaceItemInObjectCaseSensitive(desc, "kind",
+					       cJSON_CreateString("podman"));
+	cJSON_ReplaceItemInObjectCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(desc, "security"), "rootless",
+		cJSON_CreateBool(cJSON_IsTrue(
+			cJSON_GetObjectItemCaseSensitive(sec, "rootless"))));
+	/* A limit holds where /info says so and the controller is the
+	 * engine's to use (rootless: those delegated to its user). */
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (!has_string(ctl, limits[i][1]))
+			cJSON_ReplaceItemInObjectCaseSensitive(
+				en, limits[i][0], cJSON_CreateFalse());
+	cJSON_Delete(lp);
+	return 0;
+}
+
+int engine_info_cannot_limit(const cJSON *desc, char *why, size_t whysz)
+{
+	static const char *const limits[] = {"memory", "pids", "cpu"};
+	const cJSON *en = cJSON_GetObjectItemCaseSensitive(desc, "enforces");
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(desc, "security");
+	const cJSON *cg =
+		cJSON_GetObjectItemCaseSensitive(desc, "cgroupVersion");
+	size_t i;
+
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sec, "rootless")) &&
+	    cJSON_IsString(cg) && strcmp(cg->valuestring, "1") == 0) {
+		snprintf(why, whysz,
+			 "it runs rootless on cgroup v1, where it cannot "
+			 "enforce memory and pids limits (rootless needs "
+			 "cgroup v2 with the controllers delegated)");
+		return 1;
+	}
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (!cJSON_IsTrue(
+			    cJSON_GetObjectItemCaseSensitive(en, limits[i]))) {
+			snprintf(why, whysz,
+				 "it cannot enforce %s limits (its /info "
+				 "says so)",
+				 limits[i]);
+			return 1;
+		}
+	return 0;
+}
+
+static void ask_end(struct ask *a, cJSON *o, const char *why)
+{
+	a->cb(o, o ? NULL : why, a->arg);
+	free(a->version);
+	free(a);
+}
+
+static void libpod_cb(const struct docker_response *res, void *arg)
+{
+	struct ask *a = arg;
+	cJSON *o = a->desc;
+
+	if (res->err || res->status != 200 ||
+	    engine_info_podman(o, res->body) != 0) {
+		cJSON_Delete(o);
+		ask_end(a, NULL,
+			res->err && res->errmsg
+				? res->errmsg
+				: "the engine's /libpod/info answer was not "
+				  "understood");
+		return;
+	}
+	ask_end(a, o, NULL);
+}
+
 static void info_cb(const struct docker_response *res, void *arg)
 {
 	struct ask *a = arg;
@@ -154,14 +257,21 @@ static void info_cb(const struct docker_response *res, void *arg)
 		o = engine_info_from(a->version, res->body,
 				     docker_endpoint(a->d),
 				     docker_api_version(a->d));
-	a->cb(o,
-	      o		 ? NULL
-	      : res->err ? (res->errmsg ? res->errmsg
+	/* Podman's Docker-compatible /info says every limit is enforced,
+	 * rootless or not: its own /libpod/info tells. */
+	if (o && docker_is_podman(a->d)) {
+		a->desc = o;
+		if (docker_request(a->d, "GET", "/libpod/info", NULL, 10000,
+				   libpod_cb, a) == 0)
+			return;
+		cJSON_Delete(o);
+		ask_end(a, NULL, "cannot ask the engine");
+		return;
+	}
+	ask_end(a, o,
+		res->err ? (res->errmsg ? res->errmsg
 					: "the engine did not answer")
-			 : "the engine's /info answer was not understood",
-	      a->arg);
-	free(a->version);
-	free(a);
+			 : "the engine's /info answer was not understood");
 }
 
 static void version_cb(const struct docker_response *res, void *arg)

@@ -18,13 +18,27 @@ typedef void (*engine_info_cb)(cJSON *info, const char *why, void *arg);
 /*
  * Ask the engine. Returns 0 and calls cb exactly once, later, from the
  * loop; or a negative errno without calling it. The description:
- * {endpoint, version, apiVersion, apiVersionUsed, os, kernel, arch,
- *  cgroupVersion, cgroupDriver, enforces: {memory, swap, pids, cpu},
+ * {endpoint, kind ("docker"), version, apiVersion, apiVersionUsed, os, kernel,
+ * arch, cgroupVersion, cgroupDriver, enforces: {memory, swap, pids, cpu},
  *  security: {seccomp, userns, rootless, apparmor, selinux},
  *  runtime: {name, runc, containerd}, dataRoot, cpus, memoryBytes,
- *  containersRunning, images}
+ *  containersRunning, images}, kind "podman" for Podman's
+ *  service (engine_info_podman).
  */
 int engine_info_get(struct docker *d, engine_info_cb cb, void *arg);
+
+/* Whether the engine described (engine_info_from) can enforce the limits
+ * every sandbox runs under: memory, pids and CPU from /info, and not
+ * rootless on cgroup v1 (where an unprivileged engine cannot set them
+ * although the controllers exist). 0 when it can; 1 with why when not
+ * (the server then refuses the engine rather than run without them). */
+int engine_info_cannot_limit(const cJSON *desc, char *why, size_t whysz);
+
+/* Podman's GET /libpod/info (its body) into its description: kind
+ * "podman", security.rootless, and enforces.* false for each controller
+ * (memory, pids, cpu) the engine may not use. 0, or -EINVAL when the
+ * body is not such an answer. */
+int engine_info_podman(cJSON *desc, const char *libpod_json);
 
 /* The description from the two answers' bodies (a pure function, for
  * tests): NULL when info_json is not an /info answer. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_info.h"
 #include "../util/defer.h"
 #include "../util/error.h"
 #include "../util/log.h"
@@ -24,6 +25,7 @@ struct placement {
 	struct engine *at; /* the engine whose pool it waits in, or NULL */
 	uint32_t tried;	   /* engines asked, by index bit */
 	int deferred;	   /* its answer is on the way through the loop */
+	int parked;	   /* waits for an engine's first answer */
 	int cancelled;	   /* ... and nobody wants it any more */
 	struct error err;  /* what the engines said when none could */
 	struct placement *prev, *next;
@@ -39,6 +41,7 @@ struct engine {
 	uint32_t max_containers;
 	enum engine_health health;
 	int ever_up;
+	int contacted;	 /* its first negotiation has answered, either way */
 	int probing;	 /* a GET /_ping in flight */
 	int negotiating; /* a GET /version in flight */
 	unsigned failures;
@@ -56,6 +59,9 @@ struct engines {
 	uv_timer_t probe; /* embedded; closed at shutdown */
 	int probe_init;
 	struct placement *waiting;
+	int started;	      /* engines_start ran */
+	unsigned uncontacted; /* engines whose first answer is awaited */
+	int refill;	      /* engines_set_refill's wish */
 	engines_up_cb up_cb;
 	void *up_arg;
 	int shutting_down;
@@ -91,6 +97,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 	}
 	es->loop = loop;
 	es->cfg = cfg;
+	es->refill = 1;
 	for (i = 0; i < n; i++, es->n++) {
 		struct engine *e = &es->v[i];
 		struct docker_options o = {
@@ -214,6 +221,8 @@ const char *engine_health_name(enum engine_health h)
 		return "up";
 	case ENGINE_DOWN:
 		return "down";
+	case ENGINE_REFUSED:
+		return "refused";
 	default:
 		return "unknown";
 	}
@@ -223,6 +232,18 @@ const char *engine_health_name(enum engine_health h)
 /* Health                                                              */
 
 static void placement_move_off(struct engine *e);
+static void placement_unpark(struct engines *es);
+
+/* The first answer of e's first negotiation, either way: callers that
+ * waited for it are placed now. */
+static void contacted(struct engine *e)
+{
+	if (e->contacted)
+		return;
+	e->contacted = 1;
+	e->es->uncontacted--;
+	placement_unpark(e->es);
+}
 
 static void mark_down(struct engine *e, const char *why)
 {
@@ -247,39 +268,93 @@ static void probe_failed(struct engine *e, const char *why)
 		mark_down(e, why);
 }
 
+static void go_up(struct engine *e);
+
+static void unreachable(struct engine *e, const char *why)
+{
+	probe_failed(e, why);
+	if (!e->ever_up && e->failures == 1)
+		log_error("engine %s (%s) is not reachable (%s): its calls go "
+			  "to other engines, or fail with docker_unavailable, "
+			  "until it is",
+			  e->name, docker_endpoint(e->d), why);
+	contacted(e);
+}
+
+/* /info: can it enforce the limits? */
+static void limits_cb(cJSON *info, const char *why, void *arg)
+{
+	struct engine *e = arg;
+	char reason[200];
+
+	e->negotiating = 0;
+	if (e->es->shutting_down) {
+		cJSON_Delete(info);
+		return;
+	}
+	if (!info) {
+		unreachable(e, why ? why : "no answer to GET /info");
+		return;
+	}
+	if (engine_info_cannot_limit(info, reason, sizeof(reason))) {
+		cJSON_Delete(info);
+		log_error("engine %s (%s) is refused: %s", e->name,
+			  docker_endpoint(e->d), reason);
+		snprintf(e->last_error, sizeof(e->last_error), "refused: %s",
+			 reason);
+		e->health = ENGINE_REFUSED;
+		e->since_ms = now_ms();
+		placement_move_off(e);
+		contacted(e);
+		return;
+	}
+	cJSON_Delete(info);
+	go_up(e);
+}
+
 static void negotiated_cb(const struct docker_response *res, void *arg)
 {
 	struct engine *e = arg;
-	int first;
 
-	e->negotiating = 0;
-	if (res->err == -ECANCELED || e->es->shutting_down)
-		return;
-	if (res->err || res->status != 200) {
-		probe_failed(e, res->errmsg ? res->errmsg : "no answer");
-		if (!e->ever_up && e->failures == 1)
-			log_error("engine %s (%s) is not reachable (%s): its "
-				  "calls go to other engines, or fail with "
-				  "docker_unavailable, until it is",
-				  e->name, docker_endpoint(e->d),
-				  res->errmsg ? res->errmsg : "no answer");
+	if (res->err == -ECANCELED || e->es->shutting_down) {
+		e->negotiating = 0;
 		return;
 	}
-	first = !e->ever_up;
+	if (res->err || res->status != 200) {
+		e->negotiating = 0;
+		unreachable(e, res->errmsg ? res->errmsg : "no answer");
+		return;
+	}
 	e->failures = 0;
 	e->last_error[0] = '\0';
-	if (e->health == ENGINE_UP)
+	if (e->health == ENGINE_UP) {
+		e->negotiating = 0;
 		return;
-	log_info("engine %s at %s%s is up, API %s%s", e->name,
+	}
+	/* Still negotiating until /info has answered. */
+	if (engine_info_get(e->d, limits_cb, e) != 0)
+		limits_cb(NULL, "cannot ask GET /info", e);
+}
+
+static void go_up(struct engine *e)
+{
+	int first = !e->ever_up;
+
+	log_info("engine %s at %s%s%s is up, API %s%s", e->name,
 		 docker_endpoint(e->d), docker_tls(e->d) ? " (TLS)" : "",
+		 docker_is_podman(e->d) ? " (Podman)" : "",
 		 docker_api_version(e->d) ? docker_api_version(e->d) : "?",
 		 first ? "" : " (back)");
 	e->health = ENGINE_UP;
 	e->since_ms = now_ms();
 	e->ever_up = 1;
+	/* Warm containers only once the engine's kind is known (Podman
+	 * takes its seccomp profile differently). */
+	pool_set_refill(e->pool, e->es->refill);
 	pool_wake(e->pool);
 	if (e->es->up_cb)
 		e->es->up_cb(e, first, e->es->up_arg);
+	contacted(e);
 }
 
 static void negotiate(struct engine *e)
@@ -310,7 +385,8 @@ static void probe_cb(const struct docker_response *res, void *arg)
 
 static void probe(struct engine *e)
 {
-	if (e->probing || e->negotiating || e->es->shutting_down)
+	if (e->probing || e->negotiating || e->es->shutting_down ||
+	    e->health == ENGINE_REFUSED)
 		return;
 	if (docker_request(e->d, "GET", "/_ping", NULL,
 			   (long)e->es->cfg->probe_timeout_ms, probe_cb,
@@ -331,8 +407,13 @@ void engines_start(struct engines *es)
 {
 	size_t i;
 
-	for (i = 0; i < es->n; i++)
+	es->started = 1;
+	es->uncontacted = (unsigned)es->n;
+	for (i = 0; i < es->n; i++) {
+		/* No container before the engine has answered. */
+		pool_set_refill(es->v[i].pool, 0);
 		negotiate(&es->v[i]);
+	}
 	uv_timer_init(es->loop, &es->probe);
 	es->probe.data = es;
 	es->probe_init = 1;
@@ -406,15 +487,18 @@ static struct engine *pick(struct engines *es, const struct plugin *pl,
 	size_t i;
 	int pass;
 
-	/* Engines that answer first; never-probed ones count as answering
-	 * (the first call may come before the first probe). */
+	/* Engines that answer first, then those not yet down; one whose
+	 * first answer is awaited is no candidate yet (place() waits for
+	 * it). */
 	for (pass = 0; pass < 2 && !best; pass++)
 		for (i = 0; i < es->n; i++) {
 			struct engine *e = &es->v[i];
 			struct rank r;
 
 			if (tried & (1u << i) || e->health == ENGINE_DOWN ||
-			    (pass == 0) != (e->health == ENGINE_UP))
+			    e->health == ENGINE_REFUSED ||
+			    (pass == 0) != (e->health == ENGINE_UP) ||
+			    (es->started && !e->contacted))
 				continue;
 			r = rank_of(e, pl);
 			if (!best || r.tier < br.tier ||
@@ -459,11 +543,17 @@ static int place(struct placement *pr, struct box **out)
 
 	for (;;) {
 		if (pr->only)
-			e = pr->tried || pr->only->health == ENGINE_DOWN
+			e = pr->tried || pr->only->health == ENGINE_DOWN ||
+					    pr->only->health == ENGINE_REFUSED
 				    ? NULL
 				    : pr->only;
 		else
 			e = pick(es, pr->pl, pr->tried);
+		if (!e && es->uncontacted &&
+		    (!pr->only || !pr->only->contacted)) {
+			pr->parked = 1; /* placement_unpark() */
+			return 1;
+		}
 		if (!e) {
 			if (pr->only && !pr->err.code)
 				error_set(&pr->err, ERR_DOCKER_UNAVAILABLE,
@@ -605,6 +695,48 @@ static void placement_move_off(struct engine *e)
 	}
 }
 
+/* An engine answered for the first time: the requests that waited for
+ * it are placed again, oldest first (the list is newest first). A
+ * callback may start or cancel requests: each round looks afresh. */
+static void placement_unpark(struct engines *es)
+{
+	struct placement *pr, *oldest;
+	struct box *b = NULL;
+	struct error err;
+	pool_acquire_cb cb;
+	void *arg;
+	int rc;
+
+	for (;;) {
+		oldest = NULL;
+		/* NOLINTBEGIN(clang-analyzer-unix.Malloc): placement_free
+		 * unlinks what it frees; each round starts from the head */
+		for (pr = es->waiting; pr; pr = pr->next)
+			if (pr->parked && !pr->cancelled)
+				oldest = pr;
+		/* NOLINTEND(clang-analyzer-unix.Malloc) */
+		if (!oldest)
+			return;
+		pr = oldest;
+		pr->parked = 0;
+		rc = place(pr, &b);
+		if (rc == 1)
+			continue;
+		cb = pr->cb;
+		arg = pr->arg;
+		err = pr->err;
+		if (rc != 0 && rc != -1)
+			error_set(&err,
+				  rc == ERR_SHUTTING_DOWN ? rc : ERR_SANDBOX,
+				  "cannot get a sandbox container");
+		placement_free(pr);
+		if (rc == 0)
+			cb(b, NULL, arg);
+		else
+			cb(NULL, &err, arg);
+	}
+}
+
 int engines_acquire(struct engines *es, const struct plugin *pl,
 		    struct engine *only, pool_acquire_cb cb, void *arg,
 		    struct box **out)
@@ -651,6 +783,10 @@ int engines_cancel_acquire(struct engines *es, pool_acquire_cb cb, void *arg)
 			pr->cancelled = 1; /* deferred_cb frees it */
 			return 1;
 		}
+		if (pr->parked) {
+			placement_free(pr);
+			return 1;
+		}
 		if (pr->at &&
 		    pool_cancel_acquire(pr->at->pool, placed_cb, pr)) {
 			placement_free(pr);
@@ -684,8 +820,10 @@ void engines_set_refill(struct engines *es, int on)
 {
 	size_t i;
 
+	es->refill = on;
 	for (i = 0; i < es->n; i++)
-		pool_set_refill(es->v[i].pool, on);
+		if (!es->started || es->v[i].ever_up)
+			pool_set_refill(es->v[i].pool, on);
 }
 
 void engines_prewarm(struct engines *es)
@@ -702,7 +840,7 @@ void engines_pool_stats(const struct engines *es, const struct plugin *pl,
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < es->n; i++) {
+	for (i = 0; es && i < es->n; i++) {
 		struct pool_stats st;
 
 		pool_stats(es->v[i].pool, pl, &st);

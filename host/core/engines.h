@@ -21,6 +21,10 @@
  * went away. A call running on an engine that goes away ends with
  * docker_unavailable.
  *
+ * An engine is up once it has answered GET /version and its GET /info
+ * shows it can enforce memory, pids and CPU limits; one that cannot is
+ * refused for good (engine_info_cannot_limit).
+ *
  * Health: each engine is probed (GET /_ping) every probe_interval_ms, each
  * probe bounded by probe_timeout_ms; down_after failures in a row mark it
  * down, so an engine that stops answering is down within down_after x
@@ -47,6 +51,10 @@ enum engine_health {
 	ENGINE_UNKNOWN, /* not answered yet */
 	ENGINE_UP,
 	ENGINE_DOWN,
+	/* It answers but cannot enforce the sandboxes' limits
+	 * (engine_info_cannot_limit): never used, until the server
+	 * restarts. */
+	ENGINE_REFUSED,
 };
 
 /* What every engine's pool shares (its labels, the package volume). */
@@ -86,7 +94,7 @@ const char *engine_name(const struct engine *e);
 struct docker *engine_docker(const struct engine *e);
 struct pool *engine_pool(const struct engine *e);
 enum engine_health engine_health(const struct engine *e);
-/* "up", "down", "unknown". */
+/* "up", "down", "unknown", "refused". */
 const char *engine_health_name(enum engine_health h);
 
 /*

@@ -22,6 +22,7 @@
 #include "install.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 
 #include "executor.h"
 #include "seccomp_profile.h"
+#include "session_store.h"
 #include "../engine/agent_client.h"
 #include "../engine/container.h"
 #include "../engine/network.h"
@@ -116,6 +118,7 @@ struct installer {
 	const char *volume_labels[3];
 	char *ca;      /* the CA bundle's bytes, or NULL */
 	char *seccomp; /* the floor's profile (seccomp_profile.h), or NULL */
+	char *seccomp_file; /* ... as a file, for Podman, or NULL */
 	size_t ca_len;
 	int closing;
 	unsigned long seq;
@@ -152,6 +155,7 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 {
 	struct installer *in = calloc(1, sizeof(*in));
 	const char *env_proxy, *why;
+	char dir[PATH_MAX], fwhy[PATH_MAX + 64];
 	size_t n = 0, i;
 
 	if (!in)
@@ -209,6 +213,12 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 		log_warn("%s: the proxy and store containers keep the "
 			 "engine's default profile",
 			 why);
+	if (in->seccomp &&
+	    session_store_subdir(cfg->state_dir, "seccomp", dir, sizeof(dir)) ==
+		    0 &&
+	    seccomp_profile_file(in->seccomp, dir, &in->seccomp_file, fwhy,
+				 sizeof(fwhy)) != 0)
+		log_warn("%s: a Podman engine cannot run installs", fwhy);
 	*out = in;
 	return 0;
 }
@@ -520,6 +530,7 @@ static void installer_destroy(struct installer *in)
 	free(in->labels);
 	free(in->ca);
 	free(in->seccomp);
+	free(in->seccomp_file);
 	free(in);
 }
 
@@ -807,6 +818,7 @@ static int run_helper(struct installer *in, const char *role, const char *image,
 		.caps = caps,
 		.entrypoint = argv,
 		.seccomp = in->seccomp,
+		.seccomp_file = in->seccomp_file,
 	};
 	struct helper *h = calloc(1, sizeof(*h));
 	int rc;
@@ -1212,6 +1224,7 @@ static void job_step_proxy(struct job *j)
 		.networks = nets,
 		.service = 1,
 		.seccomp = j->in->seccomp,
+		.seccomp_file = j->in->seccomp_file,
 	};
 	progress(j, "starting the egress proxy (allowing %s)", allow + 16);
 	if (container_run(j->in->d, &spec, proxy_started_cb, j))
@@ -1476,6 +1489,7 @@ static void job_step_box(struct job *j)
 		.network = cfg->pkg_network,
 		.mounts = mounts,
 		.seccomp = po->seccomp_profile,
+		.seccomp_file = po->seccomp_file,
 	};
 	progress(j, "starting the install container");
 	if (container_run(j->in->d, &spec, box_started_cb, j))

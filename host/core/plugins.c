@@ -666,6 +666,7 @@ static void policy_close(struct policy *p)
 	blocklist_close(&p->blocklist);
 	free(p->seccomp_deny);
 	free(p->seccomp_profile);
+	free(p->seccomp_file);
 	free(p->image);
 	free(p->network);
 	free(p->registry);
@@ -887,4 +888,23 @@ void plugins_close(struct plugin_set *set)
 	}
 	free(set->rejects);
 	memset(set, 0, sizeof(*set));
+}
+
+int plugins_write_seccomp(struct plugin_set *set, const char *dir, char *why,
+			  size_t whysz)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < set->n; i++) {
+		struct policy *po = &set->v[i].policy;
+
+		if (!po->seccomp_profile || po->seccomp_file)
+			continue;
+		rc = seccomp_profile_file(po->seccomp_profile, dir,
+					  &po->seccomp_file, why, whysz);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

@@ -44,6 +44,8 @@ struct policy {
 	/* The Docker seccomp profile (seccomp_profile.h): the floor and
 	 * seccomp_deny; NULL leaves the engine's default (logged). */
 	char *seccomp_profile;
+	/* The same as a file, for Podman (plugins_write_seccomp), or NULL. */
+	char *seccomp_file;
 };
 
 struct plugin {
@@ -116,5 +118,10 @@ int plugins_apply_config(struct plugin_set *set, const struct config *cfg);
 const struct plugin *plugins_find(const struct plugin_set *set,
 				  const char *name);
 void plugins_close(struct plugin_set *set);
+
+/* Each policy's seccomp profile as a file in dir (seccomp_profile_file):
+ * engines that want a path get it. 0, or a negative errno with why. */
+int plugins_write_seccomp(struct plugin_set *set, const char *dir, char *why,
+			  size_t whysz);
 
 #endif

@@ -602,6 +602,7 @@ static int box_start(struct pool *p, const struct plugin *pl)
 		.network = po->network,
 		.mounts = mounts,
 		.seccomp = po->seccomp_profile,
+		.seccomp_file = po->seccomp_file,
 	};
 	rc = container_run(p->d, &spec, started_cb, b);
 	if (rc) {

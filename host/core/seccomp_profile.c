@@ -9,9 +9,14 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
 #include <seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "seccomp_floor.h"
 
@@ -131,4 +136,57 @@ char *seccomp_profile_json(const char *const *extra, const char **why)
 	out = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	return out;
+}
+
+int seccomp_profile_file(const char *json, const char *dir, char **path,
+			 char *why, size_t whysz)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	char name[2 * EVP_MAX_MD_SIZE + 1], *p, *tmp;
+	size_t len = strlen(json), plen;
+	int fd, rc = 0;
+
+	*path = NULL;
+	if (!EVP_Digest(json, len, md, &mdlen, EVP_sha256(), NULL)) {
+		snprintf(why, whysz, "cannot hash the seccomp profile");
+		return -EIO;
+	}
+	for (i = 0; i < mdlen; i++)
+		snprintf(name + 2 * (size_t)i, 3, "%02x", md[i]);
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		rc = -errno;
+		snprintf(why, whysz, "%s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	plen = strlen(dir) + strlen(name) + sizeof("/.json.tmp");
+	p = malloc(plen);
+	tmp = malloc(plen);
+	if (!p || !tmp) {
+		free(p);
+		free(tmp);
+		snprintf(why, whysz, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(p, plen, "%s/%s.json", dir, name);
+	snprintf(tmp, plen, "%s/%s.json.tmp", dir, name);
+	if (access(p, R_OK) == 0)
+		goto done; /* named by its content: it is this one */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, json, len) != (ssize_t)len || fsync(fd) != 0 ||
+	    close(fd) != 0 || rename(tmp, p) != 0) {
+		rc = errno ? -errno : -EIO;
+		snprintf(why, whysz, "%s: %s", p, strerror(-rc));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+	}
+done:
+	free(tmp);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	*path = p;
+	return 0;
 }

@@ -75,6 +75,20 @@ int session_store_dir(const char *dir, char *buf, size_t size)
 	return mkdirs(buf);
 }
 
+int session_store_subdir(const char *dir, const char *sub, char *buf,
+			 size_t size)
+{
+	size_t n;
+	int rc = session_store_dir(dir, buf, size);
+
+	if (rc)
+		return rc;
+	n = strlen(buf);
+	if ((size_t)snprintf(buf + n, size - n, "/%s", sub) >= size - n)
+		return -ENAMETOOLONG;
+	return mkdirs(buf);
+}
+
 static unsigned fnv(unsigned h, const char *s)
 {
 	for (; *s; s++) {

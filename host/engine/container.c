@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "docker_demux.h"
 #include "../util/error.h"
@@ -23,6 +24,10 @@
  * what user code leaves behind; user code itself holds no capability. */
 static const char *const agent_caps[] = {"SETUID", "SETGID", "SETPCAP", "KILL",
 					 NULL};
+/* ... and on Podman, CAP_CHOWN, which the agent drops once /work is the
+ * sandbox user's. */
+static const char *const agent_caps_podman[] = {"SETUID", "SETGID", "SETPCAP",
+						"KILL",	  "CHOWN",  NULL};
 
 /* name: [strings...] unless list is NULL. */
 static void add_strings(cJSON *obj, const char *name, const char *const *list)
@@ -140,7 +145,10 @@ char *container_spec_json(const struct container_spec *s)
 	add_strings(hc, "ReadonlyPaths", readonly_paths);
 	arr = cJSON_AddArrayToObject(hc, "CapDrop");
 	cJSON_AddItemToArray(arr, cJSON_CreateString("ALL"));
-	add_strings(hc, "CapAdd", s->service ? s->caps : agent_caps);
+	add_strings(hc, "CapAdd",
+		    s->service	? s->caps
+		    : s->podman ? agent_caps_podman
+				: agent_caps);
 	arr = cJSON_AddArrayToObject(hc, "SecurityOpt");
 	cJSON_AddItemToArray(arr, cJSON_CreateString("no-new-privileges"));
 	if (s->seccomp) {
@@ -167,12 +175,13 @@ char *container_spec_json(const struct container_spec *s)
 	add_ulimit(arr, "nofile", s->nofile);
 	add_ulimit(arr, "fsize", (long long)s->fsize_mb * 1024 * 1024);
 	add_ulimit(arr, "core", 0);
+	if (s->nproc)
+		add_ulimit(arr, "nproc", s->nproc);
 	tmpfs = cJSON_AddObjectToObject(hc, "Tmpfs");
 	if (!s->service) {
 		snprintf(buf, sizeof(buf),
-			 "rw,exec,nosuid,nodev,size=%um,uid=1000,gid=1000,"
-			 "mode=0700",
-			 s->work_mb);
+			 "rw,exec,nosuid,nodev,size=%um,%smode=0700",
+			 s->work_mb, s->podman ? "" : "uid=1000,gid=1000,");
 		cJSON_AddStringToObject(tmpfs, "/work", buf);
 	}
 	snprintf(buf, sizeof(buf), "rw,noexec,nosuid,nodev,size=%um,mode=1777",
@@ -355,16 +364,58 @@ static int valid_name(const char *s)
 			 "0123456789_.-") == n;
 }
 
+/*
+ * Podman gives a box RLIMIT_NPROC 1048576 when the request names none,
+ * and runs its runtime with its own limit lowered to the kernel's pid_max:
+ * without CAP_SYS_RESOURCE the box's limit must not be above either. So
+ * the smaller of this server's hard limit and pid_max (Podman engines
+ * are local). The cgroup's pids limit is what bounds a box; RLIMIT_NPROC
+ * counts the uid's processes machine-wide. Read once: /proc does not
+ * block.
+ */
+static long long podman_nproc(void)
+{
+	static long long v;
+	struct rlimit rl;
+	long long pid_max = 0;
+	FILE *f;
+
+	if (v)
+		return v;
+	v = 32768; /* the kernel's default pid_max */
+	f = fopen("/proc/sys/kernel/pid_max", "re");
+	if (f) {
+		if (fscanf(f, "%lld", &pid_max) == 1 && pid_max > 0)
+			v = pid_max;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+	    (long long)rl.rlim_max < v)
+		v = (long long)rl.rlim_max;
+	return v;
+}
+
 int container_run(struct docker *d, const struct container_spec *spec,
 		  container_cb cb, void *arg)
 {
+	struct container_spec sp = *spec;
 	struct run_req *r;
 	char path[320], *body;
 	size_t n, i;
 	int rc = 0;
 
+	/* Podman takes the profile as a path on its host, which is this
+	 * one. */
+	sp.podman = docker_is_podman(d);
+	if (sp.podman && !sp.nproc)
+		sp.nproc = podman_nproc();
+	if (sp.podman && sp.seccomp) {
+		if (!sp.seccomp_file)
+			return -ENOTSUP;
+		sp.seccomp = sp.seccomp_file;
+	}
 	r = calloc(1, sizeof(*r));
-	body = container_spec_json(spec);
+	body = container_spec_json(&sp);
 	if (!r || !body) {
 		free(r);
 		free(body);

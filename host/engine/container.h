@@ -64,8 +64,18 @@ struct container_spec {
 	const char *const *caps;
 	const char *const *entrypoint;
 	/* A seccomp profile (JSON, host/core/seccomp_profile.h); NULL: the
-	 * engine's default. */
+	 * engine's default. seccomp_file: the same profile as a file on
+	 * this machine, for Podman, which wants a path (its engines are
+	 * local: docs/scaling.md). */
 	const char *seccomp;
+	const char *seccomp_file;
+	/* The engine is Podman (container_run sets it): no uid= for the
+	 * /work tmpfs, so the agent gets CAP_CHOWN to hand it over
+	 * (agent/agent.c, own_workdir). */
+	int podman;
+	/* RLIMIT_NPROC, 0: the engine's default. On Podman container_run
+	 * sets what Podman can grant (container.c, podman_nproc). */
+	long long nproc;
 };
 
 /* id is borrowed for the call. On failure err says why:

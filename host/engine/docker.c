@@ -258,3 +258,8 @@ int docker_tls(const struct docker *d)
 {
 	return d->host.tls;
 }
+
+int docker_is_podman(const struct docker *d)
+{
+	return d->podman;
+}

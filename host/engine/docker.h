@@ -86,6 +86,9 @@ uv_loop_t *docker_loop(const struct docker *d);
 const char *docker_endpoint(const struct docker *d);
 /* 1 when the client speaks TLS to the daemon. */
 int docker_tls(const struct docker *d);
+/* 1 once negotiation found Podman's Docker-compatible service: it takes
+ * a seccomp profile as a file on its own host, not as JSON. */
+int docker_is_podman(const struct docker *d);
 
 /*
  * GET /version and pick min(daemon ApiVersion, our maximum). Until it

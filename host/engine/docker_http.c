@@ -169,8 +169,9 @@ static void negotiate_finish(struct docker *d, struct docker_response *res,
 		res->errmsg = r->msg;
 		return;
 	}
-	log_info("%s speaks API %s; using %s", d->host.endpoint, theirs,
-		 d->version);
+	d->podman = docker_version_is_podman(res->body, res->body_len);
+	log_info("%s speaks API %s; using %s%s", d->host.endpoint, theirs,
+		 d->version, d->podman ? " (Podman)" : "");
 }
 
 /* Completes r: the callback runs, then r is freed. cancel_err != 0 means r

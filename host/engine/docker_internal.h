@@ -73,6 +73,7 @@ struct docker {
 	struct docker_multi m; /* plain requests; keeps connections alive */
 	struct docker_host host;
 	char version[16]; /* "" until negotiated */
+	int podman;	  /* the daemon is Podman's service (negotiation) */
 	struct docker_req *reqs;
 	struct docker_stream *streams;
 	int closing;

@@ -158,6 +158,24 @@ int docker_api_version_pick(const char *body, size_t len, char *out,
 	return 0;
 }
 
+int docker_version_is_podman(const char *body, size_t len)
+{
+	cJSON *j = cJSON_ParseWithLength(body, len);
+	const cJSON *c;
+	int podman = 0;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "Components"))
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "Name");
+
+		if (cJSON_IsString(n) &&
+		    strcmp(n->valuestring, "Podman Engine") == 0)
+			podman = 1;
+	}
+	cJSON_Delete(j);
+	return podman;
+}
+
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
 

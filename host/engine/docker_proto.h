@@ -45,6 +45,10 @@ long docker_api_version_num(const char *v);
 int docker_api_version_pick(const char *body, size_t len, char *out,
 			    size_t outsz, char *theirs, size_t theirs_sz);
 
+/* 1 when a GET /version answer is Podman's Docker-compatible service (a
+ * component named "Podman Engine"), else 0. */
+int docker_version_is_podman(const char *body, size_t len);
+
 /* The daemon's {"message": "..."} of an error answer, else the body's text
  * (trailing blanks cut), else "HTTP status N". body need not be
  * NUL-terminated; out is always terminated. */

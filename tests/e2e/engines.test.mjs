@@ -17,7 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
-import { makeCerts, startEngine } from './lib/engines.mjs';
+import { dockerGet } from './lib/docker.mjs';
+import { makeCerts, startEngine, startPodman } from './lib/engines.mjs';
 import { BIN, IN_CI, e2e, runResult, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -248,4 +249,65 @@ e2e('an engine stopped mid-run: one-off calls that had not started go to the oth
   const again = await Promise.all(Array.from({ length: 6 }, (_, i) => s.execute('bash', `sleep 0.5; echo ${i}`)));
   assert.ok(again.some((r) => r.engine === 'remote'), `after its return calls ran on ${again.map((r) => r.engine)}`);
   await session(s, 'destroy', { name: sessions.local });
+});
+
+e2e('a Podman service on a unix socket runs sandboxes with the same limits, seccomp profile and capabilities, and sessions work there', { timeoutMs: 240_000 }, async (h) => {
+  if (!needRoot(h)) return;
+  const pod = await startPodman(h, { images: [IMAGE] });
+  const s = await withStateDir(h).start({ DOCKER_HOST: pod.url, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' });
+  const [e] = await waitFor(async () => {
+    const list = await inspectEngines(s);
+    return list[0].health === 'up' ? list : null;
+  }, { timeoutMs: 30_000, what: 'the Podman engine up' });
+  assert.equal(e.info.dataRoot, `${pod.dir}/storage`, 'the description is Podman\'s');
+
+  // What the user code sees: the sandbox user, its own /work, no
+  // capability, the seccomp filter, the limits; the agent (PID 1) holds
+  // its four capabilities and not the CAP_CHOWN it used to hand /work over.
+  const r = await s.execute('bash', [
+    'id -u', 'stat -c "%u %a" /work', 'grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status',
+    'grep -E "^Cap(Prm|Bnd):" /proc/1/status', 'cat /sys/fs/cgroup/pids/pids.max', 'ulimit -n',
+    'echo x > /work/f && ls -n /work/f | cut -d" " -f3',
+  ].join('; '));
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split('\n').map((l) => l.replace(/\s+/g, ' ')), [
+    '1000', '1000 700', 'CapEff: 0000000000000000', 'NoNewPrivs: 1', 'Seccomp: 2',
+    'CapPrm: 00000000000001e0', 'CapBnd: 00000000000001e0', '128', '1024', '1000',
+  ]);
+  // The floor holds: a syscall it denies fails.
+  const denied = await s.execute('bash', 'unshare -U true 2>&1; echo $?');
+  assert.notEqual(denied.stdout.trim().split('\n').at(-1), '0', denied.stdout);
+
+  const c = await session(s, 'create', { language: 'bash', name: 'pod' });
+  assert.equal(c.isError ?? false, false, c.content?.[0]?.text);
+  assert.equal(runResult(await s.call({ language: 'bash', session: 'pod', code: 'X=1; echo v > /work/v.txt' })).exitCode, 0);
+  assert.equal((await session(s, 'pause', { name: 'pod' })).isError ?? false, false);
+  assert.equal((await session(s, 'resume', { name: 'pod' })).isError ?? false, false);
+  assert.equal(runResult(await s.call({ language: 'bash', session: 'pod', code: 'echo $X' })).stdout, '1\n');
+  const read = await s.client.callTool({ name: 'sandbox_file_ops', arguments: { action: 'read', session: 'pod', path: 'v.txt' } });
+  assert.equal(JSON.parse(read.content[0].text).content, 'v\n');
+  assert.equal((await session(s, 'destroy', { name: 'pod' })).isError ?? false, false);
+});
+
+e2e('a rootless Podman on cgroup v1 cannot enforce the limits and is refused: calls fail at once, saying why', { timeoutMs: 180_000 }, async (h) => {
+  if (!needRoot(h)) return;
+  const pod = await startPodman(h, { rootless: true });
+  // Its Docker-compatible /info claims every limit; its own says what is so.
+  const info = (await dockerGet('/info', { socket: pod.sock })).body;
+  assert.equal(info.MemoryLimit, true);
+  const host = (await dockerGet('/v4.0.0/libpod/info', { socket: pod.sock })).body.host;
+  assert.equal(host.security.rootless, true);
+  assert.equal(info.CgroupVersion, '1', 'this test is about cgroup v1 machines');
+  const s = await withStateDir(h).start({ DOCKER_HOST: pod.url, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' });
+  const [e] = await waitFor(async () => {
+    const list = await inspectEngines(s);
+    return list[0].health === 'refused' ? list : null;
+  }, { timeoutMs: 30_000, what: 'the rootless engine refused' });
+  assert.match(e.lastError, /rootless on cgroup v1, where it cannot enforce memory and pids limits/);
+  assert.equal(e.containers, 0, 'nothing was started there');
+  const r = await s.call({ language: 'bash', code: 'echo never' }, { requestTimeoutMs: 5000 });
+  const err = toolError(r);
+  assert.equal(err.code, 'docker_unavailable');
+  assert.match(err.message, /refused: it runs rootless on cgroup v1/);
+  assert.match(s.stderr, /engine default \(unix:\/\/.*podman\.sock\) is refused: it runs rootless on cgroup v1/);
 });

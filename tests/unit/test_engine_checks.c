@@ -1,5 +1,7 @@
 /* core/engine_checks.c: which engines remap the sandbox uid away from the
  * host's accounts, read from GET /info. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/doctor.h"
@@ -87,6 +89,112 @@ static void runc_versions(void)
 	}
 }
 
+/* Which engines the server refuses: those that cannot enforce the limits
+ * (engines.c). */
+static void limits(void)
+{
+	static const struct {
+		const char *info; /* the /info fields that matter */
+		int refused;
+		const char *why;
+	} cases[] = {
+		/* Debian 12's dockerd, root, cgroup v1: swap is not needed */
+		{"\"CgroupVersion\":\"1\",\"MemoryLimit\":true,\"SwapLimit\":"
+		 "false,\"PidsLimit\":true,\"CpuCfsQuota\":true",
+		 0, ""},
+		/* rootless Podman or Docker on cgroup v1: the controllers
+		 * exist, but it may not use them */
+		{"\"CgroupVersion\":\"1\",\"MemoryLimit\":true,\"PidsLimit\":"
+		 "true,\"CpuCfsQuota\":true,\"SecurityOptions\":[\"name="
+		 "rootless\"]",
+		 1, "rootless on cgroup v1"},
+		/* rootless on cgroup v2 with delegation: fine */
+		{"\"CgroupVersion\":\"2\",\"MemoryLimit\":true,\"PidsLimit\":"
+		 "true,\"CpuCfsQuota\":true,\"SecurityOptions\":[\"name="
+		 "rootless\"]",
+		 0, ""},
+		{"\"CgroupVersion\":\"2\",\"MemoryLimit\":false,"
+		 "\"PidsLimit\":true,\"CpuCfsQuota\":true",
+		 1, "cannot enforce memory limits"},
+		{"\"CgroupVersion\":\"2\",\"MemoryLimit\":true,\"PidsLimit\":"
+		 "false,\"CpuCfsQuota\":true",
+		 1, "cannot enforce pids limits"},
+		/* an engine that does not say cannot be trusted to */
+		{"\"CgroupVersion\":\"2\",\"MemoryLimit\":true,\"PidsLimit\":"
+		 "true",
+		 1, "cannot enforce cpu limits"},
+	};
+	char info[512], why[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *o;
+
+		snprintf(info, sizeof(info), "{\"ServerVersion\":\"x\",%s}",
+			 cases[i].info);
+		o = engine_info_from(NULL, info, "x", NULL);
+		why[0] = '\0';
+		CHECK(o && engine_info_cannot_limit(o, why, sizeof(why)) ==
+				   cases[i].refused);
+		CHECK_STR_CONTAINS(why, cases[i].why);
+		cJSON_Delete(o);
+	}
+}
+
+/* Podman's own /libpod/info corrects its Docker-compatible /info, which
+ * claims every limit (engine_info_podman). */
+static void podman(void)
+{
+	static const char compat[] =
+		"{\"ServerVersion\":\"4.3.1\",\"CgroupVersion\":\"1\","
+		"\"MemoryLimit\":true,\"PidsLimit\":true,\"CpuCfsQuota\":true,"
+		"\"SecurityOptions\":[\"name=seccomp,profile=default\"]}";
+	static const struct {
+		const char *libpod;
+		int refused;
+		const char *why;
+	} cases[] = {
+		/* root on cgroup v1: every controller */
+		{"{\"host\":{\"security\":{\"rootless\":false},"
+		 "\"cgroupControllers\":[\"cpu\",\"memory\",\"pids\"]}}",
+		 0, ""},
+		/* rootless on cgroup v1: none of them is its own */
+		{"{\"host\":{\"security\":{\"rootless\":true},"
+		 "\"cgroupControllers\":[]}}",
+		 1, "rootless on cgroup v1"},
+		/* a controller missing */
+		{"{\"host\":{\"security\":{\"rootless\":false},"
+		 "\"cgroupControllers\":[\"cpu\",\"memory\"]}}",
+		 1, "cannot enforce pids limits"},
+	};
+	char why[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *o = engine_info_from(NULL, compat, "x", NULL);
+
+		CHECK(o && engine_info_podman(o, cases[i].libpod) == 0);
+		CHECK_STR_CONTAINS(
+			cJSON_GetStringValue(cJSON_GetObjectItem(o, "kind")),
+			"podman");
+		why[0] = '\0';
+		CHECK(engine_info_cannot_limit(o, why, sizeof(why)) ==
+		      cases[i].refused);
+		CHECK_STR_CONTAINS(why, cases[i].why);
+		cJSON_Delete(o);
+	}
+	{
+		cJSON *o = engine_info_from(NULL, compat, "x", NULL);
+
+		CHECK_STR_CONTAINS(
+			cJSON_GetStringValue(cJSON_GetObjectItem(o, "kind")),
+			"docker");
+		CHECK(engine_info_podman(o, "{\"message\":\"no\"}") == -EINVAL);
+		CHECK(engine_info_podman(o, "not json") == -EINVAL);
+		cJSON_Delete(o);
+	}
+}
+
 int main(void)
 {
 	CHECK(engine_info_remaps_users("{\"SecurityOptions\":[\"name=seccomp,"
@@ -101,6 +209,8 @@ int main(void)
 	CHECK(engine_info_remaps_users("{\"ID\":\"x\"}") == -1);
 	CHECK(engine_info_remaps_users("not json") == -1);
 	describe();
+	limits();
+	podman();
 	runc_versions();
 	return t_summary("engine_checks");
 }

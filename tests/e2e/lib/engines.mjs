@@ -102,6 +102,75 @@ export function freePort() {
   });
 }
 
+const ROOTLESS_USER = 'sbxrootless';
+
+/** The user a rootless Podman runs as, made (with its subordinate ids) if missing. */
+function rootlessUser() {
+  try {
+    execFileSync('id', [ROOTLESS_USER], { stdio: 'pipe' });
+  } catch {
+    execFileSync('useradd', ['--create-home', '--shell', '/usr/sbin/nologin', ROOTLESS_USER], { stdio: 'pipe' });
+  }
+  const uid = Number(execFileSync('id', ['-u', ROOTLESS_USER]).toString());
+  return { name: ROOTLESS_USER, uid };
+}
+
+/**
+ * A Podman service of the test's own on a unix socket: its own storage
+ * and run roots, its log in its directory. rootless: as an unprivileged
+ * user (made if missing), as a user who has Podman would run it.
+ * images: loaded from this machine's engine. Returns { dir, sock, url }.
+ */
+export async function startPodman(h, { images = [], rootless = false } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pod-'));
+  const user = rootless ? rootlessUser() : null;
+  if (user) fs.chownSync(dir, user.uid, user.uid);
+  fs.chmodSync(dir, 0o711);
+  const sock = path.join(dir, 'podman.sock');
+  const conf = path.join(dir, 'containers.conf');
+  fs.writeFileSync(conf, [
+    '[engine]',
+    'cgroup_manager = "cgroupfs"',
+    'events_logger = "file"',
+    'runtime = "runc"',
+    '',
+  ].join('\n'));
+  const storage = ['--root', path.join(dir, 'storage'), '--runroot', path.join(dir, 'run'),
+    ...(rootless ? ['--storage-driver', 'vfs'] : [])];
+  const env = { PATH: process.env.PATH, CONTAINERS_CONF: conf, HOME: rootless ? dir : process.env.HOME };
+  if (rootless) {
+    fs.mkdirSync(path.join(dir, 'xdg'), { mode: 0o700 });
+    fs.chownSync(path.join(dir, 'xdg'), user.uid, user.uid);
+    env.XDG_RUNTIME_DIR = path.join(dir, 'xdg');
+  }
+  const as = (args) => (rootless ? ['runuser', ['-u', user.name, '--', 'podman', ...args]] : ['podman', args]);
+  const logFile = path.join(dir, 'podman.log');
+  const log = fs.openSync(logFile, 'a');
+  const [cmd, args] = as([...storage, 'system', 'service', '--time=0', `unix://${sock}`]);
+  const proc = spawn(cmd, args, { env, stdio: ['ignore', log, log], cwd: dir });
+  fs.closeSync(log);
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  h.t.after(async () => {
+    if (proc.exitCode === null) {
+      proc.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+    const [c, a] = as([...storage, 'rm', '--all', '--force']);
+    try { execFileSync(c, a, { env, stdio: 'pipe', cwd: dir }); } catch { /* nothing left */ }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  await waitFor(async () => proc.exitCode === null && (await dockerGet('/_ping', { socket: sock }).catch(() => ({}))).status === 200,
+    { timeoutMs: 60_000, what: `the test's podman service (${logFile})` }).catch((e) => {
+    throw new Error(`${e.message}\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+  });
+  for (const image of images) {
+    const [c, a] = as([...storage, 'load', '-q']);
+    execFileSync('sh', ['-c', `docker save ${image} | ${[c, ...a].join(' ')}`], { env, stdio: 'pipe', cwd: dir });
+  }
+  return { dir, sock, url: `unix://${sock}` };
+}
+
 let engines = 0;
 
 /**
