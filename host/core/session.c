@@ -95,7 +95,7 @@ struct session *session_find(struct session_mgr *m, const char *name)
 
 struct session *session_next(struct session_mgr *m, struct session *prev)
 {
-	struct session *s = prev ? prev->next : m->list;
+	struct session *s = prev ? prev->next : m ? m->list : NULL;
 
 	while (s && s->destroying)
 		s = s->next;

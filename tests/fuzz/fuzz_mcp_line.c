@@ -42,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(line, data, size);
 	line[size] = '\0';
+	/* What the HTTP transport reads first to route a body. */
+	(void)mcp_message_kind(line, size);
 	/* Lines that would reach a session, a file or the audit log need
 	 * what this harness does not have (see above). */
 	if (!strstr(line, "session") && !strstr(line, "sandbox_file") &&
