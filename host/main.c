@@ -2,7 +2,9 @@
  * main.c - mcp-sandbox entry point.
  *
  *   mcp-sandbox [--config FILE]                 MCP server on stdio
- *   mcp-sandbox run LANG (-c CODE | FILE | -)   run once, print, exit with
+ *   mcp-sandbox serve --http [ADDR:PORT]        ... over HTTP
+ * (mcp/http_server.h) mcp-sandbox run LANG (-c CODE | FILE | -)   run once,
+ * print, exit with
  *                [--timeout MS] [--json]        the program's status
  *   mcp-sandbox install LANG SPEC... [--json]   install packages into the
  *                                               cache (docs/packages.md)
@@ -45,6 +47,7 @@
 #include "core/session_store.h"
 #include "engine/docker.h"
 #include "mcp/json_util.h"
+#include "mcp/http_server.h"
 #include "mcp/mcp_server.h"
 #include "mcp/run_result.h"
 #include "mcp/tools.h"
@@ -75,7 +78,8 @@ struct app {
 	struct installer *installer;
 	struct audit *audit;
 	char pkg_volume_label[96]; /* INSTALL_VOLUME_ID_LABEL=<instance> */
-	struct mcp_server *server;
+	struct mcp_server *server; /* serve on stdio */
+	struct http_server *http;  /* serve --http */
 	uv_signal_t sigterm, sigint;
 	uv_timer_t deadline; /* serve: bounds the shutdown */
 	int proto_fd;	     /* serve: the private copy of stdout */
@@ -99,6 +103,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: mcp-sandbox [--config FILE] [--files-root DIR]\n"
 		   "                                                serve MCP "
 		   "on stdio\n"
+		   "       mcp-sandbox serve --http [ADDR:PORT]      serve MCP "
+		   "over HTTP\n"
 		   "       mcp-sandbox run LANG (-c CODE | FILE | -) "
 		   "[--stdin FILE] [--timeout MS] [--json] [-v]\n"
 		   "       mcp-sandbox install LANG SPEC... [--json]\n"
@@ -363,6 +369,21 @@ static int load_everything(struct app *a, const char *config_arg,
 	return plugins_apply_config(&a->plugins, &a->cfg);
 }
 
+/* serve --http [ADDR:PORT]: the address given, else [http] listen, else
+ * loopback's 8808. */
+static int http_listen(struct app *a, const char *addr)
+{
+	const char *why;
+
+	if (!addr && !a->cfg.http_listen)
+		addr = "127.0.0.1:8808";
+	if (addr && config_set(&a->cfg, "http", "listen", addr, &why)) {
+		log_error("--http %s: %s", addr, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* A client for the configured engine number i (doctor's). */
 static int engine_client(struct app *a, size_t i, char *why, size_t whysz)
 {
@@ -569,6 +590,9 @@ static void server_closed_cb(void *arg)
 		a->env.audit = NULL;
 		session_mgr_set_audit(a->sessions, NULL);
 	}
+	/* h2o keeps handles of its own until http_server_free(). */
+	if (a->http)
+		uv_stop(a->loop);
 }
 
 static void pool_done_cb(void *arg)
@@ -578,7 +602,10 @@ static void pool_done_cb(void *arg)
 
 	engines_shutdown_counts(a->engines, &removed, &pending);
 	log_info("shutdown: %u containers removed", removed);
-	mcp_server_close(a->server, server_closed_cb, a);
+	if (a->http)
+		http_server_close(a->http, server_closed_cb, a);
+	else
+		mcp_server_close(a->server, server_closed_cb, a);
 }
 
 static void sessions_done_cb(void *arg)
@@ -599,7 +626,8 @@ static void deadline_cb(uv_timer_t *t)
 		  "containers removed, %u removals unanswered: those end "
 		  "with their agents when this process does)",
 		  SHUTDOWN_DEADLINE_MS, removed, pending);
-	mcp_server_abort(a->server);
+	if (a->server)
+		mcp_server_abort(a->server);
 	server_closed_cb(a);
 }
 
@@ -608,7 +636,10 @@ static void serve_shutdown(struct app *a)
 	if (a->stopping)
 		return;
 	a->stopping = 1;
-	mcp_server_stop_reading(a->server);
+	if (a->server)
+		mcp_server_stop_reading(a->server);
+	if (a->http)
+		http_server_stop_accepting(a->http);
 	uv_timer_start(&a->deadline, deadline_cb, SHUTDOWN_DEADLINE_MS, 0);
 	session_mgr_shutdown(a->sessions, sessions_done_cb, a);
 }
@@ -625,7 +656,7 @@ static void signal_cb(uv_signal_t *h, int signum)
 	struct app *a = h->data;
 
 	log_info("signal %d: shutting down", signum);
-	if (a->server) {
+	if (a->server || a->http) {
 		serve_shutdown(a);
 	} else if (!a->stopping) {
 		/* run: remove the container and exit like the signal would */
@@ -775,19 +806,36 @@ static int serve(struct app *a)
 	uv_timer_init(a->loop, &a->deadline);
 	a->deadline.data = a;
 	uv_unref((uv_handle_t *)&a->deadline);
-	rc = mcp_server_start(&a->env, a->proto_fd, stdin_eof_cb, a,
-			      &a->server);
-	if (rc) {
-		log_error("cannot start the MCP server: %s", uv_strerror(rc));
-		return 1;
+	if (a->cfg.http_listen) {
+		char why[512];
+
+		rc = http_server_start(&a->env, &a->http, why, sizeof(why));
+		if (rc) {
+			log_error("cannot serve MCP over HTTP: %s", why);
+			return 1;
+		}
+	} else {
+		rc = mcp_server_start(&a->env, a->proto_fd, stdin_eof_cb, a,
+				      &a->server);
+		if (rc) {
+			log_error("cannot start the MCP server: %s",
+				  uv_strerror(rc));
+			return 1;
+		}
 	}
 	engines_on_up(a->engines, engine_up_cb, a);
 	engines_start(a->engines);
 	session_mgr_start(a->sessions);
 	serve_prewarm(a);
-	log_info("mcp-sandbox %s serving MCP on stdio (%zu languages)",
-		 SBX_VERSION, a->plugins.n);
+	if (a->http)
+		log_info("mcp-sandbox %s serving MCP at %s (%zu languages)",
+			 SBX_VERSION, http_server_url(a->http), a->plugins.n);
+	else
+		log_info("mcp-sandbox %s serving MCP on stdio (%zu languages)",
+			 SBX_VERSION, a->plugins.n);
 	uv_run(a->loop, UV_RUN_DEFAULT);
+	http_server_free(a->http);
+	a->http = NULL;
 	return 0;
 }
 
@@ -1285,8 +1333,9 @@ int main(int argc, char **argv)
 {
 	static struct app app;
 	struct app *a = &app;
-	const char *config_arg = NULL, *files_root = NULL;
+	const char *config_arg = NULL, *files_root = NULL, *http_arg = NULL;
 	const char *cmd = "serve";
+	int serve_http = 0;
 	char **sub;
 	int i, rc, first = 1, quiet, nsub = 0;
 
@@ -1296,6 +1345,12 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
 			config_arg = argv[++i];
+		} else if (strcmp(argv[i], "--http") == 0 &&
+			   strcmp(cmd, "serve") == 0) {
+			/* [ADDR:PORT]; else [http] listen */
+			serve_http = 1;
+			if (i + 1 < argc && argv[i + 1][0] != '-')
+				http_arg = argv[++i];
 		} else if (strcmp(argv[i], "--files-root") == 0 &&
 			   i + 1 < argc) {
 			files_root = argv[++i];
@@ -1394,6 +1449,14 @@ int main(int argc, char **argv)
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
 	rc = load_everything(a, config_arg, files_root);
+	if (!rc && serve_http && strcmp(cmd, "serve") == 0)
+		rc = http_listen(a, http_arg);
+	else if (strcmp(cmd, "serve") == 0 && a->cfg.http_listen) {
+		/* HTTP only when asked for: a client that starts us expects
+		 * MCP on stdio whatever the file says. */
+		free(a->cfg.http_listen);
+		a->cfg.http_listen = NULL;
+	}
 	if (strcmp(cmd, "serve") == 0 || strcmp(cmd, "doctor") == 0) {
 		/* The agent the images should carry (doctor), read before
 		 * the loop serves anything. */

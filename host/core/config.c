@@ -119,7 +119,24 @@ static const struct key_desc package_keys[] = {
 	{NULL, 0, 0, 0, 0},
 };
 
-/* Keys of [limits] that are also accepted in language sections. */
+static const struct key_desc http_keys[] = {
+	{"listen", KT_STR, CFG(http_listen), 0, 0},
+	{"tls_cert", KT_STR, CFG(http_tls_cert), 0, 0},
+	{"tls_key", KT_STR, CFG(http_tls_key), 0, 0},
+	{"allowed_origins", KT_STR, CFG(http_allowed_origins), 0, 0},
+	{"allowed_hosts", KT_STR, CFG(http_allowed_hosts), 0, 0},
+	{"tokens_file", KT_STR, CFG(http_tokens_file), 0, 0},
+	{"allow_unauthenticated", KT_BOOL, CFG(http_allow_no_auth), 0, 0},
+	{"request_timeout_ms", KT_U32, CFG(http_request_timeout_ms), 100,
+	 600000},
+	{"max_sessions", KT_U32, CFG(http_max_sessions), 1, 100000},
+	{"session_idle_s", KT_U32, CFG(http_session_idle_s), 10, 30u * 86400u},
+	{"max_connections", KT_U32, CFG(http_max_connections), 1, 65536},
+	{"link_ttl_s", KT_U32, CFG(http_link_ttl_s), 10, 30u * 86400u},
+	{"heartbeat_ms", KT_U32, CFG(http_heartbeat_ms), 100, 600000},
+	{NULL, 0, 0, 0, 0},
+};
+
 static const struct key_desc audit_keys[] = {
 	{"file", KT_STR, CFG(audit_file), 0, 0},
 	{"max_kb", KT_U32, CFG(audit_max_kb), 16, 1u << 20},
@@ -228,6 +245,12 @@ void config_init(struct config *cfg)
 	cfg->art_keep_call = 32u << 20;
 	cfg->art_store_mb = 256;
 	cfg->art_keep_minutes = 1440;
+	cfg->http_request_timeout_ms = 10000;
+	cfg->http_max_sessions = 256;
+	cfg->http_session_idle_s = 3600;
+	cfg->http_max_connections = 1024;
+	cfg->http_link_ttl_s = 3600;
+	cfg->http_heartbeat_ms = 15000;
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,
 		.cpu_millis = 1000,
@@ -293,6 +316,12 @@ void config_close(struct config *cfg)
 		engine_free(&cfg->engines[i]);
 	free(cfg->state_dir);
 	free(cfg->audit_file);
+	free(cfg->http_listen);
+	free(cfg->http_tls_cert);
+	free(cfg->http_tls_key);
+	free(cfg->http_allowed_origins);
+	free(cfg->http_allowed_hosts);
+	free(cfg->http_tokens_file);
 	free(cfg->files_host_root);
 	free(cfg->network);
 	free(cfg->pkg_network);
@@ -660,6 +689,8 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = artifact_keys;
 	else if (strcmp(section, "audit") == 0)
 		t = audit_keys;
+	else if (strcmp(section, "http") == 0)
+		t = http_keys;
 	else if (strcmp(section, "packages") == 0) {
 		if (strcmp(key, "ca_bundle") == 0)
 			cfg->pkg_ca_bundle_set = 1;
@@ -794,9 +825,9 @@ static int section_matches(const char *env_rest, const char *section,
 void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		      size_t nlangs)
 {
-	static const char *const fixed[] = {"server",	 "docker",   "pool",
-					    "limits",	 "sessions", "files",
-					    "artifacts", "packages", "audit"};
+	static const char *const fixed[] = {
+		"server", "docker",    "pool",	   "limits", "sessions",
+		"files",  "artifacts", "packages", "audit",  "http"};
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 	char name[128], key[96];
 	const char *section, *k, *eq, *why;

@@ -149,6 +149,21 @@ struct config {
 	uint32_t audit_keep;   /* rotated files kept */
 	uint32_t audit_store_code; /* 1: the code itself, not only its hash */
 
+	/* [http] (docs/http.md): `serve --http` */
+	char *http_listen;   /* "ADDR:PORT"; NULL: stdio only */
+	char *http_tls_cert; /* PEM; with http_tls_key: HTTPS */
+	char *http_tls_key;
+	char *http_allowed_origins;  /* comma-separated; NULL: none */
+	char *http_allowed_hosts;    /* comma-separated Host names */
+	char *http_tokens_file;	     /* tenants' bearer tokens; NULL: none */
+	uint32_t http_allow_no_auth; /* serve beyond loopback without tokens */
+	uint32_t http_request_timeout_ms; /* a request's headers and body */
+	uint32_t http_max_sessions;	  /* 2025-era HTTP sessions at once */
+	uint32_t http_session_idle_s;	  /* ... ended after this idle */
+	uint32_t http_max_connections;	  /* open connections at once */
+	uint32_t http_link_ttl_s;	  /* signed artifact links live this */
+	uint32_t http_heartbeat_ms; /* an idle event stream pings this often */
+
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms; /* cap on a per-call timeout */

@@ -11,6 +11,7 @@
 
 struct mcp_call {
 	struct mcp_server *srv;
+	void *ex; /* the exchange the request came in (mcp_server.h) */
 	struct mcp_call_list *list;
 	cJSON *id; /* owned */
 	void (*cancel_cb)(void *);
@@ -54,7 +55,7 @@ static int id_equal(const cJSON *a, const cJSON *b)
 	return 0;
 }
 
-struct mcp_call *mcp_call_new(struct mcp_server *srv,
+struct mcp_call *mcp_call_new(struct mcp_server *srv, void *ex,
 			      struct mcp_call_list *list, const cJSON *id,
 			      const cJSON *progress_token, const char *version,
 			      int cacheable)
@@ -66,6 +67,7 @@ struct mcp_call *mcp_call_new(struct mcp_server *srv,
 	snprintf(c->version, sizeof(c->version), "%s", version);
 	c->cacheable = cacheable;
 	c->srv = srv;
+	c->ex = ex;
 	c->list = list;
 	c->id = cJSON_Duplicate(id, 1);
 	c->progress_token =
@@ -98,6 +100,29 @@ int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id)
 	return 0;
 }
 
+int mcp_call_cancel_ex(struct mcp_call_list *list, const void *ex)
+{
+	struct mcp_call *c, *next;
+	int n = 0;
+
+	/* A cancel hook may finish its call (and others): start over after
+	 * each. */
+	do {
+		for (c = list->head; c; c = next) {
+			next = c->next;
+			if (c->ex == ex && !c->cancelled)
+				break;
+		}
+		if (!c)
+			break;
+		c->cancelled = 1;
+		n++;
+		if (c->cancel_cb)
+			c->cancel_cb(c->cancel_arg);
+	} while (c);
+	return n;
+}
+
 int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id)
 {
 	const struct mcp_call *c;
@@ -106,6 +131,18 @@ int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id)
 		if (id_equal(c->id, id))
 			return 1;
 	return 0;
+}
+
+/* Unlinked and freed; the server hears that ex's call ended. */
+static void call_free(struct mcp_call *c)
+{
+	struct mcp_server *s = c->srv;
+	void *ex = c->ex;
+
+	cJSON_Delete(c->id);
+	cJSON_Delete(c->progress_token);
+	free(c);
+	mcp_server_call_ended(s, ex);
 }
 
 static void call_unlink(struct mcp_call *c)
@@ -124,13 +161,12 @@ void mcp_call_fail(struct mcp_call *c, int code, const char *message,
 {
 	audit_end(c, NULL);
 	if (!c->cancelled)
-		mcp_server_send_error(c->srv, c->id, code, message, data);
+		mcp_server_send_error(c->srv, c->ex, c->id, code, message,
+				      data);
 	else
 		cJSON_Delete(data);
 	call_unlink(c);
-	cJSON_Delete(c->id);
-	cJSON_Delete(c->progress_token);
-	free(c);
+	call_free(c);
 }
 
 void mcp_call_finish(struct mcp_call *c, cJSON *result)
@@ -140,16 +176,14 @@ void mcp_call_finish(struct mcp_call *c, cJSON *result)
 	audit_end(c, result);
 	/* A cancelled request gets no response (MCP cancellation rules). */
 	if (!c->cancelled)
-		mcp_server_send_result(s, c->id,
+		mcp_server_send_result(s, c->ex, c->id,
 				       mcp_server_shape_result(result,
 							       c->version,
 							       c->cacheable));
 	else
 		cJSON_Delete(result);
 	call_unlink(c);
-	cJSON_Delete(c->id);
-	cJSON_Delete(c->progress_token);
-	free(c);
+	call_free(c);
 }
 
 int mcp_call_wants_progress(const struct mcp_call *c)
@@ -173,7 +207,8 @@ void mcp_call_progress(struct mcp_call *c, double progress, const char *message)
 	cJSON_AddNumberToObject(p, "progress", progress);
 	if (message && mcp_version_at_least(c->version, "2025-03-26"))
 		cJSON_AddStringToObject(p, "message", message);
-	mcp_server_send_notification(c->srv, "notifications/progress", p);
+	mcp_server_send_notification(c->srv, c->ex, "notifications/progress",
+				     p);
 }
 
 void mcp_call_on_cancel(struct mcp_call *c, void (*cb)(void *), void *arg)

@@ -83,9 +83,12 @@ struct cached_tool {
 
 struct mcp_server {
 	const struct tool_env *env;
-	struct transport *tr;
+	struct transport *tr; /* stdio's; NULL for a connection fed by HTTP */
+	struct mcp_out out;   /* where messages go when tr is NULL */
+	void *ex;	      /* the exchange whose message is being handled */
 	struct cached_tool *tools;
 	size_t ntools;
+	int shares_tools;     /* tools are another server's (mcp_server_new) */
 	char version[16];     /* negotiated protocol revision */
 	int initialized;      /* initialize answered */
 	int client_log_level; /* notifications/message threshold */
@@ -153,9 +156,12 @@ cJSON *mcp_server_shape_result(cJSON *r, const char *version, int cacheable)
 	return r;
 }
 
-static void send_json(struct mcp_server *s, cJSON *msg)
+/* msg for the client: on stdio a line; else to the exchange ex, final
+ * when it is the response that ends ex's request. */
+static void send_to(struct mcp_server *s, void *ex, cJSON *msg)
 {
 	char *text = cJSON_PrintUnformatted(msg);
+	int final = cJSON_GetObjectItemCaseSensitive(msg, "method") == NULL;
 
 	if (!text) {
 		log_error("out of memory serializing a reply");
@@ -166,8 +172,12 @@ static void send_json(struct mcp_server *s, cJSON *msg)
 		s->test_reply = text;
 		return;
 	}
-	if (s->tr && transport_send(s->tr, text, strlen(text)) != 0)
-		log_error("cannot write a reply to stdout");
+	if (s->tr) {
+		if (transport_send(s->tr, text, strlen(text)) != 0)
+			log_error("cannot write a reply to stdout");
+	} else if (s->out.send) {
+		s->out.send(s->out.arg, ex, text, strlen(text), final);
+	}
 	free(text);
 }
 
@@ -202,7 +212,7 @@ static int utf8_prefix(const char *s, size_t max)
 	return (int)max;
 }
 
-void mcp_server_send_result(struct mcp_server *s, const cJSON *id,
+void mcp_server_send_result(struct mcp_server *s, void *ex, const cJSON *id,
 			    cJSON *result)
 {
 	cJSON *msg = cJSON_CreateObject();
@@ -210,12 +220,12 @@ void mcp_server_send_result(struct mcp_server *s, const cJSON *id,
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
 	cJSON_AddItemToObject(msg, "id", mcp_id_copy(id));
 	cJSON_AddItemToObject(msg, "result", result);
-	send_json(s, msg);
+	send_to(s, ex, msg);
 	cJSON_Delete(msg);
 }
 
-void mcp_server_send_error(struct mcp_server *s, const cJSON *id, int code,
-			   const char *message, cJSON *data)
+void mcp_server_send_error(struct mcp_server *s, void *ex, const cJSON *id,
+			   int code, const char *message, cJSON *data)
 {
 	cJSON *msg = cJSON_CreateObject(), *err;
 
@@ -226,25 +236,25 @@ void mcp_server_send_error(struct mcp_server *s, const cJSON *id, int code,
 	cJSON_AddStringToObject(err, "message", message);
 	if (data)
 		cJSON_AddItemToObject(err, "data", data);
-	send_json(s, msg);
+	send_to(s, ex, msg);
 	cJSON_Delete(msg);
 }
 
 static void send_error(struct mcp_server *s, const cJSON *id, int code,
 		       const char *message)
 {
-	mcp_server_send_error(s, id, code, message, NULL);
+	mcp_server_send_error(s, s->ex, id, code, message, NULL);
 }
 
-void mcp_server_send_notification(struct mcp_server *s, const char *method,
-				  cJSON *params)
+void mcp_server_send_notification(struct mcp_server *s, void *ex,
+				  const char *method, cJSON *params)
 {
 	cJSON *msg = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
 	cJSON_AddStringToObject(msg, "method", method);
 	cJSON_AddItemToObject(msg, "params", params);
-	send_json(s, msg);
+	send_to(s, ex, msg);
 	cJSON_Delete(msg);
 }
 
@@ -261,7 +271,7 @@ static void forward_log_cb(enum log_level level, const char *logger,
 	cJSON_AddStringToObject(p, "level", log_level_name(level));
 	cJSON_AddStringToObject(p, "logger", logger);
 	cJSON_AddStringToObject(p, "data", msg);
-	mcp_server_send_notification(s, "notifications/message", p);
+	mcp_server_send_notification(s, NULL, "notifications/message", p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -330,7 +340,7 @@ static void on_initialize(struct mcp_server *s, const cJSON *id,
 	cJSON_AddStringToObject(r, "instructions", instructions);
 	s->initialized = 1;
 	log_info("client initialized (protocol %s)", s->version);
-	mcp_server_send_result(s, id, r);
+	mcp_server_send_result(s, s->ex, id, r);
 }
 
 static cJSON *tool_json(const char *version, const struct cached_tool *ct)
@@ -370,7 +380,8 @@ static void on_tools_list(struct mcp_server *s, const cJSON *id,
 		cJSON_AddNumberToObject(r, "ttlMs", TOOLS_TTL_MS);
 		cJSON_AddStringToObject(r, "cacheScope", "public");
 	}
-	mcp_server_send_result(s, id, mcp_server_shape_result(r, version, 1));
+	mcp_server_send_result(s, s->ex, id,
+			       mcp_server_shape_result(r, version, 1));
 }
 
 /* server/discover (stateless revision): what this server speaks and
@@ -391,7 +402,8 @@ static void on_discover(struct mcp_server *s, const cJSON *id)
 	cJSON_AddNumberToObject(r, "ttlMs", TOOLS_TTL_MS);
 	cJSON_AddStringToObject(r, "cacheScope", "public");
 	mcp_server_send_result(
-		s, id, mcp_server_shape_result(r, MCP_MODERN_VERSION, 1));
+		s, s->ex, id,
+		mcp_server_shape_result(r, MCP_MODERN_VERSION, 1));
 }
 
 static void on_set_level(struct mcp_server *s, const cJSON *id,
@@ -407,7 +419,7 @@ static void on_set_level(struct mcp_server *s, const cJSON *id,
 		return;
 	}
 	s->client_log_level = l;
-	mcp_server_send_result(s, id, cJSON_CreateObject());
+	mcp_server_send_result(s, s->ex, id, cJSON_CreateObject());
 }
 
 /* --- tools/call --- */
@@ -694,14 +706,14 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			    sizeof(why))) {
 		cJSON *r = tool_error(ERR_INVALID_ARGUMENTS, "%s", why);
 
-		mcp_server_send_result(s, id,
+		mcp_server_send_result(s, s->ex, id,
 				       mcp_server_shape_result(r, version, 0));
 		cJSON_Delete(empty);
 		return;
 	}
 	if (s->calls.n >= s->env->cfg->max_inflight) {
 		mcp_server_send_result(
-			s, id,
+			s, s->ex, id,
 			mcp_server_shape_result(
 				tool_error(ERR_SERVER_BUSY,
 					   "%u calls are already running; "
@@ -722,7 +734,7 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		    !(cJSON_IsNumber(tok) &&
 		      json_safe_integer(tok->valuedouble)))
 			tok = NULL;
-		c = mcp_call_new(s, &s->calls, id, tok, version, 0);
+		c = mcp_call_new(s, s->ex, &s->calls, id, tok, version, 0);
 	}
 	if (!c) {
 		send_error(s, id, E_INTERNAL, "out of memory");
@@ -760,7 +772,7 @@ static void on_resources_read(struct mcp_server *s, const cJSON *id,
 		send_error(s, id, E_INTERNAL, "too many requests in flight");
 		return;
 	}
-	c = mcp_call_new(s, &s->calls, id, NULL, version, 1);
+	c = mcp_call_new(s, s->ex, &s->calls, id, NULL, version, 1);
 	if (!c) {
 		send_error(s, id, E_INTERNAL, "out of memory");
 		return;
@@ -812,12 +824,12 @@ static int dispatch(struct mcp_server *s, const cJSON *id, const char *m,
 			on_tools_call(s, id, params, version);
 	} else if (strcmp(m, "resources/list") == 0) {
 		mcp_server_send_result(
-			s, id,
+			s, s->ex, id,
 			mcp_server_shape_result(resources_list(s->env), version,
 						1));
 	} else if (strcmp(m, "resources/templates/list") == 0) {
 		mcp_server_send_result(
-			s, id,
+			s, s->ex, id,
 			mcp_server_shape_result(resources_templates(), version,
 						1));
 	} else if (strcmp(m, "resources/read") == 0) {
@@ -857,7 +869,7 @@ static void handle_modern(struct mcp_server *s, const cJSON *id, const char *m,
 			cJSON_CreateStringArray(
 				(const char *const[]){MCP_MODERN_VERSION}, 1));
 		cJSON_AddStringToObject(data, "requested", pv->valuestring);
-		mcp_server_send_error(s, id, E_UNSUPPORTED_VERSION,
+		mcp_server_send_error(s, s->ex, id, E_UNSUPPORTED_VERSION,
 				      "Unsupported protocol version", data);
 		return;
 	}
@@ -947,7 +959,7 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 		return;
 	}
 	if (strcmp(m, "ping") == 0) {
-		mcp_server_send_result(s, id, cJSON_CreateObject());
+		mcp_server_send_result(s, s->ex, id, cJSON_CreateObject());
 	} else if (strcmp(m, "initialize") == 0) {
 		on_initialize(s, id, params);
 	} else if (!s->initialized && (strncmp(m, "tools/", 6) == 0 ||
@@ -1185,6 +1197,73 @@ static void eof_cb(struct transport *t, void *arg)
 }
 
 /* ------------------------------------------------------------------ */
+/* connections fed by another transport (HTTP)                          */
+
+void mcp_server_call_ended(struct mcp_server *s, void *ex)
+{
+	if (!s->tr && s->out.ended)
+		s->out.ended(s->out.arg, ex);
+}
+
+void mcp_server_handle(struct mcp_server *s, void *ex, const char *msg,
+		       size_t len)
+{
+	void *prev = s->ex;
+
+	s->ex = ex;
+	handle_line(s, msg, len);
+	s->ex = prev;
+}
+
+int mcp_server_drop_exchange(struct mcp_server *s, void *ex)
+{
+	/* Calls waiting for the re-adoption end through their cancel hook
+	 * like the others. */
+	int n = mcp_call_cancel_ex(&s->calls, ex);
+	if (n)
+		log_info("%d request%s cancelled: the client went away", n,
+			 n == 1 ? "" : "s");
+	return n;
+}
+
+unsigned mcp_server_inflight(const struct mcp_server *s)
+{
+	return s->calls.n;
+}
+
+const char *mcp_server_session_version(const struct mcp_server *s)
+{
+	return s->initialized ? s->version : NULL;
+}
+
+enum mcp_msg_kind mcp_message_kind(const char *msg, size_t len)
+{
+	cJSON *j = cJSON_ParseWithLength(msg, len);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "method");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
+	enum mcp_msg_kind k;
+
+	if (!cJSON_IsObject(j))
+		k = MCP_MSG_INVALID;
+	else if (!cJSON_IsString(m))
+		k = id ? MCP_MSG_RESPONSE : MCP_MSG_INVALID;
+	else if (cJSON_GetObjectItemCaseSensitive(
+			 cJSON_GetObjectItemCaseSensitive(params, "_meta"),
+			 META_VERSION) ||
+		 strcmp(m->valuestring, "server/discover") == 0)
+		k = id ? MCP_MSG_MODERN : MCP_MSG_NOTIFICATION;
+	else if (!id)
+		k = MCP_MSG_NOTIFICATION;
+	else if (strcmp(m->valuestring, "initialize") == 0)
+		k = MCP_MSG_INITIALIZE;
+	else
+		k = MCP_MSG_REQUEST;
+	cJSON_Delete(j);
+	return k;
+}
+
+/* ------------------------------------------------------------------ */
 /* lifecycle                                                            */
 
 void mcp_server_stop_reading(struct mcp_server *s)
@@ -1255,7 +1334,8 @@ static int cache_tools(struct mcp_server *s)
 	return 0;
 }
 
-static struct mcp_server *server_new(const struct tool_env *env)
+static struct mcp_server *server_new(const struct tool_env *env,
+				     const struct mcp_server *tools_from)
 {
 	struct mcp_server *s = calloc(1, sizeof(*s));
 
@@ -1264,11 +1344,28 @@ static struct mcp_server *server_new(const struct tool_env *env)
 	s->env = env;
 	s->client_log_level = LOG_LEVEL_WARNING;
 	snprintf(s->version, sizeof(s->version), "%s", LEGACY_VERSIONS[0]);
-	if (cache_tools(s)) {
+	if (tools_from) {
+		s->tools = tools_from->tools;
+		s->ntools = tools_from->ntools;
+		s->shares_tools = 1;
+	} else if (cache_tools(s)) {
 		free(s);
 		return NULL;
 	}
 	return s;
+}
+
+int mcp_server_new(const struct tool_env *env,
+		   const struct mcp_server *tools_from,
+		   const struct mcp_out *out, struct mcp_server **res)
+{
+	struct mcp_server *s = server_new(env, tools_from);
+
+	if (!s)
+		return -ENOMEM;
+	s->out = *out;
+	*res = s;
+	return 0;
 }
 
 int mcp_server_start(const struct tool_env *env, int out_fd,
@@ -1279,7 +1376,7 @@ int mcp_server_start(const struct tool_env *env, int out_fd,
 		.on_oversize = oversize_cb,
 		.on_eof = eof_cb,
 	};
-	struct mcp_server *s = server_new(env);
+	struct mcp_server *s = server_new(env, NULL);
 	int rc;
 
 	if (!s)
@@ -1305,12 +1402,13 @@ void mcp_server_free(struct mcp_server *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->ntools; i++) {
+	for (i = 0; i < s->ntools && !s->shares_tools; i++) {
 		cJSON_Delete(s->tools[i].input);
 		cJSON_Delete(s->tools[i].validate);
 		cJSON_Delete(s->tools[i].output);
 	}
-	free(s->tools);
+	if (!s->shares_tools)
+		free(s->tools);
 	free(s->test_reply);
 	free(s);
 }
@@ -1321,7 +1419,7 @@ char *mcp_server_handle_line_for_test(const struct tool_env *env,
 	static const char init[] =
 		"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
 		"\"params\":{\"protocolVersion\":\"2025-11-25\"}}";
-	struct mcp_server *s = server_new(env);
+	struct mcp_server *s = server_new(env, NULL);
 	char *reply;
 
 	if (!s)

@@ -1,9 +1,14 @@
 /*
- * mcp_server.h - the MCP server: JSON-RPC 2.0 over the stdio transport.
+ * mcp_server.h - the MCP server: JSON-RPC 2.0, one client connection.
  *
- * This is where a tool call enters: a line from stdin becomes a request,
- * is checked, dispatched to a tool (tools.h) and answered on stdout. Many
- * calls may be in flight at once; nothing here waits on Docker.
+ * This is where a tool call enters: a message becomes a request, is
+ * checked, dispatched to a tool (tools.h) and answered. Many calls may be
+ * in flight at once; nothing here waits on Docker. On stdio one struct
+ * mcp_server is the connection and owns its transport (transport.h);
+ * over HTTP (http_server.h) each 2025-era session, and each stateless
+ * request, is one, fed by mcp_server_handle() and answering through a
+ * struct mcp_out, message by message to the exchange (the HTTP request)
+ * that carried the request.
  */
 #ifndef SBX_MCP_SERVER_H
 #define SBX_MCP_SERVER_H
@@ -27,6 +32,54 @@ extern const char *const mcp_protocol_versions[];
 int mcp_server_start(const struct tool_env *env, int out_fd,
 		     void (*on_eof)(void *arg), void *arg,
 		     struct mcp_server **out);
+
+/* Where a connection without a transport of its own sends. */
+struct mcp_out {
+	/* One message (json, len: borrowed) for exchange ex, as passed to
+	 * mcp_server_handle(); final: the response that ends ex's request
+	 * (else a notification about it). */
+	void (*send)(void *arg, void *ex, const char *json, size_t len,
+		     int final);
+	/* A call that came in exchange ex has ended, answered or cancelled.
+	 * Runs inside the server's code: free nothing of it now (defer). */
+	void (*ended)(void *arg, void *ex);
+	void *arg;
+};
+
+/* A connection fed by mcp_server_handle(). tools_from: a server whose
+ * tool list it shares (it must outlive this one), or NULL to build one.
+ * 0 or -ENOMEM. Free with mcp_server_free() once mcp_server_inflight()
+ * is 0. */
+int mcp_server_new(const struct tool_env *env,
+		   const struct mcp_server *tools_from,
+		   const struct mcp_out *out, struct mcp_server **res);
+
+/* One message from the client: len bytes, with a NUL at msg[len]. Its
+ * answers go to out with ex, now or later. */
+void mcp_server_handle(struct mcp_server *s, void *ex, const char *msg,
+		       size_t len);
+
+/* Exchange ex's client went away: its calls are cancelled (no answer is
+ * sent; each still ends through out.ended). Returns how many. */
+int mcp_server_drop_exchange(struct mcp_server *s, void *ex);
+
+/* Calls in flight (cancelled ones that have not ended included). */
+unsigned mcp_server_inflight(const struct mcp_server *s);
+
+/* The revision initialize negotiated, or NULL before initialize. */
+const char *mcp_server_session_version(const struct mcp_server *s);
+
+/* What a message is, for a transport that routes by it (HTTP): read
+ * without side effects. */
+enum mcp_msg_kind {
+	MCP_MSG_INVALID,      /* not a JSON-RPC object */
+	MCP_MSG_INITIALIZE,   /* initialize: opens a 2025-era session */
+	MCP_MSG_REQUEST,      /* a request of the 2025 era's session */
+	MCP_MSG_MODERN,	      /* a stateless request (MCP_MODERN_VERSION) */
+	MCP_MSG_NOTIFICATION, /* never answered */
+	MCP_MSG_RESPONSE,     /* a client's answer: we ask nothing */
+};
+enum mcp_msg_kind mcp_message_kind(const char *msg, size_t len);
 
 /* Read no more requests; a tools/call that still arrives is refused.
  * Calls in flight are still answered when they end. Idempotent. */

@@ -75,7 +75,7 @@ export const SHIPPED_POOL = Object.fromEntries(Object.keys(POOL_ENV).map((k) => 
 const STDERR_KEEP = 256 * 1024;
 const STDERR_SHOW = 12 * 1024;
 
-function serverEnv(env) {
+export function serverEnv(env) {
   const all = { ...process.env, ...DEFAULT_ENV, ...env };
   // undefined unsets a variable (SHIPPED_POOL).
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));

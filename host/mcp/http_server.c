@@ -1,0 +1,1230 @@
+/*
+ * http_server.c - MCP over Streamable HTTP (http_server.h, docs/http.md).
+ *
+ * One struct exchange per POST: it lives until h2o has freed the request
+ * (its pool's dispose hook) and the call it started has ended, whichever
+ * is later, so an answer that arrives after the client left finds it and
+ * is dropped. A response is JSON, or an event stream for a tools/call or
+ * resources/read whose client accepts one: the stream opens at once, so
+ * progress and a heartbeat keep flowing (HTTP/1 notices a client that
+ * left only when it writes).
+ */
+#include "http_server.h"
+
+#include <errno.h>
+#include <h2o.h>
+#include <openssl/rand.h>
+#include <openssl/ssl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "../util/defer.h"
+#include "../util/log.h"
+#include "mcp_server.h"
+
+#define LOG_MODULE "http"
+
+#define MCP_PATH "/mcp"
+/* An event stream with nothing to say says ": ping" every [http]
+ * heartbeat_ms: it keeps proxies from closing it and finds a client that
+ * left. The tick that sends it runs at most this often. */
+#define TICK_MS 1000
+/* A client that has not taken what was written for this long is cut off
+ * (h2o has no write timeout of its own). */
+#define WRITE_STALL_MS 60000
+#define DRAIN_POLL_MS 20
+/* The JSON-RPC error of a request refused before it reached the server,
+ * and the stateless revision's header mismatch. */
+#define E_INVALID_REQUEST (-32600)
+#define E_HEADER_MISMATCH (-32001)
+
+struct http_server;
+
+/* A 2025-era MCP session over HTTP (Mcp-Session-Id). */
+struct hsession {
+	struct http_server *h;
+	char id[33]; /* 128 random bits, hex */
+	struct mcp_server *peer;
+	uint64_t last_ms; /* its last request */
+	int ended;	  /* deleted or expired: freed once its calls end */
+	struct hsession *next;
+};
+
+/* One POST being answered. */
+struct exchange {
+	struct http_server *h;
+	h2o_generator_t gen; /* the event stream's */
+	h2o_req_t *req;	     /* NULL once answered for good, or gone */
+	struct mcp_server *peer;
+	struct hsession *sess; /* NULL: a stateless request, own peer */
+	int announce;	       /* the answer names the session (initialize) */
+	int accepts_sse;
+	int sse;	/* the response is an event stream */
+	int answered;	/* its final message went out or was dropped */
+	int call_open;	/* a call it started has not ended */
+	int disposed;	/* h2o freed the request */
+	int freeing;	/* exchange_free is on its way through the loop */
+	int want_final; /* end the stream after what is pending */
+	int writing;	/* an h2o_send awaits proceed */
+	char *pending, *inflight;
+	size_t plen, pcap;
+	uint64_t last_write_ms, write_since_ms;
+	struct exchange *prev, *next;
+};
+
+/* An accepted connection: h2o takes the handle's data pointer. */
+struct conn {
+	uv_tcp_t tcp;
+	struct http_server *h;
+};
+
+/* In the request's pool: its dispose hook finds the exchange. */
+struct ex_ref {
+	struct exchange *ex;
+};
+
+/* The handler of /mcp. */
+struct mcp_handler {
+	h2o_handler_t super;
+	struct http_server *h;
+};
+
+struct http_server {
+	const struct tool_env *env;
+	uv_loop_t *loop;
+	h2o_globalconf_t conf;
+	h2o_context_t ctx;
+	h2o_accept_ctx_t accept;
+	SSL_CTX *ssl;
+	uv_tcp_t *listener; /* closed with free() */
+	uv_timer_t tick;
+	int conf_init, ctx_init, listening, ticking;
+	/* Holds the tool list every connection shares; never fed. */
+	struct mcp_server *tools;
+	struct hsession *sessions;
+	unsigned nsessions;
+	struct exchange *exchanges;
+	unsigned connections;
+	char **origins, **hosts; /* allowed; NULL-terminated */
+	int any_origin, any_host;
+	char url[160];
+	int stopping;
+	int drained; /* every connection closed: h2o's context may go */
+	uint64_t drain_since;
+	void (*closed)(void *);
+	void *closed_arg;
+};
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                              */
+
+static int iov_is(h2o_iovec_t v, const char *s)
+{
+	return h2o_memis(v.base, v.len, s, strlen(s));
+}
+
+/* The first value of header name (lower case), or an empty iovec. */
+static h2o_iovec_t header(h2o_req_t *req, const char *name)
+{
+	ssize_t i =
+		h2o_find_header_by_str(&req->headers, name, strlen(name), -1);
+
+	return i < 0 ? h2o_iovec_init(NULL, 0) : req->headers.entries[i].value;
+}
+
+static int has_token(h2o_iovec_t v, const char *tok)
+{
+	size_t n = strlen(tok), i;
+
+	for (i = 0; i + n <= v.len; i++)
+		if (strncasecmp(v.base + i, tok, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* A comma-separated list as a NULL-terminated array of trimmed strings
+ * (allocated, one block). */
+static char **split_list(const char *s)
+{
+	size_t n = 1, len = s ? strlen(s) : 0, i, k = 0;
+	char **v, *copy, *p, *tok, *save = NULL;
+
+	for (i = 0; i < len; i++)
+		n += s[i] == ',';
+	v = malloc((n + 1) * sizeof(*v) + len + 1);
+	if (!v)
+		return NULL;
+	copy = (char *)(v + n + 1);
+	memcpy(copy, s ? s : "", len + 1);
+	for (p = copy; (tok = strtok_r(p, ",", &save)); p = NULL) {
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		for (i = strlen(tok);
+		     i && (tok[i - 1] == ' ' || tok[i - 1] == '\t');)
+			tok[--i] = '\0';
+		if (*tok)
+			v[k++] = tok;
+	}
+	v[k] = NULL;
+	return v;
+}
+
+static int in_list(char *const *v, const char *s, size_t n)
+{
+	for (; v && *v; v++)
+		if (strlen(*v) == n && strncasecmp(*v, s, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* exchanges: the response side                                         */
+
+static void exchange_free_cb(void *arg);
+
+static void exchange_maybe_free(struct exchange *ex)
+{
+	if (ex->freeing || !ex->disposed || ex->call_open)
+		return;
+	ex->freeing = 1;
+	/* Never inside the server's or h2o's code that called us. */
+	if (defer_call(ex->h->loop, exchange_free_cb, ex) != 0)
+		log_error("out of memory: an exchange is not freed");
+}
+
+static void exchange_free_cb(void *arg)
+{
+	struct exchange *ex = arg;
+	struct http_server *h = ex->h;
+
+	if (ex->prev)
+		ex->prev->next = ex->next;
+	else
+		h->exchanges = ex->next;
+	if (ex->next)
+		ex->next->prev = ex->prev;
+	if (!ex->sess)
+		mcp_server_free(ex->peer);
+	free(ex->pending);
+	free(ex->inflight);
+	free(ex);
+}
+
+/* The request is gone (h2o's pool dispose hook): after its answer, or
+ * with the client. */
+static void req_disposed(void *p)
+{
+	struct exchange *ex = ((struct ex_ref *)p)->ex;
+
+	ex->req = NULL;
+	ex->disposed = 1;
+	if (!ex->answered) {
+		ex->answered = 1;
+		if (ex->call_open)
+			mcp_server_drop_exchange(ex->peer, ex);
+	}
+	exchange_maybe_free(ex);
+}
+
+static void add_header(h2o_req_t *req, const char *lname, const char *name,
+		       const char *value)
+{
+	h2o_iovec_t v = h2o_strdup(&req->pool, value, SIZE_MAX);
+
+	h2o_add_header_by_str(&req->pool, &req->res.headers, lname,
+			      strlen(lname), 0, name, v.base, v.len);
+}
+
+static void common_headers(struct exchange *ex)
+{
+	/* Only an initialize that succeeded opens a session. */
+	if (ex->sess && ex->announce &&
+	    mcp_server_session_version(ex->sess->peer))
+		add_header(ex->req, "mcp-session-id", "Mcp-Session-Id",
+			   ex->sess->id);
+	add_header(ex->req, "cache-control", "Cache-Control", "no-store");
+}
+
+/* A whole response: status, type, body (copied). ex->req is done. */
+static void respond(struct exchange *ex, int status, const char *type,
+		    const char *body, size_t len)
+{
+	h2o_req_t *req = ex->req;
+
+	if (!req)
+		return;
+	req->res.status = status;
+	req->res.reason = status == 200	  ? "OK"
+			  : status == 202 ? "Accepted"
+			  : status == 400 ? "Bad Request"
+			  : status == 401 ? "Unauthorized"
+			  : status == 403 ? "Forbidden"
+			  : status == 404 ? "Not Found"
+			  : status == 405 ? "Method Not Allowed"
+			  : status == 406 ? "Not Acceptable"
+			  : status == 415 ? "Unsupported Media Type"
+			  : status == 503 ? "Service Unavailable"
+					  : "Error";
+	if (len)
+		h2o_add_header(&req->pool, &req->res.headers,
+			       H2O_TOKEN_CONTENT_TYPE, NULL, type,
+			       strlen(type));
+	common_headers(ex);
+	req->res.content_length = len;
+	ex->req = NULL;
+	h2o_send_inline(req, body, len);
+}
+
+/* A refusal before the server saw the message: a JSON-RPC error without
+ * an id, in the status code's response. */
+static void refuse(struct exchange *ex, int status, int code,
+		   const char *message)
+{
+	char body[600];
+	cJSON *m = cJSON_CreateString(message);
+	char *q = m ? cJSON_PrintUnformatted(m) : NULL;
+	int n;
+
+	n = snprintf(body, sizeof(body),
+		     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,"
+		     "\"message\":%s}}",
+		     code, q ? q : "\"refused\"");
+	free(q);
+	cJSON_Delete(m);
+	ex->answered = 1;
+	respond(ex, status, "application/json", body,
+		n > 0 && (size_t)n < sizeof(body) ? (size_t)n : 0);
+}
+
+static void sse_flush(struct exchange *ex);
+
+static void sse_proceed(h2o_generator_t *gen, h2o_req_t *req)
+{
+	struct exchange *ex = H2O_STRUCT_FROM_MEMBER(struct exchange, gen, gen);
+
+	(void)req;
+	ex->writing = 0;
+	free(ex->inflight);
+	ex->inflight = NULL;
+	if (ex->plen || ex->want_final)
+		sse_flush(ex);
+}
+
+static void sse_stop(h2o_generator_t *gen, h2o_req_t *req)
+{
+	struct exchange *ex = H2O_STRUCT_FROM_MEMBER(struct exchange, gen, gen);
+
+	(void)req;
+	/* The dispose hook follows at once and does the rest. */
+	ex->req = NULL;
+	ex->writing = 0;
+}
+
+static void sse_flush(struct exchange *ex)
+{
+	h2o_iovec_t buf;
+	int final;
+
+	if (!ex->req || ex->writing)
+		return;
+	final = ex->want_final;
+	if (!ex->plen && !final)
+		return;
+	free(ex->inflight);
+	ex->inflight = ex->pending;
+	buf = h2o_iovec_init(ex->pending, ex->plen);
+	ex->pending = NULL;
+	ex->plen = ex->pcap = 0;
+	ex->writing = 1;
+	ex->last_write_ms = ex->write_since_ms = uv_now(ex->h->loop);
+	if (final) {
+		h2o_req_t *req = ex->req;
+
+		/* The buffer stays ours (inflight) until the exchange is
+		 * freed, after the request. */
+		ex->req = NULL;
+		h2o_send(req, &buf, buf.len ? 1 : 0, H2O_SEND_STATE_FINAL);
+		return;
+	}
+	h2o_send(ex->req, &buf, 1, H2O_SEND_STATE_IN_PROGRESS);
+}
+
+static int sse_append(struct exchange *ex, const char *a, size_t alen,
+		      const char *b, size_t blen, const char *c, size_t clen)
+{
+	size_t need = ex->plen + alen + blen + clen;
+
+	if (need > ex->pcap) {
+		size_t cap = ex->pcap ? ex->pcap : 4096;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		p = realloc(ex->pending, cap);
+		if (!p)
+			return -ENOMEM;
+		ex->pending = p;
+		ex->pcap = cap;
+	}
+	memcpy(ex->pending + ex->plen, a, alen);
+	memcpy(ex->pending + ex->plen + alen, b, blen);
+	memcpy(ex->pending + ex->plen + alen + blen, c, clen);
+	ex->plen = need;
+	return 0;
+}
+
+static void sse_start(struct exchange *ex)
+{
+	h2o_req_t *req = ex->req;
+
+	ex->sse = 1;
+	req->res.status = 200;
+	req->res.reason = "OK";
+	h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE,
+		       NULL, H2O_STRLIT("text/event-stream"));
+	common_headers(ex);
+	ex->gen.proceed = sse_proceed;
+	ex->gen.stop = sse_stop;
+	h2o_start_response(req, &ex->gen);
+	/* HTTP/1.1 sends the headers with the first bytes. */
+	sse_append(ex, H2O_STRLIT(": mcp-sandbox\n\n"), "", 0, "", 0);
+	sse_flush(ex);
+}
+
+static void sse_message(struct exchange *ex, const char *json, size_t len)
+{
+	if (sse_append(ex, H2O_STRLIT("event: message\ndata: "), json, len,
+		       H2O_STRLIT("\n\n")) != 0)
+		log_error("out of memory: a message for an event stream is "
+			  "lost");
+	sse_flush(ex);
+}
+
+/* ------------------------------------------------------------------ */
+/* what the MCP server sends (struct mcp_out)                           */
+
+static void out_send(void *arg, void *exv, const char *json, size_t len,
+		     int final)
+{
+	struct exchange *ex = exv;
+
+	(void)arg;
+	if (!ex || ex->answered || !ex->req)
+		return; /* the client left, or a log line (stdio only) */
+	if (!final) {
+		/* A notification about the request: only a stream can
+		 * carry it before the answer. */
+		if (!ex->sse && ex->accepts_sse)
+			sse_start(ex);
+		if (ex->sse)
+			sse_message(ex, json, len);
+		return;
+	}
+	ex->answered = 1;
+	if (ex->sse) {
+		ex->want_final = 1;
+		sse_message(ex, json, len);
+		return;
+	}
+	/* An error without an id: the message itself was refused. */
+	respond(ex,
+		strncmp(json, "{\"jsonrpc\":\"2.0\",\"id\":null,", 27) == 0
+			? 400
+			: 200,
+		"application/json", json, len);
+}
+
+static void out_ended(void *arg, void *exv)
+{
+	struct exchange *ex = exv;
+
+	(void)arg;
+	if (!ex)
+		return;
+	ex->call_open = 0;
+	if (!ex->answered && ex->req) {
+		/* Cancelled without an answer while the client still
+		 * waits (DELETE of its session): end the response. */
+		ex->answered = 1;
+		if (ex->sse) {
+			ex->want_final = 1;
+			sse_flush(ex);
+		} else {
+			respond(ex, ex->h->stopping ? 503 : 404, "", "", 0);
+		}
+	}
+	exchange_maybe_free(ex);
+}
+
+static const struct mcp_out mcp_out_template = {
+	.send = out_send,
+	.ended = out_ended,
+};
+
+/* ------------------------------------------------------------------ */
+/* sessions (2025 era)                                                  */
+
+static struct hsession *session_get(struct http_server *h, h2o_iovec_t id)
+{
+	struct hsession *s;
+
+	for (s = h->sessions; s; s = s->next)
+		if (!s->ended && iov_is(id, s->id))
+			return s;
+	return NULL;
+}
+
+static void session_unlink_free(struct hsession *s)
+{
+	struct http_server *h = s->h;
+	struct hsession **pp;
+
+	for (pp = &h->sessions; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	h->nsessions--;
+	mcp_server_free(s->peer);
+	free(s);
+}
+
+/* Ended sessions go once nothing of theirs is in flight or open. */
+static void sessions_sweep(struct http_server *h, uint64_t now)
+{
+	struct hsession *s, *next;
+	struct exchange *ex;
+
+	for (s = h->sessions; s; s = next) {
+		next = s->next;
+		if (!s->ended && h->env->cfg->http_session_idle_s &&
+		    now - s->last_ms >
+			    (uint64_t)h->env->cfg->http_session_idle_s * 1000 &&
+		    !mcp_server_inflight(s->peer)) {
+			log_info("HTTP session %.8s... ended after %u s idle",
+				 s->id, h->env->cfg->http_session_idle_s);
+			s->ended = 1;
+		}
+		if (!s->ended || mcp_server_inflight(s->peer))
+			continue;
+		for (ex = h->exchanges; ex && ex->sess != s; ex = ex->next)
+			;
+		if (!ex)
+			session_unlink_free(s);
+	}
+}
+
+static struct hsession *session_new(struct http_server *h)
+{
+	struct hsession *s;
+	unsigned char rnd[16];
+	struct mcp_out out = mcp_out_template;
+	size_t i;
+
+	if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	out.arg = s;
+	if (mcp_server_new(h->env, h->tools, &out, &s->peer) != 0) {
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
+	s->h = h;
+	s->last_ms = uv_now(h->loop);
+	s->next = h->sessions;
+	h->sessions = s;
+	h->nsessions++;
+	return s;
+}
+
+/* DELETE: the session's calls are cancelled; its open responses end. */
+static void session_end(struct hsession *s)
+{
+	struct exchange *ex;
+
+	s->ended = 1;
+	for (ex = s->h->exchanges; ex; ex = ex->next)
+		if (ex->sess == s && ex->call_open && !ex->answered)
+			mcp_server_drop_exchange(s->peer, ex);
+}
+
+/* ------------------------------------------------------------------ */
+/* requests                                                             */
+
+static int host_allowed(struct http_server *h, h2o_req_t *req)
+{
+	h2o_iovec_t a = req->authority;
+	size_t n = a.len;
+
+	if (h->any_host)
+		return 1;
+	/* host, host:port, [v6]:port */
+	if (n && a.base[0] == '[') {
+		const char *e = memchr(a.base, ']', n);
+
+		n = e ? (size_t)(e - a.base) + 1 : n;
+	} else {
+		const char *c = memchr(a.base, ':', n);
+
+		n = c ? (size_t)(c - a.base) : n;
+	}
+	return n && in_list(h->hosts, a.base, n);
+}
+
+/* What the MCP server answers goes to ex. */
+static struct exchange *exchange_new(struct http_server *h, h2o_req_t *req)
+{
+	struct exchange *ex = calloc(1, sizeof(*ex));
+	struct ex_ref *ref;
+
+	if (!ex)
+		return NULL;
+	ex->h = h;
+	ex->req = req;
+	ref = h2o_mem_alloc_shared(&req->pool, sizeof(*ref), req_disposed);
+	ref->ex = ex;
+	ex->next = h->exchanges;
+	if (h->exchanges)
+		h->exchanges->prev = ex;
+	h->exchanges = ex;
+	ex->accepts_sse = has_token(header(req, "accept"), "text/event-stream");
+	return ex;
+}
+
+/* The stateless revision's headers must say what the body says. */
+static const char *headers_mismatch(h2o_req_t *req, const cJSON *msg)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(p, "_meta");
+	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(
+		meta, "io.modelcontextprotocol/protocolVersion");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+	const cJSON *uri = cJSON_GetObjectItemCaseSensitive(p, "uri");
+	h2o_iovec_t v;
+
+	v = header(req, "mcp-protocol-version");
+	if (v.base && cJSON_IsString(pv) && !iov_is(v, pv->valuestring))
+		return "the MCP-Protocol-Version header differs from "
+		       "params._meta's protocol version";
+	v = header(req, "mcp-method");
+	if (v.base && cJSON_IsString(m) && !iov_is(v, m->valuestring))
+		return "the Mcp-Method header differs from the body's method";
+	v = header(req, "mcp-name");
+	if (v.base && !(cJSON_IsString(name) && iov_is(v, name->valuestring)) &&
+	    !(cJSON_IsString(uri) && iov_is(v, uri->valuestring)))
+		return "the Mcp-Name header differs from the body's "
+		       "params.name or params.uri";
+	return NULL;
+}
+
+static int known_version(h2o_iovec_t v)
+{
+	const char *const *p;
+
+	for (p = mcp_protocol_versions; *p; p++)
+		if (iov_is(v, *p))
+			return 1;
+	return 0;
+}
+
+static int on_post(struct http_server *h, h2o_req_t *req)
+{
+	struct exchange *ex;
+	struct hsession *sess = NULL;
+	h2o_iovec_t sid = header(req, "mcp-session-id");
+	h2o_iovec_t ct = header(req, "content-type"), pvh;
+	enum mcp_msg_kind kind;
+	char *body;
+	size_t len = req->entity.base ? req->entity.len : 0;
+
+	ex = exchange_new(h, req);
+	if (!ex)
+		return -1;
+	if (!ct.base || !has_token(ct, "application/json")) {
+		refuse(ex, 415, E_INVALID_REQUEST,
+		       "Content-Type must be application/json");
+		return 0;
+	}
+	body = malloc(len + 1);
+	if (!body) {
+		refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+		return 0;
+	}
+	memcpy(body, req->entity.base ? req->entity.base : "", len);
+	body[len] = '\0';
+	kind = mcp_message_kind(body, len);
+	pvh = header(req, "mcp-protocol-version");
+	if (pvh.base && kind != MCP_MSG_MODERN && !known_version(pvh)) {
+		refuse(ex, 400, E_INVALID_REQUEST,
+		       "unsupported MCP-Protocol-Version");
+		free(body);
+		return 0;
+	}
+
+	if (kind == MCP_MSG_MODERN) {
+		cJSON *msg = cJSON_ParseWithLength(body, len);
+		const char *why = headers_mismatch(req, msg);
+
+		cJSON_Delete(msg);
+		if (why) {
+			refuse(ex, 400, E_HEADER_MISMATCH, why);
+			free(body);
+			return 0;
+		}
+	} else if (kind == MCP_MSG_REQUEST || kind == MCP_MSG_NOTIFICATION ||
+		   kind == MCP_MSG_RESPONSE ||
+		   (kind == MCP_MSG_INITIALIZE && sid.base)) {
+		if (sid.base) {
+			sess = session_get(h, sid);
+			if (!sess) {
+				refuse(ex, 404, E_INVALID_REQUEST,
+				       "no such session (Mcp-Session-Id): it "
+				       "ended or never was; initialize again");
+				free(body);
+				return 0;
+			}
+		} else if (kind == MCP_MSG_REQUEST) {
+			refuse(ex, 400, E_INVALID_REQUEST,
+			       "an Mcp-Session-Id header is required: send "
+			       "initialize first, or a 2026-07-28 request "
+			       "(its protocol version in params._meta)");
+			free(body);
+			return 0;
+		}
+	} else if (kind == MCP_MSG_INITIALIZE) {
+		if (h->nsessions >= h->env->cfg->http_max_sessions) {
+			sessions_sweep(h, uv_now(h->loop));
+			if (h->nsessions >= h->env->cfg->http_max_sessions) {
+				refuse(ex, 503, E_INVALID_REQUEST,
+				       "too many sessions ([http] "
+				       "max_sessions): end one with DELETE "
+				       "or use 2026-07-28 requests");
+				free(body);
+				return 0;
+			}
+		}
+		sess = session_new(h);
+		if (!sess) {
+			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+			free(body);
+			return 0;
+		}
+		ex->announce = 1;
+	}
+
+	if (sess) {
+		sess->last_ms = uv_now(h->loop);
+		ex->sess = sess;
+		ex->peer = sess->peer;
+	} else {
+		struct mcp_out out = mcp_out_template;
+
+		if (mcp_server_new(h->env, h->tools, &out, &ex->peer) != 0) {
+			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+			free(body);
+			return 0;
+		}
+	}
+	/* A call streams when the client can take a stream. */
+	if (ex->accepts_sse &&
+	    (kind == MCP_MSG_REQUEST || kind == MCP_MSG_MODERN)) {
+		cJSON *msg = cJSON_ParseWithLength(body, len);
+		const cJSON *m =
+			cJSON_GetObjectItemCaseSensitive(msg, "method");
+
+		if (cJSON_IsString(m) &&
+		    (strcmp(m->valuestring, "tools/call") == 0 ||
+		     strcmp(m->valuestring, "resources/read") == 0))
+			sse_start(ex);
+		cJSON_Delete(msg);
+	}
+	ex->call_open = 1;
+	mcp_server_handle(ex->peer, ex, body, len);
+	free(body);
+	if (!ex->answered &&
+	    (kind == MCP_MSG_NOTIFICATION || kind == MCP_MSG_RESPONSE)) {
+		ex->answered = 1;
+		respond(ex, 202, "", "", 0);
+	}
+	/* Answered now: no call of ours is open. One that runs on clears it
+	 * in out_ended. */
+	if (ex->answered)
+		ex->call_open = 0;
+	if (kind == MCP_MSG_INITIALIZE && sess &&
+	    !mcp_server_session_version(sess->peer))
+		sess->ended = 1; /* initialize was refused */
+	exchange_maybe_free(ex);
+	return 0;
+}
+
+static int on_delete(struct http_server *h, h2o_req_t *req)
+{
+	struct exchange *ex = exchange_new(h, req);
+	struct hsession *s = session_get(h, header(req, "mcp-session-id"));
+
+	if (!ex)
+		return -1;
+	if (!s) {
+		refuse(ex, 404, E_INVALID_REQUEST, "no such session");
+	} else {
+		log_info("HTTP session %.8s... ended by its client", s->id);
+		session_end(s);
+		ex->answered = 1;
+		respond(ex, 200, "", "", 0);
+	}
+	exchange_maybe_free(ex);
+	return 0;
+}
+
+static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
+{
+	struct http_server *h = ((struct mcp_handler *)self)->h;
+	struct exchange *ex;
+	h2o_iovec_t origin = header(req, "origin");
+	const char *refusal = NULL;
+	int status = 0;
+
+	if (h->stopping) {
+		status = 503;
+		refusal = "the server is shutting down";
+	} else if (!host_allowed(h, req)) {
+		/* A page that had a name of its own resolve to this
+		 * machine (DNS rebinding) gets no further. */
+		status = 403;
+		refusal = "Host not allowed ([http] allowed_hosts)";
+	} else if (origin.base && !h->any_origin &&
+		   !in_list(h->origins, origin.base, origin.len)) {
+		status = 403;
+		refusal = "Origin not allowed ([http] allowed_origins)";
+	} else if (iov_is(req->method, "POST")) {
+		return on_post(h, req);
+	} else if (iov_is(req->method, "DELETE")) {
+		return on_delete(h, req);
+	} else {
+		/* No stream of the server's own: it sends no requests, and
+		 * the stateless revision has none. */
+		status = 405;
+		add_header(req, "allow", "Allow", "POST, DELETE");
+		refusal = "use POST (or DELETE to end a session)";
+	}
+	ex = exchange_new(h, req);
+	if (!ex)
+		return -1;
+	refuse(ex, status, E_INVALID_REQUEST, refusal);
+	exchange_maybe_free(ex);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* connections                                                          */
+
+static void conn_closed_cb(uv_handle_t *hd)
+{
+	struct conn *c = (struct conn *)hd;
+
+	c->h->connections--;
+	free(c);
+}
+
+static void on_accept(uv_stream_t *listener, int status)
+{
+	struct http_server *h = listener->data;
+	struct conn *c;
+	h2o_socket_t *sock;
+
+	if (status != 0)
+		return;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return;
+	c->h = h;
+	h->connections++;
+	uv_tcp_init(listener->loop, &c->tcp);
+	if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0 || h->stopping ||
+	    h->connections > h->env->cfg->http_max_connections) {
+		uv_close((uv_handle_t *)&c->tcp, conn_closed_cb);
+		return;
+	}
+	sock = h2o_uv_socket_create((uv_stream_t *)&c->tcp, conn_closed_cb);
+	h2o_accept(&h->accept, sock);
+}
+
+/* Heartbeats, stalled readers, idle sessions. */
+static void tick_cb(uv_timer_t *t)
+{
+	struct http_server *h = t->data;
+	uint64_t now = uv_now(h->loop);
+	struct exchange *ex;
+
+	for (ex = h->exchanges; ex; ex = ex->next) {
+		if (!ex->sse || !ex->req)
+			continue;
+		if (ex->writing && now - ex->write_since_ms > WRITE_STALL_MS) {
+			h2o_socket_t *sock =
+				ex->req->conn->callbacks->get_socket(
+					ex->req->conn);
+
+			log_warn("a client took nothing for %d s: its "
+				 "connection is closed",
+				 WRITE_STALL_MS / 1000);
+			if (sock)
+				shutdown(h2o_socket_get_fd(sock), SHUT_RDWR);
+			continue;
+		}
+		if (!ex->writing &&
+		    now - ex->last_write_ms >= h->env->cfg->http_heartbeat_ms) {
+			sse_append(ex, H2O_STRLIT(": ping\n\n"), "", 0, "", 0);
+			sse_flush(ex);
+		}
+	}
+	sessions_sweep(h, now);
+}
+
+/* ------------------------------------------------------------------ */
+/* start and stop                                                       */
+
+/* "ADDR:PORT" or "[V6]:PORT". */
+static int parse_listen(const char *s, struct sockaddr_storage *ss,
+			int *loopback, char *host, size_t hostsz)
+{
+	const char *colon;
+	char addr[64];
+	long port;
+	char *end;
+	size_t n;
+
+	if (!s)
+		return -EINVAL;
+	colon = strrchr(s, ':');
+	if (!colon || colon == s)
+		return -EINVAL;
+	n = (size_t)(colon - s);
+	if (s[0] == '[') {
+		if (n < 3 || s[n - 1] != ']')
+			return -EINVAL;
+		memcpy(addr, s + 1, n - 2 < sizeof(addr) ? n - 2 : 0);
+		addr[n - 2 < sizeof(addr) ? n - 2 : 0] = '\0';
+	} else {
+		if (n >= sizeof(addr))
+			return -EINVAL;
+		memcpy(addr, s, n);
+		addr[n] = '\0';
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (errno || *end || port < 0 || port > 65535 || end == colon + 1)
+		return -EINVAL;
+	if (uv_ip4_addr(addr, (int)port, (struct sockaddr_in *)ss) == 0) {
+		*loopback = strncmp(addr, "127.", 4) == 0;
+		snprintf(host, hostsz, "%s", addr);
+	} else if (uv_ip6_addr(addr, (int)port, (struct sockaddr_in6 *)ss) ==
+		   0) {
+		*loopback = strcmp(addr, "::1") == 0;
+		snprintf(host, hostsz, "[%s]", addr);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_tls(struct http_server *h, char *why, size_t whysz)
+{
+	const struct config *cfg = h->env->cfg;
+
+	if (!cfg->http_tls_cert && !cfg->http_tls_key)
+		return 0;
+	if (!cfg->http_tls_cert || !cfg->http_tls_key) {
+		snprintf(why, whysz, "[http] tls_cert and tls_key go together");
+		return -EINVAL;
+	}
+	h->ssl = SSL_CTX_new(TLS_server_method());
+	if (!h->ssl || !SSL_CTX_set_min_proto_version(h->ssl, TLS1_2_VERSION) ||
+	    SSL_CTX_use_certificate_chain_file(h->ssl, cfg->http_tls_cert) !=
+		    1 ||
+	    SSL_CTX_use_PrivateKey_file(h->ssl, cfg->http_tls_key,
+					SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(h->ssl) != 1) {
+		snprintf(why, whysz,
+			 "[http] tls_cert %s and tls_key %s do not load as a "
+			 "certificate chain and its key (PEM)",
+			 cfg->http_tls_cert, cfg->http_tls_key);
+		return -EINVAL;
+	}
+	h2o_ssl_register_alpn_protocols(h->ssl, h2o_alpn_protocols);
+	return 0;
+}
+
+/* The host names requests may carry (DNS rebinding): the address served,
+ * the loopback names, and [http] allowed_hosts ("*": any). */
+static int allowed_hosts(struct http_server *h, const char *self)
+{
+	const char *extra = h->env->cfg->http_allowed_hosts;
+	size_t n = strlen(self) + 64 + (extra ? strlen(extra) : 0);
+	char *all = malloc(n);
+
+	if (!all)
+		return -ENOMEM;
+	snprintf(all, n, "%s,localhost,127.0.0.1,[::1]%s%s", self,
+		 extra ? "," : "", extra ? extra : "");
+	h->hosts = split_list(all);
+	free(all);
+	h->any_host = extra && in_list(h->hosts, "*", 1);
+	h->origins = split_list(h->env->cfg->http_allowed_origins);
+	h->any_origin = in_list(h->origins, "*", 1);
+	return h->hosts && h->origins ? 0 : -ENOMEM;
+}
+
+int http_server_start(const struct tool_env *env, struct http_server **out,
+		      char *why, size_t whysz)
+{
+	const struct config *cfg = env->cfg;
+	struct http_server *h;
+	struct sockaddr_storage ss;
+	struct mcp_out none = {0};
+	h2o_hostconf_t *host;
+	h2o_pathconf_t *path;
+	struct mcp_handler *hd;
+	char self[80];
+	int loopback = 0, rc, namelen = sizeof(ss);
+
+	*out = NULL;
+	memset(&ss, 0, sizeof(ss));
+	if (parse_listen(cfg->http_listen, &ss, &loopback, self,
+			 sizeof(self)) != 0) {
+		snprintf(why, whysz,
+			 "listen address '%s' is not ADDR:PORT (an IP "
+			 "address, [v6] in brackets)",
+			 cfg->http_listen ? cfg->http_listen : "");
+		return -EINVAL;
+	}
+	if (!loopback && !cfg->http_tokens_file && !cfg->http_allow_no_auth) {
+		snprintf(why, whysz,
+			 "%s is reachable from other machines and no "
+			 "[http] tokens_file is set: anyone who reaches it "
+			 "could run code. Set tokens_file, or "
+			 "allow_unauthenticated = yes behind a proxy that "
+			 "authenticates",
+			 cfg->http_listen);
+		return -EPERM;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->env = env;
+	h->loop = env->loop;
+	rc = mcp_server_new(env, NULL, &none, &h->tools);
+	if (!rc)
+		rc = allowed_hosts(h, self);
+	if (!rc)
+		rc = load_tls(h, why, whysz);
+	if (rc) {
+		if (rc == -ENOMEM)
+			snprintf(why, whysz, "out of memory");
+		http_server_free(h);
+		return rc;
+	}
+
+	h->listener = malloc(sizeof(*h->listener));
+	if (!h->listener) {
+		snprintf(why, whysz, "out of memory");
+		http_server_free(h);
+		return -ENOMEM;
+	}
+	uv_tcp_init(h->loop, h->listener);
+	h->listener->data = h;
+	rc = uv_tcp_bind(h->listener, (struct sockaddr *)&ss, 0);
+	if (!rc)
+		rc = uv_listen((uv_stream_t *)h->listener, 128, on_accept);
+	if (!rc)
+		rc = uv_tcp_getsockname(h->listener, (struct sockaddr *)&ss,
+					&namelen);
+	if (rc) {
+		snprintf(why, whysz, "cannot listen on %s: %s",
+			 cfg->http_listen, uv_strerror(rc));
+		uv_close((uv_handle_t *)h->listener, (uv_close_cb)free);
+		h->listener = NULL;
+		http_server_free(h);
+		return rc;
+	}
+	h->listening = 1;
+	snprintf(h->url, sizeof(h->url), "%s://%s:%d%s",
+		 h->ssl ? "https" : "http", self,
+		 ntohs(ss.ss_family == AF_INET
+			       ? ((struct sockaddr_in *)&ss)->sin_port
+			       : ((struct sockaddr_in6 *)&ss)->sin6_port),
+		 MCP_PATH);
+
+	h2o_config_init(&h->conf);
+	h->conf_init = 1;
+	h->conf.server_name = h2o_iovec_init(H2O_STRLIT("mcp-sandbox"));
+	h->conf.max_request_entity_size = cfg->max_message_bytes;
+	h->conf.http1.req_timeout = cfg->http_request_timeout_ms;
+	h->conf.http2.idle_timeout = cfg->http_request_timeout_ms;
+	h->conf.handshake_timeout = cfg->http_request_timeout_ms;
+	host = h2o_config_register_host(
+		&h->conf, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+	path = h2o_config_register_path(host, MCP_PATH, 0);
+	hd = (struct mcp_handler *)h2o_create_handler(path, sizeof(*hd));
+	hd->super.on_req = on_mcp;
+	hd->h = h;
+	h2o_context_init(&h->ctx, h->loop, &h->conf);
+	h->ctx_init = 1;
+	h->accept.ctx = &h->ctx;
+	h->accept.hosts = h->conf.hosts;
+	h->accept.ssl_ctx = h->ssl;
+	uv_timer_init(h->loop, &h->tick);
+	h->tick.data = h;
+	h->ticking = 1;
+	{
+		uint64_t every = h->env->cfg->http_heartbeat_ms < TICK_MS
+					 ? h->env->cfg->http_heartbeat_ms / 2
+					 : TICK_MS;
+
+		uv_timer_start(&h->tick, tick_cb, every, every);
+	}
+	*out = h;
+	return 0;
+}
+
+const char *http_server_url(const struct http_server *h)
+{
+	return h->url;
+}
+
+void http_server_stop_accepting(struct http_server *h)
+{
+	if (!h || h->stopping)
+		return;
+	h->stopping = 1;
+	if (h->listening) {
+		h->listening = 0;
+		uv_close((uv_handle_t *)h->listener, (uv_close_cb)free);
+		h->listener = NULL;
+	}
+}
+
+static int quiescent(struct http_server *h)
+{
+	h2o_context_t *c = &h->ctx;
+
+	return h2o_linklist_is_empty(&c->http1._conns) &&
+	       h2o_linklist_is_empty(&c->http2._conns) && !h->connections;
+}
+
+static void drain_cb(uv_timer_t *t)
+{
+	struct http_server *h = t->data;
+
+	if (!quiescent(h) &&
+	    uv_now(h->loop) - h->drain_since < 2 * (uint64_t)TICK_MS)
+		return;
+	if (quiescent(h)) {
+		/* Nothing is open: h2o's own timers may go, and its
+		 * context with them (http_server_free). */
+		h2o_timeout_unlink(&h->ctx.http2._graceful_shutdown_timeout);
+		h->drained = 1;
+	} else {
+		log_warn("%u HTTP connection(s) still open at exit",
+			 h->connections);
+	}
+	uv_timer_stop(t);
+	uv_close((uv_handle_t *)t, NULL);
+	h->ticking = 0;
+	if (h->closed)
+		h->closed(h->closed_arg);
+}
+
+void http_server_close(struct http_server *h, void (*done)(void *arg),
+		       void *arg)
+{
+	struct exchange *ex;
+	struct hsession *s;
+
+	http_server_stop_accepting(h);
+	h->closed = done;
+	h->closed_arg = arg;
+	if (!h->ctx_init) {
+		if (h->ticking) {
+			uv_close((uv_handle_t *)&h->tick, NULL);
+			h->ticking = 0;
+		}
+		if (done && defer_call(h->loop, done, arg) != 0)
+			done(arg);
+		return;
+	}
+	h2o_context_request_shutdown(&h->ctx);
+	for (s = h->sessions; s; s = s->next)
+		s->ended = 1;
+	/* Whatever was not answered by now will not be. */
+	for (ex = h->exchanges; ex; ex = ex->next) {
+		if (ex->answered || !ex->req)
+			continue;
+		ex->req->http1_is_persistent = 0;
+		if (ex->call_open)
+			mcp_server_drop_exchange(ex->peer, ex);
+		if (ex->answered || !ex->req)
+			continue;
+		if (ex->sse) {
+			ex->answered = 1;
+			ex->want_final = 1;
+			sse_flush(ex);
+		} else {
+			refuse(ex, 503, E_INVALID_REQUEST,
+			       "the server is shutting down");
+		}
+	}
+	/* Idle keep-alive connections, half-read requests and handshakes
+	 * close now rather than at their timeouts. */
+	h2o_timeout_run(h->loop, &h->ctx.handshake_timeout, UINT64_MAX);
+	h2o_timeout_run(h->loop, &h->ctx.http1.req_timeout, UINT64_MAX);
+	h2o_timeout_run(h->loop, &h->ctx.http2.idle_timeout, UINT64_MAX);
+	h->drain_since = uv_now(h->loop);
+	if (!h->ticking) {
+		uv_timer_init(h->loop, &h->tick);
+		h->tick.data = h;
+		h->ticking = 1;
+	}
+	uv_timer_start(&h->tick, drain_cb, DRAIN_POLL_MS, DRAIN_POLL_MS);
+}
+
+void http_server_free(struct http_server *h)
+{
+	struct exchange *ex, *next;
+	struct hsession *s, *snext;
+
+	if (!h)
+		return;
+	for (s = h->sessions; s; s = snext) {
+		snext = s->next;
+		mcp_server_free(s->peer);
+		free(s);
+	}
+	h->sessions = NULL;
+	for (ex = h->exchanges; ex; ex = next) {
+		next = ex->next;
+		if (!ex->sess)
+			mcp_server_free(ex->peer);
+		free(ex->pending);
+		free(ex->inflight);
+		free(ex);
+	}
+	/* h2o asserts that nothing is open any more: a server that could
+	 * not drain in time leaves it to the process's exit. */
+	if (h->ctx_init && h->drained)
+		h2o_context_dispose(&h->ctx);
+	if (h->conf_init)
+		h2o_config_dispose(&h->conf);
+	if (h->ssl)
+		SSL_CTX_free(h->ssl);
+	mcp_server_free(h->tools);
+	free(h->hosts);
+	free(h->origins);
+	free(h);
+}

@@ -1,0 +1,275 @@
+// MCP over Streamable HTTP (`mcp-sandbox serve --http`, docs/http.md):
+// the official SDK clients of both eras against the real server on
+// 127.0.0.1, and raw requests for what a client must not be able to do
+// (other origins and hosts, oversized or slow requests, sessions that are
+// not its own, headers that contradict the body).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { makeCerts } from './lib/engines.mjs';
+import { MODERN_META, request, sseMessages, startHttp } from './lib/http.mjs';
+import { e2e, runResult, toolError } from './lib/server.mjs';
+import { withStateDir } from './lib/sessions.mjs';
+import { waitFor } from './lib/wait.mjs';
+
+const ENV = { SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' };
+const INIT = {
+  jsonrpc: '2.0', id: 1, method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e-raw', version: '1' } },
+};
+
+async function v1Client(h, url) {
+  const client = new ClientV1({ name: 'e2e-http-v1', version: '1.0.0' });
+  const transport = new HttpV1(new URL(url));
+  await client.connect(transport);
+  h.t.after(() => client.close().catch(() => {}));
+  return { client, transport };
+}
+
+/** Opens a 2025-era session by hand: its Mcp-Session-Id. */
+async function rawSession(url) {
+  const r = await request(url, { body: INIT });
+  assert.equal(r.status, 200, r.body);
+  const sid = r.headers['mcp-session-id'];
+  assert.match(sid, /^[0-9a-f]{32}$/);
+  return sid;
+}
+
+e2e('the 1.x SDK over Streamable HTTP: initialize opens a session, a call streams its progress, a sandbox session keeps state, DELETE ends it', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await startHttp(h, { env: st.env(ENV) });
+  assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const { client, transport } = await v1Client(h, s.url);
+  assert.match(transport.sessionId, /^[0-9a-f]{32}$/, 'the server named the session');
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((t) => t.name === 'sandbox_execute'));
+
+  const progress = [];
+  const r = await client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo one; sleep 0.5; echo two' } },
+    undefined, { onprogress: (p) => progress.push(p) });
+  const run = runResult(r);
+  assert.equal(run.stdout, 'one\ntwo\n');
+  assert.ok(progress.some((p) => /one/.test(p.message ?? '')), `progress before the result: ${JSON.stringify(progress)}`);
+
+  const c = await client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'bash', name: 'web' } });
+  assert.equal(c.isError ?? false, false, JSON.stringify(c));
+  runResult(await client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', session: 'web', code: 'N=41' } }));
+  const again = runResult(await client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', session: 'web', code: 'echo $((N+1))' } }));
+  assert.equal(again.stdout, '42\n');
+  assert.equal((await client.callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'web' } })).isError ?? false, false);
+
+  const sid = transport.sessionId;
+  await transport.terminateSession();
+  const after = await request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 5, method: 'tools/list' } });
+  assert.equal(after.status, 404, 'an ended session is not found');
+  assert.equal(after.json.error.code, -32600);
+});
+
+e2e('the 2.x client in the stateless revision over HTTP: no session, the version in every request, two clients at once', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await startHttp(h, { env: st.env(ENV) });
+  const clients = [];
+  for (const name of ['a', 'b']) {
+    const client = new ClientV2({ name: `e2e-http-v2-${name}`, version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const transport = new HttpV2(new URL(s.url));
+    await client.connect(transport);
+    h.t.after(() => client.close().catch(() => {}));
+    assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+    assert.equal(transport.sessionId, undefined, 'no session in the stateless revision');
+    clients.push(client);
+  }
+  const runs = await Promise.all(clients.map((c, i) => c.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: `echo client ${i}` } })));
+  runs.forEach((r, i) => assert.equal(runResult(r).stdout, `client ${i}\n`));
+  const { tools } = await clients[0].listTools();
+  assert.ok(tools.some((t) => t.name === 'sandbox_session'));
+  // Sessions are named in the arguments: a session made by one client is
+  // the other's to use (no tenants configured here).
+  assert.equal((await clients[0].callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'bash', name: 'shared' } })).isError ?? false, false);
+  runResult(await clients[0].callTool({ name: 'sandbox_execute', arguments: { language: 'bash', session: 'shared', code: 'echo v > /work/f' } }));
+  assert.equal(runResult(await clients[1].callTool({ name: 'sandbox_execute', arguments: { language: 'bash', session: 'shared', code: 'cat /work/f' } })).stdout, 'v\n');
+  await clients[1].callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'shared' } });
+});
+
+e2e('refused: other origins and hosts, other methods and types, missing or unknown sessions, headers that contradict the body, oversized bodies', { timeoutMs: 60_000 }, async (h) => {
+  const s = await startHttp(h, {
+    env: { ...ENV, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '', SANDBOX_HTTP_ALLOWED_ORIGINS: 'https://app.example', SANDBOX_SERVER_MAX_MESSAGE_BYTES: '65536' },
+  });
+  const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: MODERN_META } };
+  const ok = await request(s.url, { body: list });
+  assert.equal(ok.status, 200, ok.body);
+  assert.equal(ok.headers['content-type'], 'application/json');
+  assert.ok(ok.json.result.tools.length >= 6);
+
+  // A page elsewhere, or a name that resolves here (DNS rebinding).
+  let r = await request(s.url, { headers: { origin: 'https://evil.example' }, body: list });
+  assert.equal(r.status, 403);
+  assert.match(r.json.error.message, /Origin not allowed/);
+  r = await request(s.url, { headers: { origin: 'https://app.example' }, body: list });
+  assert.equal(r.status, 200, 'a configured origin is let in');
+  const port = new URL(s.url).port;
+  r = await request(s.url, { headers: { host: `evil.example:${port}` }, body: list });
+  assert.equal(r.status, 403);
+  assert.match(r.json.error.message, /Host not allowed/);
+  r = await request(s.url, { headers: { host: `localhost:${port}` }, body: list });
+  assert.equal(r.status, 200);
+
+  r = await request(s.url, { method: 'GET' });
+  assert.equal(r.status, 405);
+  assert.equal(r.headers.allow, 'POST, DELETE');
+  r = await request(s.url, { headers: { 'content-type': 'text/plain' }, body: JSON.stringify(list) });
+  assert.equal(r.status, 415);
+  r = await request(s.url.replace(/\/mcp$/, '/other'), { body: list });
+  assert.equal(r.status, 404);
+
+  // The 2025 era: a request needs its session; another's name is unknown.
+  r = await request(s.url, { body: { jsonrpc: '2.0', id: 3, method: 'tools/list' } });
+  assert.equal(r.status, 400);
+  assert.match(r.json.error.message, /Mcp-Session-Id header is required/);
+  r = await request(s.url, { headers: { 'mcp-session-id': 'f'.repeat(32) }, body: { jsonrpc: '2.0', id: 3, method: 'tools/list' } });
+  assert.equal(r.status, 404);
+  const sid = await rawSession(s.url);
+  r = await request(s.url, { headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '1999-01-01' }, body: { jsonrpc: '2.0', id: 4, method: 'tools/list' } });
+  assert.equal(r.status, 400, 'an unknown protocol version header');
+  r = await request(s.url, { headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' }, body: { jsonrpc: '2.0', id: 4, method: 'tools/list' } });
+  assert.equal(r.status, 200);
+  r = await request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+  assert.equal(r.status, 202);
+  assert.equal(r.body, '');
+
+  // The stateless revision's headers must say what the body says.
+  r = await request(s.url, { headers: { 'mcp-method': 'tools/call' }, body: list });
+  assert.equal(r.status, 400);
+  assert.equal(r.json.error.code, -32001);
+  r = await request(s.url, { headers: { 'mcp-protocol-version': '2025-06-18' }, body: list });
+  assert.equal(r.json.error.code, -32001);
+  const call = { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'sandbox_inspect', arguments: { what: 'limits' }, _meta: MODERN_META } };
+  r = await request(s.url, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'sandbox_execute' }, body: call });
+  assert.equal(r.json.error.code, -32001);
+  r = await request(s.url, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'sandbox_inspect', accept: 'application/json' }, body: call });
+  assert.equal(r.status, 200);
+  assert.equal(r.json.result.isError ?? false, false, r.body);
+
+  // Malformed messages: JSON-RPC errors without an id, status 400.
+  r = await request(s.url, { body: '{"jsonrpc":' });
+  assert.equal(r.status, 400);
+  assert.equal(r.json.error.code, -32700);
+  r = await request(s.url, { body: [list] });
+  assert.equal(r.status, 400);
+  assert.match(r.json.error.message, /batches are not supported/);
+
+  // Bodies over max_message_bytes never reach the server.
+  r = await request(s.url, { body: { ...list, params: { ...list.params, pad: 'x'.repeat(70_000) } } });
+  assert.equal(r.status, 413);
+  // ... and it still serves.
+  assert.equal((await request(s.url, { body: list })).status, 200);
+});
+
+e2e('a client that sends half a request is cut off after request_timeout_ms; the server goes on serving', { timeoutMs: 60_000 }, async (h) => {
+  const s = await startHttp(h, { env: { ...ENV, SANDBOX_POOL_WARM_AT_START: '', SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_HTTP_REQUEST_TIMEOUT_MS: '500' } });
+  const u = new URL(s.url);
+  const closed = [];
+  for (const partial of [`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n`, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`]) {
+    const sock = net.connect(Number(u.port), '127.0.0.1');
+    let got = '';
+    sock.on('data', (c) => { got += c; });
+    sock.write(partial);
+    closed.push(new Promise((resolve) => sock.on('close', () => resolve(got))));
+  }
+  // Waited for as events: each socket's close, with no answer on it.
+  assert.deepEqual(await Promise.all(closed), ['', '']);
+  const r = await request(s.url, { body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } } });
+  assert.equal(r.status, 200);
+});
+
+/** A POST over a socket of its own, read as it comes: { text(), ended, sock }. */
+function rawStream(url, msg) {
+  const u = new URL(url);
+  const body = JSON.stringify(msg);
+  const sock = net.connect(Number(u.port), '127.0.0.1');
+  let got = '';
+  sock.on('data', (c) => { got += c; });
+  const ended = new Promise((resolve) => sock.on('close', () => resolve(got)));
+  sock.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  return { sock, ended, text: () => got };
+}
+
+/** The JSON-RPC messages of a raw HTTP/1.1 event stream (chunked). */
+function rawMessages(text) {
+  return text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+}
+
+const longCall = (id, code) => ({
+  jsonrpc: '2.0', id, method: 'tools/call',
+  params: { name: 'sandbox_execute', arguments: { language: 'bash', code }, _meta: { ...MODERN_META, progressToken: id } },
+});
+
+e2e('a client that goes away mid-call: the call is cancelled and its container released; SIGTERM ends an open stream with shutting_down', { timeoutMs: 120_000 }, async (h) => {
+  const s = await startHttp(h, { env: { ...ENV, SANDBOX_HTTP_HEARTBEAT_MS: '200' } });
+  const gone = rawStream(s.url, longCall(7, 'echo started; sleep 600'));
+  await waitFor(() => /started/.test(gone.text()), { timeoutMs: 60_000, what: 'the call\'s first output on the stream' });
+  assert.match(gone.text(), /content-type: text\/event-stream/i);
+  gone.sock.destroy();
+  await waitFor(() => /1 request cancelled: the client went away/.test(s.stderr), { timeoutMs: 30_000, what: 'the server noticing' });
+  // The box is reset and back in the pool: the next call runs.
+  const next = await request(s.url, { body: longCall(8, 'echo next') });
+  assert.equal(runResult(sseMessages(next.body).at(-1).result).stdout, 'next\n');
+
+  // A stream still open at SIGTERM gets its answer, then the server exits 0.
+  const open = rawStream(s.url, longCall(9, 'echo running; sleep 600'));
+  await waitFor(() => /running/.test(open.text()), { timeoutMs: 60_000, what: 'the second call running' });
+  await s.close();
+  const last = rawMessages(await open.ended).at(-1);
+  assert.equal(last.id, 9);
+  assert.equal(toolError(last.result).code, 'shutting_down');
+});
+
+e2e('HTTPS with the server\'s certificate, HTTP/1.1 and HTTP/2 (ALPN); plain HTTP to it gets nowhere', { timeoutMs: 60_000 }, async (h) => {
+  const certs = makeCerts(h);
+  const s = await startHttp(h, { env: { ...ENV, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '', SANDBOX_HTTP_TLS_CERT: certs.server.cert, SANDBOX_HTTP_TLS_KEY: certs.server.key } });
+  assert.match(s.url, /^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const ca = fs.readFileSync(certs.ca.cert);
+  const r = await request(s.url, { ca, body: INIT });
+  assert.equal(r.status, 200);
+  assert.match(r.headers['mcp-session-id'], /^[0-9a-f]{32}$/);
+  await assert.rejects(request(s.url, { body: INIT }), /self.signed|unable to verify|certificate/i, 'a client that does not trust the CA');
+  await assert.rejects(request(s.url.replace('https:', 'http:'), { body: INIT, timeoutMs: 5000 }), 'plain HTTP to the TLS port');
+
+  const session = http2.connect(new URL(s.url).origin, { ca });
+  h.t.after(() => session.close());
+  const h2 = await new Promise((resolve, reject) => {
+    const req = session.request({ ':method': 'POST', ':path': '/mcp', 'content-type': 'application/json', accept: 'application/json' });
+    let text = '';
+    let status;
+    req.on('response', (hd) => { status = hd[':status']; });
+    req.on('data', (c) => { text += c; });
+    req.on('end', () => resolve({ status, json: JSON.parse(text) }));
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } }));
+  });
+  assert.equal(h2.status, 200);
+  assert.ok(h2.json.result.tools.length >= 6);
+});
+
+e2e('sessions are bounded (max_sessions: 503 beyond); beyond loopback without tokens the server does not start; stdio stays the default', { timeoutMs: 60_000 }, async (h) => {
+  const s = await startHttp(h, { env: { ...ENV, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '', SANDBOX_HTTP_MAX_SESSIONS: '2' } });
+  await rawSession(s.url);
+  const second = await rawSession(s.url);
+  const r = await request(s.url, { body: INIT });
+  assert.equal(r.status, 503);
+  assert.match(r.json.error.message, /max_sessions/);
+  // Ending one makes room.
+  assert.equal((await request(s.url, { method: 'DELETE', headers: { 'mcp-session-id': second } })).status, 200);
+  await waitFor(async () => (await request(s.url, { body: INIT })).status === 200, { timeoutMs: 10_000, what: 'room for a new session' });
+
+  const open = await import('./lib/http.mjs').then((m) => new m.HttpServer({ args: ['serve', '--http', '0.0.0.0:0'], env: ENV }));
+  await assert.rejects(open.start(), /reachable from other machines and no \[http\] tokens_file/);
+  open.closed = true;
+
+  // [http] listen alone does not turn the stdio server into an HTTP one.
+  const stdio = await h.start({ env: { ...ENV, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_HTTP_LISTEN: '127.0.0.1:0' } });
+  assert.ok(stdio.tools.some((t) => t.name === 'sandbox_execute'));
+});
