@@ -10,6 +10,7 @@
  *                                               cache (docs/packages.md)
  *   mcp-sandbox cache list [--json] | prune     the package cache
  *   mcp-sandbox check-config                    report config problems
+ *   mcp-sandbox token NAME [--file FILE]        a tenant's new token
  *   mcp-sandbox --version | --help
  *
  * Wiring only: configuration, plugins, the Docker client, the pool, then
@@ -29,6 +30,8 @@
 #include <curl/curl.h>
 
 #include "core/artifact_store.h"
+#include "core/links.h"
+#include "core/tenants.h"
 #include "revision.h"
 #include "core/audit.h"
 #include "core/install.h"
@@ -80,7 +83,10 @@ struct app {
 	char pkg_volume_label[96]; /* INSTALL_VOLUME_ID_LABEL=<instance> */
 	struct mcp_server *server; /* serve on stdio */
 	struct http_server *http;  /* serve --http */
+	struct links *links;	   /* its signed artifact links */
 	uv_signal_t sigterm, sigint;
+	uv_signal_t sighup; /* serve --http: reload the tokens */
+	int sighup_init;
 	uv_timer_t deadline; /* serve: bounds the shutdown */
 	int proto_fd;	     /* serve: the private copy of stdout */
 	int exit_code;
@@ -110,6 +116,7 @@ static void usage(FILE *f)
 		   "       mcp-sandbox install LANG SPEC... [--json]\n"
 		   "       mcp-sandbox cache list [--json] | cache prune\n"
 		   "       mcp-sandbox audit verify [FILE...]\n"
+		   "       mcp-sandbox token NAME [--file FILE]\n"
 		   "       mcp-sandbox blocklist LANG [FILE... | -]\n"
 		   "       mcp-sandbox doctor [--json]\n"
 		   "       mcp-sandbox check-config [--config FILE]\n"
@@ -117,6 +124,72 @@ static void usage(FILE *f)
 		   "       mcp-sandbox --version\n"
 		   "Environment: SANDBOX_CONFIG, SANDBOX_<SECTION>_<KEY>, "
 		   "DOCKER_HOST.\n");
+}
+
+/* mcp-sandbox token NAME [--file FILE]: a new tenant, its line (the
+ * token's SHA-256) appended to the tokens file ([http] tokens_file, made
+ * 0600 if missing), the token itself printed once on stdout. */
+static int token_cli(struct app *a, int argc, char **argv)
+{
+	const char *name = NULL, *file = a->cfg.http_tokens_file;
+	char token[128], line[256], have[1024];
+	size_t n;
+	FILE *f;
+	int i, fd, ok;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--file") == 0 && i + 1 < argc)
+			file = argv[++i];
+		else if (!name)
+			name = argv[i];
+		else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!name || !tenant_valid_name(name)) {
+		fprintf(stderr, "token: a tenant's name is 1 to 32 characters "
+				"of a-z, 0-9, '_' and '-'\n");
+		return 2;
+	}
+	if (!file) {
+		fprintf(stderr, "token: no tokens file: give --file FILE or "
+				"set [http] tokens_file\n");
+		return 2;
+	}
+	n = strlen(name);
+	if ((f = fopen(file, "re"))) {
+		while (fgets(have, sizeof(have), f))
+			if (strncmp(have, name, n) == 0 &&
+			    (have[n] == ' ' || have[n] == '\t')) {
+				fclose(f);
+				fprintf(stderr,
+					"token: %s already names tenant %s: "
+					"remove its line to give it a new "
+					"token\n",
+					file, name);
+				return 1;
+			}
+		fclose(f);
+	}
+	if (tenant_new_token(name, token, sizeof(token), line, sizeof(line))) {
+		fprintf(stderr, "token: no randomness to be had\n");
+		return 1;
+	}
+	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	ok = fd >= 0 && write(fd, line, strlen(line)) == (ssize_t)strlen(line);
+	if (fd >= 0 && close(fd) != 0)
+		ok = 0;
+	if (!ok) {
+		fprintf(stderr, "token: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	printf("%s\n", token);
+	fprintf(stderr,
+		"tenant %s added to %s; its token (above) is shown only now. "
+		"A running server reads the file again on SIGHUP.\n",
+		name, file);
+	return 0;
 }
 
 /* mcp-sandbox audit verify [FILE...]: check the audit log's chain (the
@@ -575,6 +648,8 @@ static void server_closed_cb(void *arg)
 	uv_close((uv_handle_t *)&a->deadline, NULL);
 	uv_close((uv_handle_t *)&a->sigterm, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
+	if (a->sighup_init)
+		uv_close((uv_handle_t *)&a->sighup, NULL);
 	engines_close_clients(a->engines);
 	if (a->audit) {
 		unsigned removed = 0, pending = 0;
@@ -664,6 +739,15 @@ static void signal_cb(uv_signal_t *h, int signum)
 		a->exit_code = 128 + signum;
 		engines_shutdown(a->engines, run_pool_done_cb, a);
 	}
+}
+
+static void sighup_cb(uv_signal_t *h, int signum)
+{
+	struct app *a = h->data;
+
+	(void)signum;
+	log_info("SIGHUP: reading the tokens file again");
+	http_server_reload(a->http);
 }
 
 static void watch_signals(struct app *a)
@@ -807,13 +891,33 @@ static int serve(struct app *a)
 	a->deadline.data = a;
 	uv_unref((uv_handle_t *)&a->deadline);
 	if (a->cfg.http_listen) {
-		char why[512];
+		char why[512], base[200];
+		const char *url;
 
+		/* Signed links to kept artifacts (core/links.h): without
+		 * them results name sandbox:// URIs only. */
+		if (a->artifacts &&
+		    links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
+			       &a->links, why, sizeof(why)) != 0)
+			log_warn("no artifact links: %s", why);
+		a->env.links = a->links;
 		rc = http_server_start(&a->env, &a->http, why, sizeof(why));
 		if (rc) {
 			log_error("cannot serve MCP over HTTP: %s", why);
 			return 1;
 		}
+		url = http_server_url(a->http);
+		snprintf(base, sizeof(base), "%.*s",
+			 (int)(strlen(url) - strlen("/mcp")), url);
+		if (a->links)
+			links_set_base(a->links,
+				       a->cfg.http_public_url
+					       ? a->cfg.http_public_url
+					       : base);
+		uv_signal_init(a->loop, &a->sighup);
+		a->sighup.data = a;
+		a->sighup_init = 1;
+		uv_signal_start(&a->sighup, sighup_cb, SIGHUP);
 	} else {
 		rc = mcp_server_start(&a->env, a->proto_fd, stdin_eof_cb, a,
 				      &a->server);
@@ -859,6 +963,8 @@ static void run_pool_done_cb(void *arg)
 
 	uv_close((uv_handle_t *)&a->sigterm, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
+	if (a->sighup_init)
+		uv_close((uv_handle_t *)&a->sighup, NULL);
 	engines_close_clients(a->engines);
 }
 
@@ -1287,7 +1393,7 @@ static int packages_cli(struct app *a, const char *cmd, int argc, char **argv)
 		rc = install_specs_parse(pl, arr, &specs, &err);
 		cJSON_Delete(arr);
 		if (!rc)
-			rc = installer_install(a->installer, pl, &specs,
+			rc = installer_install(a->installer, pl, NULL, &specs,
 					       cli_progress_cb,
 					       cli_installed_cb, a, &err);
 		install_specs_free(&specs);
@@ -1369,6 +1475,7 @@ int main(int argc, char **argv)
 				     strcmp(argv[i], "install") == 0 ||
 				     strcmp(argv[i], "cache") == 0 ||
 				     strcmp(argv[i], "audit") == 0 ||
+				     strcmp(argv[i], "token") == 0 ||
 				     strcmp(argv[i], "blocklist") == 0 ||
 				     strcmp(argv[i], "doctor") == 0 ||
 				     strcmp(argv[i], "check-plugin") == 0 ||
@@ -1379,6 +1486,7 @@ int main(int argc, char **argv)
 			    strcmp(cmd, "install") == 0 ||
 			    strcmp(cmd, "cache") == 0 ||
 			    strcmp(cmd, "audit") == 0 ||
+			    strcmp(cmd, "token") == 0 ||
 			    strcmp(cmd, "doctor") == 0 ||
 			    strcmp(cmd, "check-plugin") == 0 ||
 			    strcmp(cmd, "blocklist") == 0) {
@@ -1444,7 +1552,7 @@ int main(int argc, char **argv)
 	 * warnings unless -v was given. */
 	quiet = (strcmp(cmd, "run") == 0 || strcmp(cmd, "cache") == 0 ||
 		 strcmp(cmd, "audit") == 0 || strcmp(cmd, "blocklist") == 0 ||
-		 strcmp(cmd, "doctor") == 0) &&
+		 strcmp(cmd, "token") == 0 || strcmp(cmd, "doctor") == 0) &&
 		!has_flag(nsub, sub, "-v");
 	if (quiet)
 		log_set_level(LOG_LEVEL_WARNING);
@@ -1486,6 +1594,10 @@ int main(int argc, char **argv)
 		rc = audit_cli(a, nsub, sub);
 		goto out;
 	}
+	if (strcmp(cmd, "token") == 0) {
+		rc = rc ? 2 : token_cli(a, nsub, sub);
+		goto out;
+	}
 	if (strcmp(cmd, "blocklist") == 0) {
 		rc = rc ? 2 : blocklist_cli(a, nsub, sub);
 		goto out;
@@ -1522,6 +1634,7 @@ out:
 	pkg_cache_close(a->pkg_cache);
 	engines_free(a->engines);
 	mcp_server_free(a->server);
+	links_free(a->links);
 	plugins_close(&a->plugins);
 	config_close(&a->cfg);
 	free(a->code);

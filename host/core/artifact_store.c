@@ -31,7 +31,7 @@
 #define SWEEP_EVERY_MS ((uint64_t)10 * 60 * 1000)
 
 struct aset {
-	char id[ARTIFACT_ID_LEN + 1];
+	char id[ARTIFACT_KEY_MAX + 1]; /* its key */
 	int64_t mtime_ms;
 	uint64_t bytes;
 	size_t n;
@@ -71,7 +71,7 @@ struct job {
 	int werr;
 	const char *wwhat;
 	/* put */
-	char id[ARTIFACT_ID_LEN + 1];
+	char id[ARTIFACT_KEY_MAX + 1]; /* the set's key */
 	struct exec_file *files;
 	size_t nfiles;
 	unsigned char *kept;
@@ -99,6 +99,19 @@ int artifact_id_valid(const char *id, size_t len)
 		      (id[i] >= 'a' && id[i] <= 'f')))
 			return 0;
 	return 1;
+}
+
+int artifact_key_valid(const char *key, size_t len)
+{
+	const char *dot = memchr(key, '.', len);
+	size_t t;
+
+	if (!dot)
+		return artifact_id_valid(key, len);
+	t = (size_t)(dot - key);
+	return t >= 1 && t <= 32 &&
+	       strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_-") == t &&
+	       artifact_id_valid(dot + 1, len - t - 1);
 }
 
 static void set_free(struct aset *s)
@@ -280,7 +293,7 @@ static struct index *sweep(struct artifact_store *st, const struct index *old,
 				remove_tree(dirfd(d), e->d_name, 0);
 			continue;
 		}
-		if (!artifact_id_valid(e->d_name, strlen(e->d_name)))
+		if (!artifact_key_valid(e->d_name, strlen(e->d_name)))
 			continue;
 		if (ts_ms(&sb.st_mtim) < expired &&
 		    (!keep || strcmp(keep, e->d_name) != 0)) {
@@ -303,7 +316,7 @@ static struct index *sweep(struct artifact_store *st, const struct index *old,
 				set_free(s);
 		} else {
 			memset(s, 0, sizeof(*s));
-			memcpy(s->id, e->d_name, ARTIFACT_ID_LEN + 1);
+			snprintf(s->id, sizeof(s->id), "%s", e->d_name);
 			s->mtime_ms = ts_ms(&sb.st_mtim);
 			fd = openat(dirfd(d), e->d_name,
 				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -367,7 +380,7 @@ static int write_file(int setfd, const struct exec_file *f)
 
 static void w_put(struct job *j)
 {
-	char tmp[ARTIFACT_ID_LEN + 8];
+	char tmp[ARTIFACT_KEY_MAX + 8];
 	size_t i;
 	int setfd, rc;
 
@@ -600,11 +613,13 @@ void artifact_store_free(struct artifact_store *st)
 	free(st);
 }
 
-int artifact_store_put(struct artifact_store *st, const struct exec_file *files,
-		       size_t n, char *id, artifact_put_cb cb, void *arg)
+int artifact_store_put(struct artifact_store *st, const char *owner,
+		       const struct exec_file *files, size_t n, char *id,
+		       artifact_put_cb cb, void *arg)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	unsigned char rnd[ARTIFACT_ID_LEN / 2];
+	char hex[ARTIFACT_ID_LEN + 1];
 	size_t i;
 
 	if (!j || exec_files_copy(files, n, &j->files) ||
@@ -624,8 +639,10 @@ int artifact_store_put(struct artifact_store *st, const struct exec_file *files,
 				 (unsigned char)getpid();
 	}
 	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(j->id + 2 * i, 3, "%02x", rnd[i]);
-	memcpy(id, j->id, sizeof(j->id));
+		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+	memcpy(id, hex, sizeof(hex));
+	snprintf(j->id, sizeof(j->id), "%s%s%s", owner ? owner : "",
+		 owner ? "." : "", hex);
 	j->kind = J_PUT;
 	j->st = st;
 	j->nfiles = n;
@@ -663,18 +680,18 @@ static void after_read(uv_work_t *w, int status)
 	job_free(j);
 }
 
-int artifact_store_read(struct artifact_store *st, const char *id,
+int artifact_store_read(struct artifact_store *st, const char *key,
 			const char *path, uint64_t offset, uint32_t length,
 			artifact_read_cb cb, void *arg)
 {
 	struct job *j = calloc(1, sizeof(*j));
-	size_t n = strlen(id) + strlen(path) + 2;
+	size_t n = strlen(key) + strlen(path) + 2;
 
 	if (!j || !(j->rel = malloc(n))) {
 		free(j);
 		return -ENOMEM;
 	}
-	snprintf(j->rel, n, "%s/%s", id, path);
+	snprintf(j->rel, n, "%s/%s", key, path);
 	j->kind = J_READ;
 	j->st = st;
 	j->offset = offset;
@@ -684,7 +701,7 @@ int artifact_store_read(struct artifact_store *st, const char *id,
 	j->work.data = j;
 	/* Refused in the worker too, so that cb never runs before this
 	 * returns. */
-	if (!artifact_id_valid(id, strlen(id)) || beneath_check(path))
+	if (!artifact_key_valid(key, strlen(key)) || beneath_check(path))
 		j->werr = ELOOP;
 	if (uv_queue_work(st->loop, &j->work, work_cb, after_read)) {
 		job_free(j);

@@ -607,6 +607,7 @@ int audit_is_violation(const cJSON *ev)
 
 struct read_ctx {
 	const char *since;
+	const char *tenant;
 	int violations;
 	size_t limit;
 	cJSON **ring;
@@ -627,7 +628,8 @@ static int read_line(const char *file, size_t no, char *line, size_t len,
 	t = cJSON_GetObjectItemCaseSensitive(j, "time");
 	if ((x->since[0] &&
 	     (!cJSON_IsString(t) || strcmp(t->valuestring, x->since) < 0)) ||
-	    (x->violations && !audit_is_violation(j))) {
+	    (x->violations && !audit_is_violation(j)) ||
+	    (x->tenant && !audit_of_tenant(j, x->tenant))) {
 		cJSON_Delete(j);
 		return 0;
 	}
@@ -639,11 +641,24 @@ static int read_line(const char *file, size_t no, char *line, size_t len,
 	return 0;
 }
 
+int audit_of_tenant(const cJSON *ev, const char *tenant)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "tenant");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(ev, "session");
+	size_t n = strlen(tenant);
+
+	if (cJSON_IsString(t))
+		return strcmp(t->valuestring, tenant) == 0;
+	return cJSON_IsString(s) && strncmp(s->valuestring, tenant, n) == 0 &&
+	       s->valuestring[n] == '.';
+}
+
 cJSON *audit_read(char *const *files, size_t n, const char *since,
-		  const char *filter, size_t limit)
+		  const char *filter, const char *tenant, size_t limit)
 {
 	struct read_ctx x = {
 		.since = since ? since : "",
+		.tenant = tenant,
 		.violations = filter && strcmp(filter, "violations") == 0,
 		.limit = limit ? limit : 1,
 	};

@@ -86,10 +86,15 @@ struct audit_verdict {
 int audit_verify(char *const *files, size_t n, struct audit_verdict *v);
 
 /* The events of files (in order) with time >= since (ISO 8601, "" for
- * all) that pass filter ("violations": only those; NULL: all): at most
- * limit, the newest. Returns a JSON array (caller frees), NULL on error. */
+ * all) that pass filter ("violations": only those; NULL: all) and are
+ * tenant's (audit_of_tenant; NULL: every event): at most limit, the
+ * newest. Returns a JSON array (caller frees), NULL on error. */
 cJSON *audit_read(char *const *files, size_t n, const char *since,
-		  const char *filter, size_t limit);
+		  const char *filter, const char *tenant, size_t limit);
+
+/* 1 if ev concerns tenant: its "tenant" is tenant, or its "session" is
+ * one of tenant's ("<tenant>.<name>", tenants.h). */
+int audit_of_tenant(const cJSON *ev, const char *tenant);
 
 /* 1 if ev is a violation: code refused by policy, a destination the
  * egress proxy refused, a memory or time limit hit, a process killed by

@@ -126,6 +126,7 @@ static const struct key_desc http_keys[] = {
 	{"allowed_origins", KT_STR, CFG(http_allowed_origins), 0, 0},
 	{"allowed_hosts", KT_STR, CFG(http_allowed_hosts), 0, 0},
 	{"tokens_file", KT_STR, CFG(http_tokens_file), 0, 0},
+	{"public_url", KT_STR, CFG(http_public_url), 0, 0},
 	{"allow_unauthenticated", KT_BOOL, CFG(http_allow_no_auth), 0, 0},
 	{"request_timeout_ms", KT_U32, CFG(http_request_timeout_ms), 100,
 	 600000},
@@ -134,6 +135,10 @@ static const struct key_desc http_keys[] = {
 	{"max_connections", KT_U32, CFG(http_max_connections), 1, 65536},
 	{"link_ttl_s", KT_U32, CFG(http_link_ttl_s), 10, 30u * 86400u},
 	{"heartbeat_ms", KT_U32, CFG(http_heartbeat_ms), 100, 600000},
+	{"quota_concurrent", KT_U32, CFG(quota_concurrent), 0, 100000},
+	{"quota_sessions", KT_U32, CFG(quota_sessions), 0, 100000},
+	{"quota_per_minute", KT_U32, CFG(quota_per_minute), 0, 1000000},
+	{"quota_artifact_mb", KT_U32, CFG(quota_artifact_mb), 0, 1u << 20},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -251,6 +256,10 @@ void config_init(struct config *cfg)
 	cfg->http_max_connections = 1024;
 	cfg->http_link_ttl_s = 3600;
 	cfg->http_heartbeat_ms = 15000;
+	cfg->quota_concurrent = 4;
+	cfg->quota_sessions = 8;
+	cfg->quota_per_minute = 120;
+	cfg->quota_artifact_mb = 256;
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,
 		.cpu_millis = 1000,
@@ -322,6 +331,7 @@ void config_close(struct config *cfg)
 	free(cfg->http_allowed_origins);
 	free(cfg->http_allowed_hosts);
 	free(cfg->http_tokens_file);
+	free(cfg->http_public_url);
 	free(cfg->files_host_root);
 	free(cfg->network);
 	free(cfg->pkg_network);

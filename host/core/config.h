@@ -153,9 +153,10 @@ struct config {
 	char *http_listen;   /* "ADDR:PORT"; NULL: stdio only */
 	char *http_tls_cert; /* PEM; with http_tls_key: HTTPS */
 	char *http_tls_key;
-	char *http_allowed_origins;  /* comma-separated; NULL: none */
-	char *http_allowed_hosts;    /* comma-separated Host names */
-	char *http_tokens_file;	     /* tenants' bearer tokens; NULL: none */
+	char *http_allowed_origins; /* comma-separated; NULL: none */
+	char *http_allowed_hosts;   /* comma-separated Host names */
+	char *http_tokens_file;	    /* tenants' bearer tokens; NULL: none */
+	char *http_public_url; /* links' base as clients reach it, or NULL */
 	uint32_t http_allow_no_auth; /* serve beyond loopback without tokens */
 	uint32_t http_request_timeout_ms; /* a request's headers and body */
 	uint32_t http_max_sessions;	  /* 2025-era HTTP sessions at once */
@@ -163,6 +164,11 @@ struct config {
 	uint32_t http_max_connections;	  /* open connections at once */
 	uint32_t http_link_ttl_s;	  /* signed artifact links live this */
 	uint32_t http_heartbeat_ms; /* an idle event stream pings this often */
+	/* A tenant's quotas where its line names none; 0: no limit. */
+	uint32_t quota_concurrent;
+	uint32_t quota_sessions;
+	uint32_t quota_per_minute;
+	uint32_t quota_artifact_mb;
 
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;

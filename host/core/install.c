@@ -1697,7 +1697,7 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 }
 
 int installer_install(struct installer *in, const struct plugin *pl,
-		      struct install_specs *specs,
+		      const char *owner, struct install_specs *specs,
 		      install_progress_cb progress_cb, install_cb cb, void *arg,
 		      struct error *err)
 {
@@ -1721,8 +1721,11 @@ int installer_install(struct installer *in, const struct plugin *pl,
 	specs->n = 0;
 	l->w = (struct waiter){cb, progress_cb, arg};
 	l->t0 = uv_hrtime();
-	/* The installer's options: the mirror it is pointed at. */
-	snprintf(l->options, sizeof(l->options), "registry=%s", reg ? reg : "");
+	/* The installer's options: the mirror it is pointed at; and whose
+	 * set it is, so that a tenant's sets are its own (a cache hit on
+	 * another's would tell what that one installed). */
+	snprintf(l->options, sizeof(l->options), "registry=%s%s%s",
+		 reg ? reg : "", owner ? ";tenant=" : "", owner ? owner : "");
 	rc = image_check(in->d, pl->policy.image, image_cb_, l);
 	if (rc) {
 		*specs = l->specs;

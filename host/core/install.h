@@ -83,13 +83,15 @@ typedef void (*install_cb)(const struct error *err,
 typedef void (*install_progress_cb)(const char *text, void *arg);
 
 /*
- * Install specs (moved into the request: *specs is emptied) for pl. cb
+ * Install specs (moved into the request: *specs is emptied) for pl, as
+ * owner's set (a tenant's name: its own cache entry; NULL: no tenants). cb
  * runs exactly once, from the loop, unless this returns non-zero (then
  * err says why: ERR_INSTALLS_DISABLED, ERR_NO_INSTALLER, -ENOMEM).
  */
 int installer_install(struct installer *in, const struct plugin *pl,
-		      struct install_specs *specs, install_progress_cb progress,
-		      install_cb cb, void *arg, struct error *err);
+		      const char *owner, struct install_specs *specs,
+		      install_progress_cb progress, install_cb cb, void *arg,
+		      struct error *err);
 
 /* The request made with arg is withdrawn: its cb runs (now, or when its
  * cache lookup ends) with ERR_CANCELLED. An install that no other request

@@ -34,14 +34,23 @@ int64_t session_now_ms(void)
 
 int session_valid_name(const char *s)
 {
-	size_t n = strlen(s);
+	const char *dot = strchr(s, '.');
+	size_t n;
 
+	if (dot) {
+		n = (size_t)(dot - s);
+		if (n < 1 || n > 32 ||
+		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n)
+			return 0;
+		s = dot + 1;
+	}
+	n = strlen(s);
 	return n >= 1 && n <= SESSION_NAME_MAX &&
 	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			 "0123456789_-") == n;
 }
 
-static int generate_name(char *out)
+int session_new_name(char *out)
 {
 	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm"
 				       "nopqrstuvwxyz0123456789";
@@ -280,7 +289,7 @@ struct create_op {
 	struct session_mgr *m;
 	uint64_t serial; /* the session, once it exists */
 	const struct plugin *pl;
-	char name[SESSION_NAME_MAX + 1];
+	char name[SESSION_QNAME_MAX + 1];
 	uint32_t ttl_s;
 	struct box *box; /* taken at once from the pool, handed over later */
 	session_cb cb;
@@ -437,7 +446,7 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 	op->arg = arg;
 	if (name)
 		snprintf(op->name, sizeof(op->name), "%s", name);
-	else if (generate_name(op->name)) {
+	else if (session_new_name(op->name)) {
 		free(op);
 		return error_set(err, ERR_SANDBOX,
 				 "no randomness for a session name");

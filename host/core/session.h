@@ -29,6 +29,9 @@
 #include "../util/error.h"
 
 #define SESSION_NAME_MAX 64
+/* A tenant's session is "<tenant>.<name>" inside the server (tenants.h):
+ * the longest name the server holds. */
+#define SESSION_QNAME_MAX (32 + 1 + SESSION_NAME_MAX)
 /* Prefix of every session container's name. */
 #define SESSION_CONTAINER_PREFIX "sbx-s."
 
@@ -102,8 +105,12 @@ void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
  * freed with it. NULL is a no-op. */
 void session_mgr_free(struct session_mgr *m);
 
-/* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}. */
+/* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}, or a tenant's
+ * "<tenant>.<name>" ([a-z0-9_-]{1,32} before the dot). */
 int session_valid_name(const char *s);
+/* A new unguessable name (22 characters of [A-Za-z0-9]) into out (at
+ * least 23 bytes). 0 or -EIO. */
+int session_new_name(char *out);
 
 /* name NULL: generate an unguessable one. ttl_s 0: the default. on: the
  * engine it must run on, or NULL for placement's choice (engines.h). Fails at

@@ -310,7 +310,7 @@ static void adopt_one(struct session_mgr *m, struct engine *eng,
 	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
 	const cJSON *state = cJSON_GetObjectItemCaseSensitive(c, "State");
 	const cJSON *e;
-	char lang[40], name[SESSION_NAME_MAX + 1];
+	char lang[40], name[SESSION_QNAME_MAX + 1];
 	const struct plugin *pl;
 	struct session *s;
 	int64_t deadline_s, now = session_now_ms();

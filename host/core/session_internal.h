@@ -38,7 +38,7 @@ static inline int session_call_is_users(const struct session_call *c)
 struct session {
 	struct session_mgr *m;
 	uint64_t serial; /* never reused: async replies find us by it */
-	char name[SESSION_NAME_MAX + 1];
+	char name[SESSION_QNAME_MAX + 1];
 	const struct plugin *pl;
 	struct engine *eng;	 /* where its container runs, for life */
 	char id[80];		 /* container id */
@@ -90,7 +90,7 @@ struct session_mgr {
 	 * engine did not come back): their names answer session_lost, not
 	 * session_not_found, for SESSION_TOMBSTONE_MS. */
 	struct {
-		char name[SESSION_NAME_MAX + 1];
+		char name[SESSION_QNAME_MAX + 1];
 		char why[120];
 		int64_t at_ms;
 	} tomb[32];

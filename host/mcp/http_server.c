@@ -19,14 +19,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
+#include "../core/artifact_store.h"
+#include "../core/links.h"
+#include "../core/tenants.h"
+#include "../util/beneath.h"
+#include "../util/media.h"
 #include "../util/defer.h"
 #include "../util/log.h"
 #include "mcp_server.h"
+#include "resources.h"
 
 #define LOG_MODULE "http"
 
 #define MCP_PATH "/mcp"
+#define ARTIFACTS_PATH "/artifacts"
+/* The most one artifact response carries (a kept file is smaller:
+ * [artifacts] keep_max_bytes). */
+#define ARTIFACT_MAX_BYTES (64u << 20)
 /* An event stream with nothing to say says ": ping" every [http]
  * heartbeat_ms: it keeps proxies from closing it and finds a client that
  * left. The tick that sends it runs at most this often. */
@@ -45,7 +56,8 @@ struct http_server;
 /* A 2025-era MCP session over HTTP (Mcp-Session-Id). */
 struct hsession {
 	struct http_server *h;
-	char id[33]; /* 128 random bits, hex */
+	char id[33];	       /* 128 random bits, hex */
+	struct tenant *tenant; /* whose it is, or NULL (no tenants) */
 	struct mcp_server *peer;
 	uint64_t last_ms; /* its last request */
 	int ended;	  /* deleted or expired: freed once its calls end */
@@ -59,6 +71,7 @@ struct exchange {
 	h2o_req_t *req;	     /* NULL once answered for good, or gone */
 	struct mcp_server *peer;
 	struct hsession *sess; /* NULL: a stateless request, own peer */
+	struct tenant *tenant; /* who asked, or NULL (no tenants) */
 	int announce;	       /* the answer names the session (initialize) */
 	int accepts_sse;
 	int sse;	/* the response is an event stream */
@@ -110,6 +123,11 @@ struct http_server {
 	char **origins, **hosts; /* allowed; NULL-terminated */
 	int any_origin, any_host;
 	char url[160];
+	struct tenants *tenants; /* [http] tokens_file, or NULL */
+	uv_work_t reload;	 /* SIGHUP: the file read off the loop */
+	struct tenant *fresh;
+	char reload_why[300];
+	int reloading, reload_rc;
 	int stopping;
 	int drained; /* every connection closed: h2o's context may go */
 	uint64_t drain_since;
@@ -222,7 +240,7 @@ static void req_disposed(void *p)
 	ex->disposed = 1;
 	if (!ex->answered) {
 		ex->answered = 1;
-		if (ex->call_open)
+		if (ex->call_open && ex->peer)
 			mcp_server_drop_exchange(ex->peer, ex);
 	}
 	exchange_maybe_free(ex);
@@ -466,12 +484,14 @@ static const struct mcp_out mcp_out_template = {
 /* ------------------------------------------------------------------ */
 /* sessions (2025 era)                                                  */
 
-static struct hsession *session_get(struct http_server *h, h2o_iovec_t id)
+/* A live session of tenant's: another tenant's is not found. */
+static struct hsession *session_get(struct http_server *h, h2o_iovec_t id,
+				    const struct tenant *tenant)
 {
 	struct hsession *s;
 
 	for (s = h->sessions; s; s = s->next)
-		if (!s->ended && iov_is(id, s->id))
+		if (!s->ended && s->tenant == tenant && iov_is(id, s->id))
 			return s;
 	return NULL;
 }
@@ -516,7 +536,8 @@ static void sessions_sweep(struct http_server *h, uint64_t now)
 	}
 }
 
-static struct hsession *session_new(struct http_server *h)
+static struct hsession *session_new(struct http_server *h,
+				    struct tenant *tenant)
 {
 	struct hsession *s;
 	unsigned char rnd[16];
@@ -536,6 +557,8 @@ static struct hsession *session_new(struct http_server *h)
 	for (i = 0; i < sizeof(rnd); i++)
 		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
 	s->h = h;
+	s->tenant = tenant;
+	mcp_server_set_tenant(s->peer, tenant);
 	s->last_ms = uv_now(h->loop);
 	s->next = h->sessions;
 	h->sessions = s;
@@ -634,7 +657,7 @@ static int known_version(h2o_iovec_t v)
 	return 0;
 }
 
-static int on_post(struct http_server *h, h2o_req_t *req)
+static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 {
 	struct exchange *ex;
 	struct hsession *sess = NULL;
@@ -647,6 +670,7 @@ static int on_post(struct http_server *h, h2o_req_t *req)
 	ex = exchange_new(h, req);
 	if (!ex)
 		return -1;
+	ex->tenant = tenant;
 	if (!ct.base || !has_token(ct, "application/json")) {
 		refuse(ex, 415, E_INVALID_REQUEST,
 		       "Content-Type must be application/json");
@@ -682,7 +706,7 @@ static int on_post(struct http_server *h, h2o_req_t *req)
 		   kind == MCP_MSG_RESPONSE ||
 		   (kind == MCP_MSG_INITIALIZE && sid.base)) {
 		if (sid.base) {
-			sess = session_get(h, sid);
+			sess = session_get(h, sid, ex->tenant);
 			if (!sess) {
 				refuse(ex, 404, E_INVALID_REQUEST,
 				       "no such session (Mcp-Session-Id): it "
@@ -710,7 +734,7 @@ static int on_post(struct http_server *h, h2o_req_t *req)
 				return 0;
 			}
 		}
-		sess = session_new(h);
+		sess = session_new(h, ex->tenant);
 		if (!sess) {
 			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
 			free(body);
@@ -731,6 +755,7 @@ static int on_post(struct http_server *h, h2o_req_t *req)
 			free(body);
 			return 0;
 		}
+		mcp_server_set_tenant(ex->peer, ex->tenant);
 	}
 	/* A call streams when the client can take a stream. */
 	if (ex->accepts_sse &&
@@ -764,10 +789,12 @@ static int on_post(struct http_server *h, h2o_req_t *req)
 	return 0;
 }
 
-static int on_delete(struct http_server *h, h2o_req_t *req)
+static int on_delete(struct http_server *h, h2o_req_t *req,
+		     struct tenant *tenant)
 {
 	struct exchange *ex = exchange_new(h, req);
-	struct hsession *s = session_get(h, header(req, "mcp-session-id"));
+	struct hsession *s =
+		session_get(h, header(req, "mcp-session-id"), tenant);
 
 	if (!ex)
 		return -1;
@@ -783,9 +810,25 @@ static int on_delete(struct http_server *h, h2o_req_t *req)
 	return 0;
 }
 
+/* The tenant whose bearer token the request carries, or NULL. */
+static struct tenant *authenticate(struct http_server *h, h2o_req_t *req)
+{
+	h2o_iovec_t a = header(req, "authorization");
+	struct tenant *t;
+
+	if (!a.base || a.len < 8 || strncasecmp(a.base, "Bearer ", 7) != 0)
+		return NULL;
+	t = tenants_auth(h->tenants, a.base + 7, a.len - 7);
+	if (!t)
+		log_warn("a request with a token that names no tenant was "
+			 "refused");
+	return t;
+}
+
 static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 {
 	struct http_server *h = ((struct mcp_handler *)self)->h;
+	struct tenant *tenant = NULL;
 	struct exchange *ex;
 	h2o_iovec_t origin = header(req, "origin");
 	const char *refusal = NULL;
@@ -803,10 +846,16 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 		   !in_list(h->origins, origin.base, origin.len)) {
 		status = 403;
 		refusal = "Origin not allowed ([http] allowed_origins)";
+	} else if (h->tenants && !(tenant = authenticate(h, req))) {
+		status = 401;
+		add_header(req, "www-authenticate", "WWW-Authenticate",
+			   "Bearer realm=\"mcp-sandbox\"");
+		refusal = "a bearer token is required (Authorization: Bearer "
+			  "...): this server serves its tenants only";
 	} else if (iov_is(req->method, "POST")) {
-		return on_post(h, req);
+		return on_post(h, req, tenant);
 	} else if (iov_is(req->method, "DELETE")) {
-		return on_delete(h, req);
+		return on_delete(h, req, tenant);
 	} else {
 		/* No stream of the server's own: it sends no requests, and
 		 * the stateless revision has none. */
@@ -818,6 +867,308 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 	if (!ex)
 		return -1;
 	refuse(ex, status, E_INVALID_REQUEST, refusal);
+	exchange_maybe_free(ex);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* signed artifact links (core/links.h)                                 */
+
+struct art_get {
+	struct exchange *ex;
+	char key[ARTIFACT_KEY_MAX + 1];
+	char *path;
+	int head;
+	int have_range, suffix; /* bytes=a-b, a-, -n */
+	uint64_t from, to;	/* to: UINT64_MAX for open */
+	int sized;		/* the size is known: this read is the body */
+};
+
+/* A query parameter's value (borrowed into out), or NULL. */
+static const char *query_param(h2o_req_t *req, const char *name, char *out,
+			       size_t outsz)
+{
+	const char *q, *end, *p;
+	size_t n = strlen(name);
+
+	if (req->query_at == SIZE_MAX)
+		return NULL;
+	q = req->path.base + req->query_at + 1;
+	end = req->path.base + req->path.len;
+	for (p = q; p < end;) {
+		const char *amp = memchr(p, '&', (size_t)(end - p));
+		const char *e = amp ? amp : end;
+
+		if ((size_t)(e - p) > n && memcmp(p, name, n) == 0 &&
+		    p[n] == '=') {
+			size_t vl = (size_t)(e - p) - n - 1;
+
+			if (vl >= outsz)
+				return NULL;
+			memcpy(out, p + n + 1, vl);
+			out[vl] = '\0';
+			return out;
+		}
+		p = amp ? amp + 1 : end;
+	}
+	return NULL;
+}
+
+/* "bytes=a-b", "bytes=a-", "bytes=-n"; anything else (several ranges
+ * too) is answered whole, as RFC 9110 allows. */
+static void parse_range(h2o_iovec_t v, struct art_get *g)
+{
+	char buf[64], *dash, *end;
+	unsigned long long a, b;
+
+	if (!v.base || v.len >= sizeof(buf) || v.len < 7 ||
+	    memcmp(v.base, "bytes=", 6) != 0 || memchr(v.base, ',', v.len))
+		return;
+	memcpy(buf, v.base + 6, v.len - 6);
+	buf[v.len - 6] = '\0';
+	dash = strchr(buf, '-');
+	if (!dash)
+		return;
+	*dash = '\0';
+	errno = 0;
+	if (!buf[0]) { /* -n: the last n bytes */
+		b = strtoull(dash + 1, &end, 10);
+		if (errno || *end || !dash[1] || !b)
+			return;
+		g->suffix = 1;
+		g->from = b;
+	} else {
+		a = strtoull(buf, &end, 10);
+		if (errno || *end)
+			return;
+		g->from = a;
+		g->to = UINT64_MAX;
+		if (dash[1]) {
+			b = strtoull(dash + 1, &end, 10);
+			if (errno || *end || b < a)
+				return;
+			g->to = b;
+		}
+	}
+	g->have_range = 1;
+}
+
+static void art_answer(struct art_get *g, int status, const char *msg)
+{
+	struct exchange *ex = g->ex;
+
+	if (ex->req && !ex->answered) {
+		ex->answered = 1;
+		respond(ex, status, "text/plain; charset=utf-8", msg,
+			strlen(msg));
+	}
+}
+
+static void art_done(struct art_get *g)
+{
+	struct exchange *ex = g->ex;
+
+	ex->call_open = 0;
+	free(g->path);
+	free(g);
+	exchange_maybe_free(ex);
+}
+
+static int art_read(struct art_get *g, uint64_t off, uint64_t len);
+
+static void art_read_cb(const struct error *err, const unsigned char *data,
+			size_t len, uint64_t size, int eof, void *arg)
+{
+	struct art_get *g = arg;
+	struct exchange *ex = g->ex;
+	h2o_req_t *req = ex->req;
+	const char *base;
+	char cr[96], cd[600];
+	uint64_t from, to;
+
+	(void)eof;
+	if (!req || ex->answered) {
+		art_done(g);
+		return;
+	}
+	if (err) {
+		art_answer(g, err->code == ERR_NOT_FOUND ? 404 : 403,
+			   err->code == ERR_NOT_FOUND
+				   ? "no such artifact (it may have expired)\n"
+				   : "not an artifact\n");
+		art_done(g);
+		return;
+	}
+	if (!g->sized) {
+		/* The size is known now: the range, then the bytes. */
+		from = g->suffix ? (g->from >= size ? 0 : size - g->from)
+				 : g->from;
+		to = g->suffix || g->to >= size ? size - 1 : g->to;
+		if (g->have_range && (from >= size || size == 0)) {
+			snprintf(cr, sizeof(cr), "bytes */%llu",
+				 (unsigned long long)size);
+			add_header(req, "content-range", "Content-Range", cr);
+			art_answer(g, 416, "range not satisfiable\n");
+			art_done(g);
+			return;
+		}
+		if (!g->have_range) {
+			from = 0;
+			to = size ? size - 1 : 0;
+		}
+		g->sized = 1;
+		g->from = from;
+		g->to = to;
+		if (size && art_read(g, from, to - from + 1) == 0)
+			return;
+		if (size) {
+			art_answer(g, 503, "out of memory\n");
+			art_done(g);
+			return;
+		}
+		len = 0;
+	}
+	base = strrchr(g->path, '/');
+	base = base ? base + 1 : g->path;
+	/* RFC 6266: an ASCII fallback and the UTF-8 name, escaped. */
+	{
+		char *q = cd +
+			  snprintf(cd, sizeof(cd), "attachment; filename=\"");
+		const unsigned char *p;
+
+		for (p = (const unsigned char *)base;
+		     *p && q < cd + sizeof(cd) / 3; p++)
+			*q++ = *p >= 0x20 && *p < 0x7f && *p != '"' &&
+					       *p != '\\'
+				       ? (char)*p
+				       : '_';
+		static const char mid[] = "\"; filename*=UTF-8''";
+
+		memcpy(q, mid, sizeof(mid) - 1);
+		q += sizeof(mid) - 1;
+		for (p = (const unsigned char *)base;
+		     *p && q < cd + sizeof(cd) - 4; p++)
+			if ((*p >= 'a' && *p <= 'z') ||
+			    (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+				*q++ = (char)*p;
+			else
+				q += snprintf(q, 4, "%%%02X", *p);
+		*q = '\0';
+	}
+	add_header(req, "content-disposition", "Content-Disposition", cd);
+	add_header(req, "accept-ranges", "Accept-Ranges", "bytes");
+	if (g->have_range) {
+		snprintf(cr, sizeof(cr), "bytes %llu-%llu/%llu",
+			 (unsigned long long)g->from,
+			 (unsigned long long)(g->from + len - 1),
+			 (unsigned long long)size);
+		add_header(req, "content-range", "Content-Range", cr);
+	}
+	ex->answered = 1;
+	respond(ex, g->have_range ? 206 : 200, media_type(g->path, 0),
+		(const char *)data, len);
+	art_done(g);
+}
+
+static int art_read(struct art_get *g, uint64_t off, uint64_t len)
+{
+	struct http_server *h = g->ex->h;
+
+	if (len > ARTIFACT_MAX_BYTES)
+		len = ARTIFACT_MAX_BYTES;
+	return artifact_store_read(h->env->artifacts, g->key, g->path, off,
+				   (uint32_t)len, art_read_cb, g);
+}
+
+/* GET /artifacts/<id>/<path>?t=&exp=&sig= */
+static int on_artifact(h2o_handler_t *self, h2o_req_t *req)
+{
+	struct http_server *h = ((struct mcp_handler *)self)->h;
+	struct exchange *ex;
+	struct art_get *g;
+	char id[ARTIFACT_ID_LEN + 2], tenant[TENANT_NAME_MAX + 1], exp[32],
+		sig[80];
+	const char *rest, *slash;
+	char *raw = NULL, *end;
+	size_t plen = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
+	size_t pre = strlen(ARTIFACTS_PATH) + 1;
+	long long e;
+
+	ex = exchange_new(h, req);
+	if (!ex)
+		return -1;
+	if (h->stopping || !host_allowed(h, req)) {
+		refuse(ex, h->stopping ? 503 : 403, E_INVALID_REQUEST,
+		       h->stopping ? "the server is shutting down"
+				   : "Host not allowed ([http] allowed_hosts)");
+		exchange_maybe_free(ex);
+		return 0;
+	}
+	if (!iov_is(req->method, "GET") && !iov_is(req->method, "HEAD")) {
+		add_header(req, "allow", "Allow", "GET, HEAD");
+		ex->answered = 1;
+		respond(ex, 405, "text/plain; charset=utf-8", "use GET\n", 8);
+		exchange_maybe_free(ex);
+		return 0;
+	}
+	/* /artifacts/<id>/<path>, the path percent-encoded */
+	rest = req->path.base + pre;
+	slash = plen > pre ? memchr(rest, '/', plen - pre) : NULL;
+	if (slash && (size_t)(slash - rest) < sizeof(id)) {
+		memcpy(id, rest, (size_t)(slash - rest));
+		id[slash - rest] = '\0';
+		raw = strndup(slash + 1,
+			      plen - pre - (size_t)(slash - rest) - 1);
+	}
+	if (!raw || !artifact_id_valid(id, strlen(id)) || !h->env->links ||
+	    !h->env->artifacts ||
+	    !query_param(req, "t", tenant, sizeof(tenant)) ||
+	    !query_param(req, "exp", exp, sizeof(exp)) ||
+	    !query_param(req, "sig", sig, sizeof(sig))) {
+		free(raw);
+		ex->answered = 1;
+		respond(ex, 404, "text/plain; charset=utf-8",
+			"not an artifact link\n", 21);
+		exchange_maybe_free(ex);
+		return 0;
+	}
+	g = calloc(1, sizeof(*g));
+	if (g)
+		g->path = resources_pct_decode(raw);
+	free(raw);
+	errno = 0;
+	e = strtoll(exp, &end, 10);
+	if (!g || !g->path || errno || *end || !*exp ||
+	    (tenant[0] && !tenant_valid_name(tenant)) ||
+	    links_check(h->env->links, tenant, id, g->path, e, sig,
+			(int64_t)time(NULL)) != 0 ||
+	    beneath_check(g->path)) {
+		/* Tampered, expired, another tenant's, or a path that
+		 * leaves the set: all the same to the asker. */
+		if (g)
+			free(g->path);
+		free(g);
+		ex->answered = 1;
+		respond(ex, 403, "text/plain; charset=utf-8",
+			"the link is not valid (tampered with, or expired)\n",
+			50);
+		exchange_maybe_free(ex);
+		return 0;
+	}
+	g->ex = ex;
+	g->head = iov_is(req->method, "HEAD");
+	snprintf(g->key, sizeof(g->key), "%s%s%s", tenant, tenant[0] ? "." : "",
+		 id);
+	parse_range(header(req, "range"), g);
+	ex->call_open = 1;
+	/* First the size (a read of nothing), then the bytes asked for. */
+	if (art_read(g, 0, 0) != 0) {
+		ex->call_open = 0;
+		free(g->path);
+		free(g);
+		refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+	}
 	exchange_maybe_free(ex);
 	return 0;
 }
@@ -1022,6 +1373,24 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 	rc = mcp_server_new(env, NULL, &none, &h->tools);
 	if (!rc)
 		rc = allowed_hosts(h, self);
+	if (!rc && cfg->http_tokens_file) {
+		struct tenant_quota q = {
+			.concurrent = cfg->quota_concurrent,
+			.sessions = cfg->quota_sessions,
+			.per_minute = cfg->quota_per_minute,
+			.artifact_bytes = (uint64_t)cfg->quota_artifact_mb
+					  << 20,
+		};
+
+		rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, why,
+				  whysz);
+		if (rc) {
+			http_server_free(h);
+			return rc;
+		}
+		log_info("%zu tenant(s) from %s", tenants_count(h->tenants),
+			 cfg->http_tokens_file);
+	}
 	if (!rc)
 		rc = load_tls(h, why, whysz);
 	if (rc) {
@@ -1074,6 +1443,10 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 	hd = (struct mcp_handler *)h2o_create_handler(path, sizeof(*hd));
 	hd->super.on_req = on_mcp;
 	hd->h = h;
+	path = h2o_config_register_path(host, ARTIFACTS_PATH, 0);
+	hd = (struct mcp_handler *)h2o_create_handler(path, sizeof(*hd));
+	hd->super.on_req = on_artifact;
+	hd->h = h;
 	h2o_context_init(&h->ctx, h->loop, &h->conf);
 	h->ctx_init = 1;
 	h->accept.ctx = &h->ctx;
@@ -1091,6 +1464,40 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 	}
 	*out = h;
 	return 0;
+}
+
+static void reload_work(uv_work_t *w)
+{
+	struct http_server *h = w->data;
+
+	h->reload_rc = tenants_read(h->tenants, &h->fresh, h->reload_why,
+				    sizeof(h->reload_why));
+}
+
+static void reload_done(uv_work_t *w, int status)
+{
+	struct http_server *h = w->data;
+
+	h->reloading = 0;
+	if (status == 0 && h->reload_rc == 0) {
+		tenants_apply(h->tenants, h->fresh);
+		log_info("tokens reloaded: %zu tenant(s)",
+			 tenants_count(h->tenants));
+	} else {
+		log_error("tokens not reloaded, the tenants stay as they "
+			  "were: %s",
+			  status ? uv_strerror(status) : h->reload_why);
+	}
+	h->fresh = NULL;
+}
+
+void http_server_reload(struct http_server *h)
+{
+	if (!h->tenants || h->reloading || h->stopping)
+		return;
+	h->reload.data = h;
+	if (uv_queue_work(h->loop, &h->reload, reload_work, reload_done) == 0)
+		h->reloading = 1;
 }
 
 const char *http_server_url(const struct http_server *h)
@@ -1115,7 +1522,8 @@ static int quiescent(struct http_server *h)
 	h2o_context_t *c = &h->ctx;
 
 	return h2o_linklist_is_empty(&c->http1._conns) &&
-	       h2o_linklist_is_empty(&c->http2._conns) && !h->connections;
+	       h2o_linklist_is_empty(&c->http2._conns) && !h->connections &&
+	       !h->reloading;
 }
 
 static void drain_cb(uv_timer_t *t)
@@ -1224,6 +1632,7 @@ void http_server_free(struct http_server *h)
 	if (h->ssl)
 		SSL_CTX_free(h->ssl);
 	mcp_server_free(h->tools);
+	tenants_free(h->tenants);
 	free(h->hosts);
 	free(h->origins);
 	free(h);

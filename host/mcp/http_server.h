@@ -33,6 +33,11 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
  * chose when the configured one was 0). */
 const char *http_server_url(const struct http_server *h);
 
+/* SIGHUP: read [http] tokens_file again, off the loop; tenants keep
+ * their sessions and usage by name, removed ones are refused from then
+ * on; a file that does not read leaves them as they were (logged). */
+void http_server_reload(struct http_server *h);
+
 /* Shutdown, step one: no new connection or request (503); calls in
  * flight are still answered when they end. Idempotent. */
 void http_server_stop_accepting(struct http_server *h);

@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "mcp_server.h"
+#include "../core/tenants.h"
 
 struct mcp_call {
 	struct mcp_server *srv;
 	void *ex; /* the exchange the request came in (mcp_server.h) */
+	struct tenant *tenant; /* the caller, or NULL (no tenants) */
+	int counted;	       /* an execution of the tenant's (tenant_begin) */
 	struct mcp_call_list *list;
 	cJSON *id; /* owned */
 	void (*cancel_cb)(void *);
@@ -139,6 +142,8 @@ static void call_free(struct mcp_call *c)
 	struct mcp_server *s = c->srv;
 	void *ex = c->ex;
 
+	if (c->counted)
+		tenant_end(c->tenant);
 	cJSON_Delete(c->id);
 	cJSON_Delete(c->progress_token);
 	free(c);
@@ -184,6 +189,28 @@ void mcp_call_finish(struct mcp_call *c, cJSON *result)
 		cJSON_Delete(result);
 	call_unlink(c);
 	call_free(c);
+}
+
+void mcp_call_set_tenant(struct mcp_call *c, struct tenant *t)
+{
+	c->tenant = t;
+}
+
+const struct tenant *mcp_call_tenant(const struct mcp_call *c)
+{
+	return c->tenant;
+}
+
+int mcp_call_begin_execution(struct mcp_call *c, uint64_t now_ms,
+			     struct error *err)
+{
+	int rc;
+
+	if (!c->tenant || c->counted)
+		return 0;
+	rc = tenant_begin(c->tenant, now_ms, err);
+	c->counted = rc == 0;
+	return rc;
 }
 
 int mcp_call_wants_progress(const struct mcp_call *c)

@@ -8,6 +8,7 @@
 #define SBX_MCP_CALL_H
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 
 #include "tools.h"
 
@@ -33,6 +34,12 @@ struct mcp_call *mcp_call_new(struct mcp_server *srv, void *ex,
 /* notifications/cancelled for request id: the call's result will not be
  * sent and its tool's cancel hook runs. Returns 1 if such a call runs. */
 int mcp_call_cancel_id(struct mcp_call_list *list, const cJSON *id);
+/* The tenant the call is made for (mcp_server_set_tenant). */
+void mcp_call_set_tenant(struct mcp_call *c, struct tenant *t);
+/* An execution starts: it counts against the tenant's quotas until the
+ * call ends. 0 (also without a tenant), or ERR_QUOTA_EXCEEDED. */
+int mcp_call_begin_execution(struct mcp_call *c, uint64_t now_ms,
+			     struct error *err);
 /* The client of exchange ex went away: its calls are cancelled as by
  * notifications/cancelled. Returns how many. */
 int mcp_call_cancel_ex(struct mcp_call_list *list, const void *ex);

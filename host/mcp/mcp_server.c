@@ -10,6 +10,7 @@
 
 #include "../core/audit.h"
 #include "../core/session.h"
+#include "../core/tenants.h"
 #include "../util/defer.h"
 #include "../util/log.h"
 #include "json_util.h"
@@ -86,6 +87,8 @@ struct mcp_server {
 	struct transport *tr; /* stdio's; NULL for a connection fed by HTTP */
 	struct mcp_out out;   /* where messages go when tr is NULL */
 	void *ex;	      /* the exchange whose message is being handled */
+	struct tenant
+		*tenant; /* whose connection (HTTP with tokens), or NULL */
 	struct cached_tool *tools;
 	size_t ntools;
 	int shares_tools;     /* tools are another server's (mcp_server_new) */
@@ -450,6 +453,8 @@ static cJSON *audit_call_event(struct mcp_server *s, const struct tool *t,
 
 	cJSON_AddStringToObject(ev, "event", "tool_call");
 	cJSON_AddStringToObject(ev, "tool", t->name);
+	if (s->tenant)
+		cJSON_AddStringToObject(ev, "tenant", s->tenant->name);
 	/* The language by its plugin's name, whatever alias the call used
 	 * (so that a filter on "ruby" finds the calls that said "rb"). */
 	if (cJSON_IsString(lang) && s->env->plugins &&
@@ -735,6 +740,8 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		      json_safe_integer(tok->valuedouble)))
 			tok = NULL;
 		c = mcp_call_new(s, s->ex, &s->calls, id, tok, version, 0);
+		if (c)
+			mcp_call_set_tenant(c, s->tenant);
 	}
 	if (!c) {
 		send_error(s, id, E_INTERNAL, "out of memory");
@@ -743,6 +750,16 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	}
 	if (s->env->audit)
 		mcp_call_set_audit(c, audit_call_event(s, ct->tool, args));
+	/* A tenant's executions count against its quotas until they end. */
+	if (s->tenant && strcmp(ct->tool->name, "sandbox_execute") == 0) {
+		struct error qe;
+
+		if (mcp_call_begin_execution(c, uv_now(s->env->loop), &qe)) {
+			mcp_call_finish(c, tool_error_result(&qe));
+			cJSON_Delete(empty);
+			return;
+		}
+	}
 	if (names_session(ct->tool, args) &&
 	    session_mgr_adopting(s->env->sessions) &&
 	    wait_for_adoption(s, c, ct->tool, args) == 0) {
@@ -773,6 +790,8 @@ static void on_resources_read(struct mcp_server *s, const cJSON *id,
 		return;
 	}
 	c = mcp_call_new(s, s->ex, &s->calls, id, NULL, version, 1);
+	if (c)
+		mcp_call_set_tenant(c, s->tenant);
 	if (!c) {
 		send_error(s, id, E_INTERNAL, "out of memory");
 		return;
@@ -825,8 +844,8 @@ static int dispatch(struct mcp_server *s, const cJSON *id, const char *m,
 	} else if (strcmp(m, "resources/list") == 0) {
 		mcp_server_send_result(
 			s, s->ex, id,
-			mcp_server_shape_result(resources_list(s->env), version,
-						1));
+			mcp_server_shape_result(
+				resources_list(s->env, s->tenant), version, 1));
 	} else if (strcmp(m, "resources/templates/list") == 0) {
 		mcp_server_send_result(
 			s, s->ex, id,
@@ -1224,6 +1243,11 @@ int mcp_server_drop_exchange(struct mcp_server *s, void *ex)
 		log_info("%d request%s cancelled: the client went away", n,
 			 n == 1 ? "" : "s");
 	return n;
+}
+
+void mcp_server_set_tenant(struct mcp_server *s, struct tenant *t)
+{
+	s->tenant = t;
 }
 
 unsigned mcp_server_inflight(const struct mcp_server *s)

@@ -63,6 +63,12 @@ void mcp_server_handle(struct mcp_server *s, void *ex, const char *msg,
  * sent; each still ends through out.ended). Returns how many. */
 int mcp_server_drop_exchange(struct mcp_server *s, void *ex);
 
+/* The tenant whose connection this is (HTTP with tokens; borrowed, it
+ * outlives the server): its calls see only what is its own and count
+ * against its quotas. */
+struct tenant;
+void mcp_server_set_tenant(struct mcp_server *s, struct tenant *t);
+
 /* Calls in flight (cancelled ones that have not ended included). */
 unsigned mcp_server_inflight(const struct mcp_server *s);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../core/artifact_store.h"
+#include "../core/tenants.h"
 #include "../util/log.h"
 #include "../util/media.h"
 #include "json_util.h"
@@ -64,9 +65,7 @@ static int hexval(char c)
 	return -1;
 }
 
-/* s with its %XX escapes decoded, or NULL when one is malformed or
- * decodes to NUL (or out of memory). */
-static char *pct_decode(const char *s)
+char *resources_pct_decode(const char *s)
 {
 	char *d = malloc(strlen(s) + 1), *o = d;
 
@@ -120,7 +119,7 @@ static int file_uri(const char *uri, const char *prefix, char *owner,
 	*path = NULL;
 	if (rc <= 0)
 		return rc;
-	return *rest && (*path = pct_decode(rest)) ? 1 : -1;
+	return *rest && (*path = resources_pct_decode(rest)) ? 1 : -1;
 }
 
 int resources_session(const char *uri, char *name, size_t size, char **path)
@@ -140,18 +139,24 @@ int resources_artifact(const char *uri, char *id, char **path)
 	return rc;
 }
 
-static void session_resource(cJSON *arr, const struct session *s)
+static void session_resource(cJSON *arr, const struct tenant *t,
+			     const struct session *s)
 {
 	struct session_info in;
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o;
 	char uri[sizeof(URI_PREFIX) + 80], title[160];
+	const char *name;
 
 	session_info(s, &in);
-	snprintf(uri, sizeof(uri), URI_PREFIX "%s/", in.name);
-	snprintf(title, sizeof(title), "/work of session %s (%s)", in.name,
+	if (!tool_owns(t, in.name))
+		return; /* another tenant's */
+	name = tool_unqualify(t, in.name);
+	o = cJSON_CreateObject();
+	snprintf(uri, sizeof(uri), URI_PREFIX "%s/", name);
+	snprintf(title, sizeof(title), "/work of session %s (%s)", name,
 		 in.language);
 	cJSON_AddStringToObject(o, "uri", uri);
-	cJSON_AddStringToObject(o, "name", in.name);
+	cJSON_AddStringToObject(o, "name", name);
 	cJSON_AddStringToObject(o, "title", title);
 	cJSON_AddStringToObject(o, "description",
 				"The session's work directory: its listing. "
@@ -160,12 +165,23 @@ static void session_resource(cJSON *arr, const struct session *s)
 	cJSON_AddItemToArray(arr, o);
 }
 
-static void artifact_resource(const char *id, const char *path, uint64_t size,
+struct artifact_list {
+	cJSON *arr;
+	const struct tenant *t;
+};
+
+static void artifact_resource(const char *key, const char *path, uint64_t size,
 			      int64_t mtime_ms, void *arg)
 {
-	cJSON *o = cJSON_CreateObject(), *ann;
-	char *uri = resources_uri("artifact", id, path);
+	struct artifact_list *al = arg;
+	cJSON *o, *ann;
+	char *uri;
 	char when[40];
+
+	if (!tool_owns(al->t, key) || (!al->t && strchr(key, '.')))
+		return; /* another tenant's (a tenant's, on stdio) */
+	o = cJSON_CreateObject();
+	uri = resources_uri("artifact", tool_unqualify(al->t, key), path);
 
 	cJSON_AddStringToObject(o, "uri", uri ? uri : "");
 	free(uri);
@@ -176,21 +192,22 @@ static void artifact_resource(const char *id, const char *path, uint64_t size,
 	iso_time_ms(mtime_ms, when, sizeof(when));
 	ann = cJSON_AddObjectToObject(o, "annotations");
 	cJSON_AddStringToObject(ann, "lastModified", when);
-	cJSON_AddItemToArray(arg, o);
+	cJSON_AddItemToArray(al->arr, o);
 }
 
-cJSON *resources_list(const struct tool_env *env)
+cJSON *resources_list(const struct tool_env *env, const struct tenant *tenant)
 {
 	cJSON *r = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(r, "resources");
+	struct artifact_list al = {cJSON_AddArrayToObject(r, "resources"),
+				   tenant};
 	struct session *s;
 
 	for (s = session_next(env->sessions, NULL); s;
 	     s = session_next(env->sessions, s))
-		session_resource(arr, s);
+		session_resource(al.arr, tenant, s);
 	if (env->artifacts)
 		artifact_store_each(env->artifacts, LIST_MAX_ARTIFACTS,
-				    artifact_resource, arr);
+				    artifact_resource, &al);
 	return r;
 }
 
@@ -336,7 +353,7 @@ static void stored_cb(const struct error *err, const unsigned char *data,
 
 static void read_artifact(const struct tool_env *env, struct read_call *rc)
 {
-	char id[ARTIFACT_ID_LEN + 1];
+	char id[ARTIFACT_ID_LEN + 1], key[ARTIFACT_KEY_MAX + 1];
 	struct error err;
 	int rc2 = resources_artifact(rc->uri, id, &rc->path);
 
@@ -349,7 +366,8 @@ static void read_artifact(const struct tool_env *env, struct read_call *rc)
 		fail_read(rc, &err);
 		return;
 	}
-	if (artifact_store_read(env->artifacts, id, rc->path, 0,
+	tool_qualify(mcp_call_tenant(rc->call), id, key, sizeof(key));
+	if (artifact_store_read(env->artifacts, key, rc->path, 0,
 				RESOURCE_MAX_BYTES, stored_cb, rc)) {
 		error_set(&err, ERR_SANDBOX, "out of memory");
 		fail_read(rc, &err);
@@ -392,18 +410,15 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 		fail_read(rc, &err);
 		return;
 	}
-	s = session_valid_name(name) ? session_find(env->sessions, name) : NULL;
+	s = tool_find_session(env, call, name);
 	if (!s) {
-		if (session_valid_name(name))
-			session_missing(env->sessions, name, &err);
-		else
-			error_set(&err, ERR_SESSION_NOT_FOUND,
-				  "no session named '%s'", name);
+		error_set(&err, ERR_SESSION_NOT_FOUND, "no session named '%s'",
+			  name);
 		fail_read(rc, &err);
 		return;
 	}
 	rc->listing = !*rest || rest[strlen(rest) - 1] == '/';
-	rc->path = *rest ? pct_decode(rest) : strdup(".");
+	rc->path = *rest ? resources_pct_decode(rest) : strdup(".");
 	if (!rc->path) {
 		error_set(&err, ERR_INVALID_PATH, "%s: a malformed %% escape",
 			  uri);

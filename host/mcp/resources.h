@@ -22,8 +22,14 @@ int resources_artifact(const char *uri, char *id, char **path);
 /* The same for sandbox://session/<name>/<path> (name: size bytes). */
 int resources_session(const char *uri, char *name, size_t size, char **path);
 
-/* The results of resources/list and resources/templates/list. */
-cJSON *resources_list(const struct tool_env *env);
+/* s with its %XX escapes decoded (a new string), or NULL when one is
+ * malformed or decodes to NUL (or out of memory). */
+char *resources_pct_decode(const char *s);
+
+/* The results of resources/list (what tenant, NULL: no tenants, may
+ * see) and resources/templates/list. */
+struct tenant;
+cJSON *resources_list(const struct tool_env *env, const struct tenant *tenant);
 cJSON *resources_templates(void);
 /* resources/read of uri: ends call with the contents or a JSON-RPC error
  * (-32002 when there is no such session or file). */

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/artifact_store.h"
+#include "../core/links.h"
+#include "../core/tenants.h"
 #include "../core/executor.h"
 #include "../core/install.h"
 #include "../util/media.h"
@@ -377,6 +380,17 @@ static void answer(struct execute_call *ec, const unsigned char *kept)
 		if (!uri)
 			continue;
 		cJSON_AddStringToObject(a, "uri", uri);
+		/* Over HTTP a kept file is also a signed link (links.h). */
+		if (ec->env->links && !ec->session && path) {
+			const struct tenant *t = mcp_call_tenant(ec->call);
+			char *url = links_url(ec->env->links,
+					      t ? t->name : NULL, ec->store_id,
+					      path, (int64_t)time(NULL));
+
+			if (url)
+				cJSON_AddStringToObject(a, "url", url);
+			free(url);
+		}
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shown")))
 			cJSON_AddItemToArray(links, tool_link_block(a, uri));
 		free(uri);
@@ -407,11 +421,59 @@ static void kept_cb(const struct error *err, const unsigned char *kept,
 	answer(ec, err ? NULL : kept);
 }
 
+struct usage {
+	const struct tenant *t;
+	uint64_t bytes;
+};
+
+static void usage_cb(const char *key, const char *path, uint64_t size,
+		     int64_t mtime_ms, void *arg)
+{
+	struct usage *u = arg;
+
+	(void)path;
+	(void)mtime_ms;
+	if (tool_unqualify(u->t, key) != key)
+		u->bytes += size;
+}
+
+/* 1 when a tenant's artifact quota has no room for bytes more: each
+ * file of the call then says so. */
+static int over_artifact_quota(struct execute_call *ec, uint64_t bytes)
+{
+	const struct tenant *t = mcp_call_tenant(ec->call);
+	struct usage u = {t, 0};
+	char note[200];
+	cJSON *a;
+
+	if (!t || !t->quota.artifact_bytes)
+		return 0;
+	artifact_store_each(ec->env->artifacts, SIZE_MAX, usage_cb, &u);
+	if (u.bytes + bytes <= t->quota.artifact_bytes)
+		return 0;
+	snprintf(note, sizeof(note),
+		 "not kept: quota_exceeded (tenant %s keeps %llu bytes of "
+		 "artifacts, its quota: artifact_mb=%llu)",
+		 t->name, (unsigned long long)u.bytes,
+		 (unsigned long long)(t->quota.artifact_bytes >> 20));
+	cJSON_ArrayForEach(
+		a, cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts"))
+	{
+		if (!cJSON_HasObjectItem(a, "note") &&
+		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shown")))
+			cJSON_AddStringToObject(a, "note", note);
+	}
+	return 1;
+}
+
 /* A one-off box is reset after the call: what was read back of it goes to
- * the artifact store first (1: answer() follows from kept_cb). */
+ * the artifact store first (1: answer() follows from kept_cb). A tenant's
+ * set is its own (tenants.h). */
 static int keep(struct execute_call *ec, const struct exec_outcome *o)
 {
+	const struct tenant *t = mcp_call_tenant(ec->call);
 	struct exec_file *files;
+	uint64_t bytes = 0;
 	size_t i, n = 0;
 	int rc;
 
@@ -433,9 +495,13 @@ static int keep(struct execute_call *ec, const struct exec_outcome *o)
 		ec->kept_as[i] = (int)n;
 		files[n++] = (struct exec_file){e->path, e->data, e->len};
 	}
-	rc = n ? artifact_store_put(ec->env->artifacts, files, n, ec->store_id,
-				    kept_cb, ec)
-	       : -1;
+	for (i = 0; i < n; i++)
+		bytes += files[i].len;
+	rc = n && !over_artifact_quota(ec, bytes)
+		     ? artifact_store_put(ec->env->artifacts,
+					  t ? t->name : NULL, files, n,
+					  ec->store_id, kept_cb, ec)
+		     : -1;
 	free(files);
 	return rc == 0;
 }
@@ -589,10 +655,9 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	double t;
 
 	if (sess &&
-	    !(session = session_valid_name(sess->valuestring)
-				? session_find(env->sessions, sess->valuestring)
-				: NULL)) {
-		mcp_call_finish(mc, tool_no_session(env, sess->valuestring));
+	    !(session = tool_find_session(env, mc, sess->valuestring))) {
+		mcp_call_finish(mc,
+				tool_no_session(env, mc, sess->valuestring));
 		return;
 	}
 	if (lang) {

@@ -352,6 +352,7 @@ static void call_artifact(const struct tool_env *env, struct mcp_call *mc,
 {
 	const cJSON *enc = arg(args, "encoding");
 	struct files_call *fc;
+	char key[ARTIFACT_KEY_MAX + 1];
 	uint32_t length;
 	cJSON *res;
 
@@ -362,8 +363,10 @@ static void call_artifact(const struct tool_env *env, struct mcp_call *mc,
 					       "is 0)"));
 		return;
 	}
+	/* A tenant's set is "<tenant>.<id>" in the store (tenants.h). */
+	tool_qualify(mcp_call_tenant(mc), id, key, sizeof(key));
 	if (action == ACTION_EXPORT) {
-		call_transfer(env, mc, NULL, path, action, args, id);
+		call_transfer(env, mc, NULL, path, action, args, key);
 		return;
 	}
 	if (action_ops[action] != AP_FOP_READ) {
@@ -383,7 +386,7 @@ static void call_artifact(const struct tool_env *env, struct mcp_call *mc,
 	fc->call = mc;
 	fc->want_base64 = enc && !strcmp(enc->valuestring, "base64");
 	res = read_window(env, args, &fc->offset, &length);
-	if (res || artifact_store_read(env->artifacts, id, path, fc->offset,
+	if (res || artifact_store_read(env->artifacts, key, path, fc->offset,
 				       length, stored_cb, fc)) {
 		fc_free(fc);
 		mcp_call_finish(mc,
@@ -397,7 +400,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 {
 	const cJSON *sess = arg(args, "session"), *path = arg(args, "path");
 	const char *action = arg(args, "action")->valuestring;
-	char owner[SESSION_NAME_MAX + 1];
+	char owner[SESSION_QNAME_MAX + 1];
 	char *decoded = NULL;
 	int kind = 0;
 	size_t i;
@@ -455,14 +458,17 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	struct error err;
 	cJSON *res = NULL;
 
-	s = session_valid_name(sname) ? session_find(env->sessions, sname)
-				      : NULL;
+	s = tool_find_session(env, mc, sname);
 	if (!s) {
-		mcp_call_finish(mc, tool_no_session(env, sname));
+		mcp_call_finish(mc, tool_no_session(env, mc, sname));
 		return;
 	}
 	if (i == ACTION_EXPORT || i == ACTION_IMPORT) {
-		call_transfer(env, mc, sname, pathv, i, args, NULL);
+		char q[SESSION_QNAME_MAX + 1];
+
+		/* The transfer finds the session by the server's name. */
+		tool_qualify(mcp_call_tenant(mc), sname, q, sizeof(q));
+		call_transfer(env, mc, q, pathv, i, args, NULL);
 		return;
 	}
 	req.op = action_ops[i];

@@ -21,6 +21,7 @@
 #include "../core/pool.h"
 #include "mcp_call.h"
 #include "tools.h"
+#include "../core/tenants.h"
 
 static const char *const whats[] = {"all",     "pool",	 "sessions", "engine",
 				    "plugins", "limits", NULL};
@@ -289,7 +290,11 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	in->call = mc;
-	in->max_sessions = env->cfg->max_sessions;
+	/* A tenant's own limit: its quota (tenants.h). */
+	in->max_sessions =
+		mcp_call_tenant(mc) && mcp_call_tenant(mc)->quota.sessions
+			? mcp_call_tenant(mc)->quota.sessions
+			: env->cfg->max_sessions;
 	if (all || strcmp(what, "pool") == 0)
 		cJSON_AddItemToObject(in->out, "pool", pool_json(env));
 	if (all || strcmp(what, "plugins") == 0) {
@@ -308,7 +313,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		ask_engines(env, in);
 	/* NOLINTBEGIN(clang-analyzer-unix.Malloc): pending keeps in alive */
 	if (ask_sessions)
-		tool_sessions_json(env, sessions_cb, in);
+		tool_sessions_json(env, in->call, sessions_cb, in);
 	inspect_done(in);
 	/* NOLINTEND(clang-analyzer-unix.Malloc) */
 }

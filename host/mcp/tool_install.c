@@ -11,6 +11,7 @@
 #include "../core/session.h"
 #include "json_util.h"
 #include "tools.h"
+#include "../core/tenants.h"
 
 struct pkg_call {
 	const struct tool_env *env;
@@ -136,8 +137,10 @@ int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 		return -1;
 	}
 	*pc = (struct pkg_call){env, mc, pl, cb, arg, 0};
-	if (installer_install(env->installer, pl, &specs, pkg_progress_cb,
-			      pkg_done_cb, pc, &err)) {
+	if (installer_install(env->installer, pl,
+			      mcp_call_tenant(mc) ? mcp_call_tenant(mc)->name
+						  : NULL,
+			      &specs, pkg_progress_cb, pkg_done_cb, pc, &err)) {
 		install_specs_free(&specs);
 		free(pc);
 		mcp_call_finish(mc, tool_error_result(&err));
@@ -185,7 +188,7 @@ static cJSON *validate_schema(const struct tool_env *env)
 struct install_call {
 	const struct tool_env *env;
 	const struct plugin *pl;
-	char session[SESSION_NAME_MAX + 1]; /* "": into the cache only */
+	char session[SESSION_QNAME_MAX + 1]; /* "": into the cache only */
 };
 
 static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
@@ -202,7 +205,7 @@ static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 	cJSON_AddStringToObject(summary, "language", ic->pl->desc->name);
 	if (ic->session[0]) {
 		/* The session may have gone while the set installed. */
-		s = session_find(ic->env->sessions, ic->session);
+		s = tool_find_session(ic->env, mc, ic->session);
 		if (!s) {
 			cJSON_Delete(summary);
 			mcp_call_finish(mc, tool_error(ERR_SESSION_NOT_FOUND,
@@ -236,11 +239,9 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	struct install_call *ic;
 	cJSON *error = NULL;
 
-	if (sess &&
-	    !(s = session_valid_name(sess->valuestring)
-			  ? session_find(env->sessions, sess->valuestring)
-			  : NULL)) {
-		mcp_call_finish(mc, tool_no_session(env, sess->valuestring));
+	if (sess && !(s = tool_find_session(env, mc, sess->valuestring))) {
+		mcp_call_finish(mc,
+				tool_no_session(env, mc, sess->valuestring));
 		return;
 	}
 	if (lang && !(pl = tool_language(env, lang->valuestring, 0, &error))) {

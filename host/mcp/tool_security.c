@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../core/audit.h"
+#include "../core/tenants.h"
 #include "json_util.h"
 #include "mcp_call.h"
 #include "tools.h"
@@ -57,6 +58,7 @@ struct security_call {
 	char since[40];
 	size_t limit;
 	char path[4096];
+	char tenant[40]; /* "": every event (no tenants) */
 	unsigned keep;
 	cJSON *out; /* built on the thread pool */
 };
@@ -121,7 +123,8 @@ static void work_cb(uv_work_t *w)
 
 	sc->out = cJSON_CreateObject();
 	cJSON_AddStringToObject(sc->out, "action", sc->action);
-	cJSON_AddStringToObject(sc->out, "log", sc->path);
+	if (!sc->tenant[0]) /* a tenant is not told where the server keeps it */
+		cJSON_AddStringToObject(sc->out, "log", sc->path);
 	if (strcmp(sc->action, "verify") == 0) {
 		struct audit_verdict v;
 
@@ -151,6 +154,7 @@ static void work_cb(uv_work_t *w)
 			files, n, sc->since,
 			strcmp(sc->action, "violations") == 0 ? "violations"
 							      : NULL,
+			sc->tenant[0] ? sc->tenant : NULL,
 			strcmp(sc->action, "stats") == 0 ? (size_t)1 << 22
 							 : sc->limit);
 		if (!events)
@@ -221,6 +225,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	sc->limit = cJSON_IsNumber(limit) ? (size_t)limit->valuedouble
 					  : LIMIT_DEFAULT;
 	snprintf(sc->path, sizeof(sc->path), "%s", audit_path(env->audit));
+	/* A tenant reads its own events only. */
+	if (mcp_call_tenant(mc))
+		snprintf(sc->tenant, sizeof(sc->tenant), "%s",
+			 mcp_call_tenant(mc)->name);
 	sc->keep = audit_keep(env->audit);
 	audit_flush(env->audit, flushed_cb, sc);
 }

@@ -10,6 +10,7 @@
 #include "../util/log.h"
 #include "json_util.h"
 #include "tools.h"
+#include "../core/tenants.h"
 
 static const char *const actions[] = {
 	"create", "list", "get", "pause", "resume", "extend", "destroy", NULL,
@@ -159,14 +160,15 @@ static cJSON *output_schema(const struct tool_env *env)
 	return s;
 }
 
-static cJSON *describe(const struct session *s)
+static cJSON *describe(const struct mcp_call *mc, const struct session *s)
 {
 	struct session_info in;
 	char t[40];
 	cJSON *o = cJSON_CreateObject();
 
 	session_info(s, &in);
-	cJSON_AddStringToObject(o, "name", in.name);
+	cJSON_AddStringToObject(o, "name",
+				tool_unqualify(mcp_call_tenant(mc), in.name));
 	cJSON_AddStringToObject(o, "language", in.language);
 	cJSON_AddStringToObject(o, "engine", in.engine);
 	cJSON_AddStringToObject(o, "state", in.state);
@@ -271,10 +273,12 @@ static void with_memory(cJSON *result, struct session **v, cJSON **items,
 		gather_finish(g);
 }
 
-void tool_sessions_json(const struct tool_env *env,
+void tool_sessions_json(const struct tool_env *env, const struct mcp_call *mc,
 			void (*done)(cJSON *result, void *arg), void *arg)
 {
+	const struct tenant *t = mcp_call_tenant(mc);
 	struct session *s, **v;
+	struct session_info in;
 	cJSON *result = cJSON_CreateObject(), *arr, **items;
 	size_t n = 0, i = 0;
 
@@ -294,8 +298,11 @@ void tool_sessions_json(const struct tool_env *env,
 	}
 	for (s = session_next(env->sessions, NULL); s && i < n;
 	     s = session_next(env->sessions, s)) {
+		session_info(s, &in);
+		if (!tool_owns(t, in.name))
+			continue; /* another tenant's */
 		v[i] = s;
-		items[i] = describe(s);
+		items[i] = describe(mc, s);
 		cJSON_AddItemToArray(arr, items[i]);
 		i++;
 	}
@@ -305,12 +312,12 @@ void tool_sessions_json(const struct tool_env *env,
 
 static void do_list(const struct tool_env *env, struct mcp_call *mc)
 {
-	tool_sessions_json(env, finish_call_cb, mc);
+	tool_sessions_json(env, mc, finish_call_cb, mc);
 }
 
 static void reply_one(struct mcp_call *mc, struct session *s, int memory)
 {
-	cJSON *result = cJSON_CreateObject(), *item = describe(s), **items;
+	cJSON *result = cJSON_CreateObject(), *item = describe(mc, s), **items;
 
 	cJSON_AddItemToObject(result, "session", item);
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
@@ -339,7 +346,7 @@ struct create_pkgs {
 	const struct tool_env *env;
 	struct mcp_call *mc;
 	const struct plugin *pl;
-	char name[SESSION_NAME_MAX + 1]; /* "" : a generated one */
+	char name[SESSION_QNAME_MAX + 1]; /* "" : a generated one */
 	uint32_t ttl_s;
 	char key[PKG_KEY_LEN + 1];
 	cJSON *installed;
@@ -358,7 +365,7 @@ static void created_pkgs_cb(struct session *s, const struct error *err,
 		mcp_call_finish(cp->mc, tool_error_result(err));
 	} else {
 		result = cJSON_CreateObject();
-		cJSON_AddItemToObject(result, "session", describe(s));
+		cJSON_AddItemToObject(result, "session", describe(cp->mc, s));
 		cJSON_AddItemToObject(result, "installed", cp->installed);
 		cp->installed = NULL;
 		mcp_call_finish(cp->mc, tool_ok(cp->mc, result));
@@ -428,6 +435,31 @@ static void create_with_packages(const struct tool_env *env,
 		free(cp);
 }
 
+/* A tenant at its quota of sessions gets quota_exceeded (finished): 1. */
+static int tenant_sessions_full(const struct tool_env *env, struct mcp_call *mc)
+{
+	const struct tenant *t = mcp_call_tenant(mc);
+	struct session_info in;
+	struct session *s;
+	uint32_t n = 0;
+
+	if (!t || !t->quota.sessions)
+		return 0;
+	for (s = session_next(env->sessions, NULL); s;
+	     s = session_next(env->sessions, s)) {
+		session_info(s, &in);
+		n += (uint32_t)tool_owns(t, in.name);
+	}
+	if (n < t->quota.sessions)
+		return 0;
+	mcp_call_finish(mc, tool_error(ERR_QUOTA_EXCEEDED,
+				       "tenant %s has %u sessions open (its "
+				       "quota: sessions=%u): destroy one "
+				       "first",
+				       t->name, n, t->quota.sessions));
+	return 1;
+}
+
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
@@ -447,6 +479,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	struct session *s;
 	cJSON *error = NULL;
 	struct error err;
+	char qname[SESSION_QNAME_MAX + 1];
+	int named = 0;
 
 	if (strcmp(action, "list") == 0) {
 		do_list(env, mc);
@@ -465,12 +499,39 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			mcp_call_finish(mc, error);
 			return;
 		}
-		if (pk) {
-			create_with_packages(env, mc, pl, nm, ttl_s, pk);
+		if (tenant_sessions_full(env, mc))
+			return;
+		named = nm != NULL;
+		if (nm && (tool_qualify(mcp_call_tenant(mc), nm, qname,
+					sizeof(qname)) ||
+			   !session_valid_name(qname))) {
+			mcp_call_finish(mc, tool_error(ERR_INVALID_NAME,
+						       "session names are 1 "
+						       "to 64 characters of "
+						       "A-Z, a-z, 0-9, '_' "
+						       "and '-'"));
 			return;
 		}
-		if (session_create(env->sessions, pl, nm, ttl_s, NULL, done_cb,
-				   mc, &err))
+		if (!nm && mcp_call_tenant(mc)) {
+			char g[32];
+
+			if (session_new_name(g) ||
+			    tool_qualify(mcp_call_tenant(mc), g, qname,
+					 sizeof(qname))) {
+				mcp_call_finish(mc, tool_error(ERR_SANDBOX,
+							       "cannot make a "
+							       "name"));
+				return;
+			}
+			named = 1;
+		}
+		if (pk) {
+			create_with_packages(env, mc, pl, named ? qname : NULL,
+					     ttl_s, pk);
+			return;
+		}
+		if (session_create(env->sessions, pl, named ? qname : NULL,
+				   ttl_s, NULL, done_cb, mc, &err))
 			mcp_call_finish(mc, tool_error_result(&err));
 		return;
 	}
@@ -480,9 +541,9 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 					       action));
 		return;
 	}
-	s = session_valid_name(nm) ? session_find(env->sessions, nm) : NULL;
+	s = tool_find_session(env, mc, nm);
 	if (!s) {
-		mcp_call_finish(mc, tool_no_session(env, nm));
+		mcp_call_finish(mc, tool_no_session(env, mc, nm));
 		return;
 	}
 	if (strcmp(action, "get") == 0) {

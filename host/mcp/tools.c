@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "../core/session.h"
+#include "../core/tenants.h"
 #include "../util/log.h"
 #include "json_util.h"
 
@@ -88,15 +89,64 @@ cJSON *tool_ok_text(cJSON *json)
 	return res;
 }
 
-cJSON *tool_no_session(const struct tool_env *env, const char *name)
+int tool_qualify(const struct tenant *t, const char *name, char *out,
+		 size_t outsz)
 {
+	int n;
+
+	/* No name a caller gives has a '.': none reaches a tenant's. */
+	if (strchr(name, '.'))
+		return -1;
+	if (!t)
+		n = snprintf(out, outsz, "%s", name);
+	else
+		n = snprintf(out, outsz, "%s.%s", t->name, name);
+	return n < 0 || (size_t)n >= outsz ? -1 : 0;
+}
+
+const char *tool_unqualify(const struct tenant *t, const char *qname)
+{
+	size_t n;
+
+	if (!t)
+		return qname;
+	n = strlen(t->name);
+	return strncmp(qname, t->name, n) == 0 && qname[n] == '.'
+		       ? qname + n + 1
+		       : qname;
+}
+
+int tool_owns(const struct tenant *t, const char *qname)
+{
+	return !t || tool_unqualify(t, qname) != qname;
+}
+
+struct session *tool_find_session(const struct tool_env *env,
+				  const struct mcp_call *call, const char *name)
+{
+	char q[SESSION_QNAME_MAX + 1];
+
+	if (tool_qualify(mcp_call_tenant(call), name, q, sizeof(q)) ||
+	    !session_valid_name(q))
+		return NULL;
+	return session_find(env->sessions, q);
+}
+
+cJSON *tool_no_session(const struct tool_env *env, const struct mcp_call *call,
+		       const char *name)
+{
+	char q[SESSION_QNAME_MAX + 1];
 	struct error e;
 
-	if (!session_valid_name(name))
+	if (tool_qualify(mcp_call_tenant(call), name, q, sizeof(q)) ||
+	    !session_valid_name(q))
 		error_set(&e, ERR_SESSION_NOT_FOUND,
 			  "no session named '(invalid name)'");
-	else
-		session_missing(env->sessions, name, &e);
+	else if (session_missing(env->sessions, q, &e) == ERR_SESSION_NOT_FOUND)
+		error_set(&e, ERR_SESSION_NOT_FOUND,
+			  "no session named '%s' (create one with "
+			  "sandbox_session)",
+			  name);
 	return tool_error_result(&e);
 }
 

@@ -18,6 +18,7 @@
 
 struct mcp_call;
 struct artifact_store;
+struct links;
 
 /* What tools may use; all borrowed for the server's lifetime. */
 struct tool_env {
@@ -30,6 +31,7 @@ struct tool_env {
 	struct installer *installer;	  /* NULL: no package installs */
 	struct pkg_cache *pkg_cache;
 	struct audit *audit; /* NULL: no audit log */
+	struct links *links; /* signed artifact links (HTTP), or NULL */
 };
 
 struct tool {
@@ -73,6 +75,10 @@ void mcp_call_progress(struct mcp_call *call, double progress,
 		       const char *message);
 /* 1 when the negotiated protocol has structuredContent/outputSchema. */
 int mcp_call_structured(const struct mcp_call *call);
+/* The tenant the call is made for, or NULL (stdio, or HTTP without
+ * tokens: everything is the caller's). */
+struct tenant;
+const struct tenant *mcp_call_tenant(const struct mcp_call *call);
 /* 1 if the request came in the stateless revision (MCP_MODERN_VERSION),
  * which changes a few error codes (resource not found is -32602). */
 int mcp_call_modern(const struct mcp_call *call);
@@ -97,13 +103,33 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
  * not twice). Takes ownership of json. */
 cJSON *tool_ok_text(cJSON *json);
 /* The error for a call that names no live session: session_lost when one
- * of that name was lost, else session_not_found. */
-cJSON *tool_no_session(const struct tool_env *env, const char *name);
+ * of that name was lost, else session_not_found. name: as the caller
+ * gave it. */
+cJSON *tool_no_session(const struct tool_env *env, const struct mcp_call *call,
+		       const char *name);
 
-/* Every session as sandbox_session list describes it, {"sessions": [...]}
- * with each one's memory asked of the engine: done(result, arg) takes
- * result, once every answer is in (at once when there is no session). */
-void tool_sessions_json(const struct tool_env *env,
+/*
+ * A tenant's names (tenants.h): what it calls "x" the server holds as
+ * "<tenant>.x" (sessions, artifact sets). tool_qualify writes the name
+ * the server holds for what tenant t (NULL: no tenants, the name as it
+ * is) calls name: 0, or -1 when name has a '.' (no caller's name does,
+ * so none reaches a tenant's). tool_unqualify is the way back; tool_owns
+ * says whether t may see the server's qname (always without tenants).
+ */
+int tool_qualify(const struct tenant *t, const char *name, char *out,
+		 size_t outsz);
+const char *tool_unqualify(const struct tenant *t, const char *qname);
+int tool_owns(const struct tenant *t, const char *qname);
+/* The live session the caller calls name, or NULL. */
+struct session *tool_find_session(const struct tool_env *env,
+				  const struct mcp_call *call,
+				  const char *name);
+
+/* The caller's sessions as sandbox_session list describes them,
+ * {"sessions": [...]} with each one's memory asked of the engine:
+ * done(result, arg) takes result, once every answer is in (at once when
+ * there is no session). */
+void tool_sessions_json(const struct tool_env *env, const struct mcp_call *call,
 			void (*done)(cJSON *result, void *arg), void *arg);
 
 /* Content blocks: an image (its bytes base64-encoded), and a

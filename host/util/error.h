@@ -68,7 +68,8 @@
 	X(INSTALLS_DISABLED, "installs_disabled",                              \
 	  "package installs are turned off ([packages] network = none)")       \
 	X(NO_INSTALLER, "no_installer", "this language installs no packages")  \
-	X(AUDIT_OFF, "audit_off", "the audit log is off")
+	X(AUDIT_OFF, "audit_off", "the audit log is off")                      \
+	X(QUOTA_EXCEEDED, "quota_exceeded", "a quota of this tenant is used up")
 
 /* Far below any errno, so the two ranges never meet. */
 #define ERR_FIRST (-20000)

@@ -60,14 +60,20 @@ static void wait_for(struct got *g)
 		uv_run(loop, UV_RUN_ONCE);
 }
 
-static void put(struct artifact_store *st, const struct exec_file *f, size_t n,
-		char *id, struct got *g)
+static void put_as(struct artifact_store *st, const char *owner,
+		   const struct exec_file *f, size_t n, char *id, struct got *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->n = n;
-	CHECK(artifact_store_put(st, f, n, id, put_cb, g) == 0);
+	CHECK(artifact_store_put(st, owner, f, n, id, put_cb, g) == 0);
 	CHECK(artifact_id_valid(id, strlen(id)));
 	wait_for(g);
+}
+
+static void put(struct artifact_store *st, const struct exec_file *f, size_t n,
+		char *id, struct got *g)
+{
+	put_as(st, NULL, f, n, id, g);
 }
 
 static int read_code(struct artifact_store *st, const char *id,
@@ -168,6 +174,25 @@ static void check_sets(struct artifact_store *st)
 	put(st, files + 4, 1, other, &g);
 	CHECK(strcmp(id, other) != 0);
 	CHECK(read_code(st, other, "plain.txt", 0, 10, &g) == 0 && g.len == 2);
+
+	/* A tenant's set is found by its key only: "<tenant>.<id>". */
+	{
+		char key[ARTIFACT_KEY_MAX + 1];
+
+		put_as(st, "alice", files + 4, 1, other, &g);
+		CHECK(g.code == 0);
+		snprintf(key, sizeof(key), "alice.%s", other);
+		CHECK(read_code(st, key, "plain.txt", 0, 10, &g) == 0);
+		CHECK(read_code(st, other, "plain.txt", 0, 10, &g) ==
+		      ERR_NOT_FOUND);
+		snprintf(key, sizeof(key), "bob.%s", other);
+		CHECK(read_code(st, key, "plain.txt", 0, 10, &g) ==
+		      ERR_NOT_FOUND);
+		CHECK(artifact_key_valid(key, strlen(key)));
+		CHECK(!artifact_key_valid("Bob.0123456789abcdef", 20));
+		CHECK(!artifact_key_valid(".0123456789abcdef", 17));
+		CHECK(!artifact_key_valid("a.b.0123456789abcdef", 20));
+	}
 }
 
 /* Over the size: the oldest sets go, the newest stays. */

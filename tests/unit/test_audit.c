@@ -89,15 +89,15 @@ int main(void)
 	      v.lines == 15);
 
 	n = audit_files(path, cfg.audit_keep, &files);
-	got = audit_read(files, n, "", "violations", 100);
+	got = audit_read(files, n, "", "violations", NULL, 100);
 	CHECK(cJSON_GetArraySize(got) == 6); /* i = 0, 3, 6, 9 and 0, 3 */
 	cJSON_Delete(got);
-	got = audit_read(files, n, "", NULL, 4);
+	got = audit_read(files, n, "", NULL, NULL, 4);
 	CHECK(cJSON_GetArraySize(got) == 4 &&
 	      cJSON_GetObjectItem(cJSON_GetArrayItem(got, 3), "i")->valueint ==
 		      4);
 	cJSON_Delete(got);
-	got = audit_read(files, n, "2999-01-01", NULL, 4);
+	got = audit_read(files, n, "2999-01-01", NULL, NULL, 4);
 	CHECK(cJSON_GetArraySize(got) == 0);
 	cJSON_Delete(got);
 	audit_files_free(files, n);

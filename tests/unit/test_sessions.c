@@ -18,7 +18,12 @@ static void names(void)
 	CHECK(session_valid_name("My_session-2"));
 	CHECK(!session_valid_name(""));
 	CHECK(!session_valid_name("has space"));
-	CHECK(!session_valid_name("dot.ted"));
+	/* A tenant's session, "<tenant>.<name>" (core/tenants.h). */
+	CHECK(session_valid_name("dot.ted"));
+	CHECK(!session_valid_name("Dot.ted"));
+	CHECK(!session_valid_name("a.b.c"));
+	CHECK(!session_valid_name(".x"));
+	CHECK(!session_valid_name("x."));
 	CHECK(!session_valid_name("slash/"));
 	CHECK(!session_valid_name("ünïcode"));
 	memset(long_name, 'x', 64);

@@ -110,3 +110,27 @@ export const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'e2e-raw', version: '1' },
 };
+
+/**
+ * tools/call of a 2026-07-28 request as a tenant (token, or none):
+ * resolves to { status, result (the CallToolResult), error (JSON-RPC) }.
+ */
+export async function toolCall(url, name, args, { token, headers = {}, ca } = {}) {
+  const h = { ...headers };
+  if (token) h.authorization = `Bearer ${token}`;
+  const r = await request(url, {
+    headers: h, ca,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: MODERN_META } },
+  });
+  const msg = r.json ?? sseMessages(r.body).at(-1);
+  return { status: r.status, result: msg?.result, error: msg?.error, headers: r.headers };
+}
+
+/** Any other 2026-07-28 request as a tenant. */
+export async function modernRequest(url, method, params = {}, { token } = {}) {
+  const r = await request(url, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    body: { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: MODERN_META } },
+  });
+  return { status: r.status, json: r.json ?? sseMessages(r.body).at(-1), headers: r.headers };
+}

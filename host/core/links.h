@@ -1,0 +1,42 @@
+/*
+ * links.h - signed links to kept artifacts, for clients of the HTTP
+ * transport (docs/http.md, "Artifact links").
+ *
+ *   BASE/artifacts/<id>/<path>?t=<tenant>&exp=<unix s>&sig=<hex>
+ *
+ * sig is HMAC-SHA256 (OpenSSL) under the server's link key over the
+ * tenant, the set's id, the file's path and the expiry; the key is 32
+ * random bytes in <state_dir>/link.key (0600, made at first use), so
+ * links outlive a restart and every server of one state directory
+ * honours them. A link is a capability: whoever holds it reads that one
+ * file until it expires, no token needed.
+ */
+#ifndef SBX_CORE_LINKS_H
+#define SBX_CORE_LINKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct links;
+
+/* The key of state_dir (NULL: the default), made if missing; links live
+ * ttl_s. 0, or a negative errno with why. Reads a file: at start-up. */
+int links_open(const char *state_dir, uint32_t ttl_s, struct links **out,
+	       char *why, size_t whysz);
+void links_free(struct links *l);
+/* Where links point: "http://127.0.0.1:8808" (no trailing slash); until
+ * set, links_url gives nothing. */
+void links_set_base(struct links *l, const char *base);
+
+/* A link to path of set id (as the tenant knows it) of tenant (NULL: no
+ * tenants), valid from now_s for the ttl: a new string (free()), or NULL
+ * (no base yet, out of memory). */
+char *links_url(const struct links *l, const char *tenant, const char *id,
+		const char *path, int64_t now_s);
+
+/* Whether sig (hex) is the signature of (tenant, id, path, exp) and exp
+ * is not past now_s: 0 if so, -EACCES if not. tenant "" is none. */
+int links_check(const struct links *l, const char *tenant, const char *id,
+		const char *path, int64_t exp, const char *sig, int64_t now_s);
+
+#endif
