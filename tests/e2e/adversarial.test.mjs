@@ -43,8 +43,10 @@ e2e('adversarial: bash fork bomb, memory bomb and CPU spin are contained by the 
 e2e('adversarial: filling /work and /tmp ends in "No space left on device", and an output flood is capped', { timeoutMs: 120_000 }, async (h) => {
   const s = await h.start({ env: { ...ENV, SANDBOX_BASH_WORK_MB: '64', SANDBOX_BASH_TMP_MB: '32', SANDBOX_BASH_FSIZE_MB: '1024' } });
   const fill = await s.execute('bash', [
-    'dd if=/dev/zero of=/work/fill bs=1M count=200 2>&1 | grep -m1 -o "No space left on device"; echo "work=${PIPESTATUS[0]}"',
-    'dd if=/dev/zero of=/tmp/fill bs=1M count=200 2>&1 | grep -m1 -o "No space left on device"; echo "tmp=${PIPESTATUS[0]}"',
+    // dd's status is its own: a grep -m1 behind a pipe could end first
+    // and kill dd's last line with SIGPIPE (141).
+    'out=$(dd if=/dev/zero of=/work/fill bs=1M count=200 2>&1); rc=$?; printf "%s\\n" "$out" | grep -m1 -o "No space left on device"; echo "work=$rc"',
+    'out=$(dd if=/dev/zero of=/tmp/fill bs=1M count=200 2>&1); rc=$?; printf "%s\\n" "$out" | grep -m1 -o "No space left on device"; echo "tmp=$rc"',
   ].join('\n'), { timeout: 20_000 });
   assert.equal(fill.stdout, 'No space left on device\nwork=1\nNo space left on device\ntmp=1\n');
   assert.equal(fill.oomKilled, false);
