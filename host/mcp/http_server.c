@@ -28,6 +28,7 @@
 #include "../util/media.h"
 #include "../util/defer.h"
 #include "../util/log.h"
+#include "mcp_call.h"
 #include "mcp_server.h"
 #include "resources.h"
 
@@ -49,7 +50,9 @@
 /* The JSON-RPC error of a request refused before it reached the server,
  * and the stateless revision's header mismatch. */
 #define E_INVALID_REQUEST (-32600)
-#define E_HEADER_MISMATCH (-32001)
+#define E_PARAMS (-32602)
+#define E_HEADER_MISMATCH (-32020)
+#define E_UNSUPPORTED_VERSION (-32022)
 
 struct http_server;
 
@@ -73,6 +76,7 @@ struct exchange {
 	struct hsession *sess; /* NULL: a stateless request, own peer */
 	struct tenant *tenant; /* who asked, or NULL (no tenants) */
 	int announce;	       /* the answer names the session (initialize) */
+	int modern;	       /* a stateless request: -32601 is a 404 */
 	int accepts_sse;
 	int sse;	/* the response is an event stream */
 	int answered;	/* its final message went out or was dropped */
@@ -295,25 +299,34 @@ static void respond(struct exchange *ex, int status, const char *type,
 	h2o_send_inline(req, body, len);
 }
 
-/* A refusal before the server saw the message: a JSON-RPC error without
- * an id, in the status code's response. */
+/* A refusal before the server saw the message: a JSON-RPC error in the
+ * status code's response, with the request's id (NULL: none known) and
+ * data (taken, or NULL). */
+static void refuse_full(struct exchange *ex, int status, const cJSON *id,
+			int code, const char *message, cJSON *data)
+{
+	cJSON *msg = cJSON_CreateObject(), *err;
+	char *text;
+
+	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(msg, "id", mcp_id_copy(id));
+	err = cJSON_AddObjectToObject(msg, "error");
+	cJSON_AddNumberToObject(err, "code", code);
+	cJSON_AddStringToObject(err, "message", message);
+	if (data)
+		cJSON_AddItemToObject(err, "data", data);
+	text = cJSON_PrintUnformatted(msg);
+	cJSON_Delete(msg);
+	ex->answered = 1;
+	respond(ex, status, "application/json", text ? text : "",
+		text ? strlen(text) : 0);
+	free(text);
+}
+
 static void refuse(struct exchange *ex, int status, int code,
 		   const char *message)
 {
-	char body[600];
-	cJSON *m = cJSON_CreateString(message);
-	char *q = m ? cJSON_PrintUnformatted(m) : NULL;
-	int n;
-
-	n = snprintf(body, sizeof(body),
-		     "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,"
-		     "\"message\":%s}}",
-		     code, q ? q : "\"refused\"");
-	free(q);
-	cJSON_Delete(m);
-	ex->answered = 1;
-	respond(ex, status, "application/json", body,
-		n > 0 && (size_t)n < sizeof(body) ? (size_t)n : 0);
+	refuse_full(ex, status, NULL, code, message, NULL);
 }
 
 static void sse_flush(struct exchange *ex);
@@ -446,10 +459,13 @@ static void out_send(void *arg, void *exv, const char *json, size_t len,
 		sse_message(ex, json, len);
 		return;
 	}
-	/* An error without an id: the message itself was refused. */
+	/* An error without an id: the message itself was refused; in the
+	 * stateless revision a method the server does not have is a 404. */
 	respond(ex,
 		strncmp(json, "{\"jsonrpc\":\"2.0\",\"id\":null,", 27) == 0
 			? 400
+		: ex->modern && strstr(json, ",\"error\":{\"code\":-32601,")
+			? 404
 			: 200,
 		"application/json", json, len);
 }
@@ -620,41 +636,114 @@ static struct exchange *exchange_new(struct http_server *h, h2o_req_t *req)
 	return ex;
 }
 
-/* The stateless revision's headers must say what the body says. */
-static const char *headers_mismatch(h2o_req_t *req, const cJSON *msg)
+/* A header's value without the blanks HTTP allows around it. */
+static h2o_iovec_t trimmed(h2o_iovec_t v)
 {
+	while (v.len && (v.base[0] == ' ' || v.base[0] == '\t')) {
+		v.base++;
+		v.len--;
+	}
+	while (v.len && (v.base[v.len - 1] == ' ' || v.base[v.len - 1] == '\t'))
+		v.len--;
+	return v;
+}
+
+/* What names the target of a stateless request in Mcp-Name: params.name
+ * of tools/call and prompts/get, params.uri of resources/read. */
+static const cJSON *name_of(const cJSON *msg)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	const char *k = NULL;
+
+	if (!cJSON_IsString(m))
+		return NULL;
+	if (strcmp(m->valuestring, "tools/call") == 0 ||
+	    strcmp(m->valuestring, "prompts/get") == 0)
+		k = "name";
+	else if (strcmp(m->valuestring, "resources/read") == 0)
+		k = "uri";
+	return k ? cJSON_GetObjectItemCaseSensitive(p, k) : NULL;
+}
+
+/*
+ * A stateless (2026-07-28) request over HTTP, checked as its transport
+ * wants before it reaches the server: the MCP-Protocol-Version, Mcp-Method
+ * and Mcp-Name headers present and saying what the body says (-32020),
+ * _meta complete (-32602), the version one we serve (-32022), each 400.
+ * 1 when refused (answered), else 0.
+ */
+static int modern_refused(struct exchange *ex, h2o_req_t *req, const cJSON *msg)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(p, "_meta");
 	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(
 		meta, "io.modelcontextprotocol/protocolVersion");
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
-	const cJSON *uri = cJSON_GetObjectItemCaseSensitive(p, "uri");
-	h2o_iovec_t v;
+	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(
+		meta, "io.modelcontextprotocol/clientCapabilities");
+	const cJSON *name = name_of(msg);
+	h2o_iovec_t hv = trimmed(header(req, "mcp-protocol-version"));
+	h2o_iovec_t hm = trimmed(header(req, "mcp-method"));
+	h2o_iovec_t hn = trimmed(header(req, "mcp-name"));
+	const char *why = NULL;
+	int code = E_HEADER_MISMATCH;
 
-	v = header(req, "mcp-protocol-version");
-	if (v.base && cJSON_IsString(pv) && !iov_is(v, pv->valuestring))
-		return "the MCP-Protocol-Version header differs from "
-		       "params._meta's protocol version";
-	v = header(req, "mcp-method");
-	if (v.base && cJSON_IsString(m) && !iov_is(v, m->valuestring))
-		return "the Mcp-Method header differs from the body's method";
-	v = header(req, "mcp-name");
-	if (v.base && !(cJSON_IsString(name) && iov_is(v, name->valuestring)) &&
-	    !(cJSON_IsString(uri) && iov_is(v, uri->valuestring)))
-		return "the Mcp-Name header differs from the body's "
-		       "params.name or params.uri";
-	return NULL;
+	if (!cJSON_IsString(m))
+		return 0; /* not a request: the server says what it is */
+	if (!hv.base)
+		why = "the MCP-Protocol-Version header is required";
+	else if (!cJSON_IsString(pv) || !cJSON_IsObject(caps)) {
+		code = E_PARAMS;
+		why = !cJSON_IsObject(meta) ? "params._meta is required"
+		      : !cJSON_IsString(pv)
+			      ? "params._meta.io.modelcontextprotocol/"
+				"protocolVersion must be a string"
+			      : "params._meta.io.modelcontextprotocol/"
+				"clientCapabilities must be an object";
+	} else if (!iov_is(hv, pv->valuestring))
+		why = "the MCP-Protocol-Version header differs from "
+		      "params._meta's protocol version";
+	else if (strcmp(pv->valuestring, MCP_MODERN_VERSION) != 0) {
+		cJSON *data = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(
+			data, "supported",
+			cJSON_CreateStringArray(
+				(const char *const[]){MCP_MODERN_VERSION}, 1));
+		cJSON_AddStringToObject(data, "requested", pv->valuestring);
+		refuse_full(ex, 400, id, E_UNSUPPORTED_VERSION,
+			    "Unsupported protocol version", data);
+		return 1;
+	} else if (!hm.base)
+		why = "the Mcp-Method header is required";
+	else if (!iov_is(hm, m->valuestring))
+		why = "the Mcp-Method header differs from the body's method";
+	else if (name && !hn.base)
+		why = "the Mcp-Name header is required (the body names its "
+		      "target)";
+	else if (hn.base &&
+		 !(cJSON_IsString(name) && iov_is(hn, name->valuestring)))
+		why = "the Mcp-Name header differs from the body's params.name "
+		      "or params.uri";
+	if (!why)
+		return 0;
+	refuse_full(ex, 400, id, code, why, NULL);
+	return 1;
 }
 
-static int known_version(h2o_iovec_t v)
+/* A revision of the 2025 era: one an initialize may have negotiated,
+ * or 2025-03-26 (which gets 2024-11-05, but a client may still send its
+ * own). */
+static int legacy_version(h2o_iovec_t v)
 {
 	const char *const *p;
 
 	for (p = mcp_protocol_versions; *p; p++)
-		if (iov_is(v, *p))
+		if (strcmp(*p, MCP_MODERN_VERSION) != 0 && iov_is(v, *p))
 			return 1;
-	return 0;
+	return iov_is(v, "2025-03-26");
 }
 
 static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
@@ -684,24 +773,24 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	memcpy(body, req->entity.base ? req->entity.base : "", len);
 	body[len] = '\0';
 	kind = mcp_message_kind(body, len);
-	pvh = header(req, "mcp-protocol-version");
-	if (pvh.base && kind != MCP_MSG_MODERN && !known_version(pvh)) {
-		refuse(ex, 400, E_INVALID_REQUEST,
-		       "unsupported MCP-Protocol-Version");
-		free(body);
-		return 0;
-	}
+	/* A version header of no 2025-era revision makes the request a
+	 * stateless one's, checked as such (even without its _meta). */
+	pvh = trimmed(header(req, "mcp-protocol-version"));
+	if (pvh.base && !legacy_version(pvh) && kind != MCP_MSG_INVALID &&
+	    kind != MCP_MSG_NOTIFICATION && kind != MCP_MSG_RESPONSE)
+		kind = MCP_MSG_MODERN;
 
 	if (kind == MCP_MSG_MODERN) {
 		cJSON *msg = cJSON_ParseWithLength(body, len);
-		const char *why = headers_mismatch(req, msg);
+		int refused = modern_refused(ex, req, msg);
 
 		cJSON_Delete(msg);
-		if (why) {
-			refuse(ex, 400, E_HEADER_MISMATCH, why);
+		if (refused) {
 			free(body);
+			exchange_maybe_free(ex);
 			return 0;
 		}
+		ex->modern = 1;
 	} else if (kind == MCP_MSG_REQUEST || kind == MCP_MSG_NOTIFICATION ||
 		   kind == MCP_MSG_RESPONSE ||
 		   (kind == MCP_MSG_INITIALIZE && sid.base)) {
@@ -810,6 +899,24 @@ static int on_delete(struct http_server *h, h2o_req_t *req,
 	return 0;
 }
 
+/* An Origin that is this server as the request names it (Host, already
+ * allowed): a page of its own, which it does not serve but may. */
+static int same_origin(h2o_req_t *req, h2o_iovec_t origin)
+{
+	static const char *const schemes[] = {"http://", "https://"};
+	size_t i, n;
+
+	for (i = 0; i < 2; i++) {
+		n = strlen(schemes[i]);
+		if (origin.len == n + req->authority.len &&
+		    strncasecmp(origin.base, schemes[i], n) == 0 &&
+		    strncasecmp(origin.base + n, req->authority.base,
+				req->authority.len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The tenant whose bearer token the request carries, or NULL. */
 static struct tenant *authenticate(struct http_server *h, h2o_req_t *req)
 {
@@ -843,7 +950,8 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 		status = 403;
 		refusal = "Host not allowed ([http] allowed_hosts)";
 	} else if (origin.base && !h->any_origin &&
-		   !in_list(h->origins, origin.base, origin.len)) {
+		   !in_list(h->origins, origin.base, origin.len) &&
+		   !same_origin(req, origin)) {
 		status = 403;
 		refusal = "Origin not allowed ([http] allowed_origins)";
 	} else if (h->tenants && !(tenant = authenticate(h, req))) {

@@ -1,7 +1,7 @@
 // The official MCP conformance suite (npm @modelcontextprotocol/conformance)
-// run in its server mode against the real build/bin/mcp-sandbox. The suite
-// speaks Streamable HTTP only and our server speaks stdio, so a bridge from
-// the npm registry sits between them: supergateway, which relays every
+// run in its server mode against the real build/bin/mcp-sandbox, twice:
+// against `serve --http` itself (the last test), and against the stdio
+// server through a bridge from the npm registry: supergateway, which relays every
 // JSON-RPC line unchanged (a 2025-era session = one server process; a
 // 2026-07-28 request = one server process). Three runs of the suite:
 //
@@ -32,6 +32,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { HttpServer } from './lib/http.mjs';
 import { BIN, IN_CI } from './lib/server.mjs';
 
 const run = promisify(execFile);
@@ -138,7 +139,7 @@ export const EXCLUDED = {
   'resources-subscribe': 'we declare no resources.subscribe (-32601 is right)',
   'resources-unsubscribe': 'we declare no resources.subscribe (-32601 is right)',
   'prompts-*': 'we have no prompts (-32601 is right)',
-  'dns-rebinding-protection': 'the bridge accepts any Host/Origin (supergateway has no check); our server has no HTTP',
+  'dns-rebinding-protection': 'through the bridge only: it accepts any Host/Origin (supergateway has no check); run against serve --http below',
   'input-required-result-* (others)': 'fixture tools test_input_required_result_*; validate-input, missing-input-response and ignore-extra-params pass only vacuously',
   'http-custom-header-server-validation': 'needs a tool with x-mcp-header annotations (pending in the suite)',
   'tasks-*': 'tasks extension, not scored; fixture tools slow_compute, greet, ...',
@@ -249,6 +250,39 @@ async function runScenario(cli, args, url, name, outDir) {
   return { code, output, checks };
 }
 
+/** Runs every scenario of groups against url as subtests of t; 1 if one failed. */
+async function runGroups(t, url, groups, dir) {
+  let n = 0;
+  let anyFailed = false;
+  let subtestFailed = false;
+  for (const g of groups) {
+    for (const sc of g.scenarios) {
+      const { name, allow = {} } = typeof sc === 'string' ? { name: sc } : sc;
+      await t.test(`${g.label}: ${name}`, async () => {
+        subtestFailed = true; // until this one ends well
+        const r = await runScenario(g.cli, g.args, url, name, path.join(dir, `out-${n++}`));
+        assert.ok(r.checks.length > 0, `${name} ran no check:\n${r.output}`);
+        const bad = r.checks.filter(
+          (c) => (c.status === 'FAILURE' || c.status === 'WARNING') && !(allow[c.id] && allow[c.id](c)),
+        );
+        assert.deepEqual(
+          bad.map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? ''} ${JSON.stringify(c.details ?? {}).slice(0, 800)}`),
+          [],
+          `${name}: unexpected failures`,
+        );
+        assert.ok(
+          r.checks.some((c) => c.status === 'SUCCESS'),
+          `${name}: no check succeeded (a vacuous pass)`,
+        );
+        if (Object.keys(allow).length === 0) assert.equal(r.code, 0, `${name}: exit code ${r.code}\n${r.output}`);
+        subtestFailed = false;
+      });
+      anyFailed ||= subtestFailed;
+    }
+  }
+  return anyFailed;
+}
+
 test('the MCP conformance suite passes its server scenarios that need no reference fixtures (through supergateway)', { timeout: 600_000 }, async (t) => {
   const missing = await missingPieces();
   if (missing.length) {
@@ -260,35 +294,8 @@ test('the MCP conformance suite passes its server scenarios that need no referen
   const bridge = startBridge(dir);
   let failure;
   let anyFailed = false;
-  let subtestFailed = false;
   try {
-    const url = await bridge.ready;
-    let n = 0;
-    for (const g of GROUPS) {
-      for (const sc of g.scenarios) {
-        const { name, allow = {} } = typeof sc === 'string' ? { name: sc } : sc;
-        await t.test(`${g.label}: ${name}`, async () => {
-          subtestFailed = true; // until this one ends well
-          const r = await runScenario(g.cli, g.args, url, name, path.join(dir, `out-${n++}`));
-          assert.ok(r.checks.length > 0, `${name} ran no check:\n${r.output}`);
-          const bad = r.checks.filter(
-            (c) => (c.status === 'FAILURE' || c.status === 'WARNING') && !(allow[c.id] && allow[c.id](c)),
-          );
-          assert.deepEqual(
-            bad.map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? ''} ${JSON.stringify(c.details ?? {}).slice(0, 800)}`),
-            [],
-            `${name}: unexpected failures`,
-          );
-          assert.ok(
-            r.checks.some((c) => c.status === 'SUCCESS'),
-            `${name}: no check succeeded (a vacuous pass)`,
-          );
-          if (Object.keys(allow).length === 0) assert.equal(r.code, 0, `${name}: exit code ${r.code}\n${r.output}`);
-          subtestFailed = false;
-        });
-        anyFailed ||= subtestFailed;
-      }
-    }
+    anyFailed = await runGroups(t, await bridge.ready, GROUPS, dir);
   } catch (e) {
     failure = e;
   }
@@ -302,6 +309,44 @@ test('the MCP conformance suite passes its server scenarios that need no referen
   if (failure || anyFailed) {
     t.diagnostic('--- bridge log (supergateway, with the servers\' stderr) ---');
     for (const line of bridge.log.split('\n').slice(-200)) t.diagnostic(line);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (failure) throw failure;
+});
+
+// The same suite against the server's own Streamable HTTP transport
+// (`serve --http`, docs/http.md), no bridge: every group above, and the
+// DNS-rebinding scenario, which the bridge could not pass.
+test('the MCP conformance suite against serve --http (no bridge), DNS-rebinding protection included', { timeout: 600_000 }, async (t) => {
+  const missing = await missingPieces();
+  if (missing.length) {
+    if (IN_CI) throw new Error(`CI=true and the conformance run cannot start:\n${missing.join('\n')}`);
+    t.skip(`missing: ${missing.join('; ')}`);
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-conformance-http-'));
+  const state = path.join(dir, 'state');
+  fs.mkdirSync(state);
+  const server = new HttpServer({ env: { SANDBOX_SESSIONS_STATE_DIR: state, SANDBOX_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '' } });
+  let failure;
+  let anyFailed = false;
+  try {
+    await server.start();
+    const groups = GROUPS.map((g) => ({ ...g, scenarios: [...g.scenarios] }));
+    groups[0].scenarios.push('dns-rebinding-protection');
+    groups.at(-1).scenarios.push('dns-rebinding-protection');
+    anyFailed = await runGroups(t, server.url, groups, dir);
+  } catch (e) {
+    failure = e;
+  }
+  try {
+    await server.close();
+  } catch (e) {
+    failure ??= e;
+  }
+  if (failure || anyFailed) {
+    t.diagnostic('--- the server\'s stderr ---');
+    for (const line of server.stderr.split('\n').slice(-200)) t.diagnostic(line);
   }
   fs.rmSync(dir, { recursive: true, force: true });
   if (failure) throw failure;

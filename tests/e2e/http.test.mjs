@@ -11,7 +11,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { makeCerts } from './lib/engines.mjs';
-import { MODERN_META, request, sseMessages, startHttp } from './lib/http.mjs';
+import { MODERN_META, modernHeaders, request, sseMessages, startHttp } from './lib/http.mjs';
 import { e2e, runResult, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -140,17 +140,32 @@ e2e('refused: other origins and hosts, other methods and types, missing or unkno
   assert.equal(r.status, 202);
   assert.equal(r.body, '');
 
-  // The stateless revision's headers must say what the body says.
-  r = await request(s.url, { headers: { 'mcp-method': 'tools/call' }, body: list });
-  assert.equal(r.status, 400);
-  assert.equal(r.json.error.code, -32001);
-  r = await request(s.url, { headers: { 'mcp-protocol-version': '2025-06-18' }, body: list });
-  assert.equal(r.json.error.code, -32001);
+  // The stateless revision's headers must be there and say what the body
+  // says (-32020, with the request's id), its _meta be whole (-32602), its
+  // version one served (-32022); a method it lacks is a 404.
+  for (const [headers, code] of [
+    [{ 'mcp-method': 'tools/call' }, -32020],
+    [{ 'mcp-method': undefined }, -32020],
+    [{ 'mcp-protocol-version': undefined }, -32020],
+    [{ 'mcp-protocol-version': '2025-06-18' }, -32020],
+  ]) {
+    r = await request(s.url, { headers, body: list });
+    assert.equal(r.status, 400, JSON.stringify(headers));
+    assert.deepEqual([r.json.id, r.json.error.code], [2, code], JSON.stringify(headers));
+  }
+  r = await request(s.url, { headers: { 'mcp-protocol-version': '2026-07-28' }, body: { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} } });
+  assert.deepEqual([r.status, r.json.error.code], [400, -32602]);
+  r = await request(s.url, { body: { ...list, params: { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } } });
+  assert.deepEqual([r.status, r.json.error.code, r.json.error.data.supported], [400, -32022, ['2026-07-28']]);
+  r = await request(s.url, { body: { jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: MODERN_META } } });
+  assert.deepEqual([r.status, r.json.error.code], [404, -32601]);
   const call = { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'sandbox_inspect', arguments: { what: 'limits' }, _meta: MODERN_META } };
-  r = await request(s.url, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'sandbox_execute' }, body: call });
-  assert.equal(r.json.error.code, -32001);
-  r = await request(s.url, { headers: { 'mcp-method': 'tools/call', 'mcp-name': 'sandbox_inspect', accept: 'application/json' }, body: call });
-  assert.equal(r.status, 200);
+  r = await request(s.url, { headers: { 'mcp-name': 'sandbox_execute' }, body: call });
+  assert.equal(r.json.error.code, -32020);
+  r = await request(s.url, { headers: { 'mcp-name': undefined }, body: call });
+  assert.equal(r.json.error.code, -32020, 'Mcp-Name is required when the body names a tool');
+  r = await request(s.url, { headers: { 'mcp-name': '  sandbox_inspect\t', accept: 'application/json' }, body: call });
+  assert.equal(r.status, 200, 'blanks around a header value are not part of it');
   assert.equal(r.json.result.isError ?? false, false, r.body);
 
   // Malformed messages: JSON-RPC errors without an id, status 400.
@@ -193,7 +208,8 @@ function rawStream(url, msg) {
   let got = '';
   sock.on('data', (c) => { got += c; });
   const ended = new Promise((resolve) => sock.on('close', () => resolve(got)));
-  sock.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  const extra = Object.entries(modernHeaders(msg)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  sock.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   return { sock, ended, text: () => got };
 }
 
@@ -241,14 +257,15 @@ e2e('HTTPS with the server\'s certificate, HTTP/1.1 and HTTP/2 (ALPN); plain HTT
   const session = http2.connect(new URL(s.url).origin, { ca });
   h.t.after(() => session.close());
   const h2 = await new Promise((resolve, reject) => {
-    const req = session.request({ ':method': 'POST', ':path': '/mcp', 'content-type': 'application/json', accept: 'application/json' });
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } };
+    const req = session.request({ ':method': 'POST', ':path': '/mcp', 'content-type': 'application/json', accept: 'application/json', ...modernHeaders(body) });
     let text = '';
     let status;
     req.on('response', (hd) => { status = hd[':status']; });
     req.on('data', (c) => { text += c; });
     req.on('end', () => resolve({ status, json: JSON.parse(text) }));
     req.on('error', reject);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } }));
+    req.end(JSON.stringify(body));
   });
   assert.equal(h2.status, 200);
   assert.ok(h2.json.result.tools.length >= 6);

@@ -76,7 +76,8 @@ export async function startHttp(h, opts) {
 export function request(url, { method = 'POST', headers = {}, body, ca, timeoutMs = 60_000 } = {}) {
   const u = new URL(url);
   const data = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
+  const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...modernHeaders(body), ...headers };
+  for (const k of Object.keys(h)) if (h[k] === undefined) delete h[k];
   if (data !== undefined) h['content-length'] = Buffer.byteLength(data);
   const mod = u.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -96,6 +97,21 @@ export function request(url, { method = 'POST', headers = {}, body, ca, timeoutM
     if (data !== undefined) req.write(data);
     req.end();
   });
+}
+
+/**
+ * The headers a 2026-07-28 client sends with a request (MCP-Protocol-Version,
+ * Mcp-Method, Mcp-Name), read from the body as such a client would; none
+ * for another body. A test overrides or drops one with headers
+ * (undefined drops it).
+ */
+export function modernHeaders(body) {
+  const meta = body?.params?._meta;
+  if (!meta?.['io.modelcontextprotocol/protocolVersion']) return {};
+  const h = { 'mcp-protocol-version': meta['io.modelcontextprotocol/protocolVersion'], 'mcp-method': body.method };
+  const name = ['tools/call', 'prompts/get'].includes(body.method) ? body.params.name : body.method === 'resources/read' ? body.params.uri : undefined;
+  if (name !== undefined) h['mcp-name'] = name;
+  return h;
 }
 
 /** The JSON-RPC messages of an event stream's body, in order. */
