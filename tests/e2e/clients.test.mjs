@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startHttp } from './lib/http.mjs';
 import { BIN, e2e } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 
@@ -50,4 +51,28 @@ e2e('Claude Code: claude mcp add in a fresh home, then claude mcp list reports t
   await run(bin('claude'), [...args, '--', BIN], { env, timeout: 60_000 });
   const { stdout } = await run(bin('claude'), ['mcp', 'list'], { env, timeout: 120_000 });
   assert.match(stdout, new RegExp(`^sandbox: ${BIN.replace(/[.+]/g, '\\$&')} +- ✔ Connected$`, 'm'), stdout);
+});
+
+e2e('Claude Code over HTTP: claude mcp add --transport http with a tenant\'s token, then claude mcp list reports serve --http connected', { timeoutMs: 180_000 }, async (h) => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-claude-home-'));
+  h.t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const tokens = path.join(home, 'tokens');
+  const token = (await run(BIN, ['token', 'claude', '--file', tokens])).stdout.trim();
+  const s = await startHttp(h, { env: withStateDir(h).env({ ...QUIET, SANDBOX_HTTP_TOKENS_FILE: tokens }) });
+  const env = {
+    ...process.env,
+    HOME: home,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
+  await run(bin('claude'), ['mcp', 'add', '--transport', 'http', 'sandbox', s.url, '--scope', 'user', '--header', `Authorization: Bearer ${token}`], { env, timeout: 60_000 });
+  const { stdout } = await run(bin('claude'), ['mcp', 'list'], { env, timeout: 120_000 });
+  assert.match(stdout, new RegExp(`^sandbox: ${s.url.replace(/[.+]/g, '\\$&')} \\(HTTP\\) +- ✔ Connected$`, 'm'), stdout);
+  // Without the token it is not connected: the server asked for one.
+  await run(bin('claude'), ['mcp', 'add', '--transport', 'http', 'nokey', s.url, '--scope', 'user'], { env, timeout: 60_000 });
+  const again = (await run(bin('claude'), ['mcp', 'list'], { env, timeout: 120_000 })).stdout;
+  assert.doesNotMatch(again, /^nokey: .*✔ Connected$/m, again);
+  assert.match(again, /^nokey: .*✘ Failed to connect/m, again);
 });
