@@ -316,7 +316,10 @@ static struct index *sweep(struct artifact_store *st, const struct index *old,
 				set_free(s);
 		} else {
 			memset(s, 0, sizeof(*s));
-			snprintf(s->id, sizeof(s->id), "%s", e->d_name);
+			/* A valid key fits (artifact_key_valid above). */
+			memcpy(s->id, e->d_name,
+			       strnlen(e->d_name, sizeof(s->id) - 1));
+			s->id[strnlen(e->d_name, sizeof(s->id) - 1)] = '\0';
 			s->mtime_ms = ts_ms(&sb.st_mtim);
 			fd = openat(dirfd(d), e->d_name,
 				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
