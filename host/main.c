@@ -77,8 +77,10 @@ struct app {
 	struct session_mgr *sessions;
 	struct tool_env env;
 	struct artifact_store *artifacts;
-	struct pkg_cache *pkg_cache;
-	struct installer *installer;
+	struct pkg_cache *pkg_cache; /* the first engine's */
+	struct installer *installer; /* the first engine's */
+	struct pkg_cache *pkg_caches[CONFIG_MAX_ENGINES];
+	struct installer *installers[CONFIG_MAX_ENGINES];
 	struct audit *audit;
 	char pkg_volume_label[96]; /* INSTALL_VOLUME_ID_LABEL=<instance> */
 	struct mcp_server *server; /* serve on stdio */
@@ -806,25 +808,41 @@ static int sessions_use_packages(const char *key, void *arg)
 	return session_mgr_uses_packages(arg, key);
 }
 
-/* The package cache's index and the installer (docs/packages.md). */
+/* The package caches' indexes and the installers (docs/packages.md): one
+ * each per engine, with the engine's own egress proxy and cache volume
+ * (docs/scaling.md); the first engine's serve the CLI. */
 static void open_packages(struct app *a)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], name[64];
+	size_t i, n = engines_count(a->engines);
 	int rc;
 
 	rc = session_store_dir(a->cfg.state_dir, dir, sizeof(dir));
-	if (!rc)
-		rc = pkg_cache_open(a->loop, dir, &a->pkg_cache);
-	if (!rc)
-		rc = installer_new(a->loop,
-				   engine_docker(engines_at(a->engines, 0)),
-				   &a->cfg, a->id.label_ptrs, a->id.instance,
-				   a->pkg_cache, &a->installer);
+	for (i = 0; !rc && i < n && i < CONFIG_MAX_ENGINES; i++) {
+		struct engine *e = engines_at(a->engines, i);
+
+		/* The first keeps the index of a server of one engine. */
+		snprintf(name, sizeof(name), i ? "packages-%s" : "packages",
+			 engine_name(e));
+		rc = pkg_cache_open(a->loop, dir, name, &a->pkg_caches[i]);
+		if (!rc)
+			rc = installer_new(a->loop, engine_docker(e), &a->cfg,
+					   a->id.label_ptrs, a->id.instance,
+					   a->pkg_caches[i], &a->installers[i]);
+		if (rc)
+			break;
+		engine_set_installer(e, a->installers[i]);
+		if (a->sessions)
+			installer_set_busy(a->installers[i],
+					   sessions_use_packages, a->sessions);
+	}
+	a->pkg_cache = a->pkg_caches[0];
+	a->installer = a->installers[0];
 	if (rc)
-		log_warn("package installs are unavailable: %s", strerror(-rc));
-	else if (a->sessions)
-		installer_set_busy(a->installer, sessions_use_packages,
-				   a->sessions);
+		log_warn("package installs are unavailable%s%s: %s",
+			 i ? " on engine " : "",
+			 i ? engine_name(engines_at(a->engines, i)) : "",
+			 strerror(-rc));
 }
 
 /* The audit log ([audit]); the server runs without one if it cannot be
@@ -1620,7 +1638,13 @@ int main(int argc, char **argv)
 		rc = serve(a);
 	}
 	/* Close whatever is left so the loop can be closed cleanly. */
-	installer_free(a->installer);
+	for (size_t k = 0; k < CONFIG_MAX_ENGINES; k++) {
+		if (a->installers[k] && a->engines &&
+		    k < engines_count(a->engines))
+			engine_set_installer(engines_at(a->engines, k), NULL);
+		installer_free(a->installers[k]);
+		a->installers[k] = NULL;
+	}
 	a->installer = NULL;
 	if (a->engines)
 		engines_close_clients(a->engines);
@@ -1631,7 +1655,8 @@ int main(int argc, char **argv)
 out:
 	session_mgr_free(a->sessions);
 	artifact_store_free(a->artifacts);
-	pkg_cache_close(a->pkg_cache);
+	for (size_t k = 0; k < CONFIG_MAX_ENGINES; k++)
+		pkg_cache_close(a->pkg_caches[k]);
 	engines_free(a->engines);
 	mcp_server_free(a->server);
 	links_free(a->links);

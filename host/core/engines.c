@@ -41,9 +41,10 @@ struct engine {
 	uint32_t max_containers;
 	enum engine_health health;
 	int ever_up;
-	int contacted;	 /* its first negotiation has answered, either way */
-	int probing;	 /* a GET /_ping in flight */
-	int negotiating; /* a GET /version in flight */
+	int contacted; /* its first negotiation has answered, either way */
+	struct installer *installer; /* borrowed (engine_set_installer) */
+	int probing;		     /* a GET /_ping in flight */
+	int negotiating;	     /* a GET /version in flight */
 	unsigned failures;
 	unsigned sessions; /* pinned here (engine_count_session) */
 	int64_t since_ms;  /* of the current health */
@@ -212,6 +213,16 @@ struct pool *engine_pool(const struct engine *e)
 enum engine_health engine_health(const struct engine *e)
 {
 	return e->health;
+}
+
+void engine_set_installer(struct engine *e, struct installer *in)
+{
+	e->installer = in;
+}
+
+struct installer *engine_installer(const struct engine *e)
+{
+	return e->installer;
 }
 
 const char *engine_health_name(enum engine_health h)
@@ -508,6 +519,11 @@ static struct engine *pick(struct engines *es, const struct plugin *pl,
 			}
 		}
 	return best;
+}
+
+struct engine *engines_choose(struct engines *es, const struct plugin *pl)
+{
+	return pick(es, pl, 0);
 }
 
 /* Why no engine could take the request, for the caller. */

@@ -94,6 +94,15 @@ const char *engine_name(const struct engine *e);
 struct docker *engine_docker(const struct engine *e);
 struct pool *engine_pool(const struct engine *e);
 enum engine_health engine_health(const struct engine *e);
+/* The engine's package installer (install.h: its own egress proxy, cache
+ * volume and index), or NULL; set by the owner, borrowed. */
+struct installer;
+void engine_set_installer(struct engine *e, struct installer *in);
+struct installer *engine_installer(const struct engine *e);
+/* The engine placement would take for pl now (engines.h, the rule above)
+ * without taking a box: for work that must go where the call will run
+ * (an install first). NULL when none answers. */
+struct engine *engines_choose(struct engines *es, const struct plugin *pl);
 /* "up", "down", "unknown", "refused". */
 const char *engine_health_name(enum engine_health h);
 

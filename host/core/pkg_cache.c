@@ -116,14 +116,15 @@ static void load(struct pkg_cache *c)
 	cJSON_Delete(j);
 }
 
-int pkg_cache_open(uv_loop_t *loop, const char *dir, struct pkg_cache **out)
+int pkg_cache_open(uv_loop_t *loop, const char *dir, const char *name,
+		   struct pkg_cache **out)
 {
 	struct pkg_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return -ENOMEM;
 	c->loop = loop;
-	snprintf(c->path, sizeof(c->path), "%s/packages.json", dir);
+	snprintf(c->path, sizeof(c->path), "%s/%s.json", dir, name);
 	c->registries = cJSON_CreateObject();
 	load(c);
 	*out = c;

@@ -36,7 +36,10 @@ struct pkg_cache;
 
 /* Load <dir>/packages.json (a missing or unreadable file is an empty
  * index, logged). Returns 0 or -ENOMEM. */
-int pkg_cache_open(uv_loop_t *loop, const char *dir, struct pkg_cache **out);
+/* The index <dir>/<name>.json ("packages": the first engine's; each other
+ * engine's cache volume has an index of its own). */
+int pkg_cache_open(uv_loop_t *loop, const char *dir, const char *name,
+		   struct pkg_cache **out);
 void pkg_cache_close(struct pkg_cache *c);
 
 /* The volume identity the index describes ("" if none yet). */

@@ -121,6 +121,11 @@ struct session *session_by_serial(struct session_mgr *m, uint64_t serial)
 	return NULL;
 }
 
+struct engine *session_engine(const struct session *s)
+{
+	return s->eng;
+}
+
 const struct plugin *session_plugin(const struct session *s)
 {
 	return s->pl;

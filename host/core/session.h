@@ -126,6 +126,8 @@ struct session *session_find(struct session_mgr *m, const char *name);
 struct session *session_next(struct session_mgr *m, struct session *prev);
 void session_info(const struct session *s, struct session_info *out);
 const struct plugin *session_plugin(const struct session *s);
+/* The engine the session runs on, for life. */
+struct engine *session_engine(const struct session *s);
 
 /* Freeze / thaw the container (ERR_SESSION_BUSY at once while a call runs
  * or another pause or resume is under way). */

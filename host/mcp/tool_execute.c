@@ -50,7 +50,8 @@ struct execute_call {
 /* A call with packages, while they are installed. */
 struct pending_run {
 	const struct tool_env *env;
-	cJSON *args; /* a copy: the request's own is gone by then */
+	cJSON *args;	   /* a copy: the request's own is gone by then */
+	struct engine *on; /* where the set is installed: the run goes there */
 };
 
 static int any_ml_variant(const struct tool_env *env)
@@ -630,7 +631,8 @@ static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 
 /* The call, once its packages (if any) are installed: e is their set. */
 static void run(const struct tool_env *env, struct mcp_call *mc,
-		const cJSON *args, const struct pkg_entry *e, cJSON *summary)
+		const cJSON *args, const struct pkg_entry *e, cJSON *summary,
+		struct engine *on)
 {
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
@@ -702,7 +704,8 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 			return;
 		}
 		pr->env = env;
-		if (tool_packages(env, mc, pl, pk, installed_cb, pr)) {
+		pr->on = tool_install_engine(env, pl);
+		if (tool_packages(env, mc, pl, pk, pr->on, installed_cb, pr)) {
 			cJSON_Delete(pr->args);
 			free(pr);
 		}
@@ -725,9 +728,9 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 			return;
 		}
 		req.extra_env = (const char *const *)pkg_env;
-		/* Installed sets live in the first engine's cache volume
-		 * (docs/scaling.md, "What is per engine"). */
-		req.engine = engines_at(env->engines, 0);
+		/* The set is in that engine's cache volume (docs/scaling.md,
+		 * "What is per engine"). */
+		req.engine = on;
 	}
 	/* Every other boolean argument is an option: the language must
 	 * offer each one switched on. */
@@ -826,7 +829,7 @@ static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 	struct pending_run *pr = arg;
 
 	if (e)
-		run(pr->env, mc, pr->args, e, summary);
+		run(pr->env, mc, pr->args, e, summary, pr->on);
 	cJSON_Delete(pr->args);
 	free(pr);
 }
@@ -834,7 +837,7 @@ static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
-	run(env, mc, args, NULL, NULL);
+	run(env, mc, args, NULL, NULL, NULL);
 }
 
 const struct tool tool_execute = {

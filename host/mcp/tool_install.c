@@ -11,10 +11,12 @@
 #include "../core/session.h"
 #include "json_util.h"
 #include "tools.h"
+#include "../core/engines.h"
 #include "../core/tenants.h"
 
 struct pkg_call {
 	const struct tool_env *env;
+	struct installer *in; /* the engine's */
 	struct mcp_call *call;
 	const struct plugin *pl;
 	tool_packages_cb cb;
@@ -108,18 +110,27 @@ static void pkg_cancel_cb(void *arg)
 {
 	struct pkg_call *pc = arg;
 
-	installer_cancel(pc->env->installer, pc);
+	installer_cancel(pc->in, pc);
+}
+
+struct engine *tool_install_engine(const struct tool_env *env,
+				   const struct plugin *pl)
+{
+	struct engine *e = engines_choose(env->engines, pl);
+
+	return e ? e : engines_at(env->engines, 0);
 }
 
 int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 		  const struct plugin *pl, const cJSON *packages,
-		  tool_packages_cb cb, void *arg)
+		  struct engine *on, tool_packages_cb cb, void *arg)
 {
+	struct installer *in = on ? engine_installer(on) : env->installer;
 	struct install_specs specs;
 	struct pkg_call *pc;
 	struct error err;
 
-	if (!env->installer) {
+	if (!in) {
 		mcp_call_finish(mc, tool_error(ERR_INSTALLS_DISABLED,
 					       "package installs are "
 					       "unavailable on this server "
@@ -136,8 +147,8 @@ int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
 		return -1;
 	}
-	*pc = (struct pkg_call){env, mc, pl, cb, arg, 0};
-	if (installer_install(env->installer, pl,
+	*pc = (struct pkg_call){env, in, mc, pl, cb, arg, 0};
+	if (installer_install(in, pl,
 			      mcp_call_tenant(mc) ? mcp_call_tenant(mc)->name
 						  : NULL,
 			      &specs, pkg_progress_cb, pkg_done_cb, pc, &err)) {
@@ -188,6 +199,7 @@ static cJSON *validate_schema(const struct tool_env *env)
 struct install_call {
 	const struct tool_env *env;
 	const struct plugin *pl;
+	struct engine *on;		     /* whose cache */
 	char session[SESSION_QNAME_MAX + 1]; /* "": into the cache only */
 };
 
@@ -203,6 +215,8 @@ static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 		return;
 	}
 	cJSON_AddStringToObject(summary, "language", ic->pl->desc->name);
+	if (engines_count(ic->env->engines) > 1)
+		cJSON_AddStringToObject(summary, "engine", engine_name(ic->on));
 	if (ic->session[0]) {
 		/* The session may have gone while the set installed. */
 		s = tool_find_session(ic->env, mc, ic->session);
@@ -262,22 +276,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 					       pl->desc->name));
 		return;
 	}
-	if (s) {
-		struct session_info in;
-		const char *first = engine_name(engines_at(env->engines, 0));
-
-		session_info(s, &in);
-		if (strcmp(in.engine, first) != 0) {
-			mcp_call_finish(
-				mc, tool_error(ERR_INSTALLS_DISABLED,
-					       "package installs run on engine "
-					       "'%s' only (docs/scaling.md); "
-					       "session '%s' is on engine '%s'",
-					       first, in.name, in.engine));
-			return;
-		}
+	if (s)
 		pl = session_plugin(s);
-	}
 	ic = calloc(1, sizeof(*ic));
 	if (!ic) {
 		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
@@ -288,7 +288,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	if (s)
 		snprintf(ic->session, sizeof(ic->session), "%s",
 			 sess->valuestring);
-	if (tool_packages(env, mc, pl, pk, installed_cb, ic))
+	/* Into a session: its engine's cache; else where a call of the
+	 * language would run now (each engine has its own). */
+	ic->on = s ? session_engine(s) : tool_install_engine(env, pl);
+	if (tool_packages(env, mc, pl, pk, ic->on, installed_cb, ic))
 		free(ic);
 }
 

@@ -346,6 +346,7 @@ struct create_pkgs {
 	const struct tool_env *env;
 	struct mcp_call *mc;
 	const struct plugin *pl;
+	struct engine *on; /* where the set is installed and the session runs */
 	char name[SESSION_QNAME_MAX + 1]; /* "" : a generated one */
 	uint32_t ttl_s;
 	char key[PKG_KEY_LEN + 1];
@@ -386,12 +387,11 @@ static void create_installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 	}
 	memcpy(cp->key, e->key, sizeof(cp->key));
 	cp->installed = summary;
-	/* Installed sets live in the first engine's cache volume
-	 * (docs/scaling.md, "What is per engine"). */
+	/* The set is in that engine's cache volume (docs/scaling.md,
+	 * "What is per engine"): the session runs there. */
 	if (session_create(cp->env->sessions, cp->pl,
-			   cp->name[0] ? cp->name : NULL, cp->ttl_s,
-			   engines_at(cp->env->engines, 0), created_pkgs_cb, cp,
-			   &err)) {
+			   cp->name[0] ? cp->name : NULL, cp->ttl_s, cp->on,
+			   created_pkgs_cb, cp, &err)) {
 		mcp_call_finish(mc, tool_error_result(&err));
 		cJSON_Delete(cp->installed);
 		free(cp);
@@ -431,7 +431,9 @@ static void create_with_packages(const struct tool_env *env,
 	cp->ttl_s = ttl_s;
 	if (name)
 		snprintf(cp->name, sizeof(cp->name), "%s", name);
-	if (tool_packages(env, mc, pl, packages, create_installed_cb, cp))
+	cp->on = tool_install_engine(env, pl);
+	if (tool_packages(env, mc, pl, packages, cp->on, create_installed_cb,
+			  cp))
 		free(cp);
 }
 

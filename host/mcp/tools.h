@@ -180,11 +180,17 @@ struct install_result;
 typedef void (*tool_packages_cb)(struct mcp_call *mc, const struct pkg_entry *e,
 				 cJSON *summary, void *arg);
 /* Install (or find in the cache) packages, a JSON array of specs, for pl,
- * with progress notifications. Returns 0 and calls cb later, or answers
- * mc with the error and returns -1 (cb not called). */
+ * on engine on (its own installer and cache: the call that uses the set
+ * runs there), with progress notifications. Returns 0 and calls cb
+ * later, or answers mc with the error and returns -1 (cb not called). */
+struct engine;
 int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 		  const struct plugin *pl, const cJSON *packages,
-		  tool_packages_cb cb, void *arg);
+		  struct engine *on, tool_packages_cb cb, void *arg);
+/* The engine a call of pl that needs packages goes to: where placement
+ * would put it now, else the first. */
+struct engine *tool_install_engine(const struct tool_env *env,
+				   const struct plugin *pl);
 /* The "packages" property of a tool's input schema. */
 void tool_packages_schema(cJSON *props, const char *what);
 /* What a result says of an installed set. */

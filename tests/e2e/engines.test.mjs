@@ -11,7 +11,8 @@
 //    its sessions are reported lost after the grace, and it rejoins when
 //    it answers again.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { dockerGet } from './lib/docker.mjs';
 import { makeCerts, startEngine, startPodman } from './lib/engines.mjs';
+import { addNpmPackage } from './lib/registry.mjs';
 import { BIN, IN_CI, e2e, runResult, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -310,4 +312,62 @@ e2e('a rootless Podman on cgroup v1 cannot enforce the limits and is refused: ca
   assert.equal(err.code, 'docker_unavailable');
   assert.match(err.message, /refused: it runs rootless on cgroup v1/);
   assert.match(s.stderr, /engine default \(unix:\/\/.*podman\.sock\) is refused: it runs rootless on cgroup v1/);
+});
+
+e2e('each engine installs packages with its own egress proxy, network and cache: a session on the second engine gets a set from a registry only that engine\'s install network has', { timeoutMs: 300_000 }, async (h) => {
+  if (!needRoot(h)) return;
+  // In a network namespace of its own: its install network's DNS needs
+  // the engine's iptables rules, which the other test engines go without.
+  const eng = await startEngine(h, { netns: true, images: ['mcp-sandbox/node:latest', 'mcp-sandbox/proxy:latest'] });
+  const dockerThere = (...a) => execFileSync('docker', ['-H', eng.url, ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  const id = crypto.randomBytes(4).toString('hex');
+  const network = `sbx-test-pkgnet-${id}`;
+  const volume = `sbx-test-pkgs-${id}`;
+  const reg = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-reg-'));
+  h.t.after(() => {
+    for (const d of [(...a) => execFileSync('docker', a, { stdio: 'pipe' }), (...a) => execFileSync('docker', ['-H', eng.url, ...a], { stdio: 'pipe' })]) {
+      try { d('rm', '-f', ...d('ps', '-aq', '--filter', `network=${network}`).toString().split('\n').filter(Boolean)); } catch { /* none */ }
+      try { d('network', 'rm', network); } catch { /* never made */ }
+      try { d('volume', 'rm', '-f', volume); } catch { /* never made */ }
+    }
+    fs.rmSync(reg, { recursive: true, force: true });
+  });
+  addNpmPackage(reg, 'sbx-there', '1.0.0', { 'index.js': 'module.exports = "from the second engine";\n' }, 'http://npm-local:8080/tarballs/');
+  fs.chmodSync(reg, 0o755);
+  // The registry lives on the second engine's install network only.
+  dockerThere('network', 'create', '--internal', network);
+  dockerThere('run', '-d', '--rm', '--network', network, '--network-alias', 'npm-local', '--read-only', '--user', '1000',
+    '-v', `${reg}:/srv:ro`, '--entrypoint', 'node', 'mcp-sandbox/node:latest', '-e',
+    "require('http').createServer((q, r) => require('fs').readFile('/srv' + decodeURIComponent(new URL(q.url, 'http://x').pathname), (e, d) => { r.statusCode = e ? 404 : 200; r.end(e ? '' : d); })).listen(8080)");
+  const ini = engineConfig(h, { local: { host: 'unix:///var/run/docker.sock' }, second: { host: eng.url } });
+  const st = withStateDir(h);
+  const s = await st.start({
+    SANDBOX_CONFIG: ini, SANDBOX_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '',
+    SANDBOX_PACKAGES_NETWORK: network, SANDBOX_PACKAGES_VOLUME: volume, SANDBOX_JAVASCRIPT_REGISTRY: 'http://npm-local:8080/',
+  });
+  // Sessions spread: the second lands on the second engine.
+  const engines = {};
+  for (const name of ['one', 'two']) {
+    const c = await session(s, 'create', { language: 'javascript', name });
+    assert.equal(c.isError ?? false, false, c.content?.[0]?.text);
+    engines[JSON.parse(c.content[0].text).session.engine] = name;
+  }
+  assert.deepEqual(Object.keys(engines).sort(), ['local', 'second'], JSON.stringify(engines));
+  const there = engines.second;
+  const r = await s.client.callTool({ name: 'sandbox_install', arguments: { session: there, packages: ['sbx-there@1.0.0'] } }, undefined, { timeout: 240_000 });
+  assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
+  const got = JSON.parse(r.content[0].text);
+  assert.equal(got.engine, 'second');
+  assert.ok(got.connections.every((c) => c.host === 'npm-local' && c.allowed), JSON.stringify(got.connections));
+  const use = runResult(await s.call({ language: 'javascript', session: there, code: "console.log(require('sbx-there'))" }, { requestTimeoutMs: 120_000 }));
+  assert.equal(use.stdout, 'from the second engine\n', use.stderr);
+  // The set is the second engine's: in its cache volume and its index,
+  // and not in this machine's engine's.
+  const inVolume = (run) => run('run', '--rm', '--network', 'none', '-v', `${volume}:/v:ro`, '--entrypoint', 'ls', 'mcp-sandbox/node:latest', '/v');
+  assert.match(inVolume(dockerThere), new RegExp(got.key));
+  assert.doesNotMatch(inVolume((...a) => execFileSync('docker', a, { encoding: 'utf8' })), new RegExp(got.key));
+  assert.match(fs.readFileSync(path.join(st.dir, 'packages-second.json'), 'utf8'), new RegExp(got.key));
+  assert.ok(!fs.existsSync(path.join(st.dir, 'packages.json')) || !fs.readFileSync(path.join(st.dir, 'packages.json'), 'utf8').includes(got.key));
+  await session(s, 'destroy', { name: 'one' });
+  await session(s, 'destroy', { name: 'two' });
 });

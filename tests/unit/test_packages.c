@@ -277,7 +277,7 @@ static void check_cache(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	uv_loop_init(&loop);
-	CHECK(pkg_cache_open(&loop, dir, &c) == 0);
+	CHECK(pkg_cache_open(&loop, dir, "packages", &c) == 0);
 	CHECK(pkg_cache_count(c) == 0 && !*pkg_cache_volume(c));
 	CHECK(pkg_cache_bind_volume(c, "vol-a") == 1);
 	for (i = 0; i < 4; i++) {
@@ -304,7 +304,7 @@ static void check_cache(void)
 	/* Saved to disk and read back. */
 	uv_run(&loop, UV_RUN_DEFAULT);
 	pkg_cache_close(c);
-	CHECK(pkg_cache_open(&loop, dir, &c) == 0);
+	CHECK(pkg_cache_open(&loop, dir, "packages", &c) == 0);
 	CHECK(pkg_cache_count(c) == 2 &&
 	      strcmp(pkg_cache_volume(c), "vol-a") == 0);
 	CHECK(pkg_cache_find(c, keys[3]) &&

@@ -182,7 +182,7 @@ let engines = 0;
  * containers stop with it) and start() brings it back on the same data
  * root, port and socket.
  */
-export async function startEngine(h, { tls, images = [], args = [], tag = `t${process.pid % 1000}x${engines}` } = {}) {
+export async function startEngine(h, { tls, netns = false, images = [], args = [], tag = `t${process.pid % 1000}x${engines}` } = {}) {
   engines++;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-eng-'));
   fs.chmodSync(dir, 0o711);
@@ -190,15 +190,24 @@ export async function startEngine(h, { tls, images = [], args = [], tag = `t${pr
   const bridge = `sbx${tag}`.slice(0, 15);
   const subnet = 100 + ((process.pid + engines) % 150);
   const ip = (...a) => execFileSync('ip', a, { stdio: 'pipe' });
-  try { ip('link', 'del', bridge); } catch { /* none left over */ }
-  ip('link', 'add', 'name', bridge, 'type', 'bridge');
-  ip('addr', 'add', `10.253.${subnet}.1/24`, 'dev', bridge);
-  ip('link', 'set', bridge, 'up');
+  // netns: the daemon in a network namespace of its own, where it keeps
+  // its own iptables rules (its networks' DNS needs them) without
+  // touching this machine's; reached through its unix socket only.
+  if (netns) {
+    try { ip('netns', 'del', bridge); } catch { /* none left over */ }
+    ip('netns', 'add', bridge);
+    ip('netns', 'exec', bridge, 'ip', 'link', 'set', 'lo', 'up');
+  } else {
+    try { ip('link', 'del', bridge); } catch { /* none left over */ }
+    ip('link', 'add', 'name', bridge, 'type', 'bridge');
+    ip('addr', 'add', `10.253.${subnet}.1/24`, 'dev', bridge);
+    ip('link', 'set', bridge, 'up');
+  }
   const port = tls ? await freePort() : 0;
   const flags = [
     `--data-root=${dir}/data`, `--exec-root=${dir}/exec`, `--pidfile=${dir}/docker.pid`,
-    `--host=unix://${sock}`, `--bridge=${bridge}`,
-    '--iptables=false', '--ip6tables=false', '--ip-masq=false', '--ip-forward=false',
+    `--host=unix://${sock}`,
+    ...(netns ? [] : [`--bridge=${bridge}`, '--iptables=false', '--ip6tables=false', '--ip-masq=false', '--ip-forward=false']),
     ...(tls ? [`--host=tcp://127.0.0.1:${port}`, '--tlsverify', `--tlscacert=${tls.ca.cert}`,
       `--tlscert=${tls.server.cert}`, `--tlskey=${tls.server.key}`] : []),
     ...args,
@@ -214,7 +223,10 @@ export async function startEngine(h, { tls, images = [], args = [], tag = `t${pr
   };
   const start = async () => {
     const log = fs.openSync(logFile, 'a');
-    proc = spawn('dockerd', flags, { stdio: ['ignore', log, log] });
+    // nsenter, not ip netns exec: that one also remounts /sys, where the
+    // daemon would find no cgroups.
+    proc = netns ? spawn('nsenter', [`--net=/var/run/netns/${bridge}`, 'dockerd', ...flags], { stdio: ['ignore', log, log] })
+      : spawn('dockerd', flags, { stdio: ['ignore', log, log] });
     fs.closeSync(log);
     exited = new Promise((resolve) => proc.on('exit', resolve));
     await up();
@@ -230,7 +242,7 @@ export async function startEngine(h, { tls, images = [], args = [], tag = `t${pr
   };
   h.t.after(async () => {
     await stop();
-    try { ip('link', 'del', bridge); } catch { /* gone */ }
+    try { ip(...(netns ? ['netns', 'del', bridge] : ['link', 'del', bridge])); } catch { /* gone */ }
     fs.rmSync(dir, { recursive: true, force: true });
   });
   await start();
