@@ -171,7 +171,7 @@ async function main() {
       const o = outcome(r);
       if (o === "ok") {
         lat[c.session ? "session" : "oneoff"].push(r.ms);
-        const eng = JSON.parse(r.msg.result.content[0].text).engine ?? "(one)";
+        const eng = JSON.parse(r.msg.result.content[0].text).engine ?? "(a session's own)";
         engines[eng] = (engines[eng] ?? 0) + 1;
       } else if (o === "quota") quota++;
       else failures.set(o, (failures.get(o) ?? 0) + 1);

@@ -16,6 +16,15 @@ import { withStateDir } from './lib/sessions.mjs';
 
 const run = promisify(execFile);
 const bin = (name) => path.join(path.dirname(new URL(import.meta.url).pathname), 'node_modules/.bin', name);
+/** Claude Code's environment: a fresh home, its non-essential traffic off. */
+const claudeEnv = (home) => ({
+  ...process.env,
+  HOME: home,
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  DISABLE_AUTOUPDATER: '1',
+});
 const QUIET = { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'python' };
 
 e2e('the MCP Inspector CLI lists the tools and runs code', { timeoutMs: 120_000 }, async (h) => {
@@ -38,14 +47,7 @@ e2e('Claude Code: claude mcp add in a fresh home, then claude mcp list reports t
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-claude-home-'));
   h.t.after(() => fs.rmSync(home, { recursive: true, force: true }));
   const st = withStateDir(h);
-  const env = {
-    ...process.env,
-    HOME: home,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    DISABLE_AUTOUPDATER: '1',
-  };
+  const env = claudeEnv(home);
   const args = ['mcp', 'add', 'sandbox', '--scope', 'user'];
   for (const [k, v] of Object.entries(st.env(QUIET))) args.push('-e', `${k}=${v}`);
   await run(bin('claude'), [...args, '--', BIN], { env, timeout: 60_000 });
@@ -59,14 +61,7 @@ e2e('Claude Code over HTTP: claude mcp add --transport http with a tenant\'s tok
   const tokens = path.join(home, 'tokens');
   const token = (await run(BIN, ['token', 'claude', '--file', tokens])).stdout.trim();
   const s = await startHttp(h, { env: withStateDir(h).env({ ...QUIET, SANDBOX_HTTP_TOKENS_FILE: tokens }) });
-  const env = {
-    ...process.env,
-    HOME: home,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    DISABLE_AUTOUPDATER: '1',
-  };
+  const env = claudeEnv(home);
   await run(bin('claude'), ['mcp', 'add', '--transport', 'http', 'sandbox', s.url, '--scope', 'user', '--header', `Authorization: Bearer ${token}`], { env, timeout: 60_000 });
   const { stdout } = await run(bin('claude'), ['mcp', 'list'], { env, timeout: 120_000 });
   assert.match(stdout, new RegExp(`^sandbox: ${s.url.replace(/[.+]/g, '\\$&')} \\(HTTP\\) +- ✔ Connected$`, 'm'), stdout);
