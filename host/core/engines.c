@@ -612,11 +612,16 @@ static void deferred_cb(void *arg)
 	cb(NULL, &err, cb_arg);
 }
 
-/* Whether an engine's failure to give a box sends the request on. */
+/* Whether an engine's failure to give a box sends the request on: no
+ * code has run yet, so another engine may as well try. Besides an engine
+ * that does not answer and a missing image, a box that would not start
+ * (sandbox_error: an engine shutting down answers "grpc: the client
+ * connection is closing" while it still answers at all). */
 static int fails_over(const struct error *err)
 {
 	return err->code == ERR_DOCKER_UNAVAILABLE ||
-	       err->code == ERR_IMAGE_MISSING;
+	       err->code == ERR_IMAGE_MISSING || err->code == ERR_SANDBOX ||
+	       err->code == ERR_SANDBOX_TIMEOUT;
 }
 
 static void placed_cb(struct box *b, const struct error *err, void *arg)
