@@ -19,6 +19,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { startEngine } from "../tests/e2e/lib/engines.mjs";
+import { modernHeaders } from "../tests/e2e/lib/http.mjs";
 import { SERVER, pct } from "./lib.mjs";
 
 const arg = (name, def) => {
@@ -59,7 +60,7 @@ function post(url, body, token, ag) {
   return new Promise((resolve, reject) => {
     const req = http.request({
       host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent: ag,
-      headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${token}`, "content-length": Buffer.byteLength(data) },
+      headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${token}`, ...modernHeaders(body), "content-length": Buffer.byteLength(data) },
     }, (res) => {
       let text = "";
       res.on("data", (c) => { text += c; });
