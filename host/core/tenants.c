@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define LINE_MAX_LEN 1024
 
@@ -19,6 +20,16 @@ struct tenants {
 	struct tenant_quota defaults;
 	struct tenant *list; /* every tenant ever read, revoked ones too */
 };
+
+const struct tenant *tenants_find(const struct tenants *ts, const char *name)
+{
+	const struct tenant *t;
+
+	for (t = ts ? ts->list : NULL; t; t = t->next)
+		if (!t->revoked && strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
 
 int tenant_valid_name(const char *s)
 {
@@ -136,11 +147,14 @@ static int read_file(const char *path, const struct tenant_quota *defaults,
 		snprintf(why, whysz, "%s: %s", path, strerror(errno));
 		return rc;
 	}
-	if (fstat(fileno(f), &st) == 0 && (st.st_mode & S_IWOTH)) {
+	if (fstat(fileno(f), &st) == 0 &&
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) ||
+	     (st.st_uid != 0 && st.st_uid != geteuid()))) {
 		fclose(f);
 		snprintf(why, whysz,
-			 "%s may be written by anyone: anyone could add a "
-			 "tenant (chmod o-w it)",
+			 "%s may be written by others than this server's user "
+			 "and root: they could add a tenant (chown it, chmod "
+			 "go-w it)",
 			 path);
 		return -EPERM;
 	}

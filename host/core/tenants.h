@@ -69,6 +69,9 @@ size_t tenants_count(const struct tenants *t);
 /* The tenant whose token this is (len bytes), or NULL. */
 struct tenant *tenants_auth(struct tenants *t, const char *token, size_t len);
 
+/* The tenant of that name the file names now (not revoked), or NULL. */
+const struct tenant *tenants_find(const struct tenants *t, const char *name);
+
 /* 1 if s is a valid tenant name: [a-z0-9_-]{1,32}. */
 int tenant_valid_name(const char *s);
 

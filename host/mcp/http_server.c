@@ -951,7 +951,7 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 		refusal = "Host not allowed ([http] allowed_hosts)";
 	} else if (origin.base && !h->any_origin &&
 		   !in_list(h->origins, origin.base, origin.len) &&
-		   !same_origin(req, origin)) {
+		   (h->any_host || !same_origin(req, origin))) {
 		status = 403;
 		refusal = "Origin not allowed ([http] allowed_origins)";
 	} else if (h->tenants && !(tenant = authenticate(h, req))) {
@@ -1247,8 +1247,11 @@ static int on_artifact(h2o_handler_t *self, h2o_req_t *req)
 	free(raw);
 	errno = 0;
 	e = strtoll(exp, &end, 10);
+	/* A link of a tenant the tokens file no longer names (or of none,
+	 * when there are tenants) is dead with it. */
 	if (!g || !g->path || errno || *end || !*exp ||
 	    (tenant[0] && !tenant_valid_name(tenant)) ||
+	    (h->tenants && !tenants_find(h->tenants, tenant)) ||
 	    links_check(h->env->links, tenant, id, g->path, e, sig,
 			(int64_t)time(NULL)) != 0 ||
 	    beneath_check(g->path)) {
@@ -1629,9 +1632,11 @@ static int quiescent(struct http_server *h)
 {
 	h2o_context_t *c = &h->ctx;
 
+	/* Every exchange gone too: none has a call that could still end
+	 * into it (or an artifact read on the thread pool). */
 	return h2o_linklist_is_empty(&c->http1._conns) &&
 	       h2o_linklist_is_empty(&c->http2._conns) && !h->connections &&
-	       !h->reloading;
+	       !h->reloading && !h->exchanges;
 }
 
 static void drain_cb(uv_timer_t *t)
@@ -1683,7 +1688,7 @@ void http_server_close(struct http_server *h, void (*done)(void *arg),
 		if (ex->answered || !ex->req)
 			continue;
 		ex->req->http1_is_persistent = 0;
-		if (ex->call_open)
+		if (ex->call_open && ex->peer)
 			mcp_server_drop_exchange(ex->peer, ex);
 		if (ex->answered || !ex->req)
 			continue;
@@ -1717,6 +1722,14 @@ void http_server_free(struct http_server *h)
 
 	if (!h)
 		return;
+	/* Not drained (the shutdown deadline came first): h2o's timers are
+	 * still on the loop and calls may still end into an exchange, so
+	 * nothing of it is freed; the process is exiting. */
+	if (h->ctx_init && !h->drained) {
+		log_warn("the HTTP server did not drain: its memory is left to "
+			 "the exit");
+		return;
+	}
 	for (s = h->sessions; s; s = snext) {
 		snext = s->next;
 		mcp_server_free(s->peer);

@@ -168,6 +168,7 @@ static void session_resource(cJSON *arr, const struct tenant *t,
 struct artifact_list {
 	cJSON *arr;
 	const struct tenant *t;
+	size_t n; /* listed so far: the caller's own, at most LIST_MAX */
 };
 
 static void artifact_resource(const char *key, const char *path, uint64_t size,
@@ -178,8 +179,10 @@ static void artifact_resource(const char *key, const char *path, uint64_t size,
 	char *uri;
 	char when[40];
 
-	if (!tool_owns(al->t, key) || (!al->t && strchr(key, '.')))
-		return; /* another tenant's (a tenant's, on stdio) */
+	if (!tool_owns(al->t, key) || (!al->t && strchr(key, '.')) ||
+	    al->n >= LIST_MAX_ARTIFACTS)
+		return; /* another tenant's (a tenant's, on stdio), or enough */
+	al->n++;
 	o = cJSON_CreateObject();
 	uri = resources_uri("artifact", tool_unqualify(al->t, key), path);
 
@@ -199,15 +202,15 @@ cJSON *resources_list(const struct tool_env *env, const struct tenant *tenant)
 {
 	cJSON *r = cJSON_CreateObject();
 	struct artifact_list al = {cJSON_AddArrayToObject(r, "resources"),
-				   tenant};
+				   tenant, 0};
 	struct session *s;
 
 	for (s = session_next(env->sessions, NULL); s;
 	     s = session_next(env->sessions, s))
 		session_resource(al.arr, tenant, s);
 	if (env->artifacts)
-		artifact_store_each(env->artifacts, LIST_MAX_ARTIFACTS,
-				    artifact_resource, &al);
+		artifact_store_each(env->artifacts, SIZE_MAX, artifact_resource,
+				    &al);
 	return r;
 }
 

@@ -239,6 +239,16 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 	struct error err;
 	int rc;
 
+	/* The host directory is the operator's, one for every client: no
+	 * tenant's to write to or read from (docs/http.md, "Tenants"). */
+	if (mcp_call_tenant(mc)) {
+		mcp_call_finish(mc, tool_error(ERR_FILES_ROOT_NOT_SET,
+					       "export and import are not "
+					       "offered to a tenant of an HTTP "
+					       "server: read files with read "
+					       "or their artifact links"));
+		return;
+	}
 	if (!env->cfg->files_host_root) {
 		mcp_call_finish(
 			mc, tool_error(ERR_FILES_ROOT_NOT_SET,

@@ -130,6 +130,12 @@ static void work_cb(uv_work_t *w)
 
 		if (audit_verify(files, n, &v) == 0) {
 			cJSON_AddBoolToObject(sc->out, "ok", v.ok);
+			/* A tenant learns whether the chain holds, not how
+			 * much the others did nor where the log is. */
+			if (sc->tenant[0]) {
+				audit_files_free(files, n);
+				return;
+			}
 			cJSON_AddNumberToObject(sc->out, "lines",
 						(double)v.lines);
 			cJSON_AddNumberToObject(sc->out, "files", (double)n);

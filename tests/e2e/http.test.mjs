@@ -116,6 +116,16 @@ e2e('refused: other origins and hosts, other methods and types, missing or unkno
   assert.match(r.json.error.message, /Host not allowed/);
   r = await request(s.url, { headers: { host: `localhost:${port}` }, body: list });
   assert.equal(r.status, 200);
+  r = await request(s.url, { headers: { origin: `http://127.0.0.1:${port}` }, body: list });
+  assert.equal(r.status, 200, 'the server\'s own origin');
+  // With every Host let in, a page's own origin is not enough: a
+  // rebinding page's Origin always equals its Host.
+  const open = await startHttp(h, { env: { ...ENV, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '', SANDBOX_HTTP_ALLOWED_HOSTS: '*' } });
+  const oport = new URL(open.url).port;
+  r = await request(open.url, { headers: { host: `evil.example:${oport}`, origin: `http://evil.example:${oport}` }, body: list });
+  assert.equal(r.status, 403);
+  r = await request(open.url, { headers: { host: `evil.example:${oport}` }, body: list });
+  assert.equal(r.status, 200, 'allowed_hosts = * lets any Host in');
 
   r = await request(s.url, { method: 'GET' });
   assert.equal(r.status, 405);

@@ -92,6 +92,8 @@ e2e('tenants over HTTP: no token or a wrong one gets 401; B cannot list, read, r
   assert.ok(!JSON.stringify(res.json.result).includes('work'), JSON.stringify(res.json.result));
   const read = await modernRequest(s.url, 'resources/read', { uri: 'sandbox://session/work/secret.txt' }, { token: bob });
   assert.ok(read.json.error, JSON.stringify(read.json));
+  // The operator's host directory is no tenant's.
+  assert.equal(err(await toolCall(s.url, 'sandbox_file_ops', { action: 'export', session: 'work', path: 'secret.txt', to: 'x.txt' }, { token: alice })).code, 'files_root_not_set');
   const inspect = ok(await toolCall(s.url, 'sandbox_inspect', { what: 'sessions' }, { token: bob }));
   const seen = JSON.parse(inspect.content[0].text).sessions;
   assert.deepEqual([seen.open, seen.list], [0, []]);
@@ -256,13 +258,17 @@ e2e('quotas: concurrent executions, executions per minute, sessions and artifact
   assert.equal(second.artifacts[0].uri, undefined);
   assert.match(second.artifacts[0].note, /quota_exceeded/);
 
-  // SIGHUP: a new tenant is let in, a removed one is refused.
+  // SIGHUP: a new tenant is let in, removed ones are refused, and so are
+  // the links to their artifacts.
+  const link = first.artifacts[0].url;
+  assert.equal((await request(link, { method: 'GET' })).status, 200);
   const carol = newToken(file, 'carol');
-  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split('\n').filter((l) => !l.startsWith('rate ')).join('\n'));
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split('\n').filter((l) => !l.startsWith('rate ') && !l.startsWith('few ')).join('\n'));
   s.proc.kill('SIGHUP');
-  await waitFor(() => /tokens reloaded: 3 tenant\(s\)/.test(s.stderr), { timeoutMs: 10_000, what: 'the reload' });
+  await waitFor(() => /tokens reloaded: 2 tenant\(s\)/.test(s.stderr), { timeoutMs: 10_000, what: 'the reload' });
   run(await toolCall(s.url, 'sandbox_execute', { language: 'bash', code: 'echo carol' }, { token: carol }));
   assert.equal((await toolCall(s.url, 'sandbox_execute', { language: 'bash', code: 'echo rate' }, { token: rate })).status, 401);
+  assert.equal((await request(link, { method: 'GET' })).status, 403, 'a removed tenant\'s link is dead');
   // A file that no longer reads leaves the tenants as they were.
   fs.writeFileSync(file, 'not a tokens file\n');
   s.proc.kill('SIGHUP');

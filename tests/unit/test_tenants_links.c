@@ -111,8 +111,11 @@ static void tokens(void)
 		CHECK(tenants_reload(ts, why, sizeof(why)) == -EINVAL);
 		write_file(path, line_a, 0602);
 		CHECK(tenants_reload(ts, why, sizeof(why)) == -EPERM);
-		CHECK_STR_CONTAINS(why, "written by anyone");
+		CHECK_STR_CONTAINS(why, "written by others");
+		write_file(path, line_a, 0620);
+		CHECK(tenants_reload(ts, why, sizeof(why)) == -EPERM);
 	}
+	CHECK(tenants_find(ts, "alice") == a && !tenants_find(ts, "bob"));
 	tenants_free(ts);
 	CHECK(tenant_valid_name("a-b_1") && !tenant_valid_name("a.b") &&
 	      !tenant_valid_name("") && !tenant_valid_name("A"));
