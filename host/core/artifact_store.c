@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tenants.h"
 #include "../util/beneath.h"
 #include "../util/log.h"
 #include "session_store.h"
@@ -109,8 +110,7 @@ int artifact_key_valid(const char *key, size_t len)
 	if (!dot)
 		return artifact_id_valid(key, len);
 	t = (size_t)(dot - key);
-	return t >= 1 && t <= 32 &&
-	       strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_-") == t &&
+	return tenant_valid_prefix(key, t) &&
 	       artifact_id_valid(dot + 1, len - t - 1);
 }
 

@@ -20,12 +20,13 @@
 #include <uv.h>
 
 #include "executor.h"
+#include "tenants.h"
 #include "../util/error.h"
 
 #define ARTIFACT_ID_LEN 16 /* hex digits */
 /* A set's key, its directory's name: the id, or a tenant's
  * "<tenant>.<id>" (tenants.h). */
-#define ARTIFACT_KEY_MAX (32 + 1 + ARTIFACT_ID_LEN)
+#define ARTIFACT_KEY_MAX (TENANT_NAME_MAX + 1 + ARTIFACT_ID_LEN)
 
 struct artifact_store;
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "tenants.h"
 #include "../engine/container.h"
 #include "../util/defer.h"
 #include "../util/log.h"
@@ -38,9 +39,7 @@ int session_valid_name(const char *s)
 	size_t n;
 
 	if (dot) {
-		n = (size_t)(dot - s);
-		if (n < 1 || n > 32 ||
-		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != n)
+		if (!tenant_valid_prefix(s, (size_t)(dot - s)))
 			return 0;
 		s = dot + 1;
 	}

@@ -24,6 +24,7 @@
 #include "packages.h"
 #include "plugins.h"
 #include "pool.h"
+#include "tenants.h"
 #include "../engine/agent_client.h"
 #include "../engine/docker.h"
 #include "../util/error.h"
@@ -31,7 +32,7 @@
 #define SESSION_NAME_MAX 64
 /* A tenant's session is "<tenant>.<name>" inside the server (tenants.h):
  * the longest name the server holds. */
-#define SESSION_QNAME_MAX (32 + 1 + SESSION_NAME_MAX)
+#define SESSION_QNAME_MAX (TENANT_NAME_MAX + 1 + SESSION_NAME_MAX)
 /* Prefix of every session container's name. */
 #define SESSION_CONTAINER_PREFIX "sbx-s."
 

@@ -31,12 +31,23 @@ const struct tenant *tenants_find(const struct tenants *ts, const char *name)
 	return NULL;
 }
 
+int tenant_valid_prefix(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n < 1 || n > TENANT_NAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      s[i] == '-'))
+			return 0;
+	return 1;
+}
+
 int tenant_valid_name(const char *s)
 {
-	size_t n = strlen(s);
-
-	return n >= 1 && n <= TENANT_NAME_MAX &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+	return tenant_valid_prefix(s, strlen(s));
 }
 
 static int unhex(const char *s, unsigned char *out, size_t n)

@@ -72,8 +72,10 @@ struct tenant *tenants_auth(struct tenants *t, const char *token, size_t len);
 /* The tenant of that name the file names now (not revoked), or NULL. */
 const struct tenant *tenants_find(const struct tenants *t, const char *name);
 
-/* 1 if s is a valid tenant name: [a-z0-9_-]{1,32}. */
+/* 1 if s is a valid tenant name: [a-z0-9_-]{1,32}; the same for the
+ * first n bytes of s (the "<tenant>." of a qualified name). */
 int tenant_valid_name(const char *s);
+int tenant_valid_prefix(const char *s, size_t n);
 
 /* An execution starts: within concurrent and per_minute, else
  * ERR_QUOTA_EXCEEDED with why. now_ms: the loop's clock. */

@@ -752,6 +752,7 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	struct hsession *sess = NULL;
 	h2o_iovec_t sid = header(req, "mcp-session-id");
 	h2o_iovec_t ct = header(req, "content-type"), pvh;
+	cJSON *msg = NULL;
 	enum mcp_msg_kind kind;
 	char *body;
 	size_t len = req->entity.base ? req->entity.len : 0;
@@ -772,7 +773,10 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	}
 	memcpy(body, req->entity.base ? req->entity.base : "", len);
 	body[len] = '\0';
-	kind = mcp_message_kind(body, len);
+	/* Parsed once here, to route; the server reads the text itself
+	 * (its strict checks are on the text). */
+	msg = cJSON_ParseWithLength(body, len);
+	kind = mcp_message_kind(msg);
 	/* A version header of no 2025-era revision makes the request a
 	 * stateless one's, checked as such (even without its _meta). */
 	pvh = trimmed(header(req, "mcp-protocol-version"));
@@ -781,15 +785,8 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		kind = MCP_MSG_MODERN;
 
 	if (kind == MCP_MSG_MODERN) {
-		cJSON *msg = cJSON_ParseWithLength(body, len);
-		int refused = modern_refused(ex, req, msg);
-
-		cJSON_Delete(msg);
-		if (refused) {
-			free(body);
-			exchange_maybe_free(ex);
-			return 0;
-		}
+		if (modern_refused(ex, req, msg))
+			goto done;
 		ex->modern = 1;
 	} else if (kind == MCP_MSG_REQUEST || kind == MCP_MSG_NOTIFICATION ||
 		   kind == MCP_MSG_RESPONSE ||
@@ -800,16 +797,14 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 				refuse(ex, 404, E_INVALID_REQUEST,
 				       "no such session (Mcp-Session-Id): it "
 				       "ended or never was; initialize again");
-				free(body);
-				return 0;
+				goto done;
 			}
 		} else if (kind == MCP_MSG_REQUEST) {
 			refuse(ex, 400, E_INVALID_REQUEST,
 			       "an Mcp-Session-Id header is required: send "
 			       "initialize first, or a 2026-07-28 request "
 			       "(its protocol version in params._meta)");
-			free(body);
-			return 0;
+			goto done;
 		}
 	} else if (kind == MCP_MSG_INITIALIZE) {
 		if (h->nsessions >= h->env->cfg->http_max_sessions) {
@@ -819,15 +814,13 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 				       "too many sessions ([http] "
 				       "max_sessions): end one with DELETE "
 				       "or use 2026-07-28 requests");
-				free(body);
-				return 0;
+				goto done;
 			}
 		}
 		sess = session_new(h, ex->tenant);
 		if (!sess) {
 			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
-			free(body);
-			return 0;
+			goto done;
 		}
 		ex->announce = 1;
 	}
@@ -841,15 +834,13 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 
 		if (mcp_server_new(h->env, h->tools, &out, &ex->peer) != 0) {
 			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
-			free(body);
-			return 0;
+			goto done;
 		}
 		mcp_server_set_tenant(ex->peer, ex->tenant);
 	}
 	/* A call streams when the client can take a stream. */
 	if (ex->accepts_sse &&
 	    (kind == MCP_MSG_REQUEST || kind == MCP_MSG_MODERN)) {
-		cJSON *msg = cJSON_ParseWithLength(body, len);
 		const cJSON *m =
 			cJSON_GetObjectItemCaseSensitive(msg, "method");
 
@@ -857,8 +848,9 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		    (strcmp(m->valuestring, "tools/call") == 0 ||
 		     strcmp(m->valuestring, "resources/read") == 0))
 			sse_start(ex);
-		cJSON_Delete(msg);
 	}
+	cJSON_Delete(msg);
+	msg = NULL;
 	ex->call_open = 1;
 	mcp_server_handle(ex->peer, ex, body, len);
 	free(body);
@@ -875,6 +867,10 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	    !mcp_server_session_version(sess->peer))
 		sess->ended = 1; /* initialize was refused */
 	exchange_maybe_free(ex);
+	return 0;
+done: /* refused before the server saw it */
+	cJSON_Delete(msg);
+	free(body);
 	return 0;
 }
 

@@ -1260,31 +1260,25 @@ const char *mcp_server_session_version(const struct mcp_server *s)
 	return s->initialized ? s->version : NULL;
 }
 
-enum mcp_msg_kind mcp_message_kind(const char *msg, size_t len)
+enum mcp_msg_kind mcp_message_kind(const cJSON *j)
 {
-	cJSON *j = cJSON_ParseWithLength(msg, len);
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "method");
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(j, "params");
-	enum mcp_msg_kind k;
 
 	if (!cJSON_IsObject(j))
-		k = MCP_MSG_INVALID;
-	else if (!cJSON_IsString(m))
-		k = id ? MCP_MSG_RESPONSE : MCP_MSG_INVALID;
-	else if (cJSON_GetObjectItemCaseSensitive(
-			 cJSON_GetObjectItemCaseSensitive(params, "_meta"),
-			 META_VERSION) ||
-		 strcmp(m->valuestring, "server/discover") == 0)
-		k = id ? MCP_MSG_MODERN : MCP_MSG_NOTIFICATION;
-	else if (!id)
-		k = MCP_MSG_NOTIFICATION;
-	else if (strcmp(m->valuestring, "initialize") == 0)
-		k = MCP_MSG_INITIALIZE;
-	else
-		k = MCP_MSG_REQUEST;
-	cJSON_Delete(j);
-	return k;
+		return MCP_MSG_INVALID;
+	if (!cJSON_IsString(m))
+		return id ? MCP_MSG_RESPONSE : MCP_MSG_INVALID;
+	if (cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(params, "_meta"),
+		    META_VERSION) ||
+	    strcmp(m->valuestring, "server/discover") == 0)
+		return id ? MCP_MSG_MODERN : MCP_MSG_NOTIFICATION;
+	if (!id)
+		return MCP_MSG_NOTIFICATION;
+	return strcmp(m->valuestring, "initialize") == 0 ? MCP_MSG_INITIALIZE
+							 : MCP_MSG_REQUEST;
 }
 
 /* ------------------------------------------------------------------ */

@@ -75,8 +75,8 @@ unsigned mcp_server_inflight(const struct mcp_server *s);
 /* The revision initialize negotiated, or NULL before initialize. */
 const char *mcp_server_session_version(const struct mcp_server *s);
 
-/* What a message is, for a transport that routes by it (HTTP): read
- * without side effects. */
+/* What a message (parsed, or NULL when it did not parse) is, for a
+ * transport that routes by it (HTTP). */
 enum mcp_msg_kind {
 	MCP_MSG_INVALID,      /* not a JSON-RPC object */
 	MCP_MSG_INITIALIZE,   /* initialize: opens a 2025-era session */
@@ -85,7 +85,7 @@ enum mcp_msg_kind {
 	MCP_MSG_NOTIFICATION, /* never answered */
 	MCP_MSG_RESPONSE,     /* a client's answer: we ask nothing */
 };
-enum mcp_msg_kind mcp_message_kind(const char *msg, size_t len);
+enum mcp_msg_kind mcp_message_kind(const cJSON *msg);
 
 /* Read no more requests; a tools/call that still arrives is refused.
  * Calls in flight are still answered when they end. Idempotent. */

@@ -8,6 +8,7 @@
  * validation (no plugins: no language passes the schema) or are skipped.
  * Under ASan and UBSan.
  */
+#include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(line, data, size);
 	line[size] = '\0';
 	/* What the HTTP transport reads first to route a body. */
-	(void)mcp_message_kind(line, size);
+	{
+		cJSON *msg = cJSON_ParseWithLength(line, size);
+
+		(void)mcp_message_kind(msg);
+		cJSON_Delete(msg);
+	}
 	/* Lines that would reach a session, a file or the audit log need
 	 * what this harness does not have (see above). */
 	if (!strstr(line, "session") && !strstr(line, "sandbox_file") &&
