@@ -31,6 +31,7 @@
 #include "artifacts.h"
 #include "files.h"
 #include "log.h"
+#include "prestart.h"
 #include "procs.h"
 #include "relay.h"
 #include "reset.h"
@@ -73,6 +74,9 @@ struct agent {
 	 * still being stopped: run when it is (payload owned). */
 	struct ap_frame deferred;
 	unsigned char *deferred_data;
+	/* AP_PRESTART answered once its interpreter waits (or will not). */
+	int prestart_pending;
+	uint32_t prestart_id;
 };
 
 static unsigned char inbuf[256 * 1024];
@@ -189,7 +193,46 @@ static void drop_deferred(struct agent *a)
 static int busy(const struct agent *a)
 {
 	return exec_busy(&a->exec) || reset_busy(&a->reset) ||
-	       files_busy(&a->files);
+	       files_busy(&a->files) || a->prestart_pending;
+}
+
+/* AP_PRESTART: the description now, the interpreter at once when nothing
+ * runs (a fresh container), the reply when it waits. */
+static void start_prestart(struct agent *a, const struct ap_frame *f)
+{
+	const char *err = NULL;
+
+	if (busy(a)) {
+		send_error(a, f->id, "busy");
+		return;
+	}
+	if (a->keep) {
+		send_error(a, f->id,
+			   "a kept container has no pre-started "
+			   "interpreter");
+		return;
+	}
+	if (prestart_configure(f, &err)) {
+		send_error(a, f->id, err);
+		return;
+	}
+	prestart_launch();
+	a->prestart_pending = 1;
+	a->prestart_id = f->id;
+}
+
+static void prestart_reply(struct agent *a)
+{
+	struct ap_reset_done m = {.ok = 1};
+	int rc;
+
+	prestart_step();
+	if (!a->prestart_pending || !prestart_settled())
+		return;
+	a->prestart_pending = 0;
+	rc = ap_prestart_done_encode(&a->out, a->prestart_id, &m);
+	if (rc)
+		agent_log("cannot queue AP_PRESTART_DONE: %s", strerror(-rc));
 }
 
 static void handle_frame(struct agent *a, const struct ap_frame *f)
@@ -198,7 +241,8 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 	char msg[64];
 
 	a->had_host = 1;
-	if ((f->type == AP_EXEC || f->type == AP_RESET || f->type == AP_FILE) &&
+	if ((f->type == AP_EXEC || f->type == AP_RESET || f->type == AP_FILE ||
+	     f->type == AP_PRESTART) &&
 	    busy(a) && defer_frame(a, f))
 		return;
 	switch (f->type) {
@@ -206,6 +250,11 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 		if (!a->keep)
 			agent_log("kept: this container outlives its host");
 		a->keep = 1;
+		/* A session's: never another caller's, never reset for one. */
+		prestart_forget();
+		break;
+	case AP_PRESTART:
+		start_prestart(a, f);
 		break;
 	case AP_HELLO:
 		send_hello(a, f->id);
@@ -278,7 +327,8 @@ static void child_exited_cb(pid_t pid, int status, void *arg)
 {
 	struct agent *a = arg;
 
-	if (!exec_child_exited(&a->exec, pid, status) &&
+	if (!prestart_reaped(pid, status) &&
+	    !exec_child_exited(&a->exec, pid, status) &&
 	    !reset_child_exited(&a->reset, pid, status))
 		files_child_exited(&a->files, pid, status);
 	/* anything else was an orphan: reaped, nothing to report */
@@ -288,9 +338,12 @@ static int poll_timeout(struct agent *a)
 {
 	uint64_t d = exec_deadline(&a->exec), r = reset_deadline(&a->reset);
 	uint64_t fl = files_deadline(&a->files), now;
+	uint64_t p = a->prestart_pending ? prestart_deadline() : UINT64_MAX;
 
 	if (r < d)
 		d = r;
+	if (p < d)
+		d = p;
 	if (fl < d)
 		d = fl;
 	if (!a->had_host && a->start_ms + FIRST_HOST_MS < d)
@@ -317,6 +370,7 @@ static void drop_connection(struct agent *a)
 	a->out.len = a->out.frame_start = 0;
 	a->out_off = 0;
 	exec_orphan(&a->exec);
+	a->prestart_pending = 0; /* the interpreter stays: it is the box's */
 	if (reset_busy(&a->reset))
 		a->reset.stale = 1;
 	if (files_busy(&a->files))
@@ -348,6 +402,7 @@ static void shutdown_agent(struct agent *a)
 	files_close(&a->files);
 	zygote_stop();
 	repl_stop(); /* no longer spared */
+	prestart_forget();
 	left = procs_kill_all();
 	if (left)
 		agent_log("exiting with %u user processes left", left);
@@ -392,9 +447,10 @@ static void own_workdir(void)
 
 int main(int argc, char **argv)
 {
-	struct pollfd pfd[4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS];
+	struct pollfd pfd[4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS +
+			  PRESTART_POLL_FDS];
 	struct agent a;
-	int n, nin, nout, nsig, nlisten, nexec, nreset, nfiles, rc;
+	int n, nin, nout, nsig, nlisten, nexec, nreset, nfiles, nprestart, rc;
 
 	if (argc > 1 && strcmp(argv[1], "relay") == 0)
 		return relay_main();
@@ -483,6 +539,8 @@ int main(int argc, char **argv)
 		n += reset_poll_fill(&a.reset, pfd + n);
 		nfiles = n;
 		n += files_poll_fill(&a.files, pfd + n);
+		nprestart = n;
+		n += prestart_poll_fill(pfd + n);
 
 		if (poll(pfd, (nfds_t)n, poll_timeout(&a)) < 0 &&
 		    errno != EINTR) {
@@ -493,7 +551,8 @@ int main(int argc, char **argv)
 			procs_handle_signals();
 		exec_poll_done(&a.exec, pfd + nexec, nreset - nexec);
 		reset_poll_done(&a.reset, pfd + nreset, nfiles - nreset);
-		files_poll_done(&a.files, pfd + nfiles, n - nfiles);
+		files_poll_done(&a.files, pfd + nfiles, nprestart - nfiles);
+		prestart_poll_done(pfd + nprestart, n - nprestart);
 		if (nin >= 0 && pfd[nin].revents)
 			read_input(&a);
 		if (a.on_socket && a.in_fd >= 0 && (a.in_eof || a.out_broken)) {
@@ -505,6 +564,7 @@ int main(int argc, char **argv)
 		exec_step(&a.exec);
 		reset_step(&a.reset);
 		files_step(&a.files);
+		prestart_reply(&a);
 		if (a.deferred_data && !busy(&a)) {
 			struct ap_frame f = a.deferred;
 

@@ -27,6 +27,7 @@
 #include "agent.h"
 #include "agent_ops.h"
 #include "log.h"
+#include "prestart.h"
 #include "procs.h"
 #include "repl.h"
 #include "spawn.h"
@@ -103,6 +104,36 @@ static int start_zygote(struct exec *e, const struct spawn_opts *o)
 	return rc;
 }
 
+/* The run step through the interpreter that waits for it. -errno: it
+ * has been stopped; start the step the ordinary way. */
+static int start_prestarted(struct exec *e)
+{
+	struct prestart_run r;
+	int rc;
+
+	rc = prestart_take(&e->req, !e->req.build_argv[0], &r);
+	if (rc) {
+		agent_log("exec %u: the pre-started interpreter cannot take "
+			  "it (%s): started the ordinary way",
+			  e->id, strerror(-rc));
+		prestart_stop();
+		return rc;
+	}
+	e->building = 0;
+	e->pid = r.pid;
+	e->exited = 0;
+	e->draining = 0;
+	e->zygote = 0;
+	e->prestarted = 1;
+	e->fd_out = r.fd_out;
+	e->fd_err = r.fd_err;
+	e->fd_in = r.fd_in;
+	e->stdin_off = 0;
+	if (e->fd_in >= 0 && e->req.stdin_len == 0)
+		close_fd(&e->fd_in);
+	return 0;
+}
+
 /* Start the build (building=1) or run phase. */
 static int start_phase(struct exec *e, int building)
 {
@@ -113,12 +144,12 @@ static int start_phase(struct exec *e, int building)
 
 	if (!building && e->req.build_argv[0] && e->req.artifacts)
 		artifacts_begin();
+	if (!building && e->prestart_fit && start_prestarted(e) == 0)
+		return 0;
 
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) ||
-	    (!building && e->req.stdin_data && pipe2(pi, O_CLOEXEC))) {
-		rc = -errno;
+	if ((rc = spawn_pipe(po)) || (rc = spawn_pipe(pe)) ||
+	    (!building && e->req.stdin_data && (rc = spawn_pipe(pi))))
 		goto out;
-	}
 	/* Only our ends are non-blocking; the program gets ordinary pipes. */
 	fcntl(po[0], F_SETFL, O_NONBLOCK);
 	fcntl(pe[0], F_SETFL, O_NONBLOCK);
@@ -220,6 +251,11 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		e->ndeny++;
 	e->grace_ms = q->grace_ms;
 	e->stream_ms = q->stream_ms;
+	/* Whatever does not run through the waiting interpreter stops it
+	 * before anything else runs. */
+	e->prestart_fit = prestart_fits(q);
+	if (!e->prestart_fit)
+		prestart_stop();
 	/* 0 means "default", so a host that always sends the fields does
 	 * not have to know the defaults. */
 	out_cap = q->stdout_cap ? q->stdout_cap : EXEC_DEFAULT_CAP;
@@ -241,6 +277,7 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		rc = -ENOMEM;
 		goto fail;
 	}
+	e->id = f->id;
 	e->oom_known = procs_oom_kills(&e->oom_before) == 0;
 	now = agent_now_ms();
 	e->start_ms = now;
@@ -262,7 +299,6 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		*err = msg;
 		goto fail;
 	}
-	e->id = f->id;
 	e->active = 1;
 	return 0;
 fail:
@@ -529,6 +565,7 @@ static void send_done(struct exec *e)
 		.repl = (uint8_t)e->repl,
 		.state_kept = e->repl && repl_running() && !e->state_lost,
 		.fresh = (uint8_t)e->fresh,
+		.prestarted = (uint8_t)e->prestarted,
 	};
 	const struct ap_error fail = {.message = fail_msg,
 				      .message_len = sizeof(fail_msg) - 1};

@@ -58,9 +58,11 @@ struct exec {
 	uint64_t oom_before; /* procs_oom_kills() when the call started */
 	uint64_t start_ms, end_ms, deadline_ms, drain_until_ms;
 	int fd_out, fd_err, fd_in; /* our pipe ends, -1 when closed */
-	int zygote;	/* this run step is a child of the fork server;
-			 * pid is then its pid as the server reports it */
-	int zygote_eof; /* the server's socket has nothing more */
+	int zygote;	  /* this run step is a child of the fork server;
+			   * pid is then its pid as the server reports it */
+	int zygote_eof;	  /* the server's socket has nothing more */
+	int prestart_fit; /* the run step may be the pre-started interpreter */
+	int prestarted;	  /* it is (prestart.h) */
 	size_t stdin_off;
 	struct capture cap_out, cap_err;
 

@@ -120,18 +120,16 @@ int repl_ensure(const char *const *argv, const char *const *envp,
 	/* Output of a predecessor not yet at EOF is not this one's. */
 	close_fd(&repl.fd_out);
 	close_fd(&repl.fd_err);
-	if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) ||
-	    pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-		rc = -errno;
+	if ((rc = spawn_pipe(req)) || (rc = spawn_pipe(rep)) ||
+	    (rc = spawn_pipe(out)) || (rc = spawn_pipe(err)))
 		goto out;
-	}
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
 	o.envp = envp;
 	o.fd_in = req[0];
 	o.fd_out = out[1];
 	o.fd_err = err[1];
-	o.fd_keep = rep[1];
+	o.fd_keep[0] = rep[1];
 	o.seccomp = seccomp;
 	pid = spawn_user(&o);
 	if (pid < 0) {

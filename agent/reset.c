@@ -24,6 +24,7 @@
 #include "agent.h"
 #include "agent_ops.h"
 #include "log.h"
+#include "prestart.h"
 #include "procs.h"
 #include "repl.h"
 #include "spawn.h"
@@ -301,6 +302,7 @@ static void reset_clear(struct reset *r)
 	r->stale = 0;
 	r->pid = 0;
 	r->msg_len = 0;
+	r->checked = 0;
 }
 
 void reset_close(struct reset *r)
@@ -327,6 +329,7 @@ int reset_start(struct reset *r, uint32_t id, const char **err)
 	/* A session interpreter is state too (the fork server, stateless,
 	 * stays). Survivors here are counted again at the end. */
 	repl_stop();
+	prestart_stop();
 	procs_kill_all();
 	if (pipe2(p, O_CLOEXEC)) {
 		snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
@@ -412,6 +415,8 @@ uint64_t reset_deadline(const struct reset *r)
 {
 	if (!r->active)
 		return UINT64_MAX;
+	if (r->checked)
+		return prestart_settled() ? 0 : prestart_deadline();
 	if (!r->pid && r->fd < 0)
 		return 0;
 	return r->deadline_ms;
@@ -428,58 +433,72 @@ static void append(struct reset *r, const char *s)
 	r->msg_len += n;
 }
 
-void reset_step(struct reset *r)
+/* The worker is done: the final check, and the reply's text. */
+static void check(struct reset *r)
 {
-	struct ap_reset_done m;
 	unsigned survivors;
-	char note[96], text[sizeof(r->msg) + 256];
-	int timed_out = 0, ok, rc;
+	char note[96];
 	size_t i, j;
 
-	if (!r->active)
-		return;
-	if (r->pid || r->fd >= 0) {
-		if (agent_now_ms() < r->deadline_ms)
-			return;
-		timed_out = 1;
-	}
-	if (r->fd >= 0 && !timed_out)
+	if (r->fd >= 0)
 		read_report(r);
 	/* The final check; also kills a worker that hung. */
 	survivors = procs_kill_all();
-	if (timed_out)
-		append(r, "reset worker timed out\n");
-	else if (!WIFEXITED(r->status) ||
-		 (WEXITSTATUS(r->status) && !r->msg_len)) {
-		snprintf(note, sizeof(note),
-			 "reset worker failed (status %d)\n", r->status);
-		append(r, note);
-	}
 	if (survivors) {
 		snprintf(note, sizeof(note), "%u user processes survived\n",
 			 survivors);
 		append(r, note);
 	}
-	ok = r->msg_len == 0;
+	r->ok = r->msg_len == 0;
 	/* The worker wrote one line per problem; the wire gets "a; b". */
 	r->msg[r->msg_len] = '\0';
 	j = 0;
-	for (i = 0; i < r->msg_len && j < sizeof(text) - 3; i++) {
+	for (i = 0; i < r->msg_len && j < sizeof(r->text) - 3; i++) {
 		if (r->msg[i] != '\n')
-			text[j++] = r->msg[i];
+			r->text[j++] = r->msg[i];
 		else if (i + 1 < r->msg_len) {
-			text[j++] = ';';
-			text[j++] = ' ';
+			r->text[j++] = ';';
+			r->text[j++] = ' ';
 		}
 	}
-	text[j] = '\0';
-	if (!ok)
-		agent_log("reset %u failed: %s", r->id, text);
+	r->text[j] = '\0';
+	if (!r->ok)
+		agent_log("reset %u failed: %s", r->id, r->text);
+	r->checked = 1;
+	/* Only into a box that is clean; a failed one is discarded. */
+	if (r->ok)
+		prestart_launch();
+}
 
+void reset_step(struct reset *r)
+{
+	struct ap_reset_done m;
+	char note[96];
+	int rc;
+
+	if (!r->active)
+		return;
+	if (!r->checked) {
+		if (r->pid || r->fd >= 0) {
+			if (agent_now_ms() < r->deadline_ms)
+				return;
+			append(r, "reset worker timed out\n");
+		} else if (!WIFEXITED(r->status) ||
+			   (WEXITSTATUS(r->status) && !r->msg_len)) {
+			snprintf(note, sizeof(note),
+				 "reset worker failed (status %d)\n",
+				 r->status);
+			append(r, note);
+		}
+		check(r);
+	}
+	prestart_step();
+	if (!prestart_settled())
+		return;
 	if (!r->stale) {
-		m.ok = (uint8_t)ok;
-		m.message = ok ? NULL : text;
-		m.message_len = ok ? 0 : strlen(text);
+		m.ok = (uint8_t)r->ok;
+		m.message = r->ok ? NULL : r->text;
+		m.message_len = r->ok ? 0 : strlen(r->text);
 		rc = ap_reset_done_encode(r->out, r->id, &m);
 		if (rc)
 			agent_log("reset %u: cannot queue the reply: %s", r->id,

@@ -5,7 +5,9 @@
  * are theirs, and root here has no CAP_DAC_OVERRIDE) empties /work, /tmp,
  * /dev/shm and /dev/mqueue, removes SysV IPC objects and checks that all of
  * it is really gone. Finally the agent checks that no user process is
- * left and answers AP_RESET_DONE.
+ * left, starts the box's pre-started interpreter if it has one
+ * (prestart.h) and answers AP_RESET_DONE once that waits: a box the host
+ * sees idle is ready to serve at once.
  */
 #ifndef SBX_RESET_H
 #define SBX_RESET_H
@@ -19,7 +21,7 @@
 
 /* The worker is killed and the reset fails after this long. */
 #define RESET_TIMEOUT_MS 10000u
-#define RESET_POLL_FDS 1
+#define RESET_POLL_FDS 1 /* and PRESTART_POLL_FDS, polled by agent.c */
 
 struct reset {
 	struct ap_buf *out; /* borrowed: the agent's reply queue */
@@ -33,6 +35,11 @@ struct reset {
 	size_t msg_len;
 	uint64_t deadline_ms;
 	char msg[1024]; /* what the worker found left */
+	/* Checked, the reply waiting for the next pre-started interpreter
+	 * to wait (prestart.h): */
+	int checked;
+	int ok;
+	char text[1024 + 256]; /* msg as one line */
 };
 
 /* Records the current mode of /work as the one to restore. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -66,15 +67,17 @@ static void close_from(int lowfd)
  * session (so job control and terminal signals of one execution never
  * reach another), its fds, and a high OOM score so the kernel picks user
  * code over the agent when the container runs out of memory. */
-static void child_setup(int fd_in, int fd_out, int fd_err, int fd_keep)
+static void child_setup(int fd_in, int fd_out, int fd_err, const int *keep)
 {
 	struct rlimit core = {0, 0};
+	int tmp[SPAWN_MAX_KEEP];
 	sigset_t none;
-	int fd;
+	int fd, n = 0, i;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL);
 	setsid();
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -85,15 +88,17 @@ static void child_setup(int fd_in, int fd_out, int fd_err, int fd_keep)
 	}
 	if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0)
 		child_fail("dup2", NULL, errno);
-	if (fd_keep > 2) {
-		/* dup2() onto itself would keep O_CLOEXEC. */
-		if (fd_keep == 3 ? fcntl(3, F_SETFD, 0) < 0
-				 : dup2(fd_keep, 3) < 0)
-			child_fail("dup2", NULL, errno);
-		close_from(4);
-	} else {
-		close_from(3);
+	/* Out of the way first, so that no source is overwritten before it
+	 * is moved: then into place, where dup2() clears O_CLOEXEC. */
+	for (; keep && n < SPAWN_MAX_KEEP && keep[n] > 2; n++) {
+		tmp[n] = fcntl(keep[n], F_DUPFD_CLOEXEC, 3 + SPAWN_MAX_KEEP);
+		if (tmp[n] < 0)
+			child_fail("dup", NULL, errno);
 	}
+	for (i = 0; i < n; i++)
+		if (dup2(tmp[i], 3 + i) < 0)
+			child_fail("dup2", NULL, errno);
+	close_from(3 + n);
 	if (setrlimit(RLIMIT_CORE, &core))
 		child_fail("setrlimit", NULL, errno);
 }
@@ -213,6 +218,82 @@ pid_t spawn_user(const struct spawn_opts *o)
 	child_fail("exec", o->argv[0], errno);
 }
 
+/* Act as the sandbox user on the file system (single-threaded: the
+ * whole agent's identity until user_fs_end). 0 or -EPERM. Leaving uid 0
+ * as the file system uid drops no capability the agent holds. */
+static int user_fs_begin(void)
+{
+	setfsgid(AGENT_GID);
+	setfsuid(AGENT_UID);
+	if ((uid_t)setfsuid((uid_t)-1) != AGENT_UID ||
+	    (gid_t)setfsgid((gid_t)-1) != AGENT_GID)
+		return -EPERM;
+	return 0;
+}
+
+static void user_fs_end(void)
+{
+	setfsuid(0);
+	setfsgid(0);
+}
+
+int spawn_pipe(int p[2])
+{
+	int rc = user_fs_begin();
+
+	if (!rc && pipe2(p, O_CLOEXEC))
+		rc = -errno;
+	user_fs_end();
+	return rc;
+}
+
+int spawn_write_file_as_user(const char *name, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	int dfd = -1, fd = -1, rc = 0;
+	ssize_t w;
+
+	rc = user_fs_begin();
+	if (rc)
+		goto out;
+	/* SIGXFSZ at RLIMIT_FSIZE would end PID 1: EFBIG instead. */
+	signal(SIGXFSZ, SIG_IGN);
+	dfd = open(AGENT_WORKDIR,
+		   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 ||
+	    (unlinkat(dfd, name, 0) && errno != ENOENT && errno != EISDIR)) {
+		rc = -errno;
+		goto out;
+	}
+	fd = openat(dfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	while (len) {
+		w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = -errno;
+			goto out;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fchmod(fd, 0644))
+		rc = -errno;
+out:
+	if (fd >= 0 && close(fd) && !rc)
+		rc = -errno;
+	if (dfd >= 0)
+		close(dfd);
+	signal(SIGXFSZ, SIG_DFL);
+	user_fs_end();
+	return rc;
+}
+
 pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out)
 {
 	pid_t pid;
@@ -220,7 +301,7 @@ pid_t spawn_worker(int (*fn)(void *arg), void *arg, int fd_out)
 	pid = fork();
 	if (pid)
 		return pid < 0 ? -errno : pid;
-	child_setup(0, fd_out, 2, 0);
+	child_setup(0, fd_out, 2, NULL);
 	drop_privileges();
 	umask(077);
 	_exit(fn(arg) ? 1 : 0);

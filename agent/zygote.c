@@ -90,7 +90,7 @@ int zygote_ensure(const char *const *envp, const char *const *deny,
 	o.fd_in = fd_in;
 	o.fd_out = fd_out;
 	o.fd_err = fd_err;
-	o.fd_keep = sv[1];
+	o.fd_keep[0] = sv[1];
 	o.seccomp = seccomp;
 	pid = spawn_user(&o);
 	close(sv[1]);

@@ -114,6 +114,104 @@ async function languages(n) {
   }
 }
 
+// Pre-started interpreters (issue 16, docs/prestart.md). Two servers at
+// the shipped pool settings with every language of the case warm, one with
+// prestart off (today's cold path) and one with it on; a language's calls
+// alternate between them, each made when its pool is warm again (no box
+// starting, resetting or busy), so that each call finds its interpreter
+// waiting (on) or not (off), and the machine's drift hits both alike.
+// Beside them, in the same run, a raw `docker exec python3 -c print(1)`.
+// Then throughput: prestart off, one caller (the cold path's sequential
+// rate); prestart on, four callers.
+const PRESTART_LANGS = {
+  python: "print(1)",
+  javascript: "console.log(1)",
+  typescript: "const n: number = 1; console.log(n)",
+  bash: "echo 1",
+};
+const PRESTART_TARGET = { python: 0.05, javascript: 0.08, typescript: 0.1, bash: 0.03 };
+
+async function poolIdle(srv, lang) {
+  for (;;) {
+    const r = await srv.client.callTool({ name: "sandbox_inspect", arguments: { what: "pool" } });
+    const l = JSON.parse(r.content[0].text).pool.languages[lang];
+    if (!l.resetting && !l.starting && !l.inUse) return l;
+    await new Promise((res) => setTimeout(res, 2));
+  }
+}
+
+async function prestart(n, seconds) {
+  const env = (on) => ({
+    SANDBOX_POOL_PRESTART: String(on),
+    SANDBOX_POOL_WARM_AT_START: Object.keys(PRESTART_LANGS).join(","),
+  });
+  const base = await dockerBaselines("mcp-sandbox/python:latest", ["python3", "-c", "print(1)"]);
+  const on = await connect(env(true));
+  const off = await connect(env(false));
+  const out = { base: base.exec, lat: {}, counts: {} };
+  try {
+    await warm(on, Object.keys(PRESTART_LANGS));
+    await warm(off, Object.keys(PRESTART_LANGS));
+    for (const [lang, code] of Object.entries(PRESTART_LANGS)) {
+      const xs = { on: [], off: [] };
+      for (let i = 0; i < n + 5; i++)
+        for (const [k, srv] of [["on", on], ["off", off]]) {
+          await poolIdle(srv, lang);
+          const t = await timed(() => call(srv.client, lang, code));
+          if (i >= 5) xs[k].push(t);
+        }
+      out.lat[lang] = xs;
+      const l = await poolIdle(on, lang);
+      out.counts[lang] = { prestarted: l.prestarted, cold: l.cold };
+    }
+  } finally {
+    await on.client.close();
+    await off.client.close();
+  }
+  const cold = await connect({ SANDBOX_POOL_PRESTART: "false" });
+  try {
+    await warm(cold, ["python"]);
+    for (let i = 0; i < 10; i++) await call(cold.client, "python", "print(1)");
+    out.coldSeq = await rate(cold.client, seconds, 1);
+  } finally {
+    await cold.client.close();
+  }
+  const pre = await connect({ SANDBOX_POOL_PRESTART: "true" });
+  try {
+    await warm(pre, ["python"]);
+    await rate(pre.client, quick ? 2 : 5, 4);
+    out.preFour = await rate(pre.client, seconds, 4);
+    out.preSeq = await rate(pre.client, seconds, 1);
+    out.containers = serverContainers(pre.pid).length;
+  } finally {
+    await pre.client.close();
+  }
+  out.machine = await machineScaling(quick ? 20 : 100);
+  return out;
+}
+
+function prestartReport(r) {
+  const ok = (c) => (c ? "met" : "MISSED");
+  console.log("\n## pre-started interpreters (every pool warm before each call; on and off in turns)");
+  const b = line("docker exec python3 -c print(1)", r.base);
+  const rows = [];
+  for (const [lang, xs] of Object.entries(r.lat)) {
+    const a = line(`mcp ${lang}, prestart on`, xs.on);
+    const c = line(`mcp ${lang}, prestart off`, xs.off);
+    rows.push([lang, a, c]);
+    console.log(`  ${lang}: ${r.counts[lang].prestarted} calls ran pre-started, ${r.counts[lang].cold} not`);
+  }
+  console.log(`\n## throughput, python print(1), shipped sandbox.ini`);
+  console.log(`prestart off, 1 caller (the cold path): ${r.coldSeq.toFixed(1)} executions/s`);
+  console.log(`prestart on, 1 caller: ${r.preSeq.toFixed(1)} executions/s`);
+  console.log(`prestart on, 4 callers: ${r.preFour.toFixed(1)} executions/s (${r.containers} containers after it)`);
+  console.log(`machine ceiling, python3 -c print(1) in one container without us: 1 loop ${r.machine.one.toFixed(1)}/s, 4 loops ${r.machine.four.toFixed(1)}/s`);
+  console.log("\n## targets (issue 16)");
+  for (const [lang, a, c] of rows)
+    console.log(`${lang} one-off p50 <= ${PRESTART_TARGET[lang].toFixed(2)} x docker exec (${(PRESTART_TARGET[lang] * b).toFixed(1)} ms): ${a.toFixed(1)} ms = ${(a / b).toFixed(3)} x ${ok(a <= PRESTART_TARGET[lang] * b)} (off: ${c.toFixed(1)} ms = ${(c / b).toFixed(3)} x)`);
+  console.log(`4 callers >= 2 x the cold path's sequential rate: ${r.preFour.toFixed(1)} / ${r.coldSeq.toFixed(1)} = ${(r.preFour / r.coldSeq).toFixed(2)} x ${ok(r.preFour >= 2 * r.coldSeq)}`);
+}
+
 // python print(1) for `seconds` from `concurrency` callers; executions/s.
 async function rate(client, seconds, concurrency) {
   let done = 0;
@@ -371,6 +469,12 @@ async function main() {
     for (const [lang, xs] of await languages(quick ? 10 : 50)) line(`mcp ${lang}`, xs);
     return;
   }
+  if (ONLY === "prestart") {
+    console.log(`# mcp-sandbox benchmark (pre-started interpreters only)  ${new Date().toISOString()}`);
+    console.log(`# ${os.cpus().length} x ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.release()}`);
+    prestartReport(await prestart(quick ? 20 : 100, THROUGHPUT_S));
+    return;
+  }
   if (ONLY === "packages") {
     console.log(`# mcp-sandbox benchmark (packages only)  ${new Date().toISOString()}`);
     const r = packagesReport(await packages(quick ? 20 : 100));
@@ -443,6 +547,8 @@ async function main() {
   console.log(`machine ceiling, python3 -c print(1) in one container without us: 1 loop ${ms.one.toFixed(1)}/s, 4 loops ${ms.four.toFixed(1)}/s, ${(ms.four / ms.one).toFixed(2)}x`);
 
   const pkr = packagesReport(await packages(quick ? 20 : 100));
+  const psr = await prestart(quick ? 20 : 100, THROUGHPUT_S);
+  prestartReport(psr);
 
   const fp = await footprint();
   console.log(`\n## footprint, shipped sandbox.ini`);

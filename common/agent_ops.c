@@ -55,9 +55,10 @@ int ap_keep_encode(struct ap_buf *b, uint32_t id)
 	return put_empty(b, AP_KEEP, id);
 }
 
-int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m)
+static int exec_encode(struct ap_buf *b, uint8_t type, uint32_t id,
+		       const struct ap_exec *m)
 {
-	int rc = ap_frame_begin(b, AP_EXEC, id);
+	int rc = ap_frame_begin(b, type, id);
 
 	if (!rc && m->file_name)
 		rc = put_str(b, AP_T_FILE_NAME, m->file_name);
@@ -89,7 +90,21 @@ int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m)
 		rc = ap_put_u32(b, AP_T_STDERR_CAP, m->stderr_cap);
 	if (!rc && m->stdin_data)
 		rc = ap_put(b, AP_T_STDIN, m->stdin_data, m->stdin_len);
+	if (!rc)
+		rc = put_vec(b, AP_T_WAIT_ARG, m->wait_argv);
+	if (!rc)
+		rc = put_vec(b, AP_T_WAIT_ENV, m->wait_env);
 	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m)
+{
+	return exec_encode(b, AP_EXEC, id, m);
+}
+
+int ap_prestart_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m)
+{
+	return exec_encode(b, AP_PRESTART, id, m);
 }
 
 int ap_hello_ok_encode(struct ap_buf *b, uint32_t id,
@@ -141,6 +156,8 @@ int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
 		rc = ap_put_u32(b, AP_T_MORE, m->more);
 	if (!rc && m->oom_killed)
 		rc = ap_put_u8(b, AP_T_OOM_KILLED, m->oom_killed);
+	if (!rc && m->prestarted)
+		rc = ap_put_u8(b, AP_T_PRESTARTED, m->prestarted);
 	return rc ? rc : ap_frame_end(b);
 }
 
@@ -155,16 +172,28 @@ int ap_output_encode(struct ap_buf *b, uint32_t id, const struct ap_output *m)
 	return rc ? rc : ap_frame_end(b);
 }
 
-int ap_reset_done_encode(struct ap_buf *b, uint32_t id,
+static int status_encode(struct ap_buf *b, uint8_t type, uint32_t id,
 			 const struct ap_reset_done *m)
 {
-	int rc = ap_frame_begin(b, AP_RESET_DONE, id);
+	int rc = ap_frame_begin(b, type, id);
 
 	if (!rc)
 		rc = ap_put_u8(b, AP_T_OK, m->ok);
 	if (!rc && m->message)
 		rc = ap_put(b, AP_T_MESSAGE, m->message, m->message_len);
 	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_reset_done_encode(struct ap_buf *b, uint32_t id,
+			 const struct ap_reset_done *m)
+{
+	return status_encode(b, AP_RESET_DONE, id, m);
+}
+
+int ap_prestart_done_encode(struct ap_buf *b, uint32_t id,
+			    const struct ap_reset_done *m)
+{
+	return status_encode(b, AP_PRESTART_DONE, id, m);
 }
 
 int ap_error_encode(struct ap_buf *b, uint32_t id, const struct ap_error *m)
@@ -535,6 +564,9 @@ int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
 		case AP_T_OOM_KILLED:
 			rc = dec_u8(&d, &m->oom_killed);
 			break;
+		case AP_T_PRESTARTED:
+			rc = dec_u8(&d, &m->prestarted);
+			break;
 		default:
 			rc = 0;
 			break;
@@ -565,14 +597,14 @@ int ap_output_decode(const struct ap_frame *f, struct ap_output *m,
 	return dec_end(&d, rc, m, sizeof(*m), err);
 }
 
-int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
-			 const char **err)
+static int status_decode(const struct ap_frame *f, uint8_t type,
+			 struct ap_reset_done *m, const char **err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, AP_RESET_DONE);
+	rc = dec_start(&d, f, type);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		if (d.fl.tag == AP_T_OK)
 			rc = dec_u8(&d, &m->ok);
@@ -582,6 +614,18 @@ int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
 			rc = 0;
 	}
 	return dec_end(&d, rc, m, sizeof(*m), err);
+}
+
+int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
+			 const char **err)
+{
+	return status_decode(f, AP_RESET_DONE, m, err);
+}
+
+int ap_prestart_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
+			    const char **err)
+{
+	return status_decode(f, AP_PRESTART_DONE, m, err);
 }
 
 int ap_error_decode(const struct ap_frame *f, struct ap_error *m,
@@ -722,18 +766,17 @@ static int is_exec_u32(uint8_t tag)
 	       tag == AP_T_ARTIFACTS;
 }
 
-static int is_exec_string(uint8_t tag)
-{
-	return tag == AP_T_FILE_NAME || tag == AP_T_BUILD_ARG ||
-	       tag == AP_T_RUN_ARG || tag == AP_T_ENV ||
-	       tag == AP_T_SECCOMP_DENY || tag == AP_T_REPL_ARG;
-}
-
 static int is_exec_vector(uint8_t tag)
 {
 	return tag == AP_T_BUILD_ARG || tag == AP_T_RUN_ARG ||
 	       tag == AP_T_ENV || tag == AP_T_SECCOMP_DENY ||
-	       tag == AP_T_REPL_ARG;
+	       tag == AP_T_REPL_ARG || tag == AP_T_WAIT_ARG ||
+	       tag == AP_T_WAIT_ENV;
+}
+
+static int is_exec_string(uint8_t tag)
+{
+	return tag == AP_T_FILE_NAME || is_exec_vector(tag);
 }
 
 static int valid_file_name(const char *s)
@@ -744,7 +787,7 @@ static int valid_file_name(const char *s)
 
 /* What the first pass counts: entries per vector tag, bytes to copy. */
 struct exec_count {
-	size_t n[AP_T_STREAM_MS + 1]; /* by tag; vector tags only */
+	size_t n[AP_T_WAIT_ENV + 1]; /* by tag; vector tags only */
 	size_t bytes;
 	uint32_t seen; /* bit per tag below 32 */
 };
@@ -821,11 +864,11 @@ static int exec_check(const struct ap_exec *m, const char **err)
 	return 0;
 }
 
-int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
-		   const char **err)
+static int exec_decode(const struct ap_frame *f, uint8_t type,
+		       struct ap_exec *m, const char **err)
 {
 	struct exec_count c;
-	const char **vec[AP_T_STREAM_MS + 1] = {0};
+	const char **vec[AP_T_WAIT_ENV + 1] = {0};
 	size_t nvec, pos = 0;
 	struct ap_field fl;
 	size_t off = 0;
@@ -834,7 +877,7 @@ int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (f->type != AP_EXEC) {
+	if (f->type != type) {
 		*err = "unexpected frame type";
 		return -EINVAL;
 	}
@@ -844,7 +887,8 @@ int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
 	/* One allocation: the vectors, each NULL-terminated, then the
 	 * strings and bytes, each NUL-terminated. */
 	nvec = c.n[AP_T_BUILD_ARG] + c.n[AP_T_RUN_ARG] + c.n[AP_T_ENV] +
-	       c.n[AP_T_SECCOMP_DENY] + c.n[AP_T_REPL_ARG] + 5;
+	       c.n[AP_T_SECCOMP_DENY] + c.n[AP_T_REPL_ARG] +
+	       c.n[AP_T_WAIT_ARG] + c.n[AP_T_WAIT_ENV] + 7;
 	m->mem = malloc(nvec * sizeof(char *) + (c.bytes ? c.bytes : 1));
 	if (!m->mem) {
 		*err = "out of memory";
@@ -858,11 +902,16 @@ int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
 	vec[AP_T_REPL_ARG] = vec[AP_T_RUN_ARG] + c.n[AP_T_RUN_ARG] + 1;
 	vec[AP_T_ENV] = vec[AP_T_REPL_ARG] + c.n[AP_T_REPL_ARG] + 1;
 	vec[AP_T_SECCOMP_DENY] = vec[AP_T_ENV] + c.n[AP_T_ENV] + 1;
+	vec[AP_T_WAIT_ARG] =
+		vec[AP_T_SECCOMP_DENY] + c.n[AP_T_SECCOMP_DENY] + 1;
+	vec[AP_T_WAIT_ENV] = vec[AP_T_WAIT_ARG] + c.n[AP_T_WAIT_ARG] + 1;
 	m->build_argv = vec[AP_T_BUILD_ARG];
 	m->run_argv = vec[AP_T_RUN_ARG];
 	m->repl_argv = vec[AP_T_REPL_ARG];
 	m->env = vec[AP_T_ENV];
 	m->seccomp_deny = vec[AP_T_SECCOMP_DENY];
+	m->wait_argv = vec[AP_T_WAIT_ARG];
+	m->wait_env = vec[AP_T_WAIT_ENV];
 
 	/* The first pass checked every field: this one cannot fail. */
 	while (ap_next_field(f, &off, &fl) == 1) {
@@ -915,6 +964,40 @@ int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
 		pos += (size_t)fl.len + 1;
 	}
 	rc = exec_check(m, err);
+	if (rc)
+		ap_exec_free(m);
+	return rc;
+}
+
+int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
+		   const char **err)
+{
+	return exec_decode(f, AP_EXEC, m, err);
+}
+
+int ap_prestart_decode(const struct ap_frame *f, struct ap_exec *m,
+		       const char **err)
+{
+	const char *const *v;
+	int rc = exec_decode(f, AP_PRESTART, m, err);
+
+	if (rc)
+		return rc;
+	if (m->build_argv[0] || m->repl_argv[0] || m->file_data ||
+	    m->stdin_data) {
+		*err = "AP_PRESTART with BUILD_ARG, REPL_ARG, FILE_DATA or "
+		       "STDIN";
+		rc = -EINVAL;
+	}
+	for (v = m->wait_env; !rc && *v; v++)
+		if (!strchr(*v, '=') || (*v)[0] == '=') {
+			*err = "WAIT_ENV entry is not KEY=VALUE";
+			rc = -EINVAL;
+		}
+	if (!rc && m->wait_argv[0] && !m->wait_argv[0][0]) {
+		*err = "empty program name";
+		rc = -EINVAL;
+	}
 	if (rc)
 		ap_exec_free(m);
 	return rc;

@@ -67,6 +67,9 @@ struct ap_exec {
 	uint32_t grace_ms;
 	uint32_t stream_ms;
 	uint32_t artifacts; /* list changed files, at most this many */
+	/* AP_PRESTART only (NULL-terminated, NULL: not sent). */
+	const char *const *wait_argv;
+	const char *const *wait_env;
 	/* The decoder's one allocation (strings, bytes, vectors), freed by
 	 * ap_exec_free(); NULL in a request built for encoding. */
 	void *mem;
@@ -86,6 +89,15 @@ int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
 		   const char **err);
 /* Frees what ap_exec_decode() allocated and zeroes m. */
 void ap_exec_free(struct ap_exec *m);
+
+/* AP_PRESTART: the fields of struct ap_exec that describe a run step
+ * (FILE_NAME, RUN_ARG, ENV, SECCOMP_DENY) and the waiting interpreter's
+ * WAIT_ARG and WAIT_ENV; the decoder applies AP_EXEC's rules and also
+ * refuses BUILD_ARG, REPL_ARG, FILE_DATA and STDIN. Free with
+ * ap_exec_free(). */
+int ap_prestart_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m);
+int ap_prestart_decode(const struct ap_frame *f, struct ap_exec *m,
+		       const char **err);
 
 /* AP_FILE: one operation on a path of the work directory, carried out by
  * a worker running as the sandbox user (agent/files.h). Paths are
@@ -177,6 +189,7 @@ struct ap_exec_done {
 	size_t entries_len;
 	uint32_t nentries; /* counted by the decoder */
 	uint32_t more;
+	uint8_t prestarted; /* AP_T_PRESTARTED */
 };
 
 int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
@@ -208,6 +221,11 @@ int ap_reset_done_encode(struct ap_buf *b, uint32_t id,
 			 const struct ap_reset_done *m);
 int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
 			 const char **err);
+/* AP_PRESTART_DONE has the same fields. */
+int ap_prestart_done_encode(struct ap_buf *b, uint32_t id,
+			    const struct ap_reset_done *m);
+int ap_prestart_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
+			    const char **err);
 
 /* AP_FILE_DONE. STATUS is sent always, the rest when not NULL / 0 (SIZE
  * when has_size). */

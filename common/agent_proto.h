@@ -28,30 +28,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AP_VERSION 1u
+/* 2: AP_PRESTART (a pre-started interpreter per warm box). */
+#define AP_VERSION 2u
 /* Largest frame either side accepts: 1 MiB of code plus caps with margin. */
 #define AP_MAX_FRAME (24u << 20)
 #define AP_HEADER_LEN 9u /* length + type + id */
 
 enum ap_type {
 	/* host -> agent */
-	AP_HELLO = 0x01,  /* no fields */
-	AP_EXEC = 0x02,	  /* run one execution, see AP_T_* below */
-	AP_RESET = 0x03,  /* kill user processes, wipe state, verify */
-	AP_CANCEL = 0x04, /* stop the running AP_EXEC (id = the exec's id) */
-	AP_FILE = 0x05,	  /* one file operation in the work directory */
-	AP_KEEP = 0x06,	  /* no fields, no reply: this container outlives
-			   * its host (a session); see agent.c */
+	AP_HELLO = 0x01,    /* no fields */
+	AP_EXEC = 0x02,	    /* run one execution, see AP_T_* below */
+	AP_RESET = 0x03,    /* kill user processes, wipe state, verify */
+	AP_CANCEL = 0x04,   /* stop the running AP_EXEC (id = the exec's id) */
+	AP_FILE = 0x05,	    /* one file operation in the work directory */
+	AP_KEEP = 0x06,	    /* no fields, no reply: this container outlives
+			     * its host (a session); see agent.c */
+	AP_PRESTART = 0x07, /* keep an interpreter waiting for the next run
+			     * step: AP_EXEC's fields of that step, with
+			     * AP_T_WAIT_ARG / AP_T_WAIT_ENV */
 
 	/* agent -> host */
-	AP_HELLO_OK = 0x81,   /* AP_T_VERSION, AP_T_WORKDIR */
-	AP_EXEC_DONE = 0x82,  /* result of an AP_EXEC */
-	AP_RESET_DONE = 0x83, /* AP_T_OK, AP_T_MESSAGE on failure */
-	AP_OUTPUT = 0x84,     /* output so far of the running AP_EXEC (same
-			       * id): AP_T_STDOUT / AP_T_STDERR, only when
-			       * the request asked with AP_T_STREAM_MS */
-	AP_FILE_DONE = 0x85,  /* result of an AP_FILE */
-	AP_ERROR = 0x8f,      /* AP_T_MESSAGE; the request was not understood */
+	AP_HELLO_OK = 0x81,	 /* AP_T_VERSION, AP_T_WORKDIR */
+	AP_EXEC_DONE = 0x82,	 /* result of an AP_EXEC */
+	AP_RESET_DONE = 0x83,	 /* AP_T_OK, AP_T_MESSAGE on failure */
+	AP_OUTPUT = 0x84,	 /* output so far of the running AP_EXEC (same
+				  * id): AP_T_STDOUT / AP_T_STDERR, only when
+				  * the request asked with AP_T_STREAM_MS */
+	AP_FILE_DONE = 0x85,	 /* result of an AP_FILE */
+	AP_PRESTART_DONE = 0x86, /* AP_T_OK, AP_T_MESSAGE: AP_PRESTART taken,
+				  * its first interpreter waiting (or not) */
+	AP_ERROR = 0x8f, /* AP_T_MESSAGE; the request was not understood */
 };
 
 enum ap_tag {
@@ -117,6 +123,14 @@ enum ap_tag {
 	AP_T_OOM_KILLED = 55, /* u8: the memory limit killed a process of
 			       * the call (the container's oom_kill count
 			       * rose while it ran) */
+	/* AP_PRESTART */
+	AP_T_WAIT_ARG = 56, /* string, repeated: argv of the waiting
+			     * interpreter; absent: RUN_ARG */
+	AP_T_WAIT_ENV = 57, /* string, repeated: "KEY=VALUE" it gets on top
+			     * of ENV */
+	/* AP_EXEC_DONE */
+	AP_T_PRESTARTED = 58, /* u8: the run step was the pre-started
+			       * interpreter */
 };
 
 /* A growable output buffer with a hard maximum (AP_MAX_FRAME). */

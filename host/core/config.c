@@ -71,6 +71,7 @@ static const struct key_desc pool_keys[] = {
 	{"max_containers", KT_U32, CFG(max_containers), 1, 1024},
 	{"idle_shrink_s", KT_U32, CFG(idle_shrink_s), 0, 86400},
 	{"memory_budget_mb", KT_U32, CFG(memory_budget_mb), 0, 1u << 20},
+	{"prestart", KT_BOOL, CFG(prestart), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -190,6 +191,7 @@ static const struct key_desc lang_keys[] = {
 	{"network", KT_NETWORK, LANG(network), 0, 0},
 	{"registry", KT_STR, LANG(registry), 0, 0},
 	{"blocklist", KT_BLOCKLIST, LANG(blocklist_mode), 0, 0},
+	{"prestart", KT_BOOL, LANG(prestart), 0, 0},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -223,6 +225,7 @@ void config_init(struct config *cfg)
 	cfg->probe_timeout_ms = 2000;
 	cfg->down_after = 2;
 	cfg->pool_size = 2;
+	cfg->prestart = 1;
 	cfg->pool_max_size = 8;
 	cfg->max_uses = 100;
 	cfg->max_containers = 32;
@@ -392,6 +395,7 @@ static struct lang_config *lang_get(struct config *cfg, const char *name)
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->enabled = -1;
 	l->blocklist_mode = -1;
+	l->prestart = -1;
 	l->pool_size = -1;
 	l->pool_max_size = -1;
 	l->max_uses = -1;

@@ -31,6 +31,7 @@ struct lang_config {
 	char *network;
 	char *registry;	    /* the installer's registry (a mirror), or NULL */
 	int blocklist_mode; /* enum blocklist_mode, -1 unset */
+	int prestart;	    /* -1 unset, 0, 1 */
 	/* `block` patterns (POSIX ERE), added to the plugin's rules; an
 	 * empty `block =` drops the plugin's and those before it. */
 	int block_clear;
@@ -96,6 +97,9 @@ struct config {
 	uint32_t idle_shrink_s;
 	/* MiB of containers the pool may start on its own; 0 no limit. */
 	uint32_t memory_budget_mb;
+	/* Warm boxes keep the next call's interpreter started, for the
+	 * languages that declare one (docs/prestart.md). */
+	uint32_t prestart;
 	/* Languages warmed at start-up ("*" = all); the others on first use. */
 	char *warm_at_start[CONFIG_MAX_LIST];
 	size_t nwarm_at_start;

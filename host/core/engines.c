@@ -874,6 +874,8 @@ void engines_pool_stats(const struct engines *es, const struct plugin *pl,
 		out->started += st.started;
 		out->discarded += st.discarded;
 		out->reused += st.reused;
+		out->prestarted += st.prestarted;
+		out->cold += st.cold;
 		out->grown += st.grown;
 		out->shrunk += st.shrunk;
 		out->in_use |= st.in_use;

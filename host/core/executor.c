@@ -337,6 +337,9 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 	o.state_kept = r->state_kept;
 	o.fresh = r->fresh;
 	o.artifacts_more = r->artifacts_more;
+	/* A run step that ran (a failed build has none). */
+	if (j->box && !j->interpreter && strcmp(r->phase, "build") != 0)
+		pool_count_run(box_pool(j->box), j->pl, r->prestarted);
 	j->coll = collect_new(&j->collect, r->artifacts, r->artifacts_len);
 	if (j->coll)
 		o.artifacts = collect_list(j->coll, &o.nartifacts);
@@ -595,31 +598,82 @@ static void warmup_exec_cb(struct agent_client *ac, const struct error *err,
 			 w->pl->desc->name, box_id(w->box), err ? err->msg : "",
 			 r ? (int)(r->err_len > 300 ? 300 : r->err_len) : 0,
 			 r ? r->err : "");
-	w->done(w->box, ok);
+	w->done(w->box, ok, 1);
 	free(w);
+}
+
+/* The plugin's warmup_code, as an ordinary execution. */
+static int warmup_code(struct warmup *w)
+{
+	const char *code = w->pl->desc->warmup_code;
+	struct request_bufs bufs;
+	struct agent_exec_req q;
+
+	if (!code || fill_request(w->pl, NULL, 0, NULL, &bufs, &q))
+		return -EINVAL;
+	q.code = code;
+	q.code_len = strlen(code);
+	/* Bounded by the pool's start timeout, which closes the connection
+	 * (and so settles this request) if the warm-up hangs. */
+	return agent_client_exec(box_agent(w->box), &q, warmup_exec_cb, w);
+}
+
+static void prestart_cb(struct agent_client *ac, const struct error *err,
+			int ok, const char *msg, void *arg)
+{
+	struct warmup *w = arg;
+
+	(void)ac;
+	if (err && err->code == -ECANCELED) { /* shutting down */
+		w->done(w->box, 0, 0);
+		free(w);
+		return;
+	}
+	/* Not fatal: the box's calls then start the ordinary way. */
+	if (err || !ok)
+		log_warn("[%s] %.12s has no pre-started interpreter: %s",
+			 w->pl->desc->name, box_id(w->box),
+			 err ? err->msg : msg);
+	if (warmup_code(w) == 0)
+		return;
+	w->done(w->box, 1, 0);
+	free(w);
+}
+
+/* AP_PRESTART with the run step every default call of the language has
+ * (what fill_request gives without options or packages). */
+static int prestart(struct warmup *w)
+{
+	const struct sbx_prestart *ps = w->pl->desc->prestart;
+	const char *wait[MAX_ARGV];
+	struct request_bufs bufs;
+	struct agent_exec_req q;
+
+	if (!ps || !w->pl->policy.prestart ||
+	    fill_request(w->pl, NULL, 0, NULL, &bufs, &q) ||
+	    expand_argv(ps->cmd, w->pl->desc->file_name, wait))
+		return -EINVAL;
+	return agent_client_prestart(box_agent(w->box), &q,
+				     ps->cmd ? wait : NULL, ps->env,
+				     prestart_cb, w);
 }
 
 int exec_warmup(struct box *b, const struct plugin *pl,
 		pool_warmup_done_fn done)
 {
-	const char *code = pl->desc->warmup_code;
-	struct request_bufs bufs;
-	struct agent_exec_req q;
 	struct warmup *w;
 	int rc;
 
-	if (!code || !box_agent(b) ||
-	    fill_request(pl, NULL, 0, NULL, &bufs, &q))
+	if (!box_agent(b) || (!pl->desc->warmup_code &&
+			      !(pl->desc->prestart && pl->policy.prestart)))
 		return -EINVAL;
 	w = malloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	*w = (struct warmup){.box = b, .pl = pl, .done = done};
-	q.code = code;
-	q.code_len = strlen(code);
-	/* Bounded by the pool's start timeout, which closes the connection
-	 * (and so settles this request) if the warm-up hangs. */
-	rc = agent_client_exec(box_agent(b), &q, warmup_exec_cb, w);
+	rc = prestart(w);
+	if (rc)
+		rc = warmup_code(w);
 	if (rc)
 		free(w);
 	return rc;

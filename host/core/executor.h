@@ -175,8 +175,10 @@ int exec_start(uv_loop_t *loop, struct engines *es,
 	       const struct exec_request *req, exec_done_cb cb, void *arg,
 	       struct exec_job **out);
 
-/* A pool_warmup_fn: runs the plugin's warmup_code on a new box (with the
- * language's default commands, environment and limits). */
+/* A pool_warmup_fn: starts a new box's pre-started interpreter
+ * (docs/prestart.md) when the language has one and sandbox.ini lets it,
+ * then runs the plugin's warmup_code (with the language's default
+ * commands, environment and limits). */
 int exec_warmup(struct box *b, const struct plugin *pl,
 		pool_warmup_done_fn done);
 

@@ -223,7 +223,8 @@ static const size_t minor_end[] = {
 	offsetof(struct sbx_plugin, registry_follow_cmd), /* 1.4 */
 	offsetof(struct sbx_plugin, lex_mask),		  /* 1.5 */
 	offsetof(struct sbx_plugin, init_msg),		  /* 1.6 */
-	sizeof(struct sbx_plugin),			  /* 1.7 */
+	offsetof(struct sbx_plugin, prestart),		  /* 1.7 */
+	sizeof(struct sbx_plugin),			  /* 1.8 */
 };
 _Static_assert(sizeof(minor_end) / sizeof(minor_end[0]) ==
 		       SBX_PLUGIN_ABI_MINOR + 1,
@@ -342,6 +343,16 @@ static int validate_fields(const struct sbx_plugin *d, const char **why)
 		for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			if (v[i] && !bounded(v[i], 65536))
 				FAIL("a sample program is over 64 KiB");
+	}
+	/* 1.8 */
+	if (d->prestart) {
+		if (d->prestart->handover != SBX_PRESTART_FD3)
+			FAIL("prestart.handover must be SBX_PRESTART_FD3");
+		if (!valid_argv(d->prestart->cmd, 0) ||
+		    (d->prestart->cmd && !d->prestart->cmd[0]) ||
+		    !valid_env(d->prestart->env))
+			FAIL("prestart.cmd must be NULL or a non-empty argv, "
+			     "prestart.env KEY=VALUE entries");
 	}
 #undef FAIL
 	return 0;
@@ -763,6 +774,9 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	if (p->pool_max_size < p->pool_size)
 		p->pool_max_size = p->pool_size;
 	p->warm_at_start = warm_listed(cfg, d);
+	p->prestart =
+		d->prestart &&
+		(lc && lc->prestart >= 0 ? lc->prestart : (int)cfg->prestart);
 	p->max_uses = lc && lc->max_uses >= 0 ? (uint32_t)lc->max_uses
 					      : cfg->max_uses;
 	PICK(memory_mb);

@@ -28,6 +28,9 @@ struct policy {
 	uint32_t pool_size;	/* floor once the language is in use */
 	uint32_t pool_max_size; /* ceiling under load, >= pool_size */
 	int warm_at_start;	/* in use from start-up, not on first call */
+	/* Warm boxes keep the next run step started (docs/prestart.md):
+	 * the plugin declares it and sandbox.ini does not say no. */
+	int prestart;
 	uint32_t max_uses;
 	struct sbx_limits limits;
 	uint32_t max_timeout_ms;     /* a call's timeout is lowered to this */

@@ -65,6 +65,7 @@ struct lang_state {
 			     * warm start */
 	uint64_t mem_est;   /* largest measured idle usage, bytes; 0 none */
 	unsigned long started, discarded, reused, grown, shrunk;
+	unsigned long prestarted, cold;
 };
 
 /* A memory sample in flight: the box may be gone when it answers. */
@@ -481,12 +482,17 @@ static void box_ready(struct box *b)
 		 b->pl->policy.pool_max_size);
 }
 
-static void warmup_done(struct box *b, int ok)
+static void warmup_done(struct box *b, int ok, int used)
 {
 	if (b->state != BOX_STARTING)
 		return; /* removed meanwhile (shutdown, start timeout) */
 	log_debug("[%s] container %.12s warmed up%s", b->pl->desc->name, b->id,
 		  ok ? "" : ": FAILED, discarded");
+	if (ok && !used) {
+		box_ready(b);
+		dispatch(b->pool);
+		return;
+	}
 	/* From here on like any used box: reset and verified, or removed. */
 	b->state = BOX_BUSY;
 	b->held = 1;
@@ -521,8 +527,7 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 	ls->start_failures = 0;
 	ls->started++;
 	/* Still STARTING while it warms up: nobody gets it before. */
-	if (b->pool->warmup && b->pl->desc->warmup_code &&
-	    b->pool->warmup(b, b->pl, warmup_done) == 0)
+	if (b->pool->warmup && b->pool->warmup(b, b->pl, warmup_done) == 0)
 		return;
 	log_debug("[%s] container %.12s ready", b->pl->desc->name, b->id);
 	box_ready(b);
@@ -963,6 +968,18 @@ int pool_detach(struct pool *p, struct box *b, char *id_out, size_t id_size,
 	return 0;
 }
 
+void pool_count_run(struct pool *p, const struct plugin *pl, int prestarted)
+{
+	struct lang_state *ls = lang_of(p, pl);
+
+	if (!ls)
+		return;
+	if (prestarted)
+		ls->prestarted++;
+	else
+		ls->cold++;
+}
+
 struct agent_client *box_agent(const struct box *b)
 {
 	return b->ac;
@@ -1025,6 +1042,8 @@ void pool_stats(const struct pool *p, const struct plugin *pl,
 		s->started = ls->started;
 		s->discarded = ls->discarded;
 		s->reused = ls->reused;
+		s->prestarted = ls->prestarted;
+		s->cold = ls->cold;
 		s->grown = ls->grown;
 		s->shrunk = ls->shrunk;
 		s->in_use = ls->in_use;

@@ -82,10 +82,11 @@ void pool_set_refill(struct pool *p, int on);
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 		 void *arg, struct box **out);
 
-/* Warm-up of new containers whose plugin has warmup_code: fn runs the
- * code on the fresh box and calls done(box, ok) exactly once (unless it
- * returns non-zero); the box serves nobody before that. */
-typedef void (*pool_warmup_done_fn)(struct box *b, int ok);
+/* Warm-up of new containers: fn prepares the fresh box (runs the plugin's
+ * warmup_code, starts its pre-started interpreter) and calls done(box, ok,
+ * used) exactly once, used when code ran (the box is then reset), unless
+ * it returns non-zero (nothing to do). The box serves nobody before. */
+typedef void (*pool_warmup_done_fn)(struct box *b, int ok, int used);
 typedef int (*pool_warmup_fn)(struct box *b, const struct plugin *pl,
 			      pool_warmup_done_fn done);
 void pool_set_warmup(struct pool *p, pool_warmup_fn fn);
@@ -112,12 +113,17 @@ const char *box_id(const struct box *b);
  * it through engines.h does not know which engine it came from). */
 struct pool *box_pool(const struct box *b);
 
+/* One-off runs of pl on this pool's boxes: in the pre-started interpreter
+ * or not (docs/prestart.md), for pool_stats. */
+void pool_count_run(struct pool *p, const struct plugin *pl, int prestarted);
+
 /* Counters for inspection and tests. */
 struct pool_stats {
 	unsigned idle, busy, starting, resetting, removing, waiting;
 	unsigned long started, discarded, reused, grown, shrunk;
-	int in_use;	   /* the floor applies */
-	int image_missing; /* the last start found no image */
+	unsigned long prestarted, cold; /* one-off runs, by how they began */
+	int in_use;			/* the floor applies */
+	int image_missing;		/* the last start found no image */
 	uint64_t mem_each; /* estimated bytes per container of the language */
 };
 void pool_stats(const struct pool *p, const struct plugin *pl,

@@ -27,6 +27,7 @@ enum pending_kind {
 	PENDING_EXEC,
 	PENDING_RESET,
 	PENDING_FILE,
+	PENDING_PRESTART,
 };
 
 struct agent_client {
@@ -52,7 +53,8 @@ struct agent_client {
 	uv_timer_t deadline; /* embedded: the struct is freed in its close */
 	int closing;
 	int opened;
-	int broken; /* protocol violation: stream closing */
+	uint32_t version; /* the agent's protocol, from AP_HELLO_OK */
+	int broken;	  /* protocol violation: stream closing */
 };
 
 static void fail_pending(struct agent_client *ac, int err, const char *msg)
@@ -71,6 +73,7 @@ static void fail_pending(struct agent_client *ac, int err, const char *msg)
 		ac->exec_cb(ac, &e, NULL, ac->req_arg);
 		break;
 	case PENDING_RESET:
+	case PENDING_PRESTART:
 		ac->reset_cb(ac, &e, 0, NULL, ac->req_arg);
 		break;
 	case PENDING_FILE:
@@ -134,6 +137,7 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 		.artifacts = m.entries,
 		.artifacts_len = m.entries_len,
 		.artifacts_more = m.more,
+		.prestarted = m.prestarted,
 	};
 	/* A phase that does not fit is not one this host knows. */
 	if (m.phase && m.phase_len < sizeof(r.phase)) {
@@ -163,6 +167,8 @@ static int reply_expected(const struct agent_client *ac, uint8_t type)
 		       (type == AP_OUTPUT && ac->output_cb);
 	case PENDING_RESET:
 		return type == AP_RESET_DONE || type == AP_ERROR;
+	case PENDING_PRESTART:
+		return type == AP_PRESTART_DONE || type == AP_ERROR;
 	case PENDING_FILE:
 		return type == AP_FILE_DONE || type == AP_ERROR;
 	case PENDING_NONE:
@@ -248,6 +254,7 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 			break;
 		ac->pending = PENDING_NONE;
 		ac->opened = 1;
+		ac->version = hello.version;
 		ac->open_cb(ac, NULL, ac->arg);
 		return;
 	case AP_EXEC_DONE:
@@ -266,6 +273,14 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		return;
 	case AP_RESET_DONE:
 		if (ap_reset_done_decode(f, &reset, &why))
+			break;
+		copy_message(reset.message, reset.message_len, msg,
+			     sizeof(msg));
+		ac->pending = PENDING_NONE;
+		ac->reset_cb(ac, NULL, reset.ok, msg, ac->req_arg);
+		return;
+	case AP_PRESTART_DONE:
+		if (ap_prestart_done_decode(f, &reset, &why))
 			break;
 		copy_message(reset.message, reset.message_len, msg,
 			     sizeof(msg));
@@ -518,6 +533,34 @@ int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg)
 	if (!rc)
 		rc = request_send(ac, ap_reset_encode(&ac->out, id),
 				  PENDING_RESET, id, arg);
+	if (!rc)
+		ac->reset_cb = cb;
+	return rc;
+}
+
+int agent_client_prestart(struct agent_client *ac,
+			  const struct agent_exec_req *q,
+			  const char *const *wait_argv,
+			  const char *const *wait_env, agent_reset_cb cb,
+			  void *arg)
+{
+	const struct ap_exec m = {
+		.file_name = q->file_name,
+		.run_argv = q->run_argv,
+		.env = q->env,
+		.seccomp_deny = q->seccomp_deny,
+		.wait_argv = wait_argv,
+		.wait_env = wait_env,
+	};
+	uint32_t id;
+	int rc;
+
+	if (ac->version < 2)
+		return -ENOTSUP;
+	rc = request_open(ac, &id);
+	if (!rc)
+		rc = request_send(ac, ap_prestart_encode(&ac->out, id, &m),
+				  PENDING_PRESTART, id, arg);
 	if (!rc)
 		ac->reset_cb = cb;
 	return rc;

@@ -72,6 +72,7 @@ struct agent_exec_result {
 	const unsigned char *artifacts;
 	size_t artifacts_len;
 	uint32_t artifacts_more;
+	int prestarted; /* the run step was the pre-started interpreter */
 };
 
 /* Callbacks follow the error contract (util/error.h): err is NULL on
@@ -124,6 +125,17 @@ void agent_client_set_owner(struct agent_client *ac, agent_lost_cb lost_cb,
 int agent_client_exec(struct agent_client *ac, const struct agent_exec_req *req,
 		      agent_exec_cb cb, void *arg);
 int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg);
+/* AP_PRESTART (docs/prestart.md): keep the run step described by q (its
+ * file name, run argv, environment and deny list) started in this box
+ * between calls, as wait_argv (NULL: q's run argv) with wait_env on top of
+ * q's environment. cb gets ok once the first interpreter waits (or the
+ * agent gave up on it: calls then run the ordinary way), an error when the
+ * agent refused. -ENOTSUP: this agent has no pre-started interpreters. */
+int agent_client_prestart(struct agent_client *ac,
+			  const struct agent_exec_req *q,
+			  const char *const *wait_argv,
+			  const char *const *wait_env, agent_reset_cb cb,
+			  void *arg);
 /* One file operation (common/agent_ops.h, struct ap_file; borrowed until
  * this returns). */
 int agent_client_file(struct agent_client *ac, const struct ap_file *req,

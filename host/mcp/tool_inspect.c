@@ -74,6 +74,11 @@ static cJSON *pool_json(const struct tool_env *env)
 		cJSON_AddNumberToObject(l, "started", (double)st.started);
 		cJSON_AddNumberToObject(l, "reused", (double)st.reused);
 		cJSON_AddNumberToObject(l, "discarded", (double)st.discarded);
+		/* One-off runs: by the interpreter that waited for them
+		 * (docs/prestart.md), or started when they came. */
+		cJSON_AddBoolToObject(l, "prestart", pl->policy.prestart);
+		cJSON_AddNumberToObject(l, "prestarted", (double)st.prestarted);
+		cJSON_AddNumberToObject(l, "cold", (double)st.cold);
 	}
 	return o;
 }

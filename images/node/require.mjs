@@ -7,8 +7,10 @@
 // directories outside /work. require() honours NODE_PATH; ES imports do
 // not, so a resolve hook retries a bare specifier that fails from each of
 // those directories.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire, registerHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 
 globalThis.require ??= createRequire(`${process.cwd()}/`);
 
@@ -29,4 +31,40 @@ if (dirs.length) {
       }
     },
   });
+}
+
+// A pre-started interpreter (docs/prestart.md). The agent starts the next
+// one-off call's node before the call arrives, with that call's argv and
+// environment, and this is where it waits: node's start-up and the lines
+// above are done, the program itself is not read yet. Closing fd 5 tells
+// the agent it waits; fd 3 then brings "sbx1", the stdin mode and the
+// added arguments, and node goes on to load the main module exactly as a
+// node started then would. Only such a process has a pipe on fd 3, fd 5
+// open and the agent (PID 1) as its parent, on its main thread; for any
+// other this does nothing.
+if (isMainThread && process.ppid === 1) {
+  let waiting = false;
+  try {
+    waiting = fstatSync(3).isFIFO();
+    if (waiting) closeSync(5);
+  } catch {
+    waiting = false;
+  }
+  if (waiting) {
+    const chunks = [];
+    const buf = Buffer.allocUnsafe(65536);
+    for (let n; (n = readSync(3, buf)) > 0;) chunks.push(Buffer.from(buf.subarray(0, n)));
+    closeSync(3);
+    const parts = Buffer.concat(chunks).toString('latin1').split('\0');
+    if (parts.length < 3 || parts[0] !== 'sbx1' || parts.at(-1) !== '') process.exit(127);
+    if (parts[1] === 'stdin') {
+      // The program's stdin is the pipe on fd 4; node opens the lowest
+      // free descriptor, 0 once it is closed. process.stdin is made on
+      // first use, so it sees the pipe.
+      closeSync(0);
+      if (openSync('/proc/self/fd/4', 'r') !== 0) process.exit(127);
+    }
+    closeSync(4);
+    for (const a of parts.slice(2, -1)) process.argv.push(Buffer.from(a, 'latin1').toString());
+  }
 }

@@ -329,6 +329,19 @@ static const struct sbx_samples samples = {
 	.session_get = "echo $((x + 1))",
 };
 
+/* The next one-off call's bash waits in every warm box (docs/prestart.md):
+ * started with run_cmd and BASH_ENV naming images/bash/prestart.bash,
+ * which bash reads before it opens the script, and which unsets BASH_ENV
+ * again. */
+static const char *const prestart_env[] = {
+	"BASH_ENV=/opt/sbx/prestart.bash",
+	NULL,
+};
+static const struct sbx_prestart prestart = {
+	.handover = SBX_PRESTART_FD3,
+	.env = prestart_env,
+};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "bash",
@@ -349,6 +362,7 @@ static const struct sbx_plugin plugin = {
 	.session_request = session_request,
 	.blocklist = blocklist,
 	.lex_mask = sbx_lex_bash,
+	.prestart = &prestart,
 	.samples = &samples,
 };
 

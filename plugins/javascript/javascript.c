@@ -48,6 +48,11 @@ static const struct sbx_samples samples = {
 	.session_get = "console.log(x + 1)",
 };
 
+/* The next one-off call's node waits in every warm box, started with
+ * run_cmd itself (docs/prestart.md): the code that waits is the end of
+ * the --import preload, images/node/require.mjs. */
+static const struct sbx_prestart prestart = {.handover = SBX_PRESTART_FD3};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "javascript",
@@ -79,6 +84,7 @@ static const struct sbx_plugin plugin = {
 	.session_cmd = session_cmd,
 	.blocklist = js_blocklist,
 	.lex_mask = sbx_lex_javascript,
+	.prestart = &prestart,
 	.samples = &samples,
 };
 

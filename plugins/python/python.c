@@ -39,6 +39,11 @@ static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
 static const char *const install_env[] = {"PIP_CERT={ca}", NULL};
 static const char *const package_env[] = {"PYTHONPATH={path}", NULL};
 
+/* The next one-off call's python waits in every warm box, started with
+ * run_cmd itself (docs/prestart.md); images/python/sitecustomize.py holds
+ * the code that waits. */
+static const struct sbx_prestart prestart = {.handover = SBX_PRESTART_FD3};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "python",
@@ -67,6 +72,7 @@ static const struct sbx_plugin plugin = {
 	.package_env = package_env,
 	.blocklist = python_blocklist,
 	.lex_mask = sbx_lex_python,
+	.prestart = &prestart,
 	.samples = &python_samples,
 };
 

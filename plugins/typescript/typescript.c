@@ -78,6 +78,10 @@ static const struct sbx_samples samples = {
 	.session_get = "console.log((globalThis as any).x + 1)",
 };
 
+/* The run step's node waits in every warm box while nothing runs, and
+ * after the transpile (docs/prestart.md): as javascript's. */
+static const struct sbx_prestart prestart = {.handover = SBX_PRESTART_FD3};
+
 static const struct sbx_plugin plugin = {
 	SBX_PLUGIN_HEADER,
 	.name = "typescript",
@@ -108,6 +112,7 @@ static const struct sbx_plugin plugin = {
 	.session_cmd = session_cmd,
 	.blocklist = js_blocklist,
 	.lex_mask = sbx_lex_javascript,
+	.prestart = &prestart,
 	.samples = &samples,
 };
 

@@ -24,6 +24,9 @@
  *                       after the previous reply, and print timing stats
  *   wait ID             wait until the reply for ID has arrived
  *   reset ID            send AP_RESET and wait for the reply
+ *   prestart ID         send the request built so far as AP_PRESTART (its
+ *                       file, run, env and seccomp lines, and any of
+ *                       waitarg ARG | waitenv K=V) and wait for the reply
  *   cancel ID           send AP_CANCEL
  *   frame TYPE ID       send a frame without fields (TYPE: number, any)
  *   raw HEX             send raw bytes
@@ -71,7 +74,7 @@ struct vec {
 struct request {
 	uint32_t id;
 	char *file_name;
-	struct vec build, run, env, deny;
+	struct vec build, run, env, deny, wait_arg, wait_env;
 	uint32_t timeout_ms, stdout_cap, stderr_cap;
 	struct bytes data;
 	int has_data;
@@ -141,6 +144,8 @@ static const char *type_name(uint8_t t)
 		return "EXEC_DONE";
 	case AP_RESET_DONE:
 		return "RESET_DONE";
+	case AP_PRESTART_DONE:
+		return "PRESTART_DONE";
 	case AP_OUTPUT:
 		return "OUTPUT";
 	case AP_ERROR:
@@ -230,6 +235,7 @@ static int print_exec_done(struct client *c, const struct ap_frame *f,
 		print_num(f->id, "state_kept", m.state_kept);
 		print_num(f->id, "fresh", m.fresh);
 	}
+	print_num(f->id, "prestarted", m.prestarted);
 	return 0;
 }
 
@@ -264,7 +270,10 @@ static int print_reply(struct client *c, const struct ap_frame *f,
 		}
 		break;
 	case AP_RESET_DONE:
-		rc = ap_reset_done_decode(f, &reset, why);
+	case AP_PRESTART_DONE:
+		rc = f->type == AP_RESET_DONE
+			     ? ap_reset_done_decode(f, &reset, why)
+			     : ap_prestart_done_decode(f, &reset, why);
 		if (!rc && !c->quiet) {
 			print_num(f->id, "ok", reset.ok);
 			print_bytes(c, f->id, "message", reset.message,
@@ -445,7 +454,23 @@ static int encode_exec(struct ap_buf *b, const struct request *r, uint32_t id)
 	return ap_exec_encode(b, id, &m);
 }
 
-/* type AP_EXEC sends r; any other a frame without fields. */
+static int encode_prestart(struct ap_buf *b, const struct request *r,
+			   uint32_t id)
+{
+	const struct ap_exec m = {
+		.file_name = r->file_name,
+		.run_argv = (const char *const *)r->run.v,
+		.env = (const char *const *)r->env.v,
+		.seccomp_deny = (const char *const *)r->deny.v,
+		.wait_argv = (const char *const *)r->wait_arg.v,
+		.wait_env = (const char *const *)r->wait_env.v,
+	};
+
+	return ap_prestart_encode(b, id, &m);
+}
+
+/* type AP_EXEC or AP_PRESTART sends r; any other a frame without
+ * fields. */
 static void send_frame(struct client *c, uint8_t type, uint32_t id,
 		       const struct request *r)
 {
@@ -458,8 +483,12 @@ static void send_frame(struct client *c, uint8_t type, uint32_t id,
 		forget(c, id);
 
 	ap_buf_init(&b);
-	rc = type == AP_EXEC ? encode_exec(&b, r, id)
-			     : encode_bare(&b, type, id, hdr);
+	if (type == AP_EXEC)
+		rc = encode_exec(&b, r, id);
+	else if (type == AP_PRESTART)
+		rc = encode_prestart(&b, r, id);
+	else
+		rc = encode_bare(&b, type, id, hdr);
 	if (rc < 0)
 		die(2, "cannot build the frame");
 	if (rc)
@@ -500,6 +529,8 @@ static void request_clear(struct request *r)
 	vec_clear(&r->run);
 	vec_clear(&r->env);
 	vec_clear(&r->deny);
+	vec_clear(&r->wait_arg);
+	vec_clear(&r->wait_env);
 	free(r->data.p);
 	free(r->in.p);
 	memset(r, 0, sizeof(*r));
@@ -615,6 +646,14 @@ static void run_line(struct client *c, struct request *r, char *line)
 		vec_add(&r->env, arg);
 	} else if (!strcmp(cmd, "seccomp")) {
 		vec_add(&r->deny, arg);
+	} else if (!strcmp(cmd, "waitarg")) {
+		vec_add(&r->wait_arg, arg);
+	} else if (!strcmp(cmd, "waitenv")) {
+		vec_add(&r->wait_env, arg);
+	} else if (!strcmp(cmd, "prestart")) {
+		r->id = (uint32_t)strtoul(arg, NULL, 0);
+		send_frame(c, AP_PRESTART, r->id, r);
+		wait_id(c, r->id);
 	} else if (!strcmp(cmd, "timeout")) {
 		r->timeout_ms = parse_u32(arg);
 	} else if (!strcmp(cmd, "stdout_cap")) {

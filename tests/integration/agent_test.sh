@@ -342,7 +342,7 @@ if [ $rc -ne 0 ]; then
 	sed 's/^/# /' "$work/err"
 fi
 
-check "hello" 1.type=HELLO_OK 1.version=1 1.workdir=/work
+check "hello" 1.type=HELLO_OK 1.version=2 1.workdir=/work
 check "streams and exit code" 2.exit_code=3 '2.stdout=hi\n' '2.stderr=err\n' \
 	2.phase=run 2.timed_out=0 2.cancelled=0 2.survivors=0 \
 	2.stdout_trunc=0 2.stderr_trunc=0
@@ -475,6 +475,46 @@ check "fork server: seccomp deny list" 212.exit_code=1
 grep -q '^212.stderr=.*Operation not supported' "$work/out" &&
 	pass "fork server: seccomp ENOTSUP" || fail "fork server seccomp: $(val 212.stderr)"
 check "fork server: back after the seccomp change" '213.stdout=True\n'
+
+# The pre-started interpreter (agent/prestart.h, docs/prestart.md): bash
+# waiting in its BASH_ENV file, as the bash plugin declares it.
+PENV="$ENV"
+{
+	printf '%s\n' 'hello 300' 'exec 301' 'file main.sh' 'run bash' 'run main.sh' "$PENV" \
+		'waitenv BASH_ENV=/opt/sbx/prestart.bash' 'prestart 301'
+	# It takes a call that fits, with arguments added and stdin.
+	printf '%s\n' 'exec 302' 'file main.sh' \
+		'data echo "$0|$#|$1|$2|$(cat)|${BASH_ENV-unset}|$(stat -c "%U %a" main.sh)|$PPID"; fds=(/proc/$$/fd/*); echo "${fds[*]##*/}"' \
+		'run bash' 'run main.sh' 'run a' 'run b c' "$PENV" 'stdin in' call
+	echo 'reset 303'
+	# Without stdin: /dev/null, as for a call the agent started.
+	printf '%s\n' 'exec 304' 'file main.sh' 'data readlink /proc/$$/fd/0; echo "$#"' \
+		'run bash' 'run main.sh' "$PENV" call
+	echo 'reset 305'
+	# A call that does not fit (one more variable) stops it before it runs.
+	printf '%s\n' 'exec 306' 'file main.sh' \
+		'data for d in /proc/[0-9]*; do [ $d = /proc/1 ] || [ $d = /proc/$$ ] || { read -r c <$d/comm && echo $c; }; done; echo end' \
+		'run bash' 'run main.sh' "$PENV" 'env X=1' call
+	echo 'reset 307'
+	# A call with a build step: the build runs, then the waiting bash.
+	printf '%s\n' 'exec 308' 'file prog.sh' 'data echo built' 'build cp' 'build prog.sh' 'build main.sh' \
+		'run bash' 'run main.sh' "$PENV" call
+	echo 'reset 309'
+	# Timed out in the waiting bash: killed like any program.
+	printf '%s\n' 'exec 310' 'file main.sh' 'data sleep 100' 'run bash' 'run main.sh' "$PENV" 'timeout 500' call
+	echo 'reset 311'
+	left 312
+} >"$work/pscript"
+"$CLIENT" -t 60 -o "$work" "$work/pscript" -- "${docker_run[@]}" >>"$work/out" 2>>"$work/err" ||
+	fail "pre-started client exited $?"
+check "prestart: waiting before the reply" 301.type=PRESTART_DONE 301.ok=1
+check "prestart: arguments, stdin, BASH_ENV gone, the file the user's" 302.exit_code=0 302.prestarted=1 \
+	'302.stdout=main.sh|2|a|b c|in|unset|sandbox 644|1\n0 1 2 255 3\n'
+check "prestart: the next one waits after the reset" 303.ok=1 304.exit_code=0 304.prestarted=1 '304.stdout=/dev/null\n0\n'
+check "prestart: a call that does not fit runs alone" 306.exit_code=0 306.prestarted=0 '306.stdout=end\n'
+check "prestart: after a build" 308.exit_code=0 308.prestarted=1 '308.stdout=built\n'
+check "prestart: timeout" 310.timed_out=1 310.prestarted=1 310.survivors=0
+check "prestart: a call that does not fit sees no waiting bash" 312.exit_code=0 '312.stdout=end\n'
 
 if [ $passes -eq 0 ] && [ $fails -eq 0 ]; then
 	fail "no check ran"

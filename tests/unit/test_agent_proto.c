@@ -200,6 +200,22 @@ static int decode(const struct ap_frame *f, const char **err)
 		ap_exec_free(&x);
 		CHECK(x.mem == NULL);
 		break;
+	case AP_PRESTART:
+		rc = ap_prestart_decode(f, &x, err);
+		if (rc)
+			break;
+		CHECK(vec_ok(x.run_argv) && vec_ok(x.env) &&
+		      vec_ok(x.seccomp_deny) && vec_ok(x.wait_argv) &&
+		      vec_ok(x.wait_env));
+		CHECK(x.run_argv[0] && !x.build_argv[0] && !x.repl_argv[0] &&
+		      !x.file_data && !x.stdin_data);
+		ap_exec_free(&x);
+		break;
+	case AP_PRESTART_DONE:
+		rc = ap_prestart_done_decode(f, &rd, err);
+		if (!rc)
+			CHECK(inside(f, rd.message, rd.message_len));
+		break;
 	case AP_HELLO_OK:
 		rc = ap_hello_ok_decode(f, &h, err);
 		if (!rc)
@@ -1484,9 +1500,131 @@ static void t_files(void)
 	EXPECT(&r, 0, NULL);
 }
 
+/* AP_PRESTART (docs/agent-protocol.md): AP_EXEC's order, then WAIT_ARG
+ * and WAIT_ENV; the round trip; what it refuses. AP_PRESTART_DONE is
+ * AP_RESET_DONE's fields under its own type, and AP_EXEC_DONE's
+ * PRESTARTED comes last. */
+static void t_prestart(void)
+{
+	static const char *const wait_v[] = {"bash", "main.sh", NULL};
+	static const char *const wenv_v[] = {"BASH_ENV=/opt/sbx/w", NULL};
+	const struct ap_exec m = {
+		.file_name = "main.sh",
+		.run_argv = run_v,
+		.env = env_v,
+		.seccomp_deny = deny_v,
+		.wait_argv = wait_v,
+		.wait_env = wenv_v,
+	};
+	const struct ap_reset_done ok = {.ok = 1};
+	const struct ap_exec_done done = {.has_exit_code = 1, .prestarted = 1};
+	struct ap_reset_done rd;
+	struct ap_exec_done dd;
+	struct ap_exec x;
+	struct ap_frame f;
+	struct ap_buf b;
+	struct raw r = {0};
+	const char *err;
+	size_t i;
+
+	raw_begin(&r, AP_PRESTART, 12);
+	raw_str(&r, AP_T_FILE_NAME, "main.sh");
+	for (i = 0; run_v[i]; i++)
+		raw_str(&r, AP_T_RUN_ARG, run_v[i]);
+	for (i = 0; env_v[i]; i++)
+		raw_str(&r, AP_T_ENV, env_v[i]);
+	for (i = 0; deny_v[i]; i++)
+		raw_str(&r, AP_T_SECCOMP_DENY, deny_v[i]);
+	raw_u32(&r, AP_T_TIMEOUT_MS, 0);
+	raw_u32(&r, AP_T_STDOUT_CAP, 0);
+	raw_u32(&r, AP_T_STDERR_CAP, 0);
+	raw_str(&r, AP_T_WAIT_ARG, "bash");
+	raw_str(&r, AP_T_WAIT_ARG, "main.sh");
+	raw_str(&r, AP_T_WAIT_ENV, "BASH_ENV=/opt/sbx/w");
+	raw_end(&r);
+	ap_buf_init(&b);
+	CHECK(ap_prestart_encode(&b, 12, &m) == 0);
+	CHECK(same_wire(&b, &r));
+	f = (struct ap_frame){.type = AP_PRESTART,
+			      .id = 12,
+			      .payload = b.data + AP_HEADER_LEN,
+			      .len = b.len - AP_HEADER_LEN};
+	CHECK(ap_prestart_decode(&f, &x, &err) == 0);
+	CHECK(x.file_name && strcmp(x.file_name, "main.sh") == 0);
+	CHECK(x.wait_argv[0] && strcmp(x.wait_argv[1], "main.sh") == 0 &&
+	      !x.wait_argv[2]);
+	CHECK(x.wait_env[0] && strcmp(x.wait_env[0], wenv_v[0]) == 0 &&
+	      !x.wait_env[1]);
+	CHECK(x.run_argv[0] && strcmp(x.run_argv[0], run_v[0]) == 0);
+	ap_exec_free(&x);
+	/* Not an AP_EXEC. */
+	CHECK(ap_exec_decode(&f, &x, &err) == -EINVAL);
+	raw_free(&r);
+	ap_buf_close(&b);
+
+	/* What it refuses. */
+	raw_begin(&r, AP_PRESTART, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_str(&r, AP_T_BUILD_ARG, "make");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL,
+	       "AP_PRESTART with BUILD_ARG, REPL_ARG, FILE_DATA or STDIN");
+	raw_begin(&r, AP_PRESTART, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_field(&r, AP_T_STDIN, "x", 1);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL,
+	       "AP_PRESTART with BUILD_ARG, REPL_ARG, FILE_DATA or STDIN");
+	raw_begin(&r, AP_PRESTART, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_str(&r, AP_T_WAIT_ENV, "NOEQUALS");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "WAIT_ENV entry is not KEY=VALUE");
+	raw_begin(&r, AP_PRESTART, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_str(&r, AP_T_WAIT_ARG, "");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "empty program name");
+	raw_begin(&r, AP_PRESTART, 1);
+	raw_str(&r, AP_T_WAIT_ARG, "bash");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "AP_EXEC without RUN_ARG or REPL_ARG");
+	raw_begin(&r, AP_PRESTART, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_field(&r, AP_T_WAIT_ARG, "a\0b", 3);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "string field contains a NUL byte");
+
+	/* The reply, and the flag of the result. */
+	raw_begin(&r, AP_PRESTART_DONE, 13);
+	raw_u8(&r, AP_T_OK, 1);
+	raw_end(&r);
+	ap_buf_init(&b);
+	CHECK(ap_prestart_done_encode(&b, 13, &ok) == 0);
+	CHECK(same_wire(&b, &r));
+	f = (struct ap_frame){.type = AP_PRESTART_DONE,
+			      .id = 13,
+			      .payload = b.data + AP_HEADER_LEN,
+			      .len = b.len - AP_HEADER_LEN};
+	CHECK(ap_prestart_done_decode(&f, &rd, &err) == 0 && rd.ok == 1);
+	CHECK(ap_reset_done_decode(&f, &rd, &err) == -EINVAL);
+	raw_free(&r);
+	ap_buf_close(&b);
+	ap_buf_init(&b);
+	CHECK(ap_exec_done_encode(&b, 14, &done) == 0);
+	f = (struct ap_frame){.type = AP_EXEC_DONE,
+			      .id = 14,
+			      .payload = b.data + AP_HEADER_LEN,
+			      .len = b.len - AP_HEADER_LEN};
+	CHECK(ap_exec_done_decode(&f, &dd, &err) == 0 && dd.prestarted == 1);
+	CHECK(b.data[b.len - 6] == AP_T_PRESTARTED);
+	ap_buf_close(&b);
+}
+
 int main(void)
 {
 	t_wire_exec();
+	t_prestart();
 	t_wire_replies();
 	t_round_trip_exec();
 	t_round_trip_replies();

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 7
+#define SBX_PLUGIN_ABI_MINOR 8
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -125,6 +125,31 @@ struct sbx_samples {
 	const char *spin;	 /* runs until the kit's timeout ends it */
 	const char *session_set; /* in a session: sets a variable to 41 */
 	const char *session_get; /* then: prints that variable plus 1 */
+};
+
+/*
+ * A pre-started interpreter (ABI 1.8, docs/prestart.md): every warm box
+ * of the language keeps the next one-off call's run step started before
+ * the call arrives, its interpreter's start-up done, waiting on fd 3 for
+ * the program. The run step's own argv (run_cmd, or an option's) and
+ * environment start it, so that the program cannot tell; the language's
+ * image holds the code that waits (python: sitecustomize, node: the
+ * --import preload, bash: a BASH_ENV file) and speaks the handover below.
+ * A call whose run step differs (packages, an option's run command, a
+ * session) runs the ordinary way, and so does one whose interpreter died.
+ */
+#define SBX_PRESTART_FD3 1u /* docs/prestart.md, "The handover" */
+
+struct sbx_prestart {
+	uint32_t handover; /* SBX_PRESTART_FD3 */
+	/* The waiting process's argv, or NULL: the run step's own (the
+	 * program can then not tell from its argv either). "{file}" as in
+	 * run_cmd. */
+	const char *const *cmd;
+	/* "KEY=VALUE" entries the waiting process gets on top of the run
+	 * step's environment, or NULL; the waiting code removes them before
+	 * the program starts (bash: BASH_ENV naming the file that waits). */
+	const char *const *env;
 };
 
 /*
@@ -276,6 +301,12 @@ struct sbx_plugin {
 			size_t size);
 	/* Sample programs for the conformance kit, or NULL. */
 	const struct sbx_samples *samples;
+
+	/* ABI 1.8 */
+
+	/* The pre-started interpreter of the language's warm boxes, or
+	 * NULL: every run step is started when its call arrives. */
+	const struct sbx_prestart *prestart;
 };
 
 /*
@@ -347,7 +378,10 @@ SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, init_msg) == 288,
 		  "1.7 must start where 1.6 ended");
 SBX_LAYOUT_ASSERT(sizeof(struct sbx_samples) == 48, "sbx_samples moved");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, samples) == 296, "1.7 moved");
-SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 304, "1.7's size");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_prestart) == 24, "sbx_prestart moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, prestart) == 304,
+		  "1.8 must start where 1.7 ended");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 312, "1.8's size");
 #undef SBX_LAYOUT_ASSERT
 #endif
 
