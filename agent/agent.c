@@ -226,7 +226,6 @@ static void prestart_reply(struct agent *a)
 	struct ap_reset_done m = {.ok = 1};
 	int rc;
 
-	prestart_step();
 	if (!a->prestart_pending || !prestart_settled())
 		return;
 	a->prestart_pending = 0;
@@ -338,7 +337,7 @@ static int poll_timeout(struct agent *a)
 {
 	uint64_t d = exec_deadline(&a->exec), r = reset_deadline(&a->reset);
 	uint64_t fl = files_deadline(&a->files), now;
-	uint64_t p = a->prestart_pending ? prestart_deadline() : UINT64_MAX;
+	uint64_t p = prestart_deadline();
 
 	if (r < d)
 		d = r;
@@ -564,6 +563,7 @@ int main(int argc, char **argv)
 		exec_step(&a.exec);
 		reset_step(&a.reset);
 		files_step(&a.files);
+		prestart_step(); /* the start-up deadline, also when idle */
 		prestart_reply(&a);
 		if (a.deferred_data && !busy(&a)) {
 			struct ap_frame f = a.deferred;

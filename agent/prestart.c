@@ -141,7 +141,7 @@ void prestart_launch(void)
 		return;
 	memset(&o, 0, sizeof(o));
 	if ((rc = pipe_nb(po, 0)) || (rc = pipe_nb(pe, 0)) ||
-	    (rc = pipe_nb(pc, -1)) || (rc = pipe_nb(pi, 1)) ||
+	    (rc = pipe_nb(pc, 1)) || (rc = pipe_nb(pi, 1)) ||
 	    (rc = pipe_nb(pr, 0)))
 		goto out;
 	o.seccomp = spawn_seccomp_new(ps.spec.seccomp_deny, ps.ndeny);
@@ -213,7 +213,7 @@ int prestart_fits(const struct ap_exec *q)
 	const struct ap_exec *s = &ps.spec;
 	size_t nenv = count(s->env);
 
-	if (!s->mem || q->repl_argv[0])
+	if (!s->mem || !ps.pid || q->repl_argv[0])
 		return 0;
 	/* The run argv, with arguments added at most; exactly the
 	 * environment and the deny list. */
@@ -272,16 +272,20 @@ int prestart_take(const struct ap_exec *q, int write_file,
 		if (rc)
 			return rc;
 	}
+	/* Our end does not block: a pipe smaller than the message (the
+	 * per-user pipe quota shrinks new pipes) is a short write, and the
+	 * step starts the ordinary way. */
 	do
 		w = write(ps.fd_ctl, msg, len);
 	while (w < 0 && errno == EINTR);
 	if (w < 0)
 		return -errno; /* EPIPE: it is gone */
 	if ((size_t)w != len)
-		return -EIO;
+		return -EMSGSIZE;
 	close_fd(&ps.fd_ctl); /* end of file: the message is complete */
 	if (!q->stdin_data)
 		close_fd(&ps.fd_in);
+	ps.fails = 0;
 	run->pid = ps.pid;
 	run->fd_out = ps.fd_out;
 	run->fd_err = ps.fd_err;
@@ -301,6 +305,7 @@ int prestart_poll_fill(struct pollfd *pfd)
 
 void prestart_poll_done(const struct pollfd *pfd, int n)
 {
+	siginfo_t si;
 	char buf[64];
 	ssize_t r;
 	int i;
@@ -312,13 +317,18 @@ void prestart_poll_done(const struct pollfd *pfd, int n)
 		do
 			r = read(ps.fd_ready, buf, sizeof(buf));
 		while (r > 0 || (r < 0 && errno == EINTR));
-		if (r == 0) {
-			/* End of file: the interpreter closed fd 5 (or died,
-			 * which the reaper tells). */
-			close_fd(&ps.fd_ready);
-			ps.ready = 1;
-			ps.fails = 0;
-		}
+		if (r != 0)
+			continue;
+		/* End of file: the interpreter closed fd 5, or it is gone
+		 * (then the reaper counts the failed launch; a zombie not
+		 * reaped yet is not "waiting"). */
+		close_fd(&ps.fd_ready);
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)ps.pid, &si,
+			   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == ps.pid)
+			continue;
+		ps.ready = 1;
 	}
 }
 

@@ -415,8 +415,13 @@ uint64_t reset_deadline(const struct reset *r)
 {
 	if (!r->active)
 		return UINT64_MAX;
-	if (r->checked)
-		return prestart_settled() ? 0 : prestart_deadline();
+	if (r->checked) {
+		uint64_t p = prestart_deadline();
+
+		if (prestart_settled())
+			return 0;
+		return p < r->deadline_ms ? p : r->deadline_ms;
+	}
 	if (!r->pid && r->fd < 0)
 		return 0;
 	return r->deadline_ms;
@@ -492,8 +497,11 @@ void reset_step(struct reset *r)
 		}
 		check(r);
 	}
+	/* The reply waits for the next interpreter within the reset's own
+	 * time (the host's reset timeout is longer): one still starting
+	 * after it goes on starting, and a call may take it meanwhile. */
 	prestart_step();
-	if (!prestart_settled())
+	if (!prestart_settled() && agent_now_ms() < r->deadline_ms)
 		return;
 	if (!r->stale) {
 		m.ok = (uint8_t)r->ok;

@@ -227,7 +227,7 @@ void config_init(struct config *cfg)
 	cfg->pool_size = 2;
 	cfg->prestart = 1;
 	cfg->pool_max_size = 8;
-	cfg->max_uses = 100;
+	cfg->max_uses = 1000;
 	cfg->max_containers = 32;
 	cfg->idle_shrink_s = 60;
 	cfg->memory_budget_mb = 1024;

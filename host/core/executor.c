@@ -623,13 +623,14 @@ static void prestart_cb(struct agent_client *ac, const struct error *err,
 {
 	struct warmup *w = arg;
 
-	(void)ac;
-	if (err && err->code == -ECANCELED) { /* shutting down */
+	/* Shutting down, or the connection went (the box is no use). */
+	if (err && (err->code == -ECANCELED || !agent_client_usable(ac))) {
 		w->done(w->box, 0, 0);
 		free(w);
 		return;
 	}
-	/* Not fatal: the box's calls then start the ordinary way. */
+	/* The agent's refusal is not fatal: the box's calls then start
+	 * the ordinary way. */
 	if (err || !ok)
 		log_warn("[%s] %.12s has no pre-started interpreter: %s",
 			 w->pl->desc->name, box_id(w->box),

@@ -603,6 +603,11 @@ int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 	return 0;
 }
 
+int agent_client_usable(const struct agent_client *ac)
+{
+	return ac->stream && !ac->closing && !ac->broken;
+}
+
 void agent_client_cancel(struct agent_client *ac)
 {
 	if (ac->pending != PENDING_EXEC || !ac->stream)

@@ -151,6 +151,10 @@ void agent_client_keep(struct agent_client *ac);
 /* Close the stream. A pending callback (open, exec or reset) runs with
  * -ECANCELED before this returns; none runs afterwards. The struct is freed
  * once the stream is closed. */
+/* 1 while requests can be sent: the stream is open and the agent has not
+ * broken the protocol (an AP_ERROR reply leaves it usable). */
+int agent_client_usable(const struct agent_client *ac);
+
 void agent_client_close(struct agent_client *ac);
 
 #endif

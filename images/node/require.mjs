@@ -7,7 +7,7 @@
 // directories outside /work. require() honours NODE_PATH; ES imports do
 // not, so a resolve hook retries a bare specifier that fails from each of
 // those directories.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire, registerHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
@@ -39,13 +39,23 @@ if (dirs.length) {
 // above are done, the program itself is not read yet. Closing fd 5 tells
 // the agent it waits; fd 3 then brings "sbx1", the stdin mode and the
 // added arguments, and node goes on to load the main module exactly as a
-// node started then would. Only such a process has a pipe on fd 3, fd 5
-// open and the agent (PID 1) as its parent, on its main thread; for any
-// other this does nothing.
+// node started then would. Only such a process has the agent (PID 1) as
+// its parent, leads its own session and has pipes on fds 3 (read), 4
+// (read) and 5 (write), and this runs on its main thread; for any other
+// process this does nothing.
+const accessMode = (fd) => {
+  const m = /^flags:\s+([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1'));
+  return m ? parseInt(m[1], 8) & 3 : -1;
+};
+const leadsSession = () => {
+  const st = readFileSync('/proc/self/stat', 'latin1');
+  return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[3]) === process.pid;
+};
 if (isMainThread && process.ppid === 1) {
   let waiting = false;
   try {
-    waiting = fstatSync(3).isFIFO();
+    waiting = [3, 4, 5].every((fd) => fstatSync(fd).isFIFO()) &&
+      accessMode(3) === 0 && accessMode(4) === 0 && accessMode(5) === 1 && leadsSession();
     if (waiting) closeSync(5);
   } catch {
     waiting = false;

@@ -95,15 +95,27 @@ sys.meta_path.insert(0, _PyplotShow)
 # program itself is not read yet. Closing fd 5 tells the agent it waits;
 # fd 3 then brings "sbx1", the stdin mode and the added arguments, and
 # python goes on to run /work/main.py exactly as a python started then
-# would. Only such a process has a readable pipe on fd 3, fd 5 open, and
-# the agent (PID 1) as its parent: the session interpreter's fd 3 is for
-# writing and it has no fd 5, the fork server's fd 3 is a socket, and any
-# other process has none of these, so for them this does nothing.
+# would. Only such a process has the agent (PID 1) as its parent, leads its
+# own session and has pipes on fds 3 (read), 4 (read) and 5 (write): the
+# session interpreter's fd 3 is for writing and it has no fd 5, the fork
+# server's fd 3 is a socket, a program's own processes do not have the
+# agent as their parent or lead no session, so for them this does nothing.
+def _sbx_access(fd):
+    # O_ACCMODE of fd, from /proc/self/fdinfo ("flags:" is octal).
+    with open("/proc/self/fdinfo/%d" % fd) as f:
+        for line in f:
+            if line.startswith("flags:"):
+                return int(line.split()[1], 8) & 3
+    return -1
+
+
 def _sbx_prestart():
-    if os.getppid() != 1:
+    if os.getppid() != 1 or os.getsid(0) != os.getpid():
         return
     try:
-        if os.fstat(3).st_mode & 0o170000 != 0o010000:
+        if any(os.fstat(fd).st_mode & 0o170000 != 0o010000 for fd in (3, 4, 5)):
+            return
+        if [_sbx_access(fd) for fd in (3, 4, 5)] != [0, 0, 1]:
             return
         os.close(5)
     except OSError:
@@ -140,4 +152,4 @@ def _sbx_prestart():
 
 
 _sbx_prestart()
-del _sbx_prestart
+del _sbx_prestart, _sbx_access
