@@ -272,15 +272,10 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		on_file_done(ac, f);
 		return;
 	case AP_RESET_DONE:
-		if (ap_reset_done_decode(f, &reset, &why))
-			break;
-		copy_message(reset.message, reset.message_len, msg,
-			     sizeof(msg));
-		ac->pending = PENDING_NONE;
-		ac->reset_cb(ac, NULL, reset.ok, msg, ac->req_arg);
-		return;
-	case AP_PRESTART_DONE:
-		if (ap_prestart_done_decode(f, &reset, &why))
+	case AP_PRESTART_DONE: /* the same fields, the same callback */
+		if ((f->type == AP_RESET_DONE
+			     ? ap_reset_done_decode(f, &reset, &why)
+			     : ap_prestart_done_decode(f, &reset, &why)) != 0)
 			break;
 		copy_message(reset.message, reset.message_len, msg,
 			     sizeof(msg));
