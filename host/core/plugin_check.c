@@ -512,13 +512,110 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 	return body;
 }
 
+/* The server started and initialized (MCP 2025-06-18), or -1 with why. */
+static int rpc_open(struct rpc *r, const char *self, const char *dir, char *why,
+		    size_t size)
+{
+	cJSON *init;
+
+	if (rpc_start(r, self, dir) != 0) {
+		snprintf(why, size, "cannot start the server");
+		return -1;
+	}
+	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		    "\"params\":{\"protocolVersion\":\"2025-06-18\","
+		    "\"capabilities\":{},\"clientInfo\":{\"name\":"
+		    "\"check-plugin\",\"version\":\"1\"}}}");
+	init = rpc_wait(r, 1, 60000);
+	if (!init) {
+		snprintf(why, size, "no answer to initialize");
+		return -1;
+	}
+	cJSON_Delete(init);
+	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/initialized\"}");
+	return 0;
+}
+
+/* A plugin that declares a pre-started interpreter (ABI 1.8,
+ * docs/prestart.md): its hello and echo samples, one-off through a
+ * server, give what they give the ordinary way (the checks above), and
+ * the pool says both ran in the interpreter that waited for them. */
+static void prestart_check(struct kit *k, const char *self, const char *dir,
+			   const struct plugin *pl)
+{
+	const struct sbx_samples *s = pl->desc->samples;
+	static const char *const want[] = {"hello\n", "ping\n"};
+	const cJSON *l;
+	char why[320] = "";
+	struct rpc r;
+	cJSON *a, *got;
+	double n = -1;
+	int ok, i;
+
+	if (!pl->desc->prestart) {
+		say(k, "skip", "run: prestart",
+		    "none declared: each call starts its interpreter");
+		return;
+	}
+	if (!s->hello || !s->echo) {
+		say(k, "skip", "run: prestart",
+		    "the plugin has no hello and echo samples");
+		return;
+	}
+	ok = rpc_open(&r, self, dir, why, sizeof(why)) == 0;
+	for (i = 0; ok && i < 2; i++) {
+		a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "language", pl->desc->name);
+		cJSON_AddStringToObject(a, "code", i ? s->echo : s->hello);
+		if (i)
+			cJSON_AddStringToObject(a, "stdin", "ping\n");
+		got = rpc_tool(&r, 2 + i, "sandbox_execute", a, why,
+			       sizeof(why));
+		ok = got && num_of(got, "exitCode") == 0 &&
+		     strcmp(str_of(got, "stdout"), want[i]) == 0;
+		if (got && !ok)
+			snprintf(why, sizeof(why),
+				 "%s: exit %g, stdout '%.80s', stderr '%.80s'",
+				 i ? "echo" : "hello", num_of(got, "exitCode"),
+				 str_of(got, "stdout"), str_of(got, "stderr"));
+		cJSON_Delete(got);
+	}
+	if (ok) {
+		a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "what", "pool");
+		got = rpc_tool(&r, 4, "sandbox_inspect", a, why, sizeof(why));
+		l = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(got, "pool"),
+				"languages"),
+			pl->desc->name);
+		n = num_of(l, "prestarted");
+		ok = got && n == 2;
+		if (got && !ok)
+			snprintf(why, sizeof(why),
+				 "%g of 2 calls ran in a waiting interpreter "
+				 "(%g the ordinary way): does the image's code "
+				 "wait on fd 3 and close fd 5?",
+				 n, num_of(l, "cold"));
+		cJSON_Delete(got);
+	}
+	if (ok)
+		say(k, "pass", "run: prestart",
+		    "hello and echo ran in the interpreter that waited for "
+		    "them");
+	else
+		say(k, "FAIL", "run: prestart", "%s", why);
+	rpc_stop(&r);
+}
+
 static void session_check(struct kit *k, const char *self, const char *dir,
 			  const struct plugin *pl)
 {
 	const struct sbx_samples *s = pl->desc->samples;
 	char why[320] = "";
 	struct rpc r;
-	cJSON *a, *got, *init;
+	cJSON *a, *got;
 	int ok;
 
 	if (!s->session_set || !s->session_get) {
@@ -532,24 +629,11 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 		    "program");
 		return;
 	}
-	if (rpc_start(&r, self, dir) != 0) {
-		say(k, "FAIL", "run: session", "cannot start the server");
+	if (rpc_open(&r, self, dir, why, sizeof(why)) != 0) {
+		say(k, "FAIL", "run: session", "%s", why);
 		rpc_stop(&r);
 		return;
 	}
-	rpc_send(&r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
-		     "\"params\":{\"protocolVersion\":\"2025-06-18\","
-		     "\"capabilities\":{},\"clientInfo\":{\"name\":"
-		     "\"check-plugin\",\"version\":\"1\"}}}");
-	init = rpc_wait(&r, 1, 60000);
-	if (!init) {
-		say(k, "FAIL", "run: session", "no answer to initialize");
-		rpc_stop(&r);
-		return;
-	}
-	cJSON_Delete(init);
-	rpc_send(&r, "{\"jsonrpc\":\"2.0\",\"method\":"
-		     "\"notifications/initialized\"}");
 	a = cJSON_CreateObject();
 	cJSON_AddStringToObject(a, "action", "create");
 	cJSON_AddStringToObject(a, "language", pl->desc->name);
@@ -712,6 +796,7 @@ int plugin_check(const char *path, int run, const char *self)
 			     s->fail, NULL, 60000, 3, NULL, "oops", 0);
 		sample_check(&k, self, pdir, pl, "run: timeout", s->spin, NULL,
 			     5000, 0, NULL, NULL, 1);
+		prestart_check(&k, self, pdir, pl);
 		session_check(&k, self, pdir, pl);
 	}
 out:

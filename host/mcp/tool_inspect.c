@@ -118,6 +118,7 @@ static cJSON *plugins_json(const struct tool_env *env)
 		else
 			cJSON_AddNullToObject(p, "packages");
 		cJSON_AddBoolToObject(p, "lexer", d->lex_mask != NULL);
+		cJSON_AddBoolToObject(p, "prestart", d->prestart != NULL);
 		cJSON_AddItemToArray(arr, p);
 	}
 	return arr;

@@ -1,8 +1,10 @@
 // The plugin SDK's conformance kit through a real engine: `mcp-sandbox
 // check-plugin PATH.so --run` on each built-in plugin and on the SDK's
 // example runs the plugin's samples (hello world, standard input, a failing
-// program, a timeout, and a variable kept in a session where the language
-// has a session interpreter) with only the plugin's directory served, and
+// program, a timeout, the first two through the interpreter that waited for
+// them where the language has one, and a variable kept in a session where
+// the language has a session interpreter) with only the plugin's directory
+// served, and
 // every check passes. The kit's verdicts without an engine (the built-in plugins
 // and the broken fixtures) are a unit test: tests/plugin-kit/check_kit.cmake.
 import assert from 'node:assert/strict';
@@ -16,10 +18,16 @@ const run = promisify(execFile);
 const BUILTIN = path.join(ROOT, 'build/lib/mcp-sandbox/plugins');
 const PERL = path.join(ROOT, 'build/tests/fixture-plugins/perl.so');
 
-// What each may skip: the example has no lexer and no session samples; go
-// and rust have no session interpreter (a session runs each call as a
-// program).
-const SKIPS = { 'perl.so': ['lex_mask', 'run: session'], 'go.so': ['run: session'], 'rust.so': ['run: session'] };
+// What each may skip: the example has no lexer, no session samples and no
+// pre-started interpreter; go and rust have no session interpreter (a
+// session runs each call as a program) and no pre-started one (they are
+// bound by their compilers), python-ml has its fork server instead.
+const SKIPS = {
+  'perl.so': ['lex_mask', 'run: session', 'run: prestart'],
+  'go.so': ['run: session', 'run: prestart'],
+  'rust.so': ['run: session', 'run: prestart'],
+  'python-ml.so': ['run: prestart'],
+};
 
 for (const so of [...fs.readdirSync(BUILTIN).filter((f) => f.endsWith('.so')).sort().map((f) => path.join(BUILTIN, f)), PERL]) {
   e2e(`check-plugin --run ${path.basename(so)}: every check passes, the samples through the engine included`, { timeoutMs: 300_000 }, async () => {
@@ -32,8 +40,23 @@ for (const so of [...fs.readdirSync(BUILTIN).filter((f) => f.endsWith('.so')).so
     const lines = out.split('\n').filter((l) => /^(pass|FAIL|skip) /.test(l));
     const verdict = Object.fromEntries(lines.map((l) => [l.slice(6, 28).trim(), l.slice(0, 4)]));
     const skips = SKIPS[path.basename(so)] ?? [];
-    for (const check of ['file', 'load', 'policy', 'lex_mask', 'blocklist', 'run: hello', 'run: stdin', 'run: failing program', 'run: timeout', 'run: session'])
+    for (const check of ['file', 'load', 'policy', 'lex_mask', 'blocklist', 'run: hello', 'run: stdin', 'run: failing program', 'run: timeout', 'run: prestart', 'run: session'])
       assert.equal(verdict[check], skips.includes(check) ? 'skip' : 'pass', `${check}:\n${out}`);
     assert.match(out, new RegExp(`^\\d+ passed, 0 failed, ${skips.length} skipped$`, 'm'), out);
   });
 }
+
+// A plugin that declares a pre-started interpreter its image does not
+// have: every call runs the ordinary way with the same result (the
+// samples pass), and the kit says that nothing waited.
+e2e('check-plugin --run on a plugin whose image does not wait: the samples pass, the prestart check fails', { timeoutMs: 300_000 }, async () => {
+  const so = path.join(ROOT, 'build/tests/fixture-plugins/unready/unready.so');
+  const r = await run(BIN, ['check-plugin', so, '--run'], { timeout: 280_000, maxBuffer: 4 << 20 }).then(
+    (x) => ({ code: 0, out: x.stdout }),
+    (e) => ({ code: e.code, out: e.stdout }),
+  );
+  for (const check of ['run: hello', 'run: stdin', 'run: failing program', 'run: timeout'])
+    assert.match(r.out, new RegExp(`^pass  ${check} `, 'm'), r.out);
+  assert.match(r.out, /^FAIL {2}run: prestart {10}0 of 2 calls ran in a waiting interpreter \(2 the ordinary way\)/m, r.out);
+  assert.equal(r.code, 1, r.out);
+});
