@@ -263,6 +263,8 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 			send_error(a, f->id, "busy");
 		else if (exec_start(&a->exec, f, &err))
 			send_error(a, f->id, err);
+		else
+			prestart_note_use();
 		break;
 	case AP_RESET:
 		if (busy(a))
@@ -275,6 +277,8 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 			send_error(a, f->id, "busy");
 		else if (files_start(&a->files, f, &err))
 			send_error(a, f->id, err);
+		else
+			prestart_note_use();
 		break;
 	case AP_CANCEL:
 		exec_cancel(&a->exec, f->id);

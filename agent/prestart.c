@@ -34,6 +34,7 @@ static struct {
 	int fd_ctl, fd_in, fd_ready, fd_out, fd_err; /* our ends */
 	uint64_t deadline_ms;
 	unsigned fails; /* launches in a row that never got ready */
+	int used;	/* something ran since the last clean reset */
 } ps = {.fd_ctl = -1, .fd_in = -1, .fd_ready = -1, .fd_out = -1, .fd_err = -1};
 
 static void close_fd(int *fd)
@@ -137,7 +138,7 @@ void prestart_launch(void)
 	pid_t pid;
 	int rc;
 
-	if (!ps.spec.mem || ps.pid || ps.fails >= PRESTART_MAX_FAILS)
+	if (!ps.spec.mem || ps.pid || ps.used || ps.fails >= PRESTART_MAX_FAILS)
 		return;
 	memset(&o, 0, sizeof(o));
 	if ((rc = pipe_nb(po, 0)) || (rc = pipe_nb(pe, 0)) ||
@@ -191,6 +192,16 @@ out:
 	close_fd(&pi[1]);
 	close_fd(&pr[0]);
 	close_fd(&pr[1]);
+}
+
+void prestart_note_use(void)
+{
+	ps.used = 1;
+}
+
+void prestart_clean(void)
+{
+	ps.used = 0;
 }
 
 int prestart_settled(void)

@@ -51,8 +51,13 @@ struct prestart_run {
 int prestart_configure(const struct ap_frame *f, const char **err);
 /* AP_KEEP, shutdown: stop the interpreter and forget the description. */
 void prestart_forget(void);
-/* Start an interpreter if one is described and none runs. */
+/* Start an interpreter if one is described, none runs and nothing ran in
+ * the container since it was new or last reset clean. */
 void prestart_launch(void);
+/* Something ran (AP_EXEC, AP_FILE): no launch before the next clean
+ * reset, which calls prestart_clean(). */
+void prestart_note_use(void);
+void prestart_clean(void);
 /* 1 unless an interpreter is still on its way to waiting. */
 int prestart_settled(void);
 /* 1 if the run step of q can be the waiting interpreter. */

@@ -471,8 +471,10 @@ static void check(struct reset *r)
 		agent_log("reset %u failed: %s", r->id, r->text);
 	r->checked = 1;
 	/* Only into a box that is clean; a failed one is discarded. */
-	if (r->ok)
+	if (r->ok) {
+		prestart_clean();
 		prestart_launch();
+	}
 }
 
 void reset_step(struct reset *r)

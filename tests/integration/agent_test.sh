@@ -516,6 +516,21 @@ check "prestart: after a build" 308.exit_code=0 308.prestarted=1 '308.stdout=bui
 check "prestart: timeout" 310.timed_out=1 310.prestarted=1 310.survivors=0
 check "prestart: a call that does not fit sees no waiting bash" 312.exit_code=0 '312.stdout=end\n'
 
+# AP_PRESTART into a container something already ran in: no interpreter
+# until the next clean reset.
+{
+	printf '%s\n' 'hello 400' 'exec 401' 'file main.sh' 'data echo one' 'run bash' 'run main.sh' "$PENV" call
+	printf '%s\n' 'exec 402' 'file main.sh' 'run bash' 'run main.sh' "$PENV" \
+		'waitenv BASH_ENV=/opt/sbx/prestart.bash' 'prestart 402'
+	printf '%s\n' 'exec 403' 'file main.sh' 'data echo two' 'run bash' 'run main.sh' "$PENV" call
+	echo 'reset 404'
+	printf '%s\n' 'exec 405' 'file main.sh' 'data echo three' 'run bash' 'run main.sh' "$PENV" call
+} >"$work/pscript2"
+"$CLIENT" -t 60 -o "$work" "$work/pscript2" -- "${docker_run[@]}" >>"$work/out" 2>>"$work/err" ||
+	fail "pre-started (used container) client exited $?"
+check "prestart: none into a used container" 402.ok=1 403.prestarted=0 '403.stdout=two\n'
+check "prestart: the clean reset starts it" 404.ok=1 405.prestarted=1 '405.stdout=three\n'
+
 if [ $passes -eq 0 ] && [ $fails -eq 0 ]; then
 	fail "no check ran"
 fi
