@@ -112,10 +112,14 @@ open("/work/usercustomize.py", "w").write("print('injected')")
 keep = open("/work/kept-open.txt", "w")
 subprocess.Popen(["sleep", "300"], start_new_session=True)
 subprocess.Popen(["sh", "-c", "(sleep 300 &) ; exit 0"])
-# The interpreter that will wait for the next caller: not there yet.
-others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())
-          and open(f"/proc/{p}/status").read().split("PPid:")[1].split()[0] not in (str(os.getpid()),)]
-names = sorted(open(f"/proc/{p}/comm").read().strip() for p in others)
+# The interpreter that will wait for the next caller: not there yet. (A
+# process may end while it is looked at: then it is not there either.)
+def comm(p):
+    try:
+        return open(f"/proc/{p}/comm").read().strip()
+    except OSError:
+        return None
+names = sorted(filter(None, (comm(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid()))))
 print("others:", [n for n in names if n not in ("sleep", "sh")])
 for f in ("/usr/lib/python3.11/sitecustomize.py", "/opt/sbx/agent"):
     try:
