@@ -102,6 +102,16 @@ const LEAKS = {
   python: {
     a: `
 import builtins, os, subprocess, json, sys
+# First, before A starts anything: no other user process, so no
+# interpreter waiting for the next caller yet. (One that ends while it is
+# looked at is not there either.)
+def comm(p):
+    try:
+        return open(f"/proc/{p}/comm").read().strip()
+    except OSError:
+        return None
+names = sorted(filter(None, (comm(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid()))))
+print("others:", names)
 builtins.leaked = 1
 os.environ["LEAKED"] = "1"
 sys.modules["leaked_module"] = json
@@ -112,15 +122,7 @@ open("/work/usercustomize.py", "w").write("print('injected')")
 keep = open("/work/kept-open.txt", "w")
 subprocess.Popen(["sleep", "300"], start_new_session=True)
 subprocess.Popen(["sh", "-c", "(sleep 300 &) ; exit 0"])
-# The interpreter that will wait for the next caller: not there yet. (A
-# process may end while it is looked at: then it is not there either.)
-def comm(p):
-    try:
-        return open(f"/proc/{p}/comm").read().strip()
-    except OSError:
-        return None
-names = sorted(filter(None, (comm(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid()))))
-print("others:", [n for n in names if n not in ("sleep", "sh")])
+
 for f in ("/usr/lib/python3.11/sitecustomize.py", "/opt/sbx/agent"):
     try:
         open(f, "a").write("# tampered")
