@@ -26,11 +26,11 @@
 #define MSG_MAX 60000u
 
 static struct {
-	struct ap_exec spec; /* decoded AP_PRESTART; spec.mem NULL: none */
-	size_t nrun, ndeny;
-	const char **env; /* ENV then WAIT_ENV: the interpreter's */
-	pid_t pid;	  /* the interpreter, 0: none */
-	int ready;	  /* it closed fd 5 */
+	struct ap_exec spec;	  /* decoded AP_PRESTART; spec.mem NULL: none */
+	size_t nrun, nenv, ndeny; /* entries of spec's vectors */
+	const char **env;	  /* ENV then WAIT_ENV: the interpreter's */
+	pid_t pid;		  /* the interpreter, 0: none */
+	int ready;		  /* it closed fd 5 */
 	int fd_ctl, fd_in, fd_ready, fd_out, fd_err; /* our ends */
 	uint64_t deadline_ms;
 	unsigned fails; /* launches in a row that never got ready */
@@ -77,7 +77,7 @@ void prestart_forget(void)
 	ap_exec_free(&ps.spec);
 	free(ps.env);
 	ps.env = NULL;
-	ps.nrun = ps.ndeny = 0;
+	ps.nrun = ps.nenv = ps.ndeny = 0;
 	ps.fails = 0;
 }
 
@@ -115,6 +115,7 @@ int prestart_configure(const struct ap_frame *f, const char **err)
 	ps.spec = q;
 	ps.env = env;
 	ps.nrun = count(q.run_argv);
+	ps.nenv = nenv;
 	ps.ndeny = count(q.seccomp_deny);
 	return 0;
 }
@@ -222,7 +223,6 @@ static int same_vec(const char *const *a, const char *const *b, size_t n)
 int prestart_fits(const struct ap_exec *q)
 {
 	const struct ap_exec *s = &ps.spec;
-	size_t nenv = count(s->env);
 
 	if (!s->mem || !ps.pid || q->repl_argv[0])
 		return 0;
@@ -230,7 +230,7 @@ int prestart_fits(const struct ap_exec *q)
 	 * environment and the deny list. */
 	if (count(q->run_argv) < ps.nrun ||
 	    !same_vec(q->run_argv, s->run_argv, ps.nrun) ||
-	    count(q->env) != nenv || !same_vec(q->env, s->env, nenv) ||
+	    count(q->env) != ps.nenv || !same_vec(q->env, s->env, ps.nenv) ||
 	    count(q->seccomp_deny) != ps.ndeny ||
 	    !same_vec(q->seccomp_deny, s->seccomp_deny, ps.ndeny))
 		return 0;

@@ -148,32 +148,52 @@ static void drop_privileges(void)
 		child_fail("capability check", NULL, EPERM);
 }
 
-/* As the user, so the file is theirs without CAP_CHOWN and a symlink they
- * planted in a previous execution cannot point the write anywhere they
- * could not write themselves. */
-static void write_file(const char *name, const unsigned char *p, size_t n)
+/* A program's file, written the one way both a step's first process and
+ * the agent (for a pre-started interpreter) write it: as the user, so the
+ * file is theirs without CAP_CHOWN and a symlink they planted cannot
+ * point the write anywhere they could not write themselves; an existing
+ * file is replaced, mode 0644. 0, or a negative errno with *what the
+ * stage that failed. */
+static int put_file(int dfd, const char *name, const unsigned char *p, size_t n,
+		    const char **what)
 {
 	ssize_t w;
-	int fd;
+	int fd, rc = 0;
 
-	if (unlink(name) && errno != ENOENT && errno != EISDIR)
-		child_fail("unlink", name, errno);
-	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
+	*what = "unlink";
+	if (unlinkat(dfd, name, 0) && errno != ENOENT && errno != EISDIR)
+		return -errno;
+	*what = "create";
+	fd = openat(dfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		child_fail("create", name, errno);
-	while (n) {
+		return -errno;
+	*what = "write";
+	while (n && !rc) {
 		w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			child_fail("write", name, errno);
+		if (w < 0 && errno != EINTR)
+			rc = -errno;
+		else if (w == 0)
+			rc = -EIO;
+		else if (w > 0) {
+			p += w;
+			n -= (size_t)w;
 		}
-		p += w;
-		n -= (size_t)w;
 	}
-	if (fchmod(fd, 0644) || close(fd))
-		child_fail("write", name, errno);
+	if (!rc && fchmod(fd, 0644))
+		rc = -errno;
+	if (close(fd) && !rc)
+		rc = -errno;
+	return rc;
+}
+
+static void write_file(const char *name, const unsigned char *p, size_t n)
+{
+	const char *what;
+	int rc = put_file(AT_FDCWD, name, p, n, &what);
+
+	if (rc)
+		child_fail(what, name, -rc);
 }
 
 pid_t spawn_user(const struct spawn_opts *o)
@@ -249,9 +269,8 @@ int spawn_pipe(int p[2])
 
 int spawn_write_file_as_user(const char *name, const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	int dfd = -1, fd = -1, rc = 0;
-	ssize_t w;
+	const char *what;
+	int dfd = -1, rc;
 
 	rc = user_fs_begin();
 	if (rc)
@@ -260,36 +279,11 @@ int spawn_write_file_as_user(const char *name, const void *data, size_t len)
 	signal(SIGXFSZ, SIG_IGN);
 	dfd = open(AGENT_WORKDIR,
 		   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 ||
-	    (unlinkat(dfd, name, 0) && errno != ENOENT && errno != EISDIR)) {
-		rc = -errno;
-		goto out;
-	}
-	fd = openat(dfd, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	while (len) {
-		w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			rc = -errno;
-			goto out;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	if (fchmod(fd, 0644))
-		rc = -errno;
+	rc = dfd < 0 ? -errno : put_file(dfd, name, data, len, &what);
+	signal(SIGXFSZ, SIG_DFL);
 out:
-	if (fd >= 0 && close(fd) && !rc)
-		rc = -errno;
 	if (dfd >= 0)
 		close(dfd);
-	signal(SIGXFSZ, SIG_DFL);
 	user_fs_end();
 	return rc;
 }

@@ -650,7 +650,8 @@ static int prestart(struct warmup *w)
 	struct request_bufs bufs;
 	struct agent_exec_req q;
 
-	if (!ps || !w->pl->policy.prestart ||
+	/* policy.prestart: the plugin declares one, sandbox.ini lets it. */
+	if (!w->pl->policy.prestart ||
 	    fill_request(w->pl, NULL, 0, NULL, &bufs, &q) ||
 	    expand_argv(ps->cmd, w->pl->desc->file_name, wait))
 		return -EINVAL;
@@ -665,8 +666,7 @@ int exec_warmup(struct box *b, const struct plugin *pl,
 	struct warmup *w;
 	int rc;
 
-	if (!box_agent(b) || (!pl->desc->warmup_code &&
-			      !(pl->desc->prestart && pl->policy.prestart)))
+	if (!box_agent(b) || (!pl->desc->warmup_code && !pl->policy.prestart))
 		return -EINVAL;
 	w = malloc(sizeof(*w));
 	if (!w)

@@ -348,8 +348,7 @@ static int validate_fields(const struct sbx_plugin *d, const char **why)
 	if (d->prestart) {
 		if (d->prestart->handover != SBX_PRESTART_FD3)
 			FAIL("prestart.handover must be SBX_PRESTART_FD3");
-		if (!valid_argv(d->prestart->cmd, 0) ||
-		    (d->prestart->cmd && !d->prestart->cmd[0]) ||
+		if ((d->prestart->cmd && !valid_argv(d->prestart->cmd, 1)) ||
 		    !valid_env(d->prestart->env))
 			FAIL("prestart.cmd must be NULL or a non-empty argv, "
 			     "prestart.env KEY=VALUE entries");
