@@ -320,7 +320,7 @@ cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 	char *s;
 	cJSON *str;
 
-	*is_text = text_ok && utf8_valid((const char *)p, n);
+	*is_text = text_ok && utf8_text((const char *)p, n);
 	s = malloc(*is_text ? n + 1 : 4 * ((n + 2) / 3) + 1);
 	if (!s)
 		return cJSON_CreateString("");

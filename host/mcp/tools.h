@@ -155,8 +155,9 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 
 /* A listing entry (common/agent_ops.h) as {name, type, size, mtime}. */
 cJSON *tool_entry_json(const struct ap_file_entry *e);
-/* Bytes as one JSON string: themselves when text_ok and they are UTF-8
- * (*is_text 1), else base64 (*is_text 0). */
+/* Bytes as one JSON string: themselves when text_ok and they are text,
+ * UTF-8 without NUL (*is_text 1), else base64 (*is_text 0): every byte
+ * is in the string either way. */
 cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 			 int *is_text);
 

@@ -123,6 +123,7 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
     'ln -s /etc etc',
     'mkfifo pipe',
     "printf 'l1' > \"$(printf 'caf\\351.txt')\"", // a name that is not UTF-8
+    "printf 'abc\\0def' > nul.txt", // text but for a NUL
     'echo made',
   ].join('\n');
   const r = await s.call({ language: 'bash', code });
@@ -131,12 +132,12 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
   const by = Object.fromEntries(run.artifacts.map((a) => [a.path, a]));
   // Only regular files are artifacts: the links and the FIFO are never
   // listed, followed or opened.
-  assert.deepEqual(Object.keys(by).sort(), ['big.bin', 'caf\ufffd.txt', 'clean.csv', 'rep/a b.md']);
+  assert.deepEqual(Object.keys(by).sort(), ['big.bin', 'caf\ufffd.txt', 'clean.csv', 'nul.txt', 'rep/a b.md']);
   const id = by['clean.csv'].uri.match(/^sandbox:\/\/artifact\/([0-9a-f]{16})\/clean\.csv$/)[1];
   assert.equal(by['rep/a b.md'].uri, `sandbox://artifact/${id}/rep/a%20b.md`);
   assert.match(by['big.bin'].note, /not kept: over 65536 bytes/);
   const links = r.content.filter((b) => b.type === 'resource_link').map((b) => b.uri);
-  assert.deepEqual(links.sort(), [by['caf\ufffd.txt'].uri, by['clean.csv'].uri, by['rep/a b.md'].uri].sort());
+  assert.deepEqual(links.sort(), [by['caf\ufffd.txt'].uri, by['clean.csv'].uri, by['nul.txt'].uri, by['rep/a b.md'].uri].sort());
   // The JSON shows the name as valid UTF-8; its uri keeps the real bytes.
   assert.equal(by['caf\ufffd.txt'].uri, `sandbox://artifact/${id}/caf%E9.txt`);
   assert.equal((await fopOk(s, { action: 'read', path: by['caf\ufffd.txt'].uri })).content, 'l1');
@@ -155,6 +156,12 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
   assert.ok(resources.some((x) => x.uri === by['clean.csv'].uri && x.mimeType === 'text/csv'), JSON.stringify(resources));
   const rr = await s.client.readResource({ uri: by['clean.csv'].uri });
   assert.deepEqual(rr.contents, [{ uri: by['clean.csv'].uri, mimeType: 'text/csv', text: 'id,v\n1,2\n' }]);
+
+  // A kept file with a NUL comes back whole, as base64, from both.
+  o = await fopOk(s, { action: 'read', path: by['nul.txt'].uri });
+  assert.deepEqual([o.encoding, Buffer.from(o.content, 'base64').toString('latin1'), o.length, o.eof], ['base64', 'abc\0def', 7, true]);
+  const nul = await s.client.readResource({ uri: by['nul.txt'].uri });
+  assert.deepEqual([nul.contents[0].text, Buffer.from(nul.contents[0].blob, 'base64').toString('latin1')], [undefined, 'abc\0def']);
 
   // An artifact is read-only, and nothing outside its set can be named.
   await fopErr(s, { action: 'write', path: by['clean.csv'].uri, content: 'x' }, 'invalid_arguments');

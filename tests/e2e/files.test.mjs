@@ -373,7 +373,7 @@ e2e('a file operation the container never answers ends with session_lost, and th
 
 // ---- MCP resources ----
 
-e2e('resources: every session\'s /work is a resource, its files read as text or blob, bad URIs are -32002', { timeoutMs: 120_000 }, async (h) => {
+e2e('resources: every session\'s /work is a resource, its files read as text or blob (never cut at a NUL), bad URIs are -32002', { timeoutMs: 120_000 }, async (h) => {
   const s = await pythonSession(h, 'res');
   assert.equal(s.client.getServerCapabilities().resources?.listChanged, false, 'the resources capability');
   await sexecOk(s, 'res', "import os\nos.makedirs('d', exist_ok=True)\nopen('d/t.csv','w').write('a,b\\n')\nopen('p.bin','wb').write(bytes([0,255,1]))");
@@ -401,6 +401,44 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   for (const uri of ['sandbox://session/res/missing', 'sandbox://session/nosuch/x', 'file:///etc/passwd', 'sandbox://session/res']) {
     await assert.rejects(s.client.readResource({ uri }), (e) => e.code === -32002, uri);
   }
+  // No silent truncation: NUL inside text, UTF-16 with its BOM, a tar
+  // archive and a file that is UTF-8 but for its last byte come back whole,
+  // as base64, from the tool and from resources/read; length is the bytes
+  // delivered.
+  const made = await sexecOk(s, 'res', [
+    'import hashlib, io, json, tarfile',
+    "open('nul.txt', 'wb').write(b'abc\\x00def')",
+    "open('u16.csv', 'wb').write('a,b\\n1,2\\n'.encode('utf-16'))",
+    "t = tarfile.open('a.tar', 'w')",
+    "i = tarfile.TarInfo('first.txt'); i.size = 5; t.addfile(i, io.BytesIO(b'hello')); t.close()",
+    "open('cut.txt', 'wb').write('h\\u00e9llo w\\u00f6rld'.encode() + b'\\xc3')",
+    "print(json.dumps({n: hashlib.sha256(open(n, 'rb').read()).hexdigest() for n in ['nul.txt', 'u16.csv', 'a.tar', 'cut.txt']}))",
+  ].join('\n'));
+  const sums = JSON.parse(made.stdout);
+  const sha = (b) => createHash('sha256').update(b).digest('hex');
+  for (const [name, sum] of Object.entries(sums)) {
+    const t = await fopOk(s, { action: 'read', session: 'res', path: name });
+    const bytes = Buffer.from(t.content, 'base64');
+    assert.equal(t.encoding, 'base64', `${name}: not text, so base64`);
+    assert.deepEqual([t.length, t.eof, sha(bytes)], [t.size, true, sum], `${name}: every byte, and length says how many`);
+    r = await s.client.readResource({ uri: `sandbox://session/res/${name}` });
+    assert.equal(r.contents[0].text, undefined, `${name}: no text`);
+    assert.equal(sha(Buffer.from(r.contents[0].blob, 'base64')), sum, `${name}: the resource's blob is every byte`);
+  }
+  // A part that ends inside a character ends at the last whole one and
+  // says so; following nextOffset gives the file back byte-exact.
+  let part = await fopOk(s, { action: 'read', session: 'res', path: 'cut.txt', length: 2 });
+  assert.deepEqual([part.content, part.encoding, part.length, part.heldBack, part.eof, part.nextOffset], ['h', 'utf-8', 1, 1, false, 1]);
+  const parts = [];
+  for (let offset = 0; ; offset = part.nextOffset) {
+    part = await fopOk(s, { action: 'read', session: 'res', path: 'cut.txt', offset, length: 3 });
+    parts.push(Buffer.from(part.content, part.encoding === 'base64' ? 'base64' : 'utf8'));
+    assert.equal(parts.at(-1).length, part.length);
+    if (part.eof) break;
+    assert.equal(part.encoding, 'utf-8', `the part at ${offset} is text`);
+  }
+  assert.equal(sha(Buffer.concat(parts)), sums['cut.txt']);
+  assert.equal(part.encoding, 'base64', 'the last part, a cut character at the end of the file, is base64');
   await sexecOk(s, 'res', "import os\nos.symlink('/etc/passwd', 'pw')");
   await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/pw' }), (e) => e.code === -32603 && /leaves the work directory/.test(e.message));
   await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/../../etc/passwd' }), (e) => e.code === -32603);
