@@ -233,6 +233,16 @@ e2e('artifacts: every result lists the files the run created or changed, one-off
   assert.equal(o.artifacts.length, 50);
   assert.equal(o.artifactsMore, 20);
   assert.equal(o.artifacts[0].path, 'many/f00');
+  // Past the agent's old cap of 10 000 events (each file makes two), the
+  // count stays exact: in the session, and one-off twice on the warm box
+  // (pool size 1) after its reset.
+  const lots = "for i in range(6000):\n    open('lot%04d' % i, 'w').write('x')";
+  o = await sexecOk(s, 'art', lots);
+  assert.deepEqual([o.artifacts.length, o.artifactsMore], [50, 5950]);
+  for (let i = 0; i < 2; i++) {
+    r = await s.execute('python', lots);
+    assert.deepEqual([r.artifacts.length, r.artifactsMore], [50, 5950], `one-off call ${i + 1}`);
+  }
 });
 
 e2e('plt.show() with no display saves every open figure into /work as an artifact: python one-off and python-ml session', { timeoutMs: 300_000 }, async (h) => {
