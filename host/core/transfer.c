@@ -44,8 +44,9 @@ struct transfer {
 	char *cur;
 	const char *last; /* into hpath */
 	char tmp[64];
-	int werr;	   /* errno of the last work step, 0 */
-	const char *wwhat; /* what it was doing */
+	int werr;	     /* errno of the last work step, 0 */
+	unsigned long nlink; /* import: the links of a file refused for them */
+	const char *wwhat;   /* what it was doing */
 	/* the bytes */
 	unsigned char *buf;
 	size_t len;
@@ -210,6 +211,14 @@ static void w_import_read(struct transfer *t)
 		fail_w(t, EISDIR, "import");
 		return;
 	}
+	/* A second name of a file may be anywhere on the filesystem: a hard
+	 * link planted in the root would import a file from outside it,
+	 * which openat2 cannot see (its RESOLVE_ flags are about the path). */
+	if (st.st_nlink > 1) {
+		t->nlink = (unsigned long)st.st_nlink;
+		fail_w(t, EMLINK, "import");
+		return;
+	}
 	if ((uint64_t)st.st_size > t->req.max_bytes) {
 		fail_w(t, EFBIG, "import");
 		return;
@@ -331,6 +340,12 @@ static void host_error(struct transfer *t, struct error *e)
 	else if (t->werr == EISDIR)
 		error_set(e, ERR_NOT_A_FILE, "%s is not a regular file",
 			  t->hpath);
+	else if (t->werr == EMLINK)
+		error_set(e, ERR_INVALID_PATH,
+			  "%s has %lu hard links: another name of it may be "
+			  "outside the files root, so it is not imported "
+			  "(copy it to a file of its own)",
+			  t->hpath, t->nlink);
 	else if (t->werr == EXDEV || t->werr == ELOOP)
 		error_set(e, ERR_INVALID_PATH,
 			  "%s: a symlink or '..' on the way, or outside the "

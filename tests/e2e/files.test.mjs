@@ -284,6 +284,8 @@ e2e('export and import refuse every way out of the files root', { timeoutMs: 180
   fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'linkfile'));
   fs.mkdirSync(path.join(root, 'sub'));
   fs.symlinkSync('../..', path.join(root, 'sub', 'up'));
+  // A hard link under the root to a file outside it.
+  fs.linkSync(path.join(outside, 'secret'), path.join(root, 'hardlink'));
   execFileSync('mkfifo', [path.join(root, 'fifo')]);
   const s = await pythonSession(h, 'escape', {}, ['--files-root', root]);
   const session = 'escape';
@@ -295,6 +297,8 @@ e2e('export and import refuse every way out of the files root', { timeoutMs: 180
   for (const from of ['linkfile', 'linkdir/secret', 'sub/up/etc/passwd', '../secret', '/etc/passwd']) {
     await fopErr(s, { action: 'import', session, from, path: 'got.txt' }, 'invalid_path');
   }
+  const hl = await fopErr(s, { action: 'import', session, from: 'hardlink', path: 'got.txt' }, 'invalid_path');
+  assert.match(hl.message, /hardlink has 2 hard links/);
   await fopErr(s, { action: 'read', session, path: 'got.txt' }, 'not_found');
   // A link as the last component is not followed: replaced only when asked, the target untouched.
   await fopErr(s, { action: 'export', session, path: 'f.txt', to: 'linkfile' }, 'file_exists');
