@@ -15,6 +15,7 @@
 #include "../core/session.h"
 #include "../core/tenants.h"
 #include "../util/log.h"
+#include "../util/media.h"
 #include "json_util.h"
 
 extern const struct tool tool_execute;
@@ -304,6 +305,7 @@ cJSON *tool_entry_json(const struct ap_file_entry *e)
 
 	cJSON_AddStringToObject(o, "name", name ? name : "");
 	free(name);
+	tool_add_escaped(o, "nameEscaped", e->name, e->name_len);
 	cJSON_AddStringToObject(o, "type",
 				e->type >= AP_FT_FILE && e->type <= AP_FT_OTHER
 					? types[e->type]
@@ -312,6 +314,15 @@ cJSON *tool_entry_json(const struct ap_file_entry *e)
 	iso_time_ms((int64_t)e->mtime_ms, t, sizeof(t));
 	cJSON_AddStringToObject(o, "mtime", t);
 	return o;
+}
+
+void tool_add_escaped(cJSON *o, const char *key, const char *name, size_t len)
+{
+	char *esc = media_name_escape(name, len);
+
+	if (esc)
+		cJSON_AddStringToObject(o, key, esc);
+	free(esc);
 }
 
 cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,

@@ -267,6 +267,17 @@ e2e('export and import copy files byte-exact under the files root, never replaci
   await sexecOk(s, session, "open('out/a.txt','w').write('A2')");
   r = await fopOk(s, { action: 'export', session, path: 'out', to: 'copy/out', overwrite: true });
   assert.equal(fs.readFileSync(path.join(root, 'copy/out/a.txt'), 'utf8'), 'A2');
+  // Names that mislead (a newline, U+202E): listed with nameEscaped, left
+  // out of a directory's export and counted, refused as a host path.
+  await sexecOk(s, session, "import os\nos.makedirs('odd')\nopen('odd/ok.txt','w').write('ok')\nopen('odd/new\\nline.txt','w').write('n')\nopen('odd/x\\u202efdp.exe','w').write('r')");
+  r = await fopOk(s, { action: 'list', session, path: 'odd' });
+  assert.deepEqual(r.entries.map((e) => [e.name, e.nameEscaped]), [['new\nline.txt', 'new\\u000Aline.txt'], ['ok.txt', undefined], ['x\u202efdp.exe', 'x\\u202Efdp.exe']]);
+  r = await fopOk(s, { action: 'export', session, path: 'odd', to: 'odd' });
+  assert.deepEqual([r.files, r.leftOut], [1, 2]);
+  assert.match(r.note, /left out/);
+  assert.deepEqual(fs.readdirSync(path.join(root, 'odd')), ['ok.txt']);
+  await fopErr(s, { action: 'export', session, path: 'odd/ok.txt', to: 'x\u202efdp.exe' }, 'invalid_path');
+  assert.equal((await fopOk(s, { action: 'stat', session, path: 'odd/x\u202efdp.exe' })).pathEscaped, 'odd/x\\u202Efdp.exe');
   await fopErr(s, { action: 'export', session, path: 'out/sub/fifo', to: 'f' }, 'not_a_file');
   await fopErr(s, { action: 'import', session, from: 'nothing', path: 'x' }, 'not_found');
   await fopErr(s, { action: 'export', session: 'gone', path: 'clean.csv', to: 'g' }, 'session_not_found');
