@@ -34,9 +34,13 @@ static struct {
 	size_t nw;
 	int noting;
 	int overflow;
+	/* The distinct paths noted: a file makes several events (created,
+	 * then closed after writing, ...) and is counted once. */
 	char **noted;
-	size_t nnoted, cap;
-	uint32_t dropped; /* past ARTIFACTS_MAX_NOTED */
+	size_t nnoted, cap, bytes;
+	uint32_t *slots; /* open addressing: index into noted + 1, or 0 */
+	size_t nslots;	 /* a power of two, at least twice nnoted */
+	int lost;	 /* a path not noted (past the caps): count unknown */
 } st = {.fd = -1};
 
 /* /work is the user's (mode 0700) and root here has no CAP_DAC_*: the
@@ -74,28 +78,81 @@ static char *join(const char *dir, const char *name)
 	return s;
 }
 
+static uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of p: where it is, or the empty one where it would go. */
+static uint32_t *slot_of(const char *p, uint32_t h)
+{
+	size_t mask = st.nslots - 1, i;
+
+	for (i = h & mask;; i = (i + 1) & mask)
+		if (!st.slots[i] || !strcmp(st.noted[st.slots[i] - 1], p))
+			return &st.slots[i];
+}
+
+static int grow_slots(void)
+{
+	size_t n = st.nslots ? st.nslots * 2 : 256, i;
+	uint32_t *old = st.slots;
+
+	st.slots = calloc(n, sizeof(*st.slots));
+	if (!st.slots) {
+		st.slots = old;
+		return -1;
+	}
+	free(old);
+	st.nslots = n;
+	for (i = 0; i < st.nnoted; i++)
+		*slot_of(st.noted[i], hash(st.noted[i])) = (uint32_t)i + 1;
+	return 0;
+}
+
 static void note(const char *dir, const char *name)
 {
+	uint32_t *slot;
+	size_t len;
 	char *p;
 
 	if (!st.noting)
 		return;
-	if (st.nnoted >= ARTIFACTS_MAX_NOTED) {
-		st.dropped++;
+	p = join(dir, name);
+	if (!p) {
+		st.lost = 1;
 		return;
 	}
+	len = strlen(p) + 1;
+	if (st.nslots && *(slot = slot_of(p, hash(p)))) {
+		free(p); /* noted already */
+		return;
+	}
+	if (st.nnoted >= ARTIFACTS_MAX_NOTED ||
+	    st.bytes + len > ARTIFACTS_MAX_NOTED_BYTES)
+		goto lost;
 	if (st.nnoted == st.cap) {
 		size_t nc = st.cap ? st.cap * 2 : 64;
 		char **nv = realloc(st.noted, nc * sizeof(*nv));
 
 		if (!nv)
-			return;
+			goto lost;
 		st.noted = nv;
 		st.cap = nc;
 	}
-	p = join(dir, name);
-	if (p)
-		st.noted[st.nnoted++] = p;
+	if ((st.nnoted + 1) * 2 > st.nslots && grow_slots())
+		goto lost;
+	st.noted[st.nnoted++] = p;
+	st.bytes += len;
+	*slot_of(p, hash(p)) = (uint32_t)st.nnoted;
+	return;
+lost:
+	free(p);
+	st.lost = 1;
 }
 
 /* Watch rel and the directories below it; files found are noted (they
@@ -266,7 +323,19 @@ static void clear_noted(void)
 {
 	while (st.nnoted)
 		free(st.noted[--st.nnoted]);
-	st.dropped = 0;
+	st.bytes = 0;
+	/* A table grown by a run of many files is not kept for the next. */
+	if (st.nslots > 256) {
+		free(st.slots);
+		st.slots = NULL;
+		st.nslots = 0;
+		free(st.noted);
+		st.noted = NULL;
+		st.cap = 0;
+	} else if (st.slots) {
+		memset(st.slots, 0, st.nslots * sizeof(*st.slots));
+	}
+	st.lost = 0;
 	st.overflow = 0;
 }
 
@@ -306,15 +375,13 @@ int artifacts_end(struct ap_buf *packed, uint32_t max, const char *skip,
 		return -EOVERFLOW;
 	}
 	if (!st.nnoted) {
-		*more = st.dropped;
+		*more = st.lost ? ARTIFACTS_UNKNOWN : 0;
 		clear_noted();
 		return 0; /* the usual case: no file, no system call */
 	}
 	qsort(st.noted, st.nnoted, sizeof(*st.noted), cmp_str);
 	as_user(1);
 	for (i = 0; i < st.nnoted && !rc; i++) {
-		if (i && !strcmp(st.noted[i], st.noted[i - 1]))
-			continue;
 		if (skip && !strcmp(st.noted[i], skip))
 			continue;
 		snprintf(abs, sizeof(abs), "%s/%s", AGENT_WORKDIR, st.noted[i]);
@@ -335,7 +402,8 @@ int artifacts_end(struct ap_buf *packed, uint32_t max, const char *skip,
 		rc = ap_file_entry_pack(packed, &e);
 	}
 	as_user(0);
-	*more += st.dropped;
+	if (st.lost)
+		*more = ARTIFACTS_UNKNOWN;
 	clear_noted();
 	return rc;
 }

@@ -23,8 +23,12 @@
 
 #define ARTIFACTS_MAX_WATCHES 1000
 #define ARTIFACTS_MAX_DEPTH 16
-/* Paths noted per execution at most; the rest are counted. */
-#define ARTIFACTS_MAX_NOTED 10000
+/* Distinct paths noted per execution at most, and their bytes: each file
+ * is noted once however many events it makes, so *more is exact up to
+ * these; past them it is ARTIFACTS_UNKNOWN rather than a guess. */
+#define ARTIFACTS_MAX_NOTED 100000
+#define ARTIFACTS_MAX_NOTED_BYTES (8u << 20)
+#define ARTIFACTS_UNKNOWN UINT32_MAX
 
 /* Start watching /work (once). The inotify fd, or a negative errno
  * (then no execution reports artifacts). */
@@ -37,7 +41,8 @@ void artifacts_begin(void);
 void artifacts_read(void);
 /* Stop noting; pack (common/agent_ops.h entries, paths relative to /work,
  * sorted) at most max regular files that exist now, leaving out skip (the
- * source file, or NULL); *more counts the others. Returns 0, -ENOMEM, or
+ * source file, or NULL); *more counts the others exactly, or is
+ * ARTIFACTS_UNKNOWN past ARTIFACTS_MAX_NOTED. Returns 0, -ENOMEM, or
  * -EOVERFLOW when events were lost (nothing packed). */
 int artifacts_end(struct ap_buf *packed, uint32_t max, const char *skip,
 		  uint32_t *more);

@@ -44,6 +44,8 @@ struct collect *collect_new(const struct exec_collect *pol,
 	char *p;
 
 	while (ap_entries_next(entries, len, &off, &e)) {
+		if (memchr(e.name, 0, e.name_len))
+			continue; /* no file has such a name: a hostile agent */
 		n++;
 		bytes += e.name_len + 1;
 	}
@@ -63,10 +65,14 @@ struct collect *collect_new(const struct exec_collect *pol,
 	p = c->paths;
 	off = 0;
 	while (ap_entries_next(entries, len, &off, &e)) {
-		struct exec_artifact *a = &c->arts[c->n];
-		struct item *it = &c->v[c->n++];
+		struct exec_artifact *a;
+		struct item *it;
 		int shown;
 
+		if (memchr(e.name, 0, e.name_len))
+			continue;
+		a = &c->arts[c->n];
+		it = &c->v[c->n++];
 		memcpy(p, e.name, e.name_len);
 		p[e.name_len] = '\0';
 		a->path = p;
@@ -82,6 +88,9 @@ struct collect *collect_new(const struct exec_collect *pol,
 				  : pol->other_max_bytes;
 		if (e.type != AP_FT_FILE)
 			a->skip = EXEC_ART_UNREADABLE;
+		else if (media_name_flags(e.name, e.name_len) &
+			 MEDIA_NAME_CONTROL)
+			a->skip = EXEC_ART_BAD_NAME; /* no file op reads it */
 		else if (!it->cap && a->image)
 			a->skip = e.size > pol->image_max_bytes
 					  ? EXEC_ART_TOO_LARGE

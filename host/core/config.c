@@ -100,6 +100,7 @@ static const struct key_desc artifact_keys[] = {
 	{"images", KT_U32, CFG(art_images), 0, 64},
 	{"image_max_bytes", KT_U32, CFG(art_image_bytes), 1024, 16u << 20},
 	{"image_max_px", KT_U32, CFG(art_image_px), 16, 65535},
+	{"image_max_pixels", KT_U32, CFG(art_image_pixels), 256, 1u << 30},
 	{"keep_max_bytes", KT_U32, CFG(art_keep_bytes), 0, 64u << 20},
 	{"keep_call_bytes", KT_U32, CFG(art_keep_call), 0, 256u << 20},
 	{"store_max_mb", KT_U32, CFG(art_store_mb), 0, 1u << 20},
@@ -249,6 +250,9 @@ void config_init(struct config *cfg)
 	/* 5 MB of base64, the Messages API's limit for one image. */
 	cfg->art_image_bytes = 3750000;
 	cfg->art_image_px = 8000;
+	/* 64 MiB decoded at 4 bytes a pixel: a 4096 x 4096 image, a 4K
+	 * screenshot twice over; a file's size says nothing of this. */
+	cfg->art_image_pixels = 16u << 20;
 	cfg->art_keep_bytes = 8u << 20;
 	cfg->art_keep_call = 32u << 20;
 	cfg->art_store_mb = 256;

@@ -130,6 +130,7 @@ struct config {
 	uint32_t art_images;	   /* images shown in one result at most */
 	uint32_t art_image_bytes;  /* the largest image shown */
 	uint32_t art_image_px;	   /* ... and its longest side */
+	uint32_t art_image_pixels; /* ... and its pixels (decoded size / 4) */
 	uint32_t art_keep_bytes;   /* the largest one-off artifact kept */
 	uint32_t art_keep_call;	   /* kept from one call, all together */
 	uint32_t art_store_mb;	   /* the store's size; 0: nothing kept */

@@ -57,6 +57,7 @@ enum exec_art_skip {
 	EXEC_ART_TOO_LARGE,  /* over its cap (image or other) */
 	EXEC_ART_OVER_TOTAL, /* over max_total with those before it */
 	EXEC_ART_UNREADABLE, /* gone, not a regular file, or the read failed */
+	EXEC_ART_BAD_NAME,   /* a control character in its name (media.h) */
 };
 
 /* One file the run created or changed in /work. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../util/beneath.h"
+#include "../util/media.h"
 
 enum step {
 	W_EXPORT_OPEN,
@@ -44,8 +45,9 @@ struct transfer {
 	char *cur;
 	const char *last; /* into hpath */
 	char tmp[64];
-	int werr;	   /* errno of the last work step, 0 */
-	const char *wwhat; /* what it was doing */
+	int werr;	     /* errno of the last work step, 0 */
+	unsigned long nlink; /* import: the links of a file refused for them */
+	const char *wwhat;   /* what it was doing */
 	/* the bytes */
 	unsigned char *buf;
 	size_t len;
@@ -62,6 +64,7 @@ struct transfer {
 	char *cursor;
 	uint64_t total;
 	uint32_t files;
+	uint32_t left_out; /* entries whose names would mislead */
 };
 
 static void close_fd(int *fd)
@@ -73,10 +76,16 @@ static void close_fd(int *fd)
 
 static void finish(struct transfer *t, const struct error *err)
 {
+	struct transfer_done d = {
+		.bytes = t->dir ? t->total : t->offset,
+		.files = t->files,
+		.left_out = t->left_out,
+	};
+
 	close_fd(&t->fd);
 	close_fd(&t->dirfd);
 	close_fd(&t->rootfd);
-	t->cb(err, t->dir ? t->total : t->offset, t->files, t->arg);
+	t->cb(err, &d, t->arg);
 	while (t->nnames)
 		free(t->names[--t->nnames]);
 	free(t->names);
@@ -210,6 +219,14 @@ static void w_import_read(struct transfer *t)
 		fail_w(t, EISDIR, "import");
 		return;
 	}
+	/* A second name of a file may be anywhere on the filesystem: a hard
+	 * link planted in the root would import a file from outside it,
+	 * which openat2 cannot see (its RESOLVE_ flags are about the path). */
+	if (st.st_nlink > 1) {
+		t->nlink = (unsigned long)st.st_nlink;
+		fail_w(t, EMLINK, "import");
+		return;
+	}
 	if ((uint64_t)st.st_size > t->req.max_bytes) {
 		fail_w(t, EFBIG, "import");
 		return;
@@ -331,6 +348,12 @@ static void host_error(struct transfer *t, struct error *e)
 	else if (t->werr == EISDIR)
 		error_set(e, ERR_NOT_A_FILE, "%s is not a regular file",
 			  t->hpath);
+	else if (t->werr == EMLINK)
+		error_set(e, ERR_INVALID_PATH,
+			  "%s has %lu hard links: another name of it may be "
+			  "outside the files root, so it is not imported "
+			  "(copy it to a file of its own)",
+			  t->hpath, t->nlink);
 	else if (t->werr == EXDEV || t->werr == ELOOP)
 		error_set(e, ERR_INVALID_PATH,
 			  "%s: a symlink or '..' on the way, or outside the "
@@ -472,6 +495,12 @@ static void list_cb(const struct error *err, const struct ap_file_done *r,
 
 		if (e.type != AP_FT_FILE && e.type != AP_FT_DIR)
 			continue;
+		/* A name that would mislead on the user's machine (a newline,
+		 * U+202E): left out and counted; list shows it escaped. */
+		if (media_name_flags(e.name, e.name_len)) {
+			t->left_out++;
+			continue;
+		}
 		if (t->nnames >= EXPORT_MAX_ENTRIES) {
 			error_set(&t->err, ERR_TOO_LARGE,
 				  "%s holds more than %u entries",
@@ -636,6 +665,17 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 			  "'%s': give a relative path inside the files root, "
 			  "without '..'",
 			  req->host_path);
+		return NULL;
+	}
+	if (media_name_flags(req->host_path, strlen(req->host_path))) {
+		char *esc = media_name_escape(req->host_path,
+					      strlen(req->host_path));
+
+		error_set(err, ERR_INVALID_PATH,
+			  "'%s': a host path with a bidirectional or control "
+			  "character would show another name than it has",
+			  esc ? esc : "?");
+		free(esc);
 		return NULL;
 	}
 	for (i = 0; i < 5; i++)

@@ -10,12 +10,15 @@
  * every path is opened with util/beneath.h on the thread pool: nothing
  * planted in the root (a symlink, "..") leads out of it, a file is
  * written under a temporary name and renamed into place, and an existing
- * one is replaced only when asked.
+ * one is replaced only when asked. A host path with a character that
+ * misleads (util/media.h, media_name_flags()) is refused, and import
+ * refuses a file with more than one hard link.
  *
  * Export copies a file, or a directory with the files and directories
- * below it (at most 10000 entries; symlinks and special files are left
- * out); a directory that exists on the host is merged into only with
- * overwrite, and a failure leaves what was copied before it.
+ * below it (at most 10000 entries; symlinks, special files and names
+ * that would mislead on the host are left out); a directory that exists on the
+ * host is merged into only with overwrite, and a failure leaves what was copied
+ * before it.
  *
  * The session is looked up by name at every step: one destroyed meanwhile
  * ends the transfer with ERR_SESSION_NOT_FOUND.
@@ -48,9 +51,19 @@ struct transfer_req {
 	const char *artifact_id;
 };
 
-/* err NULL on success; bytes and files copied. */
-typedef void (*transfer_cb)(const struct error *err, uint64_t bytes,
-			    uint32_t files, void *arg);
+/* What a transfer did, also when it failed (what was copied before). */
+struct transfer_done {
+	uint64_t bytes;
+	uint32_t files;
+	/* A directory's export: entries left out because their names would
+	 * mislead on the host (media_name_flags(): control or bidirectional
+	 * characters, bytes that are not UTF-8), and what was below them. */
+	uint32_t left_out;
+};
+
+/* err NULL on success; d borrowed for the call. */
+typedef void (*transfer_cb)(const struct error *err,
+			    const struct transfer_done *d, void *arg);
 
 /* Fails at once (returns a code, fills *err) or calls cb once, later.
  * Strings of req are copied. */

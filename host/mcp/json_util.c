@@ -43,37 +43,90 @@ static size_t utf8_seq(const unsigned char *p, size_t avail)
 	return 0;
 }
 
-/* Bytes from p that are ASCII, counted 8 at a time (a file read or a
- * write's content is mostly ASCII: megabytes are checked per request). */
-static size_t ascii_run(const unsigned char *p, size_t len)
+/* Bytes from p that are ASCII (and, unless nul_ok, not NUL), counted 8 at
+ * a time (a file read or a write's content is mostly ASCII: megabytes are
+ * checked per request). */
+static size_t ascii_run(const unsigned char *p, size_t len, int nul_ok)
 {
+	const uint64_t ones = 0x0101010101010101ull;
+	const uint64_t highs = 0x8080808080808080ull;
 	size_t i = 0;
 	uint64_t w;
 
 	while (i + 8 <= len) {
 		memcpy(&w, p + i, 8);
-		if (w & 0x8080808080808080ull)
+		if ((w & highs) || (!nul_ok && ((w - ones) & ~w & highs)))
 			break;
 		i += 8;
 	}
 	return i;
 }
 
-int utf8_valid(const char *buf, size_t len)
+static int utf8_check(const char *buf, size_t len, int nul_ok)
 {
 	const unsigned char *p = (const unsigned char *)buf;
 	size_t i = 0, n;
 
 	while (i < len) {
-		i += ascii_run(p + i, len - i);
+		i += ascii_run(p + i, len - i, nul_ok);
 		if (i == len)
 			break;
+		if (!nul_ok && p[i] == 0)
+			return 0;
 		n = utf8_seq(p + i, len - i);
 		if (!n)
 			return 0;
 		i += n;
 	}
 	return 1;
+}
+
+int utf8_valid(const char *buf, size_t len)
+{
+	return utf8_check(buf, len, 1);
+}
+
+int utf8_text(const char *buf, size_t len)
+{
+	return utf8_check(buf, len, 0);
+}
+
+size_t utf8_cut_tail(const char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	unsigned char c, lo = 0x80, hi = 0xbf;
+	size_t k, j, need;
+
+	for (k = 1; k <= 3 && k <= len; k++) {
+		c = p[len - k];
+		if ((c & 0xc0) == 0x80)
+			continue; /* a continuation byte: look further back */
+		if (c >= 0xc2 && c <= 0xdf)
+			need = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			need = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			need = 4;
+		else
+			return 0;
+		if (k >= need)
+			return 0; /* a whole sequence (or too long): no cut */
+		/* The second byte's range, as utf8_seq() wants it. */
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+		else if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+		for (j = 1; j < k; j++)
+			if (p[len - k + j] < (j == 1 ? lo : 0x80) ||
+			    p[len - k + j] > (j == 1 ? hi : 0xbf))
+				return 0;
+		return k;
+	}
+	return 0;
 }
 
 char *utf8_sanitize(const char *buf, size_t len)

@@ -10,6 +10,15 @@
 /* 1 if buf[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 int utf8_valid(const char *buf, size_t len);
 
+/* 1 if buf[0..len) is text: well-formed UTF-8 without a NUL byte (a NUL
+ * would end the string in every C consumer, cJSON included). */
+int utf8_text(const char *buf, size_t len);
+
+/* How many bytes at the end of buf[0..len) are the start of a UTF-8
+ * sequence cut short (1 to 3), as a read that ends inside a character
+ * leaves; 0 when buf does not end that way. */
+size_t utf8_cut_tail(const char *buf, size_t len);
+
 /* A NUL-terminated copy where every ill-formed sequence and every NUL byte
  * becomes U+FFFD, so program output can always travel as a JSON string.
  * Returns NULL when out of memory. Caller frees. */

@@ -34,6 +34,7 @@ static void add_artifacts(cJSON *r, const struct exec_outcome *o)
 		char *path = utf8_sanitize(e->path, strlen(e->path));
 
 		cJSON_AddStringToObject(a, "path", path ? path : "");
+		tool_add_escaped(a, "pathEscaped", e->path, strlen(e->path));
 		cJSON_AddNumberToObject(a, "size", (double)e->size);
 		cJSON_AddStringToObject(a, "mime",
 					media_type(path ? path : "", 0));

@@ -275,8 +275,12 @@ static const char *not_shown(const struct exec_artifact *e,
 			     const struct config *cfg, uint32_t shown,
 			     const char **mime, char *buf, size_t size)
 {
+	enum media_verdict v = MEDIA_SHOWN;
 	uint32_t w = 0, h = 0;
 
+	if (e->data)
+		v = media_image_check(e->data, e->len, cfg->art_image_px,
+				      cfg->art_image_pixels, mime, &w, &h);
 	if (e->size > cfg->art_image_bytes || e->len > cfg->art_image_bytes)
 		snprintf(buf, size,
 			 "not shown: over %u bytes ([artifacts] "
@@ -289,15 +293,22 @@ static const char *not_shown(const struct exec_artifact *e,
 			 : e->skip == EXEC_ART_TOO_LARGE
 				 ? "it grew past its cap while read back"
 				 : "could not be read back");
-	else if (e->data && media_image_info(e->data, e->len, mime, &w, &h))
+	else if (v == MEDIA_NOT_IMAGE)
 		snprintf(buf, size,
 			 "not shown: not a PNG, JPEG, GIF or WebP image");
-	else if (e->data &&
-		 (!w || !h || w > cfg->art_image_px || h > cfg->art_image_px))
+	else if (v == MEDIA_OVER_SIDE)
 		snprintf(buf, size,
 			 "not shown: %ux%u px, over %u on a side "
 			 "([artifacts] image_max_px)",
 			 w, h, cfg->art_image_px);
+	else if (v == MEDIA_OVER_PIXELS)
+		snprintf(buf, size,
+			 "not shown: %ux%u px, %llu MB decoded, over %u "
+			 "pixels in all ([artifacts] image_max_pixels)",
+			 w, h,
+			 (unsigned long long)(media_decoded_bytes(w, h) /
+					      1000000),
+			 cfg->art_image_pixels);
 	else if (!e->data || shown >= cfg->art_images)
 		snprintf(buf, size,
 			 "not shown: more than %u images in one result "
@@ -540,7 +551,18 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 	{
 		const struct exec_artifact *e = &o->artifacts[i++];
 
-		if (e->image)
+		if (e->skip == EXEC_ART_BAD_NAME) {
+			/* No uri: no file operation takes such a path. */
+			if (i - 1 < ec->npaths) {
+				free(ec->paths[i - 1]);
+				ec->paths[i - 1] = NULL;
+			}
+			cJSON_AddStringToObject(
+				a, "note",
+				"not shown or kept: its name holds a control "
+				"character, which file operations refuse "
+				"(rename the file)");
+		} else if (e->image)
 			shown += (uint32_t)add_image(ec, a, e, shown);
 		else if (!ec->session && ec->env->artifacts)
 			keep_note(a, e, ec->env->cfg);

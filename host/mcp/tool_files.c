@@ -67,8 +67,8 @@ static cJSON *input_schema(const struct tool_env *env)
 	tool_enum_prop(
 		props, "encoding", encodings,
 		"write: how content is encoded (default utf-8). read: "
-		"base64 forces base64; by default text comes back as text "
-		"and anything else as base64.");
+		"base64 forces base64; by default text (UTF-8 without NUL) "
+		"comes back as text and anything else as base64.");
 	tool_prop(props, "overwrite", "boolean",
 		  "write, move: replace an existing file (default false: "
 		  "file_exists).");
@@ -122,8 +122,19 @@ static void fc_free(struct files_call *fc)
 static void add_read(struct files_call *fc, cJSON *o, const unsigned char *data,
 		     size_t len, uint64_t size, int eof)
 {
+	size_t cut = 0;
 	int text;
 
+	/* A part that ends inside a character, with more to come: it ends
+	 * at the last whole character instead, and the next part starts
+	 * with the bytes held back (docs/files.md, "Reads"). */
+	if (!fc->want_base64 && !eof && len > 1) {
+		cut = utf8_cut_tail((const char *)data, len);
+		if (cut &&
+		    (cut == len || !utf8_text((const char *)data, len - cut)))
+			cut = 0;
+	}
+	len -= cut;
 	cJSON_AddItemToObject(
 		o, "content",
 		tool_bytes_string(data, len, !fc->want_base64, &text));
@@ -135,6 +146,8 @@ static void add_read(struct files_call *fc, cJSON *o, const unsigned char *data,
 	if (!eof)
 		cJSON_AddNumberToObject(o, "nextOffset",
 					(double)(fc->offset + len));
+	if (cut)
+		cJSON_AddNumberToObject(o, "heldBack", (double)cut);
 }
 
 static void file_cb(const struct error *err, const struct ap_file_done *r,
@@ -154,6 +167,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", fc->path);
+	tool_add_escaped(o, "pathEscaped", fc->path, strlen(fc->path));
 	switch (fc->op) {
 	case AP_FOP_WRITE:
 		cJSON_AddNumberToObject(o, "size", (double)r->size);
@@ -206,8 +220,8 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 	fc_free(fc);
 }
 
-static void transfer_done(const struct error *err, uint64_t bytes,
-			  uint32_t files, void *arg)
+static void transfer_done(const struct error *err,
+			  const struct transfer_done *d, void *arg)
 {
 	struct files_call *fc = arg;
 	cJSON *o;
@@ -221,8 +235,16 @@ static void transfer_done(const struct error *err, uint64_t bytes,
 	cJSON_AddStringToObject(o, "path", fc->path);
 	cJSON_AddStringToObject(o, fc->op == ACTION_EXPORT ? "to" : "from",
 				fc->to);
-	cJSON_AddNumberToObject(o, "size", (double)bytes);
-	cJSON_AddNumberToObject(o, "files", files);
+	cJSON_AddNumberToObject(o, "size", (double)d->bytes);
+	cJSON_AddNumberToObject(o, "files", d->files);
+	if (d->left_out) {
+		cJSON_AddNumberToObject(o, "leftOut", d->left_out);
+		cJSON_AddStringToObject(
+			o, "note",
+			"entries whose names hold control or bidirectional "
+			"characters (or bytes that are not UTF-8) were left "
+			"out: list shows them with nameEscaped");
+	}
 	mcp_call_finish(fc->call, tool_ok_text(o));
 	fc_free(fc);
 }
@@ -566,10 +588,17 @@ const struct tool tool_files = {
 		"\"..\", absolute paths elsewhere and symlinks that leave it "
 		"are refused (invalid_path). Operations run in order with the "
 		"session's sandbox_execute calls. The result is one JSON "
-		"text: read {content, encoding, offset, length, size, eof, "
-		"nextOffset?}; list {entries: [{name, type, size, mtime}], "
+		"text, with pathEscaped (list: nameEscaped) when a name holds "
+		"control or bidirectional characters: read {content, "
+		"encoding, offset, length, size, eof, "
+		"nextOffset?, heldBack?} (content is text only when the bytes "
+		"are UTF-8 without NUL, else base64; length is the bytes "
+		"delivered; heldBack: bytes of a character cut by length, "
+		"left for nextOffset); list {entries: [{name, type, size, "
+		"mtime}], "
 		"nextCursor?}; stat {type, size, mtime, mode}; write and "
-		"mkdir {created}; export and import {size, files}. "
+		"mkdir {created}; export and import {size, files, "
+		"leftOut?}. "
 		"Files a one-off sandbox_execute made are read or exported "
 		"with their artifact `uri` as path (no session).",
 	.input_schema = input_schema,

@@ -15,6 +15,7 @@
 #include "../core/session.h"
 #include "../core/tenants.h"
 #include "../util/log.h"
+#include "../util/media.h"
 #include "json_util.h"
 
 extern const struct tool tool_execute;
@@ -304,6 +305,7 @@ cJSON *tool_entry_json(const struct ap_file_entry *e)
 
 	cJSON_AddStringToObject(o, "name", name ? name : "");
 	free(name);
+	tool_add_escaped(o, "nameEscaped", e->name, e->name_len);
 	cJSON_AddStringToObject(o, "type",
 				e->type >= AP_FT_FILE && e->type <= AP_FT_OTHER
 					? types[e->type]
@@ -314,13 +316,22 @@ cJSON *tool_entry_json(const struct ap_file_entry *e)
 	return o;
 }
 
+void tool_add_escaped(cJSON *o, const char *key, const char *name, size_t len)
+{
+	char *esc = media_name_escape(name, len);
+
+	if (esc)
+		cJSON_AddStringToObject(o, key, esc);
+	free(esc);
+}
+
 cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 			 int *is_text)
 {
 	char *s;
 	cJSON *str;
 
-	*is_text = text_ok && utf8_valid((const char *)p, n);
+	*is_text = text_ok && utf8_text((const char *)p, n);
 	s = malloc(*is_text ? n + 1 : 4 * ((n + 2) / 3) + 1);
 	if (!s)
 		return cJSON_CreateString("");

@@ -153,10 +153,17 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 				  const char *what, size_t *len, cJSON **res);
 
-/* A listing entry (common/agent_ops.h) as {name, type, size, mtime}. */
+/* o[key] = name with its misleading characters escaped
+ * (media_name_escape(): control and bidirectional characters, bytes that
+ * are not UTF-8), only when it has some: the key's presence flags the
+ * name (docs/files.md, "Names that mislead"). */
+void tool_add_escaped(cJSON *o, const char *key, const char *name, size_t len);
+/* A listing entry (common/agent_ops.h) as {name, nameEscaped?, type, size,
+ * mtime}. */
 cJSON *tool_entry_json(const struct ap_file_entry *e);
-/* Bytes as one JSON string: themselves when text_ok and they are UTF-8
- * (*is_text 1), else base64 (*is_text 0). */
+/* Bytes as one JSON string: themselves when text_ok and they are text,
+ * UTF-8 without NUL (*is_text 1), else base64 (*is_text 0): every byte
+ * is in the string either way. */
 cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 			 int *is_text);
 

@@ -1,8 +1,12 @@
 /*
- * media.c - MIME types by name, raster image headers by content.
+ * media.c - MIME types by name, raster image headers by content, names
+ * that mislead a reader.
  */
 #include "media.h"
 
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A few types a client may render; the rest is octet-stream. */
@@ -158,4 +162,112 @@ int media_image_info(const unsigned char *p, size_t n, const char **mime,
 		return webp_size(p, n, w, h);
 	}
 	return -1;
+}
+
+uint64_t media_decoded_bytes(uint32_t w, uint32_t h)
+{
+	return (uint64_t)w * h * 4;
+}
+
+enum media_verdict media_image_check(const unsigned char *p, size_t n,
+				     uint32_t max_side, uint64_t max_pixels,
+				     const char **mime, uint32_t *w,
+				     uint32_t *h)
+{
+	*w = *h = 0;
+	if (media_image_info(p, n, mime, w, h))
+		return MEDIA_NOT_IMAGE;
+	if (!*w || !*h || *w > max_side || *h > max_side)
+		return MEDIA_OVER_SIDE;
+	if ((uint64_t)*w * *h > max_pixels)
+		return MEDIA_OVER_PIXELS;
+	return MEDIA_SHOWN;
+}
+
+/* The code point of the well-formed UTF-8 sequence at p (its length in
+ * *n), or -1 with *n = 1 for a byte that does not start one. */
+static int32_t utf8_at(const unsigned char *p, size_t avail, size_t *n)
+{
+	unsigned char c = p[0];
+	int32_t cp;
+	size_t k, i;
+
+	*n = 1;
+	if (c < 0x80)
+		return c;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4, cp = c & 0x07;
+	else
+		return -1;
+	if (avail < k)
+		return -1;
+	for (i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((k == 3 && cp < 0x800) ||
+	    (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return -1; /* overlong, out of range, a surrogate */
+	*n = k;
+	return cp;
+}
+
+static unsigned cp_flags(int32_t cp)
+{
+	if (cp < 0)
+		return MEDIA_NAME_OTHER;
+	if (cp < 0x20 || cp == 0x7f)
+		return MEDIA_NAME_CONTROL;
+	if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e ||
+	    cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
+		return MEDIA_NAME_OTHER;
+	return 0;
+}
+
+unsigned media_name_flags(const char *name, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	unsigned f = 0;
+	size_t i = 0, n;
+
+	while (i < len) {
+		f |= cp_flags(utf8_at(p + i, len - i, &n));
+		i += n;
+	}
+	return f;
+}
+
+char *media_name_escape(const char *name, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	size_t i = 0, o = 0, n;
+	int32_t cp;
+	char *out;
+
+	if (!media_name_flags(name, len) || len > (SIZE_MAX - 1) / 6)
+		return NULL;
+	out = malloc(len * 6 + 1); /* \uXXXX for a byte at most */
+	if (!out)
+		return NULL;
+	while (i < len) {
+		cp = utf8_at(p + i, len - i, &n);
+		if (cp < 0)
+			o += (size_t)sprintf(out + o, "\\x%02X", p[i]);
+		else if (cp_flags(cp))
+			o += (size_t)sprintf(out + o, "\\u%04X", (unsigned)cp);
+		else {
+			memcpy(out + o, p + i, n);
+			o += n;
+		}
+		i += n;
+	}
+	out[o] = '\0';
+	return out;
 }

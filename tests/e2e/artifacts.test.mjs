@@ -85,6 +85,10 @@ e2e('images over the caps are listed with a note, never dropped silently', { tim
     "Image.new('RGB', (11, 11), 'blue').save('s2.png')",
     "Image.new('RGB', (12, 12), 'blue').save('s3.png')",          // over 2 images
     "open('z_fake.png', 'w').write('not an image')",
+    // 7999 x 7999 in a few dozen bytes: under 8000 on a side, 256 MB decoded.
+    'import struct, zlib',
+    "chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))",
+    "open('huge.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 7999, 7999, 8, 6, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(bytes(64))) + chunk(b'IEND', b''))",
   ].join('\n');
   const r = await s.call({ language: 'python', code });
   const run = JSON.parse(r.content[0].text);
@@ -95,9 +99,10 @@ e2e('images over the caps are listed with a note, never dropped silently', { tim
   assert.equal(by['s2.png'].shown, true);
   assert.match(by['s3.png'].note, /more than 2 images/);
   assert.match(by['z_fake.png'].note, /not a PNG/);
+  assert.match(by['huge.png'].note, /7999x7999 px, 255 MB decoded, over 16777216 pixels/);
   assert.deepEqual(r.content.filter((b) => b.type === 'image').map((b) => pngSize(b.data)), [[10, 10], [11, 11]]);
   // Not shown, but kept: each has its uri and a resource_link.
-  for (const p of ['a_wide.png', 'noise.png', 's3.png', 'z_fake.png']) {
+  for (const p of ['a_wide.png', 'huge.png', 'noise.png', 's3.png', 'z_fake.png']) {
     assert.ok(by[p].uri, `${p} kept`);
     assert.ok(r.content.some((b) => b.type === 'resource_link' && b.uri === by[p].uri), `${p} linked`);
   }
@@ -123,6 +128,9 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
     'ln -s /etc etc',
     'mkfifo pipe',
     "printf 'l1' > \"$(printf 'caf\\351.txt')\"", // a name that is not UTF-8
+    "printf 'abc\\0def' > nul.txt", // text but for a NUL
+    "printf n > \"$(printf 'new\\nline.txt')\"", // a control character
+    "printf r > \"$(printf 'x\\342\\200\\256fdp.exe')\"", // U+202E
     'echo made',
   ].join('\n');
   const r = await s.call({ language: 'bash', code });
@@ -131,12 +139,20 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
   const by = Object.fromEntries(run.artifacts.map((a) => [a.path, a]));
   // Only regular files are artifacts: the links and the FIFO are never
   // listed, followed or opened.
-  assert.deepEqual(Object.keys(by).sort(), ['big.bin', 'caf\ufffd.txt', 'clean.csv', 'rep/a b.md']);
+  assert.deepEqual(Object.keys(by).sort(), ['big.bin', 'caf\ufffd.txt', 'clean.csv', 'new\nline.txt', 'nul.txt', 'rep/a b.md', 'x\u202efdp.exe']);
+  // Names that mislead are flagged with pathEscaped; one with a control
+  // character, which no file operation takes, says so and has no uri.
+  assert.deepEqual([by['new\nline.txt'].pathEscaped, by['new\nline.txt'].uri], ['new\\u000Aline.txt', undefined]);
+  assert.match(by['new\nline.txt'].note, /name holds a control character/);
+  assert.equal(by['x\u202efdp.exe'].pathEscaped, 'x\\u202Efdp.exe');
+  assert.equal((await fopOk(s, { action: 'read', path: by['x\u202efdp.exe'].uri })).content, 'r');
+  assert.equal(by['caf\ufffd.txt'].pathEscaped, 'caf\\xE9.txt');
+  assert.equal(by['clean.csv'].pathEscaped, undefined);
   const id = by['clean.csv'].uri.match(/^sandbox:\/\/artifact\/([0-9a-f]{16})\/clean\.csv$/)[1];
   assert.equal(by['rep/a b.md'].uri, `sandbox://artifact/${id}/rep/a%20b.md`);
   assert.match(by['big.bin'].note, /not kept: over 65536 bytes/);
   const links = r.content.filter((b) => b.type === 'resource_link').map((b) => b.uri);
-  assert.deepEqual(links.sort(), [by['caf\ufffd.txt'].uri, by['clean.csv'].uri, by['rep/a b.md'].uri].sort());
+  assert.deepEqual(links.sort(), [by['caf\ufffd.txt'].uri, by['clean.csv'].uri, by['nul.txt'].uri, by['rep/a b.md'].uri, by['x\u202efdp.exe'].uri].sort());
   // The JSON shows the name as valid UTF-8; its uri keeps the real bytes.
   assert.equal(by['caf\ufffd.txt'].uri, `sandbox://artifact/${id}/caf%E9.txt`);
   assert.equal((await fopOk(s, { action: 'read', path: by['caf\ufffd.txt'].uri })).content, 'l1');
@@ -155,6 +171,12 @@ e2e('one-off artifacts are kept on the host: read, exported and listed by their 
   assert.ok(resources.some((x) => x.uri === by['clean.csv'].uri && x.mimeType === 'text/csv'), JSON.stringify(resources));
   const rr = await s.client.readResource({ uri: by['clean.csv'].uri });
   assert.deepEqual(rr.contents, [{ uri: by['clean.csv'].uri, mimeType: 'text/csv', text: 'id,v\n1,2\n' }]);
+
+  // A kept file with a NUL comes back whole, as base64, from both.
+  o = await fopOk(s, { action: 'read', path: by['nul.txt'].uri });
+  assert.deepEqual([o.encoding, Buffer.from(o.content, 'base64').toString('latin1'), o.length, o.eof], ['base64', 'abc\0def', 7, true]);
+  const nul = await s.client.readResource({ uri: by['nul.txt'].uri });
+  assert.deepEqual([nul.contents[0].text, Buffer.from(nul.contents[0].blob, 'base64').toString('latin1')], [undefined, 'abc\0def']);
 
   // An artifact is read-only, and nothing outside its set can be named.
   await fopErr(s, { action: 'write', path: by['clean.csv'].uri, content: 'x' }, 'invalid_arguments');
@@ -226,6 +248,16 @@ e2e('artifacts: every result lists the files the run created or changed, one-off
   assert.equal(o.artifacts.length, 50);
   assert.equal(o.artifactsMore, 20);
   assert.equal(o.artifacts[0].path, 'many/f00');
+  // Past the agent's old cap of 10 000 events (each file makes two), the
+  // count stays exact: in the session, and one-off twice on the warm box
+  // (pool size 1) after its reset.
+  const lots = "for i in range(6000):\n    open('lot%04d' % i, 'w').write('x')";
+  o = await sexecOk(s, 'art', lots);
+  assert.deepEqual([o.artifacts.length, o.artifactsMore], [50, 5950]);
+  for (let i = 0; i < 2; i++) {
+    r = await s.execute('python', lots);
+    assert.deepEqual([r.artifacts.length, r.artifactsMore], [50, 5950], `one-off call ${i + 1}`);
+  }
 });
 
 e2e('plt.show() with no display saves every open figure into /work as an artifact: python one-off and python-ml session', { timeoutMs: 300_000 }, async (h) => {

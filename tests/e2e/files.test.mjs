@@ -267,6 +267,17 @@ e2e('export and import copy files byte-exact under the files root, never replaci
   await sexecOk(s, session, "open('out/a.txt','w').write('A2')");
   r = await fopOk(s, { action: 'export', session, path: 'out', to: 'copy/out', overwrite: true });
   assert.equal(fs.readFileSync(path.join(root, 'copy/out/a.txt'), 'utf8'), 'A2');
+  // Names that mislead (a newline, U+202E): listed with nameEscaped, left
+  // out of a directory's export and counted, refused as a host path.
+  await sexecOk(s, session, "import os\nos.makedirs('odd')\nopen('odd/ok.txt','w').write('ok')\nopen('odd/new\\nline.txt','w').write('n')\nopen('odd/x\\u202efdp.exe','w').write('r')");
+  r = await fopOk(s, { action: 'list', session, path: 'odd' });
+  assert.deepEqual(r.entries.map((e) => [e.name, e.nameEscaped]), [['new\nline.txt', 'new\\u000Aline.txt'], ['ok.txt', undefined], ['x\u202efdp.exe', 'x\\u202Efdp.exe']]);
+  r = await fopOk(s, { action: 'export', session, path: 'odd', to: 'odd' });
+  assert.deepEqual([r.files, r.leftOut], [1, 2]);
+  assert.match(r.note, /left out/);
+  assert.deepEqual(fs.readdirSync(path.join(root, 'odd')), ['ok.txt']);
+  await fopErr(s, { action: 'export', session, path: 'odd/ok.txt', to: 'x\u202efdp.exe' }, 'invalid_path');
+  assert.equal((await fopOk(s, { action: 'stat', session, path: 'odd/x\u202efdp.exe' })).pathEscaped, 'odd/x\\u202Efdp.exe');
   await fopErr(s, { action: 'export', session, path: 'out/sub/fifo', to: 'f' }, 'not_a_file');
   await fopErr(s, { action: 'import', session, from: 'nothing', path: 'x' }, 'not_found');
   await fopErr(s, { action: 'export', session: 'gone', path: 'clean.csv', to: 'g' }, 'session_not_found');
@@ -284,6 +295,8 @@ e2e('export and import refuse every way out of the files root', { timeoutMs: 180
   fs.symlinkSync(path.join(outside, 'secret'), path.join(root, 'linkfile'));
   fs.mkdirSync(path.join(root, 'sub'));
   fs.symlinkSync('../..', path.join(root, 'sub', 'up'));
+  // A hard link under the root to a file outside it.
+  fs.linkSync(path.join(outside, 'secret'), path.join(root, 'hardlink'));
   execFileSync('mkfifo', [path.join(root, 'fifo')]);
   const s = await pythonSession(h, 'escape', {}, ['--files-root', root]);
   const session = 'escape';
@@ -295,6 +308,8 @@ e2e('export and import refuse every way out of the files root', { timeoutMs: 180
   for (const from of ['linkfile', 'linkdir/secret', 'sub/up/etc/passwd', '../secret', '/etc/passwd']) {
     await fopErr(s, { action: 'import', session, from, path: 'got.txt' }, 'invalid_path');
   }
+  const hl = await fopErr(s, { action: 'import', session, from: 'hardlink', path: 'got.txt' }, 'invalid_path');
+  assert.match(hl.message, /hardlink has 2 hard links/);
   await fopErr(s, { action: 'read', session, path: 'got.txt' }, 'not_found');
   // A link as the last component is not followed: replaced only when asked, the target untouched.
   await fopErr(s, { action: 'export', session, path: 'f.txt', to: 'linkfile' }, 'file_exists');
@@ -373,7 +388,7 @@ e2e('a file operation the container never answers ends with session_lost, and th
 
 // ---- MCP resources ----
 
-e2e('resources: every session\'s /work is a resource, its files read as text or blob, bad URIs are -32002', { timeoutMs: 120_000 }, async (h) => {
+e2e('resources: every session\'s /work is a resource, its files read as text or blob (never cut at a NUL), bad URIs are -32002', { timeoutMs: 120_000 }, async (h) => {
   const s = await pythonSession(h, 'res');
   assert.equal(s.client.getServerCapabilities().resources?.listChanged, false, 'the resources capability');
   await sexecOk(s, 'res', "import os\nos.makedirs('d', exist_ok=True)\nopen('d/t.csv','w').write('a,b\\n')\nopen('p.bin','wb').write(bytes([0,255,1]))");
@@ -401,6 +416,44 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   for (const uri of ['sandbox://session/res/missing', 'sandbox://session/nosuch/x', 'file:///etc/passwd', 'sandbox://session/res']) {
     await assert.rejects(s.client.readResource({ uri }), (e) => e.code === -32002, uri);
   }
+  // No silent truncation: NUL inside text, UTF-16 with its BOM, a tar
+  // archive and a file that is UTF-8 but for its last byte come back whole,
+  // as base64, from the tool and from resources/read; length is the bytes
+  // delivered.
+  const made = await sexecOk(s, 'res', [
+    'import hashlib, io, json, tarfile',
+    "open('nul.txt', 'wb').write(b'abc\\x00def')",
+    "open('u16.csv', 'wb').write('a,b\\n1,2\\n'.encode('utf-16'))",
+    "t = tarfile.open('a.tar', 'w')",
+    "i = tarfile.TarInfo('first.txt'); i.size = 5; t.addfile(i, io.BytesIO(b'hello')); t.close()",
+    "open('cut.txt', 'wb').write('h\\u00e9llo w\\u00f6rld'.encode() + b'\\xc3')",
+    "print(json.dumps({n: hashlib.sha256(open(n, 'rb').read()).hexdigest() for n in ['nul.txt', 'u16.csv', 'a.tar', 'cut.txt']}))",
+  ].join('\n'));
+  const sums = JSON.parse(made.stdout);
+  const sha = (b) => createHash('sha256').update(b).digest('hex');
+  for (const [name, sum] of Object.entries(sums)) {
+    const t = await fopOk(s, { action: 'read', session: 'res', path: name });
+    const bytes = Buffer.from(t.content, 'base64');
+    assert.equal(t.encoding, 'base64', `${name}: not text, so base64`);
+    assert.deepEqual([t.length, t.eof, sha(bytes)], [t.size, true, sum], `${name}: every byte, and length says how many`);
+    r = await s.client.readResource({ uri: `sandbox://session/res/${name}` });
+    assert.equal(r.contents[0].text, undefined, `${name}: no text`);
+    assert.equal(sha(Buffer.from(r.contents[0].blob, 'base64')), sum, `${name}: the resource's blob is every byte`);
+  }
+  // A part that ends inside a character ends at the last whole one and
+  // says so; following nextOffset gives the file back byte-exact.
+  let part = await fopOk(s, { action: 'read', session: 'res', path: 'cut.txt', length: 2 });
+  assert.deepEqual([part.content, part.encoding, part.length, part.heldBack, part.eof, part.nextOffset], ['h', 'utf-8', 1, 1, false, 1]);
+  const parts = [];
+  for (let offset = 0; ; offset = part.nextOffset) {
+    part = await fopOk(s, { action: 'read', session: 'res', path: 'cut.txt', offset, length: 3 });
+    parts.push(Buffer.from(part.content, part.encoding === 'base64' ? 'base64' : 'utf8'));
+    assert.equal(parts.at(-1).length, part.length);
+    if (part.eof) break;
+    assert.equal(part.encoding, 'utf-8', `the part at ${offset} is text`);
+  }
+  assert.equal(sha(Buffer.concat(parts)), sums['cut.txt']);
+  assert.equal(part.encoding, 'base64', 'the last part, a cut character at the end of the file, is base64');
   await sexecOk(s, 'res', "import os\nos.symlink('/etc/passwd', 'pw')");
   await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/pw' }), (e) => e.code === -32603 && /leaves the work directory/.test(e.message));
   await assert.rejects(s.client.readResource({ uri: 'sandbox://session/res/../../etc/passwd' }), (e) => e.code === -32603);

@@ -16,7 +16,8 @@
  *     file NAME (the last one counts) | data TEXT (appends TEXT and a
  *     newline) | datafile PATH
  *     build ARG | run ARG | env K=V | seccomp NAME   (one per line, repeat)
- *     timeout MS | stdout_cap N | stderr_cap N
+ *     timeout MS | stdout_cap N | stderr_cap N | artifacts N (list at
+ *     most N changed files: ID.artifacts and ID.artifacts_more)
  *     stdin TEXT (appends TEXT and a newline) | stdinfile PATH
  *   send                send the request, do not wait
  *   call                send the request and wait for its reply
@@ -75,7 +76,7 @@ struct request {
 	uint32_t id;
 	char *file_name;
 	struct vec build, run, env, deny, wait_arg, wait_env;
-	uint32_t timeout_ms, stdout_cap, stderr_cap;
+	uint32_t timeout_ms, stdout_cap, stderr_cap, artifacts;
 	struct bytes data;
 	int has_data;
 	struct bytes in;
@@ -236,6 +237,10 @@ static int print_exec_done(struct client *c, const struct ap_frame *f,
 		print_num(f->id, "fresh", m.fresh);
 	}
 	print_num(f->id, "prestarted", m.prestarted);
+	if (m.nentries || m.more) {
+		print_num(f->id, "artifacts", m.nentries);
+		print_num(f->id, "artifacts_more", m.more);
+	}
 	return 0;
 }
 
@@ -449,6 +454,7 @@ static int encode_exec(struct ap_buf *b, const struct request *r, uint32_t id)
 		.timeout_ms = r->timeout_ms,
 		.stdout_cap = r->stdout_cap,
 		.stderr_cap = r->stderr_cap,
+		.artifacts = r->artifacts,
 	};
 
 	return ap_exec_encode(b, id, &m);
@@ -660,6 +666,8 @@ static void run_line(struct client *c, struct request *r, char *line)
 		r->stdout_cap = parse_u32(arg);
 	} else if (!strcmp(cmd, "stderr_cap")) {
 		r->stderr_cap = parse_u32(arg);
+	} else if (!strcmp(cmd, "artifacts")) {
+		r->artifacts = parse_u32(arg);
 	} else if (!strcmp(cmd, "send")) {
 		send_frame(c, AP_EXEC, r->id, r);
 	} else if (!strcmp(cmd, "call")) {

@@ -317,6 +317,25 @@ run main.sh
 $ENV
 call
 
+# artifacts: a file is counted once however many events it makes (created,
+# then closed after writing), past the old cap of 10 000 events too; the
+# same box after a reset counts the same
+exec 35
+run bash
+run -c
+run for i in \$(seq 6000); do echo x >f\$i; done
+artifacts 50
+$ENV
+call
+reset 36
+exec 37
+run bash
+run -c
+run for i in \$(seq 6000); do echo x >f\$i; done
+artifacts 50
+$ENV
+call
+
 # round trip of a trivial execution
 exec 1000
 run bash
@@ -408,6 +427,8 @@ check "reset" 32.type=RESET_DONE 32.ok=1
 check "verified empty after reset" "33.stdout=mode=$mode\n0\n0\n"
 check "usable after reset" '34.stdout=fine\n'
 
+check "artifacts: 6000 files, 50 listed, 5950 more" 35.exit_code=0 35.artifacts=50 35.artifacts_more=5950
+check "artifacts: the same on the same box after a reset" 36.ok=1 37.artifacts=50 37.artifacts_more=5950
 check "bench" bench.failures=0
 p50=$(val bench.p50_us)
 echo "# trivial exec round trip: min $(val bench.min_us) us, p50 $p50 us, p90 $(val bench.p90_us) us, max $(val bench.max_us) us"

@@ -268,6 +268,24 @@ static void utf8(void)
 			  "89abcdef",
 			  16));
 	CHECK(utf8_valid("01234567\xc3\xa9xyz", 13));
+	/* Text for a read: UTF-8 without NUL, in the ASCII words too. */
+	CHECK(utf8_valid("abc\0def", 7));
+	CHECK(!utf8_text("abc\0def", 7));
+	CHECK(!utf8_text("0123456789ab\0def", 16));
+	CHECK(!utf8_text("\xff\xfe"
+			 "a\0",
+			 4)); /* UTF-16 with its BOM */
+	CHECK(utf8_text("0123456789abcdefg\xc3\xa9", 19));
+	/* A part that ends inside a character. */
+	CHECK(utf8_cut_tail("h\xc3", 2) == 1);
+	CHECK(utf8_cut_tail("h\xe2\x82", 3) == 2);
+	CHECK(utf8_cut_tail("\xf0\x9f\x98", 3) == 3);
+	CHECK(utf8_cut_tail("h\xc3\xa9", 3) == 0); /* whole */
+	CHECK(utf8_cut_tail("abc", 3) == 0);
+	CHECK(utf8_cut_tail("h\xed\xa0", 3) == 0); /* a surrogate's start */
+	CHECK(utf8_cut_tail("h\xe0\x80", 3) == 0); /* an overlong's start */
+	CHECK(utf8_cut_tail("h\xff", 2) == 0);
+	CHECK(utf8_cut_tail("\xa9\xa9\xa9", 3) == 0);
 	s = utf8_sanitize("a\xff"
 			  "b\0c",
 			  5);

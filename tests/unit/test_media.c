@@ -112,10 +112,73 @@ static void check_lies(void)
 	CHECK(media_image_info(text, 0, &m, &w, &h) == -1);
 }
 
+/* A decoded size cap: the header's pixels, not the file's bytes. */
+static void check_decoded(void)
+{
+	/* 7999 x 7999: under 8000 on a side, 256 MB decoded. */
+	static const unsigned char huge[] = {
+		0x89, 'P', 'N',	 'G',  '\r', '\n', 0x1a, '\n', 0,    0,
+		0,    13,  'I',	 'H',  'D',  'R',  0,	 0,    0x1f, 0x3f,
+		0,    0,   0x1f, 0x3f, 8,    6,	   0,	 0,    0};
+	static const unsigned char wide[] = {
+		0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0,	   0,
+		0,    13,  'I', 'H', 'D',  'R',	 0,    0,    0x23, 0x28,
+		0,    0,   0,	2,   8,	   0,	 0,    0,    0};
+	static const unsigned char text[] = "not an image";
+	const char *m;
+	uint32_t w, h;
+
+	CHECK(media_decoded_bytes(7999, 7999) == 255936004ull);
+	CHECK(media_decoded_bytes(65535, 65535) == 17179344900ull);
+	CHECK(media_image_check(huge, sizeof(huge), 8000, 16u << 20, &m, &w,
+				&h) == MEDIA_OVER_PIXELS);
+	CHECK(w == 7999 && h == 7999 && strcmp(m, "image/png") == 0);
+	CHECK(media_image_check(huge, sizeof(huge), 8000, 64000000, &m, &w,
+				&h) == MEDIA_SHOWN);
+	CHECK(media_image_check(wide, sizeof(wide), 8000, 16u << 20, &m, &w,
+				&h) == MEDIA_OVER_SIDE);
+	CHECK(media_image_check(text, sizeof(text), 8000, 16u << 20, &m, &w,
+				&h) == MEDIA_NOT_IMAGE);
+}
+
+static int escaped(const char *name, size_t len, const char *want)
+{
+	char *e = media_name_escape(name, len);
+	int ok = want ? e && strcmp(e, want) == 0 : !e;
+
+	free(e);
+	return ok;
+}
+
+/* Names that mislead: flagged, and escaped so the reader sees them. */
+static void check_names_shown(void)
+{
+	CHECK(media_name_flags("report.pdf", 10) == 0);
+	CHECK(media_name_flags("caf\xc3\xa9 \xe2\x82\xac.txt", 12) == 0);
+	CHECK(media_name_flags("a\nb", 3) == MEDIA_NAME_CONTROL);
+	CHECK(media_name_flags("a\x7f", 2) == MEDIA_NAME_CONTROL);
+	CHECK(media_name_flags("x\xe2\x80\xae"
+			       "fdp.exe",
+			       11) == MEDIA_NAME_OTHER);
+	CHECK(media_name_flags("\xe2\x81\xa6x", 4) == MEDIA_NAME_OTHER);
+	CHECK(media_name_flags("\xc2\x85", 2) == MEDIA_NAME_OTHER); /* C1 */
+	CHECK(media_name_flags("caf\xe9", 4) == MEDIA_NAME_OTHER);
+	CHECK(media_name_flags("\xed\xa0\x80", 3) == MEDIA_NAME_OTHER);
+	CHECK(escaped("plain.txt", 9, NULL));
+	CHECK(escaped("a\nb.txt", 7, "a\\u000Ab.txt"));
+	CHECK(escaped("x\xe2\x80\xae"
+		      "fdp.exe",
+		      11, "x\\u202Efdp.exe"));
+	CHECK(escaped("caf\xe9.txt", 8, "caf\\xE9.txt"));
+	CHECK(escaped("\xc3\xa9\t\xe2", 4, "\xc3\xa9\\u0009\\xE2"));
+}
+
 int main(void)
 {
 	check_names();
 	check_formats();
 	check_lies();
+	check_decoded();
+	check_names_shown();
 	return t_summary("media");
 }
