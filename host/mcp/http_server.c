@@ -127,7 +127,7 @@ struct http_server {
 	struct hsession *sessions;
 	unsigned nsessions; /* live (not ended) */
 	unsigned anon_open; /* ... of no tenant (no tokens_file) */
-	unsigned stateless; /* stateless exchanges not yet freed */
+	unsigned stateless; /* stateless requests being answered */
 	struct exchange *exchanges;
 	unsigned connections;
 	char **origins, **hosts; /* allowed; NULL-terminated */
@@ -217,6 +217,10 @@ static void exchange_maybe_free(struct exchange *ex)
 	if (ex->freeing || !ex->disposed || ex->call_open)
 		return;
 	ex->freeing = 1;
+	if (ex->stateless) { /* its room is free from now on */
+		ex->h->stateless--;
+		ex->stateless = 0;
+	}
 	/* Never inside the server's or h2o's code that called us. */
 	if (defer_call(ex->h->loop, exchange_free_cb, ex) != 0)
 		log_error("out of memory: an exchange is not freed");
@@ -233,8 +237,6 @@ static void exchange_free_cb(void *arg)
 		h->exchanges = ex->next;
 	if (ex->next)
 		ex->next->prev = ex->prev;
-	if (ex->stateless)
-		h->stateless--;
 	if (!ex->sess)
 		mcp_server_free(ex->peer);
 	free(ex->pending);
@@ -715,8 +717,13 @@ static int host_allowed(struct http_server *h, h2o_req_t *req)
 	h2o_iovec_t a = req->authority;
 	size_t n = a.len;
 
-	/* No name at all is no allowed name, even with "*". */
-	if (!n || a.base[0] == ':')
+	/* No name at all is no allowed name, even with "*": an empty
+	 * Host, a port alone, or none (h2o then supplies its host entry's
+	 * own name, "default:65535"). */
+	if (!n || a.base[0] == ':' ||
+	    (req->hostconf &&
+	     h2o_memis(a.base, n, req->hostconf->authority.hostport.base,
+		       req->hostconf->authority.hostport.len)))
 		return 0;
 	if (h->any_host)
 		return 1;
@@ -1624,6 +1631,7 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 			.per_minute = cfg->quota_per_minute,
 			.artifact_bytes = (uint64_t)cfg->quota_artifact_mb
 					  << 20,
+			.http_sessions = cfg->quota_http_sessions,
 		};
 
 		rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, why,
