@@ -65,6 +65,7 @@ struct hsession {
 	struct tenant *tenant; /* whose it is, or NULL (no tenants) */
 	struct mcp_server *peer;
 	uint64_t last_ms; /* its last request */
+	uint64_t seq;	  /* the order sessions were opened in */
 	int used;	  /* a request came after initialize */
 	int ended;	  /* deleted or expired: freed once its calls end */
 	struct hsession *next;
@@ -127,6 +128,7 @@ struct http_server {
 	struct hsession *sessions;
 	unsigned nsessions; /* live (not ended) */
 	unsigned anon_open; /* ... of no tenant (no tokens_file) */
+	uint64_t next_seq;
 	unsigned stateless; /* stateless requests being answered */
 	struct exchange *exchanges;
 	unsigned connections;
@@ -618,6 +620,7 @@ static struct hsession *session_new(struct http_server *h,
 	s->tenant = tenant;
 	mcp_server_set_tenant(s->peer, tenant);
 	s->last_ms = uv_now(h->loop);
+	s->seq = h->next_seq++;
 	s->next = h->sessions;
 	h->sessions = s;
 	h->nsessions++;
@@ -639,8 +642,7 @@ static struct hsession *session_victim(struct http_server *h,
 		    (only_tenant && s->tenant != tenant))
 			continue;
 		n = *open_of(h, s->tenant);
-		if (!best || n > bn ||
-		    (n == bn && s->last_ms < best->last_ms)) {
+		if (!best || n > bn || (n == bn && s->seq < best->seq)) {
 			best = s;
 			bn = n;
 		}
