@@ -394,7 +394,9 @@ const struct tool tool_inspect = {
 	.title = "State of the sandbox server",
 	.description =
 		"The server's state now: what: pool (warm and busy containers "
-		"per language), sessions (open sessions and their memory), "
+		"per language; over HTTP with tenants, the caller's own usage "
+		"and quotas instead), sessions (open sessions and their "
+		"memory), "
 		"engine (each container engine: its health, capacity and "
 		"load, its runtime, what it enforces), plugins (the "
 		"languages), limits (each language's "
