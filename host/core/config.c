@@ -134,6 +134,8 @@ static const struct key_desc http_keys[] = {
 	 600000},
 	{"max_sessions", KT_U32, CFG(http_max_sessions), 1, 100000},
 	{"session_idle_s", KT_U32, CFG(http_session_idle_s), 10, 30u * 86400u},
+	{"unused_session_idle_s", KT_U32, CFG(http_unused_idle_s), 1, 86400},
+	{"max_stateless_inflight", KT_U32, CFG(http_max_stateless), 1, 100000},
 	{"max_connections", KT_U32, CFG(http_max_connections), 1, 65536},
 	{"link_ttl_s", KT_U32, CFG(http_link_ttl_s), 10, 30u * 86400u},
 	{"heartbeat_ms", KT_U32, CFG(http_heartbeat_ms), 100, 600000},
@@ -141,6 +143,7 @@ static const struct key_desc http_keys[] = {
 	{"quota_sessions", KT_U32, CFG(quota_sessions), 0, 100000},
 	{"quota_per_minute", KT_U32, CFG(quota_per_minute), 0, 1000000},
 	{"quota_artifact_mb", KT_U32, CFG(quota_artifact_mb), 0, 1u << 20},
+	{"quota_http_sessions", KT_U32, CFG(quota_http_sessions), 0, 100000},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -260,6 +263,8 @@ void config_init(struct config *cfg)
 	cfg->http_request_timeout_ms = 10000;
 	cfg->http_max_sessions = 256;
 	cfg->http_session_idle_s = 3600;
+	cfg->http_unused_idle_s = 60;
+	cfg->http_max_stateless = 128;
 	cfg->http_max_connections = 1024;
 	cfg->http_link_ttl_s = 3600;
 	cfg->http_heartbeat_ms = 15000;
@@ -267,6 +272,7 @@ void config_init(struct config *cfg)
 	cfg->quota_sessions = 8;
 	cfg->quota_per_minute = 120;
 	cfg->quota_artifact_mb = 256;
+	cfg->quota_http_sessions = 32;
 	cfg->limits = (struct sbx_limits){
 		.memory_mb = 512,
 		.cpu_millis = 1000,

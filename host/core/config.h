@@ -166,6 +166,8 @@ struct config {
 	uint32_t http_request_timeout_ms; /* a request's headers and body */
 	uint32_t http_max_sessions;	  /* 2025-era HTTP sessions at once */
 	uint32_t http_session_idle_s;	  /* ... ended after this idle */
+	uint32_t http_unused_idle_s;	  /* ... if never used */
+	uint32_t http_max_stateless;	  /* stateless requests at once */
 	uint32_t http_max_connections;	  /* open connections at once */
 	uint32_t http_link_ttl_s;	  /* signed artifact links live this */
 	uint32_t http_heartbeat_ms; /* an idle event stream pings this often */
@@ -174,6 +176,7 @@ struct config {
 	uint32_t quota_sessions;
 	uint32_t quota_per_minute;
 	uint32_t quota_artifact_mb;
+	uint32_t quota_http_sessions; /* 2025-era HTTP sessions at once */
 
 	/* [limits] defaults for every language */
 	struct sbx_limits limits;

@@ -88,6 +88,8 @@ static int quota_set(struct tenant_quota *q, const char *kv)
 		q->per_minute = (uint32_t)v;
 	else if (strncmp(kv, "artifact_mb=", 12) == 0 && v <= (1ull << 30))
 		q->artifact_bytes = v << 20;
+	else if (strncmp(kv, "http_sessions=", 14) == 0 && v <= 100000)
+		q->http_sessions = (uint32_t)v;
 	else
 		return -1;
 	return 0;
@@ -130,7 +132,8 @@ static int parse_line(char *line, const struct tenant_quota *defaults,
 		} else if (quota_set(&t->quota, tok)) {
 			snprintf(why, whysz,
 				 "'%.40s' is not a quota (concurrent=N, "
-				 "sessions=N, per_minute=N, artifact_mb=N)",
+				 "sessions=N, per_minute=N, artifact_mb=N, "
+				 "http_sessions=N)",
 				 tok);
 			return -1;
 		}
@@ -373,6 +376,48 @@ void tenant_end(struct tenant *t)
 {
 	if (t->running)
 		t->running--;
+}
+
+int tenant_hold_session(struct tenant *t, uint32_t open, struct error *err)
+{
+	if (t->quota.sessions &&
+	    (uint64_t)open + t->sessions_held >= t->quota.sessions)
+		return error_set(err, ERR_QUOTA_EXCEEDED,
+				 "tenant %s has %u sessions open and %u being "
+				 "created (its quota: sessions=%u): destroy "
+				 "one first",
+				 t->name, open, t->sessions_held,
+				 t->quota.sessions);
+	t->sessions_held++;
+	return 0;
+}
+
+void tenant_release_session(struct tenant *t)
+{
+	if (t->sessions_held)
+		t->sessions_held--;
+}
+
+int tenant_hold_artifacts(struct tenant *t, uint64_t used, uint64_t bytes,
+			  struct error *err)
+{
+	if (t->quota.artifact_bytes &&
+	    used + t->artifacts_held + bytes > t->quota.artifact_bytes)
+		return error_set(
+			err, ERR_QUOTA_EXCEEDED,
+			"tenant %s keeps %llu bytes of artifacts and "
+			"%llu being kept, its quota: artifact_mb=%llu",
+			t->name, (unsigned long long)used,
+			(unsigned long long)t->artifacts_held,
+			(unsigned long long)(t->quota.artifact_bytes >> 20));
+	t->artifacts_held += bytes;
+	return 0;
+}
+
+void tenant_release_artifacts(struct tenant *t, uint64_t bytes)
+{
+	t->artifacts_held -=
+		bytes < t->artifacts_held ? bytes : t->artifacts_held;
 }
 
 int tenant_new_token(const char *name, char *token, size_t tokensz, char *line,

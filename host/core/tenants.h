@@ -7,12 +7,17 @@
  *   # name   token's SHA-256              quotas (optional)
  *   alice    sha256:9f86d081884c7d65...  concurrent=4 sessions=8
  *
+ * (quotas: concurrent= sessions= per_minute= artifact_mb= http_sessions=).
+ *
  * A bearer token is looked up by its SHA-256 (only hashes are at rest),
  * compared in constant time. A tenant's name qualifies what it owns: its
  * sandbox sessions are "<tenant>.<name>" inside the server, its artifact
  * sets "<tenant>.<id>", so no name of another tenant is ever found.
  * Quotas: executions running at once, sessions, kept artifact bytes and
- * executions per minute (a token bucket); 0 is no limit. A reload (SIGHUP)
+ * executions per minute (a token bucket), 2025-era HTTP sessions
+ * (Mcp-Session-Id); 0 is no limit. Each check that a later, asynchronous
+ * step would charge holds the room at once (tenant_hold_*), so requests
+ * that arrive together cannot overshoot. A reload (SIGHUP)
  * reads the file again: tenants keep their usage by name, a removed one's
  * tokens stop working at once. Tenant structs live until tenants_free, so
  * a pointer taken for a call stays valid across reloads.
@@ -33,6 +38,7 @@ struct tenant_quota {
 	uint32_t sessions;   /* sandbox sessions open at once */
 	uint32_t per_minute; /* executions started per minute */
 	uint64_t artifact_bytes;
+	uint32_t http_sessions; /* 2025-era HTTP sessions at once */
 };
 
 struct tenant {
@@ -42,8 +48,11 @@ struct tenant {
 	int revoked; /* gone from the file since */
 	/* usage */
 	uint32_t running;
-	double bucket;	    /* executions the bucket still allows */
-	uint64_t refill_ms; /* when it was last topped up */
+	double bucket;		 /* executions the bucket still allows */
+	uint64_t refill_ms;	 /* when it was last topped up */
+	uint32_t sessions_held;	 /* sandbox sessions being created */
+	uint64_t artifacts_held; /* bytes of artifacts being kept */
+	uint32_t http_open;	 /* live 2025-era HTTP sessions (http_server) */
 	struct tenant *next;
 };
 
@@ -82,6 +91,18 @@ int tenant_valid_prefix(const char *s, size_t n);
 int tenant_begin(struct tenant *t, uint64_t now_ms, struct error *err);
 /* ... and ends (once per tenant_begin that returned 0). */
 void tenant_end(struct tenant *t);
+
+/* A sandbox session is to be made while open of the tenant's are: within
+ * sessions (counting those held for creates still under way), else
+ * ERR_QUOTA_EXCEEDED with why. 0 holds one until tenant_release_session. */
+int tenant_hold_session(struct tenant *t, uint32_t open, struct error *err);
+void tenant_release_session(struct tenant *t);
+/* bytes of artifacts are to be kept while used are: within artifact_mb
+ * (counting bytes held for keeps under way), else ERR_QUOTA_EXCEEDED. 0
+ * holds them until tenant_release_artifacts(t, bytes). */
+int tenant_hold_artifacts(struct tenant *t, uint64_t used, uint64_t bytes,
+			  struct error *err);
+void tenant_release_artifacts(struct tenant *t, uint64_t bytes);
 
 /* A new token (TENANT_TOKEN_PREFIX + 43 base64url characters, NUL) into
  * token, and the tokens file line for name into line. 0, or -EIO. */

@@ -53,6 +53,8 @@
 #define E_PARAMS (-32602)
 #define E_HEADER_MISMATCH (-32020)
 #define E_UNSUPPORTED_VERSION (-32022)
+/* Busy: as mcp_server answers a session's call beyond max_inflight. */
+#define E_SERVER_BUSY (-32000)
 
 struct http_server;
 
@@ -63,6 +65,8 @@ struct hsession {
 	struct tenant *tenant; /* whose it is, or NULL (no tenants) */
 	struct mcp_server *peer;
 	uint64_t last_ms; /* its last request */
+	uint64_t seq;	  /* the order sessions were opened in */
+	int used;	  /* a request came after initialize */
 	int ended;	  /* deleted or expired: freed once its calls end */
 	struct hsession *next;
 };
@@ -82,6 +86,7 @@ struct exchange {
 	int answered;	/* its final message went out or was dropped */
 	int call_open;	/* a call it started has not ended */
 	int disposed;	/* h2o freed the request */
+	int stateless;	/* counted in http_server.stateless */
 	int freeing;	/* exchange_free is on its way through the loop */
 	int want_final; /* end the stream after what is pending */
 	int writing;	/* an h2o_send awaits proceed */
@@ -121,7 +126,10 @@ struct http_server {
 	/* Holds the tool list every connection shares; never fed. */
 	struct mcp_server *tools;
 	struct hsession *sessions;
-	unsigned nsessions;
+	unsigned nsessions; /* live (not ended) */
+	unsigned anon_open; /* ... of no tenant (no tokens_file) */
+	uint64_t next_seq;
+	unsigned stateless; /* stateless requests being answered */
 	struct exchange *exchanges;
 	unsigned connections;
 	char **origins, **hosts; /* allowed; NULL-terminated */
@@ -211,6 +219,10 @@ static void exchange_maybe_free(struct exchange *ex)
 	if (ex->freeing || !ex->disposed || ex->call_open)
 		return;
 	ex->freeing = 1;
+	if (ex->stateless) { /* its room is free from now on */
+		ex->h->stateless--;
+		ex->stateless = 0;
+	}
 	/* Never inside the server's or h2o's code that called us. */
 	if (defer_call(ex->h->loop, exchange_free_cb, ex) != 0)
 		log_error("out of memory: an exchange is not freed");
@@ -287,6 +299,7 @@ static void respond(struct exchange *ex, int status, const char *type,
 			  : status == 405 ? "Method Not Allowed"
 			  : status == 406 ? "Not Acceptable"
 			  : status == 415 ? "Unsupported Media Type"
+			  : status == 429 ? "Too Many Requests"
 			  : status == 503 ? "Service Unavailable"
 					  : "Error";
 	if (len)
@@ -321,6 +334,15 @@ static void refuse_full(struct exchange *ex, int status, const cJSON *id,
 	respond(ex, status, "application/json", text ? text : "",
 		text ? strlen(text) : 0);
 	free(text);
+}
+
+/* error.data of a refusal for load: the tool errors' name for it. */
+static cJSON *busy_data(void)
+{
+	cJSON *d = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(d, "code", "server_busy");
+	return d;
 }
 
 static void refuse(struct exchange *ex, int status, int code,
@@ -522,9 +544,28 @@ static void session_unlink_free(struct hsession *s)
 			*pp = s->next;
 			break;
 		}
-	h->nsessions--;
 	mcp_server_free(s->peer);
 	free(s);
+}
+
+/* The live sessions of tenant (NULL: of no tenant). */
+static unsigned *open_of(struct http_server *h, struct tenant *tenant)
+{
+	return tenant ? &tenant->http_open : &h->anon_open;
+}
+
+/* The session ends (no longer found, no longer counted); it is freed by
+ * sessions_sweep once nothing of it is in flight. */
+static void session_retire(struct hsession *s)
+{
+	unsigned *n = open_of(s->h, s->tenant);
+
+	if (s->ended)
+		return;
+	s->ended = 1;
+	s->h->nsessions--;
+	if (*n)
+		(*n)--;
 }
 
 /* Ended sessions go once nothing of theirs is in flight or open. */
@@ -534,14 +575,17 @@ static void sessions_sweep(struct http_server *h, uint64_t now)
 	struct exchange *ex;
 
 	for (s = h->sessions; s; s = next) {
+		/* One never used after initialize has the short limit. */
+		uint32_t idle = s->used ? h->env->cfg->http_session_idle_s
+					: h->env->cfg->http_unused_idle_s;
+
 		next = s->next;
-		if (!s->ended && h->env->cfg->http_session_idle_s &&
-		    now - s->last_ms >
-			    (uint64_t)h->env->cfg->http_session_idle_s * 1000 &&
+		if (!s->ended && idle &&
+		    now - s->last_ms > (uint64_t)idle * 1000 &&
 		    !mcp_server_inflight(s->peer)) {
-			log_info("HTTP session %.8s... ended after %u s idle",
-				 s->id, h->env->cfg->http_session_idle_s);
-			s->ended = 1;
+			log_info("HTTP session %.8s... ended after %u s idle%s",
+				 s->id, idle, s->used ? "" : " (never used)");
+			session_retire(s);
 		}
 		if (!s->ended || mcp_server_inflight(s->peer))
 			continue;
@@ -576,10 +620,84 @@ static struct hsession *session_new(struct http_server *h,
 	s->tenant = tenant;
 	mcp_server_set_tenant(s->peer, tenant);
 	s->last_ms = uv_now(h->loop);
+	s->seq = h->next_seq++;
 	s->next = h->sessions;
 	h->sessions = s;
 	h->nsessions++;
+	(*open_of(h, tenant))++;
 	return s;
+}
+
+/* A session that may be ended to make room: never used after its
+ * initialize, nothing in flight; the oldest of tenant's (only_tenant),
+ * else of the tenant that holds the most live sessions. NULL if none. */
+static struct hsession *session_victim(struct http_server *h,
+				       struct tenant *tenant, int only_tenant)
+{
+	struct hsession *s, *best = NULL;
+	unsigned bn = 0, n;
+
+	for (s = h->sessions; s; s = s->next) {
+		if (s->ended || s->used || mcp_server_inflight(s->peer) ||
+		    (only_tenant && s->tenant != tenant))
+			continue;
+		n = *open_of(h, s->tenant);
+		if (!best || n > bn || (n == bn && s->seq < best->seq)) {
+			best = s;
+			bn = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * Room for one more session of tenant's: within its quota (http_sessions)
+ * and max_sessions. At either, the oldest never-used session is ended to
+ * make room (the tenant's own at its quota; at max_sessions that of the
+ * tenant holding the most), so a flood of initializes locks no one out.
+ * 0, or the status of the refusal with why.
+ */
+static int session_admit(struct http_server *h, struct tenant *tenant,
+			 char *why, size_t whysz)
+{
+	uint32_t cap = tenant ? tenant->quota.http_sessions : 0;
+	struct hsession *v;
+
+	if (cap && tenant->http_open >= cap) {
+		v = session_victim(h, tenant, 1);
+		if (!v) {
+			snprintf(why, whysz,
+				 "tenant %s has %u sessions (its quota: "
+				 "http_sessions=%u): end one with DELETE or "
+				 "use 2026-07-28 requests",
+				 tenant->name, tenant->http_open, cap);
+			return 429;
+		}
+		log_info("HTTP session %.8s... (never used) ended: tenant "
+			 "%s is at its quota of sessions",
+			 v->id, tenant->name);
+		session_retire(v);
+	}
+	if (h->nsessions >= h->env->cfg->http_max_sessions) {
+		sessions_sweep(h, uv_now(h->loop));
+		v = h->nsessions >= h->env->cfg->http_max_sessions
+			    ? session_victim(h, tenant, 0)
+			    : NULL;
+		if (v) {
+			log_info("HTTP session %.8s... (never used) ended: "
+				 "max_sessions reached",
+				 v->id);
+			session_retire(v);
+		}
+		if (h->nsessions >= h->env->cfg->http_max_sessions) {
+			snprintf(why, whysz,
+				 "too many sessions ([http] max_sessions): "
+				 "end one with DELETE or use 2026-07-28 "
+				 "requests");
+			return 503;
+		}
+	}
+	return 0;
 }
 
 /* DELETE: the session's calls are cancelled; its open responses end. */
@@ -587,7 +705,7 @@ static void session_end(struct hsession *s)
 {
 	struct exchange *ex;
 
-	s->ended = 1;
+	session_retire(s);
 	for (ex = s->h->exchanges; ex; ex = ex->next)
 		if (ex->sess == s && ex->call_open && !ex->answered)
 			mcp_server_drop_exchange(s->peer, ex);
@@ -601,6 +719,14 @@ static int host_allowed(struct http_server *h, h2o_req_t *req)
 	h2o_iovec_t a = req->authority;
 	size_t n = a.len;
 
+	/* No name at all is no allowed name, even with "*": an empty
+	 * Host, a port alone, or none (h2o then supplies its host entry's
+	 * own name, "default:65535"). */
+	if (!n || a.base[0] == ':' ||
+	    (req->hostconf &&
+	     h2o_memis(a.base, n, req->hostconf->authority.hostport.base,
+		       req->hostconf->authority.hostport.len)))
+		return 0;
 	if (h->any_host)
 		return 1;
 	/* host, host:port, [v6]:port */
@@ -788,6 +914,22 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		if (modern_refused(ex, req, msg))
 			goto done;
 		ex->modern = 1;
+		/* Each stateless request has a server of its own: bounded
+		 * here, server-wide, as a session's calls are by
+		 * [server] max_inflight. */
+		if (h->stateless >= h->env->cfg->http_max_stateless) {
+			add_header(req, "retry-after", "Retry-After", "1");
+			refuse_full(ex, 503,
+				    cJSON_GetObjectItemCaseSensitive(msg, "id"),
+				    E_SERVER_BUSY,
+				    "too many stateless requests in flight "
+				    "([http] max_stateless_inflight): try "
+				    "again shortly",
+				    busy_data());
+			goto done;
+		}
+		ex->stateless = 1;
+		h->stateless++;
 	} else if (kind == MCP_MSG_REQUEST || kind == MCP_MSG_NOTIFICATION ||
 		   kind == MCP_MSG_RESPONSE ||
 		   (kind == MCP_MSG_INITIALIZE && sid.base)) {
@@ -807,15 +949,17 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 			goto done;
 		}
 	} else if (kind == MCP_MSG_INITIALIZE) {
-		if (h->nsessions >= h->env->cfg->http_max_sessions) {
-			sessions_sweep(h, uv_now(h->loop));
-			if (h->nsessions >= h->env->cfg->http_max_sessions) {
-				refuse(ex, 503, E_INVALID_REQUEST,
-				       "too many sessions ([http] "
-				       "max_sessions): end one with DELETE "
-				       "or use 2026-07-28 requests");
-				goto done;
-			}
+		char why[200];
+		int status = session_admit(h, ex->tenant, why, sizeof(why));
+
+		if (status) {
+			if (status == 429)
+				add_header(req, "retry-after", "Retry-After",
+					   "1");
+			refuse_full(ex, status,
+				    cJSON_GetObjectItemCaseSensitive(msg, "id"),
+				    E_INVALID_REQUEST, why, NULL);
+			goto done;
 		}
 		sess = session_new(h, ex->tenant);
 		if (!sess) {
@@ -827,6 +971,8 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 
 	if (sess) {
 		sess->last_ms = uv_now(h->loop);
+		/* notifications/initialized alone is no use of it. */
+		sess->used |= kind == MCP_MSG_REQUEST;
 		ex->sess = sess;
 		ex->peer = sess->peer;
 	} else {
@@ -865,7 +1011,7 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		ex->call_open = 0;
 	if (kind == MCP_MSG_INITIALIZE && sess &&
 	    !mcp_server_session_version(sess->peer))
-		sess->ended = 1; /* initialize was refused */
+		session_retire(sess); /* initialize was refused */
 	exchange_maybe_free(ex);
 	return 0;
 done: /* refused before the server saw it */
@@ -1487,6 +1633,7 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 			.per_minute = cfg->quota_per_minute,
 			.artifact_bytes = (uint64_t)cfg->quota_artifact_mb
 					  << 20,
+			.http_sessions = cfg->quota_http_sessions,
 		};
 
 		rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, why,
@@ -1678,7 +1825,7 @@ void http_server_close(struct http_server *h, void (*done)(void *arg),
 	}
 	h2o_context_request_shutdown(&h->ctx);
 	for (s = h->sessions; s; s = s->next)
-		s->ended = 1;
+		session_retire(s);
 	/* Whatever was not answered by now will not be. */
 	for (ex = h->exchanges; ex; ex = ex->next) {
 		if (ex->answered || !ex->req)

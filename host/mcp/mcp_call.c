@@ -15,6 +15,8 @@ struct mcp_call {
 	void *ex; /* the exchange the request came in (mcp_server.h) */
 	struct tenant *tenant; /* the caller, or NULL (no tenants) */
 	int counted;	       /* an execution of the tenant's (tenant_begin) */
+	int session_held;      /* tenant_hold_session */
+	uint64_t artifacts_held; /* tenant_hold_artifacts */
 	struct mcp_call_list *list;
 	cJSON *id; /* owned */
 	void (*cancel_cb)(void *);
@@ -144,6 +146,10 @@ static void call_free(struct mcp_call *c)
 
 	if (c->counted)
 		tenant_end(c->tenant);
+	if (c->session_held)
+		tenant_release_session(c->tenant);
+	if (c->artifacts_held)
+		tenant_release_artifacts(c->tenant, c->artifacts_held);
 	cJSON_Delete(c->id);
 	cJSON_Delete(c->progress_token);
 	free(c);
@@ -210,6 +216,30 @@ int mcp_call_begin_execution(struct mcp_call *c, uint64_t now_ms,
 		return 0;
 	rc = tenant_begin(c->tenant, now_ms, err);
 	c->counted = rc == 0;
+	return rc;
+}
+
+int mcp_call_hold_session(struct mcp_call *c, uint32_t open, struct error *err)
+{
+	int rc;
+
+	if (!c->tenant || c->session_held) /* one a call */
+		return 0;
+	rc = tenant_hold_session(c->tenant, open, err);
+	c->session_held = rc == 0;
+	return rc;
+}
+
+int mcp_call_hold_artifacts(struct mcp_call *c, uint64_t used, uint64_t bytes,
+			    struct error *err)
+{
+	int rc;
+
+	if (!c->tenant)
+		return 0;
+	rc = tenant_hold_artifacts(c->tenant, used, bytes, err);
+	if (rc == 0)
+		c->artifacts_held += bytes;
 	return rc;
 }
 

@@ -450,24 +450,23 @@ static void usage_cb(const char *key, const char *path, uint64_t size,
 }
 
 /* 1 when a tenant's artifact quota has no room for bytes more: each
- * file of the call then says so. */
+ * file of the call then says so. Else the room is held until the call
+ * ends (the store keeps the files off the loop: calls that end together
+ * must not each see the same free bytes). */
 static int over_artifact_quota(struct execute_call *ec, uint64_t bytes)
 {
 	const struct tenant *t = mcp_call_tenant(ec->call);
 	struct usage u = {t, 0};
-	char note[200];
+	struct error err;
+	char note[ERROR_MSG_MAX + 32];
 	cJSON *a;
 
 	if (!t || !t->quota.artifact_bytes)
 		return 0;
 	artifact_store_each(ec->env->artifacts, SIZE_MAX, usage_cb, &u);
-	if (u.bytes + bytes <= t->quota.artifact_bytes)
+	if (mcp_call_hold_artifacts(ec->call, u.bytes, bytes, &err) == 0)
 		return 0;
-	snprintf(note, sizeof(note),
-		 "not kept: quota_exceeded (tenant %s keeps %llu bytes of "
-		 "artifacts, its quota: artifact_mb=%llu)",
-		 t->name, (unsigned long long)u.bytes,
-		 (unsigned long long)(t->quota.artifact_bytes >> 20));
+	snprintf(note, sizeof(note), "not kept: quota_exceeded (%s)", err.msg);
 	cJSON_ArrayForEach(
 		a, cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts"))
 	{

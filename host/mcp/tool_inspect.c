@@ -3,7 +3,10 @@
  * from where it lives (no figure is kept here):
  *
  *   pool      per language: containers warm, in use, starting, resetting,
- *             the floor and ceiling, counters since start
+ *             the floor and ceiling, counters since start. A tenant sees
+ *             the configuration only, and its own usage and quotas
+ *             ("tenant"): the live figures are every tenant's together
+ *             and would tell one what the others do (docs/http.md)
  *   sessions  every session (as sandbox_session list) with its memory
  *   engine    the container engine (core/engine_info.h)
  *   plugins   each language plugin: version, ABI, file, image, features;
@@ -43,7 +46,41 @@ static cJSON *input_schema(const struct tool_env *env)
 	return s;
 }
 
-static cJSON *pool_json(const struct tool_env *env)
+/* A tenant's own figures: what it runs and may still start, and its
+ * quotas (tenants.h); nothing of another's. */
+static cJSON *tenant_json(const struct tool_env *env, const struct tenant *t)
+{
+	const struct tenant_quota *q = &t->quota;
+	cJSON *o = cJSON_CreateObject(), *quota;
+	double left = q->per_minute;
+	uint64_t now = uv_now(env->loop);
+
+	/* The bucket as tenant_begin would find it now (not topped up). */
+	if (q->per_minute && t->refill_ms) {
+		left = t->bucket + (now > t->refill_ms
+					    ? (double)(now - t->refill_ms) *
+						      q->per_minute / 60000.0
+					    : 0);
+		if (left > q->per_minute)
+			left = q->per_minute;
+	}
+	cJSON_AddStringToObject(o, "name", t->name);
+	cJSON_AddNumberToObject(o, "running", t->running);
+	if (q->per_minute)
+		cJSON_AddNumberToObject(o, "startsAvailable",
+					(double)(int)left);
+	cJSON_AddNumberToObject(o, "httpSessions", t->http_open);
+	quota = cJSON_AddObjectToObject(o, "quota");
+	cJSON_AddNumberToObject(quota, "concurrent", q->concurrent);
+	cJSON_AddNumberToObject(quota, "perMinute", q->per_minute);
+	cJSON_AddNumberToObject(quota, "sessions", q->sessions);
+	cJSON_AddNumberToObject(quota, "artifactMb",
+				(double)(q->artifact_bytes >> 20));
+	cJSON_AddNumberToObject(quota, "httpSessions", q->http_sessions);
+	return o;
+}
+
+static cJSON *pool_json(const struct tool_env *env, const struct tenant *t)
 {
 	const struct config *c = env->cfg;
 	cJSON *o = cJSON_CreateObject(), *langs;
@@ -59,8 +96,19 @@ static cJSON *pool_json(const struct tool_env *env)
 
 		if (!pl->policy.enabled)
 			continue;
-		engines_pool_stats(env->engines, pl, &st);
 		l = cJSON_AddObjectToObject(langs, pl->desc->name);
+		if (t) {
+			cJSON_AddNumberToObject(l, "floor",
+						pl->policy.pool_size);
+			cJSON_AddNumberToObject(l, "ceiling",
+						pl->policy.pool_max_size);
+			cJSON_AddBoolToObject(l, "warmAtStart",
+					      pl->policy.warm_at_start);
+			cJSON_AddBoolToObject(l, "prestart",
+					      pl->policy.prestart);
+			continue;
+		}
+		engines_pool_stats(env->engines, pl, &st);
 		cJSON_AddNumberToObject(l, "warm", st.idle);
 		cJSON_AddNumberToObject(l, "inUse", st.busy);
 		cJSON_AddNumberToObject(l, "starting", st.starting);
@@ -80,6 +128,8 @@ static cJSON *pool_json(const struct tool_env *env)
 		cJSON_AddNumberToObject(l, "prestarted", (double)st.prestarted);
 		cJSON_AddNumberToObject(l, "cold", (double)st.cold);
 	}
+	if (t)
+		cJSON_AddItemToObject(o, "tenant", tenant_json(env, t));
 	return o;
 }
 
@@ -265,6 +315,20 @@ static void ask_engines(const struct tool_env *env, struct inspect *in)
 		return;
 	}
 	in->engines = engines_json(env->engines);
+	/* An engine's load is every tenant's together (pool_json). */
+	if (mcp_call_tenant(in->call)) {
+		static const char *const load[] = {"containers", "inUse",
+						   "waiting",	 "sessions",
+						   "placed",	 NULL};
+		cJSON *e;
+
+		cJSON_ArrayForEach(e, in->engines)
+		{
+			for (size_t k = 0; load[k]; k++)
+				cJSON_DeleteItemFromObjectCaseSensitive(
+					e, load[k]);
+		}
+	}
 	cJSON_AddItemToObject(in->out, "engines", in->engines);
 	in->pending += (int)n;
 	for (i = 0; i < n; i++) {
@@ -302,7 +366,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			? mcp_call_tenant(mc)->quota.sessions
 			: env->cfg->max_sessions;
 	if (all || strcmp(what, "pool") == 0)
-		cJSON_AddItemToObject(in->out, "pool", pool_json(env));
+		cJSON_AddItemToObject(in->out, "pool",
+				      pool_json(env, mcp_call_tenant(mc)));
 	if (all || strcmp(what, "plugins") == 0) {
 		cJSON_AddItemToObject(in->out, "plugins", plugins_json(env));
 		cJSON_AddItemToObject(in->out, "rejectedPlugins",
@@ -329,7 +394,9 @@ const struct tool tool_inspect = {
 	.title = "State of the sandbox server",
 	.description =
 		"The server's state now: what: pool (warm and busy containers "
-		"per language), sessions (open sessions and their memory), "
+		"per language; over HTTP with tenants, the caller's own usage "
+		"and quotas instead), sessions (open sessions and their "
+		"memory), "
 		"engine (each container engine: its health, capacity and "
 		"load, its runtime, what it enforces), plugins (the "
 		"languages), limits (each language's "

@@ -437,12 +437,15 @@ static void create_with_packages(const struct tool_env *env,
 		free(cp);
 }
 
-/* A tenant at its quota of sessions gets quota_exceeded (finished): 1. */
+/* A tenant at its quota of sessions gets quota_exceeded (finished): 1.
+ * Else the room is held for this call (a create runs on after the loop
+ * turns, so two at once must not both see the last free one). */
 static int tenant_sessions_full(const struct tool_env *env, struct mcp_call *mc)
 {
 	const struct tenant *t = mcp_call_tenant(mc);
 	struct session_info in;
 	struct session *s;
+	struct error err;
 	uint32_t n = 0;
 
 	if (!t || !t->quota.sessions)
@@ -452,13 +455,9 @@ static int tenant_sessions_full(const struct tool_env *env, struct mcp_call *mc)
 		session_info(s, &in);
 		n += (uint32_t)tool_owns(t, in.name);
 	}
-	if (n < t->quota.sessions)
+	if (mcp_call_hold_session(mc, n, &err) == 0)
 		return 0;
-	mcp_call_finish(mc, tool_error(ERR_QUOTA_EXCEEDED,
-				       "tenant %s has %u sessions open (its "
-				       "quota: sessions=%u): destroy one "
-				       "first",
-				       t->name, n, t->quota.sessions));
+	mcp_call_finish(mc, tool_error_result(&err));
 	return 1;
 }
 

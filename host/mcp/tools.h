@@ -79,6 +79,16 @@ int mcp_call_structured(const struct mcp_call *call);
  * tokens: everything is the caller's). */
 struct tenant;
 const struct tenant *mcp_call_tenant(const struct mcp_call *call);
+/* Room in the tenant's quotas for what the call will make once an
+ * asynchronous step is done (tenants.h, tenant_hold_*): a sandbox session
+ * while open of the tenant's are, or bytes of artifacts while used are
+ * kept. The room is held until the call ends (by then what it made
+ * counts itself), so calls that arrive at once cannot overshoot. 0 (also
+ * without a tenant), or ERR_QUOTA_EXCEEDED with err. */
+int mcp_call_hold_session(struct mcp_call *call, uint32_t open,
+			  struct error *err);
+int mcp_call_hold_artifacts(struct mcp_call *call, uint64_t used,
+			    uint64_t bytes, struct error *err);
 /* 1 if the request came in the stateless revision (MCP_MODERN_VERSION),
  * which changes a few error codes (resource not found is -32602). */
 int mcp_call_modern(const struct mcp_call *call);

@@ -30,6 +30,29 @@ async function v1Client(h, url) {
   return { client, transport };
 }
 
+/**
+ * One POST over a socket of its own with the head's lines as given (a Host
+ * header the test writes itself: empty, or none): { status, json }.
+ */
+function rawPost(url, headLines, msg) {
+  const u = new URL(url);
+  const body = JSON.stringify(msg);
+  const extra = Object.entries(modernHeaders(msg)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const sock = net.connect(Number(u.port), '127.0.0.1');
+  let got = '';
+  sock.on('data', (c) => { got += c; });
+  sock.write(`POST /mcp HTTP/1.1\r\n${headLines}Content-Type: application/json\r\nConnection: close\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  return new Promise((resolve, reject) => {
+    sock.on('error', reject);
+    sock.on('close', () => {
+      const status = Number(/^HTTP\/1\.1 (\d+)/.exec(got)?.[1]);
+      let json;
+      try { json = JSON.parse(got.slice(got.indexOf('\r\n\r\n') + 4)); } catch { /* none */ }
+      resolve({ status, json, text: got });
+    });
+  });
+}
+
 /** Opens a 2025-era session by hand: its Mcp-Session-Id. */
 async function rawSession(url) {
   const r = await request(url, { body: INIT });
@@ -126,6 +149,14 @@ e2e('refused: other origins and hosts, other methods and types, missing or unkno
   assert.equal(r.status, 403);
   r = await request(open.url, { headers: { host: `evil.example:${oport}` }, body: list });
   assert.equal(r.status, 200, 'allowed_hosts = * lets any Host in');
+  // ... but not an empty one, nor a port without a name: refused like a
+  // wrong one, on either server.
+  for (const [srv, head] of [[open, 'Host: \r\n'], [open, `Host: :${oport}\r\n`], [open, ''], [s, 'Host: \r\n'], [s, '']]) {
+    r = await rawPost(srv.url, head, list);
+    assert.equal(r.status, 403, `${JSON.stringify(head)}: ${r.text}`);
+    assert.match(r.json.error.message, /Host not allowed/);
+  }
+  assert.equal((await rawPost(open.url, `Host: localhost:${oport}\r\n`, list)).status, 200, 'the raw request itself is fine');
 
   r = await request(s.url, { method: 'GET' });
   assert.equal(r.status, 405);
@@ -233,20 +264,38 @@ const longCall = (id, code) => ({
   params: { name: 'sandbox_execute', arguments: { language: 'bash', code }, _meta: { ...MODERN_META, progressToken: id } },
 });
 
-e2e('a client that goes away mid-call: the call is cancelled and its container released; SIGTERM ends an open stream with shutting_down', { timeoutMs: 120_000 }, async (h) => {
-  const s = await startHttp(h, { env: { ...ENV, SANDBOX_HTTP_HEARTBEAT_MS: '200' } });
+e2e('a client that goes away mid-call: the call is cancelled and its container released; stateless requests beyond max_stateless_inflight get 503; SIGTERM ends an open stream with shutting_down', { timeoutMs: 120_000 }, async (h) => {
+  const s = await startHttp(h, { env: { ...ENV, SANDBOX_HTTP_HEARTBEAT_MS: '200', SANDBOX_HTTP_MAX_STATELESS_INFLIGHT: '1' } });
   const gone = rawStream(s.url, longCall(7, 'echo started; sleep 600'));
   await waitFor(() => /started/.test(gone.text()), { timeoutMs: 60_000, what: 'the call\'s first output on the stream' });
   assert.match(gone.text(), /content-type: text\/event-stream/i);
+  // One stateless request in flight, the cap: the next is refused at once
+  // with its own id and a Retry-After; a 2025-era session's request is no
+  // stateless one and is served.
+  const busy = await request(s.url, { body: { jsonrpc: '2.0', id: 'busy-1', method: 'tools/list', params: { _meta: MODERN_META } } });
+  assert.deepEqual([busy.status, busy.headers['retry-after'], busy.json?.id, busy.json?.error?.code, busy.json?.error?.data?.code], [503, '1', 'busy-1', -32000, 'server_busy'], busy.body.slice(0, 300));
+  assert.match(busy.json.error.message, /max_stateless_inflight/);
+  const sid = await rawSession(s.url);
+  assert.equal((await request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } })).status, 200);
   gone.sock.destroy();
   await waitFor(() => /1 request cancelled: the client went away/.test(s.stderr), { timeoutMs: 30_000, what: 'the server noticing' });
-  // The box is reset and back in the pool: the next call runs.
-  const next = await request(s.url, { body: longCall(8, 'echo next') });
+  // The box is reset and back in the pool: the next call runs (once the
+  // cancelled call has ended and freed its room).
+  const next = await waitFor(async () => {
+    const r = await request(s.url, { body: longCall(8, 'echo next') });
+    return r.status === 503 ? null : r;
+  }, { timeoutMs: 30_000, what: 'room for a stateless request' });
   assert.equal(runResult(sseMessages(next.body).at(-1).result).stdout, 'next\n');
 
   // A stream still open at SIGTERM gets its answer, then the server exits 0.
-  const open = rawStream(s.url, longCall(9, 'echo running; sleep 600'));
-  await waitFor(() => /running/.test(open.text()), { timeoutMs: 60_000, what: 'the second call running' });
+  let open;
+  await waitFor(async () => {
+    open = rawStream(s.url, longCall(9, 'echo running; sleep 600'));
+    await waitFor(() => /running|503 Service/.test(open.text()), { timeoutMs: 60_000, what: 'the second call running' });
+    if (/running/.test(open.text())) return true;
+    open.sock.destroy();
+    return false;
+  }, { timeoutMs: 60_000, what: 'the second call admitted' });
   await s.close();
   const last = rawMessages(await open.ended).at(-1);
   assert.equal(last.id, 9);
@@ -281,16 +330,30 @@ e2e('HTTPS with the server\'s certificate, HTTP/1.1 and HTTP/2 (ALPN); plain HTT
   assert.ok(h2.json.result.tools.length >= 6);
 });
 
-e2e('sessions are bounded (max_sessions: 503 beyond); beyond loopback without tokens the server does not start; stdio stays the default', { timeoutMs: 60_000 }, async (h) => {
-  const s = await startHttp(h, { env: { ...ENV, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '', SANDBOX_HTTP_MAX_SESSIONS: '2' } });
-  await rawSession(s.url);
+e2e('sessions are bounded (max_sessions: 503 beyond); a never-used session ends after unused_session_idle_s, a used one lives on; beyond loopback without tokens the server does not start; stdio stays the default', { timeoutMs: 60_000 }, async (h) => {
+  const s = await startHttp(h, { env: { ...ENV, SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '', SANDBOX_HTTP_MAX_SESSIONS: '2', SANDBOX_HTTP_UNUSED_SESSION_IDLE_S: '3' } });
+  // 3 s: long enough that a session is used (the next request) before it
+  // could count as never used, on a loaded machine too.
+  const list = (sid, id = 2) => request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id, method: 'tools/list' } });
+  // Sessions in use: a request after initialize.
+  const first = await rawSession(s.url);
+  assert.equal((await list(first)).status, 200);
   const second = await rawSession(s.url);
+  assert.equal((await list(second)).status, 200);
   const r = await request(s.url, { body: INIT });
   assert.equal(r.status, 503);
   assert.match(r.json.error.message, /max_sessions/);
+  assert.equal(r.json.id, 1, 'the refusal names the request');
   // Ending one makes room.
   assert.equal((await request(s.url, { method: 'DELETE', headers: { 'mcp-session-id': second } })).status, 200);
-  await waitFor(async () => (await request(s.url, { body: INIT })).status === 200, { timeoutMs: 10_000, what: 'room for a new session' });
+  // One opened and never used (the initialized notification is no use)
+  // ends after the short limit; the used one keeps session_idle_s.
+  const idle = await rawSession(s.url);
+  assert.equal((await request(s.url, { headers: { 'mcp-session-id': idle }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } })).status, 202);
+  await waitFor(() => new RegExp(`HTTP session ${idle.slice(0, 8)}\\.\\.\\. ended after 3 s idle \\(never used\\)`).test(s.stderr), { timeoutMs: 30_000, what: 'the never-used session ending' });
+  assert.equal((await list(idle)).status, 404);
+  assert.equal((await list(first)).status, 200, 'a used session lives on');
+  assert.equal((await request(s.url, { body: INIT })).status, 200, 'its room is free');
 
   const open = await import('./lib/http.mjs').then((m) => new m.HttpServer({ args: ['serve', '--http', '0.0.0.0:0'], env: ENV }));
   await assert.rejects(open.start(), /reachable from other machines and no \[http\] tokens_file/);

@@ -279,3 +279,72 @@ e2e('quotas: concurrent executions, executions per minute, sessions and artifact
   const ended = await long;
   assert.equal(toolError(ended.result).code, 'shutting_down');
 });
+
+e2e('tenants cannot starve each other: one floods (initializes, parallel creates and runs), the other is served within its quota; quotas are exact under concurrency; a tenant sees its own figures only', { timeoutMs: 180_000 }, async (h) => {
+  const file = tokensFile(h);
+  const flood = newToken(file, 'flood', 'http_sessions=4 sessions=2 per_minute=4 concurrent=8 artifact_mb=1');
+  const calm = newToken(file, 'calm');
+  const st = withStateDir(h);
+  const s = await startHttp(h, { env: st.env({ ...ENV, SANDBOX_BASH_POOL_SIZE: '2', SANDBOX_HTTP_TOKENS_FILE: file, SANDBOX_HTTP_MAX_SESSIONS: '8' }) });
+  const as = (token, extra = {}) => ({ authorization: `Bearer ${token}`, ...extra });
+  const init = (token, id = 1) => request(s.url, {
+    headers: as(token),
+    body: { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+  });
+  const list = (token, sid) => request(s.url, { headers: as(token, { 'mcp-session-id': sid }), body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } });
+
+  // 30 initializes at once, none used after: each is answered, but the
+  // tenant keeps its quota of 4 (its oldest never-used one ends to make
+  // room), so the table (max_sessions = 8) never fills.
+  const inits = await Promise.all(Array.from({ length: 30 }, (_, i) => init(flood, i)));
+  assert.deepEqual(inits.map((r) => r.status), Array(30).fill(200), inits.find((r) => r.status !== 200)?.body);
+  let alive = 0;
+  for (const r of inits) alive += (await list(flood, r.headers['mcp-session-id'])).status === 200 ? 1 : 0;
+  assert.equal(alive, 4, 'the flooding tenant keeps http_sessions=4');
+  const mine = await init(calm);
+  assert.equal(mine.status, 200, mine.body);
+  assert.equal((await list(calm, mine.headers['mcp-session-id'])).status, 200);
+  // Its 4 now used, the flooding tenant's next initialize is refused with
+  // its id; the other's is not.
+  const over = await init(flood, 99);
+  assert.deepEqual([over.status, over.headers['retry-after'], over.json?.id], [429, '1', 99], over.body);
+  assert.match(over.json.error.message, /http_sessions=4/);
+  assert.equal((await init(calm)).status, 200);
+
+  // Five creates at once against sessions=2: exactly two are made (the
+  // room is held from the check on, while containers start).
+  const creates = await Promise.all(Array.from({ length: 5 }, (_, i) => toolCall(s.url, 'sandbox_session', { action: 'create', language: 'bash', name: `p${i}` }, { token: flood })));
+  const made = creates.filter((r) => !r.result?.isError);
+  assert.equal(made.length, 2, JSON.stringify(creates.map((r) => r.result?.isError ? toolError(r.result).message : 'made')));
+  for (const r of creates.filter((x) => x.result?.isError)) assert.equal(toolError(r.result).code, 'quota_exceeded');
+  for (const r of made) ok(await toolCall(s.url, 'sandbox_session', { action: 'destroy', name: JSON.parse(r.result.content[0].text).session.name }, { token: flood }));
+
+  // Six runs at once against per_minute=4, each keeping 600 KB against
+  // artifact_mb=1, while the other tenant runs too: exactly four run,
+  // exactly one keeps its file, and the other tenant's run is served.
+  const big = 'head -c 600000 /dev/zero > /work/blob.bin';
+  const [other, ...runs] = await Promise.all([
+    toolCall(s.url, 'sandbox_execute', { language: 'bash', code: 'echo calm' }, { token: calm }),
+    ...Array.from({ length: 6 }, () => toolCall(s.url, 'sandbox_execute', { language: 'bash', code: big }, { token: flood })),
+  ]);
+  assert.equal(run(other).stdout, 'calm\n');
+  const ran = runs.filter((r) => !r.result?.isError).map((r) => runResult(r.result));
+  assert.equal(ran.length, 4, 'per_minute=4');
+  for (const r of runs.filter((x) => x.result?.isError)) assert.match(toolError(r.result).message, /per_minute=4/);
+  assert.equal(ran.filter((r) => r.artifacts[0]?.uri).length, 1, JSON.stringify(ran.map((r) => r.artifacts)));
+  for (const r of ran.filter((x) => !x.artifacts[0]?.uri)) assert.match(r.artifacts[0].note, /quota_exceeded.*artifact_mb=1/);
+
+  // Pool and engines: the configuration and a tenant's own figures, no
+  // live count that is every tenant's together.
+  const seen = {};
+  for (const [name, token] of [['calm', calm], ['flood', flood]]) {
+    seen[name] = JSON.parse(ok(await toolCall(s.url, 'sandbox_inspect', { what: 'all' }, { token })).content[0].text);
+    const { pool, engines } = seen[name];
+    assert.equal(pool.tenant.name, name);
+    assert.deepEqual(Object.keys(pool.languages.bash).sort(), ['ceiling', 'floor', 'prestart', 'warmAtStart']);
+    for (const e of engines) for (const k of ['containers', 'inUse', 'waiting', 'sessions', 'placed']) assert.ok(!(k in e), `${name}: engine ${k}`);
+  }
+  assert.deepEqual([seen.flood.pool.tenant.quota.perMinute, seen.flood.pool.tenant.startsAvailable, seen.flood.pool.tenant.httpSessions], [4, 0, 4]);
+  assert.deepEqual([seen.calm.pool.tenant.quota.perMinute, seen.calm.pool.tenant.quota.httpSessions, seen.calm.pool.tenant.httpSessions], [120, 32, 2]);
+  assert.equal(seen.calm.sessions.open, 0);
+});

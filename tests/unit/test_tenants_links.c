@@ -28,7 +28,7 @@ static void write_file(const char *path, const char *text, int mode)
 
 static void tokens(void)
 {
-	static const struct tenant_quota dq = {4, 8, 120, 256u << 20};
+	static const struct tenant_quota dq = {4, 8, 120, 256u << 20, 32};
 	char path[256], tok_a[128], tok_b[128], line_a[256], line_b[256];
 	char text[1024], why[300];
 	struct tenants *ts = NULL;
@@ -44,7 +44,8 @@ static void tokens(void)
 	CHECK(strncmp(tok_a, "sbx_", 4) == 0 && strlen(tok_a) == 47);
 	CHECK(strstr(line_a, tok_a + 4) == NULL); /* a hash, never it */
 	snprintf(text, sizeof(text),
-		 "# tenants\n\n%.*s concurrent=1 per_minute=2\n%s",
+		 "# tenants\n\n%.*s concurrent=1 per_minute=2 "
+		 "http_sessions=3 sessions=2 artifact_mb=1\n%s",
 		 (int)strlen(line_a) - 1, line_a, line_b);
 	write_file(path, text, 0600);
 	CHECK(tenants_load(path, &dq, &ts, why, sizeof(why)) == 0);
@@ -52,8 +53,12 @@ static void tokens(void)
 	a = tenants_auth(ts, tok_a, strlen(tok_a));
 	b = tenants_auth(ts, tok_b, strlen(tok_b));
 	CHECK(a && strcmp(a->name, "alice") == 0 && a->quota.concurrent == 1);
+	CHECK(a && a->quota.http_sessions == 3);
 	CHECK(b && strcmp(b->name, "bob") == 0 && b->quota.concurrent == 4 &&
-	      b->quota.artifact_bytes == (256u << 20));
+	      b->quota.artifact_bytes == (256u << 20) &&
+	      b->quota.http_sessions == 32);
+	if (!a || !b)
+		return;
 	/* A prefix, a longer token, another's: nobody. */
 	CHECK(tenants_auth(ts, tok_a, strlen(tok_a) - 1) == NULL);
 	CHECK(tenants_auth(ts, "", 0) == NULL);
@@ -75,6 +80,28 @@ static void tokens(void)
 		CHECK(tenant_begin(b, 5000, &err) == 0);
 	CHECK(tenant_begin(b, 5000, &err) == ERR_QUOTA_EXCEEDED);
 
+	/* Sessions and artifact bytes: a hold counts until released, so
+	 * checks made before any create or keep is done cannot overshoot. */
+	CHECK(tenant_hold_session(a, 0, &err) == 0);
+	CHECK(tenant_hold_session(a, 0, &err) == 0);
+	CHECK(tenant_hold_session(a, 0, &err) == ERR_QUOTA_EXCEEDED);
+	CHECK_STR_CONTAINS(err.msg, "sessions=2");
+	tenant_release_session(a);
+	CHECK(tenant_hold_session(a, 1, &err) == ERR_QUOTA_EXCEEDED);
+	tenant_release_session(a);
+	CHECK(tenant_hold_session(a, 1, &err) == 0);
+	tenant_release_session(a);
+	CHECK(a->sessions_held == 0);
+	CHECK(tenant_hold_artifacts(a, 0, 600000, &err) == 0);
+	CHECK(tenant_hold_artifacts(a, 0, 600000, &err) == ERR_QUOTA_EXCEEDED);
+	CHECK_STR_CONTAINS(err.msg, "artifact_mb=1");
+	CHECK(tenant_hold_artifacts(a, 0, 448576, &err) == 0); /* to 1 MiB */
+	tenant_release_artifacts(a, 600000);
+	tenant_release_artifacts(a, 448576);
+	CHECK(a->artifacts_held == 0);
+	CHECK(tenant_hold_artifacts(a, 600000, 600000, &err) ==
+	      ERR_QUOTA_EXCEEDED);
+
 	/* A reload: bob's line goes, carol's comes; alice keeps her usage. */
 	CHECK(tenant_begin(a, 100000, &err) == 0);
 	write_file(path, line_a, 0600);
@@ -83,6 +110,7 @@ static void tokens(void)
 	CHECK(tenants_auth(ts, tok_b, strlen(tok_b)) == NULL);
 	CHECK(tenants_auth(ts, tok_a, strlen(tok_a)) == a && a->running == 1);
 	CHECK(a->quota.concurrent == 4); /* its line names none now */
+	CHECK(a->quota.http_sessions == 32);
 
 	/* Refused whole, the tenants as they were. */
 	{
