@@ -62,6 +62,34 @@ e2e('the 1.x SDK over Streamable HTTP: initialize opens a session, a call stream
   assert.equal(again.stdout, '42\n');
   assert.equal((await client.callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'web' } })).isError ?? false, false);
 
+  // Two 7 MiB files staged (19.6 MB of base64, within max_message_bytes)
+  // run; a body over it is a 413 for that call alone, not a wait.
+  const seven = Buffer.alloc(7 * 1024 * 1024, 'ab\n').toString('base64');
+  const staged = runResult(await client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'stat -c %s a.bin b.bin', files: [{ path: 'a.bin', content: seven, encoding: 'base64' }, { path: 'b.bin', content: seven, encoding: 'base64' }] } }));
+  assert.equal(staged.stdout, `${7 * 1024 * 1024}\n${7 * 1024 * 1024}\n`);
+  // (h2o answers 413 from the Content-Length and may close the
+  // connection before the body is sent: then fetch itself fails.)
+  await assert.rejects(client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'wc -c', stdin: 'x'.repeat(25 * 1024 * 1024) } }), /request entity is too large|fetch failed/);
+
+  // A frame sent twice in the session: the duplicate is refused with id
+  // null (in its own stream), so the call keeps its own result.
+  const errors = [];
+  client.onerror = (e) => errors.push(String(e?.message ?? e));
+  const send = transport.send.bind(transport);
+  let duplicated = null;
+  transport.send = async (m, o) => {
+    await send(m, o);
+    if (m.method === 'tools/call' && duplicated === null) {
+      duplicated = m.id;
+      await send({ ...m, params: { ...m.params, arguments: { language: 'bash', code: 'echo second' } } }, o).catch((e) => errors.push(String(e)));
+    }
+  };
+  const first = runResult(await client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'sleep 1; echo first' } }));
+  assert.equal(first.stdout, 'first\n');
+  assert.notEqual(duplicated, null);
+  assert.equal(errors.length, 1, `the refusal went to onerror: ${JSON.stringify(errors).slice(0, 500)}`);
+  transport.send = send;
+
   const sid = transport.sessionId;
   await transport.terminateSession();
   const after = await request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 5, method: 'tools/list' } });
