@@ -265,6 +265,11 @@ e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight a
   assert.deepEqual((await s.request('after-big', 'ping')).result, {});
   const afterBig = rssKiB(s.pid);
   assert.ok(afterBig - base <= 2048, `RSS ${base} kB before a 10 MiB line, ${afterBig} kB after`);
+  // A line over the limit is only scanned once past it: nothing stays.
+  const over = `{"jsonrpc":"2.0","method":"ping","params":{"pad":"${'x'.repeat(26 * 1024 * 1024)}"},"id":"over"}`;
+  assertError(await s.exchange(over, { timeoutMs: 30_000 }), -32600, 'over');
+  const afterOver = rssKiB(s.pid);
+  assert.ok(afterOver - base <= 2048, `RSS ${base} kB before a 26 MiB line, ${afterOver} kB after`);
   const lines = [];
   for (let i = 0; i < 2000; i++) lines.push(JSON.stringify({ jsonrpc: '2.0', id: `f${i}`, method: 'tools/list' }));
   await s.sendLine(lines.join('\n'));
