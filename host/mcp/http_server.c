@@ -779,6 +779,7 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	/* Parsed once here, to route; the server reads the text itself
 	 * (its strict checks are on the text). */
 	msg = cJSON_ParseWithLength(body, len);
+	mcp_id_as_sent(msg, body, len);
 	kind = mcp_message_kind(msg);
 	/* A version header of no 2025-era revision makes the request a
 	 * stateless one's, checked as such (even without its _meta). */

@@ -202,6 +202,20 @@ cJSON *mcp_id_copy(const cJSON *id)
 	return cJSON_Duplicate(id, 1);
 }
 
+void mcp_id_as_sent(cJSON *msg, const char *text, size_t len)
+{
+	struct json_id_scan scan;
+	const char *raw;
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id"), *r;
+
+	if (!cJSON_IsString(id))
+		return;
+	json_id_scan_init(&scan);
+	json_id_scan_feed(&scan, text, len);
+	if ((raw = json_id_scan_id(&scan)) && (r = cJSON_CreateRaw(raw)))
+		cJSON_ReplaceItemInObjectCaseSensitive(msg, "id", r);
+}
+
 /* Length of the longest prefix of s, at most max bytes, that ends on a
  * UTF-8 character boundary (s is valid UTF-8). */
 static int utf8_prefix(const char *s, size_t max)

@@ -191,6 +191,10 @@ e2e('refused: other origins and hosts, other methods and types, missing or unkno
     assert.equal(r.status, 400, JSON.stringify(headers));
     assert.deepEqual([r.json.id, r.json.error.code], [2, code], JSON.stringify(headers));
   }
+  // ... with the id as sent: cJSON's copy of "x\u0000y" is "x".
+  r = await request(s.url, { headers: { 'mcp-method': 'tools/call' }, body: { ...list, id: 'x\u0000y' } });
+  assert.equal(r.status, 400);
+  assert.equal(r.json.id, 'x\u0000y');
   r = await request(s.url, { headers: { 'mcp-protocol-version': '2026-07-28' }, body: { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} } });
   assert.deepEqual([r.status, r.json.error.code], [400, -32602]);
   r = await request(s.url, { body: { ...list, params: { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } } });
