@@ -89,6 +89,25 @@ e2e('the 1.x SDK over Streamable HTTP: initialize opens a session, a call stream
   assert.notEqual(duplicated, null);
   assert.equal(errors.length, 1, `the refusal went to onerror: ${JSON.stringify(errors).slice(0, 500)}`);
   transport.send = send;
+  // The same id sent while the call runs, in a response that is not a
+  // stream: 409, id null, the id in data. Running: its first output came.
+  let callId = null;
+  transport.send = async (m, o) => {
+    if (m.method === 'tools/call') callId = m.id;
+    return send(m, o);
+  };
+  const seen = [];
+  const running = client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo one; sleep 1; echo two' } },
+    undefined, { onprogress: (p) => seen.push(p.message ?? '') });
+  await waitFor(() => seen.some((m) => /one/.test(m)), { timeoutMs: 30_000, what: 'the call\'s first output' });
+  const dup = await request(s.url, {
+    headers: { 'mcp-session-id': transport.sessionId, 'mcp-protocol-version': '2025-06-18', accept: 'application/json' },
+    body: { jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo again' } } },
+  });
+  assert.equal(dup.status, 409, dup.body);
+  assert.deepEqual([dup.json.id, dup.json.error.code, dup.json.error.data], [null, -32600, { duplicateId: callId }]);
+  assert.equal(runResult(await running).stdout, 'one\ntwo\n');
+  transport.send = send;
 
   const sid = transport.sessionId;
   await transport.terminateSession();
