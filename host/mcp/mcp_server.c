@@ -1185,16 +1185,18 @@ static cJSON *refused_id(const char *line, size_t len, int *notification)
 	return text ? cJSON_CreateRaw(text) : NULL;
 }
 
-/* A message refused by the strict rules: answered with its id; a
- * notification (valid JSON, no id) gets no answer, as JSON-RPC has it,
- * only a log line. */
+/* A message refused by the strict rules: answered with its id; on stdio
+ * a notification (valid JSON, no id) gets no answer, as JSON-RPC has it,
+ * only a log line. Over HTTP its POST still needs a status, and MCP's
+ * transport gives a notification it cannot accept a 400 with an error
+ * without id: the id-null error below is that. */
 static void refuse_line(struct mcp_server *s, const char *line, size_t len,
 			int code, const char *why)
 {
 	int notification;
 	cJSON *id = refused_id(line, len, &notification);
 
-	if (notification && code != E_PARSE) {
+	if (notification && code != E_PARSE && (s->tr || s->test_mode)) {
 		log_warn("a notification was refused and is not answered: %s",
 			 why);
 	} else {

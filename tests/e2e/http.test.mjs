@@ -196,6 +196,10 @@ e2e('refused: other origins and hosts, other methods and types, missing or unkno
   r = await request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
   assert.equal(r.status, 202);
   assert.equal(r.body, '');
+  // A notification refused (\u0000): not accepted, so a 400 whose error
+  // has no id (MCP's HTTP transport), where stdio sends nothing.
+  r = await request(s.url, { headers: { 'mcp-session-id': sid }, body: '{"jsonrpc":"2.0","method":"notifications/x","params":{"s":"\\u0000"}}' });
+  assert.deepEqual([r.status, r.json?.id, r.json?.error?.code], [400, null, -32600]);
 
   // The stateless revision's headers must be there and say what the body
   // says (-32020, with the request's id), its _meta be whole (-32602), its
