@@ -218,7 +218,7 @@ void config_init(struct config *cfg)
 	engine_init(&cfg->docker, "default");
 	cfg->log_level = LOG_LEVEL_INFO;
 	/* 24 MiB: [files] max_staged_bytes (16 MiB) of base64 files is
-	 * 21.3 MiB, and the rest leaves room for code and paths. */
+	 * 21.3 MiB, and 2.6 MiB are left for code, stdin and paths. */
 	cfg->max_message_bytes = 24u << 20;
 	cfg->max_inflight = 64;
 	cfg->builtin_plugins = 1;
