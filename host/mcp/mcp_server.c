@@ -4,6 +4,7 @@
 #include "mcp_server.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1436,6 +1437,21 @@ static int cache_tools(struct mcp_server *s)
 	return 0;
 }
 
+/* Staged files travel in base64 inside one message: say so at start when
+ * [files] max_staged_bytes of them could not. */
+static void check_staged_fits(const struct config *cfg)
+{
+	uint64_t b64 = ((uint64_t)cfg->files_max_staged + 2) / 3 * 4;
+
+	if (b64 > cfg->max_message_bytes)
+		log_warn("[files] max_staged_bytes (%u) of files is %llu bytes "
+			 "in base64, over [server] max_message_bytes (%u): "
+			 "such a call cannot be sent; raise max_message_bytes "
+			 "to at least 4/3 of max_staged_bytes plus the code",
+			 cfg->files_max_staged, (unsigned long long)b64,
+			 cfg->max_message_bytes);
+}
+
 static struct mcp_server *server_new(const struct tool_env *env,
 				     const struct mcp_server *tools_from)
 {
@@ -1453,6 +1469,8 @@ static struct mcp_server *server_new(const struct tool_env *env,
 	} else if (cache_tools(s)) {
 		free(s);
 		return NULL;
+	} else {
+		check_staged_fits(env->cfg);
 	}
 	return s;
 }

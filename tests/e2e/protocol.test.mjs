@@ -33,6 +33,12 @@ e2e('ping answers before initialize; tools/* before initialize is -32600 (not -3
   assertOnlyJsonRpc(s);
 });
 
+e2e('a max_message_bytes that 16 MiB of staged files in base64 would not fit is warned about at start', { docker: false }, async (h) => {
+  const s = await h.startRaw({ env: { ...NO_POOL, SANDBOX_SERVER_MAX_MESSAGE_BYTES: '16777216' } });
+  assert.deepEqual((await s.request(1, 'ping')).result, {});
+  await waitFor(() => s.stderr.includes('max_staged_bytes (16777216) of files is 22369624 bytes in base64, over [server] max_message_bytes (16777216)'), { what: 'the warning' });
+});
+
 e2e('malformed messages get JSON-RPC errors and the server keeps serving', { docker: false, timeoutMs: 90_000 }, async (h) => {
   const s = await h.startRaw({ env: NO_POOL });
   await s.initialize();
