@@ -221,7 +221,9 @@ void config_init(struct config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	engine_init(&cfg->docker, "default");
 	cfg->log_level = LOG_LEVEL_INFO;
-	cfg->max_message_bytes = 16u << 20;
+	/* 24 MiB: [files] max_staged_bytes (16 MiB) of base64 files is
+	 * 21.3 MiB, and 2.6 MiB are left for code, stdin and paths. */
+	cfg->max_message_bytes = 24u << 20;
 	cfg->max_inflight = 64;
 	cfg->builtin_plugins = 1;
 	cfg->api_timeout_ms = 60000;

@@ -481,11 +481,14 @@ static void out_send(void *arg, void *exv, const char *json, size_t len,
 		sse_message(ex, json, len);
 		return;
 	}
-	/* An error without an id: the message itself was refused; in the
-	 * stateless revision a method the server does not have is a 404. */
+	/* An error without an id: the message itself was refused (409 when
+	 * its id is one still in flight in the session, as the Python SDK
+	 * answers); in the stateless revision a method the server does not
+	 * have is a 404. */
 	respond(ex,
 		strncmp(json, "{\"jsonrpc\":\"2.0\",\"id\":null,", 27) == 0
-			? 400
+			? (strstr(json, "\"data\":{\"duplicateId\":") ? 409
+								      : 400)
 		: ex->modern && strstr(json, ",\"error\":{\"code\":-32601,")
 			? 404
 			: 200,
@@ -902,6 +905,7 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	/* Parsed once here, to route; the server reads the text itself
 	 * (its strict checks are on the text). */
 	msg = cJSON_ParseWithLength(body, len);
+	mcp_id_as_sent(msg, body, len);
 	kind = mcp_message_kind(msg);
 	/* A version header of no 2025-era revision makes the request a
 	 * stateless one's, checked as such (even without its _meta). */

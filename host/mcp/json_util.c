@@ -340,3 +340,203 @@ int json_safe_integer(double v)
 	return v >= -9007199254740991.0 && v <= 9007199254740991.0 &&
 	       (double)(long long)v == v;
 }
+
+/* ---- a message's id, by a streaming scan -------------------------------- */
+
+void json_id_scan_init(struct json_id_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static void id_put(struct json_id_scan *s, char c)
+{
+	if (s->id_len < JSON_ID_MAX)
+		s->id[s->id_len++] = c;
+	else
+		s->id_long = 1;
+}
+
+/* What the key just read is: "id", "method" or another. A key written
+ * with escapes ("\u0069d") is decoded first; one longer than
+ * JSON_KEY_MAX is neither. */
+static char key_kind(struct json_id_scan *s)
+{
+	cJSON *k;
+	char kind = 0;
+
+	if (s->key_len > JSON_KEY_MAX)
+		return 0;
+	s->key[s->key_len] = '\0';
+	if (!memchr(s->key, '\\', s->key_len))
+		return strcmp(s->key, "\"id\"") == 0	   ? 1
+		       : strcmp(s->key, "\"method\"") == 0 ? 2
+							   : 0;
+	k = cJSON_ParseWithLength(s->key, s->key_len);
+	if (cJSON_IsString(k) && strlen(k->valuestring) + 2 <= s->key_len)
+		kind = strcmp(k->valuestring, "id") == 0       ? 1
+		       : strcmp(k->valuestring, "method") == 0 ? 2
+							       : 0;
+	cJSON_Delete(k);
+	return kind;
+}
+
+static void scan_string_byte(struct json_id_scan *s, char c)
+{
+	if (s->capturing)
+		id_put(s, c);
+	if (s->in_key && s->key_len <= JSON_KEY_MAX)
+		s->key[s->key_len++] = c;
+	if (s->escaped) {
+		s->escaped = 0;
+	} else if (c == '\\') {
+		s->escaped = 1;
+	} else if (c == '"') {
+		s->in_string = 0;
+		if (s->in_key) {
+			s->in_key = 0;
+			s->key_kind = key_kind(s);
+		}
+	}
+}
+
+static void scan_byte(struct json_id_scan *s, char c)
+{
+	if (s->in_string) {
+		scan_string_byte(s, c);
+		return;
+	}
+	if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+		return;
+	if (s->done) {
+		s->broken = 1; /* something after the message */
+		return;
+	}
+	if (s->depth == 1 && s->top == '{' &&
+	    (c == ',' || c == '}' || c == ':')) {
+		/* The member's boundaries: its value ends, or starts. */
+		if (c == ':') {
+			if (s->want_key)
+				s->broken = 1;
+			s->capturing = s->key_kind == 1;
+			s->nids += s->key_kind == 1;
+			s->has_method |= s->key_kind == 2;
+			s->key_kind = 0;
+		} else {
+			s->capturing = 0;
+			s->want_key = c == ',';
+		}
+		if (c == '}') {
+			s->depth = 0;
+			s->done = 1;
+		}
+		return;
+	}
+	if (s->capturing)
+		id_put(s, c);
+	switch (c) {
+	case '"':
+		s->in_string = 1;
+		if (s->depth == 1 && s->top == '{' && s->want_key) {
+			s->want_key = 0;
+			s->in_key = 1;
+			s->key_len = 0;
+			s->key[s->key_len++] = c;
+		} else if (s->depth == 0) {
+			s->top = 'x';
+			s->done = 1;
+		}
+		break;
+	case '{':
+	case '[':
+		if (s->depth++ == 0) {
+			s->top = c;
+			s->want_key = c == '{';
+		}
+		break;
+	case '}':
+	case ']':
+		if (s->depth == 0) {
+			s->broken = 1;
+		} else if (--s->depth == 0) {
+			s->done = 1;
+		}
+		break;
+	default:
+		if (s->depth == 0) {
+			s->top = 'x'; /* a scalar: not a message we answer by id
+				       */
+			s->done = 1;
+		}
+		break;
+	}
+}
+
+void json_id_scan_feed(struct json_id_scan *s, const char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		scan_byte(s, buf[i]);
+}
+
+/* 1 if p[0..len) is one JSON string, strictly: no raw control
+ * character, only JSON's escapes, \u with four hex digits, valid UTF-8. */
+static int strict_json_string(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len < 2 || p[0] != '"' || p[len - 1] != '"' || !utf8_valid(p, len))
+		return 0;
+	for (i = 1; i < len - 1; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c < 0x20 || c == '"')
+			return 0;
+		if (c != '\\')
+			continue;
+		if (++i >= len - 1)
+			return 0;
+		if (p[i] == 'u') {
+			if (i + 4 >= len - 1 ||
+			    strspn(p + i + 1, "0123456789abcdefABCDEF") < 4)
+				return 0;
+			i += 4;
+		} else if (!strchr("\"\\/bfnrt", p[i])) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* 1 if p[0..len) is -?(0|[1-9][0-9]*) and at most 2^53-1 in size. */
+static int strict_json_integer(const char *p, size_t len)
+{
+	size_t i = p[0] == '-';
+	char buf[24];
+
+	if (len <= i || len - i > 16 ||
+	    strspn(p + i, "0123456789") != len - i ||
+	    (p[i] == '0' && len - i > 1))
+		return 0;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return json_safe_integer(strtod(buf, NULL));
+}
+
+const char *json_id_scan_id(struct json_id_scan *s)
+{
+	if (!s->done || s->broken || s->top != '{' || s->nids != 1 ||
+	    s->id_long || !s->id_len)
+		return NULL;
+	s->id[s->id_len] = '\0';
+	if (s->id[0] == '"' ? strict_json_string(s->id, s->id_len)
+			    : strict_json_integer(s->id, s->id_len))
+		return s->id;
+	return NULL;
+}
+
+int json_id_scan_notification(const struct json_id_scan *s)
+{
+	return s->done && !s->broken && s->top == '{' && !s->nids &&
+	       s->has_method;
+}

@@ -38,4 +38,45 @@ int json_safe_integer(double v);
 int schema_validate(const cJSON *schema, const cJSON *value, char *err,
 		    size_t errlen);
 
+/*
+ * The top-level "id" member of a JSON-RPC message, found by a streaming
+ * scan in fixed memory: fed the message in pieces of any size, it follows
+ * strings, escapes and nesting and keeps only the id's text (at most
+ * JSON_ID_MAX bytes). For a line too long to keep (transport.c) and to
+ * echo an id exactly (cJSON cuts a string at \u0000).
+ */
+#define JSON_ID_MAX 256
+#define JSON_KEY_MAX 32
+
+struct json_id_scan {
+	size_t depth;
+	char top;      /* '{' or '[' of the message, 'x' for a scalar */
+	char want_key; /* at depth 1 of an object: a key comes next */
+	char in_string, escaped, in_key;
+	char key_kind;	   /* the last key: 1 "id", 2 "method", 0 other */
+	char capturing;	   /* inside the id member's value */
+	char done, broken; /* the message closed; not JSON's shape */
+	char id_long;	   /* the id's text was longer than JSON_ID_MAX */
+	char has_method;   /* a top-level "method" member */
+	unsigned nids;	   /* top-level "id" members */
+	char key[JSON_KEY_MAX + 1];
+	size_t key_len;
+	char id[JSON_ID_MAX + 1];
+	size_t id_len;
+};
+
+void json_id_scan_init(struct json_id_scan *s);
+void json_id_scan_feed(struct json_id_scan *s, const char *buf, size_t len);
+
+/* The id's JSON text, NUL-terminated and owned by s, when the message is
+ * an object with exactly one "id" member whose value is a string (valid
+ * UTF-8, strict JSON escapes) or an integer of at most 2^53-1 written
+ * without fraction or exponent; else NULL. The text is strict JSON, so
+ * it can be echoed as it came (cJSON_CreateRaw). */
+const char *json_id_scan_id(struct json_id_scan *s);
+
+/* 1 when the message is a whole object with a "method" and no "id"
+ * member: a notification, which JSON-RPC never answers. */
+int json_id_scan_notification(const struct json_id_scan *s);
+
 #endif

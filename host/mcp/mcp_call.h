@@ -76,5 +76,10 @@ void mcp_server_send_notification(struct mcp_server *s, void *ex,
 int mcp_server_proto_at_least(const struct mcp_server *s, const char *v);
 /* A copy of a request id that prints exactly as it came (new object). */
 cJSON *mcp_id_copy(const cJSON *id);
+/* msg parsed from text[0..len): its top-level string "id" becomes the
+ * member's own text (a raw item), which cJSON's copy is not when the
+ * string holds \u0000, so that an answer before the server's own checks
+ * echoes it exactly. */
+void mcp_id_as_sent(cJSON *msg, const char *text, size_t len);
 
 #endif

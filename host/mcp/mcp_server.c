@@ -4,6 +4,7 @@
 #include "mcp_server.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,20 @@ cJSON *mcp_id_copy(const cJSON *id)
 		return cJSON_CreateRaw(buf);
 	}
 	return cJSON_Duplicate(id, 1);
+}
+
+void mcp_id_as_sent(cJSON *msg, const char *text, size_t len)
+{
+	struct json_id_scan scan;
+	const char *raw;
+	cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id"), *r;
+
+	if (!cJSON_IsString(id))
+		return;
+	json_id_scan_init(&scan);
+	json_id_scan_feed(&scan, text, len);
+	if ((raw = json_id_scan_id(&scan)) && (r = cJSON_CreateRaw(raw)))
+		cJSON_ReplaceItemInObjectCaseSensitive(msg, "id", r);
 }
 
 /* Length of the longest prefix of s, at most max bytes, that ends on a
@@ -941,8 +956,11 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 		return;
 	}
 	if (params && !cJSON_IsObject(params)) {
-		/* JSON-RPC allows by-position arrays; MCP never uses them. */
-		if (id)
+		/* JSON-RPC allows by-position arrays; MCP never uses them.
+		 * A notification with them is still one (never answered);
+		 * params of another type make no Request object at all:
+		 * -32600 with id null, as JSON-RPC's examples answer. */
+		if (id || !cJSON_IsArray(params))
 			send_error(s, id,
 				   cJSON_IsArray(params) ? E_PARAMS
 							 : E_INVALID_REQUEST,
@@ -963,9 +981,23 @@ static void handle_message(struct mcp_server *s, const cJSON *msg)
 	}
 
 	if (mcp_call_in_flight(&s->calls, id)) {
-		/* Two answers with one id could not be told apart. */
-		send_error(s, id, E_INVALID_REQUEST,
-			   "a request with this id is still in flight");
+		/* MCP: an id is never reused in a session. An error with
+		 * this id would reach the client before the first request's
+		 * result and be taken for it, so the refusal has id null
+		 * (as Go's jsonrpc2 does) and names the id in its data;
+		 * the first request's result is its only response
+		 * (docs/architecture.md, "Request ids"). */
+		cJSON *data = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(data, "duplicateId", mcp_id_copy(id));
+		log_warn("a request reused the id of one still in flight: "
+			 "not run, refused with id null");
+		mcp_server_send_error(
+			s, s->ex, NULL, E_INVALID_REQUEST,
+			"request id already in use by a request still in "
+			"flight: this request was not run (MCP: an id is "
+			"never reused in a session)",
+			data);
 		return;
 	}
 	/* The era is the request's own: a protocol version in its _meta is
@@ -1137,12 +1169,41 @@ static const char *duplicate_key(const cJSON *v)
 }
 
 /* The id of a request refused before it is handled, so the client can
- * match the error to it: a number or string, else none. */
-static const cJSON *refused_id(const cJSON *msg)
+ * match the error to it: the member's own text, echoed as it came (cJSON
+ * would cut a string id at \u0000), when the message has exactly one
+ * top-level "id" that is a string or an integer; else NULL. Sets
+ * *notification when the message is an object with a method and no id.
+ * Caller frees. */
+static cJSON *refused_id(const char *line, size_t len, int *notification)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	struct json_id_scan scan;
+	const char *text;
 
-	return cJSON_IsNumber(id) || cJSON_IsString(id) ? id : NULL;
+	json_id_scan_init(&scan);
+	json_id_scan_feed(&scan, line, len);
+	*notification = json_id_scan_notification(&scan);
+	text = json_id_scan_id(&scan);
+	return text ? cJSON_CreateRaw(text) : NULL;
+}
+
+/* A message refused by the strict rules: answered with its id; on stdio
+ * a notification (valid JSON, no id) gets no answer, as JSON-RPC has it,
+ * only a log line. Over HTTP its POST still needs a status, and MCP's
+ * transport gives a notification it cannot accept a 400 with an error
+ * without id: the id-null error below is that. */
+static void refuse_line(struct mcp_server *s, const char *line, size_t len,
+			int code, const char *why)
+{
+	int notification;
+	cJSON *id = refused_id(line, len, &notification);
+
+	if (notification && code != E_PARSE && (s->tr || s->test_mode)) {
+		log_warn("a notification was refused and is not answered: %s",
+			 why);
+	} else {
+		send_error(s, id, code, why);
+	}
+	cJSON_Delete(id);
 }
 
 static void handle_line(struct mcp_server *s, const char *line, size_t len)
@@ -1169,16 +1230,16 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 		else
 			snprintf(why, sizeof(why),
 				 "Parse error: %s at byte %ld", what, at);
-		send_error(s, refused_id(msg),
-			   what == escaped_nul ? E_INVALID_REQUEST : E_PARSE,
-			   why);
+		refuse_line(s, line, len,
+			    what == escaped_nul ? E_INVALID_REQUEST : E_PARSE,
+			    why);
 	} else if ((dup = duplicate_key(msg))) {
 		snprintf(why, sizeof(why),
 			 "duplicate key \"%.*s\" in an object",
 			 utf8_prefix(dup, 100), dup);
-		/* The id itself may be the duplicate: then it is not known. */
-		send_error(s, strcmp(dup, "id") == 0 ? NULL : refused_id(msg),
-			   E_INVALID_REQUEST, why);
+		/* The id itself may be the duplicate: then it is not known
+		 * (the scan finds two and gives none). */
+		refuse_line(s, line, len, E_INVALID_REQUEST, why);
 	} else {
 		handle_message(s, msg);
 	}
@@ -1191,18 +1252,42 @@ static void line_cb(struct transport *t, char *line, size_t len, void *arg)
 	handle_line(arg, line, len);
 }
 
-static void oversize_cb(struct transport *t, size_t len, void *arg)
+/* A line over max_message_bytes was not read: answered with its id when
+ * the scan found one, so that the client's request ends; a notification
+ * gets no answer; anything else an error with id null (JSON-RPC's answer
+ * when the id cannot be known). */
+static void oversize_cb(struct transport *t, size_t len,
+			struct json_id_scan *scan, void *arg)
 {
 	struct mcp_server *s = arg;
-	char why[160];
+	const char *text = json_id_scan_id(scan);
+	unsigned limit = s->env->cfg->max_message_bytes;
+	cJSON *id = text ? cJSON_CreateRaw(text) : NULL, *data;
+	char why[400];
 
 	(void)t;
+	if (!text && json_id_scan_notification(scan)) {
+		log_warn("a notification of %zu bytes exceeds the limit of %u "
+			 "bytes (max_message_bytes): dropped, unanswered",
+			 len, limit);
+		return;
+	}
 	snprintf(why, sizeof(why),
 		 "message of %zu bytes exceeds the limit of %u bytes "
-		 "(max_message_bytes)",
-		 len, s->env->cfg->max_message_bytes);
-	log_warn("%s", why);
-	send_error(s, NULL, E_INVALID_REQUEST, why);
+		 "([server] max_message_bytes) and was not read. Larger "
+		 "inputs: sandbox_file_ops import (a file under the files "
+		 "root), or one sandbox_file_ops write per file (each up to "
+		 "[files] max_write_bytes), then run the code in that session",
+		 len, limit);
+	log_warn("message of %zu bytes exceeds the limit of %u bytes "
+		 "(max_message_bytes): answered %s",
+		 len, limit,
+		 text ? "with its id" : "with id null (no id found)");
+	data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(data, "size", (double)len);
+	cJSON_AddNumberToObject(data, "limit", limit);
+	mcp_server_send_error(s, s->ex, id, E_INVALID_REQUEST, why, data);
+	cJSON_Delete(id);
 }
 
 static void eof_cb(struct transport *t, void *arg)
@@ -1352,6 +1437,21 @@ static int cache_tools(struct mcp_server *s)
 	return 0;
 }
 
+/* Staged files travel in base64 inside one message: say so at start when
+ * [files] max_staged_bytes of them could not. */
+static void check_staged_fits(const struct config *cfg)
+{
+	uint64_t b64 = ((uint64_t)cfg->files_max_staged + 2) / 3 * 4;
+
+	if (b64 > cfg->max_message_bytes)
+		log_warn("[files] max_staged_bytes (%u) of files is %llu bytes "
+			 "in base64, over [server] max_message_bytes (%u): "
+			 "such a call cannot be sent; raise max_message_bytes "
+			 "to at least 4/3 of max_staged_bytes plus the code",
+			 cfg->files_max_staged, (unsigned long long)b64,
+			 cfg->max_message_bytes);
+}
+
 static struct mcp_server *server_new(const struct tool_env *env,
 				     const struct mcp_server *tools_from)
 {
@@ -1369,6 +1469,8 @@ static struct mcp_server *server_new(const struct tool_env *env,
 	} else if (cache_tools(s)) {
 		free(s);
 		return NULL;
+	} else {
+		check_staged_fits(env->cfg);
 	}
 	return s;
 }

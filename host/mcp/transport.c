@@ -43,6 +43,8 @@ struct transport {
 	size_t line_len, line_cap;
 	int discarding; /* dropping the rest of an oversize line */
 	size_t discarded;
+	/* The dropped line's id, scanned for as it passes (fixed size). */
+	struct json_id_scan scan;
 
 	/* output */
 	int out_fd;
@@ -60,16 +62,40 @@ struct transport {
 static void maybe_finish(struct transport *t);
 static void in_closed_cb(uv_handle_t *h);
 
+/* Give a large line buffer back (docs/architecture.md, "Memory"). */
+static void release_line(struct transport *t)
+{
+	if (t->line_cap > LINE_KEEP) {
+		free(t->line);
+		t->line = NULL;
+		t->line_cap = 0;
+		malloc_trim(0);
+	}
+}
+
+/* The line is over the cap (or its buffer cannot grow): what was kept
+ * and what comes until its end are only scanned for the id, so that the
+ * error can carry it, and the buffer goes back now. */
+static void start_discarding(struct transport *t, const char *buf, size_t n)
+{
+	t->discarding = 1;
+	t->discarded = t->line_len + n;
+	json_id_scan_init(&t->scan);
+	json_id_scan_feed(&t->scan, t->line, t->line_len);
+	json_id_scan_feed(&t->scan, buf, n);
+	t->line_len = 0;
+	release_line(t);
+}
+
 static void append(struct transport *t, const char *buf, size_t n)
 {
 	if (t->discarding) {
 		t->discarded += n;
+		json_id_scan_feed(&t->scan, buf, n);
 		return;
 	}
 	if (t->line_len + n > t->max_line) {
-		t->discarding = 1;
-		t->discarded = t->line_len + n;
-		t->line_len = 0;
+		start_discarding(t, buf, n);
 		return;
 	}
 	if (t->line_len + n + 1 > t->line_cap) {
@@ -80,9 +106,7 @@ static void append(struct transport *t, const char *buf, size_t n)
 			cap *= 2;
 		p = realloc(t->line, cap);
 		if (!p) {
-			t->discarding = 1;
-			t->discarded = t->line_len + n;
-			t->line_len = 0;
+			start_discarding(t, buf, n);
 			return;
 		}
 		t->line = p;
@@ -99,7 +123,7 @@ static void end_line(struct transport *t)
 	t->line_len = 0;
 	if (t->discarding) {
 		t->discarding = 0;
-		t->cbs.on_oversize(t, t->discarded, t->arg);
+		t->cbs.on_oversize(t, t->discarded, &t->scan, t->arg);
 		return;
 	}
 	if (l && t->line[l - 1] == '\r')
@@ -109,13 +133,8 @@ static void end_line(struct transport *t)
 	t->line[l] = '\0';
 	t->cbs.on_line(t, t->line, l, t->arg);
 	/* A large line's buffer goes back: a 10 MiB request must not keep
-	 * the server 10 MiB larger (docs/architecture.md, "Memory"). */
-	if (t->line_cap > LINE_KEEP) {
-		free(t->line);
-		t->line = NULL;
-		t->line_cap = 0;
-		malloc_trim(0);
-	}
+	 * the server 10 MiB larger. */
+	release_line(t);
 }
 
 static void feed(struct transport *t, const char *buf, size_t len)

@@ -2,10 +2,11 @@
  * transport.h - MCP stdio transport: newline-delimited JSON messages.
  *
  * stdin is read on the loop (pipe, tty or regular file) and split into
- * lines with a hard cap; a line over the cap is discarded whole and
- * reported. The protocol fd is a private dup of the original stdout, and
- * fd 1 is pointed at stderr so that a stray printf cannot corrupt the
- * stream.
+ * lines with a hard cap; a line over the cap is not kept: its bytes are
+ * only scanned, in fixed memory, for the message's top-level "id", and
+ * the line is reported with what the scan found. The protocol fd is a private
+ * dup of the original stdout, and fd 1 is pointed at stderr so that a stray
+ * printf cannot corrupt the stream.
  */
 #ifndef SBX_TRANSPORT_H
 #define SBX_TRANSPORT_H
@@ -13,13 +14,18 @@
 #include <stddef.h>
 #include <uv.h>
 
+#include "json_util.h"
+
 struct transport;
 
 struct transport_cbs {
 	/* One complete line without its newline (NUL-terminated, borrowed). */
 	void (*on_line)(struct transport *t, char *line, size_t len, void *arg);
-	/* A line longer than the cap was dropped. */
-	void (*on_oversize)(struct transport *t, size_t len, void *arg);
+	/* A line of len bytes, longer than the cap, was dropped; scan holds
+	 * its id, if one could be found (json_util.h; borrowed for the
+	 * call). */
+	void (*on_oversize)(struct transport *t, size_t len,
+			    struct json_id_scan *scan, void *arg);
 	/* stdin reached EOF or failed. */
 	void (*on_eof)(struct transport *t, void *arg);
 };

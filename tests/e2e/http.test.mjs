@@ -85,6 +85,53 @@ e2e('the 1.x SDK over Streamable HTTP: initialize opens a session, a call stream
   assert.equal(again.stdout, '42\n');
   assert.equal((await client.callTool({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'web' } })).isError ?? false, false);
 
+  // Two 7 MiB files staged (19.6 MB of base64, within max_message_bytes)
+  // run; a body over it is a 413 for that call alone, not a wait.
+  const seven = Buffer.alloc(7 * 1024 * 1024, 'ab\n').toString('base64');
+  const staged = runResult(await client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'stat -c %s a.bin b.bin', files: [{ path: 'a.bin', content: seven, encoding: 'base64' }, { path: 'b.bin', content: seven, encoding: 'base64' }] } }));
+  assert.equal(staged.stdout, `${7 * 1024 * 1024}\n${7 * 1024 * 1024}\n`);
+  // (h2o answers 413 from the Content-Length and may close the
+  // connection before the body is sent: then fetch itself fails.)
+  await assert.rejects(client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'wc -c', stdin: 'x'.repeat(25 * 1024 * 1024) } }), /request entity is too large|fetch failed/);
+
+  // A frame sent twice in the session: the duplicate is refused with id
+  // null (in its own stream), so the call keeps its own result.
+  const errors = [];
+  client.onerror = (e) => errors.push(String(e?.message ?? e));
+  const send = transport.send.bind(transport);
+  let duplicated = null;
+  transport.send = async (m, o) => {
+    await send(m, o);
+    if (m.method === 'tools/call' && duplicated === null) {
+      duplicated = m.id;
+      await send({ ...m, params: { ...m.params, arguments: { language: 'bash', code: 'echo second' } } }, o).catch((e) => errors.push(String(e)));
+    }
+  };
+  const first = runResult(await client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'sleep 1; echo first' } }));
+  assert.equal(first.stdout, 'first\n');
+  assert.notEqual(duplicated, null);
+  assert.equal(errors.length, 1, `the refusal went to onerror: ${JSON.stringify(errors).slice(0, 500)}`);
+  transport.send = send;
+  // The same id sent while the call runs, in a response that is not a
+  // stream: 409, id null, the id in data. Running: its first output came.
+  let callId = null;
+  transport.send = async (m, o) => {
+    if (m.method === 'tools/call') callId = m.id;
+    return send(m, o);
+  };
+  const seen = [];
+  const running = client.callTool({ name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo one; sleep 1; echo two' } },
+    undefined, { onprogress: (p) => seen.push(p.message ?? '') });
+  await waitFor(() => seen.some((m) => /one/.test(m)), { timeoutMs: 30_000, what: 'the call\'s first output' });
+  const dup = await request(s.url, {
+    headers: { 'mcp-session-id': transport.sessionId, 'mcp-protocol-version': '2025-06-18', accept: 'application/json' },
+    body: { jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo again' } } },
+  });
+  assert.equal(dup.status, 409, dup.body);
+  assert.deepEqual([dup.json.id, dup.json.error.code, dup.json.error.data], [null, -32600, { duplicateId: callId }]);
+  assert.equal(runResult(await running).stdout, 'one\ntwo\n');
+  transport.send = send;
+
   const sid = transport.sessionId;
   await transport.terminateSession();
   const after = await request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', id: 5, method: 'tools/list' } });
@@ -180,6 +227,10 @@ e2e('refused: other origins and hosts, other methods and types, missing or unkno
   r = await request(s.url, { headers: { 'mcp-session-id': sid }, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
   assert.equal(r.status, 202);
   assert.equal(r.body, '');
+  // A notification refused (\u0000): not accepted, so a 400 whose error
+  // has no id (MCP's HTTP transport), where stdio sends nothing.
+  r = await request(s.url, { headers: { 'mcp-session-id': sid }, body: '{"jsonrpc":"2.0","method":"notifications/x","params":{"s":"\\u0000"}}' });
+  assert.deepEqual([r.status, r.json?.id, r.json?.error?.code], [400, null, -32600]);
 
   // The stateless revision's headers must be there and say what the body
   // says (-32020, with the request's id), its _meta be whole (-32602), its
@@ -194,6 +245,10 @@ e2e('refused: other origins and hosts, other methods and types, missing or unkno
     assert.equal(r.status, 400, JSON.stringify(headers));
     assert.deepEqual([r.json.id, r.json.error.code], [2, code], JSON.stringify(headers));
   }
+  // ... with the id as sent: cJSON's copy of "x\u0000y" is "x".
+  r = await request(s.url, { headers: { 'mcp-method': 'tools/call' }, body: { ...list, id: 'x\u0000y' } });
+  assert.equal(r.status, 400);
+  assert.equal(r.json.id, 'x\u0000y');
   r = await request(s.url, { headers: { 'mcp-protocol-version': '2026-07-28' }, body: { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} } });
   assert.deepEqual([r.status, r.json.error.code], [400, -32602]);
   r = await request(s.url, { body: { ...list, params: { _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } } });

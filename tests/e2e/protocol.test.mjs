@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { e2e, runResult } from './lib/server.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 // These need no containers.
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
@@ -30,6 +31,12 @@ e2e('ping answers before initialize; tools/* before initialize is -32600 (not -3
   assertError(await s.request(4, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }), -32600, 4);
   assert.equal((await s.request(5, 'tools/list')).result.tools.length, 6);
   assertOnlyJsonRpc(s);
+});
+
+e2e('a max_message_bytes that 16 MiB of staged files in base64 would not fit is warned about at start', { docker: false }, async (h) => {
+  const s = await h.startRaw({ env: { ...NO_POOL, SANDBOX_SERVER_MAX_MESSAGE_BYTES: '16777216' } });
+  assert.deepEqual((await s.request(1, 'ping')).result, {});
+  await waitFor(() => s.stderr.includes('max_staged_bytes (16777216) of files is 22369624 bytes in base64, over [server] max_message_bytes (16777216)'), { what: 'the warning' });
 });
 
 e2e('malformed messages get JSON-RPC errors and the server keeps serving', { docker: false, timeoutMs: 90_000 }, async (h) => {
@@ -61,9 +68,27 @@ e2e('malformed messages get JSON-RPC errors and the server keeps serving', { doc
   ]);
   assertError(await s.exchange(bad), -32700);
 
-  // A 20 MiB line, over the 16 MiB max_message_bytes.
-  const huge = `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"${'x'.repeat(20 * 1024 * 1024)}"}}`;
-  assertError(await s.exchange(huge, { timeoutMs: 30_000 }), -32600);
+  // A line over max_message_bytes (24 MiB) is not kept, only scanned for
+  // its id, which the error carries (the SDK writes the id last, after
+  // the params; this one has escapes and a NUL), with the limit and what
+  // to use instead.
+  const pad = 'x'.repeat(25 * 1024 * 1024);
+  const huge = await s.exchange(
+    `{"method":"tools/call","params":{"name":"sandbox_execute","arguments":{"language":"bash","code":"cat","stdin":"${pad}"}},"jsonrpc":"2.0","id":"big\\"9\\u0000"}`,
+    { timeoutMs: 30_000 },
+  );
+  assertError(huge, -32600, 'big"9\u0000');
+  assert.match(huge.error.message, /exceeds the limit of 25165824 bytes \(\[server\] max_message_bytes\)/);
+  assert.match(huge.error.message, /sandbox_file_ops import/);
+  assert.equal(huge.error.data.limit, 25165824);
+  assertError(await s.exchange(`{"jsonrpc":"2.0","id":-9,"method":"ping","params":{"pad":"${pad}"}}`, { timeoutMs: 30_000 }), -32600, -9);
+  // No id to be found: id null, JSON-RPC's answer when it cannot be known.
+  assertError(await s.exchange(pad, { timeoutMs: 30_000 }), -32600);
+  // A notification that long: no answer (notifications never get one).
+  const beforeNote = s.messages.length;
+  await s.sendLine(`{"jsonrpc":"2.0","method":"notifications/x","params":{"pad":"${pad}"}}`);
+  assert.deepEqual((await s.request(9, 'ping')).result, {});
+  assert.deepEqual(s.messages.slice(beforeNote).filter((m) => 'id' in m).map((m) => m.id), [9], 'only the ping was answered');
 
   // Method and params problems keep the request's id.
   assertError(await s.request(10, 'no/such/method'), -32601, 10);
@@ -96,12 +121,22 @@ e2e('a notification gets no answer, a response-shaped message none either', { do
   const before = s.messages.length;
   await s.sendLine({ jsonrpc: '2.0', method: 'notifications/whatever', params: {} });
   await s.sendLine({ jsonrpc: '2.0', id: 'stray', result: {} });
+  // Notifications the strict rules refuse (valid JSON, no id) are not
+  // answered either; nor are by-position params, which JSON-RPC allows.
+  await s.sendLine('{"jsonrpc":"2.0","method":"notifications/x","params":{"s":"a\\u0000b"}}');
+  await s.sendLine('{"jsonrpc":"2.0","method":"notifications/x","method":"notifications/y"}');
+  await s.sendLine('{"jsonrpc":"2.0","method":"notifications/x","params":[1]}');
   assert.deepEqual((await s.request(1, 'ping')).result, {});
   assert.deepEqual(
-    s.messages.slice(before).map((m) => m.id),
+    s.messages.slice(before).filter((m) => 'id' in m).map((m) => m.id),
     [1],
     'only the ping was answered',
   );
+  // What is no Request object at all gets -32600 with id null, as in
+  // JSON-RPC 2.0's examples; not JSON at all, -32700 with id null.
+  assertError(await s.exchange('{"jsonrpc":"2.0","method":"x","params":"bar"}'), -32600, null);
+  assertError(await s.exchange('{"jsonrpc":"2.0","method":1}'), -32600, null);
+  assertError(await s.exchange('{"jsonrpc":"2.0","method":"x","params":{"s":"a\tb"}}'), -32700, null);
 });
 
 e2e('after garbage, a fresh initialize and a tools/call work', {}, async (h) => {
@@ -144,6 +179,52 @@ e2e('stdout carries only JSON-RPC lines while code prints a lot and logging is o
   assert.ok(s.stderr.includes('debug'), 'debug logging went to stderr');
 });
 
+e2e('every call gets its own answer (SDK client): two 7 MiB staged files run, 25 MiB of stdin is refused with the call\'s id, a repeated in-flight id leaves the first call its result', { timeoutMs: 120_000 }, async (h) => {
+  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  // Inside the documented caps (8 MiB a file, 16 MiB together): 19.6 MB
+  // of base64, which max_message_bytes carries.
+  const seven = Buffer.alloc(7 * 1024 * 1024, 'ab\n');
+  const staged = await s.execute('bash', 'stat -c "%n %s" a.bin b.bin; cmp a.bin b.bin && echo same', {
+    files: [
+      { path: 'a.bin', content: seven.toString('base64'), encoding: 'base64' },
+      { path: 'b.bin', content: seven.toString('base64'), encoding: 'base64' },
+    ],
+    requestTimeoutMs: 60_000,
+  });
+  assert.equal(staged.stdout, `a.bin ${seven.length}\nb.bin ${seven.length}\nsame\n`, staged.stderr);
+
+  // Over the limit: the call fails at once with its own error (before,
+  // the error had id null and the SDK waited for its timeout).
+  await assert.rejects(
+    s.call({ language: 'bash', code: 'wc -c', stdin: 'x'.repeat(25 * 1024 * 1024) }, { requestTimeoutMs: 30_000 }),
+    (e) => e.code === -32600 && /max_message_bytes/.test(e.message) && /sandbox_file_ops import/.test(e.message),
+  );
+
+  // A frame sent twice (a client or proxy that retries): the duplicate's
+  // refusal reaches the SDK as a message it reports to onerror, and the
+  // call gets its own result, intact.
+  const errors = [];
+  s.client.onerror = (e) => errors.push(String(e?.message ?? e));
+  const send = s.transport.send.bind(s.transport);
+  let duplicated = null;
+  s.transport.send = async (m, o) => {
+    await send(m, o);
+    if (m.method === 'tools/call' && duplicated === null) {
+      duplicated = m.id;
+      await send({ ...m, params: { ...m.params, arguments: { language: 'bash', code: 'echo second' } } }, o);
+    }
+  };
+  const r = await s.execute('bash', 'sleep 1; echo first', { requestTimeoutMs: 60_000 });
+  assert.equal(r.stdout, 'first\n');
+  assert.notEqual(duplicated, null);
+  // The refusal (id null, which the SDK's schema does not take) went to
+  // onerror, not to the call; the server says why on stderr.
+  assert.equal(errors.length, 1, `one message for onerror: ${JSON.stringify(errors).slice(0, 500)}`);
+  await waitFor(() => s.stderr.includes('reused the id of one still in flight'), { what: 'the refusal in the log' });
+  s.transport.send = send;
+  assert.equal((await s.execute('bash', 'echo after')).stdout, 'after\n');
+});
+
 function rssKiB(pid) {
   const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
   return Number(m[1]);
@@ -155,6 +236,9 @@ e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight a
 
   // \u0000 is valid JSON but would cut the string: refused, with the id.
   assertError(await s.exchange('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sandbox_execute","arguments":{"language":"bash","code":"echo a\\u0000rm -rf /work"}}}'), -32600, 1);
+  // ... also in the id, which the refusal echoes exactly (not "x").
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":"x\\u0000y","method":"ping"}'), -32600, 'x\u0000y');
+  assertError(await s.exchange('{"jsonrpc":"2.0","id":"\\u0000","method":"ping","params":{"a":1,"a":2}}'), -32600, '\u0000');
   // A raw control character in a string is not JSON.
   assertError(await s.exchange(Buffer.from('{"jsonrpc":"2.0","id":2,"method":"ping","params":{"s":"a\x01b"}}')), -32700, 2);
   assertError(await s.exchange(Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"s":"a\tb"}}')), -32700, 3);
@@ -165,15 +249,19 @@ e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight a
   // Escaped control characters and whitespace between tokens are fine.
   assert.deepEqual((await s.exchange('{ "jsonrpc" : "2.0",\t"id" : 8, "method" : "ping", "params" : {"s" : "a\\tb\\u0001"} }')).result, {});
 
-  // An id still in flight is refused with that id; the first call runs once.
+  // An id still in flight: the second request is not run and is refused
+  // with id null (an error with id 9 would be taken for the first
+  // call's answer), naming the id in its data; the first call's result
+  // is the only message with id 9.
   const from = s.messages.length;
   await s.sendLine({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'bash', code: 'sleep 1; echo first' } } });
   const again = await s.exchange(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo second' } } }));
-  assertError(again, -32600, 9);
+  assertError(again, -32600, null);
   assert.match(again.error.message, /still in flight/);
+  assert.deepEqual(again.error.data, { duplicateId: 9 });
   const done = await s.waitFor((m) => m.id === 9 && 'result' in m, { from, timeoutMs: 60_000, what: 'the first call\'s result' });
   assert.equal(runResult(done.result).stdout, 'first\n');
-  assert.equal(s.messages.filter((m) => m.id === 9 && 'result' in m).length, 1);
+  assert.deepEqual(s.messages.filter((m) => m.id === 9), [done], 'one message with id 9: the result');
 
   // Memory: the resident size returns near its baseline.
   assert.deepEqual((await s.request('warm', 'ping')).result, {});
@@ -183,6 +271,11 @@ e2e('strict JSON-RPC: raw control characters, duplicate keys and ids in flight a
   assert.deepEqual((await s.request('after-big', 'ping')).result, {});
   const afterBig = rssKiB(s.pid);
   assert.ok(afterBig - base <= 2048, `RSS ${base} kB before a 10 MiB line, ${afterBig} kB after`);
+  // A line over the limit is only scanned once past it: nothing stays.
+  const over = `{"jsonrpc":"2.0","method":"ping","params":{"pad":"${'x'.repeat(26 * 1024 * 1024)}"},"id":"over"}`;
+  assertError(await s.exchange(over, { timeoutMs: 30_000 }), -32600, 'over');
+  const afterOver = rssKiB(s.pid);
+  assert.ok(afterOver - base <= 2048, `RSS ${base} kB before a 26 MiB line, ${afterOver} kB after`);
   const lines = [];
   for (let i = 0; i < 2000; i++) lines.push(JSON.stringify({ jsonrpc: '2.0', id: `f${i}`, method: 'tools/list' }));
   await s.sendLine(lines.join('\n'));

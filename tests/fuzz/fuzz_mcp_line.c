@@ -6,6 +6,9 @@
  * tool with arguments that pass its schema, resources/read) reaches code
  * that needs the engine: the harness has none, so such lines stop at
  * validation (no plugins: no language passes the schema) or are skipped.
+ * The id scan of an oversize line (json_util.h) sees every input too, cut
+ * in two at a point the input picks: an id it gives must be JSON that
+ * parses as a string or a number.
  * Under ASan and UBSan.
  */
 #include <cjson/cJSON.h>
@@ -15,6 +18,7 @@
 
 #include "core/config.h"
 #include "core/plugins.h"
+#include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
 #include "mcp/tools.h"
 #include "util/log.h"
@@ -43,6 +47,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(line, data, size);
 	line[size] = '\0';
+	/* The transport's scan, fed in two pieces. */
+	{
+		static struct json_id_scan scan;
+		size_t cut = size ? data[0] % size : 0;
+		const char *id;
+
+		json_id_scan_init(&scan);
+		json_id_scan_feed(&scan, line, cut);
+		json_id_scan_feed(&scan, line + cut, size - cut);
+		if ((id = json_id_scan_id(&scan))) {
+			cJSON *v = cJSON_Parse(id);
+
+			if (!cJSON_IsString(v) && !cJSON_IsNumber(v))
+				abort();
+			cJSON_Delete(v);
+		}
+	}
 	/* What the HTTP transport reads first to route a body. */
 	{
 		cJSON *msg = cJSON_ParseWithLength(line, size);

@@ -295,6 +295,104 @@ static void utf8(void)
 	free(s);
 }
 
+#define CHECK_SAME(got, want, what)                                            \
+	do {                                                                   \
+		const char *g_ = (got);                                        \
+		CHECK(strcmp(g_, (want)) == 0);                                \
+		if (strcmp(g_, (want)) != 0)                                   \
+			fprintf(stderr, "  %s: '%s', not '%s'\n", (what), g_,  \
+				(want));                                       \
+	} while (0)
+
+/* The scanned id of msg, fed in pieces of n bytes (every split must give
+ * the same answer), or "" for none; notification set as the scan says. */
+static const char *scan_id(const char *msg, size_t n, int *notification)
+{
+	static struct json_id_scan scan;
+	size_t len = strlen(msg), i;
+	const char *id;
+
+	json_id_scan_init(&scan);
+	for (i = 0; i < len; i += n)
+		json_id_scan_feed(&scan, msg + i, len - i < n ? len - i : n);
+	*notification = json_id_scan_notification(&scan);
+	id = json_id_scan_id(&scan);
+	return id ? id : "";
+}
+
+static void id_scan(void)
+{
+	static const struct {
+		const char *msg, *id;
+		int notification;
+	} cases[] = {
+		{"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}", "9", 0},
+		/* The SDK writes the id last, after the params. */
+		{"{\"method\":\"tools/call\",\"params\":{\"id\":1,\"a\":[{"
+		 "\"id\":2},\"}\\\"\"]},\"jsonrpc\":\"2.0\", \"id\" : "
+		 "\"a\\\"b\" }",
+		 "\"a\\\"b\"", 0},
+		{"{\"id\":\"x\\u0000y\",\"method\":\"ping\"}", "\"x\\u0000y\"",
+		 0},
+		{"{\"\\u0069d\":-42,\"method\":\"ping\"}", "-42", 0},
+		{"{\"id\":9007199254740991}", "9007199254740991", 0},
+		/* None to echo: no id, two, not an id's type or form, not
+		 * strict JSON, not a whole object. */
+		{"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\"}", "", 1},
+		{"{\"jsonrpc\":\"2.0\",\"params\":{}}", "", 0},
+		{"{\"id\":1,\"id\":2,\"method\":\"ping\"}", "", 0},
+		{"{\"id\":9007199254740992}", "", 0},
+		{"{\"id\":1.0}", "", 0},
+		{"{\"id\":1e2}", "", 0},
+		{"{\"id\":01}", "", 0},
+		{"{\"id\":null}", "", 0},
+		{"{\"id\":{\"a\":1}}", "", 0},
+		{"{\"id\":\"a\tb\"}", "", 0},
+		{"{\"id\":\"\\x\"}", "", 0},
+		{"{\"id\":\"\\u00\"}", "", 0},
+		{"{\"id\":\"\xff\"}", "", 0},
+		{"{\"id\":1", "", 0},
+		{"{\"id\":1}}", "", 0},
+		{"{\"id\":1} {\"id\":2}", "", 0},
+		{"[{\"id\":1}]", "", 0},
+		{"\"id\"", "", 0},
+	};
+	char long_id[JSON_ID_MAX + 32];
+	int notification;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (n = 1; n <= strlen(cases[i].msg); n++) {
+			CHECK_SAME(scan_id(cases[i].msg, n, &notification),
+				   cases[i].id, cases[i].msg);
+			CHECK(notification == cases[i].notification);
+		}
+	/* An id longer than the scan keeps is none. */
+	snprintf(long_id, sizeof(long_id), "{\"id\":\"%0*d\"}", JSON_ID_MAX, 0);
+	CHECK_SAME(scan_id(long_id, 7, &notification), "", "a long id");
+
+	/* Refusals echo the id as it came; a notification is refused
+	 * without an answer, unless it is no Request object at all. */
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":\"x\\u0000y\",\"method\":"
+	       "\"ping\"}",
+	       "{\"jsonrpc\":\"2.0\",\"id\":\"x\\u0000y\",\"error\":{"
+	       "\"code\":-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":\"\\u0041\",\"method\":\"a\","
+	       "\"method\":\"b\"}",
+	       "{\"jsonrpc\":\"2.0\",\"id\":\"\\u0041\",\"error\":{");
+	CHECK(!ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+		   "x\",\"params\":{\"s\":\"\\u0000\"}}"));
+	CHECK(!ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+		   "x\",\"method\":\"y\"}"));
+	CHECK(!ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+		   "x\",\"params\":[1]}"));
+	EXPECT("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":\"bar\"}",
+	       "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600");
+	EXPECT("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"s\":"
+	       "\"a\tb\"}}",
+	       "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700");
+}
+
 int main(int argc, char **argv)
 {
 	static struct plugin_set ps;
@@ -315,6 +413,7 @@ int main(int argc, char **argv)
 	stateless();
 	tools();
 	utf8();
+	id_scan();
 	plugins_close(&ps);
 	config_close(&cfg);
 	return t_summary("mcp");
