@@ -4,17 +4,17 @@
  * An install that is not in the cache is a job, run by these steps, each
  * the callback of the one before:
  *
- *   image id -> volume -> network -> hand-over volume (a tmpfs) ->
- *   socket volume -> install box (the language's image, sandbox limits,
- *   no network, the cache read-only; then the forwarder in its loopback,
- *   install_proxy.h) and, once the registries are known, the egress
- *   proxy at the same time -> registries (sandbox.ini's
+ *   image id -> volume -> network -> hand-over and socket volumes
+ *   (tmpfs, made together) -> install box (the language's image,
+ *   sandbox limits, no network, the cache read-only; then the forwarder
+ *   in its loopback, install_proxy.h) and, once the registries are
+ *   known, the egress proxy at the same time -> registries (sandbox.ini's
  *   mirror, or what the image's installer is configured with; then the
  *   proxy, allowing those hosts only) -> probe (the key stored already?)
  *   -> install (into the hand-over volume, the disk budget) -> manifest
  *   -> store (a root helper copies the set into the cache under a
  *   temporary name, renames it to the key, evicts) -> proxy log ->
- *   remove the containers and the hand-over volume -> answer every
+ *   remove the containers, then the volumes -> answer every
  *   request waiting for this key.
  *
  * Every step that fails ends the job the same way (job_fail): containers
@@ -83,8 +83,9 @@ struct job {
 	char proxy_name[64];
 	char proxy_id[80];
 	char fwd_id[80]; /* the forwarder (install_proxy.h) */
-	/* The forwarder and the agent's first answer, awaited together
-	 * once the box runs; the first failure of the two. */
+	/* Two things awaited together (the two volumes; then the forwarder
+	 * and the agent's first answer once the box runs): how many are
+	 * still out, and the first failure. */
 	int box_pending;
 	int box_failed;
 	struct error box_err;
@@ -589,32 +590,32 @@ static void job_end(struct job *j)
 		installer_destroy(in);
 }
 
-static void volumes_remove(struct job *j);
-
 static void volume_removed_cb(const struct error *err, void *arg)
 {
 	struct job *j = arg;
 
 	if (err)
 		log_warn("removing an install's volume: %s", err->msg);
-	volumes_remove(j);
+	if (--j->removing == 0)
+		job_end(j);
 }
 
-/* The hand-over and socket volumes, one after the other, then the end. */
+/* The hand-over and socket volumes, both at once, then the end. */
 static void volumes_remove(struct job *j)
 {
+	j->removing = 1;
 	if (j->scratch[0] && !j->scratch_gone) {
 		j->scratch_gone = 1;
 		if (volume_remove(j->in->d, j->scratch, volume_removed_cb, j) ==
 		    0)
-			return;
+			j->removing++;
 	}
 	if (j->sock[0] && !j->sock_gone) {
 		j->sock_gone = 1;
 		if (volume_remove(j->in->d, j->sock, volume_removed_cb, j) == 0)
-			return;
+			j->removing++;
 	}
-	job_end(j);
+	volume_removed_cb(NULL, j);
 }
 
 static void removed_cb(const struct error *err, const char *id, void *arg)
@@ -1586,14 +1587,24 @@ static void job_start(struct job *j)
 	job_step_proxy(j);
 }
 
-static void sock_ready_cb(const struct error *err, void *arg)
+/* One of the two volumes is made (or not); the job goes on once both
+ * answered, so that a failure leaves no creation in flight. */
+static void volume_ready(struct job *j, const struct error *err,
+			 const char *what, char *name)
 {
-	struct job *j = arg;
-
 	if (err) {
-		j->sock[0] = '\0';
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "the egress proxy's socket volume: %s", err->msg);
+		name[0] = '\0';
+		if (!j->box_failed) {
+			error_set(&j->box_err, ERR_INSTALL_FAILED, "%s: %s",
+				  what, err->msg);
+			j->box_failed = 1;
+		}
+	}
+	if (--j->box_pending > 0)
+		return;
+	if (j->box_failed) {
+		j->box_failed = 0;
+		job_fail(j, j->box_err.code, "%s", j->box_err.msg);
 		return;
 	}
 	job_start(j);
@@ -1602,26 +1613,15 @@ static void sock_ready_cb(const struct error *err, void *arg)
 static void scratch_ready_cb(const struct error *err, void *arg)
 {
 	struct job *j = arg;
-	const char *labels[24];
-	char role_buf[64];
 
-	if (err) {
-		j->scratch[0] = '\0';
-		job_fail(j, ERR_INSTALL_FAILED, "the hand-over volume: %s",
-			 err->msg);
-		return;
-	}
-	/* The proxy's socket, shared with the forwarder only. */
-	snprintf(j->sock, sizeof(j->sock), "sbx-pkgsock-%s-%lx", j->in->nonce,
-		 ++j->in->seq);
-	role_labels(j->in, "proxysocket", role_buf, sizeof(role_buf), labels);
-	if (install_socket_volume_create(j->in->d, j->sock, labels,
-					 sock_ready_cb, j)) {
-		j->sock[0] = '\0';
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "the egress proxy's socket volume could not be "
-			 "created");
-	}
+	volume_ready(j, err, "the hand-over volume", j->scratch);
+}
+
+static void sock_ready_cb(const struct error *err, void *arg)
+{
+	struct job *j = arg;
+
+	volume_ready(j, err, "the egress proxy's socket volume", j->sock);
 }
 
 static void net_ready_cb(const struct error *err, void *arg)
@@ -1629,6 +1629,7 @@ static void net_ready_cb(const struct error *err, void *arg)
 	struct job *j = arg;
 	const char *labels[24];
 	char role_buf[64];
+	struct error e;
 
 	if (err) {
 		job_fail(j,
@@ -1639,15 +1640,25 @@ static void net_ready_cb(const struct error *err, void *arg)
 		return;
 	}
 	/* The set goes from the install container to the store step through
-	 * a tmpfs volume of its own, as large as the disk budget. */
+	 * a tmpfs volume of its own, as large as the disk budget; the
+	 * proxy's socket lives on another, shared with the forwarder only.
+	 * Both are made at once. */
+	j->box_pending = 2;
 	snprintf(j->scratch, sizeof(j->scratch), "sbx-pkgtmp-%s-%lx",
 		 j->in->nonce, ++j->in->seq);
 	role_labels(j->in, "handover", role_buf, sizeof(role_buf), labels);
 	if (volume_create_tmpfs(j->in->d, j->scratch, j->in->cfg->pkg_disk_mb,
 				1000, 0700, labels, scratch_ready_cb, j)) {
-		j->scratch[0] = '\0';
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "the hand-over volume could not be created");
+		error_set_msg(&e, -EINVAL, "it could not be created");
+		scratch_ready_cb(&e, j);
+	}
+	snprintf(j->sock, sizeof(j->sock), "sbx-pkgsock-%s-%lx", j->in->nonce,
+		 ++j->in->seq);
+	role_labels(j->in, "proxysocket", role_buf, sizeof(role_buf), labels);
+	if (install_socket_volume_create(j->in->d, j->sock, labels,
+					 sock_ready_cb, j)) {
+		error_set_msg(&e, -EINVAL, "it could not be created");
+		sock_ready_cb(&e, j);
 	}
 }
 
