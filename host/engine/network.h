@@ -1,7 +1,9 @@
 /*
  * network.h - the engine objects package installs need besides containers
  * (docs/packages.md): a network, made once and found again by name (the
- * internal install network), and a named volume (the package cache).
+ * internal install network the egress proxy joins), a named volume (the
+ * package cache) and tmpfs volumes (an install's hand-over and its
+ * proxy's socket).
  * Callbacks follow container.h's contract: exactly once when the call
  * returned 0, err NULL on success.
  */

@@ -4,7 +4,9 @@
 // into sandboxes that still have no network. npm goes to the real registry
 // (the one the image's npm is configured with, reached through the proxy
 // with the host's CA bundle); pip goes to an index of wheels this test
-// builds and serves from a container on the install network.
+// builds and serves from a container on the install network, which only
+// the egress proxy joins: the install container has no network, and
+// install-time code that ignores the proxy reaches nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
