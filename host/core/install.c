@@ -1462,10 +1462,15 @@ static void fwd_started_cb(const struct error *err, const char *id, void *arg)
 	struct job *j = arg;
 
 	if (err) {
+		/* An image built before the forwarder existed has no socat. */
 		box_fail(j,
 			 "the install container's way to its proxy (a "
-			 "forwarder from %s) did not start: %s",
-			 j->in->cfg->pkg_proxy_image, err->msg);
+			 "forwarder from %s) did not start: %s%s",
+			 j->in->cfg->pkg_proxy_image, err->msg,
+			 strstr(err->msg, "socat") ? " (rebuild the image: "
+						     "scripts/build-images.sh "
+						     "proxy)"
+						   : "");
 		return;
 	}
 	snprintf(j->fwd_id, sizeof(j->fwd_id), "%s", id);
