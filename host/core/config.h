@@ -137,7 +137,7 @@ struct config {
 	uint32_t art_keep_minutes; /* how long a kept artifact lives */
 
 	/* [packages] (docs/packages.md) */
-	char *pkg_network;	  /* the install network; "none": no installs */
+	char *pkg_network;	  /* the proxy's network; "none": no installs */
 	char *pkg_volume;	  /* the cache's Docker volume */
 	char *pkg_proxy_image;	  /* the egress proxy's image */
 	char *pkg_upstream_proxy; /* "host:port" to chain to, or NULL */

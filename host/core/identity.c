@@ -149,8 +149,9 @@ struct reap_ctx {
 	unsigned removing; /* container removals in flight */
 };
 
-/* The hand-over volumes of package installs (core/install.c) a dead
- * server left: after its containers, which held them, are gone. */
+/* The hand-over and proxy socket volumes of package installs
+ * (core/install.c) a dead server left: after its containers, which held
+ * them, are gone. */
 static void volumes_cb(const struct error *err, const char *json, void *arg)
 {
 	struct reap_ctx *ctx = arg;
@@ -169,9 +170,11 @@ static void volumes_cb(const struct error *err, const char *json, void *arg)
 		const cJSON *labels =
 			cJSON_GetObjectItemCaseSensitive(v, "Labels");
 
+		const char *role = label(labels, "org.mcp-sandbox.role");
+
 		if (!cJSON_IsString(name) ||
-		    strcmp(label(labels, "org.mcp-sandbox.role"), "handover") !=
-			    0 ||
+		    (strcmp(role, "handover") != 0 &&
+		     strcmp(role, "proxysocket") != 0) ||
 		    !owner_dead(&ctx->self, labels))
 			continue;
 		volume_remove(ctx->d, name->valuestring, NULL, NULL);

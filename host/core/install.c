@@ -4,16 +4,17 @@
  * An install that is not in the cache is a job, run by these steps, each
  * the callback of the one before:
  *
- *   image id -> volume -> network -> hand-over volume (a tmpfs) ->
- *   install box (the language's image, sandbox limits, on the install
- *   network, the cache read-only) and, once the registries are known,
- *   the egress proxy at the same time -> registries (sandbox.ini's
+ *   image id -> volume -> network -> hand-over and socket volumes
+ *   (tmpfs, made together) -> install box (the language's image,
+ *   sandbox limits, no network, the cache read-only; then the forwarder
+ *   in its loopback, install_proxy.h) and, once the registries are
+ *   known, the egress proxy at the same time -> registries (sandbox.ini's
  *   mirror, or what the image's installer is configured with; then the
  *   proxy, allowing those hosts only) -> probe (the key stored already?)
  *   -> install (into the hand-over volume, the disk budget) -> manifest
  *   -> store (a root helper copies the set into the cache under a
  *   temporary name, renames it to the key, evicts) -> proxy log ->
- *   remove the containers and the hand-over volume -> answer every
+ *   remove the containers, then the volumes -> answer every
  *   request waiting for this key.
  *
  * Every step that fails ends the job the same way (job_fail): containers
@@ -30,6 +31,7 @@
 #include <time.h>
 
 #include "executor.h"
+#include "install_proxy.h"
 #include "seccomp_profile.h"
 #include "session_store.h"
 #include "../engine/agent_client.h"
@@ -47,7 +49,6 @@
 #define TAIL_MAX 700
 /* The steps besides the install itself (registries, manifest, finish). */
 #define STEP_TIMEOUT_MS 60000
-#define PROXY_PORT "3128"
 /* The hand-over volume (a tmpfs of the disk budget, per install): the
  * install container installs into SCRATCH_MOUNT/pkg ("{dir}"), the store
  * step reads it from there. */
@@ -76,9 +77,18 @@ struct job {
 	char box_id[80];
 	char scratch[96]; /* the hand-over volume's name, or "" */
 	int scratch_gone;
+	char sock[96]; /* the proxy's socket volume, or "" */
+	int sock_gone;
 	struct agent_client *ac;
 	char proxy_name[64];
 	char proxy_id[80];
+	char fwd_id[80]; /* the forwarder (install_proxy.h) */
+	/* Two things awaited together (the two volumes; then the forwarder
+	 * and the agent's first answer once the box runs): how many are
+	 * still out, and the first failure. */
+	int box_pending;
+	int box_failed;
+	struct error box_err;
 	char allow[MAX_ALLOW][300];
 	size_t nallow;
 
@@ -417,8 +427,7 @@ static void job_env(struct job *j, struct env_buf *e, int with_install)
 	if (!with_install)
 		return;
 	for (i = 0; i < 4; i++) {
-		snprintf(buf, sizeof(buf), "%s=http://%s:" PROXY_PORT, vars[i],
-			 j->proxy_name);
+		snprintf(buf, sizeof(buf), "%s=" INSTALL_PROXY_URL, vars[i]);
 		env_add_copy(e, buf);
 	}
 	env_add(e, "NO_PROXY=");
@@ -581,13 +590,32 @@ static void job_end(struct job *j)
 		installer_destroy(in);
 }
 
-static void scratch_removed_cb(const struct error *err, void *arg)
+static void volume_removed_cb(const struct error *err, void *arg)
 {
 	struct job *j = arg;
 
 	if (err)
-		log_warn("removing the volume %s: %s", j->scratch, err->msg);
-	job_end(j);
+		log_warn("removing an install's volume: %s", err->msg);
+	if (--j->removing == 0)
+		job_end(j);
+}
+
+/* The hand-over and socket volumes, both at once, then the end. */
+static void volumes_remove(struct job *j)
+{
+	j->removing = 1;
+	if (j->scratch[0] && !j->scratch_gone) {
+		j->scratch_gone = 1;
+		if (volume_remove(j->in->d, j->scratch, volume_removed_cb, j) ==
+		    0)
+			j->removing++;
+	}
+	if (j->sock[0] && !j->sock_gone) {
+		j->sock_gone = 1;
+		if (volume_remove(j->in->d, j->sock, volume_removed_cb, j) == 0)
+			j->removing++;
+	}
+	volume_removed_cb(NULL, j);
 }
 
 static void removed_cb(const struct error *err, const char *id, void *arg)
@@ -598,14 +626,8 @@ static void removed_cb(const struct error *err, const char *id, void *arg)
 	(void)id;
 	if (--j->removing > 0)
 		return;
-	/* The hand-over volume last: the containers held it. */
-	if (j->scratch[0] && !j->scratch_gone) {
-		j->scratch_gone = 1;
-		if (volume_remove(j->in->d, j->scratch, scratch_removed_cb,
-				  j) == 0)
-			return;
-	}
-	job_end(j);
+	/* The volumes last: the containers held them. */
+	volumes_remove(j);
 }
 
 static void job_cleanup(struct job *j)
@@ -620,6 +642,9 @@ static void job_cleanup(struct job *j)
 		j->removing++;
 	if (j->proxy_id[0] &&
 	    container_remove(j->in->d, j->proxy_id, removed_cb, j) == 0)
+		j->removing++;
+	if (j->fwd_id[0] &&
+	    container_remove(j->in->d, j->fwd_id, removed_cb, j) == 0)
 		j->removing++;
 	removed_cb(NULL, NULL, j);
 }
@@ -1113,12 +1138,6 @@ static void job_step_probe(struct job *j)
 	env_free(&env);
 }
 
-/* Wait (inside the box, bounded) until the proxy accepts connections. */
-static const char wait_script[] =
-	"for i in $(seq 400); do (exec 3<>/dev/tcp/$1/$2) 2>/dev/null && "
-	"exit 0; sleep 0.025; done; echo \"the egress proxy $1 did not "
-	"start\" >&2; exit 1";
-
 /* Run one of the plugin's commands through the egress proxy: once the
  * proxy answers, with the proxy variables, the mirror and the CA bundle. */
 static void job_exec_proxied(struct job *j, const char *what,
@@ -1126,8 +1145,8 @@ static void job_exec_proxied(struct job *j, const char *what,
 			     int stream, step_fn next)
 {
 	const char *argv[MAX_ARGS];
-	const char *wait[] = {"bash",	     "-c",	 wait_script, "wait",
-			      j->proxy_name, PROXY_PORT, NULL};
+	const char *wait[] = {"bash", "-c", install_proxy_wait_script, "wait",
+			      NULL};
 	struct env_buf env;
 
 	if (expand(cmd, &j->specs, argv, MAX_ARGS)) {
@@ -1184,50 +1203,32 @@ static void proxy_started_cb(const struct error *err, const char *id, void *arg)
 		job_after_proxy(j);
 }
 
+static void allow_join(const struct job *j, char *out, size_t size);
+
 static void job_step_proxy(struct job *j)
 {
 	const struct config *cfg = j->in->cfg;
-	const char *nets[] = {"bridge", NULL};
-	char allow[MAX_ALLOW * 300 + 32], upstream[320] = "", role_buf[64];
-	const char *env[4], *labels[24];
-	struct container_spec spec;
-	size_t i, o = 0;
+	char allow[MAX_ALLOW * 300 + 32], role_buf[64];
+	const char *labels[24];
+	struct install_proxy_spec spec;
 
-	o += (size_t)snprintf(allow, sizeof(allow), "SBX_PROXY_ALLOW=");
-	for (i = 0; i < j->nallow && o < sizeof(allow); i++)
-		o += (size_t)snprintf(allow + o, sizeof(allow) - o, "%s%s",
-				      i ? " " : "", j->allow[i]);
-	env[0] = allow;
-	env[1] = NULL;
-	if (j->in->upstream[0]) {
-		snprintf(upstream, sizeof(upstream), "SBX_PROXY_UPSTREAM=%s",
-			 j->in->upstream);
-		env[1] = upstream;
-		env[2] = NULL;
-	}
+	allow_join(j, allow, sizeof(allow));
 	role_labels(j->in, "proxy", role_buf, sizeof(role_buf), labels);
 	snprintf(j->proxy_name, sizeof(j->proxy_name), "sbx-proxy-%s-%lx",
 		 j->in->nonce, ++j->in->seq);
-	spec = (struct container_spec){
+	spec = (struct install_proxy_spec){
 		.name = j->proxy_name,
 		.image = cfg->pkg_proxy_image,
-		.labels = labels,
-		.memory_mb = 256,
-		.cpu_millis = 1000,
-		.pids = 64,
-		.nofile = 4096,
-		.fsize_mb = 16,
-		.tmp_mb = 16,
-		.shm_mb = 16,
 		.network = cfg->pkg_network,
-		.env = env,
-		.networks = nets,
-		.service = 1,
+		.allow = allow,
+		.upstream = j->in->upstream,
+		.socket_volume = j->sock,
+		.labels = labels,
 		.seccomp = j->in->seccomp,
 		.seccomp_file = j->in->seccomp_file,
 	};
-	progress(j, "starting the egress proxy (allowing %s)", allow + 16);
-	if (container_run(j->in->d, &spec, proxy_started_cb, j))
+	progress(j, "starting the egress proxy (allowing %s)", allow);
+	if (install_proxy_run(j->in->d, &spec, proxy_started_cb, j))
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "the egress proxy could not be created");
 }
@@ -1385,22 +1386,19 @@ static void job_after_proxy(struct job *j)
 	job_step_probe(j);
 }
 
-static void box_open_cb(struct agent_client *ac, const struct error *err,
-			void *arg)
+/* The forwarder runs and the agent answered (or one of them failed). */
+static void box_ready(struct job *j)
 {
-	struct job *j = arg;
 	const char *reg = j->pl->policy.registry;
 	const char *argv[MAX_ARGS];
 	struct env_buf env;
 
-	if (err) {
-		j->ac = NULL;
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "the install container's agent did not answer: %s",
-			 err->msg);
+	if (--j->box_pending > 0)
+		return;
+	if (j->box_failed) {
+		job_fail(j, j->box_err.code, "%s", j->box_err.msg);
 		return;
 	}
-	j->ac = ac;
 	if (j->parallel) {
 		parallel_done(j);
 		return;
@@ -1428,6 +1426,57 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 	env_free(&env);
 }
 
+static void box_fail(struct job *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void box_fail(struct job *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!j->box_failed) {
+		va_start(ap, fmt);
+		error_vset(&j->box_err, ERR_INSTALL_FAILED, fmt, ap);
+		va_end(ap);
+		j->box_failed = 1;
+	}
+	box_ready(j);
+}
+
+static void box_open_cb(struct agent_client *ac, const struct error *err,
+			void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		j->ac = NULL;
+		box_fail(j, "the install container's agent did not answer: %s",
+			 err->msg);
+		return;
+	}
+	j->ac = ac;
+	box_ready(j);
+}
+
+static void fwd_started_cb(const struct error *err, const char *id, void *arg)
+{
+	struct job *j = arg;
+
+	if (err) {
+		/* An image built before the forwarder existed has no socat. */
+		box_fail(j,
+			 "the install container's way to its proxy (a "
+			 "forwarder from %s) did not start: %s%s",
+			 j->in->cfg->pkg_proxy_image, err->msg,
+			 strstr(err->msg, "socat") ? " (rebuild the image: "
+						     "scripts/build-images.sh "
+						     "proxy)"
+						   : "");
+		return;
+	}
+	snprintf(j->fwd_id, sizeof(j->fwd_id), "%s", id);
+	box_ready(j);
+}
+
 static void box_lost_cb(struct agent_client *ac, void *arg)
 {
 	struct job *j = arg;
@@ -1440,6 +1489,9 @@ static void box_lost_cb(struct agent_client *ac, void *arg)
 static void box_started_cb(const struct error *err, const char *id, void *arg)
 {
 	struct job *j = arg;
+	struct install_forwarder_spec fwd;
+	const char *labels[24];
+	char role_buf[64];
 
 	if (err) {
 		job_fail(j,
@@ -1449,10 +1501,24 @@ static void box_started_cb(const struct error *err, const char *id, void *arg)
 		return;
 	}
 	snprintf(j->box_id, sizeof(j->box_id), "%s", id);
+	/* The forwarder needs the box's network namespace; the agent's
+	 * first answer does not need the forwarder: both at once. */
+	role_labels(j->in, "forwarder", role_buf, sizeof(role_buf), labels);
+	fwd = (struct install_forwarder_spec){
+		.box_id = j->box_id,
+		.image = j->in->cfg->pkg_proxy_image,
+		.socket_volume = j->sock,
+		.labels = labels,
+		.seccomp = j->in->seccomp,
+		.seccomp_file = j->in->seccomp_file,
+	};
+	j->box_pending = 2;
+	if (install_forwarder_run(j->in->d, &fwd, fwd_started_cb, j))
+		box_fail(j, "the forwarder to the egress proxy could not be "
+			    "created");
 	if (agent_client_open(j->in->d, id, box_open_cb, box_lost_cb, j,
 			      &j->ac))
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "cannot attach to the install container");
+		box_fail(j, "cannot attach to the install container");
 }
 
 static void job_step_box(struct job *j)
@@ -1486,7 +1552,8 @@ static void job_step_box(struct job *j)
 		.work_mb = cfg->pkg_disk_mb,
 		.tmp_mb = po->limits.tmp_mb,
 		.shm_mb = po->shm_mb,
-		.network = cfg->pkg_network,
+		/* Its only way out is the forwarder in its loopback. */
+		.network = "none",
 		.mounts = mounts,
 		.seccomp = po->seccomp_profile,
 		.seccomp_file = po->seccomp_file,
@@ -1525,17 +1592,41 @@ static void job_start(struct job *j)
 	job_step_proxy(j);
 }
 
+/* One of the two volumes is made (or not); the job goes on once both
+ * answered, so that a failure leaves no creation in flight. */
+static void volume_ready(struct job *j, const struct error *err,
+			 const char *what, char *name)
+{
+	if (err) {
+		name[0] = '\0';
+		if (!j->box_failed) {
+			error_set(&j->box_err, ERR_INSTALL_FAILED, "%s: %s",
+				  what, err->msg);
+			j->box_failed = 1;
+		}
+	}
+	if (--j->box_pending > 0)
+		return;
+	if (j->box_failed) {
+		j->box_failed = 0;
+		job_fail(j, j->box_err.code, "%s", j->box_err.msg);
+		return;
+	}
+	job_start(j);
+}
+
 static void scratch_ready_cb(const struct error *err, void *arg)
 {
 	struct job *j = arg;
 
-	if (err) {
-		j->scratch[0] = '\0';
-		job_fail(j, ERR_INSTALL_FAILED, "the hand-over volume: %s",
-			 err->msg);
-		return;
-	}
-	job_start(j);
+	volume_ready(j, err, "the hand-over volume", j->scratch);
+}
+
+static void sock_ready_cb(const struct error *err, void *arg)
+{
+	struct job *j = arg;
+
+	volume_ready(j, err, "the egress proxy's socket volume", j->sock);
 }
 
 static void net_ready_cb(const struct error *err, void *arg)
@@ -1543,6 +1634,7 @@ static void net_ready_cb(const struct error *err, void *arg)
 	struct job *j = arg;
 	const char *labels[24];
 	char role_buf[64];
+	struct error e;
 
 	if (err) {
 		job_fail(j,
@@ -1553,15 +1645,25 @@ static void net_ready_cb(const struct error *err, void *arg)
 		return;
 	}
 	/* The set goes from the install container to the store step through
-	 * a tmpfs volume of its own, as large as the disk budget. */
+	 * a tmpfs volume of its own, as large as the disk budget; the
+	 * proxy's socket lives on another, shared with the forwarder only.
+	 * Both are made at once. */
+	j->box_pending = 2;
 	snprintf(j->scratch, sizeof(j->scratch), "sbx-pkgtmp-%s-%lx",
 		 j->in->nonce, ++j->in->seq);
 	role_labels(j->in, "handover", role_buf, sizeof(role_buf), labels);
 	if (volume_create_tmpfs(j->in->d, j->scratch, j->in->cfg->pkg_disk_mb,
-				1000, labels, scratch_ready_cb, j)) {
-		j->scratch[0] = '\0';
-		job_fail(j, ERR_INSTALL_FAILED,
-			 "the hand-over volume could not be created");
+				1000, 0700, labels, scratch_ready_cb, j)) {
+		error_set_msg(&e, -EINVAL, "it could not be created");
+		scratch_ready_cb(&e, j);
+	}
+	snprintf(j->sock, sizeof(j->sock), "sbx-pkgsock-%s-%lx", j->in->nonce,
+		 ++j->in->seq);
+	role_labels(j->in, "proxysocket", role_buf, sizeof(role_buf), labels);
+	if (install_socket_volume_create(j->in->d, j->sock, labels,
+					 sock_ready_cb, j)) {
+		error_set_msg(&e, -EINVAL, "it could not be created");
+		sock_ready_cb(&e, j);
 	}
 }
 

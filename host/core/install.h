@@ -4,8 +4,9 @@
  * it is installed already (an answer from the index, no container, no
  * network), being installed (the request waits for that install), or must
  * be installed: in a container of its own from the language's image, with
- * every sandbox limit, on the internal install network whose one way out
- * is an egress proxy that lets through the language's registries only.
+ * every sandbox limit and no network, whose one way out is an egress
+ * proxy that lets through the language's registries only
+ * (install_proxy.h).
  * The result lands in the package volume under its key, which sandboxes
  * mount read-only at INSTALL_MOUNT.
  */

@@ -251,8 +251,8 @@ static void scratch_created_cb(const struct docker_response *res, void *arg)
 }
 
 int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
-			unsigned uid, const char *const *labels, network_cb cb,
-			void *arg)
+			unsigned uid, unsigned mode, const char *const *labels,
+			network_cb cb, void *arg)
 {
 	struct obj_req *r = obj_new(d, name, "volume", labels, arg);
 	cJSON *o, *opts;
@@ -267,8 +267,8 @@ int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
 	opts = cJSON_AddObjectToObject(o, "DriverOpts");
 	cJSON_AddStringToObject(opts, "type", "tmpfs");
 	cJSON_AddStringToObject(opts, "device", "tmpfs");
-	snprintf(buf, sizeof(buf), "size=%um,uid=%u,gid=%u,mode=0700", size_mb,
-		 uid, uid);
+	snprintf(buf, sizeof(buf), "size=%um,uid=%u,gid=%u,mode=%04o", size_mb,
+		 uid, uid, mode);
 	cJSON_AddStringToObject(opts, "o", buf);
 	free(r->create_body);
 	r->create_body = cJSON_PrintUnformatted(o);

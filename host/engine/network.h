@@ -1,7 +1,9 @@
 /*
  * network.h - the engine objects package installs need besides containers
  * (docs/packages.md): a network, made once and found again by name (the
- * internal install network), and a named volume (the package cache).
+ * internal install network the egress proxy joins), a named volume (the
+ * package cache) and tmpfs volumes (an install's hand-over and its
+ * proxy's socket).
  * Callbacks follow container.h's contract: exactly once when the call
  * returned 0, err NULL on success.
  */
@@ -30,12 +32,12 @@ typedef void (*volume_cb)(const struct error *err, const char *ident,
 int volume_ensure(struct docker *d, const char *name, const char *const *labels,
 		  const char *id_label, volume_cb cb, void *arg);
 
-/* A volume on a tmpfs of size_mb owned by uid (the local driver's tmpfs
- * type): it lives while a container mounts it, shared by every container
- * that does. cb as network_cb. */
+/* A volume on a tmpfs of size_mb owned by uid with the permission bits
+ * mode (the local driver's tmpfs type): it lives while a container
+ * mounts it, shared by every container that does. cb as network_cb. */
 int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
-			unsigned uid, const char *const *labels, network_cb cb,
-			void *arg);
+			unsigned uid, unsigned mode, const char *const *labels,
+			network_cb cb, void *arg);
 
 /* DELETE /volumes/{name}?force=1; a missing one counts as removed. cb
  * may be NULL. */

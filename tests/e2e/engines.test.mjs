@@ -11,7 +11,7 @@
 //    its sessions are reported lost after the grace, and it rejoins when
 //    it answers again.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +20,7 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { dockerGet } from './lib/docker.mjs';
 import { makeCerts, startEngine, startPodman } from './lib/engines.mjs';
-import { addNpmPackage } from './lib/registry.mjs';
+import { addNpmPackage, addProbePackages } from './lib/registry.mjs';
 import { BIN, IN_CI, e2e, runResult, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -336,7 +336,7 @@ e2e('each engine installs packages with its own egress proxy, network and cache:
   fs.chmodSync(reg, 0o755);
   // The registry lives on the second engine's install network only.
   dockerThere('network', 'create', '--internal', network);
-  dockerThere('run', '-d', '--rm', '--network', network, '--network-alias', 'npm-local', '--read-only', '--user', '1000',
+  const registry = dockerThere('run', '-d', '--rm', '--network', network, '--network-alias', 'npm-local', '--read-only', '--user', '1000',
     '-v', `${reg}:/srv:ro`, '--entrypoint', 'node', 'mcp-sandbox/node:latest', '-e',
     "require('http').createServer((q, r) => require('fs').readFile('/srv' + decodeURIComponent(new URL(q.url, 'http://x').pathname), (e, d) => { r.statusCode = e ? 404 : 200; r.end(e ? '' : d); })).listen(8080)");
   const ini = engineConfig(h, { local: { host: 'unix:///var/run/docker.sock' }, second: { host: eng.url } });
@@ -361,6 +361,34 @@ e2e('each engine installs packages with its own egress proxy, network and cache:
   assert.ok(got.connections.every((c) => c.host === 'npm-local' && c.allowed), JSON.stringify(got.connections));
   const use = runResult(await s.call({ language: 'javascript', session: there, code: "console.log(require('sbx-there'))" }, { requestTimeoutMs: 120_000 }));
   assert.equal(use.stdout, 'from the second engine\n', use.stderr);
+
+  // No route but the proxy: an install script that ignores it tries every
+  // address of this engine's namespace (all made by this test: the
+  // engine's bridge, the install network's gateway, loopback), names, and
+  // the registry directly. A listener on every address logs what reaches
+  // it. Nothing may connect, and the install through the proxy works.
+  const lines = [];
+  const listener = spawn('nsenter', [`--net=/var/run/netns/${eng.netns}`, process.execPath, '-e',
+    "const s = require('net').createServer((c) => { console.log('connection', c.remoteAddress, '->', c.localAddress + ':' + c.localPort); c.destroy(); }); s.listen(0, '0.0.0.0', () => console.log('listening', s.address().port));"],
+  { stdio: ['ignore', 'pipe', 'inherit'] });
+  h.t.after(() => listener.kill());
+  listener.stdout.setEncoding('utf8').on('data', (d) => lines.push(...d.split('\n').filter(Boolean)));
+  const port = Number((await waitFor(() => lines.find((l) => l.startsWith('listening')), { what: 'the listener in the engine\'s namespace' })).split(' ')[1]);
+  const ipAddr = execFileSync('nsenter', [`--net=/var/run/netns/${eng.netns}`, 'ip', '-4', '-o', 'addr', 'show'], { encoding: 'utf8' });
+  const addrs = [...ipAddr.matchAll(/inet ([0-9.]+)\//g)].map((m) => m[1]);
+  const gateway = JSON.parse(dockerThere('network', 'inspect', network))[0].IPAM.Config[0].Gateway;
+  assert.ok(addrs.includes(gateway) && /docker0\s+inet /.test(ipAddr), `the engine's bridge and ${gateway} among ${addrs}`);
+  const registryIp = JSON.parse(dockerThere('inspect', registry))[0].NetworkSettings.Networks[network].IPAddress;
+  const targets = [...addrs.map((a) => [a, port]), ['host.docker.internal', port], ['gateway.docker.internal', port],
+    ['npm-local', 8080], [registryIp, 8080]];
+  addProbePackages(reg, targets, { tarballBase: 'http://npm-local:8080/tarballs/' });
+  const probe = await s.client.callTool({ name: 'sandbox_install', arguments: { session: there, packages: ['sbx-probe@1.0.0'] } }, undefined, { timeout: 240_000 });
+  assert.equal(probe.isError ?? false, false, probe.content?.[0]?.text);
+  const report = runResult(await s.call({ language: 'javascript', session: there, code: "console.log(JSON.stringify(require('sbx-probe/report.json')))" }, { requestTimeoutMs: 120_000 }));
+  const outcomes = JSON.parse(report.stdout);
+  assert.equal(outcomes.length, targets.length, report.stdout);
+  assert.deepEqual(outcomes.filter((o) => / connected$/.test(o)), [], `the postinstall reached: ${report.stdout}`);
+  assert.deepEqual(lines.filter((l) => l.startsWith('connection')), [], 'the listener saw no connection');
   // The set is the second engine's: in its cache volume and its index,
   // and not in this machine's engine's.
   const inVolume = (run) => run('run', '--rm', '--network', 'none', '-v', `${volume}:/v:ro`, '--entrypoint', 'ls', 'mcp-sandbox/node:latest', '/v');

@@ -4,17 +4,20 @@
 // into sandboxes that still have no network. npm goes to the real registry
 // (the one the image's npm is configured with, reached through the proxy
 // with the host's CA bundle); pip goes to an index of wheels this test
-// builds and serves from a container on the install network.
+// builds and serves from a container on the install network, which only
+// the egress proxy joins: the install container has no network, and
+// install-time code that ignores the proxy reaches nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
 import { createSession, killServer, sessionExecCall, sessionResult } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
-import { addCrate, addGoModule, addNpmPackage, addWheel, docker, serveRegistry } from './lib/registry.mjs';
+import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, serveRegistry } from './lib/registry.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
 function packageEnv(h, extra = {}) {
@@ -247,7 +250,7 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
     SANDBOX_PACKAGES_DISK_MB: '16',
   });
   docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['npm-local', 'npm-other', 'pypi-local'], dir);
+  const registry = serveRegistry(p.network, ['npm-local', 'npm-other', 'pypi-local'], dir);
   const s = await h.start({ env: p.env });
 
   const good = await installOk(s, { language: 'javascript', packages: ['sbx-good@1.0.0'] });
@@ -255,6 +258,32 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
   assert.ok(good.connections.every((c) => c.host === 'npm-local' && c.allowed));
   const run = runResult(await s.call({ language: 'javascript', packages: ['sbx-good@1.0.0'], code: "import g from 'sbx-good'; console.log(g);" }, { requestTimeoutMs: 120_000 }));
   assert.equal(run.stdout, '7\n', run.stderr);
+
+  // No route but the proxy: an npm postinstall and a python build hook
+  // that ignore it try this test's own addresses directly: the registry by
+  // name and address, and the install network's gateway, where a listener
+  // of this test (on that address only) logs what reaches it. Nothing
+  // connects; the installs, through the proxy, succeed.
+  const gateway = JSON.parse(docker('network', 'inspect', p.network))[0].IPAM.Config[0].Gateway;
+  const reached = [];
+  const listener = net.createServer((c) => { reached.push(c.remoteAddress); c.destroy(); });
+  await new Promise((resolve, reject) => listener.once('error', reject).listen(0, gateway, resolve));
+  h.t.after(() => listener.close());
+  const registryIp = JSON.parse(docker('inspect', registry))[0].NetworkSettings.Networks[p.network].IPAddress;
+  const targets = [[gateway, listener.address().port], ['npm-other', 8080], [registryIp, 8080]];
+  addProbePackages(dir, targets, { tarballBase: 'http://npm-local:8080/tarballs/' });
+  const probes = [];
+  for (const [language, spec, code] of [
+    ['javascript', 'sbx-probe@1.0.0', "console.log(JSON.stringify(require('sbx-probe/report.json')))"],
+    ['python', 'sbxprobe==1.0', "import os, sbxprobe\nprint(open(os.path.join(sbxprobe.__path__[0], 'report.json')).read())"],
+  ]) {
+    probes.push((await installOk(s, { language, packages: [spec] })).key);
+    const r = runResult(await s.call({ language, packages: [spec], code }, { requestTimeoutMs: 120_000 }));
+    const outcomes = JSON.parse(r.stdout || '[]');
+    assert.equal(outcomes.length, targets.length, `${language}: ${r.stdout} ${r.stderr}`);
+    assert.deepEqual(outcomes.filter((o) => / connected$/.test(o)), [], `${language}'s install-time code reached: ${r.stdout}`);
+  }
+  assert.deepEqual(reached, [], 'the listener on the gateway saw no connection');
 
   const off = toolError(await install(s, { language: 'javascript', packages: ['sbx-elsewhere@1.0.0'] }));
   assert.equal(off.code, 'install_failed');
@@ -286,8 +315,15 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
 
   // Only the finished set is in the volume: no key, no temporary
   // directory of the failed ones.
-  assert.deepEqual(await volumeKeys(s), [good.key]);
+  assert.deepEqual((await volumeKeys(s)).sort(), [good.key, ...probes].sort());
   assert.equal(docker('ps', '-aq', '--filter', 'label=org.mcp-sandbox.role=install', '--filter', `network=${p.network}`), '');
+  // Nothing of an install stays: install containers, proxies, forwarders,
+  // their volumes.
+  for (const srv of [s, slow]) {
+    const mine = `label=org.mcp-sandbox.owner-pid=${srv.pid}`;
+    assert.equal(docker('ps', '-aq', '--filter', mine, '--filter', 'label=org.mcp-sandbox.role'), '');
+    assert.equal(docker('volume', 'ls', '-q', '--filter', mine), '');
+  }
 });
 
 e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeoutMs: 300_000 }, async (h) => {
@@ -448,25 +484,27 @@ e2e('packages: a cancelled install stops and leaves nothing; a server killed mid
   await waitFor(underWay, { timeoutMs: 60_000, what: 'the install under way' });
   ac.abort();
   assert.equal(await withdrawn, 'aborted');
-  await waitFor(() => mine(['ps', '-aq', '--filter', 'label=org.mcp-sandbox.role=install']).length === 0 &&
-    mine(['ps', '-aq', '--filter', 'label=org.mcp-sandbox.role=proxy']).length === 0 &&
-    mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role=handover']).length === 0, { timeoutMs: 20_000, what: 'the cancelled install cleaned up' });
+  await waitFor(() => ['install', 'proxy', 'forwarder'].every((r) => mine(['ps', '-aq', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 0) &&
+    ['handover', 'proxysocket'].every((r) => mine(['volume', 'ls', '-q', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 0),
+  { timeoutMs: 20_000, what: 'the cancelled install cleaned up' });
   assert.match(s.stderr, /install of [0-9a-f]{12} cancelled/);
   assert.equal(runResult(await s.call({ language: 'python', code: 'print(7)' })).stdout, '7\n');
 
   const pending = install(s, { language: 'python', packages: ['hangs==1.0'] }).catch(() => null);
-  // The install container, its proxy and the hand-over volume exist.
-  await waitFor(() => mine(['ps', '-q', '--filter', 'label=org.mcp-sandbox.role=install']).length === 1 &&
-    mine(['ps', '-q', '--filter', 'label=org.mcp-sandbox.role=proxy']).length === 1 &&
-    mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role=handover']).length === 1, { timeoutMs: 60_000, what: 'the install under way' });
-  const volume = mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role=handover'])[0];
+  // The install container, its proxy and forwarder, the hand-over and
+  // socket volumes exist.
+  await waitFor(() => ['install', 'proxy', 'forwarder'].every((r) => mine(['ps', '-q', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 1) &&
+    ['handover', 'proxysocket'].every((r) => mine(['volume', 'ls', '-q', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 1),
+  { timeoutMs: 60_000, what: 'the install under way' });
+  const volumes = mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role']);
+  assert.equal(volumes.length, 2, volumes.join(' '));
   const pid = s.pid;
   await killServer(s);
   await pending;
   const left = (role) => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`, '--filter', `label=org.mcp-sandbox.role=${role}`).split('\n').filter(Boolean).length;
-  assert.deepEqual([left('install'), left('proxy')], [1, 1], 'the dead server left its install container and proxy');
+  assert.deepEqual([left('install'), left('proxy'), left('forwarder')], [1, 1, 1], 'the dead server left its install container, proxy and forwarder');
 
   await h.start({ env: p.env });
   await waitFor(() => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`) === '' &&
-    !docker('volume', 'ls', '-q').split('\n').includes(volume), { timeoutMs: 60_000, what: 'the orphans removed' });
+    !docker('volume', 'ls', '-q').split('\n').some((v) => volumes.includes(v)), { timeoutMs: 60_000, what: 'the orphans removed' });
 });

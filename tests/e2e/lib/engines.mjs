@@ -177,7 +177,8 @@ let engines = 0;
  * A dockerd of the test's own. tls: certificates from makeCerts (then it
  * also listens on 127.0.0.1:<port> and requires a client certificate of
  * its CA). images: loaded from this machine's engine. args: more dockerd
- * flags. Returns { dir, sock, port, url, stop(), start(), running() }:
+ * flags. Returns { dir, sock, port, url, netns, stop(), start(), running() }
+ * (netns: the namespace's name under /var/run/netns, or null):
  * stop() ends the daemon (SIGTERM, as an administrator would: its
  * containers stop with it) and start() brings it back on the same data
  * root, port and socket.
@@ -253,6 +254,7 @@ export async function startEngine(h, { tls, netns = false, images = [], args = [
     sock,
     port,
     url: tls ? `tcp://127.0.0.1:${port}` : `unix://${sock}`,
+    netns: netns ? bridge : null,
     start,
     stop,
     running: () => proc?.exitCode === null,

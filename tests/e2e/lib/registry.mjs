@@ -145,3 +145,70 @@ export function addCrate(dir, base, name, version, librs, deps = {}, files = {})
   };
   fs.appendFileSync(path.join(idx, ...rel), `${JSON.stringify(entry)}\n`);
 }
+
+/**
+ * Install-time code that ignores the proxy (docs/packages.md, "no route
+ * but the proxy"): an npm package whose postinstall and a python sdist
+ * whose build backend each open a TCP connection to every [host, port] of
+ * targets, by address or by name, and write what happened, one
+ * "host:port outcome" a target, to report.json in the installed package
+ * (an outcome is "connected" or the error). The sdist builds without the
+ * index: its backend is in the tree and needs nothing (requires = []).
+ */
+export function addProbePackages(dir, targets, { npmName = 'sbx-probe', pyName = 'sbxprobe', tarballBase }) {
+  const probeJs = `const net = require('net');
+const targets = ${JSON.stringify(targets)};
+Promise.all(targets.map(([host, port]) => new Promise((done) => {
+  const s = net.connect({ host, port, timeout: 3000 });
+  const end = (what) => { s.destroy(); done(host + ':' + port + ' ' + what); };
+  s.on('connect', () => end('connected'));
+  s.on('timeout', () => end('timeout'));
+  s.on('error', (e) => end(e.code || e.message));
+}))).then((out) => require('fs').writeFileSync('report.json', JSON.stringify(out)));
+`;
+  addNpmPackage(dir, npmName, '1.0.0', { 'index.js': 'module.exports = 1;\n', 'probe.js': probeJs }, tarballBase, { postinstall: 'node probe.js' });
+
+  const backend = `import base64, hashlib, json, socket, zipfile
+TARGETS = ${JSON.stringify(targets)}
+NAME, VERSION = ${JSON.stringify(pyName)}, "1.0"
+
+def _probe():
+    out = []
+    for host, port in TARGETS:
+        try:
+            socket.create_connection((host, port), timeout=3).close()
+            out.append(f"{host}:{port} connected")
+        except OSError as e:
+            out.append(f"{host}:{port} {type(e).__name__}: {e}")
+    return out
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    di = f"{NAME}-{VERSION}.dist-info"
+    files = {f"{NAME}/__init__.py": b"",
+             f"{NAME}/report.json": json.dumps(_probe()).encode(),
+             f"{di}/METADATA": f"Metadata-Version: 2.1\\nName: {NAME}\\nVersion: {VERSION}\\n".encode(),
+             f"{di}/WHEEL": b"Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"}
+    record = [f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}" for p, d in files.items()]
+    files[f"{di}/RECORD"] = ("\\n".join(record + [f"{di}/RECORD,,"]) + "\\n").encode()
+    name = f"{NAME}-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(f"{wheel_directory}/{name}", "w") as z:
+        for p, d in files.items():
+            z.writestr(p, d)
+    return name
+`;
+  const work = fs.mkdtempSync(path.join(dir, '.build-'));
+  const root = path.join(work, `${pyName}-1.0`);
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(root, 'pyproject.toml'), '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n');
+  fs.writeFileSync(path.join(root, 'backend.py'), backend);
+  fs.writeFileSync(path.join(root, 'PKG-INFO'), `Metadata-Version: 2.1\nName: ${pyName}\nVersion: 1.0\n`);
+  const file = `${pyName}-1.0.tar.gz`;
+  fs.mkdirSync(path.join(dir, 'files'), { recursive: true });
+  execFileSync('tar', ['czf', path.join(dir, 'files', file), '-C', work, `${pyName}-1.0`]);
+  fs.rmSync(work, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'simple', pyName), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'simple', pyName, 'index.html'), `<html><body><a href="../../files/${file}">${file}</a></body></html>\n`);
+}
