@@ -795,8 +795,18 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	CAP(stderr_cap, cfg->max_output_cap);
 	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms
 						     : cfg->max_timeout_ms;
-	if (p->limits.timeout_ms > p->max_timeout_ms)
+	if (p->limits.timeout_ms > p->max_timeout_ms) {
+		log_warn("[%s] %s asks for timeout_ms %u; lowered to the "
+			 "host's ceiling %u ([limits] max_timeout_ms, or the "
+			 "section's)",
+			 d->name,
+			 lc && lc->limits.timeout_ms
+				 ? "its section of sandbox.ini"
+			 : d->limits.timeout_ms ? "the plugin"
+						: "[limits]",
+			 p->limits.timeout_ms, p->max_timeout_ms);
 		p->limits.timeout_ms = p->max_timeout_ms;
+	}
 	p->start_timeout_ms = lc && lc->start_timeout_ms
 				      ? lc->start_timeout_ms
 				      : cfg->start_timeout_ms;

@@ -92,6 +92,20 @@ static void real_plugins(const char *dir)
 	config_close(&c);
 }
 
+static char warnings[8192];
+
+/* Keeps the warnings logged, for checking what the loader said. */
+static void warning_sink(enum log_level level, const char *logger,
+			 const char *msg, void *arg)
+{
+	size_t n = strlen(warnings);
+
+	(void)logger;
+	(void)arg;
+	if (level == LOG_LEVEL_WARNING)
+		snprintf(warnings + n, sizeof(warnings) - n, "%s\n", msg);
+}
+
 static void fixtures(const char *dir)
 {
 	struct plugin_set s = {0};
@@ -169,7 +183,16 @@ static void fixtures(const char *dir)
 		struct config c;
 
 		config_init(&c);
+		warnings[0] = '\0';
+		log_set_sink(warning_sink, NULL);
 		CHECK(g != NULL && plugins_apply_config(&s, &c) == 0);
+		log_set_sink(NULL, NULL);
+		/* every limit lowered says so, the timeout too (plugin-abi.md)
+		 */
+		CHECK_STR_CONTAINS(warnings, "[greedy] the plugin asks for "
+					     "memory_mb");
+		CHECK_STR_CONTAINS(warnings, "[greedy] the plugin asks for "
+					     "timeout_ms 86400000; lowered");
 		if (g) {
 			CHECK(g->policy.limits.memory_mb == c.max_memory_mb);
 			CHECK(g->policy.limits.cpu_millis == c.max_cpu_millis);
