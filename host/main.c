@@ -317,6 +317,27 @@ static int audit_cli(struct app *a, int argc, char **argv)
 	return rc ? 2 : v.ok ? 0 : 1;
 }
 
+/* check-config asks no engine for its CPU count; a cpu_millis above this
+ * host's is worth a warning (an engine here has as many; a remote one may
+ * have more). The server gives containers at most their engine's count. */
+static void check_cpus(const struct app *a)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (size_t i = 0; n > 0 && i < a->plugins.n; i++) {
+		const struct plugin *pl = &a->plugins.v[i];
+
+		if (pl->policy.enabled &&
+		    pl->policy.limits.cpu_millis > (unsigned long)n * 1000)
+			log_warn("[%s] cpu_millis %u is more than this host's "
+				 "%ld CPUs: an engine here gives its "
+				 "containers %ld; set cpu_millis to at most "
+				 "%ld",
+				 pl->desc->name, pl->policy.limits.cpu_millis,
+				 n, n * 1000, n * 1000);
+	}
+}
+
 /* Where the plugins and the agent are, relative to the prefix (the
  * binary's directory's parent): CMake passes the directories it installs
  * them to, and a build tree has the plugins at the same place. */
@@ -1680,6 +1701,8 @@ int main(int argc, char **argv)
 			doctor_agent_sha(agent, a->agent_sha);
 	}
 	if (strcmp(cmd, "check-config") == 0) {
+		if (!rc)
+			check_cpus(a);
 		/* The images the languages name, when an engine answers. */
 		if (!rc && a->plugins.n)
 			doctor_run_cli(a, DOCTOR_IMAGES);
