@@ -87,6 +87,9 @@ void audit_sha256_hex(const void *data, size_t len,
 
 /* ---- opening: where the chain stands ---- */
 
+static const char zeros[AUDIT_HASH_HEX + 1] =
+	"0000000000000000000000000000000000000000000000000000000000000000";
+
 /* The last line of the file at fd (without its newline), into buf; *whole
  * says whether the file ends with a newline. 0, or -ENOENT when empty. */
 static int last_line(int fd, char *buf, size_t size, int *whole)
@@ -136,22 +139,66 @@ static int last_of(const char *path, char *buf, struct audit_anchor *out)
 	return 0;
 }
 
-/* The .head's record of the lines rotated away ("from SEQ HASH"), into
- * from; "" when it has none. */
-static void read_from(const char *path, char *from, size_t size)
+/* The .head's record of the lines rotated away ("from SEQ HASH"; "from
+ * 0 <zeros>" before any was), into from ("" when it has none). Returns 0
+ * without a .head, 1 with one of an older server (no "from" line), 2
+ * with a "from" line. */
+static int read_from(const char *path, char *from, size_t size)
 {
 	char name[PATH_MAX + 112], line[AUDIT_HASH_HEX + 64];
+	int rc = 1;
 	FILE *f;
 
 	from[0] = '\0';
 	snprintf(name, sizeof(name), "%s.head", path);
 	f = fopen(name, "re");
 	if (!f)
-		return;
+		return 0;
 	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f) &&
 	    strncmp(line, "from ", 5) == 0) {
 		line[strcspn(line, "\n")] = '\0';
 		snprintf(from, size, "%.*s", (int)size - 1, line + 5);
+		rc = 2;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* A .head of an older server has no "from" line: take the kept chain's
+ * start as found, once (the oldest file's first line), so that a log
+ * rotated past keep before the upgrade still verifies. */
+static void from_as_found(struct audit *a, char *buf)
+{
+	char name[PATH_MAX + 112];
+	unsigned i;
+	FILE *f = NULL;
+
+	for (i = a->keep; i >= 1 && !f; i--) {
+		snprintf(name, sizeof(name), "%s.%u", a->path, i);
+		f = fopen(name, "re");
+	}
+	if (!f)
+		f = fopen(a->path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, TAIL_READ, f)) {
+		cJSON *j = cJSON_Parse(buf);
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
+		const cJSON *prev = cJSON_GetObjectItemCaseSensitive(j, "prev");
+
+		if (cJSON_IsNumber(seq) && seq->valuedouble > 1 &&
+		    cJSON_IsString(prev) &&
+		    strlen(prev->valuestring) == AUDIT_HASH_HEX) {
+			snprintf(a->from, sizeof(a->from), "%" PRIu64 " %s",
+				 (uint64_t)seq->valuedouble - 1,
+				 prev->valuestring);
+			log_warn("audit log %s: its .head, from an older "
+				 "server, does not record the lines rotated "
+				 "away; the kept chain is taken to start at "
+				 "seq %" PRIu64 " as found",
+				 a->path, (uint64_t)seq->valuedouble);
+		}
+		cJSON_Delete(j);
 	}
 	fclose(f);
 }
@@ -221,7 +268,10 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 	}
 	memset(a->last, '0', AUDIT_HASH_HEX);
 	a->last[AUDIT_HASH_HEX] = '\0';
-	read_from(a->path, a->from, sizeof(a->from));
+	if (read_from(a->path, a->from, sizeof(a->from)) == 1)
+		from_as_found(a, tail);
+	if (!a->from[0])
+		snprintf(a->from, sizeof(a->from), "0 %s", zeros);
 	if (last_line(a->fd, tail, sizeof(tail), &whole) != 0) {
 		/* An empty file after a rotation (a crash between the rename
 		 * and the first line): the chain goes on from the rotated
@@ -368,8 +418,7 @@ static void work_cb(uv_work_t *w)
 	snprintf(head, sizeof(head), "%s.head.tmp", a->path);
 	if (!rc && (f = fopen(head, "we"))) {
 		fprintf(f, "%s\n", a->batch_head);
-		if (a->from[0])
-			fprintf(f, "from %s\n", a->from);
+		fprintf(f, "from %s\n", a->from);
 		if (fclose(f) == 0) {
 			char final[PATH_MAX + 112];
 
@@ -599,9 +648,6 @@ static int each_line(char *const *files, size_t n, line_fn fn, void *arg)
 	return rc < 0 ? rc : 0;
 }
 
-static const char zeros[AUDIT_HASH_HEX + 1] =
-	"0000000000000000000000000000000000000000000000000000000000000000";
-
 int audit_anchor_parse(const char *s, struct audit_anchor *a)
 {
 	char *end;
@@ -788,7 +834,7 @@ int audit_verify(char *const *files, size_t n,
 	char got[AUDIT_HASH_HEX + 32], name[PATH_MAX + 112];
 	const char *log;
 	size_t i;
-	int rc, have_head;
+	int rc, have_head, legacy = 0;
 
 	if (!o)
 		o = &none;
@@ -826,6 +872,8 @@ int audit_verify(char *const *files, size_t n,
 	 * the last file given). */
 	log = o->log ? o->log : files[n - 1];
 	have_head = read_head(log, head, sizeof(head), from, sizeof(from)) == 0;
+	if (have_head && !from[0])
+		legacy = 1;
 	snprintf(got, sizeof(got), "%" PRIu64 " %s", x.last_seq, x.prev);
 	/* Its start: the first line ever, or the line after those rotated
 	 * away. */
@@ -843,9 +891,12 @@ int audit_verify(char *const *files, size_t n,
 		broken(&x, files[0], 1,
 		       "the chain starts at seq %" PRIu64
 		       ", not at seq 1 nor after the lines rotated away "
-		       "(%s.head): its first lines, or its oldest files, "
+		       "(%s.head%s): its first lines, or its oldest files, "
 		       "were removed",
-		       v->first_seq, o->log);
+		       v->first_seq, o->log,
+		       legacy ? ", of an older server: a server started on "
+				"this log records them"
+			      : "");
 		return 0;
 	}
 	if (have_head && head[0]) {

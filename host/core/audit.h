@@ -112,7 +112,7 @@ struct audit_verdict {
 	size_t lines;	  /* lines checked */
 	char file[512];	  /* where the chain first breaks */
 	size_t line;	  /* 1-based, in file (0: at its end, or no line) */
-	char reason[200]; /* why */
+	char reason[512]; /* why */
 	uint64_t first_seq, last_seq;
 	char head[AUDIT_HASH_HEX + 1]; /* the hash of the last line */
 	enum audit_start start;

@@ -191,6 +191,16 @@ static void rotation_gaps(uv_loop_t *loop, struct config *cfg, const char *path)
 	      v.start == AUDIT_START_ROTATED && v.first_seq > 1 &&
 	      v.end_checked);
 
+	/* A .head of an older server (no "from" line): the start is not
+	 * known until a server opens the log and takes it as found. */
+	snprintf(cmd, sizeof(cmd), "sed -i '2d' %s.head", path);
+	run(cmd);
+	CHECK(verify_path(path, 3, &v) == 0 && !v.ok && v.line == 1);
+	CHECK_STR_CONTAINS(v.reason, "of an older server");
+	write_events(loop, cfg, 1, "upgraded");
+	CHECK(verify_path(path, 3, &v) == 0 && v.ok &&
+	      v.start == AUDIT_START_ROTATED);
+
 	/* one rotated file alone: its inside holds, its ends unchecked */
 	snprintf(name, sizeof(name), "%s.2", path);
 	one[0] = name;
