@@ -265,16 +265,22 @@ static int audit_cli(struct app *a, int argc, char **argv)
 		return 2;
 	}
 	head = strcmp(argv[0], "head") == 0;
-	if (!head && argc > 2 && strcmp(argv[1], "--anchor") == 0) {
-		if (audit_anchor_parse(argv[2], &anchor)) {
+	/* --anchor anywhere among the files (argv is ours to reorder) */
+	for (int k = 1; k < argc; k++) {
+		if (head || strcmp(argv[k], "--anchor") != 0) {
+			argv[i++] = argv[k];
+			continue;
+		}
+		if (k + 1 >= argc || audit_anchor_parse(argv[++k], &anchor)) {
 			fprintf(stderr, "audit: --anchor takes SEQ:HASH, as "
 					"`mcp-sandbox audit head` prints it "
 					"(a seq from 1 and 64 hex digits)\n");
 			return 2;
 		}
 		an = &anchor;
-		i = 3;
 	}
+	argc = i;
+	i = 1;
 	if (argc > i) {
 		files = argv + i;
 		n = (size_t)(argc - i);

@@ -169,6 +169,12 @@ function anchoredEnds(file, s1, s2, dir) {
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
   assert.match(ok.stdout, /start: seq 1/);
   assert.match(ok.stdout, /anchor \d+: found/);
+  // The same files given by hand, the anchor after them.
+  const given = [];
+  for (let f = oldest(file); f !== file; f = f.endsWith('.1') ? file : f.replace(/\d+$/, (n) => `${n - 1}`)) given.push(f);
+  const byHand = spawnSync(BIN, ['audit', 'verify', ...given, file, '--anchor', anchor], { encoding: 'utf8', env });
+  assert.equal(byHand.status, 0, byHand.stdout + byHand.stderr);
+  assert.match(byHand.stdout, /start: seq 1[^]*end: the head the server recorded[^]*anchor \d+: found/);
 
   // The first line removed.
   let r = tampered(dir, (f) => setLines(oldest(f), lines(oldest(f)).slice(1)), 'verify');
