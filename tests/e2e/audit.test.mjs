@@ -180,17 +180,33 @@ function anchoredEnds(file, s1, s2, dir) {
   let r = tampered(dir, (f) => setLines(oldest(f), lines(oldest(f)).slice(1)), 'verify');
   assert.equal(r.status, 1, r.stdout);
   assert.match(r.stdout, /audit\.log\.\d:1: the chain starts at seq 2/);
-  // ... and every seq renumbered to follow from 1.
-  r = tampered(dir, (f) => {
-    let k = 0;
-    const renum = (ls) => ls.map((l) => l.replace(/"seq":\d+/, () => `"seq":${++k}`));
+  // ... and the rest renumbered from 1 and chained again, the .head
+  // rewritten to match: only the first line's prev tells. With that prev
+  // zeros too it is a whole new chain, which only the anchor tells.
+  const rechain = (zeroFirst) => (f) => {
     const files = [oldest(f)];
-    while (!files[files.length - 1].endsWith('.1')) files.push(files[files.length - 1].replace(/\d+$/, (n) => `${n - 1}`));
-    setLines(files[0], lines(files[0]).slice(1));
-    for (const g of [...files, f]) setLines(g, renum(lines(g)));
-  }, 'verify');
+    while (files[files.length - 1] !== f) files.push(files[files.length - 1].endsWith('.1') ? f : files[files.length - 1].replace(/\d+$/, (n) => `${n - 1}`));
+    let k = 0;
+    let prev = zeroFirst ? '0'.repeat(64) : null;
+    files.forEach((g, i) => {
+      const out = (i === 0 ? lines(g).slice(1) : lines(g)).map((l) => {
+        let o = l.replace(/"seq":\d+/, () => `"seq":${++k}`);
+        if (prev) o = o.replace(/"prev":"[0-9a-f]{64}"/, `"prev":"${prev}"`);
+        prev = sha(o);
+        return o;
+      });
+      setLines(g, out);
+    });
+    fs.writeFileSync(`${f}.head`, `${k} ${prev}\nfrom 0 ${'0'.repeat(64)}\n`);
+  };
+  r = tampered(dir, rechain(false), 'verify');
   assert.equal(r.status, 1, r.stdout);
   assert.match(r.stdout, /:1: it is seq 1 but its prev is not all zeros/);
+  r = tampered(dir, rechain(true), 'verify');
+  assert.equal(r.status, 0, r.stdout);
+  r = tampered(dir, rechain(true), 'verify', '--anchor', anchor);
+  assert.equal(r.status, 1, r.stdout);
+  assert.match(r.stdout, /before the anchor's seq/);
   // The rotated file removed: the current one starts mid-chain.
   r = tampered(dir, (f) => fs.rmSync(oldest(f)), 'verify');
   assert.equal(r.status, 1, r.stdout);

@@ -76,6 +76,60 @@ static void edit_line(const char *path, size_t no, const char *text)
 	fclose(f);
 }
 
+/* Renumber the lines of path from 1 and chain them again (each prev the
+ * hash of the line before; the first's kept, or zeros), with a .head to
+ * match: what someone who removed lines and wants them unnoticed does. */
+static void rechain(const char *path, int zero_first)
+{
+	char line[4096], out[1 << 16], prev[AUDIT_HASH_HEX + 1] = "";
+	size_t o = 0, start;
+	FILE *f = fopen(path, "r");
+	int k = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "\"seq\":") + 6;
+		char *q = strstr(line, "\"prev\":\"") + 8;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (prev[0] || zero_first)
+			memcpy(q,
+			       prev[0] ? prev
+				       : "0000000000000000000000000000"
+					 "000000000000000000000000000"
+					 "000000000",
+			       AUDIT_HASH_HEX);
+		start = o;
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%.*s%d%s",
+				      (int)(p - line), line, ++k,
+				      strchr(p, ','));
+		audit_sha256_hex(out + start, o - start, prev);
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "\n");
+	}
+	fclose(f);
+	f = fopen(path, "w");
+	fwrite(out, 1, o, f);
+	fclose(f);
+	snprintf(line, sizeof(line), "%s.head", path);
+	f = fopen(line, "w");
+	fprintf(f, "%d %s\nfrom 0 %064d\n", k, prev, 0);
+	fclose(f);
+}
+
+/* The anchor of line no of path. */
+static void line_anchor(const char *path, size_t no, struct audit_anchor *a)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+
+	memset(a, 0, sizeof(*a));
+	while (no-- && fgets(line, sizeof(line), f))
+		;
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	a->seq = (uint64_t)strtoull(strstr(line, "\"seq\":") + 6, NULL, 10);
+	audit_sha256_hex(line, strlen(line), a->hash);
+}
+
 static void run(const char *cmd)
 {
 	CHECK(system(cmd) == 0);
@@ -85,7 +139,7 @@ static void run(const char *cmd)
  * line and the .head; the anchor an operator keeps elsewhere. */
 static void anchored_ends(uv_loop_t *loop, struct config *cfg, const char *path)
 {
-	char cmd[1024], **files = NULL;
+	char cmd[2048], **files = NULL;
 	struct audit_anchor head, early;
 	struct audit_verdict v;
 	size_t n;
@@ -120,28 +174,23 @@ static void anchored_ends(uv_loop_t *loop, struct config *cfg, const char *path)
 	CHECK(verify_path(path, cfg->audit_keep, &v) == 0 && !v.ok &&
 	      v.line == 1);
 	CHECK_STR_CONTAINS(v.reason, "starts at seq 2");
-	/* ... and the rest renumbered from 1 (prev left as they were) */
-	{
-		char line[4096], out[1 << 16];
-		size_t o = 0;
-		FILE *f = fopen(path, "r");
-		int k = 0;
-
-		while (fgets(line, sizeof(line), f)) {
-			char *p = strstr(line, "\"seq\":") + 6;
-
-			o += (size_t)snprintf(out + o, sizeof(out) - o,
-					      "%.*s%d%s", (int)(p - line), line,
-					      ++k, strchr(p, ','));
-		}
-		fclose(f);
-		f = fopen(path, "w");
-		fwrite(out, 1, o, f);
-		fclose(f);
-	}
+	/* ... and the rest renumbered from 1 and chained again, the .head
+	 * rewritten to match: only the first line's prev tells. */
+	rechain(path, 0);
 	CHECK(verify_path(path, cfg->audit_keep, &v) == 0 && !v.ok &&
 	      v.line == 1);
 	CHECK_STR_CONTAINS(v.reason, "seq 1 but its prev is not all zeros");
+	/* ... with that prev zeros too: a whole new chain, which only an
+	 * anchor kept elsewhere tells from the real one. */
+	rechain(path, 1);
+	CHECK(verify_path(path, cfg->audit_keep, &v) == 0 && v.ok);
+	CHECK(verify_anchored(path, cfg->audit_keep, &head, &v) == 0 && !v.ok);
+	CHECK_STR_CONTAINS(v.reason, "ends at seq 9, before the anchor's");
+	snprintf(cmd, sizeof(cmd), "%s.keep", path);
+	line_anchor(cmd, 4, &early);
+	CHECK(verify_anchored(path, cfg->audit_keep, &early, &v) == 0 &&
+	      !v.ok && v.line == 4);
+	CHECK_STR_CONTAINS(v.reason, "not the anchor's");
 
 	/* The last line and the .head removed: no .head; one written to
 	 * match the new last line fools the file check, not the anchor. */
