@@ -17,6 +17,7 @@
  * either the MCP server (mcp/) or one execution (core/executor).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -117,7 +118,8 @@ static void usage(FILE *f)
 		   "[--stdin FILE] [--timeout MS] [--json] [-v]\n"
 		   "       mcp-sandbox install LANG SPEC... [--json]\n"
 		   "       mcp-sandbox cache list [--json] | cache prune\n"
-		   "       mcp-sandbox audit verify [FILE...]\n"
+		   "       mcp-sandbox audit verify [--anchor SEQ:HASH] "
+		   "[FILE...] | audit head [FILE...]\n"
 		   "       mcp-sandbox token NAME [--file FILE]\n"
 		   "       mcp-sandbox blocklist LANG [FILE... | -]\n"
 		   "       mcp-sandbox doctor [--json]\n"
@@ -194,23 +196,94 @@ static int token_cli(struct app *a, int argc, char **argv)
 	return 0;
 }
 
-/* mcp-sandbox audit verify [FILE...]: check the audit log's chain (the
- * configured log and its rotated files, oldest first, or the files
- * given, in that order). Exit 0 when it holds, 1 where it breaks. */
+/* The verdict of audit_cli, what it checked and what it could not. */
+static void audit_report(const struct audit_verdict *v, size_t nfiles,
+			 const char *log, char *const *files,
+			 const struct audit_anchor *anchor)
+{
+	if (!v->ok) {
+		if (v->line)
+			printf("audit: the chain breaks at %s:%zu: %s\n",
+			       v->file, v->line, v->reason);
+		else
+			printf("audit: the chain breaks at the end of %s: %s\n",
+			       v->file, v->reason);
+		return;
+	}
+	printf("audit: the chain holds: %zu lines in %zu file(s)", v->lines,
+	       nfiles);
+	if (v->lines)
+		printf(", seq %" PRIu64 " to %" PRIu64, v->first_seq,
+		       v->last_seq);
+	printf("\n");
+	if (!v->lines)
+		return;
+	if (v->start == AUDIT_START_FIRST)
+		printf("audit: start: seq 1, the first line of the chain\n");
+	else if (v->start == AUDIT_START_ROTATED)
+		printf("audit: start: right after the last line rotated away "
+		       "(seq %" PRIu64 ", as the .head records it)\n",
+		       v->first_seq - 1);
+	else
+		printf("audit: start: not checked: %s follows seq %" PRIu64
+		       " of a file not given (give the files before it, or "
+		       "no FILE for the whole log)\n",
+		       files[0], v->first_seq - 1);
+	if (v->end_checked)
+		printf("audit: end: the head the server recorded (%s.head)\n",
+		       log ? log : files[nfiles - 1]);
+	else
+		printf("audit: end: not checked: no .head beside %s (a rotated "
+		       "file; the next file checks its end); --anchor checks "
+		       "a head kept elsewhere\n",
+		       files[nfiles - 1]);
+	if (anchor)
+		printf("audit: anchor %" PRIu64
+		       ": found, with the anchor's hash\n",
+		       anchor->seq);
+	printf("audit: head %" PRIu64 ":%s\n", v->last_seq, v->head);
+}
+
+/* mcp-sandbox audit verify [--anchor SEQ:HASH] [FILE...]: check the audit
+ * log's chain (the configured log and its rotated files, oldest first,
+ * anchored at both ends; or the files given, in that order, as far as they
+ * allow). Exit 0 when it holds, 1 where it breaks.
+ * mcp-sandbox audit head [FILE...]: print the last line's seq:hash, for
+ * keeping outside the state directory. */
 static int audit_cli(struct app *a, int argc, char **argv)
 {
 	struct audit_verdict v;
+	struct audit_anchor anchor, *an = NULL;
 	char path[PATH_MAX], **files = NULL;
+	const char *log = NULL;
 	size_t n;
-	int rc;
+	int rc, i = 1, head;
 
-	if (argc < 1 || strcmp(argv[0], "verify") != 0) {
+	if (argc < 1 ||
+	    (strcmp(argv[0], "verify") != 0 && strcmp(argv[0], "head") != 0)) {
 		usage(stderr);
 		return 2;
 	}
-	if (argc > 1) {
-		files = argv + 1;
-		n = (size_t)argc - 1;
+	head = strcmp(argv[0], "head") == 0;
+	/* --anchor anywhere among the files (argv is ours to reorder) */
+	for (int k = 1; k < argc; k++) {
+		if (head || strcmp(argv[k], "--anchor") != 0) {
+			argv[i++] = argv[k];
+			continue;
+		}
+		if (k + 1 >= argc || audit_anchor_parse(argv[++k], &anchor)) {
+			fprintf(stderr, "audit: --anchor takes SEQ:HASH, as "
+					"`mcp-sandbox audit head` prints it "
+					"(a seq from 1 and 64 hex digits)\n");
+			return 2;
+		}
+		an = &anchor;
+	}
+	argc = i;
+	i = 1;
+	if (argc > i) {
+		files = argv + i;
+		n = (size_t)(argc - i);
 	} else {
 		if (audit_config_path(&a->cfg, path, sizeof(path))) {
 			fprintf(stderr, "audit: the audit log is off "
@@ -223,23 +296,52 @@ static int audit_cli(struct app *a, int argc, char **argv)
 			audit_files_free(files, n);
 			return 2;
 		}
+		log = path;
 	}
-	rc = audit_verify(files, n, &v);
+	if (head) {
+		rc = audit_last(files, n, &anchor);
+		if (rc)
+			fprintf(stderr, "audit: %s\n",
+				rc == -ENOENT ? "the log has no line yet"
+					      : strerror(-rc));
+		else
+			printf("%" PRIu64 ":%s\n", anchor.seq, anchor.hash);
+		if (log)
+			audit_files_free(files, n);
+		return rc ? 2 : 0;
+	}
+	rc = audit_verify(files, n,
+			  &(struct audit_verify_opts){.log = log, .anchor = an},
+			  &v);
 	if (rc)
 		fprintf(stderr, "audit: cannot read the log: %s\n",
 			strerror(-rc));
-	else if (v.ok)
-		printf("audit: the chain holds: %zu lines in %zu file(s)\n",
-		       v.lines, n);
-	else if (v.line)
-		printf("audit: the chain breaks at %s:%zu: %s\n", v.file,
-		       v.line, v.reason);
 	else
-		printf("audit: the chain breaks at the end of %s: %s\n", v.file,
-		       v.reason);
-	if (argc <= 1)
+		audit_report(&v, n, log, files, an);
+	if (log)
 		audit_files_free(files, n);
 	return rc ? 2 : v.ok ? 0 : 1;
+}
+
+/* check-config asks no engine for its CPU count; a cpu_millis above this
+ * host's is worth a warning (an engine here has as many; a remote one may
+ * have more). The server gives containers at most their engine's count. */
+static void check_cpus(const struct app *a)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (size_t i = 0; n > 0 && i < a->plugins.n; i++) {
+		const struct plugin *pl = &a->plugins.v[i];
+
+		if (pl->policy.enabled &&
+		    pl->policy.limits.cpu_millis > (unsigned long)n * 1000)
+			log_warn("[%s] cpu_millis %u is more than this host's "
+				 "%ld CPUs: an engine here gives its "
+				 "containers %ld; set cpu_millis to at most "
+				 "%ld",
+				 pl->desc->name, pl->policy.limits.cpu_millis,
+				 n, n * 1000, n * 1000);
+	}
 }
 
 /* Where the plugins and the agent are, relative to the prefix (the
@@ -661,6 +763,13 @@ static void server_closed_cb(void *arg)
 		cJSON_AddStringToObject(ev, "event", "server_stop");
 		cJSON_AddNumberToObject(ev, "containersRemoved", removed);
 		audit_event(a->audit, ev);
+		{
+			struct audit_anchor head;
+
+			audit_head(a->audit, &head);
+			log_info("audit log: %s, head at stop %" PRIu64 ":%s",
+				 audit_path(a->audit), head.seq, head.hash);
+		}
 		/* The loop runs until the last lines are written. */
 		audit_close(a->audit, NULL, NULL);
 		a->audit = NULL;
@@ -849,6 +958,7 @@ static void open_packages(struct app *a)
  * opened, and says so. */
 static void open_audit(struct app *a)
 {
+	struct audit_anchor head;
 	char why[PATH_MAX + 128];
 	cJSON *ev;
 	size_t i;
@@ -862,7 +972,12 @@ static void open_audit(struct app *a)
 		log_info("audit log: off ([audit] file = none)");
 		return;
 	}
-	log_info("audit log: %s", audit_path(a->audit));
+	/* The head as this server finds it, before its first line: beside
+	 * the previous server's "at stop" line in the journal, a tail
+	 * removed in between shows. */
+	audit_head(a->audit, &head);
+	log_info("audit log: %s, head at start %" PRIu64 ":%s",
+		 audit_path(a->audit), head.seq, head.hash);
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "event", "server_start");
 	cJSON_AddStringToObject(ev, "version", SBX_VERSION);
@@ -1592,6 +1707,8 @@ int main(int argc, char **argv)
 			doctor_agent_sha(agent, a->agent_sha);
 	}
 	if (strcmp(cmd, "check-config") == 0) {
+		if (!rc)
+			check_cpus(a);
 		/* The images the languages name, when an engine answers. */
 		if (!rc && a->plugins.n)
 			doctor_run_cli(a, DOCTOR_IMAGES);

@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,10 @@ struct audit {
 	char *batch;
 	size_t batch_len;
 	char batch_head[AUDIT_HASH_HEX + 32];
+	/* the last line rotated away (its seq and hash), or none: the
+	 * second line of the .head, so that verify knows where the kept
+	 * chain must start */
+	char from[AUDIT_HASH_HEX + 32];
 	int fd;
 	uint64_t size;
 	int write_err;
@@ -82,6 +87,9 @@ void audit_sha256_hex(const void *data, size_t len,
 
 /* ---- opening: where the chain stands ---- */
 
+static const char zeros[AUDIT_HASH_HEX + 1] =
+	"0000000000000000000000000000000000000000000000000000000000000000";
+
 /* The last line of the file at fd (without its newline), into buf; *whole
  * says whether the file ends with a newline. 0, or -ENOENT when empty. */
 static int last_line(int fd, char *buf, size_t size, int *whole)
@@ -106,6 +114,93 @@ static int last_line(int fd, char *buf, size_t size, int *whole)
 	start = start ? start + 1 : buf;
 	memmove(buf, start, (size_t)(end - start) + 1);
 	return 0;
+}
+
+/* The seq and hash of the last line of the file at path: 0, -ENOENT
+ * when it is missing or empty. buf: TAIL_READ bytes. */
+static int last_of(const char *path, char *buf, struct audit_anchor *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), whole = 1, rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = last_line(fd, buf, TAIL_READ, &whole);
+	close(fd);
+	if (rc)
+		return rc;
+	{
+		cJSON *j = cJSON_Parse(buf);
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
+
+		out->seq = cJSON_IsNumber(seq) ? (uint64_t)seq->valuedouble : 0;
+		cJSON_Delete(j);
+	}
+	audit_sha256_hex(buf, strlen(buf), out->hash);
+	return 0;
+}
+
+/* The .head's record of the lines rotated away ("from SEQ HASH"; "from
+ * 0 <zeros>" before any was), into from ("" when it has none). Returns 0
+ * without a .head, 1 with one of an older server (no "from" line), 2
+ * with a "from" line. */
+static int read_from(const char *path, char *from, size_t size)
+{
+	char name[PATH_MAX + 112], line[AUDIT_HASH_HEX + 64];
+	int rc = 1;
+	FILE *f;
+
+	from[0] = '\0';
+	snprintf(name, sizeof(name), "%s.head", path);
+	f = fopen(name, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f) &&
+	    strncmp(line, "from ", 5) == 0) {
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(from, size, "%.*s", (int)size - 1, line + 5);
+		rc = 2;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* A .head of an older server has no "from" line: take the kept chain's
+ * start as found, once (the oldest file's first line), so that a log
+ * rotated past keep before the upgrade still verifies. */
+static void from_as_found(struct audit *a, char *buf)
+{
+	char name[PATH_MAX + 112];
+	unsigned i;
+	FILE *f = NULL;
+
+	for (i = a->keep; i >= 1 && !f; i--) {
+		snprintf(name, sizeof(name), "%s.%u", a->path, i);
+		f = fopen(name, "re");
+	}
+	if (!f)
+		f = fopen(a->path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, TAIL_READ, f)) {
+		cJSON *j = cJSON_Parse(buf);
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
+		const cJSON *prev = cJSON_GetObjectItemCaseSensitive(j, "prev");
+
+		if (cJSON_IsNumber(seq) && seq->valuedouble > 1 &&
+		    cJSON_IsString(prev) &&
+		    strlen(prev->valuestring) == AUDIT_HASH_HEX) {
+			snprintf(a->from, sizeof(a->from), "%" PRIu64 " %s",
+				 (uint64_t)seq->valuedouble - 1,
+				 prev->valuestring);
+			log_warn("audit log %s: its .head, from an older "
+				 "server, does not record the lines rotated "
+				 "away; the kept chain is taken to start at "
+				 "seq %" PRIu64 " as found",
+				 a->path, (uint64_t)seq->valuedouble);
+		}
+		cJSON_Delete(j);
+	}
+	fclose(f);
 }
 
 static int open_locked(const char *path, int *fd_out)
@@ -173,7 +268,23 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 	}
 	memset(a->last, '0', AUDIT_HASH_HEX);
 	a->last[AUDIT_HASH_HEX] = '\0';
-	if (last_line(a->fd, tail, sizeof(tail), &whole) == 0) {
+	if (read_from(a->path, a->from, sizeof(a->from)) == 1)
+		from_as_found(a, tail);
+	if (!a->from[0])
+		snprintf(a->from, sizeof(a->from), "0 %s", zeros);
+	if (last_line(a->fd, tail, sizeof(tail), &whole) != 0) {
+		/* An empty file after a rotation (a crash between the rename
+		 * and the first line): the chain goes on from the rotated
+		 * one. */
+		struct audit_anchor prev;
+		char rotated[PATH_MAX + 112];
+
+		snprintf(rotated, sizeof(rotated), "%s.1", a->path);
+		if (last_of(rotated, tail, &prev) == 0) {
+			a->seq = prev.seq;
+			memcpy(a->last, prev.hash, sizeof(a->last));
+		}
+	} else {
 		cJSON *j = cJSON_Parse(tail);
 		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
 
@@ -232,9 +343,21 @@ int audit_stores_code(const struct audit *a)
 static int rotate(struct audit *a)
 {
 	char from[PATH_MAX + 112], to[PATH_MAX + 112];
+	struct audit_anchor dropped;
 	unsigned i;
 	int fd;
 
+	/* path.<keep> is about to be overwritten: its last line is where the
+	 * kept chain will start from. */
+	snprintf(from, sizeof(from), "%s.%u", a->path, a->keep ? a->keep : 1);
+	{
+		char *buf = malloc(TAIL_READ);
+
+		if (buf && last_of(from, buf, &dropped) == 0)
+			snprintf(a->from, sizeof(a->from), "%" PRIu64 " %s",
+				 dropped.seq, dropped.hash);
+		free(buf);
+	}
 	for (i = a->keep; i > 1; i--) {
 		snprintf(from, sizeof(from), "%s.%u", a->path, i - 1);
 		snprintf(to, sizeof(to), "%s.%u", a->path, i);
@@ -295,6 +418,7 @@ static void work_cb(uv_work_t *w)
 	snprintf(head, sizeof(head), "%s.head.tmp", a->path);
 	if (!rc && (f = fopen(head, "we"))) {
 		fprintf(f, "%s\n", a->batch_head);
+		fprintf(f, "from %s\n", a->from);
 		if (fclose(f) == 0) {
 			char final[PATH_MAX + 112];
 
@@ -432,6 +556,16 @@ void audit_flush(struct audit *a, void (*cb)(void *arg), void *arg)
 	a->nflush++;
 }
 
+void audit_head(const struct audit *a, struct audit_anchor *out)
+{
+	memset(out, 0, sizeof(*out));
+	memset(out->hash, '0', AUDIT_HASH_HEX);
+	if (a) {
+		out->seq = a->seq;
+		memcpy(out->hash, a->last, sizeof(out->hash));
+	}
+}
+
 unsigned audit_keep(const struct audit *a)
 {
 	return a ? a->keep : 0;
@@ -514,20 +648,68 @@ static int each_line(char *const *files, size_t n, line_fn fn, void *arg)
 	return rc < 0 ? rc : 0;
 }
 
+int audit_anchor_parse(const char *s, struct audit_anchor *a)
+{
+	char *end;
+	size_t i;
+
+	memset(a, 0, sizeof(*a));
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	a->seq = strtoull(s, &end, 10);
+	if (errno || *end != ':' || a->seq == 0)
+		return -EINVAL;
+	end++;
+	for (i = 0; i < AUDIT_HASH_HEX; i++) {
+		char c = end[i];
+
+		if (c >= 'A' && c <= 'F')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return -EINVAL;
+		a->hash[i] = c;
+	}
+	return end[AUDIT_HASH_HEX] ? -EINVAL : 0;
+}
+
+int audit_last(char *const *files, size_t n, struct audit_anchor *a)
+{
+	char *buf = malloc(TAIL_READ);
+	int rc = -ENOENT;
+
+	if (!buf)
+		return -ENOMEM;
+	while (n-- > 0 && rc == -ENOENT)
+		rc = last_of(files[n], buf, a);
+	free(buf);
+	return rc;
+}
+
 struct verify_ctx {
 	struct audit_verdict *v;
+	const struct audit_anchor *anchor;
+	const char *cur; /* the file of the line before */
 	char prev[AUDIT_HASH_HEX + 1];
+	char first_prev[AUDIT_HASH_HEX + 1];
 	int have_prev;
 	uint64_t last_seq;
 };
 
 static int broken(struct verify_ctx *x, const char *file, size_t no,
-		  const char *why)
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int broken(struct verify_ctx *x, const char *file, size_t no,
+		  const char *fmt, ...)
 {
+	va_list ap;
+
 	x->v->ok = 0;
 	snprintf(x->v->file, sizeof(x->v->file), "%s", file);
 	x->v->line = no;
-	snprintf(x->v->reason, sizeof(x->v->reason), "%s", why);
+	va_start(ap, fmt);
+	vsnprintf(x->v->reason, sizeof(x->v->reason), fmt, ap);
+	va_end(ap);
 	return 1;
 }
 
@@ -535,67 +717,218 @@ static int verify_line(const char *file, size_t no, char *line, size_t len,
 		       int whole, void *arg)
 {
 	struct verify_ctx *x = arg;
+	char hash[AUDIT_HASH_HEX + 1];
 	cJSON *j;
 	const cJSON *prev, *seq;
-	int bad = 0;
+	uint64_t s = 0;
+	int bad = 0, across = x->cur && strcmp(x->cur, file) != 0;
 
 	x->v->lines++;
 	if (!whole)
 		return broken(x, file, no, "the line is cut short");
+	audit_sha256_hex(line, len, hash);
 	j = cJSON_ParseWithLength(line, len);
 	prev = cJSON_GetObjectItemCaseSensitive(j, "prev");
 	seq = cJSON_GetObjectItemCaseSensitive(j, "seq");
+	if (cJSON_IsNumber(seq))
+		s = (uint64_t)seq->valuedouble;
 	if (!cJSON_IsString(prev) || !cJSON_IsNumber(seq))
 		bad = broken(x, file, no,
 			     "not an audit record (JSON with seq "
 			     "and prev)");
 	else if (x->have_prev && strcmp(prev->valuestring, x->prev) != 0)
+		bad = across ? broken(x, file, no,
+				      "its prev is not the hash of the last "
+				      "line of %s: a file of the rotation is "
+				      "missing, or the end of %s was changed",
+				      x->cur, x->cur)
+			     : broken(x, file, no,
+				      "its prev is not the hash of the line "
+				      "before: that line was changed, or "
+				      "lines were removed or reordered");
+	else if (x->have_prev && s != x->last_seq + 1)
 		bad = broken(x, file, no,
-			     "its prev is not the hash of the line before: "
-			     "that line was changed, or lines were removed or "
-			     "reordered");
-	else if (x->have_prev && (uint64_t)seq->valuedouble != x->last_seq + 1)
+			     "its seq %" PRIu64 " does not follow the line "
+			     "before (%" PRIu64 "): lines were renumbered",
+			     s, x->last_seq);
+	else if (!x->have_prev && s == 1 &&
+		 strcmp(prev->valuestring, zeros) != 0)
 		bad = broken(x, file, no,
-			     "its seq does not follow the line "
-			     "before");
-	if (!bad)
-		x->last_seq = (uint64_t)seq->valuedouble;
+			     "it is seq 1 but its prev is not all zeros: the "
+			     "lines were renumbered");
+	else if (!x->have_prev && s != 1 &&
+		 strcmp(prev->valuestring, zeros) == 0)
+		bad = broken(x, file, no,
+			     "its prev is all zeros, the start of a chain, "
+			     "but its seq is %" PRIu64
+			     ", not 1: the lines before it were removed",
+			     s);
+	else if (x->anchor && s == x->anchor->seq &&
+		 strcmp(hash, x->anchor->hash) != 0)
+		bad = broken(x, file, no,
+			     "its hash is not the anchor's (%" PRIu64
+			     ":%.12s...): the line was changed, or the log "
+			     "was rewritten from there",
+			     x->anchor->seq, x->anchor->hash);
+	if (!bad) {
+		if (!x->have_prev) {
+			x->v->first_seq = s;
+			snprintf(x->first_prev, sizeof(x->first_prev), "%s",
+				 prev->valuestring);
+		}
+		if (x->anchor && s == x->anchor->seq)
+			x->v->anchored = 1;
+		x->last_seq = s;
+	}
 	cJSON_Delete(j);
-	audit_sha256_hex(line, len, x->prev);
+	memcpy(x->prev, hash, sizeof(x->prev));
 	x->have_prev = 1;
+	x->cur = file;
 	return bad;
 }
 
-int audit_verify(char *const *files, size_t n, struct audit_verdict *v)
+/* The number after the log's name in a rotated file's name (path.3: 3),
+ * 0 for the log itself, -1 for another name. */
+static long rotation_of(const char *log, const char *file)
 {
-	struct verify_ctx x = {.v = v};
-	char head[PATH_MAX + 112], want[AUDIT_HASH_HEX + 32];
-	FILE *f;
-	int rc;
+	size_t n = strlen(log);
+	char *end;
+	long k;
 
+	if (strncmp(file, log, n) != 0)
+		return -1;
+	if (!file[n])
+		return 0;
+	if (file[n] != '.' || file[n + 1] < '1' || file[n + 1] > '9')
+		return -1;
+	k = strtol(file + n + 1, &end, 10);
+	return *end ? -1 : k;
+}
+
+/* The .head of the file log: its first line into head (""), its "from"
+ * line into from (""). 0, or -ENOENT without one. */
+static int read_head(const char *log, char *head, size_t hsize, char *from,
+		     size_t fsize)
+{
+	char name[PATH_MAX + 112];
+	FILE *f;
+
+	head[0] = from[0] = '\0';
+	snprintf(name, sizeof(name), "%s.head", log);
+	f = fopen(name, "re");
+	if (!f)
+		return -ENOENT;
+	if (fgets(head, (int)hsize, f))
+		head[strcspn(head, "\n")] = '\0';
+	fclose(f);
+	read_from(log, from, fsize);
+	return 0;
+}
+
+int audit_verify(char *const *files, size_t n,
+		 const struct audit_verify_opts *o, struct audit_verdict *v)
+{
+	static const struct audit_verify_opts none = {0};
+	struct verify_ctx x = {.v = v};
+	char head[AUDIT_HASH_HEX + 64], from[AUDIT_HASH_HEX + 32];
+	char got[AUDIT_HASH_HEX + 32], name[PATH_MAX + 112];
+	const char *log;
+	size_t i;
+	int rc, have_head, legacy = 0;
+
+	if (!o)
+		o = &none;
+	x.anchor = o->anchor;
 	memset(v, 0, sizeof(*v));
 	v->ok = 1;
+	/* The whole log: every file of the rotation from the oldest there
+	 * down to the current one. */
+	for (i = 0; o->log && i < n; i++) {
+		long k = rotation_of(o->log, files[i]);
+		long want =
+			i + 1 < n ? rotation_of(o->log, files[i + 1]) + 1 : 0;
+
+		if (k < 0)
+			continue;
+		if (i + 1 == n && k != 0) {
+			broken(&x, o->log, 0,
+			       "missing: the log's current file was removed");
+			return 0;
+		}
+		if (i + 1 < n && k != want) {
+			snprintf(name, sizeof(name), "%s.%ld", o->log, k - 1);
+			broken(&x, name, 0,
+			       "missing: a file of the rotation was removed "
+			       "(the files on both sides of it are there)");
+			return 0;
+		}
+	}
 	rc = each_line(files, n, verify_line, &x);
 	if (rc || !v->ok || !n)
 		return rc;
-	/* The last line against the head the writer recorded. */
-	snprintf(head, sizeof(head), "%s.head", files[n - 1]);
-	f = fopen(head, "re");
-	if (f) {
-		char got[AUDIT_HASH_HEX + 32];
+	v->last_seq = x.last_seq;
+	memcpy(v->head, x.prev, sizeof(v->head));
+	/* The head the writer recorded, beside the log's current file (or
+	 * the last file given). */
+	log = o->log ? o->log : files[n - 1];
+	have_head = read_head(log, head, sizeof(head), from, sizeof(from)) == 0;
+	if (have_head && !from[0])
+		legacy = 1;
+	snprintf(got, sizeof(got), "%" PRIu64 " %s", x.last_seq, x.prev);
+	/* Its start: the first line ever, or the line after those rotated
+	 * away. */
+	if (x.have_prev && v->first_seq == 1)
+		v->start = AUDIT_START_FIRST;
+	else if (x.have_prev && have_head && from[0]) {
+		char want[AUDIT_HASH_HEX + 32];
 
-		snprintf(got, sizeof(got), "%" PRIu64 " %s", x.last_seq,
-			 x.prev);
-		if (fgets(want, sizeof(want), f)) {
-			want[strcspn(want, "\n")] = '\0';
-			if (strcmp(want, got) != 0)
-				broken(&x, files[n - 1], 0,
-				       "the last line is not the one the "
-				       "server wrote last (its .head "
-				       "differs): it was changed or "
-				       "removed");
+		snprintf(want, sizeof(want), "%" PRIu64 " %s", v->first_seq - 1,
+			 x.first_prev);
+		if (strcmp(want, from) == 0)
+			v->start = AUDIT_START_ROTATED;
+	}
+	if (o->log && x.have_prev && v->start == AUDIT_START_OPEN) {
+		broken(&x, files[0], 1,
+		       "the chain starts at seq %" PRIu64
+		       ", not at seq 1 nor after the lines rotated away "
+		       "(%s.head%s): its first lines, or its oldest files, "
+		       "were removed",
+		       v->first_seq, o->log,
+		       legacy ? ", of an older server: a server started on "
+				"this log records them"
+			      : "");
+		return 0;
+	}
+	if (have_head && head[0]) {
+		if (strcmp(head, got) != 0) {
+			broken(&x, log, 0,
+			       "the last line is not the one the server "
+			       "wrote last (its .head differs): it was "
+			       "changed or removed");
+			return 0;
 		}
-		fclose(f);
+		v->end_checked = 1;
+	} else if (o->log && x.have_prev) {
+		broken(&x, log, 0,
+		       "no %s.head, which the server writes after every "
+		       "line: it was removed, and the end of the log cannot "
+		       "be checked without an anchor",
+		       log);
+		return 0;
+	}
+	if (o->anchor && !v->anchored) {
+		if (x.last_seq < o->anchor->seq)
+			broken(&x, files[n - 1], 0,
+			       "the chain ends at seq %" PRIu64
+			       ", before the anchor's seq %" PRIu64
+			       ": lines were removed from its end",
+			       x.last_seq, o->anchor->seq);
+		else
+			broken(&x, files[0], 0,
+			       "the anchor's seq %" PRIu64
+			       " is older than the first line kept (seq "
+			       "%" PRIu64 "): it cannot be checked",
+			       o->anchor->seq, v->first_seq);
 	}
 	return 0;
 }

@@ -9,7 +9,10 @@
  * of the line before it. Editing, removing or reordering a line breaks the
  * chain at the next one, which `mcp-sandbox audit verify` names. A file
  * past [audit] max_kb is renamed <file>.1 (older ones shift up to
- * [audit] keep) and the chain goes on in a new file.
+ * [audit] keep) and the chain goes on in a new file. Both ends are
+ * anchored: the first line kept is seq 1 or follows the lines rotated
+ * away (<file>.head records them), the last is the .head's, and a head
+ * kept outside the state directory (audit_anchor) checks the rest.
  *
  * Lines are hashed and queued on the loop (the chain's order is the order
  * of events); they reach the file from the thread pool.
@@ -19,6 +22,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <uv.h>
 
 #include "config.h"
@@ -73,17 +77,62 @@ void audit_close(struct audit *a, void (*done)(void *arg), void *arg);
 size_t audit_files(const char *path, unsigned keep, char ***out);
 void audit_files_free(char **files, size_t n);
 
+/* A line of the chain as an operator keeps it outside the state directory
+ * (`mcp-sandbox audit head`, the server's log at start and stop): its seq
+ * and the SHA-256 of the line, written "seq:hash". */
+struct audit_anchor {
+	uint64_t seq;
+	char hash[AUDIT_HASH_HEX + 1];
+};
+
+/* "seq:hash" (64 hex digits) into a; 0, or -EINVAL. */
+int audit_anchor_parse(const char *s, struct audit_anchor *a);
+
+/* How the first line of the files checked is tied down. */
+enum audit_start {
+	AUDIT_START_OPEN = 0, /* not checked: it follows a line not given */
+	AUDIT_START_FIRST,    /* seq 1 with an all-zero prev */
+	AUDIT_START_ROTATED,  /* follows the last line rotated away, as the
+				 .head records it */
+};
+
+struct audit_verify_opts {
+	/* The log's current file when files are the whole log
+	 * (audit_files): then its .head must be there and match the last
+	 * line, the first line must be seq 1 or follow the lines rotated
+	 * away, and no file of the rotation may be missing. NULL for files
+	 * given by hand: the ends are checked as far as the files allow
+	 * (audit_verdict.start, .end). */
+	const char *log;
+	const struct audit_anchor *anchor; /* the chain must hold it, or NULL */
+};
+
 struct audit_verdict {
 	int ok;
 	size_t lines;	  /* lines checked */
 	char file[512];	  /* where the chain first breaks */
-	size_t line;	  /* 1-based, in file */
-	char reason[200]; /* why */
+	size_t line;	  /* 1-based, in file (0: at its end, or no line) */
+	char reason[512]; /* why */
+	uint64_t first_seq, last_seq;
+	char head[AUDIT_HASH_HEX + 1]; /* the hash of the last line */
+	enum audit_start start;
+	int end_checked; /* the last line matched a .head */
+	int anchored;	 /* the anchor's line is there with its hash */
 };
 
-/* Check the chain across files (in order). 0 with v filled (v->ok says
- * whether it holds), or a negative errno when a file cannot be read. */
-int audit_verify(char *const *files, size_t n, struct audit_verdict *v);
+/* Check the chain across files (in order), as o says (NULL: files given
+ * by hand, no anchor). 0 with v filled (v->ok says whether it holds), or
+ * a negative errno when a file cannot be read. */
+int audit_verify(char *const *files, size_t n,
+		 const struct audit_verify_opts *o, struct audit_verdict *v);
+
+/* The last line of files (the newest non-empty file): 0 with *a filled,
+ * -ENOENT when every file is empty, or a negative errno. */
+int audit_last(char *const *files, size_t n, struct audit_anchor *a);
+
+/* Where the chain of a stands (its last line, "0:000..." before any):
+ * for the server's log at start and stop. */
+void audit_head(const struct audit *a, struct audit_anchor *out);
 
 /* The events of files (in order) with time >= since (ISO 8601, "" for
  * all) that pass filter ("violations": only those; NULL: all) and are

@@ -198,6 +198,41 @@ static int truth(const cJSON *o, const char *k)
 	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
+/* Each language's cpu_millis against the engine's CPUs: more fails every
+ * container start, so the server gives such containers the engine's
+ * count (engines.c), and says so here with the fix. */
+static void cpu_check(struct doctor *dr, const cJSON *info)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(info, "cpus");
+	const struct plugin_set *ps = dr->env.plugins;
+	unsigned cpus, warned = 0;
+	char fix[200];
+	size_t i;
+
+	if (!cJSON_IsNumber(n) || n->valuedouble < 1)
+		return;
+	cpus = (unsigned)n->valuedouble;
+	for (i = 0; ps && i < ps->n; i++) {
+		const struct plugin *pl = &ps->v[i];
+
+		if (pl->policy.limits.cpu_millis <= cpus * 1000u)
+			continue;
+		snprintf(fix, sizeof(fix),
+			 "set cpu_millis to at most %u in [%s] of sandbox.ini "
+			 "(or [limits])",
+			 cpus * 1000u, pl->desc->name);
+		add(dr, "cpu", "warn", fix,
+		    "%s: cpu_millis %u is more than the engine's %u CPUs: "
+		    "its containers get %u",
+		    pl->desc->name, pl->policy.limits.cpu_millis, cpus,
+		    cpus * 1000u);
+		warned++;
+	}
+	if (!warned)
+		add(dr, "cpu", "ok", NULL,
+		    "%u CPUs: every language's cpu_millis fits", cpus);
+}
+
 static void engine_checks(struct doctor *dr, const cJSON *info)
 {
 	const cJSON *en = cJSON_GetObjectItemCaseSensitive(info, "enforces");
@@ -257,6 +292,7 @@ static void engine_checks(struct doctor *dr, const cJSON *info)
 			    "docs name",
 			    runc->valuestring);
 	}
+	cpu_check(dr, info);
 	/* The data root is only ours to measure on an engine of this host. */
 	if (strncmp(str(info, "endpoint"), "unix://", 7) == 0 &&
 	    statvfs(root, &fs) == 0) {

@@ -4,8 +4,9 @@
  * start-up, logging each: sandbox.ini and the plugins, the state
  * directory, the engine (reachable, its API, the cgroup controllers it
  * enforces limits with, seccomp, the OCI runtime and the container-escape
- * fixes it carries), each language's image and the agent in it, and the
- * disk under the engine's data root. A failed check says how to fix it.
+ * fixes it carries), each language's cpu_millis against the engine's
+ * CPUs, each language's image and the agent in it, and the disk under
+ * the engine's data root. A failed check says how to fix it.
  */
 #ifndef SBX_CORE_DOCTOR_H
 #define SBX_CORE_DOCTOR_H

@@ -55,6 +55,7 @@ struct engine {
 struct engines {
 	uv_loop_t *loop;
 	const struct config *cfg;
+	const struct plugin_set *ps; /* borrowed, outlives es */
 	struct engine *v;
 	size_t n;
 	uv_timer_t probe; /* embedded; closed at shutdown */
@@ -98,6 +99,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 	}
 	es->loop = loop;
 	es->cfg = cfg;
+	es->ps = ps;
 	es->refill = 1;
 	for (i = 0; i < n; i++, es->n++) {
 		struct engine *e = &es->v[i];
@@ -292,6 +294,40 @@ static void unreachable(struct engine *e, const char *why)
 	contacted(e);
 }
 
+/* /info's CPU count: no container on e gets more (container_run clamps),
+ * and each language asking for more is told, once per engine and count.
+ * Policy is resolved once for every engine (plugins_apply_config), and
+ * engines may differ: the clamp is per engine, at creation. */
+static void cpus_known(struct engine *e, const cJSON *info)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(info, "cpus");
+	unsigned cpus = cJSON_IsNumber(n) && n->valuedouble >= 1
+				? (unsigned)n->valuedouble
+				: 0;
+	size_t i;
+
+	if (!cpus || cpus == docker_cpus(e->d))
+		return;
+	docker_set_cpus(e->d, cpus);
+	for (i = 0; e->es->ps && i < e->es->ps->n; i++) {
+		const struct plugin *pl = &e->es->ps->v[i];
+
+		if (pl->policy.limits.cpu_millis > cpus * 1000u)
+			log_warn("[%s] cpu_millis %u is more than engine %s "
+				 "has (%u CPUs): its containers there get %u; "
+				 "set cpu_millis to at most %u (sandbox.ini, "
+				 "[%s] or [limits])",
+				 pl->desc->name, pl->policy.limits.cpu_millis,
+				 e->name, cpus, cpus * 1000u, cpus * 1000u,
+				 pl->desc->name);
+	}
+}
+
+unsigned engine_cpus(const struct engine *e)
+{
+	return docker_cpus(e->d);
+}
+
 /* /info: can it enforce the limits? */
 static void limits_cb(cJSON *info, const char *why, void *arg)
 {
@@ -319,6 +355,7 @@ static void limits_cb(cJSON *info, const char *why, void *arg)
 		contacted(e);
 		return;
 	}
+	cpus_known(e, info);
 	cJSON_Delete(info);
 	go_up(e);
 }

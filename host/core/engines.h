@@ -91,6 +91,9 @@ struct engine *engines_find(const struct engines *es, const char *name);
 struct engine *engines_of_pool(const struct engines *es, const struct pool *p);
 
 const char *engine_name(const struct engine *e);
+/* The engine's CPU count once it answered GET /info (0 before): its
+ * containers get at most that many thousand cpu_millis. */
+unsigned engine_cpus(const struct engine *e);
 struct docker *engine_docker(const struct engine *e);
 struct pool *engine_pool(const struct engine *e);
 enum engine_health engine_health(const struct engine *e);

@@ -720,18 +720,21 @@ int plugin_check(const char *path, int run, const char *self)
 	struct plugin_set set = {0};
 	struct input in[16];
 	struct config cfg;
-	char why[512], dir[PATH_MAX];
+	char why[512], dir[PATH_MAX], real[PATH_MAX];
 	const struct plugin *pl;
 	size_t n = 0;
 	int fd, rc, level;
 
 	printf("check-plugin %s\n", path);
-	if (plugin_file_check(path, &fd, why, sizeof(why)) != 0) {
+	if (plugin_file_check(path, &fd, real, sizeof(real), why,
+			      sizeof(why)) != 0) {
 		say(&k, "FAIL", "file", "%s", why);
 		goto out;
 	}
 	close(fd);
-	say(&k, "pass", "file", "a regular file only its owner may write");
+	say(&k, "pass", "file",
+	    "a regular file only its owner may write, in directories only "
+	    "root or we may change");
 	plugins_load_file(&set, path);
 	if (set.n != 1) {
 		say(&k, "FAIL", "load", "%s",

@@ -468,29 +468,169 @@ static const char *others_may_write(const struct stat *st)
 	return "";
 }
 
-int plugin_file_check(const char *path, int *fd, char *why, size_t size)
+/* May a directory on the way to a plugin stay as it is? "" when only root
+ * or we can change what it holds. A parent (not the plugin's own
+ * directory) that others may write is still safe with the sticky bit
+ * (/tmp): there only an entry's owner may rename or remove it, and every
+ * entry on the way must be root's or ours. ssh's StrictModes refuses
+ * these too; mkdtemp directories under /tmp are how tests and an SDK's
+ * users try a plugin. */
+static const char *dir_unsafe(const struct stat *st, int parent)
 {
-	char dir[PATH_MAX];
+	const char *who = others_may_write(st);
+
+	if (*who && parent && (st->st_mode & S_ISVTX) &&
+	    (st->st_uid == 0 || st->st_uid == geteuid()))
+		return "";
+	return who;
+}
+
+/* Resolve dir as the kernel would, checking every directory it passes
+ * through (each parent up to /, and those holding a symbolic link on the
+ * way) and that every link is root's or ours: whoever could change one of
+ * them could point the path anywhere. The resolved directory into real.
+ * 0, or a negative errno with why. */
+static int dir_walk(const char *dir, char *real, size_t real_size, char *why,
+		    size_t size)
+{
+	char todo[PATH_MAX * 2], cur[PATH_MAX], next[PATH_MAX * 2 + 8];
+	char link[PATH_MAX];
+	unsigned links = 0;
 	struct stat st;
 	const char *who;
-	int f;
+	size_t len;
 
-	*fd = -1;
-	/* The directory: whoever may write it may swap the file. */
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (stat(dirname(dir), &st) != 0) {
+	if (dir[0] == '/')
+		snprintf(todo, sizeof(todo), "%s", dir);
+	else if (getcwd(cur, sizeof(cur)))
+		snprintf(todo, sizeof(todo), "%s/%s", cur, dir);
+	else {
 		snprintf(why, size, "its directory: %s", strerror(errno));
 		return -errno;
 	}
-	who = others_may_write(&st);
-	if (*who) {
+	snprintf(cur, sizeof(cur), "/");
+	if (lstat("/", &st) != 0 || *(who = dir_unsafe(&st, 1))) {
+		snprintf(why, size, "the root directory is not safe");
+		return -EPERM;
+	}
+	for (;;) {
+		char *p = todo, *c;
+		int last;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		c = p;
+		len = strcspn(p, "/");
+		p += len;
+		while (*p == '/')
+			p++;
+		last = *p == '\0';
+		c[len] = '\0';
+		/* cur is safe (checked below when it was entered). */
+		if (strcmp(c, ".") == 0 || strcmp(c, "..") == 0) {
+			if (c[1] == '.' && strcmp(cur, "/") != 0) {
+				char *slash = strrchr(cur, '/');
+
+				slash[slash == cur ? 1 : 0] = '\0';
+			}
+			memmove(todo, p, strlen(p) + 1);
+			continue;
+		}
+		if (strlen(cur) + strlen(c) + 2 > sizeof(cur)) {
+			snprintf(why, size, "its path is too long");
+			return -ENAMETOOLONG;
+		}
+		snprintf(next, sizeof(next), "%s%s%.*s", cur,
+			 strcmp(cur, "/") == 0 ? "" : "/", (int)(PATH_MAX - 2),
+			 c);
+		if (lstat(next, &st) != 0) {
+			snprintf(why, size, "its directory %s: %s", next,
+				 strerror(errno));
+			return -errno;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t n;
+			char rest[PATH_MAX * 2];
+
+			if (st.st_uid != 0 && st.st_uid != geteuid()) {
+				snprintf(why, size,
+					 "its path is not safe: the symbolic "
+					 "link %s belongs to another user, who "
+					 "may point it elsewhere",
+					 next);
+				return -EPERM;
+			}
+			n = readlink(next, link, sizeof(link) - 1);
+			if (n < 0 || ++links > 40) {
+				snprintf(why, size, "its directory %s: %s",
+					 next, strerror(n < 0 ? errno : ELOOP));
+				return n < 0 ? -errno : -ELOOP;
+			}
+			link[n] = '\0';
+			snprintf(rest, sizeof(rest), "%s/%s", link, p);
+			snprintf(todo, sizeof(todo), "%s", rest);
+			if (link[0] == '/')
+				snprintf(cur, sizeof(cur), "/");
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(why, size, "its directory %s: %s", next,
+				 strerror(ENOTDIR));
+			return -ENOTDIR;
+		}
+		who = dir_unsafe(&st, !last);
+		if (*who) {
+			snprintf(why, size,
+				 "its %s %s is not safe: %s (chmod go-w, or "
+				 "chown root)",
+				 last ? "directory" : "parent directory", next,
+				 who);
+			return -EPERM;
+		}
+		memcpy(cur, next, strlen(next) + 1); /* fits: checked above */
+		memmove(todo, p, strlen(p) + 1);
+	}
+	/* The directory reached, as the plugin's own (a path ending in ".."
+	 * reaches one checked as a parent). */
+	if (lstat(cur, &st) != 0 || *(who = dir_unsafe(&st, 0))) {
 		snprintf(why, size,
 			 "its directory %s is not safe: %s (chmod go-w, or "
 			 "chown root)",
-			 dir, who);
+			 cur, *who ? who : strerror(errno));
 		return -EPERM;
 	}
-	f = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	snprintf(real, real_size, "%s", cur);
+	return 0;
+}
+
+int plugin_file_check(const char *path, int *fd, char *real, size_t real_size,
+		      char *why, size_t size)
+{
+	char dir[PATH_MAX], rdir[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	const char *who;
+	int f, rc;
+
+	*fd = -1;
+	/* Every directory on the way: whoever may write one may swap the
+	 * file, or the directory, or point a link elsewhere. */
+	snprintf(dir, sizeof(dir), "%.*s",
+		 base ? (int)(base - path) + (base == path) : 1,
+		 base ? path : ".");
+	base = base ? base + 1 : path;
+	rc = dir_walk(dir, rdir, sizeof(rdir), why, size);
+	if (rc)
+		return rc;
+	if ((size_t)snprintf(real, real_size, "%s%s%s", rdir,
+			     strcmp(rdir, "/") == 0 ? "" : "/",
+			     base) >= real_size) {
+		snprintf(why, size, "its path is too long");
+		return -ENAMETOOLONG;
+	}
+	f = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (f < 0) {
 		int err = errno;
 
@@ -526,25 +666,27 @@ static void load_one(struct plugin_set *set, const char *path)
 	const char *why = NULL, *clash;
 	struct stat checked, now;
 	struct plugin *v;
-	char buf[512];
+	char buf[512], real[PATH_MAX];
 	void *dl;
 	int fd;
 
-	if (plugin_file_check(path, &fd, buf, sizeof(buf)) != 0) {
+	if (plugin_file_check(path, &fd, real, sizeof(real), buf,
+			      sizeof(buf)) != 0) {
 		reject(set, path, "%s", buf);
 		return;
 	}
-	/* Only root or we may write the directory, so nobody else can swap
-	 * the file now; that it is still the one checked is verified after.
-	 * (dlopen of /proc/self/fd/N would not do: glibc takes a name it has
-	 * loaded before for the same library.) */
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/* Only root or we may change the directories on the way to the file
+	 * as resolved, so nobody else can swap it now; that it is still the
+	 * one checked is verified after. (dlopen of /proc/self/fd/N would
+	 * not do: glibc takes a name it has loaded before for the same
+	 * library.) */
+	dl = dlopen(real, RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
 		close(fd);
 		reject(set, path, "%s", dlerror());
 		return;
 	}
-	if (fstat(fd, &checked) != 0 || stat(path, &now) != 0 ||
+	if (fstat(fd, &checked) != 0 || stat(real, &now) != 0 ||
 	    checked.st_dev != now.st_dev || checked.st_ino != now.st_ino) {
 		close(fd);
 		reject(set, path, "the file changed while it was loaded");
@@ -795,8 +937,18 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	CAP(stderr_cap, cfg->max_output_cap);
 	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms
 						     : cfg->max_timeout_ms;
-	if (p->limits.timeout_ms > p->max_timeout_ms)
+	if (p->limits.timeout_ms > p->max_timeout_ms) {
+		log_warn("[%s] %s asks for timeout_ms %u; lowered to the "
+			 "host's ceiling %u ([limits] max_timeout_ms, or the "
+			 "section's)",
+			 d->name,
+			 lc && lc->limits.timeout_ms
+				 ? "its section of sandbox.ini"
+			 : d->limits.timeout_ms ? "the plugin"
+						: "[limits]",
+			 p->limits.timeout_ms, p->max_timeout_ms);
 		p->limits.timeout_ms = p->max_timeout_ms;
+	}
 	p->start_timeout_ms = lc && lc->start_timeout_ms
 				      ? lc->start_timeout_ms
 				      : cfg->start_timeout_ms;

@@ -101,17 +101,23 @@ const struct sbx_option *plugin_option(const struct plugin *pl,
  * plugins are rejected; -errno when the directory cannot be read. A file
  * is only opened when it is a regular file (not a symbolic link) that
  * nobody but its owner may write, owned by root or by us, in a directory
- * of which the same holds (so nobody else can swap it between the check
- * and dlopen; a file that changed anyway is rejected). */
+ * of which the same holds, and every directory up to / too (a parent with
+ * the sticky bit, such as /tmp, may be world-writable), following
+ * symbolic links only when root or we own them (so nobody else can swap
+ * it between the check and dlopen; a file that changed anyway is
+ * rejected). */
 int plugins_load_dir(struct plugin_set *set, const char *dir);
 
 /* Load the one plugin file path, as plugins_load_dir loads each. */
 void plugins_load_file(struct plugin_set *set, const char *path);
 
-/* Check path (and its directory) as plugins_load_dir does; 0, or -EPERM
+/* Check path (the file, its directory and every directory on the way to
+ * it, symbolic links resolved) as plugins_load_dir does; 0, or -EPERM
  * (-errno when it cannot be read) with the reason in why. On success *fd is
- * the open file. */
-int plugin_file_check(const char *path, int *fd, char *why, size_t size);
+ * the open file and real its path with every link resolved (what to
+ * dlopen). */
+int plugin_file_check(const char *path, int *fd, char *real, size_t real_size,
+		      char *why, size_t size);
 
 /* Resolve each loaded plugin's policy against cfg. Returns 0 or -ENOMEM;
  * a bad configured pattern is reported and skipped. */

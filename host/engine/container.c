@@ -407,6 +407,10 @@ int container_run(struct docker *d, const struct container_spec *spec,
 	/* Podman takes the profile as a path on its host, which is this
 	 * one. */
 	sp.podman = docker_is_podman(d);
+	/* More CPU than the engine has fails every start ("Range of CPUs is
+	 * from 0.01 to 2.00"): the core warned when it learnt the count. */
+	if (docker_cpus(d) && sp.cpu_millis > docker_cpus(d) * 1000u)
+		sp.cpu_millis = docker_cpus(d) * 1000u;
 	if (sp.podman && !sp.nproc)
 		sp.nproc = podman_nproc();
 	if (sp.podman && sp.seccomp) {

@@ -263,3 +263,13 @@ int docker_is_podman(const struct docker *d)
 {
 	return d->podman;
 }
+
+void docker_set_cpus(struct docker *d, unsigned cpus)
+{
+	d->cpus = cpus;
+}
+
+unsigned docker_cpus(const struct docker *d)
+{
+	return d->cpus;
+}

@@ -89,6 +89,11 @@ int docker_tls(const struct docker *d);
 /* 1 once negotiation found Podman's Docker-compatible service: it takes
  * a seccomp profile as a file on its own host, not as JSON. */
 int docker_is_podman(const struct docker *d);
+/* The engine's CPU count (GET /info NCPU), once the core knows it; 0:
+ * unknown. container_run gives no container more (the engine refuses
+ * NanoCpus above it, and every start would fail). */
+void docker_set_cpus(struct docker *d, unsigned cpus);
+unsigned docker_cpus(const struct docker *d);
 
 /*
  * GET /version and pick min(daemon ApiVersion, our maximum). Until it

@@ -74,6 +74,7 @@ struct docker {
 	struct docker_host host;
 	char version[16]; /* "" until negotiated */
 	int podman;	  /* the daemon is Podman's service (negotiation) */
+	unsigned cpus;	  /* its CPUs (docker_set_cpus), 0: unknown */
 	struct docker_req *reqs;
 	struct docker_stream *streams;
 	int closing;

@@ -205,6 +205,22 @@ static cJSON *limits_json(const struct tool_env *env)
 		l = cJSON_AddObjectToObject(o, pl->desc->name);
 		cJSON_AddNumberToObject(l, "memoryMb", lim->memory_mb);
 		cJSON_AddNumberToObject(l, "cpuMillis", lim->cpu_millis);
+		/* More than an engine has: what its containers get there
+		 * (core/engines.c warns in the log, doctor with the fix). */
+		for (size_t k = 0;
+		     env->engines && k < engines_count(env->engines); k++) {
+			const struct engine *e = engines_at(env->engines, k);
+			unsigned cpus = engine_cpus(e);
+
+			if (!cpus || lim->cpu_millis <= cpus * 1000u)
+				continue;
+			if (!(a = cJSON_GetObjectItemCaseSensitive(
+				      l, "cpuMillisClamped")))
+				a = cJSON_AddObjectToObject(l,
+							    "cpuMillisClamped");
+			cJSON_AddNumberToObject(a, engine_name(e),
+						cpus * 1000.0);
+		}
 		cJSON_AddNumberToObject(l, "pids", lim->pids);
 		cJSON_AddNumberToObject(l, "timeoutMs", lim->timeout_ms);
 		cJSON_AddNumberToObject(l, "maxTimeoutMs", po->max_timeout_ms);

@@ -7,8 +7,12 @@
  *               destinations, memory and time limits hit, processes the
  *               seccomp filter killed
  *   stats       counts by event, tool, outcome; violations; the time span
- *   verify      whether the hash chain holds, and where it breaks
+ *   verify      whether the hash chain holds, anchored at both ends as
+ *               `mcp-sandbox audit verify` checks it (anchor: a head
+ *               kept elsewhere), and where it breaks
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +48,11 @@ static cJSON *input_schema(const struct tool_env *env)
 		      "most 500).");
 	cJSON_AddNumberToObject(p, "minimum", 1);
 	cJSON_AddNumberToObject(p, "maximum", LIMIT_MAX);
+	tool_prop(props, "anchor", "string",
+		  "verify: a head kept outside the server (SEQ:HASH, as "
+		  "`mcp-sandbox audit head` prints it or the server logs it "
+		  "at start and stop): the chain must hold that line with "
+		  "that hash.");
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(s, "required"),
 			     cJSON_CreateString("action"));
 	cJSON_AddBoolToObject(s, "additionalProperties", 0);
@@ -59,6 +68,8 @@ struct security_call {
 	size_t limit;
 	char path[4096];
 	char tenant[40]; /* "": every event (no tenants) */
+	struct audit_anchor anchor;
+	int anchored; /* anchor given */
 	unsigned keep;
 	cJSON *out; /* built on the thread pool */
 };
@@ -128,7 +139,12 @@ static void work_cb(uv_work_t *w)
 	if (strcmp(sc->action, "verify") == 0) {
 		struct audit_verdict v;
 
-		if (audit_verify(files, n, &v) == 0) {
+		struct audit_verify_opts o = {
+			.log = sc->path,
+			.anchor = sc->anchored ? &sc->anchor : NULL,
+		};
+
+		if (audit_verify(files, n, &o, &v) == 0) {
 			cJSON_AddBoolToObject(sc->out, "ok", v.ok);
 			/* A tenant learns whether the chain holds, not how
 			 * much the others did nor where the log is. */
@@ -139,6 +155,25 @@ static void work_cb(uv_work_t *w)
 			cJSON_AddNumberToObject(sc->out, "lines",
 						(double)v.lines);
 			cJSON_AddNumberToObject(sc->out, "files", (double)n);
+			if (v.ok && v.lines) {
+				char head[AUDIT_HASH_HEX + 32];
+
+				snprintf(head, sizeof(head), "%" PRIu64 ":%s",
+					 v.last_seq, v.head);
+				cJSON_AddNumberToObject(sc->out, "firstSeq",
+							(double)v.first_seq);
+				cJSON_AddStringToObject(sc->out, "head", head);
+				cJSON_AddStringToObject(
+					sc->out, "start",
+					v.start == AUDIT_START_FIRST ? "seq 1"
+					: v.start == AUDIT_START_ROTATED
+						? "after the lines rotated "
+						  "away"
+						: "not checked");
+				if (sc->anchored)
+					cJSON_AddBoolToObject(sc->out,
+							      "anchored", 1);
+			}
 			if (!v.ok) {
 				cJSON *b = cJSON_AddObjectToObject(sc->out,
 								   "broken");
@@ -207,6 +242,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const cJSON *action = cJSON_GetObjectItemCaseSensitive(args, "action");
 	const cJSON *since = cJSON_GetObjectItemCaseSensitive(args, "since");
 	const cJSON *limit = cJSON_GetObjectItemCaseSensitive(args, "limit");
+	const cJSON *anchor = cJSON_GetObjectItemCaseSensitive(args, "anchor");
+	struct audit_anchor an;
 	struct security_call *sc;
 
 	if (!env->audit) {
@@ -215,6 +252,15 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 					       "file = none, or it could not "
 					       "be opened: see the server's "
 					       "log)"));
+		return;
+	}
+	if (anchor && (!cJSON_IsString(anchor) ||
+		       audit_anchor_parse(anchor->valuestring, &an))) {
+		mcp_call_finish(mc,
+				tool_error(ERR_INVALID_ARGUMENTS,
+					   "anchor: SEQ:HASH, as `mcp-sandbox "
+					   "audit head` prints it (a seq "
+					   "from 1 and 64 hex digits)"));
 		return;
 	}
 	sc = calloc(1, sizeof(*sc));
@@ -236,6 +282,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		snprintf(sc->tenant, sizeof(sc->tenant), "%s",
 			 mcp_call_tenant(mc)->name);
 	sc->keep = audit_keep(env->audit);
+	if (anchor) {
+		sc->anchor = an;
+		sc->anchored = 1;
+	}
 	audit_flush(env->audit, flushed_cb, sc);
 }
 

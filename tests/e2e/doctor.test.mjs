@@ -4,6 +4,7 @@
 // log.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { dockerGet } from './lib/docker.mjs';
 import { BIN, PLUGIN_ABI, ROOT, e2e } from './lib/server.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -71,10 +72,33 @@ e2e('doctor fails, with the fix, on a missing image, an engine that does not ans
   assert.match(r.stderr, /the server would not start/);
 });
 
-e2e('a server runs the same checks at start-up and logs them', { timeoutMs: 60_000 }, async (h) => {
-  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0' } });
+e2e('a server runs the same checks at start-up and logs them; a cpu_millis above the engine\'s CPUs is clamped with a warning (log, doctor, check-config, sandbox_inspect) and calls run', { timeoutMs: 90_000 }, async (h) => {
+  // More than any engine here has: every container start used to fail
+  // with "Range of CPUs is from 0.01 to N.00".
+  const cpuEnv = { SANDBOX_BASH_CPU_MILLIS: '256000' };
+  const ncpu = (await dockerGet('/info')).body.NCPU;
+  assert.ok(ncpu * 1000 < 256000, `an engine with ${ncpu} CPUs`);
+  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0', ...cpuEnv } });
   await waitFor(() => /doctor: engine: Docker .* API /.test(s.stderr) && /doctor: runtime/.test(s.stderr), { timeoutMs: 30_000, what: 'the doctor lines in the log' });
   assert.match(s.stderr, /doctor: cgroups: cgroup v\d/);
+  const r = await s.execute('bash', 'echo ran; nproc');
+  assert.equal(r.exitCode, 0, JSON.stringify(r));
+  assert.match(r.stdout, /^ran\n/);
+  assert.match(s.stderr, new RegExp(`\\[bash\\] cpu_millis 256000 is more than engine \\S+ has \\(${ncpu} CPUs\\): its containers there get ${ncpu * 1000}`));
+  const inspect = JSON.parse((await s.client.callTool({ name: 'sandbox_inspect', arguments: { what: 'limits' } })).content[0].text);
+  assert.equal(inspect.limits.bash.cpuMillis, 256000);
+  assert.deepEqual(Object.values(inspect.limits.bash.cpuMillisClamped), [ncpu * 1000]);
+  assert.equal(inspect.limits.python?.cpuMillisClamped, undefined);
+
+  const d = doctor(cpuEnv);
+  assert.equal(d.status, 0, 'a warning, not a failure: the server runs');
+  const cpu = d.report.find((c) => c.check === 'cpu');
+  assert.equal(cpu.status, 'warn', JSON.stringify(d.report));
+  assert.match(cpu.detail, new RegExp(`^bash: cpu_millis 256000 is more than the engine's ${ncpu} CPUs: its containers get ${ncpu * 1000}$`));
+  assert.equal(cpu.fix, `set cpu_millis to at most ${ncpu * 1000} in [bash] of sandbox.ini (or [limits])`);
+  assert.equal(doctor().report.find((c) => c.check === 'cpu').status, 'ok');
+  const cc = spawnSync(BIN, ['check-config'], { encoding: 'utf8', env: { ...process.env, ...cpuEnv }, timeout: 60_000 });
+  assert.match(cc.stderr, new RegExp(`\\[bash\\] cpu_millis 256000 is more than this host's ${os.availableParallelism()} CPUs`));
 });
 
 e2e('--version names the version, the git revision it was built from and the plugin ABI', { docker: false }, async () => {

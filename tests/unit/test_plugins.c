@@ -3,7 +3,8 @@
  * entry symbol, NULL descriptor, invalid descriptor, bad name, duplicate
  * name) are each rejected while the good ones keep working; so are files
  * others may write, symbolic links, directories, and files in a directory
- * others may write, each with its reason.
+ * others may write, or under a parent others may write, or through a
+ * symbolic link others may swap, each with its reason.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -92,6 +93,20 @@ static void real_plugins(const char *dir)
 	config_close(&c);
 }
 
+static char warnings[8192];
+
+/* Keeps the warnings logged, for checking what the loader said. */
+static void warning_sink(enum log_level level, const char *logger,
+			 const char *msg, void *arg)
+{
+	size_t n = strlen(warnings);
+
+	(void)logger;
+	(void)arg;
+	if (level == LOG_LEVEL_WARNING)
+		snprintf(warnings + n, sizeof(warnings) - n, "%s\n", msg);
+}
+
 static void fixtures(const char *dir)
 {
 	struct plugin_set s = {0};
@@ -169,7 +184,16 @@ static void fixtures(const char *dir)
 		struct config c;
 
 		config_init(&c);
+		warnings[0] = '\0';
+		log_set_sink(warning_sink, NULL);
 		CHECK(g != NULL && plugins_apply_config(&s, &c) == 0);
+		log_set_sink(NULL, NULL);
+		/* every limit lowered says so, the timeout too (plugin-abi.md)
+		 */
+		CHECK_STR_CONTAINS(warnings, "[greedy] the plugin asks for "
+					     "memory_mb");
+		CHECK_STR_CONTAINS(warnings, "[greedy] the plugin asks for "
+					     "timeout_ms 86400000; lowered");
 		if (g) {
 			CHECK(g->policy.limits.memory_mb == c.max_memory_mb);
 			CHECK(g->policy.limits.cpu_millis == c.max_cpu_millis);
@@ -374,6 +398,80 @@ static void unsafe_files(const char *fixture_dir)
 	CHECK(system(path) == 0);
 }
 
+/* Every directory on the way to a plugin, and every symbolic link
+ * followed there, is checked: a world-writable parent two levels up, a
+ * link in a world-writable directory pointing at a safe one (the swap
+ * that loaded system libraries), another user's link under /tmp. A
+ * sticky world-writable parent (/tmp's mode) is accepted. */
+static void unsafe_parents(const char *fixture_dir)
+{
+	char perl[4096], top[] = "/tmp/sbx-parents-XXXXXX", b[4200], link[4200],
+			 real[4300], path[4400];
+	struct plugin_set s = {0};
+
+	snprintf(perl, sizeof(perl), "%s/perl.so", fixture_dir);
+	CHECK(mkdtemp(top) != NULL);
+	snprintf(b, sizeof(b), "%s/a", top);
+	CHECK(mkdir(b, 0755) == 0);
+	snprintf(b, sizeof(b), "%s/a/b", top);
+	CHECK(mkdir(b, 0755) == 0);
+	CHECK(copy_file(perl, b, "ok.so", 0755) == 0);
+
+	/* top anyone may write, without the sticky bit: top/a can be
+	 * renamed away and replaced. */
+	CHECK(chmod(top, 0777) == 0);
+	CHECK(plugins_load_dir(&s, b) == 0);
+	CHECK(s.n == 0);
+	snprintf(path, sizeof(path),
+		 "its parent directory %s is not safe: "
+		 "every user may write it",
+		 top);
+	CHECK_STR_CONTAINS(reason(&s, b, "ok.so"), path);
+	plugins_close(&s);
+
+	/* A link there to a safe directory: the link can be swapped. */
+	snprintf(link, sizeof(link), "%s/link", top);
+	CHECK(symlink(b, link) == 0);
+	memset(&s, 0, sizeof(s));
+	CHECK(plugins_load_dir(&s, link) == 0);
+	CHECK(s.n == 0);
+	CHECK_STR_CONTAINS(reason(&s, link, "ok.so"), path);
+	plugins_close(&s);
+
+	/* With the sticky bit, as /tmp: only an entry's owner may rename
+	 * it, and root or we own each. The link is followed and the file
+	 * loaded from where it resolves. */
+	CHECK(chmod(top, 01777) == 0);
+	memset(&s, 0, sizeof(s));
+	CHECK(plugins_load_dir(&s, link) == 0);
+	CHECK(s.n == 1 && plugins_find(&s, "perl") != NULL);
+	plugins_close(&s);
+	{
+		int fd = -1;
+		char why[512];
+
+		snprintf(path, sizeof(path), "%s/./../../link/ok.so", b);
+		CHECK(plugin_file_check(path, &fd, real, sizeof(real), why,
+					sizeof(why)) == 0);
+		if (fd >= 0)
+			close(fd);
+		snprintf(path, sizeof(path), "%s/ok.so", b);
+		CHECK(strcmp(real, path) == 0);
+	}
+	/* ... unless another user owns the link. */
+	if (geteuid() == 0) {
+		CHECK(lchown(link, 1000, 1000) == 0);
+		memset(&s, 0, sizeof(s));
+		CHECK(plugins_load_dir(&s, link) == 0);
+		CHECK(s.n == 0);
+		CHECK_STR_CONTAINS(reason(&s, link, "ok.so"),
+				   "belongs to another user");
+		plugins_close(&s);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", top);
+	CHECK(system(path) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -385,6 +483,7 @@ int main(int argc, char **argv)
 	fixtures(argv[2]);
 	fixture_reasons(argv[2]);
 	unsafe_files(argv[2]);
+	unsafe_parents(argv[2]);
 	validate();
 	return t_summary("plugins");
 }
