@@ -648,7 +648,10 @@ static void close_walk_cb(uv_handle_t *h, void *arg)
  * server; remove the pool's containers (ending the one-off calls that run
  * in them, each answered "shutting_down"); flush and close stdout; close
  * what is left so the loop ends. A deadline bounds it all: a stuck engine
- * or a client that stops reading cannot keep the process alive.
+ * or a client that stops reading cannot keep the process alive. After a
+ * signal the pools are shut down quickly (pool_shutdown_quick: the
+ * removals are sent, and only those of containers that would not end with
+ * their agents are waited for) and the deadline is SIGNAL_DEADLINE_MS.
  */
 static void server_closed_cb(void *arg)
 {

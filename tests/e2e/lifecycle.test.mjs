@@ -147,7 +147,7 @@ e2e('stdin EOF: the server exits 0 by itself and leaves no container', {}, async
   assert.deepEqual(await instanceContainers(instance), []);
 });
 
-e2e('SIGTERM: the server removes every container and exits', {}, async (h) => {
+e2e('SIGTERM: the server exits at once and every container of it goes', {}, async (h) => {
   const s = await h.startRaw();
   await s.initialize();
   // A call still running when the signal comes.
