@@ -469,7 +469,9 @@ static void adopt_one(struct session_mgr *m, struct engine *eng,
 		return;
 	pl = plugins_find(m->ps, lang);
 	if ((!pl || !pl->policy.enabled) && deadline_s * 1000 > now &&
-	    !session_find(m, name)) {
+	    !session_find(m, name) && cJSON_IsString(state) &&
+	    (strcmp(state->valuestring, "running") == 0 ||
+	     strcmp(state->valuestring, "paused") == 0)) {
 		keep_unavailable(m, eng, saved_entry(saved, name), name, lang,
 				 id->valuestring, deadline_s * 1000, now, !pl);
 		return;
