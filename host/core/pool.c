@@ -50,6 +50,7 @@ struct box {
 	int unwaited;	   /* its removal is not waited for (quick stop) */
 	int hello_early;   /* HELLO answered before the start was: ready
 			    * once the start is */
+	int attach_first;  /* created, not started: attach, then start */
 	struct box *prev, *next;
 };
 
@@ -647,13 +648,13 @@ static void started_cb(const struct error *err, const char *id, void *arg)
 	 * server goes, even one killed between the start and the first
 	 * frame: no container is left waiting for a host that will never
 	 * come (docs/agent-protocol.md, "When the host goes"). */
-	if (docker_is_podman(p->d))
-		rc = agent_client_open(p->d, b->id, box_open_cb, box_lost_cb, b,
-				       &b->ac);
-	else
+	if (b->attach_first)
 		rc = agent_client_open_created(p->d, b->id, attached_cb,
 					       box_open_cb, box_lost_cb, b,
 					       &b->ac);
+	else
+		rc = agent_client_open(p->d, b->id, box_open_cb, box_lost_cb, b,
+				       &b->ac);
 	if (rc)
 		start_failed(b, rc, "cannot attach to the container");
 }
@@ -705,9 +706,9 @@ static int box_start(struct pool *p, const struct plugin *pl)
 		.seccomp_file = po->seccomp_file,
 	};
 	/* Podman's compat API cannot attach before the start. */
-	rc = docker_is_podman(p->d)
-		     ? container_run(p->d, &spec, started_cb, b)
-		     : container_create(p->d, &spec, started_cb, b);
+	b->attach_first = !docker_is_podman(p->d);
+	rc = b->attach_first ? container_create(p->d, &spec, started_cb, b)
+			     : container_run(p->d, &spec, started_cb, b);
 	if (rc) {
 		free(b);
 		return rc;
