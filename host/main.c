@@ -99,6 +99,7 @@ struct app {
 	int exit_code;
 	int stopping;
 	int quick_stop; /* a signal: pools are shut down quickly */
+	int closed;	/* server_closed_cb ran */
 	unsigned stop_deadline_ms;
 	/* run mode */
 	char *code;
@@ -657,6 +658,10 @@ static void server_closed_cb(void *arg)
 {
 	struct app *a = arg;
 
+	/* Once: the deadline may have come first, then the close ends. */
+	if (a->closed)
+		return;
+	a->closed = 1;
 	uv_close((uv_handle_t *)&a->deadline, NULL);
 	uv_close((uv_handle_t *)&a->sigterm, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -731,12 +736,13 @@ static void deadline_cb(uv_timer_t *t)
 
 /* quick: a signal. The pools then wait only for the removals of
  * containers that would not end by themselves (pool_shutdown_quick), and
- * the whole shutdown for SIGNAL_DEADLINE_MS at most, also when it began
- * otherwise (stdin EOF, then a signal). */
+ * a stdio server's whole shutdown for SIGNAL_DEADLINE_MS at most, also
+ * when it began otherwise (stdin EOF, then a signal). An HTTP server keeps
+ * the long deadline: its answers in flight are sent (docs/http.md). */
 static void serve_shutdown(struct app *a, int quick)
 {
 	if (a->stopping) {
-		if (quick && !a->quick_stop &&
+		if (quick && !a->quick_stop && !a->http &&
 		    uv_is_active((uv_handle_t *)&a->deadline)) {
 			a->quick_stop = 1;
 			a->stop_deadline_ms = SIGNAL_DEADLINE_MS;
@@ -747,7 +753,8 @@ static void serve_shutdown(struct app *a, int quick)
 	}
 	a->stopping = 1;
 	a->quick_stop = quick;
-	a->stop_deadline_ms = quick ? SIGNAL_DEADLINE_MS : SHUTDOWN_DEADLINE_MS;
+	a->stop_deadline_ms =
+		quick && !a->http ? SIGNAL_DEADLINE_MS : SHUTDOWN_DEADLINE_MS;
 	if (a->server)
 		mcp_server_stop_reading(a->server);
 	if (a->http)
