@@ -215,13 +215,20 @@ e2e('a restart without a language\'s plugin keeps its sessions; the plugin back,
   const s1 = await st.start(NO_POOL);
   await createSession(s1, 'bash', { name: 'keep', ttl: 600 });
   await createSession(s1, 'bash', { name: 'drop' });
+  await createSession(s1, 'bash', { name: 'brief', ttl: 3 });
   await sexecOk(s1, 'keep', 'export KEPT=42; echo "file kept" > /work/f.txt');
   const before = (await sessionOk(s1, { action: 'get', name: 'keep' })).session;
   const c1 = await sessionContainers({ dir: st.dir });
-  assert.deepEqual(c1.map((c) => c.session).sort(), ['drop', 'keep']);
+  assert.deepEqual(c1.map((c) => c.session).sort(), ['brief', 'drop', 'keep']);
   await s1.close();
 
   const s2 = await st.start({ ...NO_POOL, ...onlyPython(h), SANDBOX_SESSIONS_MAX_SESSIONS: '3' });
+  // Their clocks run on: 'brief' (3 s idle) expires here like any session.
+  await waitFor(async () => !(await sessionContainers({ dir: st.dir })).some((c) => c.session === 'brief'), {
+    timeoutMs: 30_000,
+    what: 'the unavailable session past its TTL removed',
+  });
+  assert.equal((await sessionErr(s2, { action: 'get', name: 'brief' })).code, 'session_not_found');
   // Adoption is over once a listing answers; the unavailable ones are in none.
   assert.deepEqual(await listNames(s2), []);
   const e = await sessionErr(s2, { action: 'get', name: 'keep' });
