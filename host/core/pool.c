@@ -21,7 +21,7 @@
 #define FALLBACK_MEM_MB 64
 
 enum box_state {
-	BOX_STARTING, /* container create/start/attach/hello in flight */
+	BOX_STARTING, /* create, attach, start, hello in flight */
 	BOX_IDLE,
 	BOX_BUSY,      /* handed to a caller */
 	BOX_RESETTING, /* back from a caller, agent reset in flight */
