@@ -61,6 +61,11 @@
 #define LOG_MODULE "main"
 /* How long a shutdown may take before the process exits anyway. */
 #define SHUTDOWN_DEADLINE_MS 20000
+/* The same after a signal: the client is about to kill the server (Claude
+ * Code sends SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that),
+ * so what is still awaited then (a container being created, to remove it)
+ * gets this long, and the process is gone well before the SIGKILL. */
+#define SIGNAL_DEADLINE_MS 250
 
 #ifndef SBX_VERSION
 #define SBX_VERSION "0"
@@ -94,6 +99,9 @@ struct app {
 	int proto_fd;	     /* serve: the private copy of stdout */
 	int exit_code;
 	int stopping;
+	int quick_stop; /* a signal: pools are shut down quickly */
+	int closed;	/* server_closed_cb ran */
+	unsigned stop_deadline_ms;
 	/* run mode */
 	char *code;
 	size_t code_len;
@@ -743,12 +751,19 @@ static void close_walk_cb(uv_handle_t *h, void *arg)
  * server; remove the pool's containers (ending the one-off calls that run
  * in them, each answered "shutting_down"); flush and close stdout; close
  * what is left so the loop ends. A deadline bounds it all: a stuck engine
- * or a client that stops reading cannot keep the process alive.
+ * or a client that stops reading cannot keep the process alive. After a
+ * signal the pools are shut down quickly (pool_shutdown_quick: the
+ * removals are sent, and only those of containers that would not end with
+ * their agents are waited for) and the deadline is SIGNAL_DEADLINE_MS.
  */
 static void server_closed_cb(void *arg)
 {
 	struct app *a = arg;
 
+	/* Once: the deadline may have come first, then the close ends. */
+	if (a->closed)
+		return;
+	a->closed = 1;
 	uv_close((uv_handle_t *)&a->deadline, NULL);
 	uv_close((uv_handle_t *)&a->sigterm, NULL);
 	uv_close((uv_handle_t *)&a->sigint, NULL);
@@ -787,7 +802,12 @@ static void pool_done_cb(void *arg)
 	unsigned removed, pending;
 
 	engines_shutdown_counts(a->engines, &removed, &pending);
-	log_info("shutdown: %u containers removed", removed);
+	if (pending)
+		log_info("shutdown: %u containers removed, %u more end with "
+			 "their agents (their connections are closed)",
+			 removed, pending);
+	else
+		log_info("shutdown: %u containers removed", removed);
 	if (a->http)
 		http_server_close(a->http, server_closed_cb, a);
 	else
@@ -798,7 +818,10 @@ static void sessions_done_cb(void *arg)
 {
 	struct app *a = arg;
 
-	engines_shutdown(a->engines, pool_done_cb, a);
+	if (a->quick_stop)
+		engines_shutdown_quick(a->engines, pool_done_cb, a);
+	else
+		engines_shutdown(a->engines, pool_done_cb, a);
 }
 
 static void deadline_cb(uv_timer_t *t)
@@ -808,31 +831,50 @@ static void deadline_cb(uv_timer_t *t)
 	unsigned removed = 0, pending = 0;
 
 	engines_shutdown_counts(a->engines, &removed, &pending);
-	log_error("shutdown did not finish in %d ms: exiting anyway (%u "
+	/* After a signal this is the plan, not a failure. */
+	log_write(a->quick_stop ? LOG_LEVEL_WARNING : LOG_LEVEL_ERROR,
+		  LOG_MODULE,
+		  "shutdown did not finish in %u ms: exiting anyway (%u "
 		  "containers removed, %u removals unanswered: those end "
 		  "with their agents when this process does)",
-		  SHUTDOWN_DEADLINE_MS, removed, pending);
+		  a->stop_deadline_ms, removed, pending);
 	if (a->server)
 		mcp_server_abort(a->server);
 	server_closed_cb(a);
 }
 
-static void serve_shutdown(struct app *a)
+/* quick: a signal. The pools then wait only for the removals of
+ * containers that would not end by themselves (pool_shutdown_quick), and
+ * a stdio server's whole shutdown for SIGNAL_DEADLINE_MS at most, also
+ * when it began otherwise (stdin EOF, then a signal). An HTTP server keeps
+ * the long deadline: its answers in flight are sent (docs/http.md). */
+static void serve_shutdown(struct app *a, int quick)
 {
-	if (a->stopping)
+	if (a->stopping) {
+		if (quick && !a->quick_stop && !a->http &&
+		    uv_is_active((uv_handle_t *)&a->deadline)) {
+			a->quick_stop = 1;
+			a->stop_deadline_ms = SIGNAL_DEADLINE_MS;
+			uv_timer_start(&a->deadline, deadline_cb,
+				       SIGNAL_DEADLINE_MS, 0);
+		}
 		return;
+	}
 	a->stopping = 1;
+	a->quick_stop = quick;
+	a->stop_deadline_ms =
+		quick && !a->http ? SIGNAL_DEADLINE_MS : SHUTDOWN_DEADLINE_MS;
 	if (a->server)
 		mcp_server_stop_reading(a->server);
 	if (a->http)
 		http_server_stop_accepting(a->http);
-	uv_timer_start(&a->deadline, deadline_cb, SHUTDOWN_DEADLINE_MS, 0);
+	uv_timer_start(&a->deadline, deadline_cb, a->stop_deadline_ms, 0);
 	session_mgr_shutdown(a->sessions, sessions_done_cb, a);
 }
 
 static void stdin_eof_cb(void *arg)
 {
-	serve_shutdown(arg);
+	serve_shutdown(arg, 0);
 }
 
 static void run_pool_done_cb(void *arg);
@@ -843,7 +885,7 @@ static void signal_cb(uv_signal_t *h, int signum)
 
 	log_info("signal %d: shutting down", signum);
 	if (a->server || a->http) {
-		serve_shutdown(a);
+		serve_shutdown(a, 1);
 	} else if (!a->stopping) {
 		/* run: remove the container and exit like the signal would */
 		a->stopping = 1;

@@ -968,7 +968,8 @@ static void pool_down_cb(void *arg)
 		es->done(es->done_arg);
 }
 
-void engines_shutdown(struct engines *es, void (*done)(void *arg), void *arg)
+static void shutdown_all(struct engines *es, int quick, void (*done)(void *arg),
+			 void *arg)
 {
 	size_t i;
 
@@ -981,7 +982,21 @@ void engines_shutdown(struct engines *es, void (*done)(void *arg), void *arg)
 		uv_close((uv_handle_t *)&es->probe, NULL);
 	es->pools_left = (unsigned)es->n;
 	for (i = 0; i < es->n; i++)
-		pool_shutdown(es->v[i].pool, pool_down_cb, es);
+		if (quick)
+			pool_shutdown_quick(es->v[i].pool, pool_down_cb, es);
+		else
+			pool_shutdown(es->v[i].pool, pool_down_cb, es);
+}
+
+void engines_shutdown(struct engines *es, void (*done)(void *arg), void *arg)
+{
+	shutdown_all(es, 0, done, arg);
+}
+
+void engines_shutdown_quick(struct engines *es, void (*done)(void *arg),
+			    void *arg)
+{
+	shutdown_all(es, 1, done, arg);
 }
 
 void engines_shutdown_counts(const struct engines *es, unsigned *removed,

@@ -143,6 +143,9 @@ cJSON *engines_json(const struct engines *es);
 /* Stop probing, shut every pool down (pool_shutdown); done runs once all
  * have finished. */
 void engines_shutdown(struct engines *es, void (*done)(void *arg), void *arg);
+/* The same with pool_shutdown_quick (a signal: the server must go now). */
+void engines_shutdown_quick(struct engines *es, void (*done)(void *arg),
+			    void *arg);
 /* Containers removed and removals unanswered, all pools together. */
 void engines_shutdown_counts(const struct engines *es, unsigned *removed,
 			     unsigned *pending);

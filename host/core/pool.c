@@ -21,7 +21,7 @@
 #define FALLBACK_MEM_MB 64
 
 enum box_state {
-	BOX_STARTING, /* container create/start/attach/hello in flight */
+	BOX_STARTING, /* create, attach, start, hello in flight */
 	BOX_IDLE,
 	BOX_BUSY,      /* handed to a caller */
 	BOX_RESETTING, /* back from a caller, agent reset in flight */
@@ -44,6 +44,13 @@ struct box {
 	int removed;	     /* the DELETE answered */
 	int doomed;	     /* remove as soon as possible */
 	int start_timed_out;
+	int start_sent;	   /* container_start in flight: b stays allocated */
+	int runs_attached; /* started with our attach stream open: its agent
+			    * ends by itself when that stream does */
+	int unwaited;	   /* its removal is not waited for (quick stop) */
+	int hello_early;   /* HELLO answered before the start was: ready
+			    * once the start is */
+	int attach_first;  /* created, not started: attach, then start */
 	struct box *prev, *next;
 };
 
@@ -95,6 +102,10 @@ struct pool {
 	struct waiter *wq_head, *wq_tail;
 	int dispatching, again;
 	int shutting_down;
+	/* pool_shutdown_quick: removals of boxes whose agent ends by itself
+	 * with our connection (runs_attached) are sent, not waited for. */
+	int quick;
+	unsigned unwaited;
 	unsigned removed_at_shutdown; /* for the shutdown's log */
 	int refill; /* keep idle boxes warm (off for one-shot runs) */
 	pool_warmup_fn warmup;
@@ -104,6 +115,7 @@ struct pool {
 };
 
 static void dispatch(struct pool *p);
+static void box_opened(struct box *b);
 static void housekeeping_cb(uv_timer_t *t);
 static void box_remove(struct box *b);
 
@@ -265,7 +277,7 @@ static void check_shutdown_done(struct pool *p)
 {
 	void (*done)(void *);
 
-	if (p->shutting_down && p->pending_removals == 0 && p->done) {
+	if (p->shutting_down && p->pending_removals == p->unwaited && p->done) {
 		done = p->done;
 		p->done = NULL;
 		done(p->done_arg);
@@ -280,9 +292,13 @@ static void removed_cb(const struct error *err, const char *id, void *arg)
 	(void)id;
 	b->removed = 1;
 	p->pending_removals--;
+	if (b->unwaited) {
+		b->unwaited = 0;
+		p->unwaited--;
+	}
 	if (p->shutting_down && !err)
 		p->removed_at_shutdown++;
-	if (!b->held)
+	if (!b->held && !b->start_sent)
 		box_unlink_free(b);
 	check_shutdown_done(p);
 	dispatch(p);
@@ -295,8 +311,12 @@ static void issue_delete(struct box *b)
 	if (container_remove(p->d, b->id, removed_cb, b) != 0) {
 		log_error("cannot remove container %.12s", b->id);
 		p->pending_removals--;
+		if (b->unwaited) {
+			b->unwaited = 0;
+			p->unwaited--;
+		}
 		b->removed = 1;
-		if (!b->held)
+		if (!b->held && !b->start_sent)
 			box_unlink_free(b);
 		check_shutdown_done(p);
 	}
@@ -313,6 +333,14 @@ static void box_remove(struct box *b)
 	b->state = BOX_REMOVING;
 	p->nboxes--;
 	p->pending_removals++;
+	/* A quick stop waits only for containers that would not end by
+	 * themselves: not created yet, created but not started, or whose
+	 * start is not answered (an engine that never got it would leave
+	 * them created). */
+	if (p->shutting_down && p->quick && b->runs_attached) {
+		b->unwaited = 1;
+		p->unwaited++;
+	}
 	if (b->ac) {
 		agent_client_close(b->ac);
 		b->ac = NULL;
@@ -503,7 +531,6 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 			void *arg)
 {
 	struct box *b = arg;
-	struct lang_state *ls = lang_of(b->pool, b->pl);
 
 	(void)ac;
 	if (b->state == BOX_REMOVING)
@@ -523,6 +550,22 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 			start_failed(b, -EIO, err->msg);
 		return;
 	}
+	if (b->start_sent) {
+		/* Only an engine that answers out of order: ready once the
+		 * start is confirmed (start_answered_cb). */
+		b->hello_early = 1;
+		return;
+	}
+	box_opened(b);
+}
+
+/* The agent answered HELLO on our attach stream, and the start (if we
+ * sent it) was confirmed. */
+static void box_opened(struct box *b)
+{
+	struct lang_state *ls = lang_of(b->pool, b->pl);
+
+	b->runs_attached = 1;
 	ls->image_missing = 0;
 	ls->start_failures = 0;
 	ls->started++;
@@ -534,6 +577,50 @@ static void box_open_cb(struct agent_client *ac, const struct error *err,
 	dispatch(b->pool);
 }
 
+/* The engine answered the start of a container we are attached to. */
+static void start_answered_cb(const struct error *err, const char *id,
+			      void *arg)
+{
+	struct box *b = arg;
+
+	(void)id;
+	b->start_sent = 0;
+	if (b->state == BOX_REMOVING) {
+		/* Removed meanwhile: freed here if the DELETE was answered. */
+		if (b->removed && !b->held)
+			box_unlink_free(b);
+		return;
+	}
+	if (err) {
+		start_failed(b, err->code, err->msg);
+		return;
+	}
+	b->runs_attached = 1;
+	if (b->hello_early) {
+		b->hello_early = 0;
+		box_opened(b);
+	}
+}
+
+/* Attached to the created container: now it may start. */
+static void attached_cb(struct agent_client *ac, void *arg)
+{
+	struct box *b = arg;
+
+	(void)ac;
+	if (b->state == BOX_REMOVING)
+		return;
+	b->start_sent = 1;
+	if (container_start(b->pool->d, b->id, start_answered_cb, b)) {
+		/* Not closed from inside the attach's callback: the start
+		 * timeout removes the box (housekeeping). */
+		b->start_sent = 0;
+		log_error("[%s] cannot start container %.12s",
+			  b->pl->desc->name, b->id);
+	}
+}
+
+/* The container exists (Docker: created, not started; Podman: started). */
 static void started_cb(const struct error *err, const char *id, void *arg)
 {
 	struct box *b = arg;
@@ -557,8 +644,17 @@ static void started_cb(const struct error *err, const char *id, void *arg)
 		return;
 	}
 	snprintf(b->id, sizeof(b->id), "%s", id);
-	rc = agent_client_open(p->d, b->id, box_open_cb, box_lost_cb, b,
-			       &b->ac);
+	/* Attached before it starts, its agent's stdin ends whenever this
+	 * server goes, even one killed between the start and the first
+	 * frame: no container is left waiting for a host that will never
+	 * come (docs/agent-protocol.md, "When the host goes"). */
+	if (b->attach_first)
+		rc = agent_client_open_created(p->d, b->id, attached_cb,
+					       box_open_cb, box_lost_cb, b,
+					       &b->ac);
+	else
+		rc = agent_client_open(p->d, b->id, box_open_cb, box_lost_cb, b,
+				       &b->ac);
 	if (rc)
 		start_failed(b, rc, "cannot attach to the container");
 }
@@ -609,7 +705,10 @@ static int box_start(struct pool *p, const struct plugin *pl)
 		.seccomp = po->seccomp_profile,
 		.seccomp_file = po->seccomp_file,
 	};
-	rc = container_run(p->d, &spec, started_cb, b);
+	/* Podman's compat API cannot attach before the start. */
+	b->attach_first = !docker_is_podman(p->d);
+	rc = b->attach_first ? container_create(p->d, &spec, started_cb, b)
+			     : container_run(p->d, &spec, started_cb, b);
 	if (rc) {
 		free(b);
 		return rc;
@@ -1052,11 +1151,13 @@ void pool_stats(const struct pool *p, const struct plugin *pl,
 	}
 }
 
-void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg)
+static void shutdown_pool(struct pool *p, int quick, void (*done)(void *arg),
+			  void *arg)
 {
 	struct box *b, *next;
 
 	p->shutting_down = 1;
+	p->quick = quick;
 	p->done = done;
 	p->done_arg = arg;
 	if (!uv_is_closing((uv_handle_t *)&p->housekeeping))
@@ -1067,6 +1168,16 @@ void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg)
 		box_remove(b);
 	}
 	check_shutdown_done(p);
+}
+
+void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg)
+{
+	shutdown_pool(p, 0, done, arg);
+}
+
+void pool_shutdown_quick(struct pool *p, void (*done)(void *arg), void *arg)
+{
+	shutdown_pool(p, 1, done, arg);
 }
 
 struct docker *pool_docker(const struct pool *p)

@@ -143,6 +143,13 @@ void pool_wake(struct pool *p);
 /* Remove every container this pool created; done runs when the daemon has
  * answered every removal (or failed). Acquire fails from now on. */
 void pool_shutdown(struct pool *p, void (*done)(void *arg), void *arg);
+/* The same, for a server that must be gone at once (a signal): every
+ * removal is sent and every agent connection closed, but done waits only
+ * for the removals of containers that would not end by themselves (being
+ * created, created and not started, or whose start is unanswered); the
+ * others end with their agents, whose stdin ends with the connection
+ * (AutoRemove; docs/agent-protocol.md, "When the host goes"). */
+void pool_shutdown_quick(struct pool *p, void (*done)(void *arg), void *arg);
 /* The engine the pool's containers run on. */
 struct docker *pool_docker(const struct pool *p);
 /* Since pool_shutdown: containers the engine confirmed removed (or gone

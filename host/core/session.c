@@ -243,10 +243,17 @@ int session_mgr_uses_packages(struct session_mgr *m, const char *key)
 	struct session *s;
 	unsigned i;
 
+	const cJSON *e, *k;
+
 	for (s = m->list; s; s = s->next)
 		for (i = 0; i < s->npkg; i++)
 			if (strcmp(s->pkg_keys[i], key) == 0)
 				return 1;
+	cJSON_ArrayForEach(e, m->unavailable) cJSON_ArrayForEach(
+		k, cJSON_GetObjectItemCaseSensitive(
+			   e, "packages")) if (cJSON_IsString(k) &&
+					       strcmp(k->valuestring, key) ==
+						       0) return 1;
 	return 0;
 }
 
@@ -284,6 +291,9 @@ void session_save(struct session_mgr *m)
 		}
 		cJSON_AddItemToArray(arr, e);
 	}
+	/* Kept for a server that has their plugin. */
+	cJSON_ArrayForEach(e, m->unavailable)
+		cJSON_AddItemToArray(arr, cJSON_Duplicate(e, 1));
 	session_store_save(m->store, arr);
 }
 
@@ -419,6 +429,7 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 {
 	struct create_op *op;
 	struct box *b = NULL;
+	unsigned nu;
 	int rc;
 
 	if (m->shutting_down)
@@ -430,11 +441,19 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 	if (name && session_find(m, name))
 		return error_set(err, ERR_SESSION_EXISTS,
 				 "a session named '%s' already exists", name);
-	if (m->n + m->creating >= m->cfg->max_sessions)
+	if (name && session_unavailable_find(m, name))
+		return error_set(err, ERR_SESSION_EXISTS,
+				 "a session named '%s' already exists (of a "
+				 "language this server has no plugin for)",
+				 name);
+	/* Sessions kept for another server count: their containers run. */
+	nu = (unsigned)cJSON_GetArraySize(m->unavailable);
+	if (m->n + m->creating + nu >= m->cfg->max_sessions)
 		return error_set(err, ERR_MAX_SESSIONS,
-				 "%u sessions are open, the limit "
-				 "(max_sessions); destroy one first",
-				 m->n + m->creating);
+				 "%u sessions are open (%u of them of "
+				 "languages this server has no plugin for), "
+				 "the limit (max_sessions); destroy one first",
+				 m->n + m->creating + nu, nu);
 	if (ttl_s > m->cfg->session_max_ttl_s)
 		return error_set(err, ERR_INVALID_ARGUMENTS,
 				 "ttl %u s is above this server's limit of "
@@ -733,6 +752,7 @@ static void expiry_cb(uv_timer_t *t)
 	if (m->adopting && now >= m->adopt_until_ms)
 		session_adoption_end(m, "the engine did not answer in time");
 	session_reconnect_tick(m, now);
+	session_unavailable_expire(m, now);
 	for (s = m->list; s; s = next) {
 		next = s->next;
 		if (s->destroying)
@@ -794,5 +814,6 @@ void session_mgr_free(struct session_mgr *m)
 		next = s->next;
 		free(s);
 	}
+	cJSON_Delete(m->unavailable);
 	free(m);
 }

@@ -79,7 +79,9 @@ void session_mgr_start(struct session_mgr *m);
  * to reconnect first is [sessions] reconnect_grace_s). */
 #define SESSION_TOMBSTONE_MS 3600000
 /* No session named name: err says whether one was lost (ERR_SESSION_LOST,
- * with why) or never was (ERR_SESSION_NOT_FOUND). Returns err->code. */
+ * with why), is kept for a server that has its language's plugin
+ * (ERR_SESSION_UNAVAILABLE, naming the plugin) or never was
+ * (ERR_SESSION_NOT_FOUND). Returns err->code. */
 int session_missing(struct session_mgr *m, const char *name, struct error *err);
 
 struct audit;
@@ -154,6 +156,11 @@ int session_mgr_uses_packages(struct session_mgr *m, const char *key);
 /* Remove the session and its container. A running call and the queued
  * ones end with ERR_SESSION_DESTROYED before this returns. */
 void session_destroy(struct session *s);
+/* Remove the container of name, a session this server cannot run (its
+ * language's plugin is not loaded; session_missing says
+ * ERR_SESSION_UNAVAILABLE), and forget it. 0, or ERR_SESSION_NOT_FOUND
+ * when name is no such session. */
+int session_destroy_unavailable(struct session_mgr *m, const char *name);
 
 /* Memory in use by the container (bytes), asked of the engine. */
 typedef void (*session_memory_cb)(const struct error *err, uint64_t bytes,

@@ -69,6 +69,20 @@ int session_missing(struct session_mgr *m, const char *name, struct error *err)
 	int64_t now = session_now_ms();
 	unsigned i;
 
+	const cJSON *u = m ? session_unavailable_find(m, name) : NULL;
+
+	if (u)
+		return error_set(
+			err, ERR_SESSION_UNAVAILABLE,
+			"session '%s' is a %s session, and this server has no "
+			"%s plugin loaded (or the language is turned off): "
+			"the session is kept as it was, and a server started "
+			"with the plugin adopts it",
+			name,
+			cJSON_GetObjectItemCaseSensitive(u, "language")
+				->valuestring,
+			cJSON_GetObjectItemCaseSensitive(u, "language")
+				->valuestring);
 	for (i = 0; m && i < m->ntomb; i++)
 		if (strcmp(m->tomb[i].name, name) == 0 &&
 		    now - m->tomb[i].at_ms < SESSION_TOMBSTONE_MS)
@@ -303,6 +317,138 @@ static void adopt_fields(struct session *s, const cJSON *e, int64_t now)
 	}
 }
 
+/* ---- sessions of a language this server cannot run ---- */
+
+const cJSON *session_unavailable_find(const struct session_mgr *m,
+				      const char *name)
+{
+	const cJSON *e =
+		m->unavailable ? saved_entry(m->unavailable, name) : NULL;
+
+	return e;
+}
+
+/*
+ * A session of a language whose plugin this server has not loaded (a
+ * contributor's plugin left out, a plugin that failed to load) or has
+ * turned off: it is not this server's to run, nor to remove. Its
+ * container is left as it is (the agent waits for a relay connection
+ * however long it takes) and its entry is kept in the state file, so
+ * that the next server with the plugin adopts it with its state. Its
+ * clocks run on: it expires like any session (session_unavailable_expire).
+ */
+static void keep_unavailable(struct session_mgr *m, struct engine *eng,
+			     const cJSON *saved, const char *name,
+			     const char *lang, const char *id,
+			     int64_t deadline_ms, int64_t now, int missing)
+{
+	cJSON *e;
+
+	if (!m->unavailable && !(m->unavailable = cJSON_CreateArray()))
+		return;
+	if (session_unavailable_find(m, name))
+		return;
+	e = saved ? cJSON_Duplicate(saved, 1) : cJSON_CreateObject();
+	if (!e)
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "name");
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "language");
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "container");
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "engine");
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "deadline");
+	cJSON_AddStringToObject(e, "name", name);
+	cJSON_AddStringToObject(e, "language", lang);
+	cJSON_AddStringToObject(e, "container", id);
+	cJSON_AddStringToObject(e, "engine", engine_name(eng));
+	cJSON_AddNumberToObject(e, "deadline", (double)deadline_ms);
+	/* What adopt_fields would take when the state file had nothing. */
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "lastUsed"))) {
+		cJSON_DeleteItemFromObjectCaseSensitive(e, "lastUsed");
+		cJSON_AddNumberToObject(e, "lastUsed", (double)now);
+	}
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "ttl"))) {
+		cJSON_DeleteItemFromObjectCaseSensitive(e, "ttl");
+		cJSON_AddNumberToObject(e, "ttl", m->cfg->session_ttl_s);
+	}
+	cJSON_AddItemToArray(m->unavailable, e);
+	log_warn("session %s (container %.12s) is a %s session and the %s "
+		 "plugin is %s: the session is kept as it is, unusable "
+		 "here, for a server started with the plugin to adopt",
+		 name, id, lang, lang,
+		 missing ? "not loaded" : "turned off in the configuration");
+}
+
+static void drop_unavailable(struct session_mgr *m, const char *name,
+			     const char *why)
+{
+	cJSON *e;
+	int i = 0;
+
+	cJSON_ArrayForEach(e, m->unavailable)
+	{
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
+		const cJSON *id =
+			cJSON_GetObjectItemCaseSensitive(e, "container");
+		const cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "engine");
+		struct engine *eng;
+
+		if (!cJSON_IsString(n) || strcmp(n->valuestring, name) != 0) {
+			i++;
+			continue;
+		}
+		eng = cJSON_IsString(en) ? engines_find(m->es, en->valuestring)
+					 : NULL;
+		if (!eng && engines_count(m->es) == 1)
+			eng = engines_at(m->es, 0);
+		log_info("session %s (%s, not loaded here) removed: %s", name,
+			 cJSON_GetObjectItemCaseSensitive(e, "language")
+				 ->valuestring,
+			 why);
+		if (eng && cJSON_IsString(id))
+			session_remove_container(m, eng, id->valuestring);
+		cJSON_DeleteItemFromArray(m->unavailable, i);
+		session_save(m);
+		return;
+	}
+}
+
+int session_destroy_unavailable(struct session_mgr *m, const char *name)
+{
+	if (!m || !session_unavailable_find(m, name))
+		return ERR_SESSION_NOT_FOUND;
+	drop_unavailable(m, name, "destroyed");
+	return 0;
+}
+
+void session_unavailable_expire(struct session_mgr *m, int64_t now)
+{
+	const cJSON *e;
+	char name[SESSION_QNAME_MAX + 1];
+
+	for (;;) {
+		const char *why = NULL;
+
+		cJSON_ArrayForEach(e, m->unavailable)
+		{
+			double last = num(e, "lastUsed", (double)now),
+			       ttl = num(e, "ttl", m->cfg->session_ttl_s);
+
+			if (num(e, "deadline", 0) <= (double)now)
+				why = "maximum lifetime reached";
+			else if (last + ttl * 1000 <= (double)now)
+				why = "idle longer than its TTL";
+			if (why)
+				break;
+		}
+		if (!why)
+			return;
+		snprintf(name, sizeof(name), "%s",
+			 cJSON_GetObjectItemCaseSensitive(e, "name")
+				 ->valuestring);
+		drop_unavailable(m, name, why);
+	}
+}
+
 static void adopt_one(struct session_mgr *m, struct engine *eng,
 		      const cJSON *saved, const cJSON *c)
 {
@@ -322,6 +468,14 @@ static void adopt_one(struct session_mgr *m, struct engine *eng,
 				 lang, sizeof(lang), name, sizeof(name)))
 		return;
 	pl = plugins_find(m->ps, lang);
+	if ((!pl || !pl->policy.enabled) && deadline_s * 1000 > now &&
+	    !session_find(m, name) && cJSON_IsString(state) &&
+	    (strcmp(state->valuestring, "running") == 0 ||
+	     strcmp(state->valuestring, "paused") == 0)) {
+		keep_unavailable(m, eng, saved_entry(saved, name), name, lang,
+				 id->valuestring, deadline_s * 1000, now, !pl);
+		return;
+	}
 	if (!pl || !pl->policy.enabled || session_find(m, name) ||
 	    deadline_s * 1000 <= now || !cJSON_IsString(state) ||
 	    (strcmp(state->valuestring, "running") != 0 &&
@@ -391,8 +545,13 @@ static void adopt_unreachable(struct adopt_ctx *ctx)
 		    m->n >= m->cfg->max_sessions)
 			continue;
 		pl = plugins_find(m->ps, lang->valuestring);
-		if (!pl || !pl->policy.enabled)
+		if (!pl || !pl->policy.enabled) {
+			keep_unavailable(m, ctx->eng, e, name->valuestring,
+					 lang->valuestring, id->valuestring,
+					 (int64_t)num(e, "deadline", 0), now,
+					 !pl);
 			continue;
+		}
 		s = session_alloc(m, pl, name->valuestring);
 		if (!s)
 			return;

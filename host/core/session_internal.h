@@ -95,6 +95,12 @@ struct session_mgr {
 		int64_t at_ms;
 	} tomb[32];
 	unsigned ntomb;
+	/* Sessions of languages this server has no plugin for (or has
+	 * turned off): their containers are left alone and their saved
+	 * entries kept, so that a server with the plugin adopts them
+	 * (docs/sessions.md, "A language this server cannot run"). An
+	 * array of entries in session_save's form, owned. */
+	cJSON *unavailable;
 	void (*adopted_cb)(void *arg);
 	void *adopted_arg;
 	void (*done)(void *arg); /* shutdown: when removals reach 0 */
@@ -152,6 +158,13 @@ void session_queue_abort_unsent(struct session *s);
 void session_queue_interpreter(struct session *s);
 
 /* session_adopt.c */
+/* The saved entry of the unavailable session name, or NULL (borrowed
+ * from m->unavailable until it changes). */
+const cJSON *session_unavailable_find(const struct session_mgr *m,
+				      const char *name);
+/* Remove the containers of unavailable sessions past their deadline or
+ * idle longer than their TTL (the expiry tick). */
+void session_unavailable_expire(struct session_mgr *m, int64_t now);
 /* Connect to an adopted or resumed session's container through the
  * agent's relay. Returns 0, or -1 when it failed and s is destroyed. */
 int session_reconnect(struct session *s);

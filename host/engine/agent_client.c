@@ -37,6 +37,7 @@ struct agent_client {
 	char id[16]; /* short container id, for logs */
 	agent_open_cb open_cb;
 	agent_lost_cb lost_cb;
+	agent_attached_cb attached_cb; /* agent_client_open_created() */
 	void *arg;
 	enum pending_kind pending;
 	uint32_t pending_id;
@@ -359,8 +360,14 @@ static void stream_open_cb(struct docker_stream *s, int err, const char *errmsg,
 	rc = ap_hello_encode(&ac->out, ac->pending_id);
 	if (!rc)
 		rc = send_frame(ac);
-	if (rc)
+	if (rc) {
 		docker_stream_close(ac->stream);
+		return;
+	}
+	/* Last: the caller may start the container, or close us. HELLO
+	 * waits in the engine until the agent reads its stdin. */
+	if (ac->attached_cb)
+		ac->attached_cb(ac, ac->arg);
 }
 
 static void client_closed_cb(uv_handle_t *h)
@@ -437,6 +444,18 @@ int agent_client_open(struct docker *d, const char *container_id,
 		      struct agent_client **out)
 {
 	return client_open(d, container_id, 0, open_cb, lost_cb, arg, out);
+}
+
+int agent_client_open_created(struct docker *d, const char *container_id,
+			      agent_attached_cb attached_cb,
+			      agent_open_cb open_cb, agent_lost_cb lost_cb,
+			      void *arg, struct agent_client **out)
+{
+	int rc = client_open(d, container_id, 0, open_cb, lost_cb, arg, out);
+
+	if (!rc)
+		(*out)->attached_cb = attached_cb;
+	return rc;
 }
 
 int agent_client_reopen(struct docker *d, const char *container_id,

@@ -103,11 +103,26 @@ typedef void (*agent_reset_cb)(struct agent_client *ac, const struct error *err,
 typedef void (*agent_file_cb)(struct agent_client *ac, const struct error *err,
 			      const struct ap_file_done *res, void *arg);
 
+/* The attach stream of agent_client_open_created() is open: start the
+ * container now (container_start). */
+typedef void (*agent_attached_cb)(struct agent_client *ac, void *arg);
+
 /* Attach to a started container and say HELLO. open_cb runs exactly once
  * (unless this returns an error). arg is passed to open_cb and lost_cb. */
 int agent_client_open(struct docker *d, const char *container_id,
 		      agent_open_cb open_cb, agent_lost_cb lost_cb, void *arg,
 		      struct agent_client **out);
+/* The same for a created container that is not started yet
+ * (container_create): attached_cb runs once the attach stream is open,
+ * and the caller starts the container then; HELLO is answered once it
+ * runs. Attached before it starts, the agent's stdin ends whenever this
+ * host goes, so the container ends (docs/agent-protocol.md, "When the
+ * host goes"). attached_cb does not run if the attach fails (open_cb
+ * says why). */
+int agent_client_open_created(struct docker *d, const char *container_id,
+			      agent_attached_cb attached_cb,
+			      agent_open_cb open_cb, agent_lost_cb lost_cb,
+			      void *arg, struct agent_client **out);
 
 /* The same, for a container whose first host has gone: the connection
  * goes through `sbx-agent relay` run with docker exec (agent/relay.h)

@@ -237,6 +237,7 @@ struct run_req {
 	int undo_err;	 /* what run_undo reports */
 	char **networks; /* still to join before the start */
 	size_t nnet, inet;
+	int no_start; /* container_create: done once the networks are joined */
 };
 
 static void run_finish(struct run_req *r, int err, const char *msg)
@@ -306,6 +307,10 @@ static void run_next(struct run_req *r)
 	cJSON *o;
 	int rc;
 
+	if (r->inet == r->nnet && r->no_start) {
+		run_finish(r, 0, NULL);
+		return;
+	}
 	if (r->inet == r->nnet) {
 		snprintf(path, sizeof(path), "/containers/%s/start", r->id);
 		if (docker_request(r->d, "POST", path, NULL, 0, run_started_cb,
@@ -395,8 +400,8 @@ static long long podman_nproc(void)
 	return v;
 }
 
-int container_run(struct docker *d, const struct container_spec *spec,
-		  container_cb cb, void *arg)
+static int run_begin(struct docker *d, const struct container_spec *spec,
+		     int no_start, container_cb cb, void *arg)
 {
 	struct container_spec sp = *spec;
 	struct run_req *r;
@@ -428,6 +433,7 @@ int container_run(struct docker *d, const struct container_spec *spec,
 	r->d = d;
 	r->cb = cb;
 	r->arg = arg;
+	r->no_start = no_start;
 	for (n = 0; spec->networks && spec->networks[n]; n++)
 		;
 	if (n && !(r->networks = calloc(n, sizeof(*r->networks))))
@@ -457,6 +463,18 @@ int container_run(struct docker *d, const struct container_spec *spec,
 	return rc;
 }
 
+int container_run(struct docker *d, const struct container_spec *spec,
+		  container_cb cb, void *arg)
+{
+	return run_begin(d, spec, 0, cb, arg);
+}
+
+int container_create(struct docker *d, const struct container_spec *spec,
+		     container_cb cb, void *arg)
+{
+	return run_begin(d, spec, 1, cb, arg);
+}
+
 struct simple_req {
 	container_cb cb;
 	void *arg;
@@ -475,7 +493,9 @@ static void removed_cb(const struct docker_response *res, void *arg)
 	    !(res->status == 409 && res->errmsg &&
 	      strstr(res->errmsg, "already in progress")))
 		err = -EIO;
-	if (err)
+	/* Cancelled: this server is exiting; the container ends with its
+	 * agent (or is some later server's orphan to remove). */
+	if (err && err != -ECANCELED)
 		log_warn("removing container %.12s: %s", r->id,
 			 res->errmsg ? res->errmsg : "failed");
 	if (r->cb)
@@ -728,6 +748,12 @@ static int container_post(struct docker *d, const char *id, const char *action,
 	if (rc)
 		free(r);
 	return rc;
+}
+
+int container_start(struct docker *d, const char *id, container_cb cb,
+		    void *arg)
+{
+	return container_post(d, id, "start", "", -EIO, cb, arg);
 }
 
 int container_pause(struct docker *d, const char *id, container_cb cb,

@@ -89,6 +89,19 @@ typedef void (*container_cb)(const struct error *err, const char *id,
 int container_run(struct docker *d, const struct container_spec *spec,
 		  container_cb cb, void *arg);
 
+/* Create a container (and join its networks) without starting it: cb
+ * gets its id, or the error (nothing is left on a failed network join).
+ * The caller attaches to it first, then starts it with container_start()
+ * (or removes it): a container whose stdin is attached before it starts
+ * sees stdin end whenever its host goes, even before it started
+ * (StdinOnce). Docker only; Podman's compat API refuses an attach before
+ * the start. Returns 0 or a negative code (no cb). */
+int container_create(struct docker *d, const struct container_spec *spec,
+		     container_cb cb, void *arg);
+/* POST /containers/{id}/start of a container_create()d container. */
+int container_start(struct docker *d, const char *id, container_cb cb,
+		    void *arg);
+
 /* DELETE ?force=1&v=1; 404 counts as success. cb may be NULL. */
 int container_remove(struct docker *d, const char *id, container_cb cb,
 		     void *arg);

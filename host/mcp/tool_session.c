@@ -543,6 +543,18 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	s = tool_find_session(env, mc, nm);
+	if (!s && strcmp(action, "destroy") == 0 &&
+	    tool_qualify(mcp_call_tenant(mc), nm, qname, sizeof(qname)) == 0 &&
+	    session_valid_name(qname) &&
+	    session_destroy_unavailable(env->sessions, qname) == 0) {
+		/* Of a language not loaded here: its container goes all the
+		 * same (it counts against max_sessions). */
+		cJSON *result = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(result, "destroyed", nm);
+		mcp_call_finish(mc, tool_ok(mc, result));
+		return;
+	}
 	if (!s) {
 		mcp_call_finish(mc, tool_no_session(env, mc, nm));
 		return;

@@ -47,6 +47,8 @@
 	X(SESSION_BUSY, "session_busy", "the session is busy")                 \
 	X(SESSION_DESTROYED, "session_destroyed", "the session was destroyed") \
 	X(SESSION_LOST, "session_lost", "the session's container was lost")    \
+	X(SESSION_UNAVAILABLE, "session_unavailable",                          \
+	  "the session's language is not loaded by this server")               \
 	X(MAX_SESSIONS, "max_sessions", "too many sessions")                   \
 	X(INVALID_NAME, "invalid_name", "invalid session name")                \
 	X(LANGUAGE_MISMATCH, "language_mismatch",                              \

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { e2e, toolError } from './lib/server.mjs';
+import { ROOT, e2e, toolError } from './lib/server.mjs';
 import { eventually, progressText, waitFor } from './lib/wait.mjs';
 import {
   createSession,
@@ -194,6 +194,76 @@ e2e('a server started in another working directory does not adopt the sessions',
   const s2 = await st.start(PYTHON);
   await waitListed(s2, ['here']);
   assert.equal((await printIn(s2, 'here', 'x')).stdout, '42\n');
+});
+
+/** A plugin directory holding only the built-in python plugin (a copy: links are refused). */
+function onlyPython(h) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sandbox-e2e-plugins-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.copyFileSync(path.join(ROOT, 'build/lib/mcp-sandbox/plugins/python.so'), path.join(dir, 'python.so'));
+  return { SANDBOX_SERVER_BUILTIN_PLUGINS: 'no', SANDBOX_SERVER_PLUGINS_DIR: dir };
+}
+
+// A contributor restarts the server without a plugin (theirs, not built,
+// or left out): that language's sessions are not this server's to run nor
+// to remove. They stay as they are, answer session_unavailable (not
+// session_not_found), count against max_sessions, and the next server with
+// the plugin adopts them with their state.
+e2e('a restart without a language\'s plugin keeps its sessions; the plugin back, they are adopted with their state', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
+  const s1 = await st.start(NO_POOL);
+  await createSession(s1, 'bash', { name: 'keep', ttl: 600 });
+  await createSession(s1, 'bash', { name: 'drop' });
+  await createSession(s1, 'bash', { name: 'brief', ttl: 3 });
+  await sexecOk(s1, 'keep', 'export KEPT=42; echo "file kept" > /work/f.txt');
+  const before = (await sessionOk(s1, { action: 'get', name: 'keep' })).session;
+  const c1 = await sessionContainers({ dir: st.dir });
+  assert.deepEqual(c1.map((c) => c.session).sort(), ['brief', 'drop', 'keep']);
+  await s1.close();
+
+  const s2 = await st.start({ ...NO_POOL, ...onlyPython(h), SANDBOX_SESSIONS_MAX_SESSIONS: '3' });
+  // Their clocks run on: 'brief' (3 s idle) expires here like any session.
+  await waitFor(async () => !(await sessionContainers({ dir: st.dir })).some((c) => c.session === 'brief'), {
+    timeoutMs: 30_000,
+    what: 'the unavailable session past its TTL removed',
+  });
+  assert.equal((await sessionErr(s2, { action: 'get', name: 'brief' })).code, 'session_not_found');
+  // Adoption is over once a listing answers; the unavailable ones are in none.
+  assert.deepEqual(await listNames(s2), []);
+  const e = await sessionErr(s2, { action: 'get', name: 'keep' });
+  assert.equal(e.code, 'session_unavailable', e.message);
+  assert.match(e.message, /bash plugin/);
+  const x = await sexecErr(s2, 'keep', 'echo $KEPT');
+  assert.equal(x.code, 'session_unavailable', x.message);
+  assert.equal((await sessionErr(s2, { action: 'create', language: 'python', name: 'keep' })).code, 'session_exists');
+  assert.match(s2.stderr, /session keep \(container [0-9a-f]{12}\) is a bash session and the bash plugin is not loaded/);
+  // They count against max_sessions (3): their containers run.
+  await createSession(s2, 'python', { name: 'py' });
+  assert.equal((await sessionErr(s2, { action: 'create', language: 'python' })).code, 'max_sessions');
+  await sessionOk(s2, { action: 'destroy', name: 'py' });
+  // One may be destroyed without its plugin: its container goes.
+  await sessionOk(s2, { action: 'destroy', name: 'drop' });
+  assert.equal((await sessionErr(s2, { action: 'get', name: 'drop' })).code, 'session_not_found');
+  await waitFor(async () => !(await sessionContainers({ dir: st.dir })).some((c) => c.session === 'drop' || c.session === 'py'), {
+    timeoutMs: 20_000,
+    what: 'the destroyed sessions\' containers to be gone',
+  });
+  const c2 = await sessionContainers({ dir: st.dir });
+  assert.deepEqual(c2.map((c) => [c.session, c.id]), [['keep', c1.find((c) => c.session === 'keep').id]], 'keep\'s container is untouched');
+  await s2.close();
+  const saved = JSON.parse(fs.readFileSync(path.join(st.dir, `${stateSlots(st.dir)[0]}.json`), 'utf8'));
+  assert.deepEqual(saved.sessions.map((x) => x.name), ['keep'], 'its entry is kept in the state file');
+
+  const s3 = await st.start(NO_POOL);
+  await waitListed(s3, ['keep']);
+  const r = await sexecOk(s3, 'keep', 'echo "$KEPT $(cat /work/f.txt)"');
+  assert.equal(r.stdout, '42 file kept\n');
+  assert.equal(r.freshState, false, 'the same interpreter');
+  const after = (await sessionOk(s3, { action: 'get', name: 'keep' })).session;
+  assert.equal(after.ttlSeconds, 600, 'TTL remembered');
+  assert.equal(after.created, before.created, 'creation time remembered');
+  assert.equal(after.executions, before.executions + 1, 'execution count remembered');
 });
 
 // Notes in the session whether it was interrupted.
