@@ -354,6 +354,11 @@ e2e('a Podman service on a unix socket runs sandboxes with the same limits, secc
   assert.equal(outcomes.length, targets.length, `${report.stdout} ${report.stderr}`);
   assert.deepEqual(outcomes.filter((o) => / connected$/.test(o)), [], `the postinstall reached: ${report.stdout}`);
   assert.deepEqual(lines.filter((l) => l.startsWith('connection')), [], 'the listener saw no connection');
+  // An install is answered once its containers and volumes are gone.
+  const left = async () => (await dockerGet('/containers/json?all=1', { socket: pod.sock })).body.filter((c) => c.Id !== registry);
+  const volumes = async () => ((await dockerGet('/volumes', { socket: pod.sock })).body.Volumes ?? []).map((v) => v.Name);
+  const what = async () => JSON.stringify({ containers: (await left()).map((c) => [c.Names, c.State, c.Labels['org.mcp-sandbox.role']]), volumes: await volumes() });
+  assert.deepEqual([(await left()).filter((c) => c.Labels['org.mcp-sandbox.role']).length, await volumes()], [0, [volume]], await what());
 
   // A server killed mid-install (its postinstall hangs) leaves the
   // install box, the forwarder in its network namespace, the proxy and
@@ -363,7 +368,6 @@ e2e('a Podman service on a unix socket runs sandboxes with the same limits, secc
   // volume only.
   addNpmPackage(reg, 'sbx-hang', '1.0.0', { 'index.js': '' }, 'http://npm-local:8080/tarballs/', { postinstall: 'node -e "setInterval(() => {}, 1000)"' });
   const hung = s.client.callTool({ name: 'sandbox_install', arguments: { language: 'javascript', packages: ['sbx-hang@1.0.0'] } }, undefined, { timeout: 240_000 }).catch(() => null);
-  const left = async () => (await dockerGet('/containers/json?all=1', { socket: pod.sock })).body.filter((c) => c.Id !== registry);
   await waitFor(async () => {
     const roles = (await left()).map((c) => c.Labels['org.mcp-sandbox.role']);
     return ['install', 'forwarder', 'proxy'].every((r) => roles.includes(r));
@@ -372,9 +376,7 @@ e2e('a Podman service on a unix socket runs sandboxes with the same limits, secc
   await s.exited;
   await hung;
   const next = await st.start({ ...env, SANDBOX_POOL_WARM_AT_START: '' });
-  const volumes = async () => ((await dockerGet('/volumes', { socket: pod.sock })).body.Volumes ?? []).map((v) => v.Name);
   const clean = async () => (await left()).length === 0 && JSON.stringify(await volumes()) === JSON.stringify([volume]);
-  const what = async () => JSON.stringify({ containers: (await left()).map((c) => [c.Names, c.State, c.Labels['org.mcp-sandbox.role']]), volumes: await volumes() });
   await waitFor(clean, { timeoutMs: 30_000, what: 'the killed server\'s install removed' }).catch(async (e) => { throw new Error(`${e.message}: ${await what()}\n${next.stderr.slice(-4000)}`); });
   await next.close();
   assert.ok(await clean(), await what());
