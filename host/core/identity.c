@@ -147,6 +147,7 @@ struct reap_ctx {
 	struct docker *d;
 	struct identity self;
 	unsigned removing; /* container removals in flight */
+	cJSON *later;	   /* ids removed once the first wave is gone */
 };
 
 /* The hand-over and proxy socket volumes of package installs
@@ -193,6 +194,28 @@ static void reap_volumes(struct reap_ctx *ctx)
 }
 
 static void orphan_removed_cb(const struct error *err, const char *id,
+			      void *arg);
+
+/* After the first wave, the install boxes: Podman refuses to remove a
+ * container whose network namespace another one (the install's
+ * forwarder) shares, even with force. After them, the volumes. */
+static void reap_next(struct reap_ctx *ctx)
+{
+	cJSON *later = ctx->later, *id;
+
+	ctx->later = NULL;
+	cJSON_ArrayForEach(id, later)
+	{
+		if (container_remove(ctx->d, id->valuestring, orphan_removed_cb,
+				     ctx) == 0)
+			ctx->removing++;
+	}
+	cJSON_Delete(later);
+	if (ctx->removing == 0)
+		reap_volumes(ctx);
+}
+
+static void orphan_removed_cb(const struct error *err, const char *id,
 			      void *arg)
 {
 	struct reap_ctx *ctx = arg;
@@ -200,7 +223,7 @@ static void orphan_removed_cb(const struct error *err, const char *id,
 	(void)err;
 	(void)id;
 	if (--ctx->removing == 0)
-		reap_volumes(ctx);
+		reap_next(ctx);
 }
 
 /* A session container (session.h) outlives its server on purpose: the
@@ -247,16 +270,23 @@ static void list_cb(const struct error *err, const char *json, void *arg)
 			 "(pid %s)",
 			 id->valuestring,
 			 label(labels, "org.mcp-sandbox.owner-pid"));
-		if (container_remove(ctx->d, id->valuestring, orphan_removed_cb,
-				     ctx) == 0)
-			ctx->removing++;
 		n++;
+		if (strcmp(label(labels, "org.mcp-sandbox.role"), "install") ==
+		    0) {
+			if (!ctx->later)
+				ctx->later = cJSON_CreateArray();
+			cJSON_AddItemToArray(
+				ctx->later,
+				cJSON_CreateString(id->valuestring));
+		} else if (container_remove(ctx->d, id->valuestring,
+					    orphan_removed_cb, ctx) == 0)
+			ctx->removing++;
 	}
 	if (n)
 		log_info("removed %u orphan containers", n);
 	cJSON_Delete(arr);
 	if (ctx->removing == 0)
-		reap_volumes(ctx);
+		reap_next(ctx);
 }
 
 void identity_reap_orphans(struct docker *d, const struct identity *self)
@@ -268,6 +298,7 @@ void identity_reap_orphans(struct docker *d, const struct identity *self)
 	ctx->d = d;
 	ctx->self = *self;
 	ctx->removing = 0;
+	ctx->later = NULL;
 	if (container_list(d, IDENTITY_MANAGED_LABEL, list_cb, ctx))
 		free(ctx);
 }

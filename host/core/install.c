@@ -14,7 +14,7 @@
  *   -> install (into the hand-over volume, the disk budget) -> manifest
  *   -> store (a root helper copies the set into the cache under a
  *   temporary name, renames it to the key, evicts) -> proxy log ->
- *   remove the containers, then the volumes -> answer every
+ *   remove the containers (the forwarder before the install box), then the volumes -> answer every
  *   request waiting for this key.
  *
  * Every step that fails ends the job the same way (job_fail): containers
@@ -630,6 +630,25 @@ static void removed_cb(const struct error *err, const char *id, void *arg)
 	volumes_remove(j);
 }
 
+static void box_remove(struct job *j)
+{
+	if (j->box_id[0] &&
+	    container_remove(j->in->d, j->box_id, removed_cb, j) == 0)
+		j->removing++;
+}
+
+static void fwd_removed_cb(const struct error *err, const char *id, void *arg)
+{
+	struct job *j = arg;
+
+	box_remove(j);
+	removed_cb(err, id, j);
+}
+
+/* The proxy, and the forwarder before the install container: Podman
+ * refuses to remove a container whose network namespace another one
+ * uses ("has dependent containers", even with force), Docker does not
+ * mind; the volumes once all three are gone. */
 static void job_cleanup(struct job *j)
 {
 	if (j->ac) {
@@ -637,15 +656,14 @@ static void job_cleanup(struct job *j)
 		j->ac = NULL;
 	}
 	j->removing = 1;
-	if (j->box_id[0] &&
-	    container_remove(j->in->d, j->box_id, removed_cb, j) == 0)
-		j->removing++;
 	if (j->proxy_id[0] &&
 	    container_remove(j->in->d, j->proxy_id, removed_cb, j) == 0)
 		j->removing++;
 	if (j->fwd_id[0] &&
-	    container_remove(j->in->d, j->fwd_id, removed_cb, j) == 0)
+	    container_remove(j->in->d, j->fwd_id, fwd_removed_cb, j) == 0)
 		j->removing++;
+	else
+		box_remove(j);
 	removed_cb(NULL, NULL, j);
 }
 

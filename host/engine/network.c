@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct obj_req {
 	struct docker *d;
@@ -32,6 +33,13 @@ static int valid_name(const char *s)
 	return n > 0 && n < 201 && isalnum((unsigned char)s[0]) &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			 "0123456789_.-") == n;
+}
+
+static unsigned long long page_size(void)
+{
+	long n = sysconf(_SC_PAGESIZE);
+
+	return n > 0 ? (unsigned long long)n : 4096;
 }
 
 static const struct error *
@@ -267,8 +275,19 @@ int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
 	opts = cJSON_AddObjectToObject(o, "DriverOpts");
 	cJSON_AddStringToObject(opts, "type", "tmpfs");
 	cJSON_AddStringToObject(opts, "device", "tmpfs");
-	snprintf(buf, sizeof(buf), "size=%um,uid=%u,gid=%u,mode=%04o", size_mb,
-		 uid, uid, mode);
+	/* Podman's local driver takes size= as an XFS project quota on its
+	 * storage, even for a tmpfs, and refuses the volume elsewhere
+	 * ("Filesystem does not support Project Quota", Podman 4.3); the
+	 * same limit in pages goes to the mount untouched. A Podman engine
+	 * runs on this machine (docs/scaling.md): its page size is ours. */
+	if (docker_is_podman(d))
+		snprintf(buf, sizeof(buf),
+			 "nr_blocks=%llu,uid=%u,gid=%u,mode=%04o",
+			 (unsigned long long)size_mb * 1048576 / page_size(),
+			 uid, uid, mode);
+	else
+		snprintf(buf, sizeof(buf), "size=%um,uid=%u,gid=%u,mode=%04o",
+			 size_mb, uid, uid, mode);
 	cJSON_AddStringToObject(opts, "o", buf);
 	free(r->create_body);
 	r->create_body = cJSON_PrintUnformatted(o);

@@ -34,7 +34,8 @@ int volume_ensure(struct docker *d, const char *name, const char *const *labels,
 
 /* A volume on a tmpfs of size_mb owned by uid with the permission bits
  * mode (the local driver's tmpfs type): it lives while a container
- * mounts it, shared by every container that does. cb as network_cb. */
+ * mounts it, shared by every container that does. On Podman the size
+ * is given in pages of this machine (network.c). cb as network_cb. */
 int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
 			unsigned uid, unsigned mode, const char *const *labels,
 			network_cb cb, void *arg);

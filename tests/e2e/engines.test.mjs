@@ -253,10 +253,33 @@ e2e('an engine stopped mid-run: one-off calls that had not started go to the oth
   await session(s, 'destroy', { name: sessions.local });
 });
 
-e2e('a Podman service on a unix socket runs sandboxes with the same limits, seccomp profile and capabilities, and sessions work there', { timeoutMs: 240_000 }, async (h) => {
+e2e('a Podman service on a unix socket runs sandboxes with the same limits, seccomp profile and capabilities, sessions work there, and an install reaches its registry through the proxy only and leaves nothing behind', { timeoutMs: 300_000 }, async (h) => {
   if (!needRoot(h)) return;
-  const pod = await startPodman(h, { images: [IMAGE] });
-  const s = await withStateDir(h).start({ DOCKER_HOST: pod.url, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' });
+  // In a network namespace of its own: the install network and Podman's
+  // default one (the proxy's) get their bridges, rules and DNS there.
+  const pod = await startPodman(h, { netns: true, images: [IMAGE, 'mcp-sandbox/node:latest', 'mcp-sandbox/proxy:latest'] });
+  const podman = (...a) => execFileSync('docker', ['-H', pod.url, ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  const id = crypto.randomBytes(4).toString('hex');
+  const network = `sbx-test-pkgnet-${id}`;
+  const volume = `sbx-test-pkgs-${id}`;
+  const reg = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-reg-'));
+  h.t.after(() => fs.rmSync(reg, { recursive: true, force: true }));
+  addNpmPackage(reg, 'sbx-pod', '1.0.0', { 'index.js': 'module.exports = "installed on Podman";\n' }, 'http://npm-local:8080/tarballs/');
+  fs.chmodSync(reg, 0o755);
+  // The registry: a container on the install network, which only the
+  // proxy joins (startPodman's clean-up removes it with the engine). Its
+  // limits as the server sets them on Podman (docs/scaling.md): Podman's
+  // defaults (1048576 files and processes) are more than runc may set here.
+  podman('network', 'create', '--internal', network);
+  const registry = podman('run', '-d', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=256:256', '--network', network, '--network-alias', 'npm-local', '--read-only', '--user', '1000',
+    '-v', `${reg}:/srv:ro`, '--entrypoint', 'node', 'mcp-sandbox/node:latest', '-e',
+    "require('http').createServer((q, r) => require('fs').readFile('/srv' + decodeURIComponent(new URL(q.url, 'http://x').pathname), (e, d) => { r.statusCode = e ? 404 : 200; r.end(e ? '' : d); })).listen(8080)");
+  const st = withStateDir(h);
+  const env = {
+    DOCKER_HOST: pod.url, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash',
+    SANDBOX_PACKAGES_NETWORK: network, SANDBOX_PACKAGES_VOLUME: volume, SANDBOX_JAVASCRIPT_REGISTRY: 'http://npm-local:8080/',
+  };
+  const s = await st.start(env);
   const [e] = await waitFor(async () => {
     const list = await inspectEngines(s);
     return list[0].health === 'up' ? list : null;
@@ -289,6 +312,74 @@ e2e('a Podman service on a unix socket runs sandboxes with the same limits, secc
   const read = await s.client.callTool({ name: 'sandbox_file_ops', arguments: { action: 'read', session: 'pod', path: 'v.txt' } });
   assert.equal(JSON.parse(read.content[0].text).content, 'v\n');
   assert.equal((await session(s, 'destroy', { name: 'pod' })).isError ?? false, false);
+
+  // An install: through the forwarder in the install container's
+  // loopback (NetworkMode container:<id>) and the unix socket on a tmpfs
+  // volume to the proxy, which alone reaches the registry.
+  const install = async (spec) => {
+    const r = await s.client.callTool({ name: 'sandbox_install', arguments: { language: 'javascript', packages: [spec] } }, undefined, { timeout: 240_000 });
+    assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
+    return JSON.parse(r.content[0].text);
+  };
+  const got = await install('sbx-pod@1.0.0');
+  assert.ok(got.connections.length > 0 && got.connections.every((c) => c.host === 'npm-local' && c.allowed), JSON.stringify(got.connections));
+  const use = runResult(await s.call({ language: 'javascript', packages: ['sbx-pod@1.0.0'], code: "console.log(require('sbx-pod'))" }, { requestTimeoutMs: 120_000 }));
+  assert.equal(use.stdout, 'installed on Podman\n', use.stderr);
+
+  // No route but the proxy: a postinstall that ignores it tries every
+  // address of the engine's namespace (the install network's gateway,
+  // loopback, and the gateway of Podman's default network, the proxy's,
+  // whose bridge exists while a container is on it), where a listener
+  // logs what reaches it, and the registry by name and by address.
+  // Nothing connects.
+  const lines = [];
+  const listener = spawn('nsenter', [`--net=/var/run/netns/${pod.netns}`, process.execPath, '-e',
+    "const s = require('net').createServer((c) => { console.log('connection', c.remoteAddress, '->', c.localAddress + ':' + c.localPort); c.destroy(); }); s.listen(0, '0.0.0.0', () => console.log('listening', s.address().port));"],
+  { stdio: ['ignore', 'pipe', 'inherit'] });
+  h.t.after(() => listener.kill());
+  listener.stdout.setEncoding('utf8').on('data', (d) => lines.push(...d.split('\n').filter(Boolean)));
+  const port = Number((await waitFor(() => lines.find((l) => l.startsWith('listening')), { what: 'the listener in the engine\'s namespace' })).split(' ')[1]);
+  const ipAddr = execFileSync('nsenter', [`--net=/var/run/netns/${pod.netns}`, 'ip', '-4', '-o', 'addr', 'show'], { encoding: 'utf8' });
+  const addrs = [...ipAddr.matchAll(/inet ([0-9.]+)\//g)].map((m) => m[1]);
+  const gateway = JSON.parse(podman('network', 'inspect', network))[0].IPAM.Config[0].Gateway;
+  assert.ok(addrs.includes(gateway) && addrs.includes('127.0.0.1'), `${gateway} among ${addrs}`);
+  const bridge = JSON.parse(podman('network', 'inspect', 'bridge'))[0].IPAM.Config[0].Gateway;
+  const registryIp = JSON.parse(podman('inspect', registry))[0].NetworkSettings.Networks[network].IPAddress;
+  const targets = [...new Set([...addrs, bridge])].map((a) => [a, port]);
+  targets.push(['host.containers.internal', port], ['npm-local', 8080], [registryIp, 8080]);
+  addProbePackages(reg, targets, { tarballBase: 'http://npm-local:8080/tarballs/' });
+  await install('sbx-probe@1.0.0');
+  const report = runResult(await s.call({ language: 'javascript', packages: ['sbx-probe@1.0.0'], code: "console.log(JSON.stringify(require('sbx-probe/report.json')))" }, { requestTimeoutMs: 120_000 }));
+  const outcomes = JSON.parse(report.stdout || '[]');
+  assert.equal(outcomes.length, targets.length, `${report.stdout} ${report.stderr}`);
+  assert.deepEqual(outcomes.filter((o) => / connected$/.test(o)), [], `the postinstall reached: ${report.stdout}`);
+  assert.deepEqual(lines.filter((l) => l.startsWith('connection')), [], 'the listener saw no connection');
+  // An install is answered once its containers and volumes are gone.
+  const left = async () => (await dockerGet('/containers/json?all=1', { socket: pod.sock })).body.filter((c) => c.Id !== registry);
+  const volumes = async () => ((await dockerGet('/volumes', { socket: pod.sock })).body.Volumes ?? []).map((v) => v.Name);
+  const what = async () => JSON.stringify({ containers: (await left()).map((c) => [c.Names, c.State, c.Labels['org.mcp-sandbox.role']]), volumes: await volumes() });
+  assert.deepEqual([(await left()).filter((c) => c.Labels['org.mcp-sandbox.role']).length, await volumes()], [0, [volume]], await what());
+
+  // A server killed mid-install (its postinstall hangs) leaves the
+  // install box, the forwarder in its network namespace, the proxy and
+  // their volumes; the next server removes them, the forwarder before the
+  // box (Podman refuses the other order), and a server that closes
+  // leaves nothing: the engine holds the test's registry and the cache
+  // volume only.
+  addNpmPackage(reg, 'sbx-hang', '1.0.0', { 'index.js': '' }, 'http://npm-local:8080/tarballs/', { postinstall: 'node -e "setInterval(() => {}, 1000)"' });
+  const hung = s.client.callTool({ name: 'sandbox_install', arguments: { language: 'javascript', packages: ['sbx-hang@1.0.0'] } }, undefined, { timeout: 240_000 }).catch(() => null);
+  await waitFor(async () => {
+    const roles = (await left()).map((c) => c.Labels['org.mcp-sandbox.role']);
+    return ['install', 'forwarder', 'proxy'].every((r) => roles.includes(r));
+  }, { timeoutMs: 60_000, what: 'an install in flight' });
+  process.kill(s.pid, 'SIGKILL');
+  await s.exited;
+  await hung;
+  const next = await st.start({ ...env, SANDBOX_POOL_WARM_AT_START: '' });
+  const clean = async () => (await left()).length === 0 && JSON.stringify(await volumes()) === JSON.stringify([volume]);
+  await waitFor(clean, { timeoutMs: 30_000, what: 'the killed server\'s install removed' }).catch(async (e) => { throw new Error(`${e.message}: ${await what()}\n${next.stderr.slice(-4000)}`); });
+  await next.close();
+  assert.ok(await clean(), await what());
 });
 
 e2e('a rootless Podman on cgroup v1 cannot enforce the limits and is refused: calls fail at once, saying why', { timeoutMs: 180_000 }, async (h) => {

@@ -119,10 +119,24 @@ function rootlessUser() {
  * A Podman service of the test's own on a unix socket: its own storage
  * and run roots, its log in its directory. rootless: as an unprivileged
  * user (made if missing), as a user who has Podman would run it.
- * images: loaded from this machine's engine. Returns { dir, sock, url }.
+ * netns (root only): the service in a network namespace of its own, with
+ * its network configurations in its directory, so the networks it makes
+ * (bridges, netavark's iptables rules, aardvark-dns) live there and touch
+ * nothing of this machine's; make containers with networks through its
+ * socket (the docker CLI with -H url), never with the podman CLI.
+ * images: loaded from this machine's engine, in one archive (shared
+ * layers once). Returns { dir, sock, url, netns } (netns: the
+ * namespace's name under /var/run/netns, or null).
  */
-export async function startPodman(h, { images = [], rootless = false } = {}) {
+export async function startPodman(h, { images = [], rootless = false, netns = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pod-'));
+  const ns = netns ? `sbxpod${process.pid % 100000}` : null;
+  const ip = (...a) => execFileSync('ip', a, { stdio: 'pipe' });
+  if (ns) {
+    try { ip('netns', 'del', ns); } catch { /* none left over */ }
+    ip('netns', 'add', ns);
+    ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
+  }
   const user = rootless ? rootlessUser() : null;
   if (user) fs.chownSync(dir, user.uid, user.uid);
   fs.chmodSync(dir, 0o711);
@@ -133,6 +147,7 @@ export async function startPodman(h, { images = [], rootless = false } = {}) {
     'cgroup_manager = "cgroupfs"',
     'events_logger = "file"',
     'runtime = "runc"',
+    ...(ns ? ['[network]', `network_config_dir = "${path.join(dir, 'networks')}"`] : []),
     '',
   ].join('\n'));
   const storage = ['--root', path.join(dir, 'storage'), '--runroot', path.join(dir, 'run'),
@@ -143,7 +158,10 @@ export async function startPodman(h, { images = [], rootless = false } = {}) {
     fs.chownSync(path.join(dir, 'xdg'), user.uid, user.uid);
     env.XDG_RUNTIME_DIR = path.join(dir, 'xdg');
   }
-  const as = (args) => (rootless ? ['runuser', ['-u', user.name, '--', 'podman', ...args]] : ['podman', args]);
+  // nsenter, not ip netns exec: that one also remounts /sys, where
+  // Podman would find no cgroups.
+  const as = (args) => (rootless ? ['runuser', ['-u', user.name, '--', 'podman', ...args]]
+    : ns ? ['nsenter', [`--net=/var/run/netns/${ns}`, 'podman', ...args]] : ['podman', args]);
   const logFile = path.join(dir, 'podman.log');
   const log = fs.openSync(logFile, 'a');
   const [cmd, args] = as([...storage, 'system', 'service', '--time=0', `unix://${sock}`]);
@@ -158,17 +176,18 @@ export async function startPodman(h, { images = [], rootless = false } = {}) {
     }
     const [c, a] = as([...storage, 'rm', '--all', '--force']);
     try { execFileSync(c, a, { env, stdio: 'pipe', cwd: dir }); } catch { /* nothing left */ }
+    if (ns) try { ip('netns', 'del', ns); } catch { /* gone */ }
     fs.rmSync(dir, { recursive: true, force: true });
   });
   await waitFor(async () => proc.exitCode === null && (await dockerGet('/_ping', { socket: sock }).catch(() => ({}))).status === 200,
     { timeoutMs: 60_000, what: `the test's podman service (${logFile})` }).catch((e) => {
     throw new Error(`${e.message}\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
   });
-  for (const image of images) {
+  if (images.length) {
     const [c, a] = as([...storage, 'load', '-q']);
-    execFileSync('sh', ['-c', `docker save ${image} | ${[c, ...a].join(' ')}`], { env, stdio: 'pipe', cwd: dir });
+    execFileSync('sh', ['-c', `docker save ${images.join(' ')} | ${[c, ...a].join(' ')}`], { env, stdio: 'pipe', cwd: dir });
   }
-  return { dir, sock, url: `unix://${sock}` };
+  return { dir, sock, url: `unix://${sock}`, netns: ns };
 }
 
 let engines = 0;
