@@ -116,7 +116,6 @@ static int grow_slots(void)
 
 static void note(const char *dir, const char *name)
 {
-	uint32_t *slot;
 	size_t len;
 	char *p;
 
@@ -128,7 +127,7 @@ static void note(const char *dir, const char *name)
 		return;
 	}
 	len = strlen(p) + 1;
-	if (st.nslots && *(slot = slot_of(p, hash(p)))) {
+	if (st.nslots && *slot_of(p, hash(p))) {
 		free(p); /* noted already */
 		return;
 	}

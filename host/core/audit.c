@@ -276,7 +276,7 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 		/* An empty file after a rotation (a crash between the rename
 		 * and the first line): the chain goes on from the rotated
 		 * one. */
-		struct audit_anchor prev;
+		struct audit_anchor prev = {0};
 		char rotated[PATH_MAX + 112];
 
 		snprintf(rotated, sizeof(rotated), "%s.1", a->path);
@@ -343,7 +343,7 @@ int audit_stores_code(const struct audit *a)
 static int rotate(struct audit *a)
 {
 	char from[PATH_MAX + 112], to[PATH_MAX + 112];
-	struct audit_anchor dropped;
+	struct audit_anchor dropped = {0};
 	unsigned i;
 	int fd;
 

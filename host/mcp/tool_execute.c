@@ -552,7 +552,7 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 
 		if (e->skip == EXEC_ART_BAD_NAME) {
 			/* No uri: no file operation takes such a path. */
-			if (i - 1 < ec->npaths) {
+			if (ec->paths && i - 1 < ec->npaths) {
 				free(ec->paths[i - 1]);
 				ec->paths[i - 1] = NULL;
 			}
