@@ -17,7 +17,8 @@
 #                agent, the session interpreters)
 #   end-to-end   node --test in tests/e2e (the real server, the official MCP
 #                SDK, real Docker), then the adversarial suite again with
-#                the code blocklist off
+#                the code blocklist off, then a check that they left no
+#                container, volume or network on the engine (one check)
 #
 # and ends with the counts per layer on one line, then, alone on the last
 # line, "N passed, N failed" (CI reads it). Exits non-zero if anything
@@ -230,6 +231,19 @@ sbx_step "integration tests (ctest -L integration)"
 ctest_layer integration build integration ctest
 
 # ---- end-to-end ----
+# What is on the engine before the end-to-end runs: whatever they add and
+# leave (a container, a volume or a network, by name) fails the layer at
+# the end. The one exception is the server's own package cache volume
+# (docs/packages.md), which a server keeps on purpose.
+engine_objects() {
+	{
+		docker ps -a --format 'container {{.Names}}'
+		docker volume ls --format 'volume {{.Name}}'
+		docker network ls --format 'network {{.Name}}'
+	} 2>/dev/null | grep -vx 'volume mcp-sandbox-packages' | sort
+}
+engine_before=$(engine_objects)
+
 sbx_step "end-to-end tests (tests/e2e)"
 e2e_ok=0
 if [ ! -f tests/e2e/package-lock.json ]; then
@@ -261,6 +275,22 @@ if [ -n "$line" ]; then
 	nfail[end-to-end]=$((${nfail[end-to-end]:-0} + f))
 fi
 [ "$adv_ok" -eq 1 ] || layer_failed end-to-end "adversarial, blocklist off"
+
+sbx_step "end-to-end: nothing left on the engine"
+# A server's containers go within 5 s of its end (docs/architecture.md):
+# the check polls for up to 15 s before it fails.
+for _ in $(seq 30); do
+	left=$(comm -13 <(printf '%s\n' "$engine_before") <(engine_objects))
+	[ -n "$left" ] || break
+	sleep 0.5
+done
+if [ -n "$left" ]; then
+	sbx_log "the end-to-end tests left these behind (a test that did not clean up):"
+	sed 's/^/  /' <<<"$left" >&2
+	layer_failed end-to-end "left on the engine"
+else
+	npass[end-to-end]=$((${npass[end-to-end]:-0} + 1))
+fi
 
 summary
 [ "${#failed[@]}" -eq 0 ]

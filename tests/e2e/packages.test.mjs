@@ -26,8 +26,17 @@ function packageEnv(h, extra = {}) {
   const network = `sbx-test-pkgnet-${id}`;
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pkg-state-'));
   h.t.after(() => {
-    // The servers are closed by now; their containers are gone.
-    for (const c of docker('ps', '-aq', '--filter', `network=${network}`).split('\n').filter(Boolean)) docker('rm', '-f', c);
+    // The servers are closed by now and their pools' containers gone; a
+    // session's container outlives its server on purpose (sessions.md),
+    // so the test removes its own: named for a slot of its state
+    // directory (sbx-s.<slot>.…), or using its volume.
+    const slots = fs.readdirSync(state).filter((f) => /^[0-9a-f]{8}-\d+\.json$/.test(f)).map((f) => f.slice(0, -5));
+    const ours = docker('ps', '-a', '--format', '{{.Names}}').split('\n')
+      .filter((n) => slots.some((sl) => n.startsWith(`sbx-s.${sl}.`)));
+    for (const c of [...ours, ...docker('ps', '-aq', '--filter', `network=${network}`).split('\n'),
+      ...docker('ps', '-aq', '--filter', `volume=${volume}`).split('\n')].filter(Boolean)) {
+      try { docker('rm', '-f', c); } catch { /* gone meanwhile */ }
+    }
     try { docker('network', 'rm', network); } catch { /* never made */ }
     try { docker('volume', 'rm', '-f', volume); } catch { /* never made */ }
     fs.rmSync(state, { recursive: true, force: true });
