@@ -713,11 +713,6 @@ int artifact_store_read(struct artifact_store *st, const char *key,
 	return 0;
 }
 
-const char *artifact_store_dir(const struct artifact_store *st)
-{
-	return st->dir;
-}
-
 size_t artifact_store_each(const struct artifact_store *st, size_t max,
 			   artifact_each_fn fn, void *arg)
 {

@@ -68,9 +68,6 @@ int artifact_store_read(struct artifact_store *st, const char *key,
 			const char *path, uint64_t offset, uint32_t length,
 			artifact_read_cb cb, void *arg);
 
-/* The store's directory (for an export's source). */
-const char *artifact_store_dir(const struct artifact_store *st);
-
 /* The kept files as last swept, newest set first, at most max of them:
  * fn per file, with its set's key. Returns how many there were in all. */
 typedef void (*artifact_each_fn)(const char *key, const char *path,

@@ -14,8 +14,8 @@
  *   -> install (into the hand-over volume, the disk budget) -> manifest
  *   -> store (a root helper copies the set into the cache under a
  *   temporary name, renames it to the key, evicts) -> proxy log ->
- *   remove the containers (the forwarder before the install box), then the volumes -> answer every
- *   request waiting for this key.
+ *   remove the containers (the forwarder before the install box), then
+ *   the volumes -> answer every request waiting for this key.
  *
  * Every step that fails ends the job the same way (job_fail): containers
  * removed, nothing in the volume but what a finished rename put there.
@@ -242,11 +242,6 @@ void installer_set_busy(struct installer *in, pkg_busy_fn busy, void *arg)
 int installer_enabled(const struct installer *in)
 {
 	return in && strcmp(in->cfg->pkg_network, "none") != 0;
-}
-
-const char *installer_volume(const struct installer *in)
-{
-	return installer_enabled(in) ? in->cfg->pkg_volume : NULL;
 }
 
 /* ---- specs ---- */

@@ -49,8 +49,6 @@ void installer_set_busy(struct installer *in, pkg_busy_fn busy, void *arg);
 
 /* 1 when installs are on ([packages] network is not "none"). */
 int installer_enabled(const struct installer *in);
-/* The package volume's name, or NULL when installs are off. */
-const char *installer_volume(const struct installer *in);
 
 /* A validated request: the normal-form specs, sorted, without
  * duplicates. */

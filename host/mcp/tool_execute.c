@@ -671,58 +671,51 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	const struct plugin *pl;
 	struct session *session = NULL;
 	struct exec_request req;
-	struct execute_call *ec;
+	struct execute_call *ec = NULL;
 	char *pkg_env[EXEC_MAX_EXTRA_ENV + 1] = {NULL};
-	cJSON *error = NULL;
+	cJSON *error = NULL; /* the answer when the call does not start */
+	int started = 0;     /* or 1: someone else answers it */
 	struct error err;
 	double t;
 
 	if (sess &&
 	    !(session = tool_find_session(env, mc, sess->valuestring))) {
-		mcp_call_finish(mc,
-				tool_no_session(env, mc, sess->valuestring));
-		return;
+		error = tool_no_session(env, mc, sess->valuestring);
+		goto done;
 	}
 	if (lang) {
 		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
 				   &error);
-		if (!pl) {
-			mcp_call_finish(mc, error);
-			return;
-		}
+		if (!pl)
+			goto done;
 	} else if (session) {
 		pl = session_plugin(session);
 	} else {
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "language is required (unless "
-					       "session is given)"));
-		return;
+		error = tool_error(ERR_INVALID_ARGUMENTS,
+				   "language is required (unless session is "
+				   "given)");
+		goto done;
 	}
 	if (session && pl != session_plugin(session)) {
-		mcp_call_finish(mc,
-				tool_error(ERR_LANGUAGE_MISMATCH,
-					   "session '%s' runs %s, not %s",
-					   sess->valuestring,
-					   session_plugin(session)->desc->name,
-					   pl->desc->name));
-		return;
+		error = tool_error(
+			ERR_LANGUAGE_MISMATCH, "session '%s' runs %s, not %s",
+			sess->valuestring, session_plugin(session)->desc->name,
+			pl->desc->name);
+		goto done;
 	}
 	if (pk && session) {
-		cJSON_Delete(summary);
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "packages go with a one-off "
-					       "run; a session gets them at "
-					       "sandbox_session create"));
-		return;
+		error = tool_error(ERR_INVALID_ARGUMENTS,
+				   "packages go with a one-off run; a session "
+				   "gets them at sandbox_session create");
+		goto done;
 	}
 	if (pk && !e) {
 		struct pending_run *pr = calloc(1, sizeof(*pr));
 
 		if (!pr || !(pr->args = cJSON_Duplicate(args, 1))) {
 			free(pr);
-			mcp_call_finish(
-				mc, tool_error(ERR_SANDBOX, "out of memory"));
-			return;
+			error = tool_error(ERR_SANDBOX, "out of memory");
+			goto done;
 		}
 		pr->env = env;
 		pr->on = tool_install_engine(env, pl);
@@ -730,7 +723,8 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 			cJSON_Delete(pr->args);
 			free(pr);
 		}
-		return;
+		started = 1; /* answered by tool_packages or installed_cb */
+		goto done;
 	}
 	req = (struct exec_request){.pl = pl};
 	if (e) {
@@ -741,12 +735,10 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 
 		free(path);
 		if (n < 0) {
-			cJSON_Delete(summary);
-			mcp_call_finish(mc, tool_error(ERR_PLUGIN,
-						       "the plugin's package "
-						       "environment is too "
-						       "long"));
-			return;
+			error = tool_error(ERR_PLUGIN,
+					   "the plugin's package environment "
+					   "is too long");
+			goto done;
 		}
 		req.extra_env = (const char *const *)pkg_env;
 		/* The set is in that engine's cache volume (docs/scaling.md,
@@ -764,15 +756,11 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 		o = plugin_option(pl, it->string);
 		if (!o) {
 			if (cJSON_IsTrue(it)) {
-				cJSON_Delete(summary);
-				install_env_free(pkg_env);
-				mcp_call_finish(
-					mc,
-					tool_error(ERR_INVALID_ARGUMENTS,
-						   "language '%s' has "
-						   "no option '%s'",
-						   pl->desc->name, it->string));
-				return;
+				error = tool_error(ERR_INVALID_ARGUMENTS,
+						   "language '%s' has no "
+						   "option '%s'",
+						   pl->desc->name, it->string);
+				goto done;
 			}
 			continue;
 		}
@@ -781,19 +769,19 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	}
 	ec = calloc(1, sizeof(*ec));
 	if (!ec) {
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
-		return;
+		error = tool_error(ERR_SANDBOX, "out of memory");
+		goto done;
 	}
 	ec->call = mc;
 	ec->env = env;
 	ec->packages = summary; /* ec owns it from here */
+	summary = NULL;
 	uv_timer_init(env->loop, &ec->heartbeat);
 	ec->heartbeat.data = ec;
 	ec->started = uv_now(env->loop);
 	if (session && !(ec->session = strdup(sess->valuestring))) {
-		ec_free(ec);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
-		return;
+		error = tool_error(ERR_SANDBOX, "out of memory");
+		goto done;
 	}
 	if (mcp_call_wants_progress(mc)) {
 		req.output_cb = output_cb;
@@ -810,38 +798,33 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 		req.stdin_data = in->valuestring;
 		req.stdin_len = strlen(in->valuestring);
 	}
-	if (files &&
-	    (error = staged_files(env, files, staged, bufs, &nstaged))) {
-		free_staged(bufs, nstaged);
-		mcp_call_finish(mc, error);
-		ec_free(ec);
-		install_env_free(pkg_env);
-		return;
-	}
+	if (files && (error = staged_files(env, files, staged, bufs, &nstaged)))
+		goto done;
 	req.files = staged;
 	req.nfiles = nstaged;
 	req.collect = collect_policy(env, session != NULL);
-	/* Both copy the request: the staged bytes go now either way. */
-	if (session) {
-		if (session_exec(session, &req, done_cb, ec, &ec->scall,
-				 &err)) {
-			free_staged(bufs, nstaged);
-			mcp_call_finish(mc, tool_error_result(&err));
-			ec_free(ec);
-			install_env_free(pkg_env);
-			return;
-		}
-	} else if (exec_start(env->loop, env->engines, &req, done_cb, ec,
-			      &ec->job)) {
-		free_staged(bufs, nstaged);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
-		ec_free(ec);
-		install_env_free(pkg_env);
-		return;
+	/* Both copy the request: the staged bytes go at done either way. */
+	if (session &&
+	    session_exec(session, &req, done_cb, ec, &ec->scall, &err)) {
+		error = tool_error_result(&err);
+	} else if (!session && exec_start(env->loop, env->engines, &req,
+					  done_cb, ec, &ec->job)) {
+		error = tool_error(ERR_SANDBOX, "out of memory");
+	} else {
+		started = 1;
+		mcp_call_on_cancel(mc, cancel_cb, ec);
 	}
+done:
+	/* The one way out: what this call still holds goes, and a call
+	 * that did not start is answered with error. */
 	free_staged(bufs, nstaged);
 	install_env_free(pkg_env);
-	mcp_call_on_cancel(mc, cancel_cb, ec);
+	cJSON_Delete(summary);
+	if (!started) {
+		mcp_call_finish(mc, error);
+		if (ec)
+			ec_free(ec);
+	}
 }
 
 static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,

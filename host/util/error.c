@@ -77,14 +77,6 @@ int error_set_msg(struct error *e, int code, const char *msg)
 			   : error_set(e, code, NULL);
 }
 
-void error_clear(struct error *e)
-{
-	if (e) {
-		e->code = 0;
-		e->msg[0] = '\0';
-	}
-}
-
 int error_file_code(int errnum)
 {
 	switch (errnum) {

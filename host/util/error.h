@@ -110,6 +110,5 @@ int error_set_msg(struct error *e, int code, const char *msg);
 /* The ERR_* of a failed file operation's errno (ENOENT: ERR_NOT_FOUND,
  * EXDEV and ELOOP: ERR_INVALID_PATH, ...); ERR_SANDBOX for the rest. */
 int error_file_code(int errnum);
-void error_clear(struct error *e);
 
 #endif

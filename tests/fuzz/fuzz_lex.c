@@ -1,10 +1,10 @@
 /*
  * fuzz_lex.c - libFuzzer harness for the built-in plugins' lexers
- * (plugins/common/lex.h), which read untrusted code in the server's
- * process: every lexer on every input. Nothing may crash or read or write
- * out of bounds (ASan, UBSan), and the masked copy must keep its promise:
- * the same length, every newline where it was, and every byte either the
- * input's own or a space.
+ * (sdk/include/mcp-sandbox/lex.h), which read untrusted code in the
+ * server's process: every lexer on every input. Nothing may crash or
+ * read or write out of bounds (ASan, UBSan), and the masked copy must keep
+ * its promise: the same length, every newline where it was, and every
+ * byte either the input's own or a space.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 /*
  * test_lex.c - the built-in lexers the code blocklist sees code through
- * (plugins/common/lex.h): comments and string contents are blanked, code
- * and module names are kept, offsets and newlines never move.
+ * (sdk/include/mcp-sandbox/lex.h): comments and string contents are
+ * blanked, code and module names are kept, offsets and newlines never
+ * move.
  */
 #include <stdlib.h>
 #include <string.h>
