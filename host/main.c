@@ -756,6 +756,8 @@ static void close_walk_cb(uv_handle_t *h, void *arg)
  * removals are sent, and only those of containers that would not end with
  * their agents are waited for) and the deadline is SIGNAL_DEADLINE_MS.
  */
+static void unwatch_signals(struct app *a);
+
 static void server_closed_cb(void *arg)
 {
 	struct app *a = arg;
@@ -765,10 +767,7 @@ static void server_closed_cb(void *arg)
 		return;
 	a->closed = 1;
 	uv_close((uv_handle_t *)&a->deadline, NULL);
-	uv_close((uv_handle_t *)&a->sigterm, NULL);
-	uv_close((uv_handle_t *)&a->sigint, NULL);
-	if (a->sighup_init)
-		uv_close((uv_handle_t *)&a->sighup, NULL);
+	unwatch_signals(a);
 	engines_close_clients(a->engines);
 	if (a->audit) {
 		unsigned removed = 0, pending = 0;
@@ -910,6 +909,21 @@ static void watch_signals(struct app *a)
 	a->sigterm.data = a->sigint.data = a;
 	uv_signal_start(&a->sigterm, signal_cb, SIGTERM);
 	uv_signal_start(&a->sigint, signal_cb, SIGINT);
+}
+
+/* The process is leaving: the signal handles go, and so does any further
+ * SIGINT or SIGTERM. libuv gives them back their default action, which
+ * would end the process mid-way through its last writes (the audit log's
+ * stop line) when the client's next signal comes: Claude Code sends
+ * SIGTERM 100 ms after SIGINT. SIGKILL stays the client's last word. */
+static void unwatch_signals(struct app *a)
+{
+	uv_close((uv_handle_t *)&a->sigterm, NULL);
+	uv_close((uv_handle_t *)&a->sigint, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	if (a->sighup_init)
+		uv_close((uv_handle_t *)&a->sighup, NULL);
 }
 
 /* Only the languages warm at start get containers now; the others on their
@@ -1136,10 +1150,7 @@ static void run_pool_done_cb(void *arg)
 {
 	struct app *a = arg;
 
-	uv_close((uv_handle_t *)&a->sigterm, NULL);
-	uv_close((uv_handle_t *)&a->sigint, NULL);
-	if (a->sighup_init)
-		uv_close((uv_handle_t *)&a->sighup, NULL);
+	unwatch_signals(a);
 	engines_close_clients(a->engines);
 }
 

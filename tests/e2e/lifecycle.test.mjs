@@ -1,7 +1,7 @@
 // The server as a host sees it: the handshake, the tool list, and shutdown
 // leaving no container behind.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, SHIPPED_POOL, e2e, runResult } from './lib/server.mjs';
@@ -281,6 +281,30 @@ for (const when of ['pools warm', 'containers being created']) {
     await goneWithin(() => serverContainers(pid), 'the server\'s containers');
   });
 }
+
+// A signal that comes while the server is already leaving (Claude Code's
+// SIGTERM 100 ms after its SIGINT) must not end the process mid-way through
+// its last writes: once the server stops watching signals it ignores them.
+// Here SIGTERM follows SIGTERM until the process is gone, so one lands in
+// every phase of the shutdown; the audit log's last line is the stop.
+e2e('signals that keep coming while the server leaves do not cut its last writes short: exit 0, the audit log ends with server_stop', { timeoutMs: 120_000 }, async (h) => {
+  const s = await h.startRaw({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' } });
+  await s.initialize();
+  await waitFor(() => /\[bash\] warm: /.test(s.stderr), { timeoutMs: 60_000, what: 'the bash pool warm' });
+  process.kill(s.pid, 'SIGINT');
+  let gone = false;
+  s.exit.then(() => { gone = true; });
+  while (!gone) {
+    try { process.kill(s.pid, 'SIGTERM'); } catch { break; }
+    await new Promise((r) => setImmediate(r));
+  }
+  const exit = await s.exit;
+  assert.equal(exit.code, 0, `the server left by itself: ${JSON.stringify(exit)}`);
+  const file = s.stderr.match(/audit log: (\S+), head at stop/)?.[1];
+  assert.ok(file, 'the head at stop is logged');
+  const last = JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1));
+  assert.equal(last.event, 'server_stop');
+});
 
 // Two servers that start at once find the same dead predecessor's
 // containers: each container goes once, and "already being removed" or
