@@ -195,6 +195,15 @@ else
 	layer_failed unit "asan build"
 fi
 
+# The end-to-end tests' packages install while the fuzzers run: npm ci
+# mostly waits on the registry, and each fuzzer runs for a fixed time.
+npm_log=$(mktemp)
+npm_pid=
+if [ -f tests/e2e/package-lock.json ]; then
+	(cd tests/e2e && npm ci --no-audit --no-fund) >"$npm_log" 2>&1 &
+	npm_pid=$!
+fi
+
 # The libFuzzer harnesses: the agent protocol's reader and decoders, a
 # client's line through the MCP server, and the plugins' lexers (seeded
 # with the blocklist corpus), each for a bounded time. A crash, a leak or
@@ -248,9 +257,13 @@ sbx_step "end-to-end tests (tests/e2e)"
 e2e_ok=0
 if [ ! -f tests/e2e/package-lock.json ]; then
 	sbx_log "error: tests/e2e/package-lock.json is missing (npm ci needs it): run npm install in tests/e2e and commit it"
-elif (cd tests/e2e && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$out"; then
+elif ! wait "$npm_pid"; then
+	cat "$npm_log" >&2
+	sbx_log "error: npm ci in tests/e2e failed"
+elif (cd tests/e2e && cat "$npm_log" && npm test) 2>&1 | tee "$out"; then
 	e2e_ok=1
 fi
+rm -f "$npm_log"
 # run.mjs's last line: "e2e: P passed, F failed, S skipped".
 line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n1 || true)
 if [ -n "$line" ]; then
