@@ -1,7 +1,7 @@
 /*
  * agent_ops.h - the typed messages of the agent protocol: one struct per
  * frame type and, for each, exactly one encoder and one decoder. The host
- * (host/engine/agent_client.c), the agent (agent/) and the test clients
+ * (host/docker/agent_client.c), the agent (agent/) and the test clients
  * all go through these; docs/agent-protocol.md is the prose version.
  *
  * Encoders append one whole frame to b and return 0, or return -E2BIG

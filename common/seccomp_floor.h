@@ -4,7 +4,7 @@
  *
  *   - the host turns it into the Docker seccomp profile of every container
  *     (an allow-list of every syscall libseccomp knows, less the floor:
- *     host/core/seccomp_profile.c);
+ *     host/core/engines/seccomp_profile.c);
  *   - the agent turns it into the filter it loads before it execs user
  *     code (a deny-list, agent/spawn.c).
  *

@@ -30,31 +30,31 @@
 #include <uv.h>
 #include <curl/curl.h>
 
-#include "core/artifact_store.h"
-#include "core/links.h"
-#include "core/tenants.h"
+#include "core/records/artifact_store.h"
+#include "core/tenants/links.h"
+#include "core/tenants/tenants.h"
 #include "revision.h"
-#include "core/audit.h"
-#include "core/install.h"
-#include "core/pkg_cache.h"
-#include "core/config.h"
-#include "core/doctor.h"
-#include "core/executor.h"
-#include "core/engine_checks.h"
-#include "core/engines.h"
-#include "core/identity.h"
+#include "core/records/audit.h"
+#include "core/packages/install.h"
+#include "core/packages/pkg_cache.h"
+#include "core/plugins/config.h"
+#include "cli/doctor.h"
+#include "core/exec/executor.h"
+#include "core/engines/engine_checks.h"
+#include "core/engines/engines.h"
+#include "core/engines/identity.h"
 #include "util/log.h"
-#include "core/plugins.h"
-#include "core/plugin_check.h"
-#include "core/pool.h"
-#include "core/session.h"
-#include "core/session_store.h"
-#include "engine/docker.h"
+#include "core/plugins/plugins.h"
+#include "cli/plugin_check.h"
+#include "core/engines/pool.h"
+#include "core/session/session.h"
+#include "core/session/session_store.h"
+#include "docker/docker.h"
 #include "mcp/json_util.h"
 #include "mcp/http_server.h"
 #include "mcp/mcp_server.h"
-#include "mcp/run_result.h"
-#include "mcp/tools.h"
+#include "mcp/tools/run_result.h"
+#include "mcp/tools/tools.h"
 #include "mcp/transport.h"
 #include <cjson/cJSON.h>
 
@@ -1083,7 +1083,7 @@ static int serve(struct app *a)
 		char why[512], base[200];
 		const char *url;
 
-		/* Signed links to kept artifacts (core/links.h): without
+		/* Signed links to kept artifacts (core/tenants/links.h): without
 		 * them results name sandbox:// URIs only. */
 		if (a->artifacts &&
 		    links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
@@ -1293,7 +1293,7 @@ static int blocklist_cli(struct app *a, int argc, char **argv)
 	return found;
 }
 
-/* mcp-sandbox doctor [--json]: every check (core/doctor.h), each with
+/* mcp-sandbox doctor [--json]: every check (cli/doctor.h), each with
  * its fix; exit 0 when the server can run here, 1 when not. loaded: what
  * loading sandbox.ini and the plugins returned (a refused configuration
  * is a failed check, not an early exit). */
@@ -1614,7 +1614,7 @@ static void skip_gnutls_init(char **argv)
 }
 
 /* libuv's thread pool does one job here, writing the sessions' state file
- * (core/session_store.c): one thread does it, where the default four would
+ * (core/session/session_store.c): one thread does it, where the default four would
  * each cost resident memory. A value the user set is kept. */
 static void small_threadpool(void)
 {

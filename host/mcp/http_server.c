@@ -21,16 +21,16 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "../core/artifact_store.h"
-#include "../core/links.h"
-#include "../core/tenants.h"
-#include "../util/beneath.h"
-#include "../util/media.h"
-#include "../util/defer.h"
-#include "../util/log.h"
+#include "core/records/artifact_store.h"
+#include "core/tenants/links.h"
+#include "core/tenants/tenants.h"
+#include "util/beneath.h"
+#include "util/media.h"
+#include "util/defer.h"
+#include "util/log.h"
 #include "mcp_call.h"
 #include "mcp_server.h"
-#include "resources.h"
+#include "mcp/tools/resources.h"
 
 #define LOG_MODULE "http"
 
@@ -1126,7 +1126,7 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 }
 
 /* ------------------------------------------------------------------ */
-/* signed artifact links (core/links.h)                                 */
+/* signed artifact links (core/tenants/links.h)                                 */
 
 struct art_get {
 	struct exchange *ex;

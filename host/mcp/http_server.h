@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "tools.h"
+#include "mcp/tools/tools.h"
 
 struct http_server;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "mcp_server.h"
-#include "../core/tenants.h"
+#include "core/tenants/tenants.h"
 
 struct mcp_call {
 	struct mcp_server *srv;

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-#include "tools.h"
+#include "mcp/tools/tools.h"
 
 struct mcp_server;
 

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/audit.h"
-#include "../core/session.h"
-#include "../core/tenants.h"
-#include "../util/defer.h"
-#include "../util/log.h"
+#include "core/records/audit.h"
+#include "core/session/session.h"
+#include "core/tenants/tenants.h"
+#include "util/defer.h"
+#include "util/log.h"
 #include "json_util.h"
 #include "mcp_call.h"
-#include "resources.h"
+#include "mcp/tools/resources.h"
 #include "transport.h"
 
 #define LOG_MODULE "mcp"
@@ -442,7 +442,7 @@ static void on_set_level(struct mcp_server *s, const cJSON *id,
 
 /* --- tools/call --- */
 
-/* ---- the audit log (core/audit.h) ---- */
+/* ---- the audit log (core/records/audit.h) ---- */
 
 static void copy_string(cJSON *ev, const cJSON *args, const char *key,
 			const char *as)

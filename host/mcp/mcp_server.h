@@ -13,7 +13,7 @@
 #ifndef SBX_MCP_SERVER_H
 #define SBX_MCP_SERVER_H
 
-#include "tools.h"
+#include "mcp/tools/tools.h"
 
 struct mcp_server;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../util/log.h"
+#include "util/log.h"
 
 #define LOG_MODULE "transport"
 #define FILE_CHUNK 65536

@@ -13,7 +13,7 @@
  * struct error *; callbacks receive `const struct error *` (NULL on
  * success), borrowed for the duration of the call. The mapping from codes to
  * what the MCP client sees lives in exactly one place: tool_error_result()
- * in host/mcp/tools.c.
+ * in host/mcp/tools/tools.c.
  */
 #ifndef SBX_ERROR_H
 #define SBX_ERROR_H

@@ -1,4 +1,4 @@
-// The hash-chained audit log (host/core/audit.h, docs/security.md) and
+// The hash-chained audit log (host/core/records/audit.h, docs/security.md) and
 // sandbox_security: what is recorded (a hash of the code, never the code
 // unless asked), the violations, the chain across a restart and a
 // rotation, and a one-byte edit caught by verify, through the tool and the

@@ -1,4 +1,4 @@
-// The code blocklist (host/core/blocklist.h, docs/security.md "The code
+// The code blocklist (host/core/exec/blocklist.h, docs/security.md "The code
 // blocklist"): quiet on a corpus of 300+ ordinary programs in the seven
 // languages, each run for real at the default setting (warn); loud on the
 // attempts in tests/blocklist/caught, refused with blocklist = block;

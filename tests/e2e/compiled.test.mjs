@@ -246,7 +246,7 @@ e2e('rust: the program reads and writes files in /work', {}, async (h) => {
   assert.equal(r.stdout, '/work "line one\\nline two\\n"\n');
 });
 
-// Needs the host's ABI 1.1 option wiring (host/mcp/tool_execute.c passes
+// Needs the host's ABI 1.1 option wiring (host/mcp/tools/tool_execute.c passes
 // "optimize" through to the plugin's option): a debug build checks
 // arithmetic overflow and has debug assertions; -O has neither.
 e2e('rust: optimize true builds with -O; the default is a debug build', {}, async (h) => {

@@ -1,4 +1,4 @@
-// mcp-sandbox doctor (host/core/doctor.c): every check against what this
+// mcp-sandbox doctor (host/cli/doctor.c): every check against what this
 // machine really has, the exit status saying whether a server can run,
 // each failure with its fix; and the same checks in a server's start-up
 // log.

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
-#include "core/plugins.h"
+#include "core/plugins/config.h"
+#include "core/plugins/plugins.h"
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
-#include "mcp/tools.h"
+#include "mcp/tools/tools.h"
 #include "util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

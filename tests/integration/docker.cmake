@@ -1,4 +1,4 @@
-# The Docker Engine API client (host/engine/docker*.c, container.c) against
+# The Docker Engine API client (host/docker/docker*.c, container.c) against
 # the real daemon. include()d from tests/integration/CMakeLists.txt; the
 # Docker-free half (the fake daemon, the parsers) is in tests/unit.
 # Exit 77 = skipped (no daemon or no test image); CI=true turns that into a

@@ -1,5 +1,5 @@
 /*
- * test_docker_client.c - the Docker Engine API client (host/engine/docker*.c,
+ * test_docker_client.c - the Docker Engine API client (host/docker/docker*.c,
  * container.c) against the real daemon ($DOCKER_HOST or the default socket).
  * The Docker-free half lives in tests/unit: test_docker_fake_daemon.c (the
  * client against the fake daemon) and test_docker_proto.c (the parsers,
@@ -31,9 +31,9 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "../../host/util/log.h"
-#include "../../host/engine/container.h"
-#include "../../host/engine/docker.h"
+#include "util/log.h"
+#include "docker/container.h"
+#include "docker/docker.h"
 
 #define SKIP 77
 

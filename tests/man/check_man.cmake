@@ -1,7 +1,7 @@
 # check_man.cmake - the man pages against the code (a unit test, cmake -P):
 #   - every subcommand and option of `mcp-sandbox --help` is in
 #     mcp-sandbox.1;
-#   - every key of host/core/config.c's tables, and every section and key
+#   - every key of host/core/plugins/config.c's tables, and every section and key
 #     of the shipped sandbox.ini, is in sandbox.ini.5;
 #   - with groff installed, both pages format without a warning.
 # Variables: BIN (the binary), SRC (the source tree).
@@ -49,11 +49,11 @@ foreach(page man1 man5)
   endif()
 endforeach()
 
-file(READ ${SRC}/host/core/config.c config_c)
+file(READ ${SRC}/host/core/plugins/config.c config_c)
 string(REGEX MATCHALL "{\"[a-z_]+\", KT_" keys "${config_c}")
 list(LENGTH keys nkeys)
 if(nkeys LESS 50)
-  message(FATAL_ERROR "found only ${nkeys} keys in host/core/config.c")
+  message(FATAL_ERROR "found only ${nkeys} keys in host/core/plugins/config.c")
 endif()
 file(STRINGS ${SRC}/sandbox.ini ini_keys REGEX "^;?[a-z_]+ =")
 file(STRINGS ${SRC}/sandbox.ini ini_sections REGEX "^\\[[a-z_-]+\\]")

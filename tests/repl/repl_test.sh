@@ -72,7 +72,7 @@ target=/opt/sbx/$(basename "$file")
 printf '%s\n' "${cmd[@]}" | grep -qxF "$target" ||
 	die "the $lang plugin's session_cmd (${cmd[*]}) does not run $target"
 
-# Limits: the plugin's, else the host's defaults (host/core/config.c).
+# Limits: the plugin's, else the host's defaults (host/core/plugins/config.c).
 limit() { local v; v=$(field "$1"); [ "${v:-0}" -gt 0 ] && echo "$v" || echo "$2"; }
 memory_mb=$(limit memory_mb 512)
 pids=$(limit pids 128)
@@ -91,9 +91,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The agent's container flags (host/engine/container.c) with the plugin's
+# The agent's container flags (host/docker/container.c) with the plugin's
 # limits; --init reaps what the checks leave behind, which the agent does
-# as PID 1. The host's base environment (host/core/executor.c) plus the
+# as PID 1. The host's base environment (host/core/exec/executor.c) plus the
 # plugin's env, and nothing else: env -i, as the agent passes exactly that.
 base_env=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	HOME=/work USER=sandbox LOGNAME=sandbox LANG=C.UTF-8 LC_ALL=C.UTF-8

@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <uv.h>
 
-#include "core/config.h"
-#include "core/engines.h"
-#include "core/executor.h"
-#include "core/plugins.h"
-#include "core/pool.h"
-#include "engine/docker.h"
+#include "core/plugins/config.h"
+#include "core/engines/engines.h"
+#include "core/exec/executor.h"
+#include "core/plugins/plugins.h"
+#include "core/engines/pool.h"
+#include "docker/docker.h"
 #include "fake_engine.h"
 #include "testlib.h"
 #include "util/log.h"

@@ -23,8 +23,8 @@
 
 #include "agent_ops.h"
 #include "agent_proto.h"
-#include "engine/agent_client.h"
-#include "engine/docker.h"
+#include "docker/agent_client.h"
+#include "docker/docker.h"
 #include "fake_agent.h"
 #include "fake_docker.h"
 #include "testlib.h"

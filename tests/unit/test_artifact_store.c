@@ -1,4 +1,4 @@
-/* core/artifact_store.c on a real directory: sets written whole, paths
+/* core/records/artifact_store.c on a real directory: sets written whole, paths
  * that try to leave a set refused, reads by offset, eviction of the oldest
  * over the size, expiry by age, and a symlink planted in the store never
  * followed. */
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "core/artifact_store.h"
+#include "core/records/artifact_store.h"
 #include "testlib.h"
 
 static uv_loop_t *loop;

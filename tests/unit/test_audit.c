@@ -1,4 +1,4 @@
-/* core/audit.c: lines written on the loop form a chain that verify
+/* core/records/audit.c: lines written on the loop form a chain that verify
  * accepts; a changed line, a removed line and a changed last line are
  * each caught at the right place; rotation keeps the chain; read filters
  * by time and violation; both ends are anchored (first lines removed,
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/audit.h"
+#include "core/records/audit.h"
 #include "testlib.h"
 
 static void write_events(uv_loop_t *loop, struct config *cfg, int n,

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/config.h"
+#include "core/plugins/config.h"
 #include "util/log.h"
 #include "testlib.h"
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "engine/docker.h"
+#include "docker/docker.h"
 #include "fake_docker.h"
 #include "util/log.h"
 

@@ -14,8 +14,8 @@
 
 #include "docker_demux.h"
 #include "docker_proto.h"
-#include "engine/container.h"
-#include "engine/docker.h"
+#include "docker/container.h"
+#include "docker/docker.h"
 #include "testlib.h"
 
 /* A copy of p[0..n) in a block of exactly n bytes. */

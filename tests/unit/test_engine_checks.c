@@ -1,12 +1,12 @@
-/* core/engine_checks.c: which engines remap the sandbox uid away from the
+/* core/engines/engine_checks.c: which engines remap the sandbox uid away from the
  * host's accounts, read from GET /info. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/doctor.h"
-#include "core/engine_checks.h"
-#include "core/engine_info.h"
+#include "cli/doctor.h"
+#include "core/engines/engine_checks.h"
+#include "core/engines/engine_info.h"
 #include "testlib.h"
 
 /* The engine described from its /version and /info answers (as Docker

@@ -1,4 +1,4 @@
-/* core/packages.c and core/pkg_cache.c: the specs each ecosystem accepts
+/* core/packages/packages.c and core/packages/pkg_cache.c: the specs each ecosystem accepts
  * and refuses, their normal form, cache keys, registry URLs, the proxy's
  * log, manifests, and the index's LRU eviction and volume binding. */
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/packages.h"
-#include "core/pkg_cache.h"
+#include "core/packages/packages.h"
+#include "core/packages/pkg_cache.h"
 #include "testlib.h"
 
 static int ok(const char *eco, const char *spec, const char *want)

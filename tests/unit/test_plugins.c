@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
-#include "core/plugins.h"
+#include "core/plugins/plugins.h"
 #include "testlib.h"
 
 static int hits(const struct policy *p, const char *code)

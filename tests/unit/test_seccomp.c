@@ -1,4 +1,4 @@
-/* common/seccomp_floor.c and core/seccomp_profile.c: the floor's deny
+/* common/seccomp_floor.c and core/engines/seccomp_profile.c: the floor's deny
  * conditions match exactly the values it refuses, and the Docker profile
  * allows every other syscall, denies the floor and a plugin's additions,
  * and names the native architecture only. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/seccomp_profile.h"
+#include "core/engines/seccomp_profile.h"
 #include "seccomp_floor.h"
 #include "testlib.h"
 

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/session.h"
+#include "core/session/session.h"
 #include "core_env.h"
 
 struct created {

@@ -6,8 +6,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "core/session.h"
-#include "core/session_store.h"
+#include "core/session/session.h"
+#include "core/session/session_store.h"
 #include "testlib.h"
 
 static void names(void)
@@ -18,7 +18,7 @@ static void names(void)
 	CHECK(session_valid_name("My_session-2"));
 	CHECK(!session_valid_name(""));
 	CHECK(!session_valid_name("has space"));
-	/* A tenant's session, "<tenant>.<name>" (core/tenants.h). */
+	/* A tenant's session, "<tenant>.<name>" (core/tenants/tenants.h). */
 	CHECK(session_valid_name("dot.ted"));
 	CHECK(!session_valid_name("Dot.ted"));
 	CHECK(!session_valid_name("a.b.c"));

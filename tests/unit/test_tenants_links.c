@@ -1,5 +1,5 @@
-/* core/tenants.c (the tokens file, bearer tokens, quotas) and
- * core/links.c (signed artifact links): the parts a caller could try to
+/* core/tenants/tenants.c (the tokens file, bearer tokens, quotas) and
+ * core/tenants/links.c (signed artifact links): the parts a caller could try to
  * get round. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/links.h"
-#include "core/tenants.h"
+#include "core/tenants/links.h"
+#include "core/tenants/tenants.h"
 #include "testlib.h"
 
 static char dir[] = "/tmp/sbx-test-tenants-XXXXXX";

@@ -1,0 +1,810 @@
+/*
+ * plugin_check.c - the plugin SDK's conformance kit: `mcp-sandbox
+ * check-plugin PATH.so [--run]` (docs/plugin-sdk.md, "Checking a plugin").
+ *
+ * Without an engine: the file is loaded exactly as the server loads one
+ * (the file checks, the descriptor's, init), its policy resolved against
+ * the built-in defaults, and each hook it has is run on a table of hostile
+ * inputs, each in a child process with a deadline, so that a crash or a
+ * hang is a failed check, not a dead kit. With --run, its sample programs
+ * (ABI 1.7 `samples`) run through the real engine by `mcp-sandbox run`.
+ */
+#include "plugin_check.h"
+#include "core/plugins/plugins.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/log.h"
+
+struct kit {
+	int passed, failed, skipped;
+};
+
+static void say(struct kit *k, const char *verdict, const char *check,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void say(struct kit *k, const char *verdict, const char *check,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	if (strcmp(verdict, "pass") == 0)
+		k->passed++;
+	else if (strcmp(verdict, "skip") == 0)
+		k->skipped++;
+	else
+		k->failed++;
+	printf("%-5s %-22s ", verdict, check);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* The inputs every hook meets. */
+struct input {
+	const char *name;
+	char *code;
+	size_t len;
+};
+
+static void inputs_make(struct input *in, size_t *n)
+{
+	static const char nul[] = "a\0b\0\0c";
+	static const char bad_utf8[] =
+		"\xff\xfe\xc0\x80 x = '\xe2\x82' \xed\xa0\x80";
+	static const char *const hostile[] = {
+		"'; rm -rf / #\n$(reboot) `id` ${IFS}\n../../etc/passwd\r\n",
+		"\"\"\" ''' /* // # -- <!-- \\\n\\",
+		"}}}}]]]])))) {{{{ [[[[ ((((",
+	};
+	size_t big = 4u << 20, i = 0;
+
+	in[i++] = (struct input){"empty", strdup(""), 0};
+	in[i++] = (struct input){"NUL bytes", NULL, sizeof(nul) - 1};
+	in[i - 1].code = malloc(sizeof(nul));
+	if (in[i - 1].code)
+		memcpy(in[i - 1].code, nul, sizeof(nul));
+	in[i++] = (struct input){"invalid UTF-8", strdup(bad_utf8),
+				 sizeof(bad_utf8) - 1};
+	for (size_t h = 0; h < sizeof(hostile) / sizeof(hostile[0]); h++)
+		in[i++] = (struct input){"hostile text", strdup(hostile[h]),
+					 strlen(hostile[h])};
+	/* 4 MiB of short lines, then 1 MiB on one line. */
+	in[i] = (struct input){"4 MiB of lines", malloc(big + 1), big};
+	if (in[i].code) {
+		for (size_t b = 0; b < big; b++)
+			in[i].code[b] =
+				b % 64 == 63 ? '\n' : "x = 1 + 'a'"[b % 11];
+		in[i].code[big] = '\0';
+	}
+	i++;
+	in[i] = (struct input){"a 1 MiB line", malloc((1u << 20) + 1),
+			       1u << 20};
+	if (in[i].code) {
+		memset(in[i].code, '"', 1u << 20);
+		in[i].code[1u << 20] = '\0';
+	}
+	i++;
+	*n = i;
+}
+
+enum hook { H_PREPARE, H_SESSION, H_LEX, H_BLOCKLIST };
+
+/* In the child: run one hook on one input and check what it gives back.
+ * Returns NULL when all is well, else what is wrong. */
+static const char *hook_once(const struct plugin *pl, enum hook h,
+			     const struct input *in, char *why, size_t size)
+{
+	const struct sbx_plugin *d = pl->desc;
+	const struct sbx_host_api *api = plugins_host_api();
+	char *out = NULL, *mine;
+	size_t len = 0;
+	int rc;
+
+	switch (h) {
+	case H_PREPARE:
+	case H_SESSION:
+		rc = h == H_PREPARE
+			     ? d->prepare_code(api, in->code, in->len, &out,
+					       &len)
+			     : d->session_request(api, 1, in->code, in->len,
+						  "in", 2, &out, &len);
+		if (rc > 0) {
+			snprintf(why, size, "returned %d (0 or negative)", rc);
+			return why;
+		}
+		if (out) {
+			mine = plugin_buffer_take(pl, out, rc < 0 ? 0 : len,
+						  rc < 0 ? NULL : &len);
+			if (!mine) {
+				snprintf(why, size,
+					 "handed back memory not from "
+					 "host->alloc, or a length past it");
+				return why;
+			}
+			free(mine);
+		} else if (h == H_SESSION && rc == 0) {
+			snprintf(why, size, "returned 0 without a request");
+			return why;
+		}
+		return NULL;
+	case H_LEX: {
+		char *masked = malloc(in->len + 1);
+
+		if (!masked)
+			return "out of memory";
+		d->lex_mask(in->code, in->len, masked);
+		for (size_t i = 0; i < in->len; i++) {
+			if ((in->code[i] == '\n') != (masked[i] == '\n') ||
+			    (masked[i] != in->code[i] && masked[i] != ' ')) {
+				snprintf(why, size,
+					 "byte %zu is neither the code's nor a "
+					 "space, or a newline moved",
+					 i);
+				free(masked);
+				return why;
+			}
+		}
+		free(masked);
+		return NULL;
+	}
+	case H_BLOCKLIST: {
+		struct blocklist_hit hits[BLOCKLIST_MAX_HITS];
+
+		if (blocklist_scan(&pl->policy.blocklist, in->code, in->len,
+				   hits, BLOCKLIST_MAX_HITS) < 0)
+			return "the scan failed (out of memory)";
+		return NULL;
+	}
+	}
+	return NULL;
+}
+
+/* Runs hook h on every input, each in a child with a 10 s deadline. */
+static void hook_check(struct kit *k, const struct plugin *pl, enum hook h,
+		       const char *check, const struct input *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char why[256] = "", got[256] = "";
+		int fds[2], status;
+		ssize_t r;
+		pid_t pid;
+
+		if (pipe(fds) != 0) {
+			say(k, "FAIL", check, "pipe: %s", strerror(errno));
+			return;
+		}
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			const char *bad;
+
+			close(fds[0]);
+			alarm(10);
+			bad = hook_once(pl, h, &in[i], why, sizeof(why));
+			if (bad && write(fds[1], bad, strlen(bad)) < 0)
+				_exit(2);
+			_exit(bad ? 1 : 0);
+		}
+		close(fds[1]);
+		r = pid > 0 ? read(fds[0], got, sizeof(got) - 1) : -1;
+		got[r > 0 ? r : 0] = '\0';
+		close(fds[0]);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+			say(k, "FAIL", check, "fork: %s", strerror(errno));
+			return;
+		}
+		if (WIFSIGNALED(status)) {
+			say(k, "FAIL", check, "%s on %s input",
+			    WTERMSIG(status) == SIGALRM
+				    ? "took over 10 s"
+				    : strsignal(WTERMSIG(status)),
+			    in[i].name);
+			return;
+		}
+		if (WEXITSTATUS(status) != 0) {
+			say(k, "FAIL", check, "%s input: %s", in[i].name,
+			    got[0] ? got : "failed");
+			return;
+		}
+	}
+	say(k, "pass", check,
+	    "%zu inputs (empty, NUL bytes, invalid UTF-8, "
+	    "hostile text, 4 MiB, a 1 MiB line)",
+	    n);
+}
+
+/* ---- --run: the samples through `mcp-sandbox run` ---- */
+
+/* In a child about to exec this binary: serve only the plugins of dir,
+ * with no warm pool. */
+static void serve_only(const char *dir)
+{
+	setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
+	setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
+	setenv("SANDBOX_POOL_SIZE", "0", 1);
+}
+
+/* Runs `self run LANG FILE --json [--stdin F] [--timeout MS]` with the
+ * plugin's directory as the plugins; the parsed result, or NULL. */
+static cJSON *run_sample(const char *self, const char *dir, const char *lang,
+			 const char *code, const char *stdin_text,
+			 unsigned timeout_ms, char *err, size_t size)
+{
+	char src[] = "/tmp/sbx-check-XXXXXX", in[] = "/tmp/sbx-check-XXXXXX",
+	     errpath[] = "/tmp/sbx-check-XXXXXX", ms[16], buf[65536];
+	int sfd, ifd = -1, errfd, out[2], status;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+	cJSON *j = NULL;
+
+	sfd = mkstemp(src);
+	if (sfd < 0 || write(sfd, code, strlen(code)) < 0) {
+		snprintf(err, size, "temporary file: %s", strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
+		return NULL;
+	}
+	close(sfd);
+	if (stdin_text) {
+		ifd = mkstemp(in);
+		if (ifd < 0 || write(ifd, stdin_text, strlen(stdin_text)) < 0) {
+			snprintf(err, size, "temporary file: %s",
+				 strerror(errno));
+			unlink(src);
+			if (ifd >= 0)
+				close(ifd);
+			return NULL;
+		}
+		close(ifd);
+	}
+	snprintf(ms, sizeof(ms), "%u", timeout_ms);
+	errfd = mkstemp(errpath);
+	if (errfd >= 0)
+		unlink(errpath);
+	if (errfd < 0 || pipe(out) != 0) {
+		snprintf(err, size, "pipe: %s", strerror(errno));
+		if (errfd >= 0)
+			close(errfd);
+		unlink(src);
+		if (stdin_text)
+			unlink(in);
+		return NULL;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		const char *argv[12];
+		int n = 0;
+
+		/* Its log (the plugin directory's other files, rejected or
+		 * not) is no part of the verdict. */
+		dup2(errfd, 2);
+		dup2(out[1], 1);
+		close(out[0]);
+		close(out[1]);
+		serve_only(dir);
+		argv[n++] = self;
+		argv[n++] = "run";
+		argv[n++] = lang;
+		argv[n++] = src;
+		argv[n++] = "--json";
+		argv[n++] = "--timeout";
+		argv[n++] = ms;
+		if (stdin_text) {
+			argv[n++] = "--stdin";
+			argv[n++] = in;
+		}
+		argv[n] = NULL;
+		execv(self, (char *const *)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	while (pid > 0 && got < sizeof(buf) - 1 &&
+	       (r = read(out[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)r;
+	buf[got] = '\0';
+	close(out[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	unlink(src);
+	if (stdin_text)
+		unlink(in);
+	j = cJSON_Parse(buf);
+	if (!j) {
+		/* The end of its log says why. */
+		off_t end = lseek(errfd, 0, SEEK_END);
+		ssize_t k = pread(errfd, buf, 400, end > 400 ? end - 400 : 0);
+
+		buf[k > 0 ? k : 0] = '\0';
+		snprintf(err, size, "mcp-sandbox run printed no result: %s",
+			 buf);
+	}
+	close(errfd);
+	return j;
+}
+
+static const char *str_of(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double num_of(const cJSON *j, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* ---- --run's session check: the server itself over a pipe ---- */
+
+struct rpc {
+	pid_t pid;
+	int in, out, err;
+	char state[32]; /* its own sessions' state directory */
+	char buf[1 << 16];
+	size_t len;
+};
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* Starts `self` serving MCP with only dir's plugins. */
+static int rpc_start(struct rpc *r, const char *self, const char *dir)
+{
+	char errpath[] = "/tmp/sbx-check-XXXXXX";
+	int to[2], from[2];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->state, sizeof(r->state), "/tmp/sbx-check-XXXXXX");
+	if (!mkdtemp(r->state)) {
+		r->state[0] = '\0';
+		return -1;
+	}
+	r->err = mkstemp(errpath);
+	if (r->err < 0)
+		return -1;
+	unlink(errpath);
+	if (pipe(to) != 0 || pipe(from) != 0)
+		return -1;
+	fflush(stdout);
+	r->pid = fork();
+	if (r->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		dup2(r->err, 2);
+		close(to[1]);
+		close(from[0]);
+		serve_only(dir);
+		setenv("SANDBOX_SESSIONS_STATE_DIR", r->state, 1);
+		execl(self, self, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	r->in = to[1];
+	r->out = from[0];
+	return r->pid > 0 ? 0 : -1;
+}
+
+static int rpc_send(struct rpc *r, const char *json)
+{
+	size_t n = strlen(json);
+
+	return write(r->in, json, n) == (ssize_t)n && write(r->in, "\n", 1) == 1
+		       ? 0
+		       : -1;
+}
+
+/* The response with this id (notifications skipped), or NULL after
+ * timeout_ms or at the end of the stream. */
+static cJSON *rpc_wait(struct rpc *r, int id, int timeout_ms)
+{
+	for (;;) {
+		char *nl = memchr(r->buf, '\n', r->len);
+		struct pollfd pf = {.fd = r->out, .events = POLLIN};
+		ssize_t n;
+
+		if (nl) {
+			cJSON *j;
+			const cJSON *jid;
+
+			*nl = '\0';
+			j = cJSON_Parse(r->buf);
+			r->len -= (size_t)(nl + 1 - r->buf);
+			memmove(r->buf, nl + 1, r->len);
+			jid = cJSON_GetObjectItemCaseSensitive(j, "id");
+			if (cJSON_IsNumber(jid) && jid->valueint == id)
+				return j;
+			cJSON_Delete(j);
+			continue;
+		}
+		if (r->len == sizeof(r->buf) || poll(&pf, 1, timeout_ms) <= 0)
+			return NULL;
+		n = read(r->out, r->buf + r->len, sizeof(r->buf) - r->len);
+		if (n <= 0)
+			return NULL;
+		r->len += (size_t)n;
+	}
+}
+
+static void rpc_stop(struct rpc *r)
+{
+	int status;
+
+	if (r->in > 0)
+		close(r->in); /* end of input: the server shuts down */
+	if (r->out > 0)
+		close(r->out);
+	if (r->pid > 0)
+		waitpid(r->pid, &status, 0);
+	if (r->err > 0)
+		close(r->err);
+	if (r->state[0])
+		nftw(r->state, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A tools/call's result text parsed (sandbox_execute's JSON), or NULL with
+ * what went wrong. */
+static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
+		       char *why, size_t size)
+{
+	cJSON *req = cJSON_CreateObject(), *params, *res, *body = NULL;
+	const cJSON *result, *content, *text;
+	char *line;
+
+	cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(req, "id", id);
+	cJSON_AddStringToObject(req, "method", "tools/call");
+	params = cJSON_AddObjectToObject(req, "params");
+	cJSON_AddStringToObject(params, "name", tool);
+	cJSON_AddItemToObject(params, "arguments", args);
+	line = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	if (!line || rpc_send(r, line) != 0) {
+		free(line);
+		snprintf(why, size, "the server's input is closed");
+		return NULL;
+	}
+	free(line);
+	res = rpc_wait(r, id, 180000);
+	result = cJSON_GetObjectItemCaseSensitive(res, "result");
+	content = cJSON_GetArrayItem(
+		cJSON_GetObjectItemCaseSensitive(result, "content"), 0);
+	text = cJSON_GetObjectItemCaseSensitive(content, "text");
+	if (cJSON_IsString(text))
+		body = cJSON_Parse(text->valuestring);
+	if (!body ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError")))
+		snprintf(why, size, "%s: %.200s", tool,
+			 cJSON_IsString(text) ? text->valuestring
+					      : "no answer from the server");
+	if (body &&
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError"))) {
+		cJSON_Delete(body);
+		body = NULL;
+	}
+	cJSON_Delete(res);
+	return body;
+}
+
+/* The server started and initialized (MCP 2025-06-18), or -1 with why. */
+static int rpc_open(struct rpc *r, const char *self, const char *dir, char *why,
+		    size_t size)
+{
+	cJSON *init;
+
+	if (rpc_start(r, self, dir) != 0) {
+		snprintf(why, size, "cannot start the server");
+		return -1;
+	}
+	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+		    "\"params\":{\"protocolVersion\":\"2025-06-18\","
+		    "\"capabilities\":{},\"clientInfo\":{\"name\":"
+		    "\"check-plugin\",\"version\":\"1\"}}}");
+	init = rpc_wait(r, 1, 60000);
+	if (!init) {
+		snprintf(why, size, "no answer to initialize");
+		return -1;
+	}
+	cJSON_Delete(init);
+	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/initialized\"}");
+	return 0;
+}
+
+/* A plugin that declares a pre-started interpreter (ABI 1.8,
+ * docs/prestart.md): its hello and echo samples, one-off through a
+ * server, give what they give the ordinary way (the checks above), and
+ * the pool says both ran in the interpreter that waited for them. */
+static void prestart_check(struct kit *k, const char *self, const char *dir,
+			   const struct plugin *pl)
+{
+	const struct sbx_samples *s = pl->desc->samples;
+	static const char *const want[] = {"hello\n", "ping\n"};
+	const cJSON *l;
+	char why[320] = "";
+	struct rpc r;
+	cJSON *a, *got;
+	double n = -1;
+	int ok, i;
+
+	if (!pl->desc->prestart) {
+		say(k, "skip", "run: prestart",
+		    "none declared: each call starts its interpreter");
+		return;
+	}
+	if (!s->hello || !s->echo) {
+		say(k, "skip", "run: prestart",
+		    "the plugin has no hello and echo samples");
+		return;
+	}
+	ok = rpc_open(&r, self, dir, why, sizeof(why)) == 0;
+	for (i = 0; ok && i < 2; i++) {
+		a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "language", pl->desc->name);
+		cJSON_AddStringToObject(a, "code", i ? s->echo : s->hello);
+		if (i)
+			cJSON_AddStringToObject(a, "stdin", "ping\n");
+		got = rpc_tool(&r, 2 + i, "sandbox_execute", a, why,
+			       sizeof(why));
+		ok = got && num_of(got, "exitCode") == 0 &&
+		     strcmp(str_of(got, "stdout"), want[i]) == 0;
+		if (got && !ok)
+			snprintf(why, sizeof(why),
+				 "%s: exit %g, stdout '%.80s', stderr '%.80s'",
+				 i ? "echo" : "hello", num_of(got, "exitCode"),
+				 str_of(got, "stdout"), str_of(got, "stderr"));
+		cJSON_Delete(got);
+	}
+	if (ok) {
+		a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "what", "pool");
+		got = rpc_tool(&r, 4, "sandbox_inspect", a, why, sizeof(why));
+		l = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(got, "pool"),
+				"languages"),
+			pl->desc->name);
+		n = num_of(l, "prestarted");
+		ok = got && n == 2;
+		if (got && !ok)
+			snprintf(why, sizeof(why),
+				 "%g of 2 calls ran in a waiting interpreter "
+				 "(%g the ordinary way): does the image's code "
+				 "wait on fd 3 and close fd 5?",
+				 n, num_of(l, "cold"));
+		cJSON_Delete(got);
+	}
+	if (ok)
+		say(k, "pass", "run: prestart",
+		    "hello and echo ran in the interpreter that waited for "
+		    "them");
+	else
+		say(k, "FAIL", "run: prestart", "%s", why);
+	rpc_stop(&r);
+}
+
+static void session_check(struct kit *k, const char *self, const char *dir,
+			  const struct plugin *pl)
+{
+	const struct sbx_samples *s = pl->desc->samples;
+	char why[320] = "";
+	struct rpc r;
+	cJSON *a, *got;
+	int ok;
+
+	if (!s->session_set || !s->session_get) {
+		say(k, "skip", "run: session",
+		    "the plugin has no such samples");
+		return;
+	}
+	if (!pl->desc->session_cmd) {
+		say(k, "skip", "run: session",
+		    "no session interpreter: a session runs each call as a "
+		    "program");
+		return;
+	}
+	if (rpc_open(&r, self, dir, why, sizeof(why)) != 0) {
+		say(k, "FAIL", "run: session", "%s", why);
+		rpc_stop(&r);
+		return;
+	}
+	a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "action", "create");
+	cJSON_AddStringToObject(a, "language", pl->desc->name);
+	cJSON_AddStringToObject(a, "name", "kit");
+	got = rpc_tool(&r, 2, "sandbox_session", a, why, sizeof(why));
+	ok = got != NULL;
+	cJSON_Delete(got);
+	for (int step = 0; ok && step < 2; step++) {
+		a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "session", "kit");
+		cJSON_AddStringToObject(a, "code",
+					step ? s->session_get : s->session_set);
+		got = rpc_tool(&r, 3 + step, "sandbox_execute", a, why,
+			       sizeof(why));
+		ok = got != NULL;
+		if (ok &&
+		    (num_of(got, "exitCode") != 0 ||
+		     (step && strcmp(str_of(got, "stdout"), "42\n") != 0))) {
+			snprintf(why, sizeof(why),
+				 "%s: exit %g, stdout '%.80s', stderr '%.80s'",
+				 step ? "session_get" : "session_set",
+				 num_of(got, "exitCode"), str_of(got, "stdout"),
+				 str_of(got, "stderr"));
+			ok = 0;
+		}
+		cJSON_Delete(got);
+	}
+	if (ok)
+		say(k, "pass", "run: session",
+		    "a variable kept between two calls");
+	else
+		say(k, "FAIL", "run: session", "%s", why);
+	/* The session goes with the check. */
+	a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "action", "destroy");
+	cJSON_AddStringToObject(a, "name", "kit");
+	cJSON_Delete(rpc_tool(&r, 5, "sandbox_session", a, why, sizeof(why)));
+	rpc_stop(&r);
+}
+
+static void sample_check(struct kit *k, const char *self, const char *dir,
+			 const struct plugin *pl, const char *check,
+			 const char *code, const char *stdin_text,
+			 unsigned timeout_ms, int want_exit,
+			 const char *want_stdout, const char *want_stderr,
+			 int want_timeout)
+{
+	char err[320];
+	cJSON *r;
+	int timed_out;
+
+	if (!code) {
+		say(k, "skip", check, "the plugin has no such sample");
+		return;
+	}
+	r = run_sample(self, dir, pl->desc->name, code, stdin_text, timeout_ms,
+		       err, sizeof(err));
+	if (!r) {
+		say(k, "FAIL", check, "%s", err);
+		return;
+	}
+	timed_out =
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "timedOut"));
+	if (want_timeout ? !timed_out
+			 : (timed_out || num_of(r, "exitCode") != want_exit ||
+			    (want_stdout &&
+			     strcmp(str_of(r, "stdout"), want_stdout) != 0) ||
+			    (want_stderr &&
+			     !strstr(str_of(r, "stderr"), want_stderr))))
+		say(k, "FAIL", check,
+		    "exit %g, timed out: %s, stdout '%.80s', stderr '%.80s'",
+		    num_of(r, "exitCode"), timed_out ? "yes" : "no",
+		    str_of(r, "stdout"), str_of(r, "stderr"));
+	else
+		say(k, "pass", check, "%s",
+		    want_timeout ? "ended by its timeout"
+				 : "the output and exit status expected");
+	cJSON_Delete(r);
+}
+
+int plugin_check(const char *path, int run, const char *self)
+{
+	struct kit k = {0};
+	struct plugin_set set = {0};
+	struct input in[16];
+	struct config cfg;
+	char why[512], dir[PATH_MAX], real[PATH_MAX];
+	const struct plugin *pl;
+	size_t n = 0;
+	int fd, rc, level;
+
+	printf("check-plugin %s\n", path);
+	if (plugin_file_check(path, &fd, real, sizeof(real), why,
+			      sizeof(why)) != 0) {
+		say(&k, "FAIL", "file", "%s", why);
+		goto out;
+	}
+	close(fd);
+	say(&k, "pass", "file",
+	    "a regular file only its owner may write, in directories only "
+	    "root or we may change");
+	plugins_load_file(&set, path);
+	if (set.n != 1) {
+		say(&k, "FAIL", "load", "%s",
+		    set.rejected && set.rejects[0].why ? set.rejects[0].why
+						       : "not loaded");
+		goto out;
+	}
+	pl = &set.v[0];
+	say(&k, "pass", "load", "%s %s, ABI %u.%u: descriptor valid, init ok",
+	    pl->desc->name, pl->desc->version ? pl->desc->version : "?",
+	    pl->desc->abi_major, pl->desc->abi_minor);
+	config_init(&cfg);
+	/* The defaults' [pool] warm_at_start names languages this set
+	 * lacks: not the plugin's business. */
+	level = log_get_level();
+	if (level < LOG_LEVEL_ERROR)
+		log_set_level(LOG_LEVEL_ERROR);
+	rc = plugins_apply_config(&set, &cfg);
+	log_set_level(level);
+	if (rc != 0) {
+		say(&k, "FAIL", "policy",
+		    "refused with the built-in defaults (see the log above)");
+		config_close(&cfg);
+		goto out;
+	}
+	config_close(&cfg);
+	say(&k, "pass", "policy", "%u MiB, %u ms, image %s",
+	    pl->policy.limits.memory_mb, pl->policy.limits.timeout_ms,
+	    pl->policy.image);
+
+	inputs_make(in, &n);
+	if (pl->desc->prepare_code)
+		hook_check(&k, pl, H_PREPARE, "prepare_code", in, n);
+	if (pl->desc->session_request)
+		hook_check(&k, pl, H_SESSION, "session_request", in, n);
+	if (pl->desc->lex_mask)
+		hook_check(&k, pl, H_LEX, "lex_mask", in, n);
+	else
+		say(&k, "skip", "lex_mask",
+		    "none: the blocklist sees raw code");
+	hook_check(&k, pl, H_BLOCKLIST, "blocklist", in, n);
+	for (size_t i = 0; i < n; i++)
+		free(in[i].code);
+
+	if (run) {
+		const struct sbx_samples *s = pl->desc->samples;
+
+		const char *pdir;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		pdir = dirname(dir);
+		if (!s) {
+			say(&k, "FAIL", "samples",
+			    "--run needs the plugin's samples (ABI 1.7)");
+			goto out;
+		}
+		sample_check(&k, self, pdir, pl, "run: hello", s->hello, NULL,
+			     60000, 0, "hello\n", NULL, 0);
+		sample_check(&k, self, pdir, pl, "run: stdin", s->echo,
+			     "ping\n", 60000, 0, "ping\n", NULL, 0);
+		sample_check(&k, self, pdir, pl, "run: failing program",
+			     s->fail, NULL, 60000, 3, NULL, "oops", 0);
+		sample_check(&k, self, pdir, pl, "run: timeout", s->spin, NULL,
+			     5000, 0, NULL, NULL, 1);
+		prestart_check(&k, self, pdir, pl);
+		session_check(&k, self, pdir, pl);
+	}
+out:
+	printf("%d passed, %d failed, %d skipped\n", k.passed, k.failed,
+	       k.skipped);
+	plugins_close(&set);
+	return k.failed ? 1 : 0;
+}

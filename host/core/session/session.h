@@ -1,0 +1,199 @@
+/*
+ * session.h - named sessions: one container kept for many calls, with a
+ * persistent interpreter where the language has one (docs/sessions.md).
+ *
+ * A session takes a warm container from the pool for good. Its calls run
+ * one at a time, in order, through the executor on the session's agent
+ * connection (others wait in a bounded queue); its files and, through the
+ * session interpreter (docs/session-interpreters.md), its variables survive
+ * between calls. Sessions expire after an idle TTL and a hard lifetime, can
+ * be paused (the container frozen) and survive a restart of the server: the
+ * container is renamed "sbx-s.<slot>.<deadline>.<language>.<name>", and the
+ * server that takes the same state slot (session_store.h) reconnects to it
+ * through the agent's relay.
+ */
+#ifndef SBX_SESSION_H
+#define SBX_SESSION_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "core/plugins/config.h"
+#include "core/engines/engines.h"
+#include "core/exec/executor.h"
+#include "core/packages/packages.h"
+#include "core/plugins/plugins.h"
+#include "core/engines/pool.h"
+#include "core/tenants/tenants.h"
+#include "docker/agent_client.h"
+#include "docker/docker.h"
+#include "util/error.h"
+
+#define SESSION_NAME_MAX 64
+/* A tenant's session is "<tenant>.<name>" inside the server (tenants.h):
+ * the longest name the server holds. */
+#define SESSION_QNAME_MAX (TENANT_NAME_MAX + 1 + SESSION_NAME_MAX)
+/* Prefix of every session container's name. */
+#define SESSION_CONTAINER_PREFIX "sbx-s."
+
+struct session_mgr;
+struct session;
+struct session_call;
+
+struct session_info {
+	const char *name;
+	const char *language;
+	const char *state;  /* "active", "busy", "paused", "starting" */
+	int64_t created_ms; /* Unix time in milliseconds */
+	int64_t last_used_ms;
+	int64_t expires_ms;  /* idle expiry, capped by the deadline */
+	int64_t deadline_ms; /* hard end of life */
+	uint32_t ttl_s;
+	uint64_t executions;
+	unsigned queued; /* calls waiting behind the running one */
+	int interpreter; /* keeps in-memory state between calls */
+	const char *container_id;
+	const char *engine; /* the engine it runs on */
+};
+
+/*
+ * Every function here that takes a callback either fails at once (returns
+ * a negative code, fills *err, never calls the callback) or returns 0 and
+ * calls it exactly once, later, from the loop (docs/architecture.md, the
+ * callback contract). err in a callback is NULL on success; it and s are
+ * borrowed for the call (s is NULL when the session did not survive).
+ */
+typedef void (*session_cb)(struct session *s, const struct error *err,
+			   void *arg);
+
+/* A session takes its box from the engine placement picks and stays
+ * there (engines.h). */
+int session_mgr_new(uv_loop_t *loop, struct engines *es,
+		    const struct plugin_set *ps, const struct config *cfg,
+		    struct session_mgr **out);
+/* Take the state slot and re-adopt the sessions a dead predecessor left in
+ * it (in the background, once the engine answers). Without a slot the
+ * server still serves sessions; they just do not survive it. */
+void session_mgr_start(struct session_mgr *m);
+/* How long a lost session's name answers session_lost (how long it tries
+ * to reconnect first is [sessions] reconnect_grace_s). */
+#define SESSION_TOMBSTONE_MS 3600000
+/* No session named name: err says whether one was lost (ERR_SESSION_LOST,
+ * with why), is kept for a server that has its language's plugin
+ * (ERR_SESSION_UNAVAILABLE, naming the plugin) or never was
+ * (ERR_SESSION_NOT_FOUND). Returns err->code. */
+int session_missing(struct session_mgr *m, const char *name, struct error *err);
+
+struct audit;
+/* Record the sessions' own events (expired, lost, re-adopted) in a. */
+void session_mgr_set_audit(struct session_mgr *m, struct audit *a);
+
+/* How long a call that names a session may wait for the re-adoption. */
+#define SESSION_ADOPT_DEADLINE_MS 30000
+/* 1 while the predecessor's sessions are being re-adopted: a call that
+ * names a session (or creates one: the limit and the names are not known
+ * yet) should wait until cb, given to session_mgr_on_adopted, runs. */
+int session_mgr_adopting(const struct session_mgr *m);
+/* cb(arg) runs each time a re-adoption ends (one slot; NULL clears it). */
+void session_mgr_on_adopted(struct session_mgr *m, void (*cb)(void *arg),
+			    void *arg);
+/* Server shutdown: calls in flight end with ERR_SHUTTING_DOWN (before this
+ * returns), connections close, state is saved; containers stay for the
+ * next server. done runs once the removals of destroyed sessions have been
+ * answered, from the loop. */
+void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
+			  void *arg);
+/* After session_mgr_shutdown's done, once the loop has run until its
+ * handles are closed (as main.c does): the expiry timer is embedded and
+ * freed with it. NULL is a no-op. */
+void session_mgr_free(struct session_mgr *m);
+
+/* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}, or a tenant's
+ * "<tenant>.<name>" ([a-z0-9_-]{1,32} before the dot). */
+int session_valid_name(const char *s);
+/* A new unguessable name (22 characters of [A-Za-z0-9]) into out (at
+ * least 23 bytes). 0 or -EIO. */
+int session_new_name(char *out);
+
+/* name NULL: generate an unguessable one. ttl_s 0: the default. on: the
+ * engine it must run on, or NULL for placement's choice (engines.h). Fails at
+ * once with ERR_SHUTTING_DOWN, ERR_INVALID_NAME, ERR_SESSION_EXISTS,
+ * ERR_MAX_SESSIONS or ERR_INVALID_ARGUMENTS (ttl above max_ttl); cb gets
+ * the engine's failures (ERR_IMAGE_MISSING, ERR_DOCKER_UNAVAILABLE...). */
+int session_create(struct session_mgr *m, const struct plugin *pl,
+		   const char *name, uint32_t ttl_s, struct engine *on,
+		   session_cb cb, void *arg, struct error *err);
+
+struct session *session_find(struct session_mgr *m, const char *name);
+/* Iterate: first with prev NULL. */
+struct session *session_next(struct session_mgr *m, struct session *prev);
+void session_info(const struct session *s, struct session_info *out);
+const struct plugin *session_plugin(const struct session *s);
+/* The engine the session runs on, for life. */
+struct engine *session_engine(const struct session *s);
+
+/* Freeze / thaw the container (ERR_SESSION_BUSY at once while a call runs
+ * or another pause or resume is under way). */
+int session_pause(struct session *s, session_cb cb, void *arg,
+		  struct error *err);
+int session_resume(struct session *s, session_cb cb, void *arg,
+		   struct error *err);
+/* Push the idle expiry to now + ttl_s (0: the session's TTL), capped by
+ * the deadline. Returns 0 or ERR_INVALID_ARGUMENTS. */
+int session_extend(struct session *s, uint32_t ttl_s, struct error *err);
+/* Installed package sets a session's calls import from (docs/packages.md). */
+#define SESSION_MAX_PACKAGES 16
+/* Add the set key (PKG_KEY_LEN hex digits): the calls that start from now
+ * on see it. Returns 0 (also when it was there), or ERR_INVALID_ARGUMENTS
+ * when the session has SESSION_MAX_PACKAGES sets. */
+int session_add_packages(struct session *s, const char *key, struct error *err);
+/* The session's sets, *n of them. */
+const char (*session_packages(const struct session *s,
+			      size_t *n))[PKG_KEY_LEN + 1];
+/* 1 if any session of m uses the set key (the cache keeps it). */
+int session_mgr_uses_packages(struct session_mgr *m, const char *key);
+
+/* Remove the session and its container. A running call and the queued
+ * ones end with ERR_SESSION_DESTROYED before this returns. */
+void session_destroy(struct session *s);
+/* Remove the container of name, a session this server cannot run (its
+ * language's plugin is not loaded; session_missing says
+ * ERR_SESSION_UNAVAILABLE), and forget it. 0, or ERR_SESSION_NOT_FOUND
+ * when name is no such session. */
+int session_destroy_unavailable(struct session_mgr *m, const char *name);
+
+/* Memory in use by the container (bytes), asked of the engine. */
+typedef void (*session_memory_cb)(const struct error *err, uint64_t bytes,
+				  void *arg);
+int session_memory(struct session *s, session_memory_cb cb, void *arg,
+		   struct error *err);
+
+/*
+ * Run req (pl, code, stdin, timeout, options, streaming; the session
+ * fields are filled here) in the session: now, or after the calls before
+ * it. Returns 0 with *out set, or fails at once with ERR_SESSION_BUSY,
+ * ERR_SESSION_PAUSED or ERR_LANGUAGE_MISMATCH.
+ */
+int session_exec(struct session *s, const struct exec_request *req,
+		 exec_done_cb cb, void *arg, struct session_call **out,
+		 struct error *err);
+/*
+ * One file operation in the session's work directory (agent/files.h), in
+ * order with its executions. req's pointers are borrowed until this
+ * returns. Fails at once like session_exec(); cb gets the agent's
+ * answer (docker/agent_client.h, agent_file_cb), or ERR_SESSION_DESTROYED,
+ * ERR_SESSION_LOST or ERR_CANCELLED.
+ */
+typedef void (*session_file_cb)(const struct error *err,
+				const struct ap_file_done *res, void *arg);
+int session_file(struct session *s, const struct ap_file *req,
+		 session_file_cb cb, void *arg, struct session_call **out,
+		 struct error *err);
+
+/* Stop the call: a queued one ends with ERR_CANCELLED before this
+ * returns, a running one is interrupted (then killed after the grace) and
+ * ends later (a running file operation just finishes). cb runs either way
+ * (never before session_exec returned). */
+void session_call_cancel(struct session_call *c);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * session_internal.h - what the three parts of the session module share:
+ * session.c (lifecycle: create, pause, resume, extend, expiry, destroy,
+ * shutdown), session_queue.c (a session's calls, one at a time, in order)
+ * and session_adopt.c (re-adoption of a dead predecessor's sessions and
+ * reconnection through the agent's relay). Not for other modules.
+ */
+#ifndef SBX_SESSION_INTERNAL_H
+#define SBX_SESSION_INTERNAL_H
+
+#include "core/packages/packages.h"
+#include "session.h"
+#include "session_store.h"
+
+struct session_call {
+	struct session *s;
+	struct exec_request req; /* code and stdin point at the copies */
+	char *code;
+	char *stdin_data;
+	struct exec_file *files; /* staged inputs (exec_files_copy) */
+	exec_done_cb cb; /* NULL: the interpreter's start-up (or a file op) */
+	void *arg;
+	struct exec_job *job; /* while running */
+	/* A file operation instead of an execution (session_file()): fcb is
+	 * set, and freq's strings and bytes point into fmem. */
+	session_file_cb fcb;
+	struct ap_file freq;
+	char *fmem;
+	struct session_call *next;
+};
+
+/* A call somebody waits for (not the interpreter's start-up). */
+static inline int session_call_is_users(const struct session_call *c)
+{
+	return c->cb || c->fcb;
+}
+
+struct session {
+	struct session_mgr *m;
+	uint64_t serial; /* never reused: async replies find us by it */
+	char name[SESSION_QNAME_MAX + 1];
+	const struct plugin *pl;
+	struct engine *eng;	 /* where its container runs, for life */
+	char id[80];		 /* container id */
+	struct agent_client *ac; /* NULL while connecting or paused-adopted */
+	int connecting;
+	struct agent_client *reopening; /* the connection being made */
+	/* The connection was lost (the engine restarted, say): the session
+	 * reconnects through the relay until reconnect_until_ms; while the
+	 * engine does not answer (engine_down) its calls fail at once. */
+	int reconnecting;
+	int engine_down;
+	int checking; /* a container_inspect in flight */
+	int64_t reconnect_until_ms;
+	int paused;
+	int docker_op; /* pause/resume in flight */
+	int destroying;
+	int64_t created_ms, last_used_ms, deadline_ms;
+	uint32_t ttl_s;
+	uint64_t executions;
+	uint32_t seq;
+	struct session_call *running;
+	struct session_call *q_head, *q_tail;
+	unsigned nq;
+	/* Installed package sets, by key, that calls import from. */
+	char pkg_keys[SESSION_MAX_PACKAGES][PKG_KEY_LEN + 1];
+	unsigned npkg;
+	struct session *prev, *next;
+};
+
+struct session_mgr {
+	uv_loop_t *loop;
+	struct engines *es;
+	const struct plugin_set *ps;
+	const struct config *cfg;
+	struct session_store *store; /* NULL: sessions do not survive us */
+	uv_timer_t expiry;	     /* embedded; closed at shutdown */
+	struct session *list;
+	unsigned n, creating;
+	uint64_t next_serial;
+	int shutting_down;
+	unsigned removals; /* DELETEs and renames in flight */
+	/* Re-adoption of a predecessor's sessions (session_adopt.c): until
+	 * it ends, calls that name a session wait (session_mgr_adopting). */
+	int adopting;
+	unsigned adopt_lists; /* engines whose list is awaited */
+	int64_t adopt_until_ms;
+	struct audit *audit; /* session_mgr_set_audit, or NULL */
+	/* Sessions that ended without a destroy (their container died, the
+	 * engine did not come back): their names answer session_lost, not
+	 * session_not_found, for SESSION_TOMBSTONE_MS. */
+	struct {
+		char name[SESSION_QNAME_MAX + 1];
+		char why[120];
+		int64_t at_ms;
+	} tomb[32];
+	unsigned ntomb;
+	/* Sessions of languages this server has no plugin for (or has
+	 * turned off): their containers are left alone and their saved
+	 * entries kept, so that a server with the plugin adopts them
+	 * (docs/sessions.md, "A language this server cannot run"). An
+	 * array of entries in session_save's form, owned. */
+	cJSON *unavailable;
+	void (*adopted_cb)(void *arg);
+	void *adopted_arg;
+	void (*done)(void *arg); /* shutdown: when removals reach 0 */
+	void *done_arg;
+};
+
+/* Unix time in milliseconds. */
+int64_t session_now_ms(void);
+/* The live session with this serial, or NULL (async replies find theirs
+ * by serial: the session may be gone by then). */
+struct session *session_by_serial(struct session_mgr *m, uint64_t serial);
+/* A new session linked into m's list, or NULL. */
+struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
+			      const char *name);
+void session_unlink_free(struct session *s);
+/* Pin s to eng (counted there for placement). */
+void session_set_engine(struct session *s, struct engine *eng);
+/* Write every session's state to the slot (nothing without one). */
+void session_save(struct session_mgr *m);
+/* DELETE the container on eng; the server's shutdown waits for the
+ * answer. */
+void session_remove_container(struct session_mgr *m, struct engine *eng,
+			      const char *id);
+/* The session's agent connection closed under it: the session goes. */
+void session_lost_cb(struct agent_client *ac, void *arg);
+
+/* s ended without a destroy: remember why under its name, then destroy
+ * it (its container, if any, is removed). */
+void session_gone(struct session *s, const char *why);
+/* Fail the queued calls of s: the engine is away (docker_unavailable). */
+void session_fail_engine_away(struct session *s);
+/* Retry the reconnections of sessions that lost theirs (the expiry tick). */
+void session_reconnect_tick(struct session_mgr *m, int64_t now);
+
+/* An audit event about s (core/records/audit.h): event, and why (or NULL). */
+void session_audit(struct session_mgr *m, const struct session *s,
+		   const char *event, const char *why);
+
+/* Re-adoption is over (done, failed or past its deadline): the calls that
+ * waited for it go on. */
+void session_adoption_end(struct session_mgr *m, const char *why);
+
+/* Start the 1 s timer that expires idle and over-age sessions. */
+void session_expiry_start(struct session_mgr *m);
+
+/* session_queue.c */
+/* Start the next queued call if the session can run one. */
+void session_queue_next(struct session *s);
+/* End every queued call (not the running one) with err. */
+void session_queue_fail(struct session *s, const struct error *err);
+/* The connection s->ac is about to go: a running call whose code has not
+ * reached the agent yet (being scanned) ends now, without it. */
+void session_queue_abort_unsent(struct session *s);
+/* Queue the interpreter's start-up (languages that have one). */
+void session_queue_interpreter(struct session *s);
+
+/* session_adopt.c */
+/* The saved entry of the unavailable session name, or NULL (borrowed
+ * from m->unavailable until it changes). */
+const cJSON *session_unavailable_find(const struct session_mgr *m,
+				      const char *name);
+/* Remove the containers of unavailable sessions past their deadline or
+ * idle longer than their TTL (the expiry tick). */
+void session_unavailable_expire(struct session_mgr *m, int64_t now);
+/* Connect to an adopted or resumed session's container through the
+ * agent's relay. Returns 0, or -1 when it failed and s is destroyed. */
+int session_reconnect(struct session *s);
+
+#endif

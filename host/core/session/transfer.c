@@ -1,0 +1,748 @@
+/*
+ * transfer.c - export and import between a session and the host directory
+ * the user allowed (transfer.h). Host file work runs on the thread pool;
+ * the session's side goes through session_file().
+ */
+#include "transfer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util/beneath.h"
+#include "util/media.h"
+
+enum step {
+	W_EXPORT_OPEN,
+	W_WRITE,
+	W_COMMIT,
+	W_ABORT,
+	W_IMPORT_READ,
+	W_DIR_OPEN,
+	W_MKDIR,
+};
+
+/* A directory export copies at most this many entries. */
+#define EXPORT_MAX_ENTRIES 10000
+
+struct transfer {
+	uv_loop_t *loop;
+	uv_work_t work;
+	enum step step;
+	struct transfer_req req; /* strings point at the copies below */
+	char *strs;
+	transfer_cb cb;
+	void *arg;
+	/* host side */
+	int rootfd, dirfd, fd;
+	const char *spath, *hpath; /* the file being copied: req's, or an
+				    * entry's (in cur) */
+	char *cur;
+	const char *last; /* into hpath */
+	char tmp[64];
+	int werr;	     /* errno of the last work step, 0 */
+	unsigned long nlink; /* import: the links of a file refused for them */
+	const char *wwhat;   /* what it was doing */
+	/* the bytes */
+	unsigned char *buf;
+	size_t len;
+	uint64_t offset;
+	int eof;
+	struct session_call *sc;
+	struct error err; /* what ends it, once the temp file is gone */
+	/* A directory's export: its entries below it, sorted (a directory
+	 * before what it holds), and where the copy is. */
+	int dir;
+	char **names;
+	uint8_t *types;
+	size_t nnames, next;
+	char *cursor;
+	uint64_t total;
+	uint32_t files;
+	uint32_t left_out; /* entries whose names would mislead */
+};
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void finish(struct transfer *t, const struct error *err)
+{
+	struct transfer_done d = {
+		.bytes = t->dir ? t->total : t->offset,
+		.files = t->files,
+		.left_out = t->left_out,
+	};
+
+	close_fd(&t->fd);
+	close_fd(&t->dirfd);
+	close_fd(&t->rootfd);
+	t->cb(err, &d, t->arg);
+	while (t->nnames)
+		free(t->names[--t->nnames]);
+	free(t->names);
+	free(t->types);
+	free(t->cursor);
+	free(t->cur);
+	free(t->buf);
+	free(t->strs);
+	free(t);
+}
+
+/* ---- the thread pool side ---- */
+
+static int fail_w(struct transfer *t, int err, const char *what)
+{
+	t->werr = err;
+	t->wwhat = what;
+	return -1;
+}
+
+static int open_root(struct transfer *t)
+{
+	if (t->rootfd >= 0)
+		return 0;
+	t->rootfd = open(t->req.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return t->rootfd < 0 ? fail_w(t, errno, "open the files root") : 0;
+}
+
+static void w_export_open(struct transfer *t)
+{
+	struct stat st;
+	unsigned n;
+	int fd;
+
+	if (open_root(t))
+		return;
+	close_fd(&t->dirfd);
+	fd = beneath_parent(t->rootfd, t->hpath, 1, &t->last);
+	if (fd < 0) {
+		fail_w(t, -fd, "open the directory of");
+		return;
+	}
+	t->dirfd = fd;
+	if (!fstatat(t->dirfd, t->last, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (S_ISDIR(st.st_mode)) {
+			fail_w(t, EISDIR, "replace");
+			return;
+		}
+		if (!t->req.overwrite) {
+			fail_w(t, EEXIST, "replace");
+			return;
+		}
+	}
+	for (n = 0;; n++) {
+		snprintf(t->tmp, sizeof(t->tmp), ".sbx-export-%d-%u",
+			 (int)getpid(), n);
+		t->fd = openat(t->dirfd, t->tmp,
+			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				       O_CLOEXEC,
+			       0644);
+		if (t->fd >= 0 || errno != EEXIST || n > 100)
+			break;
+	}
+	if (t->fd < 0) {
+		t->tmp[0] = '\0';
+		fail_w(t, errno, "create a file beside");
+	}
+}
+
+static void w_write(struct transfer *t)
+{
+	size_t done = 0;
+	ssize_t w;
+
+	while (done < t->len) {
+		w = pwrite(t->fd, t->buf + done, t->len - done,
+			   (off_t)(t->offset + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			fail_w(t, errno, "write");
+			return;
+		}
+		done += (size_t)w;
+	}
+}
+
+static void w_commit(struct transfer *t)
+{
+	if (close(t->fd)) {
+		t->fd = -1;
+		fail_w(t, errno, "write");
+		return;
+	}
+	t->fd = -1;
+	if (syscall(SYS_renameat2, t->dirfd, t->tmp, t->dirfd, t->last,
+		    t->req.overwrite ? 0 : RENAME_NOREPLACE)) {
+		fail_w(t, errno, "rename into");
+		return;
+	}
+	t->tmp[0] = '\0';
+}
+
+static void w_abort(struct transfer *t)
+{
+	close_fd(&t->fd);
+	if (t->tmp[0] && t->dirfd >= 0)
+		unlinkat(t->dirfd, t->tmp, 0);
+	t->tmp[0] = '\0';
+}
+
+static void w_import_read(struct transfer *t)
+{
+	struct stat st;
+	ssize_t n;
+
+	if (open_root(t))
+		return;
+	t->fd = beneath_open(t->rootfd, t->hpath,
+			     O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (t->fd < 0) {
+		fail_w(t, -t->fd, "open");
+		t->fd = -1;
+		return;
+	}
+	if (fstat(t->fd, &st)) {
+		fail_w(t, errno, "stat");
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fail_w(t, EISDIR, "import");
+		return;
+	}
+	/* A second name of a file may be anywhere on the filesystem: a hard
+	 * link planted in the root would import a file from outside it,
+	 * which openat2 cannot see (its RESOLVE_ flags are about the path). */
+	if (st.st_nlink > 1) {
+		t->nlink = (unsigned long)st.st_nlink;
+		fail_w(t, EMLINK, "import");
+		return;
+	}
+	if ((uint64_t)st.st_size > t->req.max_bytes) {
+		fail_w(t, EFBIG, "import");
+		return;
+	}
+	/* One byte more than the cap tells a file that grew meanwhile. */
+	t->buf = malloc((size_t)t->req.max_bytes + 1);
+	if (!t->buf) {
+		fail_w(t, ENOMEM, "read");
+		return;
+	}
+	while (t->len <= t->req.max_bytes) {
+		n = read(t->fd, t->buf + t->len, t->req.max_bytes + 1 - t->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fail_w(t, errno, "read");
+			return;
+		}
+		if (n == 0)
+			break;
+		t->len += (size_t)n;
+	}
+	if (t->len > t->req.max_bytes)
+		fail_w(t, EFBIG, "import");
+}
+
+/* mkdir -p of hpath beneath the root; for the directory itself (W_DIR_OPEN)
+ * one that exists needs overwrite. */
+static void w_mkdir(struct transfer *t, int top)
+{
+	const char *last;
+	struct stat st;
+	int fd;
+
+	if (open_root(t))
+		return;
+	fd = beneath_parent(t->rootfd, t->hpath, 1, &last);
+	if (fd < 0) {
+		fail_w(t, -fd, "create the directory");
+		return;
+	}
+	if (!fstatat(fd, last, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (!S_ISDIR(st.st_mode))
+			fail_w(t, S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR,
+			       "create the directory");
+		else if (top && !t->req.overwrite)
+			fail_w(t, EEXIST, "create the directory");
+	} else if (mkdirat(fd, last, 0755) && errno != EEXIST) {
+		fail_w(t, errno, "create the directory");
+	}
+	close(fd);
+}
+
+static void work_cb(uv_work_t *w)
+{
+	struct transfer *t = w->data;
+
+	t->werr = 0;
+	switch (t->step) {
+	case W_EXPORT_OPEN:
+		w_export_open(t);
+		break;
+	case W_WRITE:
+		w_write(t);
+		break;
+	case W_COMMIT:
+		w_commit(t);
+		break;
+	case W_ABORT:
+		w_abort(t);
+		break;
+	case W_IMPORT_READ:
+		w_import_read(t);
+		break;
+	case W_DIR_OPEN:
+	case W_MKDIR:
+		w_mkdir(t, t->step == W_DIR_OPEN);
+		break;
+	}
+}
+
+/* ---- the loop side ---- */
+
+static void after_work(uv_work_t *w, int status);
+
+static void queue(struct transfer *t, enum step step)
+{
+	int rc;
+
+	t->step = step;
+	rc = uv_queue_work(t->loop, &t->work, work_cb, after_work);
+	if (rc) {
+		/* Only an invalid argument fails here: not expected. */
+		error_set(&t->err, ERR_SANDBOX, "thread pool: %s",
+			  uv_strerror(rc));
+		finish(t, &t->err);
+	}
+}
+
+/* Remove the temporary file, then end with err. */
+static void abort_with(struct transfer *t, const struct error *err)
+{
+	if (err != &t->err)
+		t->err = *err;
+	queue(t, W_ABORT);
+}
+
+static void host_error(struct transfer *t, struct error *e)
+{
+	if (t->werr == EEXIST)
+		error_set(e, ERR_FILE_EXISTS,
+			  "%s exists in the files root (overwrite to "
+			  "replace it)",
+			  t->hpath);
+	else if (t->werr == EFBIG)
+		error_set(e, ERR_TOO_LARGE,
+			  "%s is over %u bytes ([files] max_write_bytes)",
+			  t->hpath, t->req.max_bytes);
+	else if (t->werr == EISDIR)
+		error_set(e, ERR_NOT_A_FILE, "%s is not a regular file",
+			  t->hpath);
+	else if (t->werr == EMLINK)
+		error_set(e, ERR_INVALID_PATH,
+			  "%s has %lu hard links: another name of it may be "
+			  "outside the files root, so it is not imported "
+			  "(copy it to a file of its own)",
+			  t->hpath, t->nlink);
+	else if (t->werr == EXDEV || t->werr == ELOOP)
+		error_set(e, ERR_INVALID_PATH,
+			  "%s: a symlink or '..' on the way, or outside the "
+			  "files root",
+			  t->hpath);
+	else
+		error_set(e, error_file_code(t->werr), "%s %s: %s", t->wwhat,
+			  t->hpath, strerror(t->werr));
+}
+
+static struct session *find(struct transfer *t, struct error *err)
+{
+	struct session *s = session_find(t->req.sessions, t->req.session);
+
+	if (!s)
+		error_set(err, ERR_SESSION_NOT_FOUND, "session '%s' is gone",
+			  t->req.session);
+	return s;
+}
+
+static void read_cb(const struct error *err, const struct ap_file_done *r,
+		    void *arg)
+{
+	struct transfer *t = arg;
+
+	t->sc = NULL;
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	if (r->data_len > t->req.chunk) { /* the agent never sends more */
+		error_set(&t->err, ERR_SANDBOX, "the agent sent too much");
+		abort_with(t, &t->err);
+		return;
+	}
+	memcpy(t->buf, r->data, r->data_len);
+	t->len = r->data_len;
+	t->eof = r->eof || !r->data_len;
+	queue(t, W_WRITE);
+}
+
+/* q (op and its own fields set) to the session, on the transfer's path;
+ * a failure ends the transfer through abort_with(). */
+static void session_op(struct transfer *t, struct ap_file *q,
+		       session_file_cb cb)
+{
+	struct session *s = find(t, &t->err);
+
+	q->path = t->spath;
+	q->path_len = strlen(q->path);
+	q->timeout_ms = t->req.timeout_ms;
+	if (!s || session_file(s, q, cb, t, &t->sc, &t->err))
+		abort_with(t, &t->err);
+}
+
+static void stored_cb(const struct error *err, const unsigned char *data,
+		      size_t len, uint64_t size, int eof, void *arg)
+{
+	struct transfer *t = arg;
+
+	(void)size;
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	memcpy(t->buf, data, len);
+	t->len = len;
+	t->eof = eof || !len;
+	queue(t, W_WRITE);
+}
+
+static void read_next(struct transfer *t)
+{
+	struct ap_file q;
+
+	if (t->req.store) {
+		if (artifact_store_read(t->req.store, t->req.artifact_id,
+					t->spath, t->offset, t->req.chunk,
+					stored_cb, t)) {
+			error_set(&t->err, ERR_SANDBOX, "out of memory");
+			abort_with(t, &t->err);
+		}
+		return;
+	}
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_READ;
+	q.offset = t->offset;
+	q.length = t->req.chunk;
+	session_op(t, &q, read_cb);
+}
+
+static void write_cb(const struct error *err, const struct ap_file_done *r,
+		     void *arg)
+{
+	struct transfer *t = arg;
+
+	(void)r;
+	t->sc = NULL;
+	if (!err) {
+		t->offset = t->len;
+		t->files = 1;
+	}
+	finish(t, err);
+}
+
+static void import_write(struct transfer *t)
+{
+	struct ap_file q;
+
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_WRITE;
+	q.data = t->buf;
+	q.data_len = t->len;
+	q.flags = AP_FF_PARENTS | (t->req.overwrite ? AP_FF_OVERWRITE : 0);
+	session_op(t, &q, write_cb);
+}
+
+static void next_entry(struct transfer *t);
+
+static void list_next(struct transfer *t);
+
+/* A page of the directory's entries: files and directories are copied,
+ * anything else (a symlink, a FIFO) is left out. */
+static void list_cb(const struct error *err, const struct ap_file_done *r,
+		    void *arg)
+{
+	struct transfer *t = arg;
+	struct ap_file_entry e;
+	size_t off = 0;
+
+	t->sc = NULL;
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	while (ap_file_entry_next(r, &off, &e)) {
+		char **nv;
+		uint8_t *tv;
+
+		if (e.type != AP_FT_FILE && e.type != AP_FT_DIR)
+			continue;
+		/* A name that would mislead on the user's machine (a newline,
+		 * U+202E): left out and counted; list shows it escaped. */
+		if (media_name_flags(e.name, e.name_len)) {
+			t->left_out++;
+			continue;
+		}
+		if (t->nnames >= EXPORT_MAX_ENTRIES) {
+			error_set(&t->err, ERR_TOO_LARGE,
+				  "%s holds more than %u entries",
+				  t->req.session_path, EXPORT_MAX_ENTRIES);
+			abort_with(t, &t->err);
+			return;
+		}
+		nv = realloc(t->names, (t->nnames + 1) * sizeof(*nv));
+		if (nv)
+			t->names = nv;
+		tv = nv ? realloc(t->types, t->nnames + 1) : NULL;
+		if (tv)
+			t->types = tv;
+		if (!tv ||
+		    !(t->names[t->nnames] = strndup(e.name, e.name_len))) {
+			error_set(&t->err, ERR_SANDBOX, "out of memory");
+			abort_with(t, &t->err);
+			return;
+		}
+		t->types[t->nnames++] = e.type;
+	}
+	free(t->cursor);
+	t->cursor = r->cursor ? strndup(r->cursor, r->cursor_len) : NULL;
+	if (r->cursor)
+		list_next(t);
+	else
+		next_entry(t);
+}
+
+static void list_next(struct transfer *t)
+{
+	struct ap_file q;
+
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_LIST;
+	q.flags = AP_FF_RECURSIVE;
+	q.length = 1000;
+	if (t->cursor) {
+		q.cursor = t->cursor;
+		q.cursor_len = strlen(t->cursor);
+	}
+	session_op(t, &q, list_cb);
+}
+
+/* The next entry of a directory export, or the end. */
+static void next_entry(struct transfer *t)
+{
+	const char *name;
+	size_t sl, hl, nl;
+
+	if (t->next == t->nnames) {
+		finish(t, NULL);
+		return;
+	}
+	name = t->names[t->next];
+	sl = strlen(t->req.session_path);
+	hl = strlen(t->req.host_path);
+	nl = strlen(name);
+	free(t->cur);
+	t->cur = malloc(sl + hl + 2 * nl + 4);
+	if (!t->cur) {
+		error_set(&t->err, ERR_SANDBOX, "out of memory");
+		abort_with(t, &t->err);
+		return;
+	}
+	sprintf(t->cur, "%s/%s", t->req.session_path, name);
+	t->spath = t->cur;
+	t->hpath = t->cur + sl + nl + 2;
+	sprintf((char *)t->hpath, "%s/%s", t->req.host_path, name);
+	t->offset = 0;
+	t->eof = 0;
+	queue(t, t->types[t->next++] == AP_FT_DIR ? W_MKDIR : W_EXPORT_OPEN);
+}
+
+/* What the session's path is: a file is copied, a directory walked. */
+static void stat_cb(const struct error *err, const struct ap_file_done *r,
+		    void *arg)
+{
+	struct transfer *t = arg;
+	struct ap_file_entry e;
+	size_t off = 0;
+
+	t->sc = NULL;
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	if (!ap_file_entry_next(r, &off, &e) ||
+	    (e.type != AP_FT_FILE && e.type != AP_FT_DIR)) {
+		error_set(&t->err, ERR_NOT_A_FILE,
+			  "%s is neither a regular file nor a directory",
+			  t->req.session_path);
+		abort_with(t, &t->err);
+		return;
+	}
+	t->dir = e.type == AP_FT_DIR;
+	queue(t, t->dir ? W_DIR_OPEN : W_EXPORT_OPEN);
+}
+
+static void after_work(uv_work_t *w, int status)
+{
+	struct transfer *t = w->data;
+	struct error e;
+
+	(void)status;
+	if (t->step == W_ABORT) {
+		finish(t, &t->err);
+		return;
+	}
+	if (t->werr) {
+		host_error(t, &e);
+		abort_with(t, &e);
+		return;
+	}
+	switch (t->step) {
+	case W_EXPORT_OPEN:
+		read_next(t);
+		break;
+	case W_WRITE:
+		t->offset += t->len;
+		if (t->eof)
+			queue(t, W_COMMIT);
+		else
+			read_next(t);
+		break;
+	case W_COMMIT:
+		t->total += t->offset;
+		t->files++;
+		if (t->dir)
+			next_entry(t);
+		else
+			finish(t, NULL);
+		break;
+	case W_DIR_OPEN:
+		list_next(t);
+		break;
+	case W_MKDIR:
+		next_entry(t);
+		break;
+	case W_IMPORT_READ:
+		import_write(t);
+		break;
+	case W_ABORT:
+		break;
+	}
+}
+
+static struct transfer *transfer_new(uv_loop_t *loop,
+				     const struct transfer_req *req,
+				     transfer_cb cb, void *arg,
+				     struct error *err)
+{
+	const char *v[5] = {req->session ? req->session : "", req->root,
+			    req->session_path, req->host_path,
+			    req->artifact_id ? req->artifact_id : ""};
+	size_t n = 0, i;
+	struct transfer *t;
+	char *p;
+
+	if (beneath_check(req->host_path)) {
+		error_set(err, ERR_INVALID_PATH,
+			  "'%s': give a relative path inside the files root, "
+			  "without '..'",
+			  req->host_path);
+		return NULL;
+	}
+	if (media_name_flags(req->host_path, strlen(req->host_path))) {
+		char *esc = media_name_escape(req->host_path,
+					      strlen(req->host_path));
+
+		error_set(err, ERR_INVALID_PATH,
+			  "'%s': a host path with a bidirectional or control "
+			  "character would show another name than it has",
+			  esc ? esc : "?");
+		free(esc);
+		return NULL;
+	}
+	for (i = 0; i < 5; i++)
+		n += strlen(v[i]) + 1;
+	t = calloc(1, sizeof(*t));
+	if (t)
+		t->strs = malloc(n);
+	if (!t || !t->strs) {
+		free(t);
+		error_set(err, ERR_SANDBOX, "out of memory");
+		return NULL;
+	}
+	t->loop = loop;
+	t->work.data = t;
+	t->req = *req;
+	t->cb = cb;
+	t->arg = arg;
+	t->rootfd = t->dirfd = t->fd = -1;
+	p = t->strs;
+	for (i = 0; i < 5; i++) {
+		size_t len = strlen(v[i]) + 1;
+
+		memcpy(p, v[i], len);
+		v[i] = p;
+		p += len;
+	}
+	t->req.session = v[0];
+	t->req.root = v[1];
+	t->req.session_path = v[2];
+	t->req.host_path = v[3];
+	t->req.artifact_id = v[4];
+	t->spath = v[2];
+	t->hpath = v[3];
+	return t;
+}
+
+int transfer_export(uv_loop_t *loop, const struct transfer_req *req,
+		    transfer_cb cb, void *arg, struct error *err)
+{
+	struct transfer *t = transfer_new(loop, req, cb, arg, err);
+	struct ap_file q;
+
+	if (!t)
+		return err->code;
+	t->buf = malloc(req->chunk ? req->chunk : 1);
+	if (!t->buf) {
+		free(t->strs);
+		free(t);
+		return error_set(err, ERR_SANDBOX, "out of memory");
+	}
+	if (req->store) { /* a kept file: never a directory */
+		queue(t, W_EXPORT_OPEN);
+		return 0;
+	}
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_STAT;
+	session_op(t, &q, stat_cb);
+	return 0;
+}
+
+int transfer_import(uv_loop_t *loop, const struct transfer_req *req,
+		    transfer_cb cb, void *arg, struct error *err)
+{
+	struct transfer *t = transfer_new(loop, req, cb, arg, err);
+
+	if (!t)
+		return err->code;
+	queue(t, W_IMPORT_READ);
+	return 0;
+}

@@ -1,0 +1,189 @@
+/*
+ * links.c - signed artifact links (links.h).
+ */
+#include "links.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/session/session_store.h"
+
+#define KEY_LEN 32
+
+struct links {
+	unsigned char key[KEY_LEN];
+	uint32_t ttl_s;
+	char *base;
+};
+
+/* The key file's 32 bytes, made (O_EXCL, 0600) when missing. */
+static int load_key(const char *path, unsigned char *key, char *why,
+		    size_t whysz)
+{
+	struct stat st;
+	int fd, rc = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		if (RAND_bytes(key, KEY_LEN) != 1 ||
+		    write(fd, key, KEY_LEN) != KEY_LEN)
+			rc = -EIO;
+		if (close(fd) != 0 && !rc)
+			rc = -errno;
+		if (rc) {
+			unlink(path);
+			snprintf(why, whysz, "%s: cannot write the link key",
+				 path);
+		}
+		return rc;
+	}
+	if (errno != EEXIST) {
+		rc = -errno;
+		snprintf(why, whysz, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		rc = -errno;
+		snprintf(why, whysz, "%s: %s", path, strerror(errno));
+	} else if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		rc = -EPERM;
+		snprintf(why, whysz,
+			 "%s may be read by others: anyone could forge links "
+			 "(chmod 600 it)",
+			 path);
+	} else if (read(fd, key, KEY_LEN) != KEY_LEN) {
+		rc = -EINVAL;
+		snprintf(why, whysz, "%s is not a link key (%d bytes)", path,
+			 KEY_LEN);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int links_open(const char *state_dir, uint32_t ttl_s, struct links **out,
+	       char *why, size_t whysz)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct links *l;
+	int rc;
+
+	*out = NULL;
+	rc = session_store_dir(state_dir, dir, sizeof(dir));
+	if (rc) {
+		snprintf(why, whysz, "the state directory: %s", strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/link.key", dir);
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		snprintf(why, whysz, "out of memory");
+		return -ENOMEM;
+	}
+	rc = load_key(path, l->key, why, whysz);
+	if (rc) {
+		links_free(l);
+		return rc;
+	}
+	l->ttl_s = ttl_s;
+	*out = l;
+	return 0;
+}
+
+void links_free(struct links *l)
+{
+	if (!l)
+		return;
+	OPENSSL_cleanse(l->key, sizeof(l->key));
+	free(l->base);
+	free(l);
+}
+
+void links_set_base(struct links *l, const char *base)
+{
+	free(l->base);
+	l->base = strdup(base);
+}
+
+/* The signature over (tenant, id, path, exp) as 64 hex digits. */
+static int sign(const struct links *l, const char *tenant, const char *id,
+		const char *path, int64_t exp, char hex[2 * 32 + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	char *msg;
+	size_t n = strlen(tenant) + strlen(id) + strlen(path) + 32;
+	int len;
+
+	msg = malloc(n);
+	if (!msg)
+		return -ENOMEM;
+	/* NUL bytes part the fields: none of them can hold one. */
+	len = snprintf(msg, n, "%s%c%s%c%s%c%" PRId64, tenant, 0, id, 0, path,
+		       0, exp);
+	if (len < 0 || !HMAC(EVP_sha256(), l->key, KEY_LEN,
+			     (unsigned char *)msg, (size_t)len, md, &mdlen)) {
+		free(msg);
+		return -EIO;
+	}
+	free(msg);
+	for (i = 0; i < 32; i++)
+		snprintf(hex + 2 * (size_t)i, 3, "%02x", md[i]);
+	return 0;
+}
+
+static int unreserved(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+	       c == '~';
+}
+
+char *links_url(const struct links *l, const char *tenant, const char *id,
+		const char *path, int64_t now_s)
+{
+	char sig[2 * 32 + 1], *u, *o;
+	const unsigned char *p;
+	int64_t exp = now_s + l->ttl_s;
+	size_t n;
+
+	if (!l->base || sign(l, tenant ? tenant : "", id, path, exp, sig) != 0)
+		return NULL;
+	n = strlen(l->base) + strlen(id) + 3 * strlen(path) +
+	    (tenant ? strlen(tenant) : 0) + 160;
+	u = malloc(n);
+	if (!u)
+		return NULL;
+	o = u + snprintf(u, n, "%s/artifacts/%s/", l->base, id);
+	for (p = (const unsigned char *)path; *p; p++)
+		if (unreserved(*p) || *p == '/')
+			*o++ = (char)*p;
+		else
+			o += snprintf(o, 4, "%%%02X", *p);
+	snprintf(o, n - (size_t)(o - u), "?t=%s&exp=%" PRId64 "&sig=%s",
+		 tenant ? tenant : "", exp, sig);
+	return u;
+}
+
+int links_check(const struct links *l, const char *tenant, const char *id,
+		const char *path, int64_t exp, const char *sig, int64_t now_s)
+{
+	char want[2 * 32 + 1];
+
+	if (exp < now_s || strlen(sig) != 64 ||
+	    sign(l, tenant, id, path, exp, want) != 0)
+		return -EACCES;
+	return CRYPTO_memcmp(want, sig, 64) == 0 ? 0 : -EACCES;
+}

@@ -1,0 +1,20 @@
+/*
+ * run_result.h - the JSON of one run, built in one place for every front
+ * end: sandbox_execute's text result and `mcp-sandbox run --json` print
+ * the same object (its fields: README, "What a result holds").
+ */
+#ifndef SBX_RUN_RESULT_H
+#define SBX_RUN_RESULT_H
+
+#include <cjson/cJSON.h>
+
+#include "core/exec/executor.h"
+
+/* exitCode, signal, stdout, stderr (UTF-8, invalid bytes as U+FFFD),
+ * stdoutTruncated, stderrTruncated, timedOut, durationMs, language, phase;
+ * with session (not NULL) also session, stateKept and freshState. o must
+ * be a run (o->error NULL). Returns a new object the caller owns, or NULL
+ * when out of memory. */
+cJSON *run_result_json(const struct exec_outcome *o, const char *session);
+
+#endif

@@ -1,0 +1,879 @@
+/*
+ * tool_execute.c - sandbox_execute: run code once in a fresh-or-reset
+ * container of the requested language.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/records/artifact_store.h"
+#include "core/tenants/links.h"
+#include "core/tenants/tenants.h"
+#include "core/exec/executor.h"
+#include "core/packages/install.h"
+#include "util/media.h"
+#include "mcp/json_util.h"
+#include "resources.h"
+#include "run_result.h"
+#include "tools.h"
+
+/* How often a call with a progress token says it is alive even when the
+ * program prints nothing. */
+#define HEARTBEAT_MS 1000
+/* New output goes to the client at most this often. */
+#define PROGRESS_INTERVAL_MS 100
+/* Staged input files per call at most. */
+#define MAX_STAGED_FILES 100
+
+struct execute_call {
+	uv_timer_t heartbeat; /* embedded: freed in its close callback */
+	const struct tool_env *env;
+	struct mcp_call *call;
+	struct exec_job *job;	    /* one-off */
+	struct session_call *scall; /* in a session */
+	const char *session;	    /* name, for the result (owned copy) */
+	uint64_t started;	    /* uv_now() */
+	/* The result being put together: the run's JSON, its image
+	 * blocks, and for a one-off call the artifacts being kept. */
+	cJSON *result, *images;
+	int *kept_as; /* per artifact: its index among the kept, or -1 */
+	size_t nkept_as;
+	char **paths; /* per artifact: its path as the agent sent it, for
+			 the uri (the JSON's is made valid UTF-8) */
+	size_t npaths;
+	char store_id[ARTIFACT_ID_LEN + 1];
+	cJSON *packages; /* the installed set's summary, or NULL */
+};
+
+/* A call with packages, while they are installed. */
+struct pending_run {
+	const struct tool_env *env;
+	cJSON *args;	   /* a copy: the request's own is gone by then */
+	struct engine *on; /* where the set is installed: the run goes there */
+};
+
+static int any_ml_variant(const struct tool_env *env)
+{
+	size_t i;
+
+	for (i = 0; i < env->plugins->n; i++)
+		if (env->plugins->v[i].policy.enabled &&
+		    env->plugins->v[i].desc->ml_variant)
+			return 1;
+	return 0;
+}
+
+/* One boolean property per option name, whichever languages offer it. */
+static void add_option_props(const struct tool_env *env, cJSON *props)
+{
+	const struct sbx_option *o;
+	char desc[512];
+	size_t i, k, off;
+
+	for (i = 0; i < env->plugins->n; i++) {
+		if (!env->plugins->v[i].policy.enabled)
+			continue;
+		for (o = env->plugins->v[i].desc->options; o && o->name; o++) {
+			cJSON *p;
+
+			if (cJSON_GetObjectItemCaseSensitive(props, o->name))
+				continue; /* described with its first language
+					   */
+			off = (size_t)snprintf(desc, sizeof(desc), "%s (",
+					       o->description ? o->description
+							      : o->name);
+			for (k = i; k < env->plugins->n && off < sizeof(desc);
+			     k++)
+				if (env->plugins->v[k].policy.enabled &&
+				    plugin_option(&env->plugins->v[k], o->name))
+					off += (size_t)snprintf(
+						desc + off, sizeof(desc) - off,
+						"%s%s", k == i ? "" : ", ",
+						env->plugins->v[k].desc->name);
+			if (off < sizeof(desc) - 1)
+				snprintf(desc + off, sizeof(desc) - off, ")");
+			p = cJSON_AddObjectToObject(props, o->name);
+			cJSON_AddStringToObject(p, "type", "boolean");
+			cJSON_AddStringToObject(p, "description", desc);
+		}
+	}
+}
+
+static cJSON *schema_common(const struct tool_env *env, int with_enum)
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p, *req;
+	char desc[1024];
+	size_t i, off = 0;
+
+	desc[0] = '\0';
+	for (i = 0; i < env->plugins->n; i++) {
+		const struct plugin *pl = &env->plugins->v[i];
+
+		if (pl->policy.enabled)
+			off += (size_t)snprintf(
+				desc + off, sizeof(desc) - off, "%s%s (%s)",
+				off ? ", " : "", pl->desc->name,
+				pl->desc->description ? pl->desc->description
+						      : "");
+		if (off >= sizeof(desc))
+			break;
+	}
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+
+	p = cJSON_AddObjectToObject(props, "language");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description", desc);
+	if (with_enum) {
+		tool_language_enum(env, p);
+	}
+
+	p = cJSON_AddObjectToObject(props, "session");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"Run in this session (see sandbox_session) "
+				"instead of a fresh container: "
+				"files and, for interpreted languages, "
+				"variables persist between calls. "
+				"language may then be omitted.");
+
+	p = cJSON_AddObjectToObject(props, "code");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"The program's source code, written to a file "
+				"in /work and run.");
+
+	p = cJSON_AddObjectToObject(props, "files");
+	cJSON_AddStringToObject(p, "type", "array");
+	cJSON_AddNumberToObject(p, "maxItems", MAX_STAGED_FILES);
+	snprintf(desc, sizeof(desc),
+		 "Input files written into /work before the code runs "
+		 "(directories created, existing files replaced), e.g. a CSV "
+		 "to analyse. Each at most %u bytes, all together at most %u.",
+		 env->cfg->files_max_write, env->cfg->files_max_staged);
+	cJSON_AddStringToObject(p, "description", desc);
+	{
+		static const char *const encodings[] = {"utf-8", "base64",
+							NULL};
+		cJSON *it = cJSON_AddObjectToObject(p, "items"), *ip, *q;
+
+		cJSON_AddStringToObject(it, "type", "object");
+		ip = cJSON_AddObjectToObject(it, "properties");
+		tool_prop(ip, "path", "string",
+			  "Relative to /work (or absolute under it).");
+		tool_prop(ip, "content", "string", NULL);
+		tool_enum_prop(ip, "encoding", encodings, NULL);
+		q = cJSON_AddArrayToObject(it, "required");
+		cJSON_AddItemToArray(q, cJSON_CreateString("path"));
+		cJSON_AddItemToArray(q, cJSON_CreateString("content"));
+		cJSON_AddBoolToObject(it, "additionalProperties", 0);
+	}
+
+	p = cJSON_AddObjectToObject(props, "timeout");
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddNumberToObject(p, "minimum", 1);
+	snprintf(desc, sizeof(desc),
+		 "Wall-clock limit in milliseconds (default %u, at most %u). "
+		 "On timeout every process the code started is killed and "
+		 "partial output is returned.",
+		 env->cfg->limits.timeout_ms, env->cfg->max_timeout_ms);
+	cJSON_AddStringToObject(p, "description", desc);
+
+	p = cJSON_AddObjectToObject(props, "stdin");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(
+		p, "description",
+		"Text fed to the program's standard input (default: empty).");
+
+	if (any_ml_variant(env)) {
+		p = cJSON_AddObjectToObject(props, "ml");
+		cJSON_AddStringToObject(p, "type", "boolean");
+		cJSON_AddStringToObject(
+			p, "description",
+			"Use the language's machine-learning runtime (for "
+			"python: numpy, pandas, scikit-learn, torch, "
+			"matplotlib already imported and fast).");
+	}
+	add_option_props(env, props);
+	tool_packages_schema(props,
+			     "Packages the code needs, installed first (or "
+			     "taken from the cache) and visible to it "
+			     "read-only; one-off runs only. ");
+
+	req = cJSON_AddArrayToObject(s, "required");
+	cJSON_AddItemToArray(req, cJSON_CreateString("code"));
+	cJSON_AddBoolToObject(s, "additionalProperties", 0);
+	return s;
+}
+
+static cJSON *input_schema(const struct tool_env *env)
+{
+	return schema_common(env, 1);
+}
+
+static cJSON *validate_schema(const struct tool_env *env)
+{
+	/* Without the enum, so that an unknown language gets its own error
+	 * code and the list of languages. */
+	return schema_common(env, 0);
+}
+
+static void ec_closed_cb(uv_handle_t *h)
+{
+	struct execute_call *ec = h->data;
+
+	free((char *)ec->session);
+	cJSON_Delete(ec->result);
+	cJSON_Delete(ec->images);
+	cJSON_Delete(ec->packages);
+	free(ec->kept_as);
+	while (ec->npaths)
+		free(ec->paths[--ec->npaths]);
+	free(ec->paths);
+	free(ec);
+}
+
+static void ec_free(struct execute_call *ec)
+{
+	uv_close((uv_handle_t *)&ec->heartbeat, ec_closed_cb);
+}
+
+static void heartbeat_cb(uv_timer_t *t)
+{
+	struct execute_call *ec = t->data;
+
+	mcp_call_progress(ec->call, (double)(uv_now(t->loop) - ec->started),
+			  NULL);
+}
+
+/* New output while the code runs: one notifications/progress. */
+static void output_cb(const char *out, size_t out_len, const char *err,
+		      size_t err_len, void *arg)
+{
+	struct execute_call *ec = arg;
+	char *both, *text;
+
+	both = malloc(out_len + err_len + 1);
+	if (!both)
+		return;
+	memcpy(both, out, out_len);
+	memcpy(both + out_len, err, err_len);
+	text = utf8_sanitize(both, out_len + err_len);
+	free(both);
+	mcp_call_progress(ec->call,
+			  (double)(uv_now(ec->heartbeat.loop) - ec->started),
+			  text);
+	free(text);
+	uv_timer_again(&ec->heartbeat);
+}
+
+/* Why image e is not shown (written into buf), or NULL when it is a real
+ * image within the caps (*mime its type). */
+static const char *not_shown(const struct exec_artifact *e,
+			     const struct config *cfg, uint32_t shown,
+			     const char **mime, char *buf, size_t size)
+{
+	enum media_verdict v = MEDIA_SHOWN;
+	uint32_t w = 0, h = 0;
+
+	if (e->data)
+		v = media_image_check(e->data, e->len, cfg->art_image_px,
+				      cfg->art_image_pixels, mime, &w, &h);
+	if (e->size > cfg->art_image_bytes || e->len > cfg->art_image_bytes)
+		snprintf(buf, size,
+			 "not shown: over %u bytes ([artifacts] "
+			 "image_max_bytes)",
+			 cfg->art_image_bytes);
+	else if (!e->data && e->skip != EXEC_ART_TOO_MANY)
+		snprintf(buf, size, "not shown: %s",
+			 e->skip == EXEC_ART_OVER_TOTAL
+				 ? "over the bytes one call may read back"
+			 : e->skip == EXEC_ART_TOO_LARGE
+				 ? "it grew past its cap while read back"
+				 : "could not be read back");
+	else if (v == MEDIA_NOT_IMAGE)
+		snprintf(buf, size,
+			 "not shown: not a PNG, JPEG, GIF or WebP image");
+	else if (v == MEDIA_OVER_SIDE)
+		snprintf(buf, size,
+			 "not shown: %ux%u px, over %u on a side "
+			 "([artifacts] image_max_px)",
+			 w, h, cfg->art_image_px);
+	else if (v == MEDIA_OVER_PIXELS)
+		snprintf(buf, size,
+			 "not shown: %ux%u px, %llu MB decoded, over %u "
+			 "pixels in all ([artifacts] image_max_pixels)",
+			 w, h,
+			 (unsigned long long)(media_decoded_bytes(w, h) /
+					      1000000),
+			 cfg->art_image_pixels);
+	else if (!e->data || shown >= cfg->art_images)
+		snprintf(buf, size,
+			 "not shown: more than %u images in one result "
+			 "([artifacts] images)",
+			 cfg->art_images);
+	else
+		return NULL;
+	return buf;
+}
+
+/* Why a one-off run's file was not kept (no uri). */
+static void keep_note(cJSON *a, const struct exec_artifact *e,
+		      const struct config *cfg)
+{
+	char note[160];
+
+	if (e->skip == EXEC_ART_TOO_LARGE)
+		snprintf(note, sizeof(note),
+			 "not kept: over %u bytes ([artifacts] "
+			 "keep_max_bytes)",
+			 cfg->art_keep_bytes);
+	else if (e->skip == EXEC_ART_OVER_TOTAL)
+		snprintf(note, sizeof(note),
+			 "not kept: over %u bytes with the files before it "
+			 "([artifacts] keep_call_bytes)",
+			 cfg->art_keep_call);
+	else if (e->skip == EXEC_ART_UNREADABLE)
+		snprintf(note, sizeof(note),
+			 "not kept: not a regular file (a symlink, a FIFO), "
+			 "or gone");
+	else
+		return;
+	cJSON_AddStringToObject(a, "note", note);
+}
+
+/* An image block for e when it is a real image within the caps (1), else
+ * the note says why not (0). */
+static int add_image(struct execute_call *ec, cJSON *a,
+		     const struct exec_artifact *e, uint32_t shown)
+{
+	const char *mime = NULL, *why;
+	char note[160];
+	cJSON *b;
+
+	why = not_shown(e, ec->env->cfg, shown, &mime, note, sizeof(note));
+	if (why) {
+		cJSON_AddStringToObject(a, "note", why);
+		return 0;
+	}
+	b = tool_image_block(e->data, e->len, mime);
+	if (!b)
+		return 0;
+	cJSON_AddItemToArray(ec->images, b);
+	cJSON_AddBoolToObject(a, "shown", 1);
+	return 1;
+}
+
+/* The result's text, images and links, then the answer. */
+static void answer(struct execute_call *ec, const unsigned char *kept)
+{
+	cJSON *arts = cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts");
+	cJSON *res, *content, *a, *links = cJSON_CreateArray();
+	size_t i = 0;
+
+	cJSON_ArrayForEach(a, arts)
+	{
+		const char *path =
+			ec->paths && i < ec->npaths ? ec->paths[i] : NULL;
+		int read = i < ec->nkept_as && ec->kept_as[i] >= 0;
+		char *uri = NULL;
+
+		if (path && ec->session)
+			uri = resources_uri("session", ec->session, path);
+		else if (path && read && kept && kept[ec->kept_as[i]])
+			uri = resources_uri("artifact", ec->store_id, path);
+		else if (read && kept && !cJSON_HasObjectItem(a, "note"))
+			cJSON_AddStringToObject(a, "note",
+						"not kept: the store refused "
+						"its path");
+		i++;
+		if (!uri)
+			continue;
+		cJSON_AddStringToObject(a, "uri", uri);
+		/* Over HTTP a kept file is also a signed link (links.h). */
+		if (ec->env->links && !ec->session && path) {
+			const struct tenant *t = mcp_call_tenant(ec->call);
+			char *url = links_url(ec->env->links,
+					      t ? t->name : NULL, ec->store_id,
+					      path, (int64_t)time(NULL));
+
+			if (url)
+				cJSON_AddStringToObject(a, "url", url);
+			free(url);
+		}
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shown")))
+			cJSON_AddItemToArray(links, tool_link_block(a, uri));
+		free(uri);
+	}
+	if (ec->packages) {
+		cJSON_AddItemToObject(ec->result, "packages", ec->packages);
+		ec->packages = NULL;
+	}
+	res = tool_ok_text(ec->result);
+	ec->result = NULL;
+	content = cJSON_GetObjectItemCaseSensitive(res, "content");
+	while (cJSON_GetArraySize(ec->images))
+		cJSON_AddItemToArray(content,
+				     cJSON_DetachItemFromArray(ec->images, 0));
+	while (cJSON_GetArraySize(links))
+		cJSON_AddItemToArray(content,
+				     cJSON_DetachItemFromArray(links, 0));
+	cJSON_Delete(links);
+	mcp_call_finish(ec->call, res);
+	ec_free(ec);
+}
+
+static void kept_cb(const struct error *err, const unsigned char *kept,
+		    void *arg)
+{
+	struct execute_call *ec = arg;
+
+	answer(ec, err ? NULL : kept);
+}
+
+struct usage {
+	const struct tenant *t;
+	uint64_t bytes;
+};
+
+static void usage_cb(const char *key, const char *path, uint64_t size,
+		     int64_t mtime_ms, void *arg)
+{
+	struct usage *u = arg;
+
+	(void)path;
+	(void)mtime_ms;
+	if (tool_unqualify(u->t, key) != key)
+		u->bytes += size;
+}
+
+/* 1 when a tenant's artifact quota has no room for bytes more: each
+ * file of the call then says so. Else the room is held until the call
+ * ends (the store keeps the files off the loop: calls that end together
+ * must not each see the same free bytes). */
+static int over_artifact_quota(struct execute_call *ec, uint64_t bytes)
+{
+	const struct tenant *t = mcp_call_tenant(ec->call);
+	struct usage u = {t, 0};
+	struct error err;
+	char note[ERROR_MSG_MAX + 32];
+	cJSON *a;
+
+	if (!t || !t->quota.artifact_bytes)
+		return 0;
+	artifact_store_each(ec->env->artifacts, SIZE_MAX, usage_cb, &u);
+	if (mcp_call_hold_artifacts(ec->call, u.bytes, bytes, &err) == 0)
+		return 0;
+	snprintf(note, sizeof(note), "not kept: quota_exceeded (%s)", err.msg);
+	cJSON_ArrayForEach(
+		a, cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts"))
+	{
+		if (!cJSON_HasObjectItem(a, "note") &&
+		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shown")))
+			cJSON_AddStringToObject(a, "note", note);
+	}
+	return 1;
+}
+
+/* A one-off box is reset after the call: what was read back of it goes to
+ * the artifact store first (1: answer() follows from kept_cb). A tenant's
+ * set is its own (tenants.h). */
+static int keep(struct execute_call *ec, const struct exec_outcome *o)
+{
+	const struct tenant *t = mcp_call_tenant(ec->call);
+	struct exec_file *files;
+	uint64_t bytes = 0;
+	size_t i, n = 0;
+	int rc;
+
+	if (ec->session || !ec->env->artifacts || !o->nartifacts)
+		return 0;
+	files = calloc(o->nartifacts, sizeof(*files));
+	ec->kept_as = malloc(o->nartifacts * sizeof(*ec->kept_as));
+	if (!files || !ec->kept_as) {
+		free(files);
+		return 0;
+	}
+	ec->nkept_as = o->nartifacts;
+	for (i = 0; i < o->nartifacts; i++) {
+		const struct exec_artifact *e = &o->artifacts[i];
+
+		ec->kept_as[i] = -1;
+		if (!e->data)
+			continue;
+		ec->kept_as[i] = (int)n;
+		files[n++] = (struct exec_file){e->path, e->data, e->len};
+	}
+	for (i = 0; i < n; i++)
+		bytes += files[i].len;
+	rc = n && !over_artifact_quota(ec, bytes)
+		     ? artifact_store_put(ec->env->artifacts,
+					  t ? t->name : NULL, files, n,
+					  ec->store_id, kept_cb, ec)
+		     : -1;
+	free(files);
+	return rc == 0;
+}
+
+static void done_cb(const struct exec_outcome *o, void *arg)
+{
+	struct execute_call *ec = arg;
+	uint32_t shown = 0;
+	cJSON *arts, *a;
+	size_t i = 0;
+
+	mcp_call_on_cancel(ec->call, NULL, NULL);
+	if (o->error) {
+		mcp_call_finish(ec->call, tool_error_result(o->error));
+		ec_free(ec);
+		return;
+	}
+	ec->result = run_result_json(o, ec->session);
+	mcp_call_audit_result(ec->call, ec->result);
+	ec->images = cJSON_CreateArray();
+	if (!ec->result || !ec->images) {
+		mcp_call_finish(ec->call,
+				tool_error(ERR_SANDBOX, "out of memory"));
+		ec_free(ec);
+		return;
+	}
+	ec->paths =
+		calloc(o->nartifacts ? o->nartifacts : 1, sizeof(*ec->paths));
+	for (i = 0; ec->paths && i < o->nartifacts; i++)
+		if ((ec->paths[i] = strdup(o->artifacts[i].path)))
+			ec->npaths = i + 1;
+	i = 0;
+	arts = cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts");
+	cJSON_ArrayForEach(a, arts)
+	{
+		const struct exec_artifact *e = &o->artifacts[i++];
+
+		if (e->skip == EXEC_ART_BAD_NAME) {
+			/* No uri: no file operation takes such a path. */
+			if (ec->paths && i - 1 < ec->npaths) {
+				free(ec->paths[i - 1]);
+				ec->paths[i - 1] = NULL;
+			}
+			cJSON_AddStringToObject(
+				a, "note",
+				"not shown or kept: its name holds a control "
+				"character, which file operations refuse "
+				"(rename the file)");
+		} else if (e->image)
+			shown += (uint32_t)add_image(ec, a, e, shown);
+		else if (!ec->session && ec->env->artifacts)
+			keep_note(a, e, ec->env->cfg);
+	}
+	if (!keep(ec, o))
+		answer(ec, NULL);
+}
+
+/* sandbox_execute's files as exec_files (the bytes in bufs, freed by the
+ * caller with free_staged); NULL result on success, else the error. */
+static cJSON *staged_files(const struct tool_env *env, const cJSON *files,
+			   struct exec_file *out, unsigned char **bufs,
+			   size_t *n)
+{
+	const cJSON *f;
+	cJSON *res = NULL;
+	uint64_t total = 0;
+	char what[48];
+
+	*n = 0;
+	cJSON_ArrayForEach(f, files)
+	{
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(f, "path");
+		const cJSON *content =
+			cJSON_GetObjectItemCaseSensitive(f, "content");
+		const cJSON *enc =
+			cJSON_GetObjectItemCaseSensitive(f, "encoding");
+		size_t len = 0;
+
+		snprintf(what, sizeof(what), "files[%zu].content", *n);
+		bufs[*n] = tool_content_bytes(
+			content->valuestring,
+			enc && strcmp(enc->valuestring, "base64") == 0,
+			env->cfg->files_max_write, what, &len, &res);
+		if (!bufs[*n])
+			return res;
+		out[*n] = (struct exec_file){path->valuestring, bufs[*n], len};
+		++*n;
+		total += len;
+		if (total > env->cfg->files_max_staged)
+			return tool_error(ERR_TOO_LARGE,
+					  "the files are over %u bytes "
+					  "together ([files] "
+					  "max_staged_bytes)",
+					  env->cfg->files_max_staged);
+	}
+	return NULL;
+}
+
+static void free_staged(unsigned char **bufs, size_t n)
+{
+	while (n)
+		free(bufs[--n]);
+}
+
+/* What a call reads back: the images it shows, and from a one-off box
+ * what the artifact store keeps. */
+static struct exec_collect collect_policy(const struct tool_env *env,
+					  int in_session)
+{
+	const struct config *cfg = env->cfg;
+	struct exec_collect c = {
+		.images = cfg->art_images,
+		.image_max_bytes = cfg->art_image_bytes,
+		.max_total = (uint64_t)cfg->art_images * cfg->art_image_bytes,
+		.chunk = cfg->files_max_read,
+	};
+
+	if (!in_session && env->artifacts) {
+		c.other_max_bytes = cfg->art_keep_bytes;
+		c.max_total = cfg->art_keep_call;
+	}
+	return c;
+}
+
+static void cancel_cb(void *arg)
+{
+	struct execute_call *ec = arg;
+
+	if (ec->scall)
+		session_call_cancel(ec->scall);
+	else
+		exec_cancel(ec->job);
+}
+
+static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
+			 cJSON *summary, void *arg);
+
+/* The call, once its packages (if any) are installed: e is their set. */
+static void run(const struct tool_env *env, struct mcp_call *mc,
+		const cJSON *args, const struct pkg_entry *e, cJSON *summary,
+		struct engine *on)
+{
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
+	const cJSON *timeout =
+		cJSON_GetObjectItemCaseSensitive(args, "timeout");
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(args, "stdin");
+	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(args, "files");
+	struct exec_file staged[MAX_STAGED_FILES];
+	unsigned char *bufs[MAX_STAGED_FILES];
+	size_t nstaged = 0;
+	const cJSON *it;
+	const struct plugin *pl;
+	struct session *session = NULL;
+	struct exec_request req;
+	struct execute_call *ec = NULL;
+	char *pkg_env[EXEC_MAX_EXTRA_ENV + 1] = {NULL};
+	cJSON *error = NULL; /* the answer when the call does not start */
+	int started = 0;     /* or 1: someone else answers it */
+	struct error err;
+	double t;
+
+	if (sess &&
+	    !(session = tool_find_session(env, mc, sess->valuestring))) {
+		error = tool_no_session(env, mc, sess->valuestring);
+		goto done;
+	}
+	if (lang) {
+		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
+				   &error);
+		if (!pl)
+			goto done;
+	} else if (session) {
+		pl = session_plugin(session);
+	} else {
+		error = tool_error(ERR_INVALID_ARGUMENTS,
+				   "language is required (unless session is "
+				   "given)");
+		goto done;
+	}
+	if (session && pl != session_plugin(session)) {
+		error = tool_error(
+			ERR_LANGUAGE_MISMATCH, "session '%s' runs %s, not %s",
+			sess->valuestring, session_plugin(session)->desc->name,
+			pl->desc->name);
+		goto done;
+	}
+	if (pk && session) {
+		error = tool_error(ERR_INVALID_ARGUMENTS,
+				   "packages go with a one-off run; a session "
+				   "gets them at sandbox_session create");
+		goto done;
+	}
+	if (pk && !e) {
+		struct pending_run *pr = calloc(1, sizeof(*pr));
+
+		if (!pr || !(pr->args = cJSON_Duplicate(args, 1))) {
+			free(pr);
+			error = tool_error(ERR_SANDBOX, "out of memory");
+			goto done;
+		}
+		pr->env = env;
+		pr->on = tool_install_engine(env, pl);
+		if (tool_packages(env, mc, pl, pk, pr->on, installed_cb, pr)) {
+			cJSON_Delete(pr->args);
+			free(pr);
+		}
+		started = 1; /* answered by tool_packages or installed_cb */
+		goto done;
+	}
+	req = (struct exec_request){.pl = pl};
+	if (e) {
+		char *path = install_paths(pl, &e->key, 1, ':');
+		int n = path ? install_run_env(pl, path, pkg_env,
+					       EXEC_MAX_EXTRA_ENV + 1)
+			     : -ENOMEM;
+
+		free(path);
+		if (n < 0) {
+			error = tool_error(ERR_PLUGIN,
+					   "the plugin's package environment "
+					   "is too long");
+			goto done;
+		}
+		req.extra_env = (const char *const *)pkg_env;
+		/* The set is in that engine's cache volume (docs/scaling.md,
+		 * "What is per engine"). */
+		req.engine = on;
+	}
+	/* Every other boolean argument is an option: the language must
+	 * offer each one switched on. */
+	cJSON_ArrayForEach(it, args)
+	{
+		const struct sbx_option *o;
+
+		if (!cJSON_IsBool(it) || strcmp(it->string, "ml") == 0)
+			continue;
+		o = plugin_option(pl, it->string);
+		if (!o) {
+			if (cJSON_IsTrue(it)) {
+				error = tool_error(ERR_INVALID_ARGUMENTS,
+						   "language '%s' has no "
+						   "option '%s'",
+						   pl->desc->name, it->string);
+				goto done;
+			}
+			continue;
+		}
+		if (cJSON_IsTrue(it) && req.nopts < EXEC_MAX_OPTIONS)
+			req.opts[req.nopts++] = o;
+	}
+	ec = calloc(1, sizeof(*ec));
+	if (!ec) {
+		error = tool_error(ERR_SANDBOX, "out of memory");
+		goto done;
+	}
+	ec->call = mc;
+	ec->env = env;
+	ec->packages = summary; /* ec owns it from here */
+	summary = NULL;
+	uv_timer_init(env->loop, &ec->heartbeat);
+	ec->heartbeat.data = ec;
+	ec->started = uv_now(env->loop);
+	if (session && !(ec->session = strdup(sess->valuestring))) {
+		error = tool_error(ERR_SANDBOX, "out of memory");
+		goto done;
+	}
+	if (mcp_call_wants_progress(mc)) {
+		req.output_cb = output_cb;
+		req.stream_ms = PROGRESS_INTERVAL_MS;
+		uv_timer_start(&ec->heartbeat, heartbeat_cb, HEARTBEAT_MS,
+			       HEARTBEAT_MS);
+	}
+	/* As asked: the executor applies the language's cap. */
+	t = timeout ? timeout->valuedouble : 0;
+	req.timeout_ms = t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+	req.code = code->valuestring;
+	req.code_len = strlen(code->valuestring);
+	if (in) {
+		req.stdin_data = in->valuestring;
+		req.stdin_len = strlen(in->valuestring);
+	}
+	if (files && (error = staged_files(env, files, staged, bufs, &nstaged)))
+		goto done;
+	req.files = staged;
+	req.nfiles = nstaged;
+	req.collect = collect_policy(env, session != NULL);
+	/* Both copy the request: the staged bytes go at done either way. */
+	if (session &&
+	    session_exec(session, &req, done_cb, ec, &ec->scall, &err)) {
+		error = tool_error_result(&err);
+	} else if (!session && exec_start(env->loop, env->engines, &req,
+					  done_cb, ec, &ec->job)) {
+		error = tool_error(ERR_SANDBOX, "out of memory");
+	} else {
+		started = 1;
+		mcp_call_on_cancel(mc, cancel_cb, ec);
+	}
+done:
+	/* The one way out: what this call still holds goes, and a call
+	 * that did not start is answered with error. */
+	free_staged(bufs, nstaged);
+	install_env_free(pkg_env);
+	cJSON_Delete(summary);
+	if (!started) {
+		mcp_call_finish(mc, error);
+		if (ec)
+			ec_free(ec);
+	}
+}
+
+static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
+			 cJSON *summary, void *arg)
+{
+	struct pending_run *pr = arg;
+
+	if (e)
+		run(pr->env, mc, pr->args, e, summary, pr->on);
+	cJSON_Delete(pr->args);
+	free(pr);
+}
+
+static void call(const struct tool_env *env, struct mcp_call *mc,
+		 const cJSON *args)
+{
+	run(env, mc, args, NULL, NULL, NULL);
+}
+
+const struct tool tool_execute = {
+	.name = "sandbox_execute",
+	.title = "Run code in a sandbox",
+	.description = "Run a program in an isolated, network-less container "
+		       "and return its exit code, "
+		       "stdout, stderr and duration. The code is saved as a "
+		       "file in /work (writable, "
+		       "wiped after the call) and run as an unprivileged user. "
+		       "With `session` (see "
+		       "sandbox_session) it runs in that session's container "
+		       "instead, where files and, "
+		       "for python, javascript, typescript and bash, variables "
+		       "persist between calls. "
+		       "`files` puts input files (a CSV, an image) into /work "
+		       "first. "
+		       "A failing program is a normal result (isError false) "
+		       "with its exit code and stderr. "
+		       "The result is JSON text; files the run created or "
+		       "changed are listed in `artifacts`, and every image "
+		       "among them (a plot saved as PNG, or matplotlib's "
+		       "plt.show()) follows as an image. To get another "
+		       "artifact's contents use sandbox_file_ops read (or "
+		       "export to save it into the user's project) with the "
+		       "artifact's `uri` as path; in a session its path "
+		       "works too.",
+	.input_schema = input_schema,
+	.validate_schema = validate_schema,
+	.read_only = 0,
+	.destructive = 0,
+	.idempotent = 0,
+	.open_world = 0,
+	.call = call,
+};

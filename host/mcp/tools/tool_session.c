@@ -1,0 +1,609 @@
+/*
+ * tool_session.c - sandbox_session: create, list, get, pause, resume,
+ * extend and destroy named sessions (core/session/session.h, docs/sessions.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/packages/pkg_cache.h"
+#include "util/log.h"
+#include "mcp/json_util.h"
+#include "tools.h"
+#include "core/tenants/tenants.h"
+
+static const char *const actions[] = {
+	"create", "list", "get", "pause", "resume", "extend", "destroy", NULL,
+};
+
+static cJSON *schema_common(const struct tool_env *env, int with_enum)
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p, *req;
+	char desc[512];
+
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+
+	tool_enum_prop(
+		props, "action", actions,
+		"create: a new session (language required); list: all "
+		"sessions; "
+		"get, pause (freeze its container), resume, extend (push its "
+		"expiry), "
+		"destroy (remove it and everything in it): the named one.");
+
+	p = cJSON_AddObjectToObject(props, "name");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(
+		p, "description",
+		"Session name, [A-Za-z0-9_-]{1,64}. Optional for create "
+		"(an unguessable one is generated); required for get, pause, "
+		"resume, extend and destroy.");
+
+	p = cJSON_AddObjectToObject(props, "language");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"create: the session's language.");
+	if (with_enum)
+		tool_language_enum(env, p);
+
+	p = cJSON_AddObjectToObject(props, "ml");
+	cJSON_AddStringToObject(p, "type", "boolean");
+	cJSON_AddStringToObject(
+		p, "description",
+		"create: use the language's machine-learning runtime (python: "
+		"numpy, pandas, scikit-learn, torch preloaded).");
+
+	p = cJSON_AddObjectToObject(props, "ttl");
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddNumberToObject(p, "minimum", 1);
+	snprintf(desc, sizeof(desc),
+		 "create, extend: idle time in seconds after which the session "
+		 "is removed "
+		 "(default %u, at most %u); every call restarts it. A session "
+		 "also ends "
+		 "%u s after its creation whatever happens.",
+		 env->cfg->session_ttl_s, env->cfg->session_max_ttl_s,
+		 env->cfg->session_max_lifetime_s);
+	cJSON_AddStringToObject(p, "description", desc);
+
+	tool_packages_schema(props,
+			     "create: packages installed first (or taken from "
+			     "the cache) that the session's calls import; "
+			     "sandbox_install adds more later. ");
+	req = cJSON_AddArrayToObject(s, "required");
+	cJSON_AddItemToArray(req, cJSON_CreateString("action"));
+	cJSON_AddBoolToObject(s, "additionalProperties", 0);
+	return s;
+}
+
+static cJSON *input_schema(const struct tool_env *env)
+{
+	return schema_common(env, 1);
+}
+
+static cJSON *validate_schema(const struct tool_env *env)
+{
+	return schema_common(env, 0);
+}
+
+static cJSON *session_schema(void)
+{
+	static const char *const fields[][3] = {
+		{"name", "string", "The session's name."},
+		{"language", "string", "Its language."},
+		{"engine", "string",
+		 "The container engine it runs on, for its whole life."},
+		{"state", "string",
+		 "active, busy (running a call), starting (its interpreter is "
+		 "starting), or paused."},
+		{"created", "string", "Creation time (ISO 8601, UTC)."},
+		{"lastUsed", "string", "Last use (ISO 8601, UTC)."},
+		{"expires", "string",
+		 "When it will be removed unless used or extended."},
+		{"deadline", "string", "When it will be removed in any case."},
+		{"ttlSeconds", "integer", "Idle time allowed."},
+		{"executions", "integer", "Calls run so far."},
+		{"queued", "integer", "Calls waiting behind the running one."},
+		{"keepsMemory", "boolean",
+		 "Variables survive between calls (an interpreter), not just "
+		 "files."},
+		{NULL, NULL, NULL},
+	};
+	cJSON *s = cJSON_CreateObject(), *props, *p;
+	size_t i;
+
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	for (i = 0; fields[i][0]; i++) {
+		p = cJSON_AddObjectToObject(props, fields[i][0]);
+		cJSON_AddStringToObject(p, "type", fields[i][1]);
+		cJSON_AddStringToObject(p, "description", fields[i][2]);
+	}
+	p = cJSON_AddObjectToObject(props, "packages");
+	cJSON_AddStringToObject(p, "type", "array");
+	cJSON_AddStringToObject(p, "description",
+				"Keys of the installed package sets its calls "
+				"import from (sandbox_install).");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "items"), "type",
+				"string");
+	/* One type, not ["integer", "null"]: some clients' function
+	 * declarations cannot take a list of types. */
+	p = cJSON_AddObjectToObject(props, "memoryBytes");
+	cJSON_AddStringToObject(p, "type", "integer");
+	cJSON_AddStringToObject(p, "description",
+				"Memory the container uses now (absent when "
+				"the engine cannot tell).");
+	return s;
+}
+
+static cJSON *output_schema(const struct tool_env *env)
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p;
+
+	(void)env;
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	cJSON_AddItemToObject(props, "session", session_schema());
+	p = cJSON_AddObjectToObject(props, "sessions");
+	cJSON_AddStringToObject(p, "type", "array");
+	cJSON_AddItemToObject(p, "items", session_schema());
+	p = cJSON_AddObjectToObject(props, "installed");
+	cJSON_AddStringToObject(p, "type", "object");
+	cJSON_AddStringToObject(p, "description",
+				"create with packages: the set installed (as "
+				"sandbox_install reports it).");
+	p = cJSON_AddObjectToObject(props, "destroyed");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON_AddStringToObject(p, "description",
+				"The name of the session removed.");
+	return s;
+}
+
+static cJSON *describe(const struct mcp_call *mc, const struct session *s)
+{
+	struct session_info in;
+	char t[40];
+	cJSON *o = cJSON_CreateObject();
+
+	session_info(s, &in);
+	cJSON_AddStringToObject(o, "name",
+				tool_unqualify(mcp_call_tenant(mc), in.name));
+	cJSON_AddStringToObject(o, "language", in.language);
+	cJSON_AddStringToObject(o, "engine", in.engine);
+	cJSON_AddStringToObject(o, "state", in.state);
+	iso_time_ms(in.created_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "created", t);
+	iso_time_ms(in.last_used_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "lastUsed", t);
+	iso_time_ms(in.expires_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "expires", t);
+	iso_time_ms(in.deadline_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "deadline", t);
+	cJSON_AddNumberToObject(o, "ttlSeconds", in.ttl_s);
+	cJSON_AddNumberToObject(o, "executions", (double)in.executions);
+	cJSON_AddNumberToObject(o, "queued", in.queued);
+	cJSON_AddBoolToObject(o, "keepsMemory", in.interpreter);
+	{
+		size_t n, i;
+		const char(*keys)[PKG_KEY_LEN + 1] = session_packages(s, &n);
+		cJSON *arr = cJSON_AddArrayToObject(o, "packages");
+
+		for (i = 0; arr && i < n; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(keys[i]));
+	}
+	return o; /* memoryBytes: added when the engine answers */
+}
+
+/* get and list: the descriptions now, memory from the engine as it
+ * answers; the reply goes when every answer is in. */
+struct gather {
+	void (*done)(cJSON *result, void *arg); /* takes result */
+	void *arg;
+	cJSON *result; /* what is returned */
+	cJSON **items; /* the session objects awaiting memoryBytes */
+	size_t n, pending;
+};
+
+static void gather_finish(struct gather *g)
+{
+	g->done(g->result, g->arg);
+	free(g->items);
+	free(g);
+}
+
+static void finish_call_cb(cJSON *result, void *arg)
+{
+	struct mcp_call *mc = arg;
+
+	mcp_call_finish(mc, tool_ok(mc, result));
+}
+
+struct gather_item {
+	struct gather *g;
+	size_t i;
+};
+
+static void memory_cb(const struct error *err, uint64_t bytes, void *arg)
+{
+	struct gather_item *gi = arg;
+	struct gather *g = gi->g;
+
+	if (!err)
+		cJSON_AddNumberToObject(g->items[gi->i], "memoryBytes",
+					(double)bytes);
+	free(gi);
+	if (--g->pending == 0)
+		gather_finish(g);
+}
+
+static void with_memory(cJSON *result, struct session **v, cJSON **items,
+			size_t n, void (*done)(cJSON *result, void *arg),
+			void *arg)
+{
+	struct gather *g = calloc(1, sizeof(*g));
+	size_t i;
+
+	if (!g) {
+		free(items);
+		done(result, arg);
+		return;
+	}
+	g->done = done;
+	g->arg = arg;
+	g->result = result;
+	g->items = items;
+	g->n = n;
+	/* No answer comes before this loop ends (session.h): count as we go.
+	 * A session the engine cannot be asked about keeps memoryBytes
+	 * null. */
+	for (i = 0; i < n; i++) {
+		struct gather_item *gi = malloc(sizeof(*gi));
+
+		if (!gi)
+			continue;
+		gi->g = g;
+		gi->i = i;
+		if (session_memory(v[i], memory_cb, gi, NULL))
+			free(gi);
+		else
+			g->pending++;
+	}
+	if (g->pending == 0)
+		gather_finish(g);
+}
+
+void tool_sessions_json(const struct tool_env *env, const struct mcp_call *mc,
+			void (*done)(cJSON *result, void *arg), void *arg)
+{
+	const struct tenant *t = mcp_call_tenant(mc);
+	struct session *s, **v;
+	struct session_info in;
+	cJSON *result = cJSON_CreateObject(), *arr, **items;
+	size_t n = 0, i = 0;
+
+	for (s = session_next(env->sessions, NULL); s;
+	     s = session_next(env->sessions, s))
+		n++;
+	arr = cJSON_AddArrayToObject(result, "sessions");
+	/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
+	v = calloc(n + 1, sizeof(*v));
+	items = calloc(n + 1, sizeof(*items));
+	/* NOLINTEND(bugprone-sizeof-expression) */
+	if (!v || !items) {
+		free(v);
+		free(items);
+		done(result, arg); /* no session described */
+		return;
+	}
+	for (s = session_next(env->sessions, NULL); s && i < n;
+	     s = session_next(env->sessions, s)) {
+		session_info(s, &in);
+		if (!tool_owns(t, in.name))
+			continue; /* another tenant's */
+		v[i] = s;
+		items[i] = describe(mc, s);
+		cJSON_AddItemToArray(arr, items[i]);
+		i++;
+	}
+	with_memory(result, v, items, i, done, arg);
+	free(v); /* items are kept by the gather until it finishes */
+}
+
+static void do_list(const struct tool_env *env, struct mcp_call *mc)
+{
+	tool_sessions_json(env, mc, finish_call_cb, mc);
+}
+
+static void reply_one(struct mcp_call *mc, struct session *s, int memory)
+{
+	cJSON *result = cJSON_CreateObject(), *item = describe(mc, s), **items;
+
+	cJSON_AddItemToObject(result, "session", item);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	items = memory ? malloc(sizeof(*items)) : NULL;
+	if (!items) {
+		mcp_call_finish(mc, tool_ok(mc, result));
+		return;
+	}
+	items[0] = item;
+	with_memory(result, &s, items, 1, finish_call_cb, mc);
+}
+
+static void done_cb(struct session *s, const struct error *err, void *arg)
+{
+	struct mcp_call *mc = arg;
+
+	if (err)
+		mcp_call_finish(mc, tool_error_result(err));
+	else
+		reply_one(mc, s, 0);
+}
+
+/* create with packages: the set is installed first, then the session is
+ * made and given it. */
+struct create_pkgs {
+	const struct tool_env *env;
+	struct mcp_call *mc;
+	const struct plugin *pl;
+	struct engine *on; /* where the set is installed and the session runs */
+	char name[SESSION_QNAME_MAX + 1]; /* "" : a generated one */
+	uint32_t ttl_s;
+	char key[PKG_KEY_LEN + 1];
+	cJSON *installed;
+};
+
+static void created_pkgs_cb(struct session *s, const struct error *err,
+			    void *arg)
+{
+	struct create_pkgs *cp = arg;
+	struct error e2;
+	cJSON *result;
+
+	if (!err && session_add_packages(s, cp->key, &e2))
+		err = &e2;
+	if (err) {
+		mcp_call_finish(cp->mc, tool_error_result(err));
+	} else {
+		result = cJSON_CreateObject();
+		cJSON_AddItemToObject(result, "session", describe(cp->mc, s));
+		cJSON_AddItemToObject(result, "installed", cp->installed);
+		cp->installed = NULL;
+		mcp_call_finish(cp->mc, tool_ok(cp->mc, result));
+	}
+	cJSON_Delete(cp->installed);
+	free(cp);
+}
+
+static void create_installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
+				cJSON *summary, void *arg)
+{
+	struct create_pkgs *cp = arg;
+	struct error err;
+
+	if (!e) {
+		free(cp);
+		return;
+	}
+	memcpy(cp->key, e->key, sizeof(cp->key));
+	cp->installed = summary;
+	/* The set is in that engine's cache volume (docs/scaling.md,
+	 * "What is per engine"): the session runs there. */
+	if (session_create(cp->env->sessions, cp->pl,
+			   cp->name[0] ? cp->name : NULL, cp->ttl_s, cp->on,
+			   created_pkgs_cb, cp, &err)) {
+		mcp_call_finish(mc, tool_error_result(&err));
+		cJSON_Delete(cp->installed);
+		free(cp);
+	}
+}
+
+static void create_with_packages(const struct tool_env *env,
+				 struct mcp_call *mc, const struct plugin *pl,
+				 const char *name, uint32_t ttl_s,
+				 const cJSON *packages)
+{
+	struct create_pkgs *cp = calloc(1, sizeof(*cp));
+
+	if (!cp) {
+		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		return;
+	}
+	/* The name's checks (valid, free) come again at the create. */
+	if (name &&
+	    (!session_valid_name(name) || session_find(env->sessions, name))) {
+		free(cp);
+		mcp_call_finish(mc,
+				name && session_valid_name(name)
+					? tool_error(ERR_SESSION_EXISTS,
+						     "a session named '%s' "
+						     "already exists",
+						     name)
+					: tool_error(ERR_INVALID_NAME,
+						     "session names are 1 to "
+						     "64 characters of A-Z, "
+						     "a-z, 0-9, '_' and '-'"));
+		return;
+	}
+	cp->env = env;
+	cp->mc = mc;
+	cp->pl = pl;
+	cp->ttl_s = ttl_s;
+	if (name)
+		snprintf(cp->name, sizeof(cp->name), "%s", name);
+	cp->on = tool_install_engine(env, pl);
+	if (tool_packages(env, mc, pl, packages, cp->on, create_installed_cb,
+			  cp))
+		free(cp);
+}
+
+/* A tenant at its quota of sessions gets quota_exceeded (finished): 1.
+ * Else the room is held for this call (a create runs on after the loop
+ * turns, so two at once must not both see the last free one). */
+static int tenant_sessions_full(const struct tool_env *env, struct mcp_call *mc)
+{
+	const struct tenant *t = mcp_call_tenant(mc);
+	struct session_info in;
+	struct session *s;
+	struct error err;
+	uint32_t n = 0;
+
+	if (!t || !t->quota.sessions)
+		return 0;
+	for (s = session_next(env->sessions, NULL); s;
+	     s = session_next(env->sessions, s)) {
+		session_info(s, &in);
+		n += (uint32_t)tool_owns(t, in.name);
+	}
+	if (mcp_call_hold_session(mc, n, &err) == 0)
+		return 0;
+	mcp_call_finish(mc, tool_error_result(&err));
+	return 1;
+}
+
+static void call(const struct tool_env *env, struct mcp_call *mc,
+		 const cJSON *args)
+{
+	const char *action =
+		cJSON_GetObjectItemCaseSensitive(args, "action")->valuestring;
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(args, "name");
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
+	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(args, "ttl");
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
+	const char *nm = name ? name->valuestring : NULL;
+	uint32_t ttl_s =
+		ttl ? (uint32_t)(ttl->valuedouble > 4e9 ? 4e9
+							: ttl->valuedouble)
+		    : 0;
+	const struct plugin *pl;
+	struct session *s;
+	cJSON *error = NULL;
+	struct error err;
+	char qname[SESSION_QNAME_MAX + 1];
+	int named = 0;
+
+	if (strcmp(action, "list") == 0) {
+		do_list(env, mc);
+		return;
+	}
+	if (strcmp(action, "create") == 0) {
+		if (!lang) {
+			mcp_call_finish(mc,
+					tool_error(ERR_INVALID_ARGUMENTS,
+						   "create needs a language"));
+			return;
+		}
+		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
+				   &error);
+		if (!pl) {
+			mcp_call_finish(mc, error);
+			return;
+		}
+		if (tenant_sessions_full(env, mc))
+			return;
+		named = nm != NULL;
+		if (nm && (tool_qualify(mcp_call_tenant(mc), nm, qname,
+					sizeof(qname)) ||
+			   !session_valid_name(qname))) {
+			mcp_call_finish(mc, tool_error(ERR_INVALID_NAME,
+						       "session names are 1 "
+						       "to 64 characters of "
+						       "A-Z, a-z, 0-9, '_' "
+						       "and '-'"));
+			return;
+		}
+		if (!nm && mcp_call_tenant(mc)) {
+			char g[32];
+
+			if (session_new_name(g) ||
+			    tool_qualify(mcp_call_tenant(mc), g, qname,
+					 sizeof(qname))) {
+				mcp_call_finish(mc, tool_error(ERR_SANDBOX,
+							       "cannot make a "
+							       "name"));
+				return;
+			}
+			named = 1;
+		}
+		if (pk) {
+			create_with_packages(env, mc, pl, named ? qname : NULL,
+					     ttl_s, pk);
+			return;
+		}
+		if (session_create(env->sessions, pl, named ? qname : NULL,
+				   ttl_s, NULL, done_cb, mc, &err))
+			mcp_call_finish(mc, tool_error_result(&err));
+		return;
+	}
+	if (!nm) {
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
+					       "%s needs the session's name",
+					       action));
+		return;
+	}
+	s = tool_find_session(env, mc, nm);
+	if (!s && strcmp(action, "destroy") == 0 &&
+	    tool_qualify(mcp_call_tenant(mc), nm, qname, sizeof(qname)) == 0 &&
+	    session_valid_name(qname) &&
+	    session_destroy_unavailable(env->sessions, qname) == 0) {
+		/* Of a language not loaded here: its container goes all the
+		 * same (it counts against max_sessions). */
+		cJSON *result = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(result, "destroyed", nm);
+		mcp_call_finish(mc, tool_ok(mc, result));
+		return;
+	}
+	if (!s) {
+		mcp_call_finish(mc, tool_no_session(env, mc, nm));
+		return;
+	}
+	if (strcmp(action, "get") == 0) {
+		reply_one(mc, s, 1);
+	} else if (strcmp(action, "pause") == 0) {
+		if (session_pause(s, done_cb, mc, &err))
+			mcp_call_finish(mc, tool_error_result(&err));
+	} else if (strcmp(action, "resume") == 0) {
+		if (session_resume(s, done_cb, mc, &err))
+			mcp_call_finish(mc, tool_error_result(&err));
+	} else if (strcmp(action, "extend") == 0) {
+		if (session_extend(s, ttl_s, &err))
+			mcp_call_finish(mc, tool_error_result(&err));
+		else
+			reply_one(mc, s, 0);
+	} else if (strcmp(action, "destroy") == 0) {
+		cJSON *result = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(result, "destroyed", nm);
+		session_destroy(s);
+		mcp_call_finish(mc, tool_ok(mc, result));
+	} else {
+		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
+					       "unknown action '%s'", action));
+	}
+}
+
+const struct tool tool_session = {
+	.name = "sandbox_session",
+	.title = "Manage sandbox sessions",
+	.description = "Sessions keep one container for many sandbox_execute "
+		       "calls (pass its name as "
+		       "`session`): files in /work persist, and for python, "
+		       "javascript, typescript and "
+		       "bash so do variables, functions, imports and the "
+		       "current directory (one "
+		       "interpreter per session). Calls in a session run one "
+		       "at a time, in order. A "
+		       "session ends when destroyed, after its idle TTL or at "
+		       "its deadline, and "
+		       "survives a restart of this server.",
+	.input_schema = input_schema,
+	.validate_schema = validate_schema,
+	.output_schema = output_schema,
+	.read_only = 0,
+	.destructive = 1,
+	.idempotent = 0,
+	.open_world = 0,
+	.call = call,
+};

@@ -1,0 +1,382 @@
+/*
+ * tools.c - the tool list and result helpers shared by all tools.
+ */
+#include "tools.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "core/session/session.h"
+#include "core/tenants/tenants.h"
+#include "util/log.h"
+#include "util/media.h"
+#include "mcp/json_util.h"
+
+extern const struct tool tool_execute;
+extern const struct tool tool_session;
+extern const struct tool tool_files;
+extern const struct tool tool_install;
+extern const struct tool tool_security;
+extern const struct tool tool_inspect;
+
+const struct tool *const tools_all[] = {
+	&tool_execute,	&tool_session, &tool_files, &tool_install,
+	&tool_security, &tool_inspect, NULL,
+};
+
+static cJSON *text_result(char *text, int is_error)
+{
+	cJSON *res = cJSON_CreateObject(), *content, *item;
+
+	content = cJSON_AddArrayToObject(res, "content");
+	item = cJSON_CreateObject();
+	cJSON_AddStringToObject(item, "type", "text");
+	cJSON_AddStringToObject(item, "text", text ? text : "");
+	cJSON_AddItemToArray(content, item);
+	cJSON_AddBoolToObject(res, "isError", is_error);
+	return res;
+}
+
+const char *tool_error_code(int code)
+{
+	if (error_is_ours(code))
+		return error_name(code);
+	if (code == -ECANCELED)
+		return error_name(ERR_CANCELLED);
+	if (code == -ESHUTDOWN)
+		return error_name(ERR_SHUTTING_DOWN);
+	return error_name(ERR_SANDBOX);
+}
+
+cJSON *tool_error_result(const struct error *e)
+{
+	cJSON *body = cJSON_CreateObject(), *err, *res;
+	char *text;
+
+	err = cJSON_AddObjectToObject(body, "error");
+	cJSON_AddStringToObject(err, "code", tool_error_code(e->code));
+	cJSON_AddStringToObject(err, "message", e->msg);
+	text = cJSON_PrintUnformatted(body);
+	res = text_result(text, 1);
+	free(text);
+	cJSON_Delete(body);
+	return res;
+}
+
+cJSON *tool_error(int code, const char *fmt, ...)
+{
+	struct error e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_vset(&e, code, fmt, ap);
+	va_end(ap);
+	return tool_error_result(&e);
+}
+
+cJSON *tool_ok_text(cJSON *json)
+{
+	char *text = cJSON_PrintUnformatted(json);
+	cJSON *res = text_result(text, 0);
+
+	free(text);
+	cJSON_Delete(json);
+	return res;
+}
+
+int tool_qualify(const struct tenant *t, const char *name, char *out,
+		 size_t outsz)
+{
+	int n;
+
+	/* No name a caller gives has a '.': none reaches a tenant's. */
+	if (strchr(name, '.'))
+		return -1;
+	if (!t)
+		n = snprintf(out, outsz, "%s", name);
+	else
+		n = snprintf(out, outsz, "%s.%s", t->name, name);
+	return n < 0 || (size_t)n >= outsz ? -1 : 0;
+}
+
+const char *tool_unqualify(const struct tenant *t, const char *qname)
+{
+	size_t n;
+
+	if (!t)
+		return qname;
+	n = strlen(t->name);
+	return strncmp(qname, t->name, n) == 0 && qname[n] == '.'
+		       ? qname + n + 1
+		       : qname;
+}
+
+int tool_owns(const struct tenant *t, const char *qname)
+{
+	return !t || tool_unqualify(t, qname) != qname;
+}
+
+struct session *tool_find_session(const struct tool_env *env,
+				  const struct mcp_call *call, const char *name)
+{
+	char q[SESSION_QNAME_MAX + 1];
+
+	if (tool_qualify(mcp_call_tenant(call), name, q, sizeof(q)) ||
+	    !session_valid_name(q))
+		return NULL;
+	return session_find(env->sessions, q);
+}
+
+cJSON *tool_no_session(const struct tool_env *env, const struct mcp_call *call,
+		       const char *name)
+{
+	char q[SESSION_QNAME_MAX + 1];
+	struct error e;
+
+	if (tool_qualify(mcp_call_tenant(call), name, q, sizeof(q)) ||
+	    !session_valid_name(q))
+		error_set(&e, ERR_SESSION_NOT_FOUND,
+			  "no session named '(invalid name)'");
+	else if (session_missing(env->sessions, q, &e) == ERR_SESSION_NOT_FOUND)
+		error_set(&e, ERR_SESSION_NOT_FOUND,
+			  "no session named '%s' (create one with "
+			  "sandbox_session)",
+			  name);
+	return tool_error_result(&e);
+}
+
+cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
+{
+	char *text = cJSON_PrintUnformatted(structured);
+	cJSON *res = text_result(text, 0);
+
+	free(text);
+	if (mcp_call_structured(call))
+		cJSON_AddItemToObject(res, "structuredContent", structured);
+	else
+		cJSON_Delete(structured);
+	return res;
+}
+
+const struct plugin *tool_language(const struct tool_env *env, const char *name,
+				   int ml, cJSON **error)
+{
+	const struct plugin *pl = plugins_find(env->plugins, name);
+	char names[512];
+	size_t i, off = 0;
+
+	if (pl && pl->policy.enabled && ml) {
+		const struct plugin *v =
+			pl->desc->ml_variant
+				? plugins_find(env->plugins,
+					       pl->desc->ml_variant)
+				: NULL;
+
+		if (v != pl && (!v || !v->policy.enabled)) {
+			*error = tool_error(ERR_UNKNOWN_LANGUAGE,
+					    "language '%s' has no "
+					    "machine-learning runtime here",
+					    pl->desc->name);
+			return NULL;
+		}
+		pl = v;
+	}
+	if (pl && pl->policy.enabled)
+		return pl;
+	names[0] = '\0';
+	for (i = 0; i < env->plugins->n && off < sizeof(names); i++)
+		if (env->plugins->v[i].policy.enabled)
+			off += (size_t)snprintf(
+				names + off, sizeof(names) - off, "%s%s",
+				off ? ", " : "", env->plugins->v[i].desc->name);
+	*error = tool_error(ERR_UNKNOWN_LANGUAGE,
+			    "no language '%s' here; available: %s",
+			    strlen(name) <= 64 && utf8_valid(name, strlen(name))
+				    ? name
+				    : "(name too long)",
+			    off ? names : "none (no plugins loaded)");
+	return NULL;
+}
+
+void tool_language_enum(const struct tool_env *env, cJSON *prop)
+{
+	cJSON *en = cJSON_AddArrayToObject(prop, "enum");
+	size_t i;
+
+	for (i = 0; i < env->plugins->n; i++)
+		if (env->plugins->v[i].policy.enabled)
+			cJSON_AddItemToArray(
+				en, cJSON_CreateString(
+					    env->plugins->v[i].desc->name));
+}
+
+cJSON *tool_prop(cJSON *props, const char *name, const char *type,
+		 const char *desc)
+{
+	cJSON *p = cJSON_AddObjectToObject(props, name);
+
+	cJSON_AddStringToObject(p, "type", type);
+	if (desc)
+		cJSON_AddStringToObject(p, "description", desc);
+	return p;
+}
+
+cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
+		      const char *desc)
+{
+	cJSON *p = tool_prop(props, name, "string", desc), *en;
+
+	en = cJSON_AddArrayToObject(p, "enum");
+	while (*values)
+		cJSON_AddItemToArray(en, cJSON_CreateString(*values++));
+	return p;
+}
+
+unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
+				  const char *what, size_t *len, cJSON **res)
+{
+	size_t n = strlen(s), pad;
+	unsigned char *out;
+	int got;
+
+	if (!base64) {
+		if (n > max)
+			goto too_large;
+		out = malloc(n + 1);
+		if (out)
+			memcpy(out, s, n + 1);
+		*len = n;
+		goto done;
+	}
+	if (n / 4 * 3 > (size_t)max + 2)
+		goto too_large;
+	if (n % 4) {
+		*res = tool_error(ERR_INVALID_ARGUMENTS,
+				  "%s is not base64 (its length is not a "
+				  "multiple of 4)",
+				  what);
+		return NULL;
+	}
+	out = malloc(n / 4 * 3 + 1);
+	if (!out)
+		goto done;
+	got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
+	if (got < 0) {
+		free(out);
+		*res = tool_error(ERR_INVALID_ARGUMENTS, "%s is not base64",
+				  what);
+		return NULL;
+	}
+	/* EVP_DecodeBlock counts the padding as zero bytes. */
+	pad = (size_t)(n && s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');
+	*len = (size_t)got - pad;
+	if (*len > max) {
+		free(out);
+		goto too_large;
+	}
+done:
+	if (!out)
+		*res = tool_error(ERR_SANDBOX, "out of memory");
+	return out;
+too_large:
+	*res = tool_error(ERR_TOO_LARGE,
+			  "%s is over %u bytes ([files] max_write_bytes)", what,
+			  max);
+	return NULL;
+}
+
+cJSON *tool_entry_json(const struct ap_file_entry *e)
+{
+	static const char *const types[] = {
+		[AP_FT_FILE] = "file",
+		[AP_FT_DIR] = "directory",
+		[AP_FT_SYMLINK] = "symlink",
+		[AP_FT_OTHER] = "other",
+	};
+	cJSON *o = cJSON_CreateObject();
+	char *name = utf8_sanitize(e->name, e->name_len);
+	char t[40];
+
+	cJSON_AddStringToObject(o, "name", name ? name : "");
+	free(name);
+	tool_add_escaped(o, "nameEscaped", e->name, e->name_len);
+	cJSON_AddStringToObject(o, "type",
+				e->type >= AP_FT_FILE && e->type <= AP_FT_OTHER
+					? types[e->type]
+					: "other");
+	cJSON_AddNumberToObject(o, "size", (double)e->size);
+	iso_time_ms((int64_t)e->mtime_ms, t, sizeof(t));
+	cJSON_AddStringToObject(o, "mtime", t);
+	return o;
+}
+
+void tool_add_escaped(cJSON *o, const char *key, const char *name, size_t len)
+{
+	char *esc = media_name_escape(name, len);
+
+	if (esc)
+		cJSON_AddStringToObject(o, key, esc);
+	free(esc);
+}
+
+cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
+			 int *is_text)
+{
+	char *s;
+	cJSON *str;
+
+	*is_text = text_ok && utf8_text((const char *)p, n);
+	s = malloc(*is_text ? n + 1 : 4 * ((n + 2) / 3) + 1);
+	if (!s)
+		return cJSON_CreateString("");
+	if (*is_text) {
+		if (n)
+			memcpy(s, p, n);
+		s[n] = '\0';
+	} else {
+		EVP_EncodeBlock((unsigned char *)s, p, (int)n);
+	}
+	str = cJSON_CreateString(s);
+	free(s);
+	return str;
+}
+
+cJSON *tool_image_block(const unsigned char *data, size_t len, const char *mime)
+{
+	cJSON *b = cJSON_CreateObject();
+	int is_text;
+
+	if (!b)
+		return NULL;
+	cJSON_AddStringToObject(b, "type", "image");
+	cJSON_AddItemToObject(b, "data",
+			      tool_bytes_string(data, len, 0, &is_text));
+	cJSON_AddStringToObject(b, "mimeType", mime);
+	return b;
+}
+
+cJSON *tool_link_block(const cJSON *artifact, const char *uri)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(artifact, "path");
+	const cJSON *size = cJSON_GetObjectItemCaseSensitive(artifact, "size");
+	const cJSON *mime = cJSON_GetObjectItemCaseSensitive(artifact, "mime");
+	cJSON *b = cJSON_CreateObject();
+
+	if (!b)
+		return NULL;
+	cJSON_AddStringToObject(b, "type", "resource_link");
+	cJSON_AddStringToObject(b, "uri", uri);
+	cJSON_AddStringToObject(b, "name",
+				cJSON_IsString(path) ? path->valuestring : "");
+	if (cJSON_IsString(mime))
+		cJSON_AddStringToObject(b, "mimeType", mime->valuestring);
+	if (cJSON_IsNumber(size))
+		cJSON_AddNumberToObject(b, "size", size->valuedouble);
+	return b;
+}
