@@ -1083,8 +1083,8 @@ static int serve(struct app *a)
 		char why[512], base[200];
 		const char *url;
 
-		/* Signed links to kept artifacts (core/tenants/links.h): without
-		 * them results name sandbox:// URIs only. */
+		/* Signed links to kept artifacts (core/tenants/links.h):
+		 * without them results name sandbox:// URIs only. */
 		if (a->artifacts &&
 		    links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
 			       &a->links, why, sizeof(why)) != 0)
@@ -1614,8 +1614,8 @@ static void skip_gnutls_init(char **argv)
 }
 
 /* libuv's thread pool does one job here, writing the sessions' state file
- * (core/session/session_store.c): one thread does it, where the default four would
- * each cost resident memory. A value the user set is kept. */
+ * (core/session/session_store.c): one thread does it, where the default four
+ * would each cost resident memory. A value the user set is kept. */
 static void small_threadpool(void)
 {
 	setenv("UV_THREADPOOL_SIZE", "1", 0);

@@ -10,7 +10,7 @@
 
 #include "agent_ops.h"
 #include "agent_proto.h"
-#include "util/error.h"
+#include "error.h"
 #include "util/log.h"
 
 #define LOG_MODULE "agent"

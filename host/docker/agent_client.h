@@ -12,7 +12,7 @@
 
 #include "../../common/agent_ops.h"
 #include "docker.h"
-#include "util/error.h"
+#include "error.h"
 
 struct agent_client;
 

@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 
 #include "docker_demux.h"
-#include "util/error.h"
+#include "error.h"
 #include "util/log.h"
 
 #define LOG_MODULE "container"

@@ -23,7 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "docker.h"
-#include "util/error.h"
+#include "error.h"
 
 /* A named volume mounted into a container. */
 struct container_mount {
@@ -63,8 +63,8 @@ struct container_spec {
 	const char *user;
 	const char *const *caps;
 	const char *const *entrypoint;
-	/* A seccomp profile (JSON, host/core/engines/seccomp_profile.h); NULL: the
-	 * engine's default. seccomp_file: the same profile as a file on
+	/* A seccomp profile (JSON, host/core/engines/seccomp_profile.h); NULL:
+	 * the engine's default. seccomp_file: the same profile as a file on
 	 * this machine, for Podman, which wants a path (its engines are
 	 * local: docs/scaling.md). */
 	const char *seccomp;

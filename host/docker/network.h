@@ -11,7 +11,7 @@
 #define SBX_NETWORK_H
 
 #include "docker.h"
-#include "util/error.h"
+#include "error.h"
 
 typedef void (*network_cb)(const struct error *err, void *arg);
 

@@ -1126,7 +1126,7 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 }
 
 /* ------------------------------------------------------------------ */
-/* signed artifact links (core/tenants/links.h)                                 */
+/* signed artifact links (core/tenants/links.h) */
 
 struct art_get {
 	struct exchange *ex;

@@ -1,5 +1,5 @@
-/* core/engines/engine_checks.c: which engines remap the sandbox uid away from the
- * host's accounts, read from GET /info. */
+/* core/engines/engine_checks.c: which engines remap the sandbox uid away from
+ * the host's accounts, read from GET /info. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
-/* core/packages/packages.c and core/packages/pkg_cache.c: the specs each ecosystem accepts
- * and refuses, their normal form, cache keys, registry URLs, the proxy's
- * log, manifests, and the index's LRU eviction and volume binding. */
+/* core/packages/packages.c and core/packages/pkg_cache.c: the specs each
+ * ecosystem accepts and refuses, their normal form, cache keys, registry URLs,
+ * the proxy's log, manifests, and the index's LRU eviction and volume binding.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 
 #include "engine_info.h"
 #include "util/defer.h"
-#include "util/error.h"
+#include "error.h"
 #include "util/log.h"
 
 /* A request for a box, from engines_acquire() until its callback. */

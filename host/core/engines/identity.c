@@ -151,8 +151,8 @@ struct reap_ctx {
 };
 
 /* The hand-over and proxy socket volumes of package installs
- * (core/packages/install.c) a dead server left: after its containers, which held
- * them, are gone. */
+ * (core/packages/install.c) a dead server left: after its containers, which
+ * held them, are gone. */
 static void volumes_cb(const struct error *err, const char *json, void *arg)
 {
 	struct reap_ctx *ctx = arg;

@@ -30,7 +30,7 @@
 #include "core/plugins/plugins.h"
 #include "docker/agent_client.h"
 #include "docker/docker.h"
-#include "util/error.h"
+#include "error.h"
 
 struct pool;
 struct box;

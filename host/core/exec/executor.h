@@ -14,7 +14,7 @@
 #include "core/engines/engines.h"
 #include "core/plugins/plugins.h"
 #include "core/engines/pool.h"
-#include "util/error.h"
+#include "error.h"
 
 struct exec_job;
 

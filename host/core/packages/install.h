@@ -22,7 +22,7 @@
 #include "pkg_cache.h"
 #include "core/plugins/plugins.h"
 #include "docker/docker.h"
-#include "util/error.h"
+#include "error.h"
 
 /* Where every sandbox sees the package volume (read-only). */
 #define INSTALL_MOUNT "/opt/sbx/pkgs"

@@ -21,7 +21,7 @@
 
 #include "core/exec/executor.h"
 #include "core/tenants/tenants.h"
-#include "util/error.h"
+#include "error.h"
 
 #define ARTIFACT_ID_LEN 16 /* hex digits */
 /* A set's key, its directory's name: the id, or a tenant's

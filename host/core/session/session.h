@@ -27,7 +27,7 @@
 #include "core/tenants/tenants.h"
 #include "docker/agent_client.h"
 #include "docker/docker.h"
-#include "util/error.h"
+#include "error.h"
 
 #define SESSION_NAME_MAX 64
 /* A tenant's session is "<tenant>.<name>" inside the server (tenants.h):

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/error.h"
+#include "error.h"
 
 #define TENANT_NAME_MAX 32
 #define TENANT_TOKEN_PREFIX "sbx_"

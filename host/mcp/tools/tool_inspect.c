@@ -206,7 +206,8 @@ static cJSON *limits_json(const struct tool_env *env)
 		cJSON_AddNumberToObject(l, "memoryMb", lim->memory_mb);
 		cJSON_AddNumberToObject(l, "cpuMillis", lim->cpu_millis);
 		/* More than an engine has: what its containers get there
-		 * (core/engines/engines.c warns in the log, doctor with the fix). */
+		 * (core/engines/engines.c warns in the log, doctor with the
+		 * fix). */
 		for (size_t k = 0;
 		     env->engines && k < engines_count(env->engines); k++) {
 			const struct engine *e = engines_at(env->engines, k);

@@ -14,7 +14,7 @@
 #include "core/plugins/plugins.h"
 #include "core/engines/pool.h"
 #include "core/session/session.h"
-#include "util/error.h"
+#include "error.h"
 
 struct mcp_call;
 struct artifact_store;
