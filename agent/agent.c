@@ -200,7 +200,7 @@ static int busy(const struct agent *a)
  * runs (a fresh container), the reply when it waits. */
 static void start_prestart(struct agent *a, const struct ap_frame *f)
 {
-	const char *err = NULL;
+	struct error err;
 
 	if (busy(a)) {
 		send_error(a, f->id, "busy");
@@ -213,7 +213,7 @@ static void start_prestart(struct agent *a, const struct ap_frame *f)
 		return;
 	}
 	if (prestart_configure(f, &err)) {
-		send_error(a, f->id, err);
+		send_error(a, f->id, err.msg);
 		return;
 	}
 	prestart_launch();
@@ -236,7 +236,7 @@ static void prestart_reply(struct agent *a)
 
 static void handle_frame(struct agent *a, const struct ap_frame *f)
 {
-	const char *err = NULL;
+	struct error err;
 	char msg[64];
 
 	a->had_host = 1;
@@ -262,7 +262,7 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 		if (busy(a))
 			send_error(a, f->id, "busy");
 		else if (exec_start(&a->exec, f, &err))
-			send_error(a, f->id, err);
+			send_error(a, f->id, err.msg);
 		else
 			prestart_note_use();
 		break;
@@ -270,13 +270,13 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 		if (busy(a))
 			send_error(a, f->id, "busy");
 		else if (reset_start(&a->reset, f->id, &err))
-			send_error(a, f->id, err);
+			send_error(a, f->id, err.msg);
 		break;
 	case AP_FILE:
 		if (busy(a))
 			send_error(a, f->id, "busy");
 		else if (files_start(&a->files, f, &err))
-			send_error(a, f->id, err);
+			send_error(a, f->id, err.msg);
 		else
 			prestart_note_use();
 		break;

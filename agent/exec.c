@@ -232,18 +232,15 @@ static int start_repl(struct exec *e)
 	return rc;
 }
 
-int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
+int exec_start(struct exec *e, const struct ap_frame *f, struct error *err)
 {
-	static char msg[128];
 	struct ap_exec *q = &e->req;
 	uint32_t out_cap, err_cap;
 	uint64_t now;
 	int rc;
 
-	if (e->active) {
-		*err = "busy";
-		return -EBUSY;
-	}
+	if (e->active)
+		return error_set(err, -EBUSY, "busy");
 	rc = ap_exec_decode(f, q, err);
 	if (rc)
 		goto fail;
@@ -266,15 +263,13 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 		err_cap = EXEC_MAX_CAP;
 	if (capture_init(&e->cap_out, out_cap) ||
 	    capture_init(&e->cap_err, err_cap)) {
-		*err = "out of memory";
-		rc = -ENOMEM;
+		rc = error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	/* The floor always; the request's names on top. */
 	e->seccomp = spawn_seccomp_new(q->seccomp_deny, e->ndeny);
 	if (!e->seccomp) {
-		*err = "cannot build the seccomp filter";
-		rc = -ENOMEM;
+		rc = error_set(err, -ENOMEM, "cannot build the seccomp filter");
 		goto fail;
 	}
 	e->id = f->id;
@@ -294,9 +289,8 @@ int exec_start(struct exec *e, const struct ap_frame *f, const char **err)
 	else
 		rc = start_phase(e, q->build_argv[0] != NULL);
 	if (rc) {
-		snprintf(msg, sizeof(msg), "cannot start the process: %s",
-			 strerror(-rc));
-		*err = msg;
+		error_set(err, rc, "cannot start the process: %s",
+			  strerror(-rc));
 		goto fail;
 	}
 	e->active = 1;

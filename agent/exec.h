@@ -17,6 +17,7 @@
 #include "agent_ops.h"
 #include "agent_proto.h"
 #include "capture.h"
+#include "error.h"
 
 /* Defaults and limits; see docs/agent-protocol.md. */
 #define EXEC_DEFAULT_TIMEOUT_MS 30000u
@@ -89,9 +90,9 @@ void exec_close(struct exec *e);
 int exec_busy(const struct exec *e);
 
 /* Start the execution described by f. On failure returns a negative errno
- * and points *err at a static message for AP_ERROR; nothing was started.
- * f is only read during the call. */
-int exec_start(struct exec *e, const struct ap_frame *f, const char **err);
+ * and fills err (may be NULL) with it and the message for AP_ERROR;
+ * nothing was started. f is only read during the call. */
+int exec_start(struct exec *e, const struct ap_frame *f, struct error *err);
 /* AP_CANCEL: ignored unless id is the running execution. */
 void exec_cancel(struct exec *e, uint32_t id);
 /* The connection that asked is gone: stop the execution (interrupt first,

@@ -739,23 +739,18 @@ int files_busy(const struct files *fs)
 	return fs->active;
 }
 
-int files_start(struct files *fs, const struct ap_frame *f, const char **err)
+int files_start(struct files *fs, const struct ap_frame *f, struct error *err)
 {
-	static char msg[128];
 	struct job *j;
 	uint32_t timeout_ms;
 	int p[2], rc;
 	pid_t pid;
 
-	if (fs->active) {
-		*err = "busy";
-		return -EBUSY;
-	}
+	if (fs->active)
+		return error_set(err, -EBUSY, "busy");
 	j = calloc(1, sizeof(*j));
-	if (!j) {
-		*err = "out of memory";
-		return -ENOMEM;
-	}
+	if (!j)
+		return error_set(err, -ENOMEM, "out of memory");
 	rc = ap_file_decode(f, &j->req, err);
 	if (rc) {
 		free(j);
@@ -771,9 +766,7 @@ int files_start(struct files *fs, const struct ap_frame *f, const char **err)
 	if (pipe2(p, O_CLOEXEC)) {
 		rc = -errno;
 		free(j);
-		snprintf(msg, sizeof(msg), "pipe: %s", strerror(-rc));
-		*err = msg;
-		return rc;
+		return error_set(err, rc, "pipe: %s", strerror(-rc));
 	}
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	/* The worker has its own copy of the request (and of the frame its
@@ -783,10 +776,9 @@ int files_start(struct files *fs, const struct ap_frame *f, const char **err)
 	free(j);
 	if (pid < 0) {
 		close(p[0]);
-		snprintf(msg, sizeof(msg), "cannot start the file worker: %s",
-			 strerror((int)-pid));
-		*err = msg;
-		return (int)pid;
+		return error_set(err, (int)pid,
+				 "cannot start the file worker: %s",
+				 strerror((int)-pid));
 	}
 	fs->active = 1;
 	fs->id = f->id;
@@ -877,7 +869,6 @@ static int reply_ok(struct files *fs)
 	const unsigned char *p = fs->reply.data;
 	struct ap_file_done m;
 	struct ap_frame f;
-	const char *err;
 
 	if (fs->overflow || !WIFEXITED(fs->status) || WEXITSTATUS(fs->status) ||
 	    fs->reply.len < AP_HEADER_LEN)
@@ -890,7 +881,7 @@ static int reply_ok(struct files *fs)
 	return ((size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 |
 		p[3]) == fs->reply.len - 4 &&
 	       f.type == AP_FILE_DONE && f.id == fs->id &&
-	       !ap_file_done_decode(&f, &m, &err);
+	       !ap_file_done_decode(&f, &m, NULL);
 }
 
 void files_step(struct files *fs)

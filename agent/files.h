@@ -24,6 +24,7 @@
 
 #include "agent_ops.h"
 #include "agent_proto.h"
+#include "error.h"
 
 /* The worker is killed after this long unless the request says. */
 #define FILES_TIMEOUT_MS AP_FILE_TIMEOUT_MS
@@ -53,8 +54,8 @@ void files_init(struct files *fs, struct ap_buf *out);
 void files_close(struct files *fs);
 int files_busy(const struct files *fs);
 /* Decode the request and start the worker. Returns 0, or a negative errno
- * with *err set for AP_ERROR. */
-int files_start(struct files *fs, const struct ap_frame *f, const char **err);
+ * with err (may be NULL) filled for AP_ERROR. */
+int files_start(struct files *fs, const struct ap_frame *f, struct error *err);
 int files_child_exited(struct files *fs, pid_t pid, int status);
 int files_poll_fill(struct files *fs, struct pollfd *pfd);
 void files_poll_done(struct files *fs, const struct pollfd *pfd, int n);

@@ -90,7 +90,7 @@ static size_t count(const char *const *v)
 	return n;
 }
 
-int prestart_configure(const struct ap_frame *f, const char **err)
+int prestart_configure(const struct ap_frame *f, struct error *err)
 {
 	struct ap_exec q;
 	size_t nenv, nwait;
@@ -105,8 +105,7 @@ int prestart_configure(const struct ap_frame *f, const char **err)
 	env = malloc((nenv + nwait + 1) * sizeof(*env));
 	if (!env) {
 		ap_exec_free(&q);
-		*err = "out of memory";
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	}
 	memcpy(env, q.env, nenv * sizeof(*env));
 	memcpy(env + nenv, q.wait_env, nwait * sizeof(*env));

@@ -31,6 +31,7 @@
 
 #include "agent_ops.h"
 #include "agent_proto.h"
+#include "error.h"
 
 /* An interpreter not waiting after this long is stopped. */
 #define PRESTART_READY_MS 10000u
@@ -47,8 +48,8 @@ struct prestart_run {
 
 /* AP_PRESTART: remember the run step described by f (a waiting
  * interpreter of an earlier description is stopped). 0, or a negative
- * errno with *err set for AP_ERROR. */
-int prestart_configure(const struct ap_frame *f, const char **err);
+ * errno with err (may be NULL) filled for AP_ERROR. */
+int prestart_configure(const struct ap_frame *f, struct error *err);
 /* AP_KEEP, shutdown: stop the interpreter and forget the description. */
 void prestart_forget(void);
 /* Start an interpreter if one is described, none runs and nothing ran in

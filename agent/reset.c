@@ -315,26 +315,22 @@ int reset_busy(const struct reset *r)
 	return r->active;
 }
 
-int reset_start(struct reset *r, uint32_t id, const char **err)
+int reset_start(struct reset *r, uint32_t id, struct error *err)
 {
-	static char msg[128];
 	struct worker w;
-	int p[2];
+	int p[2], rc;
 	pid_t pid;
 
-	if (r->active) {
-		*err = "busy";
-		return -EBUSY;
-	}
+	if (r->active)
+		return error_set(err, -EBUSY, "busy");
 	/* A session interpreter is state too (the fork server, stateless,
 	 * stays). Survivors here are counted again at the end. */
 	repl_stop();
 	prestart_stop();
 	procs_kill_all();
 	if (pipe2(p, O_CLOEXEC)) {
-		snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
-		*err = msg;
-		return -errno;
+		rc = -errno;
+		return error_set(err, rc, "pipe: %s", strerror(-rc));
 	}
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	memset(&w, 0, sizeof(w));
@@ -343,10 +339,9 @@ int reset_start(struct reset *r, uint32_t id, const char **err)
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
-		snprintf(msg, sizeof(msg), "cannot start the reset worker: %s",
-			 strerror((int)-pid));
-		*err = msg;
-		return (int)pid;
+		return error_set(err, (int)pid,
+				 "cannot start the reset worker: %s",
+				 strerror((int)-pid));
 	}
 	r->active = 1;
 	r->id = id;

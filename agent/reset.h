@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "agent_proto.h"
+#include "error.h"
 
 /* The worker is killed and the reset fails after this long. */
 #define RESET_TIMEOUT_MS 10000u
@@ -47,8 +48,9 @@ void reset_init(struct reset *r, struct ap_buf *out);
 /* Drop a running reset without a reply (agent shutdown). */
 void reset_close(struct reset *r);
 int reset_busy(const struct reset *r);
-/* Returns 0, or a negative errno with *err set for AP_ERROR. */
-int reset_start(struct reset *r, uint32_t id, const char **err);
+/* Returns 0, or a negative errno with err (may be NULL) filled for
+ * AP_ERROR. */
+int reset_start(struct reset *r, uint32_t id, struct error *err);
 int reset_child_exited(struct reset *r, pid_t pid, int status);
 int reset_poll_fill(struct reset *r, struct pollfd *pfd);
 void reset_poll_done(struct reset *r, const struct pollfd *pfd, int n);

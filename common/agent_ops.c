@@ -343,17 +343,17 @@ struct dec {
 	size_t off;
 	struct ap_field fl;
 	uint64_t seen;
-	const char *err;
+	struct error *err; /* the caller's, or NULL */
 };
 
-static int dec_start(struct dec *d, const struct ap_frame *f, uint8_t type)
+static int dec_start(struct dec *d, const struct ap_frame *f, uint8_t type,
+		     struct error *err)
 {
 	memset(d, 0, sizeof(*d));
 	d->f = f;
-	if (f->type != type) {
-		d->err = "unexpected frame type";
-		return -EINVAL;
-	}
+	d->err = err;
+	if (f->type != type)
+		return error_set(err, -EINVAL, "unexpected frame type");
 	return 0;
 }
 
@@ -363,7 +363,8 @@ static int dec_next(struct dec *d)
 	int rc = ap_next_field(d->f, &d->off, &d->fl);
 
 	if (rc < 0)
-		d->err = "a field runs past the end of the frame";
+		return error_set(d->err, rc,
+				 "a field runs past the end of the frame");
 	return rc;
 }
 
@@ -372,10 +373,8 @@ static int dec_once(struct dec *d)
 {
 	uint64_t bit = (uint64_t)1 << (d->fl.tag & 63);
 
-	if (d->seen & bit) {
-		d->err = "duplicate field";
-		return -EINVAL;
-	}
+	if (d->seen & bit)
+		return error_set(d->err, -EINVAL, "duplicate field");
 	d->seen |= bit;
 	return 0;
 }
@@ -386,10 +385,9 @@ static int dec_u32(struct dec *d, uint32_t *v)
 
 	if (rc)
 		return rc;
-	if (d->fl.len != 4) {
-		d->err = "u32 field of the wrong length";
-		return -EINVAL;
-	}
+	if (d->fl.len != 4)
+		return error_set(d->err, -EINVAL,
+				 "u32 field of the wrong length");
 	*v = ap_field_u32(&d->fl);
 	return 0;
 }
@@ -400,10 +398,9 @@ static int dec_u8(struct dec *d, uint8_t *v)
 
 	if (rc)
 		return rc;
-	if (d->fl.len != 1) {
-		d->err = "u8 field of the wrong length";
-		return -EINVAL;
-	}
+	if (d->fl.len != 1)
+		return error_set(d->err, -EINVAL,
+				 "u8 field of the wrong length");
 	*v = ap_field_u8(&d->fl);
 	return 0;
 }
@@ -414,10 +411,9 @@ static int dec_u64(struct dec *d, uint64_t *v)
 
 	if (rc)
 		return rc;
-	if (d->fl.len != 8) {
-		d->err = "u64 field of the wrong length";
-		return -EINVAL;
-	}
+	if (d->fl.len != 8)
+		return error_set(d->err, -EINVAL,
+				 "u64 field of the wrong length");
 	*v = ap_field_u64(&d->fl);
 	return 0;
 }
@@ -439,34 +435,32 @@ static int dec_str(struct dec *d, const char **p, size_t *len)
 
 	if (rc)
 		return rc;
-	if (memchr(d->fl.data, 0, d->fl.len)) {
-		d->err = "string field contains a NUL byte";
-		return -EINVAL;
-	}
+	if (memchr(d->fl.data, 0, d->fl.len))
+		return error_set(d->err, -EINVAL,
+				 "string field contains a NUL byte");
 	*p = (const char *)d->fl.data;
 	*len = d->fl.len;
 	return 0;
 }
 
-/* The common tail of every reply decoder: rc is the last step's. */
-static int dec_end(struct dec *d, int rc, void *m, size_t size,
-		   const char **err)
+/* The common tail of every reply decoder: rc is the last step's, whose
+ * failure already filled the caller's error. */
+static int dec_end(int rc, void *m, size_t size)
 {
 	if (rc >= 0)
 		return 0;
 	memset(m, 0, size);
-	*err = d->err;
 	return rc;
 }
 
 int ap_hello_ok_decode(const struct ap_frame *f, struct ap_hello_ok *m,
-		       const char **err)
+		       struct error *err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, AP_HELLO_OK);
+	rc = dec_start(&d, f, AP_HELLO_OK, err);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		switch (d.fl.tag) {
 		case AP_T_VERSION:
@@ -480,7 +474,7 @@ int ap_hello_ok_decode(const struct ap_frame *f, struct ap_hello_ok *m,
 			break;
 		}
 	}
-	return dec_end(&d, rc, m, sizeof(*m), err);
+	return dec_end(rc, m, sizeof(*m));
 }
 
 /* 0 with *n the number of entries in p[0..len) when each is whole and
@@ -493,23 +487,21 @@ static int count_entries(struct dec *d, const unsigned char *p, size_t len,
 	int r;
 
 	while ((r = entry_at(p, len, &off, &e))) {
-		if (r < 0 || memchr(e.name, 0, e.name_len)) {
-			d->err = "malformed entries";
-			return -EINVAL;
-		}
+		if (r < 0 || memchr(e.name, 0, e.name_len))
+			return error_set(d->err, -EINVAL, "malformed entries");
 		++*n;
 	}
 	return 0;
 }
 
 int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
-			const char **err)
+			struct error *err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, AP_EXEC_DONE);
+	rc = dec_start(&d, f, AP_EXEC_DONE, err);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		switch (d.fl.tag) {
 		case AP_T_EXIT_CODE:
@@ -575,17 +567,17 @@ int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
 	if (rc >= 0)
 		rc = count_entries(&d, m->entries, m->entries_len,
 				   &m->nentries);
-	return dec_end(&d, rc, m, sizeof(*m), err);
+	return dec_end(rc, m, sizeof(*m));
 }
 
 int ap_output_decode(const struct ap_frame *f, struct ap_output *m,
-		     const char **err)
+		     struct error *err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, AP_OUTPUT);
+	rc = dec_start(&d, f, AP_OUTPUT, err);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		if (d.fl.tag == AP_T_STDOUT)
 			rc = dec_bytes(&d, &m->out, &m->out_len);
@@ -594,17 +586,17 @@ int ap_output_decode(const struct ap_frame *f, struct ap_output *m,
 		else
 			rc = 0;
 	}
-	return dec_end(&d, rc, m, sizeof(*m), err);
+	return dec_end(rc, m, sizeof(*m));
 }
 
 static int status_decode(const struct ap_frame *f, uint8_t type,
-			 struct ap_reset_done *m, const char **err)
+			 struct ap_reset_done *m, struct error *err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, type);
+	rc = dec_start(&d, f, type, err);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		if (d.fl.tag == AP_T_OK)
 			rc = dec_u8(&d, &m->ok);
@@ -613,46 +605,46 @@ static int status_decode(const struct ap_frame *f, uint8_t type,
 		else
 			rc = 0;
 	}
-	return dec_end(&d, rc, m, sizeof(*m), err);
+	return dec_end(rc, m, sizeof(*m));
 }
 
 int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
-			 const char **err)
+			 struct error *err)
 {
 	return status_decode(f, AP_RESET_DONE, m, err);
 }
 
 int ap_prestart_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
-			    const char **err)
+			    struct error *err)
 {
 	return status_decode(f, AP_PRESTART_DONE, m, err);
 }
 
 int ap_error_decode(const struct ap_frame *f, struct ap_error *m,
-		    const char **err)
+		    struct error *err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, AP_ERROR);
+	rc = dec_start(&d, f, AP_ERROR, err);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		if (d.fl.tag == AP_T_MESSAGE)
 			rc = dec_str(&d, &m->message, &m->message_len);
 		else
 			rc = 0;
 	}
-	return dec_end(&d, rc, m, sizeof(*m), err);
+	return dec_end(rc, m, sizeof(*m));
 }
 
 int ap_file_done_decode(const struct ap_frame *f, struct ap_file_done *m,
-			const char **err)
+			struct error *err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, AP_FILE_DONE);
+	rc = dec_start(&d, f, AP_FILE_DONE, err);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		switch (d.fl.tag) {
 		case AP_T_STATUS:
@@ -688,17 +680,17 @@ int ap_file_done_decode(const struct ap_frame *f, struct ap_file_done *m,
 	if (rc >= 0)
 		rc = count_entries(&d, m->entries, m->entries_len,
 				   &m->nentries);
-	return dec_end(&d, rc, m, sizeof(*m), err);
+	return dec_end(rc, m, sizeof(*m));
 }
 
 int ap_file_decode(const struct ap_frame *f, struct ap_file *m,
-		   const char **err)
+		   struct error *err)
 {
 	struct dec d;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = dec_start(&d, f, AP_FILE);
+	rc = dec_start(&d, f, AP_FILE, err);
 	while (!rc && (rc = dec_next(&d)) == 1) {
 		switch (d.fl.tag) {
 		case AP_T_FILE_OP:
@@ -734,21 +726,23 @@ int ap_file_decode(const struct ap_frame *f, struct ap_file *m,
 		}
 	}
 	if (rc >= 0) {
+		const char *why = NULL;
+
 		if (m->op < AP_FOP_WRITE || m->op > AP_FOP_MOVE)
-			d.err = "unknown file operation";
+			why = "unknown file operation";
 		else if (!m->path || !m->path_len || m->path_len > AP_PATH_MAX)
-			d.err = "PATH missing, empty or too long";
+			why = "PATH missing, empty or too long";
 		else if (m->op == AP_FOP_MOVE && (!m->path2 || !m->path2_len ||
 						  m->path2_len > AP_PATH_MAX))
-			d.err = "PATH2 missing, empty or too long";
+			why = "PATH2 missing, empty or too long";
 		else if (m->op == AP_FOP_WRITE && !m->data)
-			d.err = "DATA missing";
+			why = "DATA missing";
 		else if (m->cursor && m->cursor_len > AP_PATH_MAX)
-			d.err = "CURSOR too long";
-		if (d.err)
-			rc = -EINVAL;
+			why = "CURSOR too long";
+		if (why)
+			rc = error_set_msg(err, -EINVAL, why);
 	}
-	return dec_end(&d, rc, m, sizeof(*m), err);
+	return dec_end(rc, m, sizeof(*m));
 }
 
 /* ---- decoding AP_EXEC ------------------------------------------------- */
@@ -793,7 +787,7 @@ struct exec_count {
 };
 
 static int exec_count(const struct ap_frame *f, struct exec_count *c,
-		      const char **err)
+		      struct error *err)
 {
 	struct ap_field fl;
 	size_t off = 0;
@@ -807,65 +801,55 @@ static int exec_count(const struct ap_frame *f, struct exec_count *c,
 			c->n[fl.tag]++;
 		} else if (fl.tag == AP_T_FILE_NAME ||
 			   fl.tag == AP_T_FILE_DATA || fl.tag == AP_T_STDIN) {
-			if (c->seen & bit) {
-				*err = "duplicate field in AP_EXEC";
-				return -EINVAL;
-			}
+			if (c->seen & bit)
+				return error_set(err, -EINVAL,
+						 "duplicate field in AP_EXEC");
 		} else if (is_exec_u32(fl.tag)) {
-			if ((c->seen & bit) || fl.len != 4) {
-				*err = "bad or duplicate u32 field in AP_EXEC";
-				return -EINVAL;
-			}
+			if ((c->seen & bit) || fl.len != 4)
+				return error_set(err, -EINVAL,
+						 "bad or duplicate u32 field "
+						 "in AP_EXEC");
 		} else {
 			continue; /* unknown: a newer host may add fields */
 		}
 		c->seen |= bit;
-		if (is_exec_string(fl.tag) && memchr(fl.data, 0, fl.len)) {
-			*err = "string field contains a NUL byte";
-			return -EINVAL;
-		}
+		if (is_exec_string(fl.tag) && memchr(fl.data, 0, fl.len))
+			return error_set(err, -EINVAL,
+					 "string field contains a NUL byte");
 		c->bytes += (size_t)fl.len + 1;
 	}
-	if (rc < 0) {
-		*err = "malformed AP_EXEC fields";
-		return -EPROTO;
-	}
-	if (!c->n[AP_T_RUN_ARG] && !c->n[AP_T_REPL_ARG]) {
-		*err = "AP_EXEC without RUN_ARG or REPL_ARG";
-		return -EINVAL;
-	}
+	if (rc < 0)
+		return error_set(err, -EPROTO, "malformed AP_EXEC fields");
+	if (!c->n[AP_T_RUN_ARG] && !c->n[AP_T_REPL_ARG])
+		return error_set(err, -EINVAL,
+				 "AP_EXEC without RUN_ARG or REPL_ARG");
 	if ((c->seen & (1u << AP_T_FILE_DATA)) &&
-	    !(c->seen & (1u << AP_T_FILE_NAME)) && !c->n[AP_T_REPL_ARG]) {
-		*err = "FILE_DATA without FILE_NAME";
-		return -EINVAL;
-	}
+	    !(c->seen & (1u << AP_T_FILE_NAME)) && !c->n[AP_T_REPL_ARG])
+		return error_set(err, -EINVAL, "FILE_DATA without FILE_NAME");
 	return 0;
 }
 
-static int exec_check(const struct ap_exec *m, const char **err)
+static int exec_check(const struct ap_exec *m, struct error *err)
 {
 	const char *const *v;
 
-	if (m->file_name && !valid_file_name(m->file_name)) {
-		*err = "bad FILE_NAME (empty, '/', '..' or too long)";
-		return -EINVAL;
-	}
+	if (m->file_name && !valid_file_name(m->file_name))
+		return error_set(
+			err, -EINVAL,
+			"bad FILE_NAME (empty, '/', '..' or too long)");
 	for (v = m->env; *v; v++)
-		if (!strchr(*v, '=') || (*v)[0] == '=') {
-			*err = "ENV entry is not KEY=VALUE";
-			return -EINVAL;
-		}
+		if (!strchr(*v, '=') || (*v)[0] == '=')
+			return error_set(err, -EINVAL,
+					 "ENV entry is not KEY=VALUE");
 	if ((m->repl_argv[0] && !m->repl_argv[0][0]) ||
 	    (!m->repl_argv[0] && (!m->run_argv[0] || !m->run_argv[0][0])) ||
-	    (m->build_argv[0] && !m->build_argv[0][0])) {
-		*err = "empty program name";
-		return -EINVAL;
-	}
+	    (m->build_argv[0] && !m->build_argv[0][0]))
+		return error_set(err, -EINVAL, "empty program name");
 	return 0;
 }
 
 static int exec_decode(const struct ap_frame *f, uint8_t type,
-		       struct ap_exec *m, const char **err)
+		       struct ap_exec *m, struct error *err)
 {
 	struct exec_count c;
 	const char **vec[AP_T_WAIT_ENV + 1] = {0};
@@ -877,10 +861,8 @@ static int exec_decode(const struct ap_frame *f, uint8_t type,
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	if (f->type != type) {
-		*err = "unexpected frame type";
-		return -EINVAL;
-	}
+	if (f->type != type)
+		return error_set(err, -EINVAL, "unexpected frame type");
 	rc = exec_count(f, &c, err);
 	if (rc)
 		return rc;
@@ -890,10 +872,8 @@ static int exec_decode(const struct ap_frame *f, uint8_t type,
 	       c.n[AP_T_SECCOMP_DENY] + c.n[AP_T_REPL_ARG] +
 	       c.n[AP_T_WAIT_ARG] + c.n[AP_T_WAIT_ENV] + 7;
 	m->mem = malloc(nvec * sizeof(char *) + (c.bytes ? c.bytes : 1));
-	if (!m->mem) {
-		*err = "out of memory";
-		return -ENOMEM;
-	}
+	if (!m->mem)
+		return error_set(err, -ENOMEM, "out of memory");
 	slots = m->mem;
 	memset(slots, 0, nvec * sizeof(char *));
 	s = (char *)(slots + nvec);
@@ -970,13 +950,13 @@ static int exec_decode(const struct ap_frame *f, uint8_t type,
 }
 
 int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
-		   const char **err)
+		   struct error *err)
 {
 	return exec_decode(f, AP_EXEC, m, err);
 }
 
 int ap_prestart_decode(const struct ap_frame *f, struct ap_exec *m,
-		       const char **err)
+		       struct error *err)
 {
 	const char *const *v;
 	int rc = exec_decode(f, AP_PRESTART, m, err);
@@ -985,19 +965,16 @@ int ap_prestart_decode(const struct ap_frame *f, struct ap_exec *m,
 		return rc;
 	if (m->build_argv[0] || m->repl_argv[0] || m->file_data ||
 	    m->stdin_data) {
-		*err = "AP_PRESTART with BUILD_ARG, REPL_ARG, FILE_DATA or "
-		       "STDIN";
-		rc = -EINVAL;
+		rc = error_set(err, -EINVAL,
+			       "AP_PRESTART with BUILD_ARG, REPL_ARG, "
+			       "FILE_DATA or STDIN");
 	}
 	for (v = m->wait_env; !rc && *v; v++)
-		if (!strchr(*v, '=') || (*v)[0] == '=') {
-			*err = "WAIT_ENV entry is not KEY=VALUE";
-			rc = -EINVAL;
-		}
-	if (!rc && m->wait_argv[0] && !m->wait_argv[0][0]) {
-		*err = "empty program name";
-		rc = -EINVAL;
-	}
+		if (!strchr(*v, '=') || (*v)[0] == '=')
+			rc = error_set(err, -EINVAL,
+				       "WAIT_ENV entry is not KEY=VALUE");
+	if (!rc && m->wait_argv[0] && !m->wait_argv[0][0])
+		rc = error_set(err, -EINVAL, "empty program name");
 	if (rc)
 		ap_exec_free(m);
 	return rc;

@@ -11,8 +11,10 @@
  * images) and do not validate: a test may encode what a decoder rejects.
  *
  * Decoders take a frame from ap_reader_next() and return 0 with *m
- * filled, or a negative errno with *err pointing at a static message and
- * *m zeroed. They never read outside the frame. The rules they share:
+ * filled, or a negative errno with *m zeroed and err (the last parameter,
+ * may be NULL; common/error.h) filled with that code and a message saying
+ * what is wrong (the agent sends it in AP_ERROR, the host logs it). They
+ * never read outside the frame. The rules they share:
  *   - a field running past the end of the frame: -EPROTO;
  *   - a tag the decoder does not know: ignored (a newer peer may send
  *     more fields);
@@ -36,6 +38,7 @@
 #include <stdint.h>
 
 #include "agent_proto.h"
+#include "error.h"
 
 /* ---- host -> agent ---------------------------------------------------- */
 
@@ -86,7 +89,7 @@ int ap_exec_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m);
  * the frame may go: every vector is non-NULL (possibly empty), strings
  * are NUL-terminated. Free with ap_exec_free(). */
 int ap_exec_decode(const struct ap_frame *f, struct ap_exec *m,
-		   const char **err);
+		   struct error *err);
 /* Frees what ap_exec_decode() allocated and zeroes m. */
 void ap_exec_free(struct ap_exec *m);
 
@@ -97,7 +100,7 @@ void ap_exec_free(struct ap_exec *m);
  * ap_exec_free(). */
 int ap_prestart_encode(struct ap_buf *b, uint32_t id, const struct ap_exec *m);
 int ap_prestart_decode(const struct ap_frame *f, struct ap_exec *m,
-		       const char **err);
+		       struct error *err);
 
 /* AP_FILE: one operation on a path of the work directory, carried out by
  * a worker running as the sandbox user (agent/files.h). Paths are
@@ -139,9 +142,9 @@ struct ap_file {
 int ap_file_encode(struct ap_buf *b, uint32_t id, const struct ap_file *m);
 /* Borrowed from the frame like the replies' decoders. Also requires an op
  * the agent knows, a PATH (and for move a PATH2) of 1..AP_PATH_MAX bytes,
- * and DATA for write; *err says which is wrong. */
+ * and DATA for write; err says which is wrong. */
 int ap_file_decode(const struct ap_frame *f, struct ap_file *m,
-		   const char **err);
+		   struct error *err);
 
 /* ---- agent -> host ---------------------------------------------------- */
 
@@ -155,7 +158,7 @@ struct ap_hello_ok {
 int ap_hello_ok_encode(struct ap_buf *b, uint32_t id,
 		       const struct ap_hello_ok *m);
 int ap_hello_ok_decode(const struct ap_frame *f, struct ap_hello_ok *m,
-		       const char **err);
+		       struct error *err);
 
 /* AP_EXEC_DONE. Numbers are sent always unless a has_ or the repl flag
  * says otherwise; out, err and phase when not NULL. u8 values are kept as
@@ -195,7 +198,7 @@ struct ap_exec_done {
 int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
 			const struct ap_exec_done *m);
 int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
-			const char **err);
+			struct error *err);
 
 /* AP_OUTPUT: output of the running AP_EXEC since the previous one. Each
  * stream is sent when not NULL. */
@@ -208,7 +211,7 @@ struct ap_output {
 
 int ap_output_encode(struct ap_buf *b, uint32_t id, const struct ap_output *m);
 int ap_output_decode(const struct ap_frame *f, struct ap_output *m,
-		     const char **err);
+		     struct error *err);
 
 /* AP_RESET_DONE. OK is sent always, MESSAGE when not NULL. */
 struct ap_reset_done {
@@ -220,12 +223,12 @@ struct ap_reset_done {
 int ap_reset_done_encode(struct ap_buf *b, uint32_t id,
 			 const struct ap_reset_done *m);
 int ap_reset_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
-			 const char **err);
+			 struct error *err);
 /* AP_PRESTART_DONE has the same fields. */
 int ap_prestart_done_encode(struct ap_buf *b, uint32_t id,
 			    const struct ap_reset_done *m);
 int ap_prestart_done_decode(const struct ap_frame *f, struct ap_reset_done *m,
-			    const char **err);
+			    struct error *err);
 
 /* AP_FILE_DONE. STATUS is sent always, the rest when not NULL / 0 (SIZE
  * when has_size). */
@@ -286,7 +289,7 @@ int ap_file_done_encode(struct ap_buf *b, uint32_t id,
 			const struct ap_file_done *m);
 /* Also checks that ENTRIES is a whole number of well-formed entries. */
 int ap_file_done_decode(const struct ap_frame *f, struct ap_file_done *m,
-			const char **err);
+			struct error *err);
 /* Append one packed entry to b->data (a plain growable buffer, not a
  * frame); 0, -E2BIG (name over 65535 bytes or buffer over AP_MAX_FRAME)
  * or -ENOMEM. */
@@ -307,6 +310,6 @@ struct ap_error {
 
 int ap_error_encode(struct ap_buf *b, uint32_t id, const struct ap_error *m);
 int ap_error_decode(const struct ap_frame *f, struct ap_error *m,
-		    const char **err);
+		    struct error *err);
 
 #endif

@@ -109,10 +109,10 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 {
 	struct agent_exec_result r;
 	struct ap_exec_done m;
-	const char *why;
+	struct error why;
 
 	if (ap_exec_done_decode(f, &m, &why)) {
-		log_bad_frame(ac, f, why);
+		log_bad_frame(ac, f, why.msg);
 		fail_pending(ac, -EPROTO, "malformed reply from the agent");
 		return;
 	}
@@ -215,11 +215,10 @@ static void on_file_done(struct agent_client *ac, const struct ap_frame *f)
 {
 	struct ap_file_done m;
 	struct error e;
-	const char *why;
 	char msg[sizeof(e.msg)];
 
-	if (ap_file_done_decode(f, &m, &why)) {
-		log_bad_frame(ac, f, why);
+	if (ap_file_done_decode(f, &m, &e)) {
+		log_bad_frame(ac, f, e.msg);
 		protocol_violation(ac, "malformed reply");
 		return;
 	}
@@ -241,7 +240,7 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 	struct ap_output output;
 	struct ap_reset_done reset;
 	struct ap_error error;
-	const char *why = NULL;
+	struct error why;
 
 	if (f->id != ac->pending_id || !reply_expected(ac, f->type)) {
 		snprintf(msg, sizeof(msg), "unexpected frame type 0x%02x id %u",
@@ -295,7 +294,7 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 	}
 	/* Only a broken or forged agent sends a frame that does not
 	 * decode. */
-	log_bad_frame(ac, f, why);
+	log_bad_frame(ac, f, why.msg);
 	protocol_violation(ac, "malformed reply");
 }
 

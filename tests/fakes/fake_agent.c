@@ -271,12 +271,12 @@ static int record_exec(struct fake_agent *a, const struct ap_frame *f)
 	struct fake_agent_script *s = a->script;
 	struct fake_exec_seen *e = &a->last;
 	struct ap_exec m;
-	const char *why;
+	struct error why;
 	size_t n;
 
 	if (ap_exec_decode(f, &m, &why)) {
-		bad_frame(a, f, why);
-		fake_agent_reply_error(a, f->id, why);
+		bad_frame(a, f, why.msg);
+		fake_agent_reply_error(a, f->id, why.msg);
 		return -1;
 	}
 	memset(e, 0, sizeof(*e));

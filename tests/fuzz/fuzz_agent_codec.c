@@ -22,7 +22,7 @@ static void all_decoders(const struct ap_frame *f)
 	struct ap_file_done fd;
 	struct ap_error er;
 	struct ap_file_entry e;
-	const char *why;
+	struct error why;
 	size_t off;
 
 	if (ap_exec_decode(f, &ex, &why) == 0)

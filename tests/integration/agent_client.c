@@ -208,7 +208,7 @@ static void print_bytes(struct client *c, uint32_t id, const char *name,
 }
 
 static int print_exec_done(struct client *c, const struct ap_frame *f,
-			   const char **why)
+			   struct error *why)
 {
 	struct ap_exec_done m;
 	int rc = ap_exec_done_decode(f, &m, why);
@@ -246,7 +246,7 @@ static int print_exec_done(struct client *c, const struct ap_frame *f,
 
 /* Every field the reply has, as ID.key=value lines. */
 static int print_reply(struct client *c, const struct ap_frame *f,
-		       const char **why)
+		       struct error *why)
 {
 	struct ap_hello_ok hello;
 	struct ap_output output;
@@ -299,7 +299,7 @@ static int print_reply(struct client *c, const struct ap_frame *f,
 
 static void on_frame(struct client *c, const struct ap_frame *f)
 {
-	const char *why = NULL;
+	struct error why;
 
 	c->last_type = f->type;
 	c->last_exit = -1;
@@ -314,7 +314,7 @@ static void on_frame(struct client *c, const struct ap_frame *f)
 		printf("%u.type=%s\n", f->id, type_name(f->type));
 	if (print_reply(c, f, &why) && !c->quiet)
 		printf("%u.malformed=1\n%u.malformed_why=%s\n", f->id, f->id,
-		       why);
+		       why.msg);
 	fflush(stdout);
 }
 

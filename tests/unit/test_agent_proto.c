@@ -143,7 +143,7 @@ static int vec_ok(const char *const *v)
 }
 
 /* The decoder of f->type on f; checks what a success promises. */
-static int decode(const struct ap_frame *f, const char **err)
+static int decode(const struct ap_frame *f, struct error *err)
 {
 	struct ap_exec x;
 	struct ap_hello_ok h;
@@ -158,7 +158,8 @@ static int decode(const struct ap_frame *f, const char **err)
 	uint32_t count = 0;
 	int rc;
 
-	*err = NULL;
+	err->code = 0;
+	err->msg[0] = '\0';
 	switch (f->type) {
 	case AP_FILE:
 		rc = ap_file_decode(f, &fi, err);
@@ -256,14 +257,14 @@ static int decode(const struct ap_frame *f, const char **err)
 	}
 	if (rc) {
 		CHECK(rc == -EINVAL || rc == -EPROTO || rc == -ENOMEM);
-		CHECK(*err && **err);
+		CHECK(err->code == rc && err->msg[0]);
 	}
 	return rc;
 }
 
 /* Decode payload p[0..n) as type from a private allocation of n bytes. */
 static int decode_exact(uint8_t type, const unsigned char *p, size_t n,
-			const char **err)
+			struct error *err)
 {
 	/* malloc(0) too: under ASan no byte of it may be read. */
 	unsigned char *copy = malloc(n);
@@ -280,7 +281,7 @@ static int decode_exact(uint8_t type, const unsigned char *p, size_t n,
 }
 
 /* The whole frame r (header included) through decode_exact. */
-static int decode_raw(const struct raw *r, const char **err)
+static int decode_raw(const struct raw *r, struct error *err)
 {
 	return decode_exact(r->p[r->start + 4], r->p + r->start + AP_HEADER_LEN,
 			    r->len - r->start - AP_HEADER_LEN, err);
@@ -540,7 +541,7 @@ static void check_exec_round_trip(const struct ap_exec *m, size_t step)
 	struct ap_frame f;
 	struct ap_buf b;
 	struct ap_exec got;
-	const char *err = NULL;
+	struct error err = {0};
 	int has_repl = m->repl_argv && m->repl_argv[0];
 
 	ap_buf_init(&b);
@@ -553,8 +554,8 @@ static void check_exec_round_trip(const struct ap_exec *m, size_t step)
 	memset((void *)f.payload, 0xa5, f.len);
 	ap_reader_close(&rd);
 	ap_buf_close(&b);
-	if (err) {
-		fprintf(stderr, "decode: %s\n", err);
+	if (err.code) {
+		fprintf(stderr, "decode: %s\n", err.msg);
 		return;
 	}
 	CHECK(same_str(m->file_name, got.file_name,
@@ -675,7 +676,7 @@ static void t_round_trip_replies(void)
 	struct ap_reader rdr;
 	struct ap_frame f;
 	struct ap_buf b;
-	const char *err;
+	struct error err;
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
@@ -777,7 +778,7 @@ static void t_limits(void)
 	struct ap_reader rd;
 	struct ap_frame f;
 	struct ap_buf b;
-	const char *err;
+	struct error err;
 	size_t before;
 
 	blob[0] = 'a';
@@ -945,7 +946,7 @@ static void t_prefixes(void)
 	size_t starts[12], n, i, k, len;
 	struct ap_reader rd;
 	struct ap_frame f;
-	const char *err;
+	struct error err;
 	int rc;
 
 	valid_frames(&r, starts, &n);
@@ -975,13 +976,13 @@ static void t_prefixes(void)
  * frees r for the next case. */
 static void expect_at(struct raw *r, int rc, const char *msg, int line)
 {
-	const char *e = NULL;
+	struct error e = {0};
 	int got = decode_raw(r, &e);
 
-	if (got != rc || (msg && (!e || strcmp(e, msg) != 0))) {
+	if (got != rc || (msg && strcmp(e.msg, msg) != 0)) {
 		t_failed++;
 		fprintf(stderr, "FAIL %s:%d: got %d (%s), want %d (%s)\n",
-			__FILE__, line, got, e ? e : "", rc, msg ? msg : "");
+			__FILE__, line, got, e.msg, rc, msg ? msg : "");
 	} else {
 		t_passed++;
 	}
@@ -1158,7 +1159,7 @@ static void t_exec_rules(void)
 		struct ap_frame f = {
 			.type = AP_HELLO_OK, .payload = r.p, .len = 0};
 		struct ap_exec m;
-		const char *e;
+		struct error e;
 
 		CHECK(ap_exec_decode(&f, &m, &e) == -EINVAL);
 	}
@@ -1261,7 +1262,7 @@ static void t_reply_rules(void)
 				.type = types[i], .payload = four, .len = 0};
 			struct ap_hello_ok h;
 			struct ap_error e;
-			const char *err;
+			struct error err;
 
 			if (types[i] != AP_HELLO_OK)
 				CHECK(ap_hello_ok_decode(&f, &h, &err) ==
@@ -1295,7 +1296,7 @@ static void t_garbage(void)
 	struct raw v = {0}, r = {0};
 	size_t starts[12], nv, i, j, k, n;
 	unsigned char tmp[16];
-	const char *err;
+	struct error err;
 	int ok = 0, bad = 0, rc;
 
 	valid_frames(&v, starts, &nv);
@@ -1382,7 +1383,7 @@ static void t_files(void)
 	struct ap_file_done d, back;
 	struct ap_file_entry e;
 	struct raw r = {0};
-	const char *err;
+	struct error err;
 	size_t i, off = 0;
 
 	ap_buf_init(&b);
@@ -1524,7 +1525,7 @@ static void t_prestart(void)
 	struct ap_frame f;
 	struct ap_buf b;
 	struct raw r = {0};
-	const char *err;
+	struct error err;
 	size_t i;
 
 	raw_begin(&r, AP_PRESTART, 12);
