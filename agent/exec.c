@@ -362,11 +362,11 @@ int exec_child_exited(struct exec *e, pid_t pid, int status)
 	return 1;
 }
 
-/* Every byte of a call's output passes here (a output_fn): into its
+/* Every byte of a call's output passes here (a repl_output_cb): into its
  * capture, and into the stream when the host asked for one, never more
  * than the capture's cap in all, so a chatty program cannot flood the
  * host. */
-static void output(void *arg, int fd, const void *data, size_t len)
+static void output_cb(int fd, const void *data, size_t len, void *arg)
 {
 	struct exec *e = arg;
 	int k = fd == 2;
@@ -423,7 +423,7 @@ static void read_pipe(struct exec *e, int *fd, int which)
 	for (i = 0; i < READS_PER_TURN && *fd >= 0; i++) {
 		n = read(*fd, iobuf, sizeof(iobuf));
 		if (n > 0) {
-			output(e, which, iobuf, (size_t)n);
+			output_cb(which, iobuf, (size_t)n, e);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -507,7 +507,7 @@ void exec_poll_done(struct exec *e, const struct pollfd *pfd, int n)
 
 	/* The interpreter's fds first: its output belongs to the call in
 	 * progress only if that call runs through it. */
-	repl_poll_done(pfd, n, e->active && e->repl ? output : NULL, e);
+	repl_poll_done(pfd, n, e->active && e->repl ? output_cb : NULL, e);
 	for (i = 0; i < n && e->active; i++) {
 		if (!pfd[i].revents)
 			continue;
@@ -654,7 +654,7 @@ static void repl_finish(struct exec *e, uint64_t now)
 		e->survivors = procs_kill_all();
 		e->draining = 1;
 		e->drain_until_ms = now + EXEC_DRAIN_MS;
-		repl_drain(output, e);
+		repl_drain(output_cb, e);
 	}
 	if (!repl_running() && repl_output_open() && now < e->drain_until_ms)
 		return;

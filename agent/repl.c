@@ -229,7 +229,7 @@ static void write_request(void)
 }
 
 /* Read one pipe into the sink; close it at EOF. */
-static void read_output(int *fd, int which, repl_sink_fn sink, void *arg)
+static void read_output(int *fd, int which, repl_output_cb sink, void *arg)
 {
 	ssize_t n;
 	int i;
@@ -238,7 +238,7 @@ static void read_output(int *fd, int which, repl_sink_fn sink, void *arg)
 		n = read(*fd, iobuf, sizeof(iobuf));
 		if (n > 0) {
 			if (sink)
-				sink(arg, which, iobuf, (size_t)n);
+				sink(which, iobuf, (size_t)n, arg);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -301,7 +301,7 @@ static void read_replies(void)
 	}
 }
 
-void repl_poll_done(const struct pollfd *pfd, int n, repl_sink_fn sink,
+void repl_poll_done(const struct pollfd *pfd, int n, repl_output_cb sink,
 		    void *arg)
 {
 	int i;
@@ -320,7 +320,7 @@ void repl_poll_done(const struct pollfd *pfd, int n, repl_sink_fn sink,
 	}
 }
 
-void repl_drain(repl_sink_fn sink, void *arg)
+void repl_drain(repl_output_cb sink, void *arg)
 {
 	read_output(&repl.fd_out, 1, sink, arg);
 	read_output(&repl.fd_err, 2, sink, arg);

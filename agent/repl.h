@@ -24,8 +24,9 @@
 /* Most fds repl_poll_fill() adds. */
 #define REPL_POLL_FDS 4
 
-/* Where a call's output goes: fd is 1 or 2. */
-typedef void (*repl_sink_fn)(void *arg, int fd, const void *data, size_t len);
+/* Where a call's output goes: fd is 1 or 2; data is borrowed for the
+ * call. */
+typedef void (*repl_output_cb)(int fd, const void *data, size_t len, void *arg);
 
 /* Make sure an interpreter started with exactly this argv, environment and
  * deny list runs; start one if not (a different one is killed first).
@@ -43,7 +44,7 @@ int repl_submit(uint32_t seq, const void *data, size_t len);
 int repl_poll_fill(struct pollfd *pfd);
 /* Handle poll results: write queued request bytes, hand output to sink
  * (NULL: drop it), read replies. */
-void repl_poll_done(const struct pollfd *pfd, int n, repl_sink_fn sink,
+void repl_poll_done(const struct pollfd *pfd, int n, repl_output_cb sink,
 		    void *arg);
 /* 1 and *status when the reply to the submitted request has arrived
  * (consumed by this call). */
@@ -51,7 +52,7 @@ int repl_take_done(int *status);
 /* Read what the output pipes hold right now (the interpreter flushes
  * before it replies, so after the reply this is the rest of the call's
  * output). */
-void repl_drain(repl_sink_fn sink, void *arg);
+void repl_drain(repl_output_cb sink, void *arg);
 /* 1 while an output pipe is still open (after the interpreter died, until
  * everything holding it has gone and it is read to EOF). */
 int repl_output_open(void);
