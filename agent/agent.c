@@ -48,6 +48,11 @@
  * the host: every request can add a reply, so a host that does not read
  * could otherwise make the queue grow without bound. */
 #define OUT_HIGH_WATER (1u << 20)
+/* One turn's pollfds: the signalfd, stdout, the relay socket, stdin, and
+ * what each worker asks for. */
+#define AGENT_POLL_FDS                                                         \
+	(4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS +                 \
+	 PRESTART_POLL_FDS)
 
 struct agent {
 	int in_fd; /* the protocol streams: stdin and stdout moved off fds 0
@@ -393,31 +398,6 @@ static void accept_connection(struct agent *a)
 	agent_log("a host connected through the relay");
 }
 
-/* Last words: the host has gone (stdin EOF) or we were told to stop. */
-static void shutdown_agent(struct agent *a)
-{
-	struct pollfd pfd = {.fd = a->out_fd, .events = POLLOUT};
-	uint64_t until;
-	unsigned left;
-
-	exec_close(&a->exec);
-	reset_close(&a->reset);
-	files_close(&a->files);
-	zygote_stop();
-	repl_stop(); /* no longer spared */
-	prestart_forget();
-	left = procs_kill_all();
-	if (left)
-		agent_log("exiting with %u user processes left", left);
-	until = agent_now_ms() + FLUSH_AT_EXIT_MS;
-	flush_out(a);
-	while (a->out_off < a->out.len && !a->out_broken &&
-	       agent_now_ms() < until) {
-		poll(&pfd, 1, 50);
-		flush_out(a);
-	}
-}
-
 /*
  * /work must be the sandbox user's. Docker mounts its tmpfs so
  * (uid=1000); Podman has no such tmpfs option, so there the container
@@ -448,16 +428,13 @@ static void own_workdir(void)
 	}
 }
 
-int main(int argc, char **argv)
+/* Everything before the first turn of the loop. 0, or -1 (logged): the
+ * agent cannot run. */
+static int agent_start(struct agent *a)
 {
-	struct pollfd pfd[4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS +
-			  PRESTART_POLL_FDS];
-	struct agent a;
-	int n, nin, nout, nsig, nlisten, nexec, nreset, nfiles, nprestart, rc;
+	int rc;
 
-	if (argc > 1 && strcmp(argv[1], "relay") == 0)
-		return relay_main();
-	memset(&a, 0, sizeof(a));
+	memset(a, 0, sizeof(*a));
 	signal(SIGPIPE, SIG_IGN);
 	/* Not dumpable: /proc/1 stays root-only and ptrace is refused even
 	 * to a process that somehow shared our uid. */
@@ -467,123 +444,200 @@ int main(int argc, char **argv)
 	 * for every request, which on a VM costs more than the copy. */
 	mallopt(M_MMAP_THRESHOLD, AP_MAX_FRAME * 2);
 	mallopt(M_TRIM_THRESHOLD, AP_MAX_FRAME * 4);
-	rc = setup_fds(&a);
+	rc = setup_fds(a);
 	if (rc) {
 		agent_log("fd setup: %s", strerror(-rc));
-		return 1;
+		return -1;
 	}
 	own_workdir();
-	ap_reader_init(&a.reader);
-	ap_buf_init(&a.out);
-	exec_init(&a.exec, &a.out);
-	reset_init(&a.reset, &a.out);
-	files_init(&a.files, &a.out);
+	ap_reader_init(&a->reader);
+	ap_buf_init(&a->out);
+	exec_init(&a->exec, &a->out);
+	reset_init(&a->reset, &a->out);
+	files_init(&a->files, &a->out);
 	rc = artifacts_init();
 	if (rc < 0)
 		agent_log("artifacts: %s (executions report none)",
 			  strerror(-rc));
-	rc = procs_init(child_exited_cb, &a);
+	rc = procs_init(child_exited_cb, a);
 	if (rc) {
 		agent_log("signal setup: %s", strerror(-rc));
-		return 1;
+		return -1;
 	}
-	a.listen_fd = relay_listen();
-	if (a.listen_fd < 0)
+	a->listen_fd = relay_listen();
+	if (a->listen_fd < 0)
 		agent_log("relay socket: %s (a restarted server cannot "
 			  "reconnect)",
-			  strerror(-a.listen_fd));
+			  strerror(-a->listen_fd));
+	a->start_ms = agent_now_ms();
+	return 0;
+}
 
-	/* The first host's stdin ending means it is gone for good (the
-	 * container is created with StdinOnce, so that happens when the
-	 * host's attach connection goes, however the host ended): a pool
-	 * container ends; a kept one (a session), like one whose relay
-	 * connection ended, waits for the next host. */
-	a.start_ms = agent_now_ms();
-	for (;;) {
-		if (procs_terminating())
-			break;
-		if (a.in_eof && !a.on_socket) {
-			if (!a.keep) {
-				agent_log("the host has gone: ending");
-				break;
-			}
-			agent_log("the host has gone: waiting for the next");
-			drop_connection(&a);
+/* 1 when the agent ends: told to stop, its host gone for good, or no
+ * host came. The first host's stdin ending means it is gone for good (the
+ * container is created with StdinOnce, so that happens when the host's
+ * attach connection goes, however the host ended): a pool container
+ * ends; a kept one (a session), like one whose relay connection ended,
+ * waits for the next host. */
+static int agent_done(struct agent *a)
+{
+	if (procs_terminating())
+		return 1;
+	if (a->in_eof && !a->on_socket) {
+		if (!a->keep) {
+			agent_log("the host has gone: ending");
+			return 1;
 		}
-		if (!a.had_host && !a.on_socket &&
-		    agent_now_ms() >= a.start_ms + FIRST_HOST_MS) {
-			agent_log("no host spoke in %d ms: ending",
-				  FIRST_HOST_MS);
-			break;
-		}
-		n = 0;
-		nin = nout = nlisten = -1;
-		pfd[n] = (struct pollfd){.fd = procs_fd(), .events = POLLIN};
-		nsig = n++;
-		if (a.out_off < a.out.len && !a.out_broken) {
-			pfd[n] = (struct pollfd){.fd = a.out_fd,
-						 .events = POLLOUT};
-			nout = n++;
-		}
-		if (a.listen_fd >= 0) {
-			pfd[n] = (struct pollfd){.fd = a.listen_fd,
-						 .events = POLLIN};
-			nlisten = n++;
-		}
-		if (a.in_fd >= 0 &&
-		    (a.out.len - a.out_off <= OUT_HIGH_WATER || a.out_broken)) {
-			pfd[n] = (struct pollfd){.fd = a.in_fd,
-						 .events = POLLIN};
-			nin = n++;
-		}
-		nexec = n;
-		n += exec_poll_fill(&a.exec, pfd + n);
-		nreset = n;
-		n += reset_poll_fill(&a.reset, pfd + n);
-		nfiles = n;
-		n += files_poll_fill(&a.files, pfd + n);
-		nprestart = n;
-		n += prestart_poll_fill(pfd + n);
+		agent_log("the host has gone: waiting for the next");
+		drop_connection(a);
+	}
+	if (!a->had_host && !a->on_socket &&
+	    agent_now_ms() >= a->start_ms + FIRST_HOST_MS) {
+		agent_log("no host spoke in %d ms: ending", FIRST_HOST_MS);
+		return 1;
+	}
+	return 0;
+}
 
-		if (poll(pfd, (nfds_t)n, poll_timeout(&a)) < 0 &&
+/* Where each watcher's fds sit in one turn's pollfd array (-1: none). */
+struct slots {
+	int n;
+	int sig, out, listen, in;
+	int exec, reset, files, prestart; /* each up to the next */
+};
+
+static void poll_fill(struct agent *a, struct pollfd *pfd, struct slots *s)
+{
+	int n = 0;
+
+	s->in = s->out = s->listen = -1;
+	pfd[n] = (struct pollfd){.fd = procs_fd(), .events = POLLIN};
+	s->sig = n++;
+	if (a->out_off < a->out.len && !a->out_broken) {
+		pfd[n] = (struct pollfd){.fd = a->out_fd, .events = POLLOUT};
+		s->out = n++;
+	}
+	if (a->listen_fd >= 0) {
+		pfd[n] = (struct pollfd){.fd = a->listen_fd, .events = POLLIN};
+		s->listen = n++;
+	}
+	if (a->in_fd >= 0 &&
+	    (a->out.len - a->out_off <= OUT_HIGH_WATER || a->out_broken)) {
+		pfd[n] = (struct pollfd){.fd = a->in_fd, .events = POLLIN};
+		s->in = n++;
+	}
+	s->exec = n;
+	n += exec_poll_fill(&a->exec, pfd + n);
+	s->reset = n;
+	n += reset_poll_fill(&a->reset, pfd + n);
+	s->files = n;
+	n += files_poll_fill(&a->files, pfd + n);
+	s->prestart = n;
+	n += prestart_poll_fill(pfd + n);
+	s->n = n;
+}
+
+/* A request deferred by defer_frame() runs once nothing else does. */
+static void run_deferred(struct agent *a)
+{
+	struct ap_frame f;
+
+	if (!a->deferred_data || busy(a))
+		return;
+	f = a->deferred;
+	a->deferred_data = NULL;
+	handle_frame(a, &f);
+	free((void *)f.payload);
+}
+
+/* What one poll() found: the signals, the workers' pipes, requests, a
+ * new relay connection; then every state machine advances and replies
+ * go out. */
+static void poll_done(struct agent *a, const struct pollfd *pfd,
+		      const struct slots *s)
+{
+	if (pfd[s->sig].revents)
+		procs_handle_signals();
+	exec_poll_done(&a->exec, pfd + s->exec, s->reset - s->exec);
+	reset_poll_done(&a->reset, pfd + s->reset, s->files - s->reset);
+	files_poll_done(&a->files, pfd + s->files, s->prestart - s->files);
+	prestart_poll_done(pfd + s->prestart, s->n - s->prestart);
+	if (s->in >= 0 && pfd[s->in].revents)
+		read_input(a);
+	if (a->on_socket && a->in_fd >= 0 && (a->in_eof || a->out_broken)) {
+		agent_log("the relay connection ended");
+		drop_connection(a);
+	}
+	if (s->listen >= 0 && pfd[s->listen].revents)
+		accept_connection(a);
+	exec_step(&a->exec);
+	reset_step(&a->reset);
+	files_step(&a->files);
+	prestart_step(); /* the start-up deadline, also when idle */
+	prestart_reply(a);
+	run_deferred(a);
+	if (s->out >= 0 || a->out_off < a->out.len)
+		flush_out(a);
+}
+
+/* The protocol loop, until agent_done() or poll() fails. */
+static void agent_run(struct agent *a)
+{
+	struct pollfd pfd[AGENT_POLL_FDS];
+	struct slots s;
+
+	while (!agent_done(a)) {
+		poll_fill(a, pfd, &s);
+		if (poll(pfd, (nfds_t)s.n, poll_timeout(a)) < 0 &&
 		    errno != EINTR) {
 			agent_log("poll: %s", strerror(errno));
 			break;
 		}
-		if (pfd[nsig].revents)
-			procs_handle_signals();
-		exec_poll_done(&a.exec, pfd + nexec, nreset - nexec);
-		reset_poll_done(&a.reset, pfd + nreset, nfiles - nreset);
-		files_poll_done(&a.files, pfd + nfiles, nprestart - nfiles);
-		prestart_poll_done(pfd + nprestart, n - nprestart);
-		if (nin >= 0 && pfd[nin].revents)
-			read_input(&a);
-		if (a.on_socket && a.in_fd >= 0 && (a.in_eof || a.out_broken)) {
-			agent_log("the relay connection ended");
-			drop_connection(&a);
-		}
-		if (nlisten >= 0 && pfd[nlisten].revents)
-			accept_connection(&a);
-		exec_step(&a.exec);
-		reset_step(&a.reset);
-		files_step(&a.files);
-		prestart_step(); /* the start-up deadline, also when idle */
-		prestart_reply(&a);
-		if (a.deferred_data && !busy(&a)) {
-			struct ap_frame f = a.deferred;
-
-			a.deferred_data = NULL;
-			handle_frame(&a, &f);
-			free((void *)f.payload);
-		}
-		if (nout >= 0 || a.out_off < a.out.len)
-			flush_out(&a);
+		poll_done(a, pfd, &s);
 	}
+}
+
+/* Last words: the host has gone (stdin EOF) or we were told to stop.
+ * Every user process is killed, queued replies get FLUSH_AT_EXIT_MS to
+ * leave. */
+static void agent_stop(struct agent *a)
+{
+	struct pollfd pfd = {.fd = a->out_fd, .events = POLLOUT};
+	uint64_t until;
+	unsigned left;
+
 	if (procs_terminating())
 		agent_log("terminating on signal");
-	shutdown_agent(&a);
-	drop_deferred(&a);
-	ap_reader_close(&a.reader);
-	ap_buf_close(&a.out);
+	exec_close(&a->exec);
+	reset_close(&a->reset);
+	files_close(&a->files);
+	zygote_stop();
+	repl_stop(); /* no longer spared */
+	prestart_forget();
+	left = procs_kill_all();
+	if (left)
+		agent_log("exiting with %u user processes left", left);
+	until = agent_now_ms() + FLUSH_AT_EXIT_MS;
+	flush_out(a);
+	while (a->out_off < a->out.len && !a->out_broken &&
+	       agent_now_ms() < until) {
+		poll(&pfd, 1, 50);
+		flush_out(a);
+	}
+	drop_deferred(a);
+	ap_reader_close(&a->reader);
+	ap_buf_close(&a->out);
+}
+
+int main(int argc, char **argv)
+{
+	struct agent a;
+
+	if (argc > 1 && strcmp(argv[1], "relay") == 0)
+		return relay_main();
+	if (agent_start(&a))
+		return 1;
+	agent_run(&a);
+	agent_stop(&a);
 	return 0;
 }
