@@ -1,5 +1,5 @@
 /*
- * error.c - names and messages of the host's error codes (error.h).
+ * error.c - names and messages of the error codes (error.h).
  */
 #include "error.h"
 

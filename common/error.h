@@ -13,7 +13,8 @@
  * struct error *; callbacks receive `const struct error *` (NULL on
  * success), borrowed for the duration of the call. The mapping from codes to
  * what the MCP client sees lives in exactly one place: tool_error_result()
- * in host/mcp/tools/tools.c.
+ * in host/mcp/tools/tools.c. The agent (agent/) follows the same
+ * convention; the messages it fills go to the host in AP_ERROR.
  */
 #ifndef SBX_ERROR_H
 #define SBX_ERROR_H
