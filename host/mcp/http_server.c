@@ -28,9 +28,11 @@
 #include "util/media.h"
 #include "util/defer.h"
 #include "util/log.h"
-#include "mcp_call.h"
-#include "mcp_server.h"
+#include "jsonrpc.h"
 #include "mcp/tools/resources.h"
+#include "mcp_server.h"
+#include "mcp_version.h"
+#include "tool_table.h"
 
 #define LOG_MODULE "http"
 
@@ -47,14 +49,6 @@
  * (h2o has no write timeout of its own). */
 #define WRITE_STALL_MS 60000
 #define DRAIN_POLL_MS 20
-/* The JSON-RPC error of a request refused before it reached the server,
- * and the stateless revision's header mismatch. */
-#define E_INVALID_REQUEST (-32600)
-#define E_PARAMS (-32602)
-#define E_HEADER_MISMATCH (-32020)
-#define E_UNSUPPORTED_VERSION (-32022)
-/* Busy: as mcp_server answers a session's call beyond max_inflight. */
-#define E_SERVER_BUSY (-32000)
 
 struct http_server;
 
@@ -123,8 +117,7 @@ struct http_server {
 	uv_tcp_t *listener; /* closed with free() */
 	uv_timer_t tick;
 	int conf_init, ctx_init, listening, ticking;
-	/* Holds the tool list every connection shares; never fed. */
-	struct mcp_server *tools;
+	struct tool_table *tools; /* every connection's */
 	struct hsession *sessions;
 	unsigned nsessions; /* live (not ended) */
 	unsigned anon_open; /* ... of no tenant (no tokens_file) */
@@ -318,16 +311,9 @@ static void respond(struct exchange *ex, int status, const char *type,
 static void refuse_full(struct exchange *ex, int status, const cJSON *id,
 			int code, const char *message, cJSON *data)
 {
-	cJSON *msg = cJSON_CreateObject(), *err;
+	cJSON *msg = jsonrpc_error(id, code, message, data);
 	char *text;
 
-	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", mcp_id_copy(id));
-	err = cJSON_AddObjectToObject(msg, "error");
-	cJSON_AddNumberToObject(err, "code", code);
-	cJSON_AddStringToObject(err, "message", message);
-	if (data)
-		cJSON_AddItemToObject(err, "data", data);
 	text = cJSON_PrintUnformatted(msg);
 	cJSON_Delete(msg);
 	ex->answered = 1;
@@ -458,15 +444,33 @@ static void sse_message(struct exchange *ex, const char *json, size_t len)
 /* ------------------------------------------------------------------ */
 /* what the MCP server sends (struct mcp_out)                           */
 
-static void out_send(void *arg, void *exv, const char *json, size_t len,
-		     int final)
+/* The status of a response that is not a stream: an error without an
+ * id means the message itself was refused (409 when its id is one still
+ * in flight in the session, as the Python SDK answers); in the stateless
+ * revision a method the server does not have is a 404. */
+static int answer_status(const struct exchange *ex, enum jsonrpc_kind kind)
+{
+	switch (kind) {
+	case JSONRPC_REFUSED:
+		return 400;
+	case JSONRPC_DUPLICATE_ID:
+		return 409;
+	case JSONRPC_NO_METHOD:
+		return ex->modern ? 404 : 200;
+	default:
+		return 200;
+	}
+}
+
+static void out_send(void *arg, void *exv, enum jsonrpc_kind kind,
+		     const char *json, size_t len)
 {
 	struct exchange *ex = exv;
 
 	(void)arg;
 	if (!ex || ex->answered || !ex->req)
 		return; /* the client left, or a log line (stdio only) */
-	if (!final) {
+	if (kind == JSONRPC_NOTIFICATION) {
 		/* A notification about the request: only a stream can
 		 * carry it before the answer. */
 		if (!ex->sse && ex->accepts_sse)
@@ -481,18 +485,7 @@ static void out_send(void *arg, void *exv, const char *json, size_t len,
 		sse_message(ex, json, len);
 		return;
 	}
-	/* An error without an id: the message itself was refused (409 when
-	 * its id is one still in flight in the session, as the Python SDK
-	 * answers); in the stateless revision a method the server does not
-	 * have is a 404. */
-	respond(ex,
-		strncmp(json, "{\"jsonrpc\":\"2.0\",\"id\":null,", 27) == 0
-			? (strstr(json, "\"data\":{\"duplicateId\":") ? 409
-								      : 400)
-		: ex->modern && strstr(json, ",\"error\":{\"code\":-32601,")
-			? 404
-			: 200,
-		"application/json", json, len);
+	respond(ex, answer_status(ex, kind), "application/json", json, len);
 }
 
 static void out_ended(void *arg, void *exv)
@@ -808,29 +801,28 @@ static int modern_refused(struct exchange *ex, h2o_req_t *req, const cJSON *msg)
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(p, "_meta");
-	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(
-		meta, "io.modelcontextprotocol/protocolVersion");
-	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(
-		meta, "io.modelcontextprotocol/clientCapabilities");
+	const cJSON *pv =
+		cJSON_GetObjectItemCaseSensitive(meta, MCP_META_VERSION);
+	const cJSON *caps =
+		cJSON_GetObjectItemCaseSensitive(meta, MCP_META_CAPS);
 	const cJSON *name = name_of(msg);
 	h2o_iovec_t hv = trimmed(header(req, "mcp-protocol-version"));
 	h2o_iovec_t hm = trimmed(header(req, "mcp-method"));
 	h2o_iovec_t hn = trimmed(header(req, "mcp-name"));
 	const char *why = NULL;
-	int code = E_HEADER_MISMATCH;
+	int code = JSONRPC_HEADER_MISMATCH;
 
 	if (!cJSON_IsString(m))
 		return 0; /* not a request: the server says what it is */
 	if (!hv.base)
 		why = "the MCP-Protocol-Version header is required";
 	else if (!cJSON_IsString(pv) || !cJSON_IsObject(caps)) {
-		code = E_PARAMS;
+		code = JSONRPC_INVALID_PARAMS;
 		why = !cJSON_IsObject(meta) ? "params._meta is required"
-		      : !cJSON_IsString(pv)
-			      ? "params._meta.io.modelcontextprotocol/"
-				"protocolVersion must be a string"
-			      : "params._meta.io.modelcontextprotocol/"
-				"clientCapabilities must be an object";
+		      : !cJSON_IsString(pv) ? "params._meta." MCP_META_VERSION
+					      " must be a string"
+					    : "params._meta." MCP_META_CAPS
+					      " must be an object";
 	} else if (!iov_is(hv, pv->valuestring))
 		why = "the MCP-Protocol-Version header differs from "
 		      "params._meta's protocol version";
@@ -842,7 +834,7 @@ static int modern_refused(struct exchange *ex, h2o_req_t *req, const cJSON *msg)
 			cJSON_CreateStringArray(
 				(const char *const[]){MCP_MODERN_VERSION}, 1));
 		cJSON_AddStringToObject(data, "requested", pv->valuestring);
-		refuse_full(ex, 400, id, E_UNSUPPORTED_VERSION,
+		refuse_full(ex, 400, id, JSONRPC_UNSUPPORTED_VERSION,
 			    "Unsupported protocol version", data);
 		return 1;
 	} else if (!hm.base)
@@ -869,7 +861,7 @@ static int legacy_version(h2o_iovec_t v)
 {
 	const char *const *p;
 
-	for (p = mcp_protocol_versions; *p; p++)
+	for (p = mcp_version_all; *p; p++)
 		if (strcmp(*p, MCP_MODERN_VERSION) != 0 && iov_is(v, *p))
 			return 1;
 	return iov_is(v, "2025-03-26");
@@ -891,13 +883,13 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		return -1;
 	ex->tenant = tenant;
 	if (!ct.base || !has_token(ct, "application/json")) {
-		refuse(ex, 415, E_INVALID_REQUEST,
+		refuse(ex, 415, JSONRPC_INVALID_REQUEST,
 		       "Content-Type must be application/json");
 		return 0;
 	}
 	body = malloc(len + 1);
 	if (!body) {
-		refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+		refuse(ex, 503, JSONRPC_INVALID_REQUEST, "out of memory");
 		return 0;
 	}
 	memcpy(body, req->entity.base ? req->entity.base : "", len);
@@ -905,7 +897,7 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	/* Parsed once here, to route; the server reads the text itself
 	 * (its strict checks are on the text). */
 	msg = cJSON_ParseWithLength(body, len);
-	mcp_id_as_sent(msg, body, len);
+	jsonrpc_id_as_sent(msg, body, len);
 	kind = mcp_message_kind(msg);
 	/* A version header of no 2025-era revision makes the request a
 	 * stateless one's, checked as such (even without its _meta). */
@@ -925,7 +917,7 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 			add_header(req, "retry-after", "Retry-After", "1");
 			refuse_full(ex, 503,
 				    cJSON_GetObjectItemCaseSensitive(msg, "id"),
-				    E_SERVER_BUSY,
+				    JSONRPC_SERVER_BUSY,
 				    "too many stateless requests in flight "
 				    "([http] max_stateless_inflight): try "
 				    "again shortly",
@@ -940,13 +932,13 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		if (sid.base) {
 			sess = session_get(h, sid, ex->tenant);
 			if (!sess) {
-				refuse(ex, 404, E_INVALID_REQUEST,
+				refuse(ex, 404, JSONRPC_INVALID_REQUEST,
 				       "no such session (Mcp-Session-Id): it "
 				       "ended or never was; initialize again");
 				goto done;
 			}
 		} else if (kind == MCP_MSG_REQUEST) {
-			refuse(ex, 400, E_INVALID_REQUEST,
+			refuse(ex, 400, JSONRPC_INVALID_REQUEST,
 			       "an Mcp-Session-Id header is required: send "
 			       "initialize first, or a 2026-07-28 request "
 			       "(its protocol version in params._meta)");
@@ -962,12 +954,13 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 					   "1");
 			refuse_full(ex, status,
 				    cJSON_GetObjectItemCaseSensitive(msg, "id"),
-				    E_INVALID_REQUEST, why, NULL);
+				    JSONRPC_INVALID_REQUEST, why, NULL);
 			goto done;
 		}
 		sess = session_new(h, ex->tenant);
 		if (!sess) {
-			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+			refuse(ex, 503, JSONRPC_INVALID_REQUEST,
+			       "out of memory");
 			goto done;
 		}
 		ex->announce = 1;
@@ -983,7 +976,8 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		struct mcp_out out = mcp_out_template;
 
 		if (mcp_server_new(h->env, h->tools, &out, &ex->peer) != 0) {
-			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+			refuse(ex, 503, JSONRPC_INVALID_REQUEST,
+			       "out of memory");
 			goto done;
 		}
 		mcp_server_set_tenant(ex->peer, ex->tenant);
@@ -1034,7 +1028,7 @@ static int on_delete(struct http_server *h, h2o_req_t *req,
 	if (!ex)
 		return -1;
 	if (!s) {
-		refuse(ex, 404, E_INVALID_REQUEST, "no such session");
+		refuse(ex, 404, JSONRPC_INVALID_REQUEST, "no such session");
 	} else {
 		log_info("HTTP session %.8s... ended by its client", s->id);
 		session_end(s);
@@ -1120,7 +1114,7 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 	ex = exchange_new(h, req);
 	if (!ex)
 		return -1;
-	refuse(ex, status, E_INVALID_REQUEST, refusal);
+	refuse(ex, status, JSONRPC_INVALID_REQUEST, refusal);
 	exchange_maybe_free(ex);
 	return 0;
 }
@@ -1353,7 +1347,7 @@ static int on_artifact(h2o_handler_t *self, h2o_req_t *req)
 	if (!ex)
 		return -1;
 	if (h->stopping || !host_allowed(h, req)) {
-		refuse(ex, h->stopping ? 503 : 403, E_INVALID_REQUEST,
+		refuse(ex, h->stopping ? 503 : 403, JSONRPC_INVALID_REQUEST,
 		       h->stopping ? "the server is shutting down"
 				   : "Host not allowed ([http] allowed_hosts)");
 		exchange_maybe_free(ex);
@@ -1424,7 +1418,7 @@ static int on_artifact(h2o_handler_t *self, h2o_req_t *req)
 		ex->call_open = 0;
 		free(g->path);
 		free(g);
-		refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+		refuse(ex, 503, JSONRPC_INVALID_REQUEST, "out of memory");
 	}
 	exchange_maybe_free(ex);
 	return 0;
@@ -1595,7 +1589,6 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 	const struct config *cfg = env->cfg;
 	struct http_server *h;
 	struct sockaddr_storage ss;
-	struct mcp_out none = {0};
 	h2o_hostconf_t *host;
 	h2o_pathconf_t *path;
 	struct mcp_handler *hd;
@@ -1627,7 +1620,7 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 		return -ENOMEM;
 	h->env = env;
 	h->loop = env->loop;
-	rc = mcp_server_new(env, NULL, &none, &h->tools);
+	rc = tool_table_new(env, &h->tools);
 	if (!rc)
 		rc = allowed_hosts(h, self);
 	if (!rc && cfg->http_tokens_file) {
@@ -1844,7 +1837,7 @@ void http_server_close(struct http_server *h, void (*done)(void *arg),
 			ex->want_final = 1;
 			sse_flush(ex);
 		} else {
-			refuse(ex, 503, E_INVALID_REQUEST,
+			refuse(ex, 503, JSONRPC_INVALID_REQUEST,
 			       "the server is shutting down");
 		}
 	}
@@ -1899,7 +1892,7 @@ void http_server_free(struct http_server *h)
 		h2o_config_dispose(&h->conf);
 	if (h->ssl)
 		SSL_CTX_free(h->ssl);
-	mcp_server_free(h->tools);
+	tool_table_free(h->tools);
 	tenants_free(h->tenants);
 	free(h->hosts);
 	free(h->origins);

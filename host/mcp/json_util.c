@@ -540,3 +540,134 @@ int json_id_scan_notification(const struct json_id_scan *s)
 	return s->done && !s->broken && s->top == '{' && !s->nids &&
 	       s->has_method;
 }
+
+/* ---- strict JSON ---- */
+
+/* The length of the JSON number at p (RFC 8259: -?(0|[1-9][0-9]*)
+ * (.[0-9]+)?([eE][+-]?[0-9]+)?), or 0 when what starts there is not one.
+ * cJSON reads numbers with strtod, which also takes "01", "1." and "-01". */
+static size_t json_number(const char *p, size_t len)
+{
+	size_t i = 0, d;
+
+	if (i < len && p[i] == '-')
+		i++;
+	if (i < len && p[i] == '0')
+		i++;
+	else if (i < len && p[i] >= '1' && p[i] <= '9')
+		while (i < len && p[i] >= '0' && p[i] <= '9')
+			i++;
+	else
+		return 0;
+	if (i < len && p[i] == '.') {
+		for (d = ++i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < len && (p[i] == '+' || p[i] == '-'))
+			i++;
+		for (d = i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i;
+}
+
+/* A backslash at line[i] inside a string: what is wrong with its escape,
+ * or NULL. */
+static const char *bad_escape(const char *line, size_t len, size_t i, int *nul)
+{
+	if (i + 1 >= len || line[i + 1] != 'u')
+		return NULL;
+	/* \u takes four hex digits: cJSON reads "\uqqqq" as a NUL. */
+	if (i + 6 > len || strspn(line + i + 2, "0123456789abcdefABCDEF") < 4)
+		return "a \\u escape without four hex digits";
+	if (strncmp(line + i + 2, "0000", 4) == 0) {
+		*nul = 1;
+		return "strings may not contain NUL characters (\\u0000)";
+	}
+	return NULL;
+}
+
+long json_not_strict(const char *line, size_t len, const char **what, int *nul)
+{
+	int in_string = 0;
+	size_t i, n, run;
+
+	*nul = 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (in_string) {
+			if (c == '\\') {
+				if ((*what = bad_escape(line, len, i, nul)))
+					return (long)i;
+				i++; /* the escaped character */
+			} else if (c == '"') {
+				in_string = 0;
+			} else if (c < 0x20) {
+				*what = "a raw control character in a string";
+				return (long)i;
+			}
+		} else if (c == '"') {
+			in_string = 1;
+		} else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' &&
+			   c != '\r') {
+			/* JSON's whitespace is space, tab, LF, CR only. */
+			*what = "a control character outside a string";
+			return (long)i;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			/* The whole token: what strtod would take. */
+			for (run = i; run < len && line[run] &&
+				      strchr("0123456789+-.eE", line[run]);
+			     run++)
+				;
+			n = json_number(line + i, run - i);
+			if (!n || n != run - i) {
+				*what = "a number outside JSON's grammar";
+				return (long)i;
+			}
+			i = run - 1;
+		}
+	}
+	return -1;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char *json_duplicate_key(const cJSON *v)
+{
+	const cJSON *c;
+	const char **keys, *dup = NULL;
+	size_t n = 0, i;
+
+	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+		return NULL;
+	cJSON_ArrayForEach(c, v)
+	{
+		if ((dup = json_duplicate_key(c)))
+			return dup;
+		n++;
+	}
+	if (!cJSON_IsObject(v) || n < 2)
+		return NULL;
+	keys = malloc(n * sizeof(*keys));
+	if (!keys)
+		return NULL;
+	i = 0;
+	cJSON_ArrayForEach(c, v) keys[i++] = c->string ? c->string : "";
+	/* Sorted: an object with many keys does not cost n^2. */
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 1; i < n && !dup; i++)
+		if (strcmp(keys[i - 1], keys[i]) == 0)
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
