@@ -8,7 +8,6 @@
 #include "mcp_server.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,6 @@
 #include "audit_events.h"
 #include "core/records/audit.h"
 #include "core/session/session.h"
-#include "core/tenants/tenants.h"
 #include "json_util.h"
 #include "mcp/tools/resources.h"
 #include "mcp_call.h"
@@ -787,7 +785,7 @@ static void eof_cb(struct transport *t, void *arg)
 }
 
 /* ------------------------------------------------------------------ */
-/* connections fed by another transport (HTTP)                          */
+/* what the transports call                                             */
 
 void mcp_server_handle(struct mcp_server *s, void *ex, const char *msg,
 		       size_t len)
