@@ -307,7 +307,7 @@ static const cJSON *call_arguments(struct mcp_server *s, const cJSON *id,
 {
 	const cJSON *args =
 		cJSON_GetObjectItemCaseSensitive(params, "arguments");
-	char why[300];
+	struct error err;
 
 	if (args && !cJSON_IsObject(args)) {
 		send_error(s, id, JSONRPC_INVALID_PARAMS,
@@ -316,12 +316,11 @@ static const cJSON *call_arguments(struct mcp_server *s, const cJSON *id,
 	}
 	if (!args)
 		args = *empty = cJSON_CreateObject();
-	if (schema_validate(te->validate ? te->validate : te->input, args, why,
-			    sizeof(why))) {
-		send_result(s, id,
-			    mcp_version_shape(tool_error(ERR_INVALID_ARGUMENTS,
-							 "%s", why),
-					      version, 0));
+	if (schema_validate(te->validate ? te->validate : te->input, args,
+			    &err)) {
+		send_result(
+			s, id,
+			mcp_version_shape(tool_error_result(&err), version, 0));
 		return NULL;
 	}
 	return args;
