@@ -65,7 +65,7 @@ static char *converse(int initialized, const char *line)
 {
 	struct conversation c = {0};
 	FILE *in = tmpfile(), *out = tmpfile();
-	char *text = NULL, *responses = NULL, *p, *nl;
+	char *text = NULL, *responses = NULL, *more, *p, *nl;
 	size_t len = 0;
 	int skip = initialized;
 
@@ -98,7 +98,12 @@ static char *converse(int initialized, const char *line)
 			skip = 0; /* initialize's response */
 			continue;
 		}
-		responses = realloc(responses, len + n + 2);
+		more = realloc(responses, len + n + 2);
+		if (!more) {
+			CHECK(!"out of memory");
+			break;
+		}
+		responses = more;
 		memcpy(responses + len, p, n);
 		len += n;
 		responses[len++] = '\n';
@@ -123,6 +128,16 @@ static char *ask(const char *line)
 static char *ask_fresh(const char *line)
 {
 	return converse(0, line);
+}
+
+/* 1 when an initialized server answers line with no response. */
+static int unanswered(const char *line)
+{
+	char *r = ask(line);
+	int none = r == NULL;
+
+	free(r);
+	return none;
 }
 
 #define EXPECT_FROM(fn, line, needle)                                          \
@@ -481,12 +496,12 @@ static void id_scan(void)
 	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":\"\\u0041\",\"method\":\"a\","
 	       "\"method\":\"b\"}",
 	       "{\"jsonrpc\":\"2.0\",\"id\":\"\\u0041\",\"error\":{");
-	CHECK(!ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
-		   "x\",\"params\":{\"s\":\"\\u0000\"}}"));
-	CHECK(!ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
-		   "x\",\"method\":\"y\"}"));
-	CHECK(!ask("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
-		   "x\",\"params\":[1]}"));
+	CHECK(unanswered("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+			 "x\",\"params\":{\"s\":\"\\u0000\"}}"));
+	CHECK(unanswered("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+			 "x\",\"method\":\"y\"}"));
+	CHECK(unanswered("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+			 "x\",\"params\":[1]}"));
 	EXPECT("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":\"bar\"}",
 	       "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600");
 	EXPECT("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"s\":"

@@ -647,42 +647,50 @@ static void cancel_cb(void *arg)
 static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 			 cJSON *summary, void *arg);
 
-/* What the call runs: the session it names (or NULL) and the plugin.
- * 0, or the code with err. */
-static int call_target(const struct tool_env *env, struct mcp_call *mc,
-		       const cJSON *args, struct session **session,
-		       const struct plugin **pl, struct error *err)
+/* The plugin the call runs, and the session it names (*session, or
+ * NULL). NULL with err when the call cannot run. */
+static const struct plugin *call_target(const struct tool_env *env,
+					struct mcp_call *mc, const cJSON *args,
+					struct session **session,
+					struct error *err)
 {
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+	const struct plugin *pl;
 
-	if (sess && !(*session = tool_find_session(env, mc, sess->valuestring)))
-		return tool_no_session(env, mc, sess->valuestring, err);
-	if (lang) {
-		*pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
-				    err);
-		if (!*pl)
-			return err->code;
-	} else if (*session) {
-		*pl = session_plugin(*session);
-	} else {
-		return error_set(err, ERR_INVALID_ARGUMENTS,
-				 "language is required (unless session is "
-				 "given)");
+	*session = NULL;
+	if (sess &&
+	    !(*session = tool_find_session(env, mc, sess->valuestring))) {
+		tool_no_session(env, mc, sess->valuestring, err);
+		return NULL;
 	}
-	if (*session && *pl != session_plugin(*session))
-		return error_set(err, ERR_LANGUAGE_MISMATCH,
-				 "session '%s' runs %s, not %s",
-				 sess->valuestring,
-				 session_plugin(*session)->desc->name,
-				 (*pl)->desc->name);
-	if (pk && *session)
-		return error_set(err, ERR_INVALID_ARGUMENTS,
-				 "packages go with a one-off run; a session "
-				 "gets them at sandbox_session create");
-	return 0;
+	if (lang) {
+		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
+				   err);
+		if (!pl)
+			return NULL;
+	} else if (*session) {
+		pl = session_plugin(*session);
+	} else {
+		error_set(err, ERR_INVALID_ARGUMENTS,
+			  "language is required (unless session is given)");
+		return NULL;
+	}
+	if (*session && pl != session_plugin(*session)) {
+		error_set(err, ERR_LANGUAGE_MISMATCH,
+			  "session '%s' runs %s, not %s", sess->valuestring,
+			  session_plugin(*session)->desc->name, pl->desc->name);
+		return NULL;
+	}
+	if (pk && *session) {
+		error_set(err, ERR_INVALID_ARGUMENTS,
+			  "packages go with a one-off run; a session gets "
+			  "them at sandbox_session create");
+		return NULL;
+	}
+	return pl;
 }
 
 /* The call's packages are installed first (or found in the cache): the
@@ -840,51 +848,47 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	struct exec_file staged[MAX_STAGED_FILES];
 	unsigned char *bufs[MAX_STAGED_FILES];
 	size_t nstaged = 0;
-	const struct plugin *pl = NULL;
-	struct session *session = NULL;
+	const struct plugin *pl;
+	struct session *session;
 	struct exec_request req;
 	struct execute_call *ec = NULL;
 	char *pkg_env[EXEC_MAX_EXTRA_ENV + 1] = {NULL};
 	struct error err;
-	int rc;
+	int started = 0; /* or the call is answered with err at the end */
 
-	rc = call_target(env, mc, args, &session, &pl, &err);
-	if (!rc && pk && !e) {
-		/* Nothing is held yet (no set, so no summary). */
-		rc = install_first(env, mc, pl, args, &err);
-		if (!rc)
-			return;
+	pl = call_target(env, mc, args, &session, &err);
+	if (!pl)
+		goto done;
+	if (pk && !e) {
+		/* Answered by tool_packages, or run by installed_cb. */
+		started = install_first(env, mc, pl, args, &err) == 0;
+		goto done;
 	}
 	req = (struct exec_request){.pl = pl};
-	if (!rc && e)
-		rc = use_packages(pl, e, on, pkg_env, &req, &err);
-	if (!rc)
-		rc = options(pl, args, &req, &err);
-	if (!rc &&
-	    !(ec = execute_call_new(env, mc, session ? sess->valuestring : NULL,
-				    &err)))
-		rc = err.code;
-	if (!rc) {
-		ec->packages = summary; /* ec owns it from here */
-		summary = NULL;
-		request_from_args(ec, args, &req);
-		if (files)
-			rc = staged_files(env, files, staged, bufs, &nstaged,
-					  &err);
-	}
-	if (!rc) {
-		req.files = staged;
-		req.nfiles = nstaged;
-		req.collect = collect_policy(env, session != NULL);
-		rc = start(ec, session, &req, &err);
-	}
+	if ((e && use_packages(pl, e, on, pkg_env, &req, &err)) ||
+	    options(pl, args, &req, &err))
+		goto done;
+	ec = execute_call_new(env, mc, session ? sess->valuestring : NULL,
+			      &err);
+	if (!ec)
+		goto done;
+	ec->packages = summary; /* ec owns it from here */
+	summary = NULL;
+	request_from_args(ec, args, &req);
+	if (files && staged_files(env, files, staged, bufs, &nstaged, &err))
+		goto done;
+	req.files = staged;
+	req.nfiles = nstaged;
+	req.collect = collect_policy(env, session != NULL);
+	started = start(ec, session, &req, &err) == 0;
+done:
 	/* The one way out: what this call still holds goes (the request
 	 * was copied), and a call that did not start is answered with
 	 * err. */
 	free_staged(bufs, nstaged);
 	install_env_free(pkg_env);
 	cJSON_Delete(summary);
-	if (rc) {
+	if (!started) {
 		mcp_call_finish_error(mc, &err);
 		if (ec)
 			ec_free(ec);
