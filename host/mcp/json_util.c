@@ -499,7 +499,8 @@ static int strict_json_string(const char *p, size_t len)
 			    strspn(p + i + 1, "0123456789abcdefABCDEF") < 4)
 				return 0;
 			i += 4;
-		} else if (!strchr("\"\\/bfnrt", p[i])) {
+		} else if (!p[i] || !strchr("\"\\/bfnrt", p[i])) {
+			/* strchr finds a NUL byte: the string's own end */
 			return 0;
 		}
 	}

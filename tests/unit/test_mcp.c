@@ -483,6 +483,16 @@ static void id_scan(void)
 				   cases[i].id, cases[i].msg);
 			CHECK(notification == cases[i].notification);
 		}
+	/* A backslash before a NUL byte is no escape: such an id would be
+	 * cut at the NUL where it is echoed (found by fuzz_mcp_line). */
+	{
+		static const char nul_escape[] = "{\"id\":\"\\\0\"}";
+		static struct json_id_scan scan;
+
+		json_id_scan_init(&scan);
+		json_id_scan_feed(&scan, nul_escape, sizeof(nul_escape) - 1);
+		CHECK(json_id_scan_id(&scan) == NULL);
+	}
 	/* An id longer than the scan keeps is none. */
 	snprintf(long_id, sizeof(long_id), "{\"id\":\"%0*d\"}", JSON_ID_MAX, 0);
 	CHECK_SAME(scan_id(long_id, 7, &notification), "", "a long id");
