@@ -2,7 +2,9 @@
  * tools.h - the MCP tools: one `struct tool` per file (tool_*.c), listed in
  * tools.c. A handler validates nothing itself (the server checks arguments
  * against the input schema first), talks to the core only, and ends every
- * call with exactly one mcp_call_finish().
+ * call exactly once: mcp_call_finish() with a result, or
+ * mcp_call_finish_error() with the error, which the audit log records as
+ * it is (never read back from the result's text).
  */
 #ifndef SBX_TOOLS_H
 #define SBX_TOOLS_H
