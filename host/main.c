@@ -1081,6 +1081,7 @@ static int serve(struct app *a)
 	uv_unref((uv_handle_t *)&a->deadline);
 	if (a->cfg.http_listen) {
 		char why[512], base[200];
+		struct error err;
 		const char *url;
 
 		/* Signed links to kept artifacts (core/tenants/links.h):
@@ -1090,9 +1091,9 @@ static int serve(struct app *a)
 			       &a->links, why, sizeof(why)) != 0)
 			log_warn("no artifact links: %s", why);
 		a->env.links = a->links;
-		rc = http_server_start(&a->env, &a->http, why, sizeof(why));
+		rc = http_server_start(&a->env, &a->http, &err);
 		if (rc) {
-			log_error("cannot serve MCP over HTTP: %s", why);
+			log_error("cannot serve MCP over HTTP: %s", err.msg);
 			return 1;
 		}
 		url = http_server_url(a->http);

@@ -28,9 +28,11 @@
 #include "util/media.h"
 #include "util/defer.h"
 #include "util/log.h"
-#include "mcp_call.h"
-#include "mcp_server.h"
+#include "jsonrpc.h"
 #include "mcp/tools/resources.h"
+#include "mcp_server.h"
+#include "mcp_version.h"
+#include "tool_table.h"
 
 #define LOG_MODULE "http"
 
@@ -47,14 +49,6 @@
  * (h2o has no write timeout of its own). */
 #define WRITE_STALL_MS 60000
 #define DRAIN_POLL_MS 20
-/* The JSON-RPC error of a request refused before it reached the server,
- * and the stateless revision's header mismatch. */
-#define E_INVALID_REQUEST (-32600)
-#define E_PARAMS (-32602)
-#define E_HEADER_MISMATCH (-32020)
-#define E_UNSUPPORTED_VERSION (-32022)
-/* Busy: as mcp_server answers a session's call beyond max_inflight. */
-#define E_SERVER_BUSY (-32000)
 
 struct http_server;
 
@@ -123,8 +117,7 @@ struct http_server {
 	uv_tcp_t *listener; /* closed with free() */
 	uv_timer_t tick;
 	int conf_init, ctx_init, listening, ticking;
-	/* Holds the tool list every connection shares; never fed. */
-	struct mcp_server *tools;
+	struct tool_table *tools; /* every connection's */
 	struct hsession *sessions;
 	unsigned nsessions; /* live (not ended) */
 	unsigned anon_open; /* ... of no tenant (no tokens_file) */
@@ -318,16 +311,9 @@ static void respond(struct exchange *ex, int status, const char *type,
 static void refuse_full(struct exchange *ex, int status, const cJSON *id,
 			int code, const char *message, cJSON *data)
 {
-	cJSON *msg = cJSON_CreateObject(), *err;
+	cJSON *msg = jsonrpc_error(id, code, message, data);
 	char *text;
 
-	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", mcp_id_copy(id));
-	err = cJSON_AddObjectToObject(msg, "error");
-	cJSON_AddNumberToObject(err, "code", code);
-	cJSON_AddStringToObject(err, "message", message);
-	if (data)
-		cJSON_AddItemToObject(err, "data", data);
 	text = cJSON_PrintUnformatted(msg);
 	cJSON_Delete(msg);
 	ex->answered = 1;
@@ -458,15 +444,33 @@ static void sse_message(struct exchange *ex, const char *json, size_t len)
 /* ------------------------------------------------------------------ */
 /* what the MCP server sends (struct mcp_out)                           */
 
-static void out_send(void *arg, void *exv, const char *json, size_t len,
-		     int final)
+/* The status of a response that is not a stream: an error without an
+ * id means the message itself was refused (409 when its id is one still
+ * in flight in the session, as the Python SDK answers); in the stateless
+ * revision a method the server does not have is a 404. */
+static int answer_status(const struct exchange *ex, enum jsonrpc_kind kind)
+{
+	switch (kind) {
+	case JSONRPC_REFUSED:
+		return 400;
+	case JSONRPC_DUPLICATE_ID:
+		return 409;
+	case JSONRPC_NO_METHOD:
+		return ex->modern ? 404 : 200;
+	default:
+		return 200;
+	}
+}
+
+static void out_send(void *arg, void *exv, enum jsonrpc_kind kind,
+		     const char *json, size_t len)
 {
 	struct exchange *ex = exv;
 
 	(void)arg;
 	if (!ex || ex->answered || !ex->req)
 		return; /* the client left, or a log line (stdio only) */
-	if (!final) {
+	if (kind == JSONRPC_NOTIFICATION) {
 		/* A notification about the request: only a stream can
 		 * carry it before the answer. */
 		if (!ex->sse && ex->accepts_sse)
@@ -481,18 +485,7 @@ static void out_send(void *arg, void *exv, const char *json, size_t len,
 		sse_message(ex, json, len);
 		return;
 	}
-	/* An error without an id: the message itself was refused (409 when
-	 * its id is one still in flight in the session, as the Python SDK
-	 * answers); in the stateless revision a method the server does not
-	 * have is a 404. */
-	respond(ex,
-		strncmp(json, "{\"jsonrpc\":\"2.0\",\"id\":null,", 27) == 0
-			? (strstr(json, "\"data\":{\"duplicateId\":") ? 409
-								      : 400)
-		: ex->modern && strstr(json, ",\"error\":{\"code\":-32601,")
-			? 404
-			: 200,
-		"application/json", json, len);
+	respond(ex, answer_status(ex, kind), "application/json", json, len);
 }
 
 static void out_ended(void *arg, void *exv)
@@ -658,24 +651,24 @@ static struct hsession *session_victim(struct http_server *h,
  * and max_sessions. At either, the oldest never-used session is ended to
  * make room (the tenant's own at its quota; at max_sessions that of the
  * tenant holding the most), so a flood of initializes locks no one out.
- * 0, or the status of the refusal with why.
+ * 0, or ERR_QUOTA_EXCEEDED (the tenant's quota) or ERR_SERVER_BUSY
+ * (max_sessions) with err.
  */
 static int session_admit(struct http_server *h, struct tenant *tenant,
-			 char *why, size_t whysz)
+			 struct error *err)
 {
 	uint32_t cap = tenant ? tenant->quota.http_sessions : 0;
 	struct hsession *v;
 
 	if (cap && tenant->http_open >= cap) {
 		v = session_victim(h, tenant, 1);
-		if (!v) {
-			snprintf(why, whysz,
-				 "tenant %s has %u sessions (its quota: "
-				 "http_sessions=%u): end one with DELETE or "
-				 "use 2026-07-28 requests",
-				 tenant->name, tenant->http_open, cap);
-			return 429;
-		}
+		if (!v)
+			return error_set(err, ERR_QUOTA_EXCEEDED,
+					 "tenant %s has %u sessions (its "
+					 "quota: http_sessions=%u): end one "
+					 "with DELETE or use 2026-07-28 "
+					 "requests",
+					 tenant->name, tenant->http_open, cap);
 		log_info("HTTP session %.8s... (never used) ended: tenant "
 			 "%s is at its quota of sessions",
 			 v->id, tenant->name);
@@ -692,13 +685,11 @@ static int session_admit(struct http_server *h, struct tenant *tenant,
 				 v->id);
 			session_retire(v);
 		}
-		if (h->nsessions >= h->env->cfg->http_max_sessions) {
-			snprintf(why, whysz,
-				 "too many sessions ([http] max_sessions): "
-				 "end one with DELETE or use 2026-07-28 "
-				 "requests");
-			return 503;
-		}
+		if (h->nsessions >= h->env->cfg->http_max_sessions)
+			return error_set(err, ERR_SERVER_BUSY,
+					 "too many sessions ([http] "
+					 "max_sessions): end one with DELETE "
+					 "or use 2026-07-28 requests");
 	}
 	return 0;
 }
@@ -808,29 +799,28 @@ static int modern_refused(struct exchange *ex, h2o_req_t *req, const cJSON *msg)
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "params");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(p, "_meta");
-	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(
-		meta, "io.modelcontextprotocol/protocolVersion");
-	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(
-		meta, "io.modelcontextprotocol/clientCapabilities");
+	const cJSON *pv =
+		cJSON_GetObjectItemCaseSensitive(meta, MCP_META_VERSION);
+	const cJSON *caps =
+		cJSON_GetObjectItemCaseSensitive(meta, MCP_META_CAPS);
 	const cJSON *name = name_of(msg);
 	h2o_iovec_t hv = trimmed(header(req, "mcp-protocol-version"));
 	h2o_iovec_t hm = trimmed(header(req, "mcp-method"));
 	h2o_iovec_t hn = trimmed(header(req, "mcp-name"));
 	const char *why = NULL;
-	int code = E_HEADER_MISMATCH;
+	int code = JSONRPC_HEADER_MISMATCH;
 
 	if (!cJSON_IsString(m))
 		return 0; /* not a request: the server says what it is */
 	if (!hv.base)
 		why = "the MCP-Protocol-Version header is required";
 	else if (!cJSON_IsString(pv) || !cJSON_IsObject(caps)) {
-		code = E_PARAMS;
+		code = JSONRPC_INVALID_PARAMS;
 		why = !cJSON_IsObject(meta) ? "params._meta is required"
-		      : !cJSON_IsString(pv)
-			      ? "params._meta.io.modelcontextprotocol/"
-				"protocolVersion must be a string"
-			      : "params._meta.io.modelcontextprotocol/"
-				"clientCapabilities must be an object";
+		      : !cJSON_IsString(pv) ? "params._meta." MCP_META_VERSION
+					      " must be a string"
+					    : "params._meta." MCP_META_CAPS
+					      " must be an object";
 	} else if (!iov_is(hv, pv->valuestring))
 		why = "the MCP-Protocol-Version header differs from "
 		      "params._meta's protocol version";
@@ -842,7 +832,7 @@ static int modern_refused(struct exchange *ex, h2o_req_t *req, const cJSON *msg)
 			cJSON_CreateStringArray(
 				(const char *const[]){MCP_MODERN_VERSION}, 1));
 		cJSON_AddStringToObject(data, "requested", pv->valuestring);
-		refuse_full(ex, 400, id, E_UNSUPPORTED_VERSION,
+		refuse_full(ex, 400, id, JSONRPC_UNSUPPORTED_VERSION,
 			    "Unsupported protocol version", data);
 		return 1;
 	} else if (!hm.base)
@@ -869,109 +859,139 @@ static int legacy_version(h2o_iovec_t v)
 {
 	const char *const *p;
 
-	for (p = mcp_protocol_versions; *p; p++)
+	for (p = mcp_version_all; *p; p++)
 		if (strcmp(*p, MCP_MODERN_VERSION) != 0 && iov_is(v, *p))
 			return 1;
 	return iov_is(v, "2025-03-26");
 }
 
-static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
+/* The body, NUL-terminated (freed by the caller), and what it is: msg is
+ * it parsed once to route it (freed by the caller; NULL when it does not
+ * parse: the server reads the text itself, its strict checks are on the
+ * text). NULL when refused (answered). */
+static char *read_body(struct exchange *ex, h2o_req_t *req, size_t *len,
+		       cJSON **msg, enum mcp_msg_kind *kind)
 {
-	struct exchange *ex;
-	struct hsession *sess = NULL;
-	h2o_iovec_t sid = header(req, "mcp-session-id");
 	h2o_iovec_t ct = header(req, "content-type"), pvh;
-	cJSON *msg = NULL;
-	enum mcp_msg_kind kind;
 	char *body;
-	size_t len = req->entity.base ? req->entity.len : 0;
 
-	ex = exchange_new(h, req);
-	if (!ex)
-		return -1;
-	ex->tenant = tenant;
+	*len = req->entity.base ? req->entity.len : 0;
 	if (!ct.base || !has_token(ct, "application/json")) {
-		refuse(ex, 415, E_INVALID_REQUEST,
+		refuse(ex, 415, JSONRPC_INVALID_REQUEST,
 		       "Content-Type must be application/json");
-		return 0;
+		return NULL;
 	}
-	body = malloc(len + 1);
+	body = malloc(*len + 1);
 	if (!body) {
-		refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
-		return 0;
+		refuse(ex, 503, JSONRPC_INVALID_REQUEST, "out of memory");
+		return NULL;
 	}
-	memcpy(body, req->entity.base ? req->entity.base : "", len);
-	body[len] = '\0';
-	/* Parsed once here, to route; the server reads the text itself
-	 * (its strict checks are on the text). */
-	msg = cJSON_ParseWithLength(body, len);
-	mcp_id_as_sent(msg, body, len);
-	kind = mcp_message_kind(msg);
+	memcpy(body, req->entity.base ? req->entity.base : "", *len);
+	body[*len] = '\0';
+	*msg = cJSON_ParseWithLength(body, *len);
+	jsonrpc_id_as_sent(*msg, body, *len);
+	*kind = mcp_message_kind(*msg);
 	/* A version header of no 2025-era revision makes the request a
 	 * stateless one's, checked as such (even without its _meta). */
 	pvh = trimmed(header(req, "mcp-protocol-version"));
-	if (pvh.base && !legacy_version(pvh) && kind != MCP_MSG_INVALID &&
-	    kind != MCP_MSG_NOTIFICATION && kind != MCP_MSG_RESPONSE)
-		kind = MCP_MSG_MODERN;
+	if (pvh.base && !legacy_version(pvh) && *kind != MCP_MSG_INVALID &&
+	    *kind != MCP_MSG_NOTIFICATION && *kind != MCP_MSG_RESPONSE)
+		*kind = MCP_MSG_MODERN;
+	return body;
+}
 
-	if (kind == MCP_MSG_MODERN) {
-		if (modern_refused(ex, req, msg))
-			goto done;
-		ex->modern = 1;
-		/* Each stateless request has a server of its own: bounded
-		 * here, server-wide, as a session's calls are by
-		 * [server] max_inflight. */
-		if (h->stateless >= h->env->cfg->http_max_stateless) {
-			add_header(req, "retry-after", "Retry-After", "1");
-			refuse_full(ex, 503,
-				    cJSON_GetObjectItemCaseSensitive(msg, "id"),
-				    E_SERVER_BUSY,
-				    "too many stateless requests in flight "
-				    "([http] max_stateless_inflight): try "
-				    "again shortly",
-				    busy_data());
-			goto done;
-		}
-		ex->stateless = 1;
-		h->stateless++;
-	} else if (kind == MCP_MSG_REQUEST || kind == MCP_MSG_NOTIFICATION ||
-		   kind == MCP_MSG_RESPONSE ||
-		   (kind == MCP_MSG_INITIALIZE && sid.base)) {
-		if (sid.base) {
-			sess = session_get(h, sid, ex->tenant);
-			if (!sess) {
-				refuse(ex, 404, E_INVALID_REQUEST,
-				       "no such session (Mcp-Session-Id): it "
-				       "ended or never was; initialize again");
-				goto done;
-			}
-		} else if (kind == MCP_MSG_REQUEST) {
-			refuse(ex, 400, E_INVALID_REQUEST,
-			       "an Mcp-Session-Id header is required: send "
-			       "initialize first, or a 2026-07-28 request "
-			       "(its protocol version in params._meta)");
-			goto done;
-		}
-	} else if (kind == MCP_MSG_INITIALIZE) {
-		char why[200];
-		int status = session_admit(h, ex->tenant, why, sizeof(why));
-
-		if (status) {
-			if (status == 429)
-				add_header(req, "retry-after", "Retry-After",
-					   "1");
-			refuse_full(ex, status,
-				    cJSON_GetObjectItemCaseSensitive(msg, "id"),
-				    E_INVALID_REQUEST, why, NULL);
-			goto done;
-		}
-		sess = session_new(h, ex->tenant);
-		if (!sess) {
-			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
-			goto done;
-		}
-		ex->announce = 1;
+/* A stateless request: checked as its transport wants, and bounded
+ * server-wide, as a session's calls are by [server] max_inflight (each
+ * has a connection of its own). 0, or -1 when refused (answered). */
+static int admit_modern(struct http_server *h, struct exchange *ex,
+			h2o_req_t *req, const cJSON *msg)
+{
+	if (modern_refused(ex, req, msg))
+		return -1;
+	ex->modern = 1;
+	if (h->stateless >= h->env->cfg->http_max_stateless) {
+		add_header(req, "retry-after", "Retry-After", "1");
+		refuse_full(ex, 503,
+			    cJSON_GetObjectItemCaseSensitive(msg, "id"),
+			    JSONRPC_SERVER_BUSY,
+			    "too many stateless requests in flight ([http] "
+			    "max_stateless_inflight): try again shortly",
+			    busy_data());
+		return -1;
 	}
+	ex->stateless = 1;
+	h->stateless++;
+	return 0;
+}
+
+/* An initialize without a session: a new one, if there is room. NULL
+ * when refused (answered). */
+static struct hsession *open_session(struct http_server *h, struct exchange *ex,
+				     h2o_req_t *req, const cJSON *msg)
+{
+	struct hsession *sess;
+	struct error err;
+
+	if (session_admit(h, ex->tenant, &err)) {
+		/* A tenant's own quota: it may come back (429); the
+		 * server's limit: 503. */
+		if (err.code == ERR_QUOTA_EXCEEDED)
+			add_header(req, "retry-after", "Retry-After", "1");
+		refuse_full(ex, err.code == ERR_QUOTA_EXCEEDED ? 429 : 503,
+			    cJSON_GetObjectItemCaseSensitive(msg, "id"),
+			    JSONRPC_INVALID_REQUEST, err.msg, NULL);
+		return NULL;
+	}
+	sess = session_new(h, ex->tenant);
+	if (!sess) {
+		refuse(ex, 503, JSONRPC_INVALID_REQUEST, "out of memory");
+		return NULL;
+	}
+	ex->announce = 1;
+	return sess;
+}
+
+/* The 2025-era session a message of kind goes to (*sess; NULL for a
+ * stateless request): the one its Mcp-Session-Id names, or a new one for
+ * an initialize without. 0, or -1 when refused (answered). */
+static int route(struct http_server *h, struct exchange *ex, h2o_req_t *req,
+		 const cJSON *msg, enum mcp_msg_kind kind,
+		 struct hsession **sess)
+{
+	h2o_iovec_t sid = header(req, "mcp-session-id");
+
+	*sess = NULL;
+	if (kind == MCP_MSG_MODERN)
+		return admit_modern(h, ex, req, msg);
+	if (kind == MCP_MSG_INITIALIZE && !sid.base)
+		return (*sess = open_session(h, ex, req, msg)) ? 0 : -1;
+	if (kind != MCP_MSG_REQUEST && kind != MCP_MSG_NOTIFICATION &&
+	    kind != MCP_MSG_RESPONSE && kind != MCP_MSG_INITIALIZE)
+		return 0; /* not JSON-RPC: the server says what is wrong */
+	if (sid.base) {
+		*sess = session_get(h, sid, ex->tenant);
+		if (!*sess) {
+			refuse(ex, 404, JSONRPC_INVALID_REQUEST,
+			       "no such session (Mcp-Session-Id): it ended or "
+			       "never was; initialize again");
+			return -1;
+		}
+	} else if (kind == MCP_MSG_REQUEST) {
+		refuse(ex, 400, JSONRPC_INVALID_REQUEST,
+		       "an Mcp-Session-Id header is required: send initialize "
+		       "first, or a 2026-07-28 request (its protocol version "
+		       "in params._meta)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The connection that answers ex: its session's, or one of its own. 0,
+ * or -1 when refused (answered). */
+static int bind_peer(struct http_server *h, struct exchange *ex,
+		     struct hsession *sess, enum mcp_msg_kind kind)
+{
+	struct mcp_out out = mcp_out_template;
 
 	if (sess) {
 		sess->last_ms = uv_now(h->loop);
@@ -979,31 +999,36 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 		sess->used |= kind == MCP_MSG_REQUEST;
 		ex->sess = sess;
 		ex->peer = sess->peer;
-	} else {
-		struct mcp_out out = mcp_out_template;
-
-		if (mcp_server_new(h->env, h->tools, &out, &ex->peer) != 0) {
-			refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
-			goto done;
-		}
-		mcp_server_set_tenant(ex->peer, ex->tenant);
+		return 0;
 	}
-	/* A call streams when the client can take a stream. */
+	if (mcp_server_new(h->env, h->tools, &out, &ex->peer) != 0) {
+		refuse(ex, 503, JSONRPC_INVALID_REQUEST, "out of memory");
+		return -1;
+	}
+	mcp_server_set_tenant(ex->peer, ex->tenant);
+	return 0;
+}
+
+/* A call streams when the client can take a stream. */
+static void maybe_stream(struct exchange *ex, const cJSON *msg,
+			 enum mcp_msg_kind kind)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
+
 	if (ex->accepts_sse &&
-	    (kind == MCP_MSG_REQUEST || kind == MCP_MSG_MODERN)) {
-		const cJSON *m =
-			cJSON_GetObjectItemCaseSensitive(msg, "method");
+	    (kind == MCP_MSG_REQUEST || kind == MCP_MSG_MODERN) &&
+	    cJSON_IsString(m) &&
+	    (strcmp(m->valuestring, "tools/call") == 0 ||
+	     strcmp(m->valuestring, "resources/read") == 0))
+		sse_start(ex);
+}
 
-		if (cJSON_IsString(m) &&
-		    (strcmp(m->valuestring, "tools/call") == 0 ||
-		     strcmp(m->valuestring, "resources/read") == 0))
-			sse_start(ex);
-	}
-	cJSON_Delete(msg);
-	msg = NULL;
+/* The message goes to its connection; what gets no answer gets a 202. */
+static void deliver(struct exchange *ex, struct hsession *sess,
+		    enum mcp_msg_kind kind, const char *body, size_t len)
+{
 	ex->call_open = 1;
 	mcp_server_handle(ex->peer, ex, body, len);
-	free(body);
 	if (!ex->answered &&
 	    (kind == MCP_MSG_NOTIFICATION || kind == MCP_MSG_RESPONSE)) {
 		ex->answered = 1;
@@ -1017,8 +1042,28 @@ static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
 	    !mcp_server_session_version(sess->peer))
 		session_retire(sess); /* initialize was refused */
 	exchange_maybe_free(ex);
-	return 0;
-done: /* refused before the server saw it */
+}
+
+static int on_post(struct http_server *h, h2o_req_t *req, struct tenant *tenant)
+{
+	struct exchange *ex = exchange_new(h, req);
+	struct hsession *sess;
+	enum mcp_msg_kind kind;
+	cJSON *msg = NULL;
+	char *body;
+	size_t len;
+
+	if (!ex)
+		return -1;
+	ex->tenant = tenant;
+	body = read_body(ex, req, &len, &msg, &kind);
+	if (body && route(h, ex, req, msg, kind, &sess) == 0 &&
+	    bind_peer(h, ex, sess, kind) == 0) {
+		maybe_stream(ex, msg, kind);
+		cJSON_Delete(msg);
+		msg = NULL;
+		deliver(ex, sess, kind, body, len);
+	}
 	cJSON_Delete(msg);
 	free(body);
 	return 0;
@@ -1034,7 +1079,7 @@ static int on_delete(struct http_server *h, h2o_req_t *req,
 	if (!ex)
 		return -1;
 	if (!s) {
-		refuse(ex, 404, E_INVALID_REQUEST, "no such session");
+		refuse(ex, 404, JSONRPC_INVALID_REQUEST, "no such session");
 	} else {
 		log_info("HTTP session %.8s... ended by its client", s->id);
 		session_end(s);
@@ -1120,7 +1165,7 @@ static int on_mcp(h2o_handler_t *self, h2o_req_t *req)
 	ex = exchange_new(h, req);
 	if (!ex)
 		return -1;
-	refuse(ex, status, E_INVALID_REQUEST, refusal);
+	refuse(ex, status, JSONRPC_INVALID_REQUEST, refusal);
 	exchange_maybe_free(ex);
 	return 0;
 }
@@ -1353,7 +1398,7 @@ static int on_artifact(h2o_handler_t *self, h2o_req_t *req)
 	if (!ex)
 		return -1;
 	if (h->stopping || !host_allowed(h, req)) {
-		refuse(ex, h->stopping ? 503 : 403, E_INVALID_REQUEST,
+		refuse(ex, h->stopping ? 503 : 403, JSONRPC_INVALID_REQUEST,
 		       h->stopping ? "the server is shutting down"
 				   : "Host not allowed ([http] allowed_hosts)");
 		exchange_maybe_free(ex);
@@ -1424,7 +1469,7 @@ static int on_artifact(h2o_handler_t *self, h2o_req_t *req)
 		ex->call_open = 0;
 		free(g->path);
 		free(g);
-		refuse(ex, 503, E_INVALID_REQUEST, "out of memory");
+		refuse(ex, 503, JSONRPC_INVALID_REQUEST, "out of memory");
 	}
 	exchange_maybe_free(ex);
 	return 0;
@@ -1542,29 +1587,27 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss,
 	return 0;
 }
 
-static int load_tls(struct http_server *h, char *why, size_t whysz)
+static int load_tls(struct http_server *h, struct error *err)
 {
 	const struct config *cfg = h->env->cfg;
 
 	if (!cfg->http_tls_cert && !cfg->http_tls_key)
 		return 0;
-	if (!cfg->http_tls_cert || !cfg->http_tls_key) {
-		snprintf(why, whysz, "[http] tls_cert and tls_key go together");
-		return -EINVAL;
-	}
+	if (!cfg->http_tls_cert || !cfg->http_tls_key)
+		return error_set(err, -EINVAL,
+				 "[http] tls_cert and tls_key go together");
 	h->ssl = SSL_CTX_new(TLS_server_method());
 	if (!h->ssl || !SSL_CTX_set_min_proto_version(h->ssl, TLS1_2_VERSION) ||
 	    SSL_CTX_use_certificate_chain_file(h->ssl, cfg->http_tls_cert) !=
 		    1 ||
 	    SSL_CTX_use_PrivateKey_file(h->ssl, cfg->http_tls_key,
 					SSL_FILETYPE_PEM) != 1 ||
-	    SSL_CTX_check_private_key(h->ssl) != 1) {
-		snprintf(why, whysz,
-			 "[http] tls_cert %s and tls_key %s do not load as a "
-			 "certificate chain and its key (PEM)",
-			 cfg->http_tls_cert, cfg->http_tls_key);
-		return -EINVAL;
-	}
+	    SSL_CTX_check_private_key(h->ssl) != 1)
+		return error_set(err, -EINVAL,
+				 "[http] tls_cert %s and tls_key %s do not "
+				 "load as a certificate chain and its key "
+				 "(PEM)",
+				 cfg->http_tls_cert, cfg->http_tls_key);
 	h2o_ssl_register_alpn_protocols(h->ssl, h2o_alpn_protocols);
 	return 0;
 }
@@ -1589,104 +1632,110 @@ static int allowed_hosts(struct http_server *h, const char *self)
 	return h->hosts && h->origins ? 0 : -ENOMEM;
 }
 
-int http_server_start(const struct tool_env *env, struct http_server **out,
-		      char *why, size_t whysz)
+/* [http] tokens_file: the tenants, with the quotas each gets unless its
+ * line says otherwise. */
+static int load_tenants(struct http_server *h, struct error *err)
 {
-	const struct config *cfg = env->cfg;
-	struct http_server *h;
-	struct sockaddr_storage ss;
-	struct mcp_out none = {0};
-	h2o_hostconf_t *host;
-	h2o_pathconf_t *path;
-	struct mcp_handler *hd;
-	char self[80];
-	int loopback = 0, rc, namelen = sizeof(ss);
+	const struct config *cfg = h->env->cfg;
+	struct tenant_quota q = {
+		.concurrent = cfg->quota_concurrent,
+		.sessions = cfg->quota_sessions,
+		.per_minute = cfg->quota_per_minute,
+		.artifact_bytes = (uint64_t)cfg->quota_artifact_mb << 20,
+		.http_sessions = cfg->quota_http_sessions,
+	};
+	char why[ERROR_MSG_MAX];
+	int rc;
 
-	*out = NULL;
-	memset(&ss, 0, sizeof(ss));
-	if (parse_listen(cfg->http_listen, &ss, &loopback, self,
-			 sizeof(self)) != 0) {
-		snprintf(why, whysz,
-			 "listen address '%s' is not ADDR:PORT (an IP "
-			 "address, [v6] in brackets)",
-			 cfg->http_listen ? cfg->http_listen : "");
-		return -EINVAL;
-	}
-	if (!loopback && !cfg->http_tokens_file && !cfg->http_allow_no_auth) {
-		snprintf(why, whysz,
-			 "%s is reachable from other machines and no "
-			 "[http] tokens_file is set: anyone who reaches it "
-			 "could run code. Set tokens_file, or "
-			 "allow_unauthenticated = yes behind a proxy that "
-			 "authenticates",
-			 cfg->http_listen);
-		return -EPERM;
-	}
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	h->env = env;
-	h->loop = env->loop;
-	rc = mcp_server_new(env, NULL, &none, &h->tools);
-	if (!rc)
-		rc = allowed_hosts(h, self);
-	if (!rc && cfg->http_tokens_file) {
-		struct tenant_quota q = {
-			.concurrent = cfg->quota_concurrent,
-			.sessions = cfg->quota_sessions,
-			.per_minute = cfg->quota_per_minute,
-			.artifact_bytes = (uint64_t)cfg->quota_artifact_mb
-					  << 20,
-			.http_sessions = cfg->quota_http_sessions,
-		};
+	rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, why,
+			  sizeof(why));
+	if (rc)
+		return error_set_msg(err, rc, why);
+	log_info("%zu tenant(s) from %s", tenants_count(h->tenants),
+		 cfg->http_tokens_file);
+	return 0;
+}
 
-		rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, why,
-				  whysz);
-		if (rc) {
-			http_server_free(h);
-			return rc;
-		}
-		log_info("%zu tenant(s) from %s", tenants_count(h->tenants),
-			 cfg->http_tokens_file);
-	}
-	if (!rc)
-		rc = load_tls(h, why, whysz);
-	if (rc) {
-		if (rc == -ENOMEM)
-			snprintf(why, whysz, "out of memory");
-		http_server_free(h);
+/* Where to listen ([http] listen, into ss; self: its address as a URL
+ * has it): refused when it does not parse, or when it reaches beyond
+ * loopback with neither tokens nor allow_unauthenticated. */
+static int listen_address(const struct config *cfg, struct sockaddr_storage *ss,
+			  char *self, size_t selfsz, struct error *err)
+{
+	int loopback = 0;
+
+	memset(ss, 0, sizeof(*ss));
+	if (parse_listen(cfg->http_listen, ss, &loopback, self, selfsz) != 0)
+		return error_set(err, -EINVAL,
+				 "listen address '%s' is not ADDR:PORT (an "
+				 "IP address, [v6] in brackets)",
+				 cfg->http_listen ? cfg->http_listen : "");
+	if (!loopback && !cfg->http_tokens_file && !cfg->http_allow_no_auth)
+		return error_set(err, -EPERM,
+				 "%s is reachable from other machines and no "
+				 "[http] tokens_file is set: anyone who "
+				 "reaches it could run code. Set tokens_file, "
+				 "or allow_unauthenticated = yes behind a "
+				 "proxy that authenticates",
+				 cfg->http_listen);
+	return 0;
+}
+
+/* What the server needs before it listens: the tools, the host names it
+ * answers to, the tenants, TLS. */
+static int prepare(struct http_server *h, const char *self, struct error *err)
+{
+	int rc;
+
+	if (tool_table_new(h->env, &h->tools) || allowed_hosts(h, self))
+		return error_set(err, -ENOMEM, "out of memory");
+	if (h->env->cfg->http_tokens_file && (rc = load_tenants(h, err)))
 		return rc;
-	}
+	return load_tls(h, err);
+}
+
+/* The listening socket on ss (the port the kernel chose when it was 0),
+ * and the URL clients use. */
+static int listen_on(struct http_server *h, struct sockaddr_storage *ss,
+		     const char *self, struct error *err)
+{
+	int rc, namelen = sizeof(*ss);
 
 	h->listener = malloc(sizeof(*h->listener));
-	if (!h->listener) {
-		snprintf(why, whysz, "out of memory");
-		http_server_free(h);
-		return -ENOMEM;
-	}
+	if (!h->listener)
+		return error_set(err, -ENOMEM, "out of memory");
 	uv_tcp_init(h->loop, h->listener);
 	h->listener->data = h;
-	rc = uv_tcp_bind(h->listener, (struct sockaddr *)&ss, 0);
+	rc = uv_tcp_bind(h->listener, (struct sockaddr *)ss, 0);
 	if (!rc)
 		rc = uv_listen((uv_stream_t *)h->listener, 128, on_accept);
 	if (!rc)
-		rc = uv_tcp_getsockname(h->listener, (struct sockaddr *)&ss,
+		rc = uv_tcp_getsockname(h->listener, (struct sockaddr *)ss,
 					&namelen);
 	if (rc) {
-		snprintf(why, whysz, "cannot listen on %s: %s",
-			 cfg->http_listen, uv_strerror(rc));
 		uv_close((uv_handle_t *)h->listener, (uv_close_cb)free);
 		h->listener = NULL;
-		http_server_free(h);
-		return rc;
+		return error_set(err, rc, "cannot listen on %s: %s",
+				 h->env->cfg->http_listen, uv_strerror(rc));
 	}
 	h->listening = 1;
 	snprintf(h->url, sizeof(h->url), "%s://%s:%d%s",
 		 h->ssl ? "https" : "http", self,
-		 ntohs(ss.ss_family == AF_INET
-			       ? ((struct sockaddr_in *)&ss)->sin_port
-			       : ((struct sockaddr_in6 *)&ss)->sin6_port),
+		 ntohs(ss->ss_family == AF_INET
+			       ? ((struct sockaddr_in *)ss)->sin_port
+			       : ((struct sockaddr_in6 *)ss)->sin6_port),
 		 MCP_PATH);
+	return 0;
+}
+
+/* h2o on the loop: its limits, /mcp and /artifacts, the context that
+ * accepts connections. */
+static void configure_h2o(struct http_server *h)
+{
+	const struct config *cfg = h->env->cfg;
+	h2o_hostconf_t *host;
+	h2o_pathconf_t *path;
+	struct mcp_handler *hd;
 
 	h2o_config_init(&h->conf);
 	h->conf_init = 1;
@@ -1710,16 +1759,48 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 	h->accept.ctx = &h->ctx;
 	h->accept.hosts = h->conf.hosts;
 	h->accept.ssl_ctx = h->ssl;
+}
+
+/* The tick: heartbeats on event streams, stalled writers, idle
+ * sessions. */
+static void start_tick(struct http_server *h)
+{
+	uint64_t every = h->env->cfg->http_heartbeat_ms < TICK_MS
+				 ? h->env->cfg->http_heartbeat_ms / 2
+				 : TICK_MS;
+
 	uv_timer_init(h->loop, &h->tick);
 	h->tick.data = h;
 	h->ticking = 1;
-	{
-		uint64_t every = h->env->cfg->http_heartbeat_ms < TICK_MS
-					 ? h->env->cfg->http_heartbeat_ms / 2
-					 : TICK_MS;
+	uv_timer_start(&h->tick, tick_cb, every, every);
+}
 
-		uv_timer_start(&h->tick, tick_cb, every, every);
+int http_server_start(const struct tool_env *env, struct http_server **out,
+		      struct error *err)
+{
+	struct sockaddr_storage ss;
+	struct http_server *h;
+	char self[80];
+	int rc;
+
+	*out = NULL;
+	rc = listen_address(env->cfg, &ss, self, sizeof(self), err);
+	if (rc)
+		return rc;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return error_set(err, -ENOMEM, "out of memory");
+	h->env = env;
+	h->loop = env->loop;
+	rc = prepare(h, self, err);
+	if (!rc)
+		rc = listen_on(h, &ss, self, err);
+	if (rc) {
+		http_server_free(h);
+		return rc;
 	}
+	configure_h2o(h);
+	start_tick(h);
 	*out = h;
 	return 0;
 }
@@ -1844,7 +1925,7 @@ void http_server_close(struct http_server *h, void (*done)(void *arg),
 			ex->want_final = 1;
 			sse_flush(ex);
 		} else {
-			refuse(ex, 503, E_INVALID_REQUEST,
+			refuse(ex, 503, JSONRPC_INVALID_REQUEST,
 			       "the server is shutting down");
 		}
 	}
@@ -1899,7 +1980,7 @@ void http_server_free(struct http_server *h)
 		h2o_config_dispose(&h->conf);
 	if (h->ssl)
 		SSL_CTX_free(h->ssl);
-	mcp_server_free(h->tools);
+	tool_table_free(h->tools);
 	tenants_free(h->tenants);
 	free(h->hosts);
 	free(h->origins);

@@ -21,13 +21,15 @@
 struct http_server;
 
 /*
- * Listen on cfg->http_listen ("ADDR:PORT", [IPv6]:PORT). Refused, with
- * why: an address that does not parse or cannot be bound, TLS files that
- * do not load, and an address beyond loopback with neither tokens nor
- * allow_unauthenticated. env is borrowed for the server's lifetime.
+ * Listen on cfg->http_listen ("ADDR:PORT", [IPv6]:PORT). 0, or the code
+ * with err: an address that does not parse (-EINVAL) or cannot be bound
+ * (libuv's code), TLS files that do not load (-EINVAL), a tokens file
+ * that does not (tenants.h), and an address beyond loopback with neither
+ * tokens nor allow_unauthenticated (-EPERM). env is borrowed for the
+ * server's lifetime.
  */
 int http_server_start(const struct tool_env *env, struct http_server **out,
-		      char *why, size_t whysz);
+		      struct error *err);
 
 /* The URL clients use, "http://127.0.0.1:8808/mcp" (the port the kernel
  * chose when the configured one was 0). */

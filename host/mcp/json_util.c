@@ -206,24 +206,27 @@ static size_t utf8_chars(const char *s)
 	return n;
 }
 
-static int fail(char *err, size_t errlen, const char *path, const char *fmt,
-		...) __attribute__((format(printf, 4, 5)));
+/* The message names where (path) and what; at most SCHEMA_MSG_MAX - 1
+ * bytes. */
+#define SCHEMA_MSG_MAX 300
 
-static int fail(char *err, size_t errlen, const char *path, const char *fmt,
-		...)
+static int fail(struct error *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct error *err, const char *path, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[256], all[SCHEMA_MSG_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(err, errlen, "%s%s%s", path, *path ? ": " : "", msg);
-	return -1;
+	snprintf(all, sizeof(all), "%s%s%s", path, *path ? ": " : "", msg);
+	return error_set_msg(err, ERR_INVALID_ARGUMENTS, all);
 }
 
-static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
-		    size_t errlen)
+static int validate(const cJSON *s, const cJSON *v, const char *path,
+		    struct error *err)
 {
 	const cJSON *k, *p, *req, *props, *addl, *en;
 	char sub[256], tbuf[128];
@@ -236,7 +239,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		else
 			snprintf(tbuf, sizeof(tbuf), "wrong type (%s)",
 				 type_of(v));
-		return fail(err, errlen, path, "%s", tbuf);
+		return fail(err, path, "%s", tbuf);
 	}
 	en = cJSON_GetObjectItemCaseSensitive(s, "enum");
 	if (cJSON_IsArray(en)) {
@@ -244,7 +247,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 
 		cJSON_ArrayForEach(p, en) if (cJSON_Compare(p, v, 1)) found = 1;
 		if (!found)
-			return fail(err, errlen, path, "%s",
+			return fail(err, path, "%s",
 				    "value is not one of the allowed values");
 	}
 	if (cJSON_IsNumber(v)) {
@@ -252,13 +255,13 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		if (cJSON_IsNumber(k) && v->valuedouble < k->valuedouble) {
 			snprintf(tbuf, sizeof(tbuf), "must be >= %g",
 				 k->valuedouble);
-			return fail(err, errlen, path, "%s", tbuf);
+			return fail(err, path, "%s", tbuf);
 		}
 		k = cJSON_GetObjectItemCaseSensitive(s, "maximum");
 		if (cJSON_IsNumber(k) && v->valuedouble > k->valuedouble) {
 			snprintf(tbuf, sizeof(tbuf), "must be <= %g",
 				 k->valuedouble);
-			return fail(err, errlen, path, "%s", tbuf);
+			return fail(err, path, "%s", tbuf);
 		}
 	}
 	if (cJSON_IsString(v)) {
@@ -266,12 +269,10 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 
 		k = cJSON_GetObjectItemCaseSensitive(s, "minLength");
 		if (cJSON_IsNumber(k) && (double)n < k->valuedouble)
-			return fail(err, errlen, path, "%s",
-				    "string is too short");
+			return fail(err, path, "%s", "string is too short");
 		k = cJSON_GetObjectItemCaseSensitive(s, "maxLength");
 		if (cJSON_IsNumber(k) && (double)n > k->valuedouble)
-			return fail(err, errlen, path, "%s",
-				    "string is too long");
+			return fail(err, path, "%s", "string is too long");
 	}
 	if (cJSON_IsArray(v)) {
 		int i = 0;
@@ -281,7 +282,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		    (double)cJSON_GetArraySize(v) > k->valuedouble) {
 			snprintf(tbuf, sizeof(tbuf), "at most %g items",
 				 k->valuedouble);
-			return fail(err, errlen, path, "%s", tbuf);
+			return fail(err, path, "%s", tbuf);
 		}
 		k = cJSON_GetObjectItemCaseSensitive(s, "items");
 		if (!cJSON_IsObject(k))
@@ -289,8 +290,8 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		cJSON_ArrayForEach(p, v)
 		{
 			snprintf(sub, sizeof(sub), "%s[%d]", path, i++);
-			if (validate(k, p, sub, err, errlen))
-				return -1;
+			if (validate(k, p, sub, err))
+				return err->code;
 		}
 		return 0;
 	}
@@ -302,8 +303,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 	{
 		if (cJSON_IsString(p) &&
 		    !cJSON_GetObjectItemCaseSensitive(v, p->valuestring))
-			return fail(err, errlen, path,
-				    "missing required property '%s'",
+			return fail(err, path, "missing required property '%s'",
 				    p->valuestring);
 	}
 	addl = cJSON_GetObjectItemCaseSensitive(s, "additionalProperties");
@@ -316,21 +316,19 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 			 p->string);
 		if (!ps) {
 			if (cJSON_IsFalse(addl))
-				return fail(err, errlen, path,
-					    "unknown property '%s'", p->string);
+				return fail(err, path, "unknown property '%s'",
+					    p->string);
 			continue;
 		}
-		if (validate(ps, p, sub, err, errlen))
-			return -1;
+		if (validate(ps, p, sub, err))
+			return err->code;
 	}
 	return 0;
 }
 
-int schema_validate(const cJSON *schema, const cJSON *value, char *err,
-		    size_t errlen)
+int schema_validate(const cJSON *schema, const cJSON *value, struct error *err)
 {
-	err[0] = '\0';
-	return validate(schema, value, "", err, errlen);
+	return validate(schema, value, "", err);
 }
 
 int json_safe_integer(double v)
@@ -501,7 +499,8 @@ static int strict_json_string(const char *p, size_t len)
 			    strspn(p + i + 1, "0123456789abcdefABCDEF") < 4)
 				return 0;
 			i += 4;
-		} else if (!strchr("\"\\/bfnrt", p[i])) {
+		} else if (!p[i] || !strchr("\"\\/bfnrt", p[i])) {
+			/* strchr finds a NUL byte: the string's own end */
 			return 0;
 		}
 	}
@@ -539,4 +538,135 @@ int json_id_scan_notification(const struct json_id_scan *s)
 {
 	return s->done && !s->broken && s->top == '{' && !s->nids &&
 	       s->has_method;
+}
+
+/* ---- strict JSON ---- */
+
+/* The length of the JSON number at p (RFC 8259: -?(0|[1-9][0-9]*)
+ * (.[0-9]+)?([eE][+-]?[0-9]+)?), or 0 when what starts there is not one.
+ * cJSON reads numbers with strtod, which also takes "01", "1." and "-01". */
+static size_t json_number(const char *p, size_t len)
+{
+	size_t i = 0, d;
+
+	if (i < len && p[i] == '-')
+		i++;
+	if (i < len && p[i] == '0')
+		i++;
+	else if (i < len && p[i] >= '1' && p[i] <= '9')
+		while (i < len && p[i] >= '0' && p[i] <= '9')
+			i++;
+	else
+		return 0;
+	if (i < len && p[i] == '.') {
+		for (d = ++i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < len && (p[i] == '+' || p[i] == '-'))
+			i++;
+		for (d = i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (i == d)
+			return 0;
+	}
+	return i;
+}
+
+/* A backslash at line[i] inside a string: what is wrong with its escape,
+ * or NULL. */
+static const char *bad_escape(const char *line, size_t len, size_t i, int *nul)
+{
+	if (i + 1 >= len || line[i + 1] != 'u')
+		return NULL;
+	/* \u takes four hex digits: cJSON reads "\uqqqq" as a NUL. */
+	if (i + 6 > len || strspn(line + i + 2, "0123456789abcdefABCDEF") < 4)
+		return "a \\u escape without four hex digits";
+	if (strncmp(line + i + 2, "0000", 4) == 0) {
+		*nul = 1;
+		return "strings may not contain NUL characters (\\u0000)";
+	}
+	return NULL;
+}
+
+long json_not_strict(const char *line, size_t len, const char **what, int *nul)
+{
+	int in_string = 0;
+	size_t i, n, run;
+
+	*nul = 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (in_string) {
+			if (c == '\\') {
+				if ((*what = bad_escape(line, len, i, nul)))
+					return (long)i;
+				i++; /* the escaped character */
+			} else if (c == '"') {
+				in_string = 0;
+			} else if (c < 0x20) {
+				*what = "a raw control character in a string";
+				return (long)i;
+			}
+		} else if (c == '"') {
+			in_string = 1;
+		} else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' &&
+			   c != '\r') {
+			/* JSON's whitespace is space, tab, LF, CR only. */
+			*what = "a control character outside a string";
+			return (long)i;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			/* The whole token: what strtod would take. */
+			for (run = i; run < len && line[run] &&
+				      strchr("0123456789+-.eE", line[run]);
+			     run++)
+				;
+			n = json_number(line + i, run - i);
+			if (!n || n != run - i) {
+				*what = "a number outside JSON's grammar";
+				return (long)i;
+			}
+			i = run - 1;
+		}
+	}
+	return -1;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char *json_duplicate_key(const cJSON *v)
+{
+	const cJSON *c;
+	const char **keys, *dup = NULL;
+	size_t n = 0, i;
+
+	if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
+		return NULL;
+	cJSON_ArrayForEach(c, v)
+	{
+		if ((dup = json_duplicate_key(c)))
+			return dup;
+		n++;
+	}
+	if (!cJSON_IsObject(v) || n < 2)
+		return NULL;
+	keys = malloc(n * sizeof(*keys));
+	if (!keys)
+		return NULL;
+	i = 0;
+	cJSON_ArrayForEach(c, v) keys[i++] = c->string ? c->string : "";
+	/* Sorted: an object with many keys does not cost n^2. */
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 1; i < n && !dup; i++)
+		if (strcmp(keys[i - 1], keys[i]) == 0)
+			dup = keys[i];
+	free(keys);
+	return dup;
 }

@@ -1,11 +1,15 @@
 /*
- * json_util.h - UTF-8 hygiene and the JSON Schema subset our tools use.
+ * json_util.h - UTF-8 hygiene, the strict reading of JSON (what cJSON
+ * takes and JSON does not), the JSON Schema subset our tools use, and the
+ * streaming scan for a message's id.
  */
 #ifndef SBX_JSON_UTIL_H
 #define SBX_JSON_UTIL_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+
+#include "error.h"
 
 /* 1 if buf[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 int utf8_valid(const char *buf, size_t len);
@@ -30,13 +34,30 @@ char *utf8_sanitize(const char *buf, size_t len);
 int json_safe_integer(double v);
 
 /*
+ * What cJSON lets through and JSON does not, so that no parser in front
+ * of this server can read a message differently: a raw control character
+ * (below 0x20) inside a string or, but for JSON's whitespace, outside one;
+ * a \u escape without four hex digits; a number outside the grammar
+ * ("01", "1.", "2.e3"); and \u0000 in a string, valid JSON but cut short
+ * by cJSON and every C consumer (*nul set: the code that ran would not be
+ * the code that was sent). Returns the offset of the first, with *what
+ * saying what it is, or -1.
+ */
+long json_not_strict(const char *text, size_t len, const char **what, int *nul);
+
+/* The first key that an object of v (at any depth) holds twice, or NULL:
+ * cJSON takes the first, another parser maybe the last. Borrowed from
+ * v. */
+const char *json_duplicate_key(const cJSON *v);
+
+/*
  * Validate value against schema, supporting: type (string or array of
  * names), properties, required, additionalProperties:false, enum (strings),
- * minimum, maximum, minLength, maxLength. Returns 0, or -1 with a message
- * such as "timeout: expected integer, got string" in err.
+ * minimum, maximum, minLength, maxLength. Returns 0, or
+ * ERR_INVALID_ARGUMENTS with a message such as "timeout: expected
+ * integer, got string" in err.
  */
-int schema_validate(const cJSON *schema, const cJSON *value, char *err,
-		    size_t errlen);
+int schema_validate(const cJSON *schema, const cJSON *value, struct error *err);
 
 /*
  * The top-level "id" member of a JSON-RPC message, found by a streaming

@@ -3,15 +3,17 @@
  */
 #include "mcp_call.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp_server.h"
+#include "audit_events.h"
+#include "core/packages/install.h"
 #include "core/tenants/tenants.h"
+#include "mcp_version.h"
 
 struct mcp_call {
-	struct mcp_server *srv;
 	void *ex; /* the exchange the request came in (mcp_server.h) */
 	struct tenant *tenant; /* the caller, or NULL (no tenants) */
 	int counted;	       /* an execution of the tenant's (tenant_begin) */
@@ -24,30 +26,48 @@ struct mcp_call {
 	int cancelled;
 	cJSON *progress_token; /* owned; NULL when none was given */
 	double last_progress;
-	cJSON *audit;	  /* owned: the call's audit event, or NULL */
-	char version[16]; /* the revision the result is shaped for */
+	cJSON *audit;	    /* owned: the call's audit event, or NULL */
+	struct audit *log;  /* where it goes */
+	int egress_refused; /* its install's proxy refused (install.h) */
+	char version[16];   /* the revision the result is shaped for */
 	int cacheable;
 	struct mcp_call *prev, *next;
 };
 
-void mcp_call_set_audit(struct mcp_call *c, cJSON *ev)
+void mcp_call_set_audit(struct mcp_call *c, struct audit *a, cJSON *ev)
 {
 	cJSON_Delete(c->audit);
 	c->audit = ev;
+	c->log = a;
 }
 
-void mcp_call_audit_result(struct mcp_call *c, const cJSON *body)
+void mcp_call_note_install(struct mcp_call *c, const struct error *err,
+			   const struct install_result *res)
 {
-	if (c->audit && body)
-		mcp_server_audit_note(c->audit, body);
+	if (!c->audit || !res)
+		return;
+	if (err)
+		c->egress_refused |= res->egress_refused;
+	else
+		audit_events_install(c->audit, res);
 }
 
-/* Hand the audit event over with the call's outcome. */
-static void audit_end(struct mcp_call *c, const cJSON *result)
+void mcp_call_note_run(struct mcp_call *c, const struct exec_outcome *o)
+{
+	if (c->audit)
+		audit_events_run(c->audit, o);
+}
+
+/* Hand the audit event over with the call's outcome: e, the tool's error,
+ * or NULL. */
+static void audit_end(struct mcp_call *c, enum audit_events_end how,
+		      const struct error *e)
 {
 	if (!c->audit)
 		return;
-	mcp_server_audit_end(c->srv, c->audit, result, c->cancelled);
+	audit_events_end(c->log, c->audit,
+			 c->cancelled ? AUDIT_END_CANCELLED : how, e,
+			 c->egress_refused);
 	c->audit = NULL;
 }
 
@@ -60,10 +80,9 @@ static int id_equal(const cJSON *a, const cJSON *b)
 	return 0;
 }
 
-struct mcp_call *mcp_call_new(struct mcp_server *srv, void *ex,
-			      struct mcp_call_list *list, const cJSON *id,
-			      const cJSON *progress_token, const char *version,
-			      int cacheable)
+struct mcp_call *mcp_call_new(struct mcp_call_list *list, void *ex,
+			      const cJSON *id, const cJSON *progress_token,
+			      const char *version, int cacheable)
 {
 	struct mcp_call *c = calloc(1, sizeof(*c));
 
@@ -71,7 +90,6 @@ struct mcp_call *mcp_call_new(struct mcp_server *srv, void *ex,
 		return NULL;
 	snprintf(c->version, sizeof(c->version), "%s", version);
 	c->cacheable = cacheable;
-	c->srv = srv;
 	c->ex = ex;
 	c->list = list;
 	c->id = cJSON_Duplicate(id, 1);
@@ -138,10 +156,10 @@ int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id)
 	return 0;
 }
 
-/* Unlinked and freed; the server hears that ex's call ended. */
+/* Unlinked and freed; the connection hears that ex's call ended. */
 static void call_free(struct mcp_call *c)
 {
-	struct mcp_server *s = c->srv;
+	struct mcp_call_out out = c->list->out;
 	void *ex = c->ex;
 
 	if (c->counted)
@@ -153,7 +171,8 @@ static void call_free(struct mcp_call *c)
 	cJSON_Delete(c->id);
 	cJSON_Delete(c->progress_token);
 	free(c);
-	mcp_server_call_ended(s, ex);
+	if (out.ended)
+		out.ended(out.arg, ex);
 }
 
 static void call_unlink(struct mcp_call *c)
@@ -170,31 +189,54 @@ static void call_unlink(struct mcp_call *c)
 void mcp_call_fail(struct mcp_call *c, int code, const char *message,
 		   cJSON *data)
 {
-	audit_end(c, NULL);
+	audit_end(c, AUDIT_END_PROTOCOL, NULL);
 	if (!c->cancelled)
-		mcp_server_send_error(c->srv, c->ex, c->id, code, message,
-				      data);
+		c->list->out.send(c->list->out.arg, c->ex,
+				  jsonrpc_error(c->id, code, message, data),
+				  jsonrpc_error_kind(c->id, code));
 	else
 		cJSON_Delete(data);
 	call_unlink(c);
 	call_free(c);
 }
 
-void mcp_call_finish(struct mcp_call *c, cJSON *result)
+/* The answer: result (taken), and e when it is the tool's error. */
+static void finish(struct mcp_call *c, cJSON *result, const struct error *e)
 {
-	struct mcp_server *s = c->srv;
-
-	audit_end(c, result);
+	audit_end(c, AUDIT_END_ANSWERED, e);
 	/* A cancelled request gets no response (MCP cancellation rules). */
 	if (!c->cancelled)
-		mcp_server_send_result(s, c->ex, c->id,
-				       mcp_server_shape_result(result,
-							       c->version,
-							       c->cacheable));
+		c->list->out.send(
+			c->list->out.arg, c->ex,
+			jsonrpc_result(c->id,
+				       mcp_version_shape(result, c->version,
+							 c->cacheable)),
+			JSONRPC_RESULT);
 	else
 		cJSON_Delete(result);
 	call_unlink(c);
 	call_free(c);
+}
+
+void mcp_call_finish(struct mcp_call *c, cJSON *result)
+{
+	finish(c, result, NULL);
+}
+
+void mcp_call_finish_error(struct mcp_call *c, const struct error *e)
+{
+	finish(c, tool_error_result(e), e);
+}
+
+void mcp_call_finish_errorf(struct mcp_call *c, int code, const char *fmt, ...)
+{
+	struct error e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_vset(&e, code, fmt, ap);
+	va_end(ap);
+	mcp_call_finish_error(c, &e);
 }
 
 void mcp_call_set_tenant(struct mcp_call *c, struct tenant *t)
@@ -260,12 +302,13 @@ void mcp_call_progress(struct mcp_call *c, double progress, const char *message)
 	c->last_progress = progress;
 	p = cJSON_CreateObject();
 	cJSON_AddItemToObject(p, "progressToken",
-			      mcp_id_copy(c->progress_token));
+			      jsonrpc_id_copy(c->progress_token));
 	cJSON_AddNumberToObject(p, "progress", progress);
 	if (message && mcp_version_at_least(c->version, "2025-03-26"))
 		cJSON_AddStringToObject(p, "message", message);
-	mcp_server_send_notification(c->srv, c->ex, "notifications/progress",
-				     p);
+	c->list->out.send(c->list->out.arg, c->ex,
+			  jsonrpc_notification("notifications/progress", p),
+			  JSONRPC_NOTIFICATION);
 }
 
 void mcp_call_on_cancel(struct mcp_call *c, void (*cb)(void *), void *arg)

@@ -13,21 +13,18 @@
 #ifndef SBX_MCP_SERVER_H
 #define SBX_MCP_SERVER_H
 
+#include "jsonrpc.h"
 #include "mcp/tools/tools.h"
 
 struct mcp_server;
-
-/* The protocol revisions served (docs/architecture.md, "Two protocol
- * eras"), newest first: the stateless one, chosen per request by its
- * _meta, and those an initialize handshake may negotiate. */
-#define MCP_MODERN_VERSION "2026-07-28"
-extern const char *const mcp_protocol_versions[];
+struct tool_table;
 
 /*
  * Start serving: requests from stdin, frames to out_fd (see
  * transport_guard_stdout). on_eof runs when stdin closes; the owner then
  * shuts down in its own order (host/main.c) and ends with
- * mcp_server_close(). env is borrowed for the server's lifetime.
+ * mcp_server_close(). env is borrowed for the server's lifetime; the
+ * tools' table (tool_table.h) is the server's own.
  */
 int mcp_server_start(const struct tool_env *env, int out_fd,
 		     void (*on_eof)(void *arg), void *arg,
@@ -36,26 +33,26 @@ int mcp_server_start(const struct tool_env *env, int out_fd,
 /* Where a connection without a transport of its own sends. */
 struct mcp_out {
 	/* One message (json, len: borrowed) for exchange ex, as passed to
-	 * mcp_server_handle(); final: the response that ends ex's request
-	 * (else a notification about it). */
-	void (*send)(void *arg, void *ex, const char *json, size_t len,
-		     int final);
+	 * mcp_server_handle(); kind says what it is (jsonrpc.h): anything
+	 * but JSONRPC_NOTIFICATION is the response that ends ex's
+	 * request. */
+	void (*send)(void *arg, void *ex, enum jsonrpc_kind kind,
+		     const char *json, size_t len);
 	/* A call that came in exchange ex has ended, answered or cancelled.
 	 * Runs inside the server's code: free nothing of it now (defer). */
 	void (*ended)(void *arg, void *ex);
 	void *arg;
 };
 
-/* A connection fed by mcp_server_handle(). tools_from: a server whose
- * tool list it shares (it must outlive this one), or NULL to build one.
- * 0 or -ENOMEM. Free with mcp_server_free() once mcp_server_inflight()
- * is 0. */
-int mcp_server_new(const struct tool_env *env,
-		   const struct mcp_server *tools_from,
+/* A connection fed by mcp_server_handle(), offering the tools of tools
+ * (borrowed: it must outlive the connection). 0 or -ENOMEM. Free with
+ * mcp_server_free() once mcp_server_inflight() is 0. */
+int mcp_server_new(const struct tool_env *env, const struct tool_table *tools,
 		   const struct mcp_out *out, struct mcp_server **res);
 
 /* One message from the client: len bytes, with a NUL at msg[len]. Its
- * answers go to out with ex, now or later. */
+ * answers go to out with ex, now or later. The stdio transport feeds
+ * its lines to the same function. */
 void mcp_server_handle(struct mcp_server *s, void *ex, const char *msg,
 		       size_t len);
 
@@ -81,7 +78,7 @@ enum mcp_msg_kind {
 	MCP_MSG_INVALID,      /* not a JSON-RPC object */
 	MCP_MSG_INITIALIZE,   /* initialize: opens a 2025-era session */
 	MCP_MSG_REQUEST,      /* a request of the 2025 era's session */
-	MCP_MSG_MODERN,	      /* a stateless request (MCP_MODERN_VERSION) */
+	MCP_MSG_MODERN,	      /* a stateless request (mcp_version.h) */
 	MCP_MSG_NOTIFICATION, /* never answered */
 	MCP_MSG_RESPONSE,     /* a client's answer: we ask nothing */
 };
@@ -100,13 +97,5 @@ void mcp_server_close(struct mcp_server *s, void (*done)(void *arg), void *arg);
 void mcp_server_abort(struct mcp_server *s);
 
 void mcp_server_free(struct mcp_server *s);
-
-/* Answer one line as the server would, without a transport: for the unit
- * tests of framing and errors. initialized: a real initialize request is
- * handled first, as a client would send it. Returns the response text
- * (caller frees) or NULL for notifications. Only synchronous methods are
- * answered. */
-char *mcp_server_handle_line_for_test(const struct tool_env *env,
-				      int initialized, const char *line);
 
 #endif

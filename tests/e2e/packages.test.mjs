@@ -302,6 +302,12 @@ e2e('packages: faults: a destination off the list is refused by the proxy and lo
   assert.equal(home.code, 'install_failed');
   assert.match(home.message, /blocked:/, 'the script\'s request failed');
   assert.match(home.message, /the egress proxy refused: npm-other:8080/);
+  // The audit log counts both among the violations, and nothing else of
+  // this server so far: the installs that went through the proxy.
+  const audited = await s.client.callTool({ name: 'sandbox_security', arguments: { action: 'violations' } });
+  assert.equal(audited.isError ?? false, false, audited.content?.[0]?.text);
+  assert.deepEqual(JSON.parse(audited.content[0].text).events.map((e) => [e.tool, e.outcome, e.violation]),
+    [['sandbox_install', 'install_failed', true], ['sandbox_install', 'install_failed', true]]);
 
   // The cache is read-only to an install: only the store step (root, a
   // container of its own) writes there.

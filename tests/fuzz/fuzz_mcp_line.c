@@ -2,10 +2,15 @@
  * fuzz_mcp_line.c - libFuzzer harness for what a client's line meets
  * first: UTF-8 checks, the strict JSON rules (control characters,
  * duplicate keys, \u0000), JSON-RPC validation and dispatch, the tool
- * schemas. A line that would start a tool's work (tools/call of a known
- * tool with arguments that pass its schema, resources/read) reaches code
- * that needs the engine: the harness has none, so such lines stop at
- * validation (no plugins: no language passes the schema) or are skipped.
+ * schemas. Each input is one message to a fresh connection (an
+ * initialized one when its size is odd), through mcp_server_handle(), the
+ * function both transports feed; the loop then runs until every call it
+ * started has been answered (one that never is aborts). The server's
+ * engine is one that cannot be reached (a socket path that does not
+ * exist), so sandbox_inspect asks it and gets docker_unavailable, as a
+ * real server would. A line that would start work needing a live engine
+ * stops at validation (no plugins: no language passes the schema), or is
+ * skipped (sessions, files, the audit log, installs, resources).
  * The id scan of an oversize line (json_util.h) sees every input too, cut
  * in two at a point the input picks: an id it gives must be JSON that
  * parses as a string or a number.
@@ -13,33 +18,110 @@
  */
 #include <cjson/cJSON.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
+#include "core/engines/engines.h"
 #include "core/plugins/config.h"
 #include "core/plugins/plugins.h"
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
+#include "mcp/tool_table.h"
 #include "mcp/tools/tools.h"
 #include "util/log.h"
 
+#define NO_ENGINE "unix:///nonexistent/mcp-sandbox-fuzz/docker.sock"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char init_line[] =
+	"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+	"\"params\":{\"protocolVersion\":\"2025-11-25\"}}";
+
+/* What the connection answers is one JSON object. */
+static void out_send(void *arg, void *ex, enum jsonrpc_kind kind,
+		     const char *json, size_t len)
+{
+	cJSON *msg = cJSON_ParseWithLength(json, len);
+
+	(void)arg;
+	(void)ex;
+	(void)kind;
+	if (!cJSON_IsObject(msg))
+		abort();
+	cJSON_Delete(msg);
+}
+
+static void out_ended(void *arg, void *ex)
+{
+	(void)arg;
+	(void)ex;
+}
+
+/* The server's world, made once: a loop, the default configuration with
+ * the engine that cannot be reached, no plugins, the tools' table. */
+static void setup(struct tool_env *env, struct tool_table **tools)
+{
+	static const char *const labels[] = {"org.mcp-sandbox.test=fuzz", NULL};
+	static uv_loop_t loop;
+	static struct config cfg;
+	static struct plugin_set ps;
+	static struct engines *es;
+	const char *why = NULL;
+	char ewhy[256];
+
+	log_set_level(LOG_LEVEL_EMERGENCY);
+	if (uv_loop_init(&loop))
+		abort();
+	config_init(&cfg);
+	if (config_set(&cfg, "docker", "host", NO_ENGINE, &why) ||
+	    engines_new(&loop, &cfg, &ps,
+			&(struct engines_options){.labels = labels}, &es, ewhy,
+			sizeof(ewhy))) {
+		fprintf(stderr, "fuzz_mcp_line: %s\n", why ? why : ewhy);
+		abort();
+	}
+	env->loop = &loop;
+	env->cfg = &cfg;
+	env->plugins = &ps; /* none: every language is unknown */
+	env->engines = es;
+	if (tool_table_new(env, tools))
+		abort();
+}
+
+/* One message to a fresh connection, and the calls it started to their
+ * end. */
+static void converse(const struct tool_env *env, const struct tool_table *tools,
+		     int initialized, const char *line, size_t len)
+{
+	static const struct mcp_out out = {
+		.send = out_send,
+		.ended = out_ended,
+	};
+	struct mcp_server *s;
+
+	if (mcp_server_new(env, tools, &out, &s))
+		return;
+	if (initialized)
+		mcp_server_handle(s, NULL, init_line, strlen(init_line));
+	mcp_server_handle(s, NULL, line, len);
+	while (mcp_server_inflight(s) && uv_run(env->loop, UV_RUN_ONCE))
+		;
+	if (mcp_server_inflight(s))
+		abort(); /* a request that is never answered */
+	mcp_server_free(s);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct config cfg;
-	static struct plugin_set ps;
 	static struct tool_env env;
-	static int ready;
-	char *line, *reply;
+	static struct tool_table *tools;
+	char *line;
 
-	if (!ready) {
-		log_set_level(LOG_LEVEL_EMERGENCY);
-		config_init(&cfg);
-		env.cfg = &cfg;
-		env.plugins = &ps; /* none: every language is unknown */
-		ready = 1;
-	}
+	if (!tools)
+		setup(&env, &tools);
 	if (size > (1u << 20) || memchr(data, '\n', size))
 		return 0; /* one line, as the transport cuts them */
 	line = malloc(size + 1);
@@ -71,14 +153,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)mcp_message_kind(msg);
 		cJSON_Delete(msg);
 	}
-	/* Lines that would reach a session, a file or the audit log need
-	 * what this harness does not have (see above). */
+	/* Lines that would reach a session, a file, the audit log, an
+	 * install or a resource need what this harness does not have. */
 	if (!strstr(line, "session") && !strstr(line, "sandbox_file") &&
 	    !strstr(line, "sandbox_security") &&
-	    !strstr(line, "sandbox_install") && !strstr(line, "resources/")) {
-		reply = mcp_server_handle_line_for_test(&env, size & 1, line);
-		free(reply);
-	}
+	    !strstr(line, "sandbox_install") && !strstr(line, "resources/"))
+		converse(&env, tools, size & 1, line, size);
 	free(line);
 	return 0;
 }

@@ -98,6 +98,7 @@ struct job {
 	size_t nevicted;
 	struct error err; /* set once the job fails */
 	int failed;
+	int egress_refused;	 /* err names what the proxy refused */
 	char tail[TAIL_MAX + 1]; /* the installer's output, for failures */
 	int removing;		 /* containers left to remove */
 	int cached;		 /* the key turned out to be there */
@@ -495,16 +496,17 @@ static double since(uint64_t t0)
 
 static void answer_waiter(const struct waiter *w, const struct error *err,
 			  const struct pkg_entry *e, int cached, double secs,
-			  const cJSON *conns)
+			  const cJSON *conns, int egress_refused)
 {
 	struct install_result res = {
-		.entry = e,
+		.entry = err ? NULL : e,
 		.cached = cached,
 		.seconds = secs,
 		.connections = conns,
+		.egress_refused = err && egress_refused,
 	};
 
-	w->cb(err, err ? NULL : &res, w->arg);
+	w->cb(err, &res, w->arg);
 }
 
 static void progress(struct job *j, const char *fmt, ...)
@@ -576,7 +578,7 @@ static void job_end(struct job *j)
 	}
 	for (i = 0; i < j->nw; i++)
 		answer_waiter(&j->w[i], e ? NULL : &j->err, e, j->cached,
-			      since(j->t0), j->connections);
+			      since(j->t0), j->connections, j->egress_refused);
 	install_specs_free(&j->specs);
 	cJSON_Delete(j->manifest);
 	cJSON_Delete(j->connections);
@@ -690,6 +692,7 @@ static void logs_cb(const struct error *err, const char *text, size_t len,
 		size_t used = strlen(j->err.msg);
 		const cJSON *c;
 
+		j->egress_refused = 1;
 		snprintf(j->err.msg + used, sizeof(j->err.msg) - used,
 			 "\nthe egress proxy refused:");
 		cJSON_ArrayForEach(c, j->connections)
@@ -1713,7 +1716,7 @@ static void lookup_fail(struct lookup *l, int code, const char *msg)
 	struct error e;
 
 	error_set_msg(&e, code, msg);
-	l->w.cb(&e, NULL, l->w.arg);
+	l->w.cb(&e, &(struct install_result){0}, l->w.arg);
 	lookup_free(l);
 }
 
@@ -1743,7 +1746,7 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	if (e) {
 		e->last_used = (int64_t)time(NULL);
 		pkg_cache_save(in->cache);
-		answer_waiter(&l->w, NULL, e, 1, since(l->t0), NULL);
+		answer_waiter(&l->w, NULL, e, 1, since(l->t0), NULL, 0);
 		lookup_free(l);
 		return;
 	}
@@ -1886,7 +1889,7 @@ void installer_cancel(struct installer *in, void *arg)
 			}
 			error_set(&e, ERR_CANCELLED,
 				  "the install was cancelled");
-			answer_waiter(&w, &e, NULL, 0, since(j->t0), NULL);
+			answer_waiter(&w, &e, NULL, 0, since(j->t0), NULL, 0);
 			return;
 		}
 }

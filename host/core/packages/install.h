@@ -71,11 +71,14 @@ struct install_result {
 	int cached;		       /* nothing was downloaded */
 	double seconds;		       /* this request's wall time */
 	const cJSON *connections;      /* the proxy's log, or NULL */
+	/* The install failed and the egress proxy had refused what it
+	 * asked for (err's message names the destinations). */
+	int egress_refused;
 };
 
-/* err NULL and res, or err (ERR_INSTALL_FAILED with the installer's output
- * tail and the refused destinations in its message, ...) and res NULL.
- * Borrowed for the call. */
+/* err NULL and res; or err (ERR_INSTALL_FAILED with the installer's output
+ * tail and the refused destinations in its message, ...) and res with
+ * entry NULL. Borrowed for the call. */
 typedef void (*install_cb)(const struct error *err,
 			   const struct install_result *res, void *arg);
 /* A line of progress (what runs, the installer's output). */

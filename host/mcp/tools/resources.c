@@ -20,7 +20,6 @@
 #include "util/log.h"
 #include "util/media.h"
 #include "mcp/json_util.h"
-#include "mcp/mcp_call.h"
 
 #define URI_PREFIX "sandbox://session/"
 #define ARTIFACT_PREFIX "sandbox://artifact/"

@@ -49,13 +49,13 @@ static void add_artifacts(cJSON *r, const struct exec_outcome *o)
 }
 
 /* blocklist = warn: what matched, with where (the code ran). */
-static void add_blocklist(cJSON *r, const struct exec_outcome *o)
+cJSON *run_result_blocklist(const struct exec_outcome *o)
 {
 	cJSON *arr;
 
 	if (!o->nblocklist)
-		return;
-	arr = cJSON_AddArrayToObject(r, "blocklist");
+		return NULL;
+	arr = cJSON_CreateArray();
 	for (size_t i = 0; i < o->nblocklist; i++) {
 		const struct blocklist_hit *h = &o->blocklist[i];
 		cJSON *a = cJSON_CreateObject();
@@ -69,11 +69,27 @@ static void add_blocklist(cJSON *r, const struct exec_outcome *o)
 							     : "plugin");
 		cJSON_AddItemToArray(arr, a);
 	}
+	return arr;
+}
+
+const char *run_result_signal(const struct exec_outcome *o, char *buf,
+			      size_t size)
+{
+	const char *abbr;
+
+	if (o->exited || o->signal <= 0)
+		return NULL;
+	abbr = sigabbrev_np(o->signal);
+	if (abbr)
+		snprintf(buf, size, "SIG%s", abbr);
+	else
+		snprintf(buf, size, "SIG%d", o->signal);
+	return buf;
 }
 
 cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 {
-	cJSON *r = cJSON_CreateObject();
+	cJSON *r = cJSON_CreateObject(), *bl;
 	char sig[32];
 
 	if (!r)
@@ -82,17 +98,10 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 		cJSON_AddNumberToObject(r, "exitCode", o->exit_code);
 	else
 		cJSON_AddNullToObject(r, "exitCode");
-	if (!o->exited && o->signal > 0) {
-		const char *abbr = sigabbrev_np(o->signal);
-
-		if (abbr)
-			snprintf(sig, sizeof(sig), "SIG%s", abbr);
-		else
-			snprintf(sig, sizeof(sig), "SIG%d", o->signal);
+	if (run_result_signal(o, sig, sizeof(sig)))
 		cJSON_AddStringToObject(r, "signal", sig);
-	} else {
+	else
 		cJSON_AddNullToObject(r, "signal");
-	}
 	add_text(r, "stdout", o->out, o->out_len);
 	add_text(r, "stderr", o->err, o->err_len);
 	cJSON_AddBoolToObject(r, "stdoutTruncated", o->out_truncated);
@@ -115,7 +124,8 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 		cJSON_AddStringToObject(r, "engine", o->engine);
 	cJSON_AddStringToObject(r, "phase", o->phase ? o->phase : "run");
 	add_artifacts(r, o);
-	add_blocklist(r, o);
+	if ((bl = run_result_blocklist(o)))
+		cJSON_AddItemToObject(r, "blocklist", bl);
 	if (session) {
 		cJSON_AddStringToObject(r, "session", session);
 		cJSON_AddBoolToObject(r, "stateKept",

@@ -17,4 +17,13 @@
  * when out of memory. */
 cJSON *run_result_json(const struct exec_outcome *o, const char *session);
 
+/* blocklist = warn's matches as the result lists them ({line, column,
+ * match, reason, rule}), or NULL when there is none. New. */
+cJSON *run_result_blocklist(const struct exec_outcome *o);
+
+/* The signal that ended the program, "SIGKILL", written into buf; NULL
+ * when it exited (or no signal is known). */
+const char *run_result_signal(const struct exec_outcome *o, char *buf,
+			      size_t size);
+
 #endif

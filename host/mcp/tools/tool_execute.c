@@ -526,16 +526,15 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 
 	mcp_call_on_cancel(ec->call, NULL, NULL);
 	if (o->error) {
-		mcp_call_finish(ec->call, tool_error_result(o->error));
+		mcp_call_finish_error(ec->call, o->error);
 		ec_free(ec);
 		return;
 	}
 	ec->result = run_result_json(o, ec->session);
-	mcp_call_audit_result(ec->call, ec->result);
+	mcp_call_note_run(ec->call, o);
 	ec->images = cJSON_CreateArray();
 	if (!ec->result || !ec->images) {
-		mcp_call_finish(ec->call,
-				tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(ec->call, ERR_SANDBOX, "out of memory");
 		ec_free(ec);
 		return;
 	}
@@ -571,13 +570,12 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 }
 
 /* sandbox_execute's files as exec_files (the bytes in bufs, freed by the
- * caller with free_staged); NULL result on success, else the error. */
-static cJSON *staged_files(const struct tool_env *env, const cJSON *files,
-			   struct exec_file *out, unsigned char **bufs,
-			   size_t *n)
+ * caller with free_staged): 0, or the code with err. */
+static int staged_files(const struct tool_env *env, const cJSON *files,
+			struct exec_file *out, unsigned char **bufs, size_t *n,
+			struct error *err)
 {
 	const cJSON *f;
-	cJSON *res = NULL;
 	uint64_t total = 0;
 	char what[48];
 
@@ -595,20 +593,19 @@ static cJSON *staged_files(const struct tool_env *env, const cJSON *files,
 		bufs[*n] = tool_content_bytes(
 			content->valuestring,
 			enc && strcmp(enc->valuestring, "base64") == 0,
-			env->cfg->files_max_write, what, &len, &res);
+			env->cfg->files_max_write, what, &len, err);
 		if (!bufs[*n])
-			return res;
+			return err->code;
 		out[*n] = (struct exec_file){path->valuestring, bufs[*n], len};
 		++*n;
 		total += len;
 		if (total > env->cfg->files_max_staged)
-			return tool_error(ERR_TOO_LARGE,
-					  "the files are over %u bytes "
-					  "together ([files] "
-					  "max_staged_bytes)",
-					  env->cfg->files_max_staged);
+			return error_set(err, ERR_TOO_LARGE,
+					 "the files are over %u bytes "
+					 "together ([files] max_staged_bytes)",
+					 env->cfg->files_max_staged);
 	}
-	return NULL;
+	return 0;
 }
 
 static void free_staged(unsigned char **bufs, size_t n)
@@ -650,103 +647,105 @@ static void cancel_cb(void *arg)
 static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 			 cJSON *summary, void *arg);
 
-/* The call, once its packages (if any) are installed: e is their set. */
-static void run(const struct tool_env *env, struct mcp_call *mc,
-		const cJSON *args, const struct pkg_entry *e, cJSON *summary,
-		struct engine *on)
+/* The plugin the call runs, and the session it names (*session, or
+ * NULL). NULL with err when the call cannot run. */
+static const struct plugin *call_target(const struct tool_env *env,
+					struct mcp_call *mc, const cJSON *args,
+					struct session **session,
+					struct error *err)
 {
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
-	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
-	const cJSON *timeout =
-		cJSON_GetObjectItemCaseSensitive(args, "timeout");
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
-	const cJSON *in = cJSON_GetObjectItemCaseSensitive(args, "stdin");
 	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
-	const cJSON *files = cJSON_GetObjectItemCaseSensitive(args, "files");
-	struct exec_file staged[MAX_STAGED_FILES];
-	unsigned char *bufs[MAX_STAGED_FILES];
-	size_t nstaged = 0;
-	const cJSON *it;
 	const struct plugin *pl;
-	struct session *session = NULL;
-	struct exec_request req;
-	struct execute_call *ec = NULL;
-	char *pkg_env[EXEC_MAX_EXTRA_ENV + 1] = {NULL};
-	cJSON *error = NULL; /* the answer when the call does not start */
-	int started = 0;     /* or 1: someone else answers it */
-	struct error err;
-	double t;
 
+	*session = NULL;
 	if (sess &&
-	    !(session = tool_find_session(env, mc, sess->valuestring))) {
-		error = tool_no_session(env, mc, sess->valuestring);
-		goto done;
+	    !(*session = tool_find_session(env, mc, sess->valuestring))) {
+		tool_no_session(env, mc, sess->valuestring, err);
+		return NULL;
 	}
 	if (lang) {
 		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
-				   &error);
+				   err);
 		if (!pl)
-			goto done;
-	} else if (session) {
-		pl = session_plugin(session);
+			return NULL;
+	} else if (*session) {
+		pl = session_plugin(*session);
 	} else {
-		error = tool_error(ERR_INVALID_ARGUMENTS,
-				   "language is required (unless session is "
-				   "given)");
-		goto done;
+		error_set(err, ERR_INVALID_ARGUMENTS,
+			  "language is required (unless session is given)");
+		return NULL;
 	}
-	if (session && pl != session_plugin(session)) {
-		error = tool_error(
-			ERR_LANGUAGE_MISMATCH, "session '%s' runs %s, not %s",
-			sess->valuestring, session_plugin(session)->desc->name,
-			pl->desc->name);
-		goto done;
+	if (*session && pl != session_plugin(*session)) {
+		error_set(err, ERR_LANGUAGE_MISMATCH,
+			  "session '%s' runs %s, not %s", sess->valuestring,
+			  session_plugin(*session)->desc->name, pl->desc->name);
+		return NULL;
 	}
-	if (pk && session) {
-		error = tool_error(ERR_INVALID_ARGUMENTS,
-				   "packages go with a one-off run; a session "
-				   "gets them at sandbox_session create");
-		goto done;
+	if (pk && *session) {
+		error_set(err, ERR_INVALID_ARGUMENTS,
+			  "packages go with a one-off run; a session gets "
+			  "them at sandbox_session create");
+		return NULL;
 	}
-	if (pk && !e) {
-		struct pending_run *pr = calloc(1, sizeof(*pr));
+	return pl;
+}
 
-		if (!pr || !(pr->args = cJSON_Duplicate(args, 1))) {
-			free(pr);
-			error = tool_error(ERR_SANDBOX, "out of memory");
-			goto done;
-		}
-		pr->env = env;
-		pr->on = tool_install_engine(env, pl);
-		if (tool_packages(env, mc, pl, pk, pr->on, installed_cb, pr)) {
-			cJSON_Delete(pr->args);
-			free(pr);
-		}
-		started = 1; /* answered by tool_packages or installed_cb */
-		goto done;
-	}
-	req = (struct exec_request){.pl = pl};
-	if (e) {
-		char *path = install_paths(pl, &e->key, 1, ':');
-		int n = path ? install_run_env(pl, path, pkg_env,
-					       EXEC_MAX_EXTRA_ENV + 1)
-			     : -ENOMEM;
+/* The call's packages are installed first (or found in the cache): the
+ * run follows from installed_cb, or tool_packages answers the call. 0,
+ * or the code with err (nothing started). */
+static int install_first(const struct tool_env *env, struct mcp_call *mc,
+			 const struct plugin *pl, const cJSON *args,
+			 struct error *err)
+{
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
+	struct pending_run *pr = calloc(1, sizeof(*pr));
 
-		free(path);
-		if (n < 0) {
-			error = tool_error(ERR_PLUGIN,
-					   "the plugin's package environment "
-					   "is too long");
-			goto done;
-		}
-		req.extra_env = (const char *const *)pkg_env;
-		/* The set is in that engine's cache volume (docs/scaling.md,
-		 * "What is per engine"). */
-		req.engine = on;
+	if (!pr || !(pr->args = cJSON_Duplicate(args, 1))) {
+		free(pr);
+		return error_set(err, ERR_SANDBOX, "out of memory");
 	}
-	/* Every other boolean argument is an option: the language must
-	 * offer each one switched on. */
+	pr->env = env;
+	pr->on = tool_install_engine(env, pl);
+	if (tool_packages(env, mc, pl, pk, pr->on, installed_cb, pr)) {
+		cJSON_Delete(pr->args);
+		free(pr);
+	}
+	return 0;
+}
+
+/* A run that imports the installed set e, on the engine on whose cache
+ * volume holds it (docs/scaling.md, "What is per engine"): its
+ * environment entries go into pkg_env (freed by the caller with
+ * install_env_free). 0, or the code with err. */
+static int use_packages(const struct plugin *pl, const struct pkg_entry *e,
+			struct engine *on, char **pkg_env,
+			struct exec_request *req, struct error *err)
+{
+	char *path = install_paths(pl, &e->key, 1, ':');
+	int n = path ? install_run_env(pl, path, pkg_env,
+				       EXEC_MAX_EXTRA_ENV + 1)
+		     : -ENOMEM;
+
+	free(path);
+	if (n < 0)
+		return error_set(err, ERR_PLUGIN,
+				 "the plugin's package environment is too "
+				 "long");
+	req->extra_env = (const char *const *)pkg_env;
+	req->engine = on;
+	return 0;
+}
+
+/* Every other boolean argument is an option: the language must offer
+ * each one switched on. 0, or the code with err. */
+static int options(const struct plugin *pl, const cJSON *args,
+		   struct exec_request *req, struct error *err)
+{
+	const cJSON *it;
+
 	cJSON_ArrayForEach(it, args)
 	{
 		const struct sbx_option *o;
@@ -755,73 +754,142 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 			continue;
 		o = plugin_option(pl, it->string);
 		if (!o) {
-			if (cJSON_IsTrue(it)) {
-				error = tool_error(ERR_INVALID_ARGUMENTS,
-						   "language '%s' has no "
-						   "option '%s'",
-						   pl->desc->name, it->string);
-				goto done;
-			}
+			if (cJSON_IsTrue(it))
+				return error_set(err, ERR_INVALID_ARGUMENTS,
+						 "language '%s' has no option "
+						 "'%s'",
+						 pl->desc->name, it->string);
 			continue;
 		}
-		if (cJSON_IsTrue(it) && req.nopts < EXEC_MAX_OPTIONS)
-			req.opts[req.nopts++] = o;
+		if (cJSON_IsTrue(it) && req->nopts < EXEC_MAX_OPTIONS)
+			req->opts[req->nopts++] = o;
 	}
-	ec = calloc(1, sizeof(*ec));
+	return 0;
+}
+
+/* The call's state while it runs; session: the name it runs in, or
+ * NULL. NULL with err when out of memory. */
+static struct execute_call *execute_call_new(const struct tool_env *env,
+					     struct mcp_call *mc,
+					     const char *session,
+					     struct error *err)
+{
+	struct execute_call *ec = calloc(1, sizeof(*ec));
+
 	if (!ec) {
-		error = tool_error(ERR_SANDBOX, "out of memory");
-		goto done;
+		error_set(err, ERR_SANDBOX, "out of memory");
+		return NULL;
 	}
 	ec->call = mc;
 	ec->env = env;
-	ec->packages = summary; /* ec owns it from here */
-	summary = NULL;
 	uv_timer_init(env->loop, &ec->heartbeat);
 	ec->heartbeat.data = ec;
 	ec->started = uv_now(env->loop);
-	if (session && !(ec->session = strdup(sess->valuestring))) {
-		error = tool_error(ERR_SANDBOX, "out of memory");
-		goto done;
+	if (session && !(ec->session = strdup(session))) {
+		ec_free(ec);
+		error_set(err, ERR_SANDBOX, "out of memory");
+		return NULL;
 	}
-	if (mcp_call_wants_progress(mc)) {
-		req.output_cb = output_cb;
-		req.stream_ms = PROGRESS_INTERVAL_MS;
+	return ec;
+}
+
+/* The code, its input and timeout as asked (the executor applies the
+ * language's cap), and the output as it comes when the client wants
+ * progress. */
+static void request_from_args(struct execute_call *ec, const cJSON *args,
+			      struct exec_request *req)
+{
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
+	const cJSON *timeout =
+		cJSON_GetObjectItemCaseSensitive(args, "timeout");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(args, "stdin");
+	double t = timeout ? timeout->valuedouble : 0;
+
+	if (mcp_call_wants_progress(ec->call)) {
+		req->output_cb = output_cb;
+		req->stream_ms = PROGRESS_INTERVAL_MS;
 		uv_timer_start(&ec->heartbeat, heartbeat_cb, HEARTBEAT_MS,
 			       HEARTBEAT_MS);
 	}
-	/* As asked: the executor applies the language's cap. */
-	t = timeout ? timeout->valuedouble : 0;
-	req.timeout_ms = t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-	req.code = code->valuestring;
-	req.code_len = strlen(code->valuestring);
+	req->timeout_ms = t >= UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+	req->code = code->valuestring;
+	req->code_len = strlen(code->valuestring);
 	if (in) {
-		req.stdin_data = in->valuestring;
-		req.stdin_len = strlen(in->valuestring);
+		req->stdin_data = in->valuestring;
+		req->stdin_len = strlen(in->valuestring);
 	}
-	if (files && (error = staged_files(env, files, staged, bufs, &nstaged)))
+}
+
+/* The run starts, in the session or on a box of the engines; done_cb
+ * follows. Both copy the request. 0, or the code with err. */
+static int start(struct execute_call *ec, struct session *session,
+		 const struct exec_request *req, struct error *err)
+{
+	if (session) {
+		if (session_exec(session, req, done_cb, ec, &ec->scall, err))
+			return err->code;
+	} else if (exec_start(ec->env->loop, ec->env->engines, req, done_cb, ec,
+			      &ec->job)) {
+		return error_set(err, ERR_SANDBOX, "out of memory");
+	}
+	mcp_call_on_cancel(ec->call, cancel_cb, ec);
+	return 0;
+}
+
+/* The call, once its packages (if any) are installed: e is their set,
+ * summary (taken) what the result says of it, on the engine it is on. */
+static void run(const struct tool_env *env, struct mcp_call *mc,
+		const cJSON *args, const struct pkg_entry *e, cJSON *summary,
+		struct engine *on)
+{
+	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
+	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(args, "files");
+	struct exec_file staged[MAX_STAGED_FILES];
+	unsigned char *bufs[MAX_STAGED_FILES];
+	size_t nstaged = 0;
+	const struct plugin *pl;
+	struct session *session;
+	struct exec_request req;
+	struct execute_call *ec = NULL;
+	char *pkg_env[EXEC_MAX_EXTRA_ENV + 1] = {NULL};
+	struct error err;
+	int started = 0; /* or the call is answered with err at the end */
+
+	pl = call_target(env, mc, args, &session, &err);
+	if (!pl)
+		goto done;
+	if (pk && !e) {
+		/* Answered by tool_packages, or run by installed_cb. */
+		started = install_first(env, mc, pl, args, &err) == 0;
+		goto done;
+	}
+	req = (struct exec_request){.pl = pl};
+	if ((e && use_packages(pl, e, on, pkg_env, &req, &err)) ||
+	    options(pl, args, &req, &err))
+		goto done;
+	ec = execute_call_new(env, mc, session ? sess->valuestring : NULL,
+			      &err);
+	if (!ec)
+		goto done;
+	ec->packages = summary; /* ec owns it from here */
+	summary = NULL;
+	request_from_args(ec, args, &req);
+	if (files && staged_files(env, files, staged, bufs, &nstaged, &err))
 		goto done;
 	req.files = staged;
 	req.nfiles = nstaged;
 	req.collect = collect_policy(env, session != NULL);
-	/* Both copy the request: the staged bytes go at done either way. */
-	if (session &&
-	    session_exec(session, &req, done_cb, ec, &ec->scall, &err)) {
-		error = tool_error_result(&err);
-	} else if (!session && exec_start(env->loop, env->engines, &req,
-					  done_cb, ec, &ec->job)) {
-		error = tool_error(ERR_SANDBOX, "out of memory");
-	} else {
-		started = 1;
-		mcp_call_on_cancel(mc, cancel_cb, ec);
-	}
+	started = start(ec, session, &req, &err) == 0;
 done:
-	/* The one way out: what this call still holds goes, and a call
-	 * that did not start is answered with error. */
+	/* The one way out: what this call still holds goes (the request
+	 * was copied), and a call that did not start is answered with
+	 * err. */
 	free_staged(bufs, nstaged);
 	install_env_free(pkg_env);
 	cJSON_Delete(summary);
 	if (!started) {
-		mcp_call_finish(mc, error);
+		mcp_call_finish_error(mc, &err);
 		if (ec)
 			ec_free(ec);
 	}

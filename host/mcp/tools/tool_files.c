@@ -161,7 +161,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 
 	mcp_call_on_cancel(fc->call, NULL, NULL);
 	if (err) {
-		mcp_call_finish(fc->call, tool_error_result(err));
+		mcp_call_finish_error(fc->call, err);
 		fc_free(fc);
 		return;
 	}
@@ -227,7 +227,7 @@ static void transfer_done(const struct error *err,
 	cJSON *o;
 
 	if (err) {
-		mcp_call_finish(fc->call, tool_error_result(err));
+		mcp_call_finish_error(fc->call, err);
 		fc_free(fc);
 		return;
 	}
@@ -264,16 +264,15 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 	/* The host directory is the operator's, one for every client: no
 	 * tenant's to write to or read from (docs/http.md, "Tenants"). */
 	if (mcp_call_tenant(mc)) {
-		mcp_call_finish(mc, tool_error(ERR_FILES_ROOT_NOT_SET,
-					       "export and import are not "
-					       "offered to a tenant of an HTTP "
-					       "server: read files with read "
-					       "or their artifact links"));
+		mcp_call_finish_errorf(mc, ERR_FILES_ROOT_NOT_SET,
+				       "export and import are not "
+				       "offered to a tenant of an HTTP "
+				       "server: read files with read "
+				       "or their artifact links");
 		return;
 	}
 	if (!env->cfg->files_host_root) {
-		mcp_call_finish(
-			mc, tool_error(ERR_FILES_ROOT_NOT_SET,
+		mcp_call_finish_errorf(mc, ERR_FILES_ROOT_NOT_SET,
 				       "export and import are off: allow a "
 				       "directory of your machine with "
 				       "--files-root DIR on the server's "
@@ -281,15 +280,13 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 				       "add sandbox -- mcp-sandbox "
 				       "--files-root \"$PWD\"), "
 				       "SANDBOX_FILES_HOST_ROOT, or [files] "
-				       "host_root in sandbox.ini"));
+				       "host_root in sandbox.ini");
 		return;
 	}
 	if (!path || !other) {
-		mcp_call_finish(
-			mc,
-			tool_error(ERR_INVALID_ARGUMENTS,
-				   "%s needs path and %s", actions[action],
-				   action == ACTION_EXPORT ? "to" : "from"));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "%s needs path and %s", actions[action],
+				       action == ACTION_EXPORT ? "to" : "from");
 		return;
 	}
 	fc = calloc(1, sizeof(*fc));
@@ -297,7 +294,7 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 	    !(fc->to = strdup(other->valuestring))) {
 		if (fc)
 			fc_free(fc);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	fc->call = mc;
@@ -322,7 +319,7 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 				       &err);
 	if (rc) {
 		fc_free(fc);
-		mcp_call_finish(mc, tool_error_result(&err));
+		mcp_call_finish_error(mc, &err);
 	}
 }
 
@@ -339,24 +336,24 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 
 /* ---- the call --------------------------------------------------------- */
 
-/* read's window: offset, and length within [files] max_read_bytes. NULL,
- * or the error result. */
-static cJSON *read_window(const struct tool_env *env, const cJSON *args,
-			  uint64_t *offset, uint32_t *length)
+/* read's window: offset, and length within [files] max_read_bytes. 0,
+ * or the code with err. */
+static int read_window(const struct tool_env *env, const cJSON *args,
+		       uint64_t *offset, uint32_t *length, struct error *err)
 {
 	const cJSON *len = arg(args, "length"), *off = arg(args, "offset");
 	uint32_t max = env->cfg->files_max_read;
 
 	*length = READ_DEFAULT_BYTES < max ? READ_DEFAULT_BYTES : max;
 	if (len && len->valuedouble > max)
-		return tool_error(ERR_TOO_LARGE,
-				  "length is over %u bytes ([files] "
-				  "max_read_bytes); read in parts with offset",
-				  max);
+		return error_set(err, ERR_TOO_LARGE,
+				 "length is over %u bytes ([files] "
+				 "max_read_bytes); read in parts with offset",
+				 max);
 	if (len)
 		*length = (uint32_t)len->valuedouble;
 	*offset = off ? (uint64_t)off->valuedouble : 0;
-	return NULL;
+	return 0;
 }
 
 static void stored_cb(const struct error *err, const unsigned char *data,
@@ -366,7 +363,7 @@ static void stored_cb(const struct error *err, const unsigned char *data,
 	cJSON *o;
 
 	if (err) {
-		mcp_call_finish(fc->call, tool_error_result(err));
+		mcp_call_finish_error(fc->call, err);
 	} else {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "path", fc->path);
@@ -386,13 +383,14 @@ static void call_artifact(const struct tool_env *env, struct mcp_call *mc,
 	struct files_call *fc;
 	char key[ARTIFACT_KEY_MAX + 1];
 	uint32_t length;
-	cJSON *res;
+	struct error err;
+	int rc;
 
 	if (!env->artifacts) {
-		mcp_call_finish(mc, tool_error(ERR_NOT_FOUND,
-					       "no artifacts are kept here "
-					       "([artifacts] store_max_mb "
-					       "is 0)"));
+		mcp_call_finish_errorf(mc, ERR_NOT_FOUND,
+				       "no artifacts are kept here "
+				       "([artifacts] store_max_mb "
+				       "is 0)");
 		return;
 	}
 	/* A tenant's set is "<tenant>.<id>" in the store (tenants.h). */
@@ -402,28 +400,28 @@ static void call_artifact(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	if (action_ops[action] != AP_FOP_READ) {
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "an artifact can be read or "
-					       "exported, not %s: run code "
-					       "in a session to change files",
-					       actions[action]));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "an artifact can be read or "
+				       "exported, not %s: run code "
+				       "in a session to change files",
+				       actions[action]);
 		return;
 	}
 	fc = calloc(1, sizeof(*fc));
 	if (!fc || !(fc->path = resources_uri("artifact", id, path))) {
 		free(fc);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	fc->call = mc;
 	fc->want_base64 = enc && !strcmp(enc->valuestring, "base64");
-	res = read_window(env, args, &fc->offset, &length);
-	if (res || artifact_store_read(env->artifacts, key, path, fc->offset,
-				       length, stored_cb, fc)) {
+	rc = read_window(env, args, &fc->offset, &length, &err);
+	if (!rc && artifact_store_read(env->artifacts, key, path, fc->offset,
+				       length, stored_cb, fc))
+		rc = error_set(&err, ERR_SANDBOX, "out of memory");
+	if (rc) {
 		fc_free(fc);
-		mcp_call_finish(mc,
-				res ? res
-				    : tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_error(mc, &err);
 	}
 }
 
@@ -450,21 +448,20 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			kind = resources_session(path->valuestring, owner,
 						 sizeof(owner), &decoded);
 		if (kind < 0) {
-			mcp_call_finish(mc,
-					tool_error(ERR_INVALID_PATH,
-						   "'%s' is not a file's URI: "
-						   "sandbox://session/{name}/"
-						   "{path} or "
-						   "sandbox://artifact/{id}/"
-						   "{path}",
-						   path->valuestring));
+			mcp_call_finish_errorf(mc, ERR_INVALID_PATH,
+					       "'%s' is not a file's URI: "
+					       "sandbox://session/{name}/"
+					       "{path} or "
+					       "sandbox://artifact/{id}/"
+					       "{path}",
+					       path->valuestring);
 			return;
 		}
 	}
 	if (!kind && !sess) {
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "session is required (unless "
-					       "path is an artifact's uri)"));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "session is required (unless "
+				       "path is an artifact's uri)");
 		return;
 	}
 	call_session(env, mc, i, kind ? owner : sess->valuestring,
@@ -488,11 +485,11 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	struct files_call *fc;
 	struct session *s;
 	struct error err;
-	cJSON *res = NULL;
 
 	s = tool_find_session(env, mc, sname);
 	if (!s) {
-		mcp_call_finish(mc, tool_no_session(env, mc, sname));
+		tool_no_session(env, mc, sname, &err);
+		mcp_call_finish_error(mc, &err);
 		return;
 	}
 	if (i == ACTION_EXPORT || i == ACTION_IMPORT) {
@@ -505,13 +502,13 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	}
 	req.op = action_ops[i];
 	if (!pathv && req.op != AP_FOP_LIST) {
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "%s needs path", action));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "%s needs path", action);
 		return;
 	}
 	if (req.op == AP_FOP_MOVE && !to) {
-		mcp_call_finish(
-			mc, tool_error(ERR_INVALID_ARGUMENTS, "move needs to"));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "move needs to");
 		return;
 	}
 	fc = calloc(1, sizeof(*fc));
@@ -519,7 +516,7 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	    (to && !(fc->to = strdup(to->valuestring)))) {
 		if (fc)
 			fc_free(fc);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	fc->call = mc;
@@ -544,19 +541,18 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 		fc->data = tool_content_bytes(
 			content ? content->valuestring : "", fc->want_base64,
 			env->cfg->files_max_write, "content", &req.data_len,
-			&res);
+			&err);
 		if (!fc->data) {
 			fc_free(fc);
-			mcp_call_finish(mc, res);
+			mcp_call_finish_error(mc, &err);
 			return;
 		}
 		req.data = fc->data;
 	}
 	if (req.op == AP_FOP_READ) {
-		res = read_window(env, args, &req.offset, &req.length);
-		if (res) {
+		if (read_window(env, args, &req.offset, &req.length, &err)) {
 			fc_free(fc);
-			mcp_call_finish(mc, res);
+			mcp_call_finish_error(mc, &err);
 			return;
 		}
 		fc->offset = req.offset;
@@ -572,7 +568,7 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	req.timeout_ms = env->cfg->files_timeout_ms;
 	if (session_file(s, &req, file_cb, fc, &fc->sc, &err)) {
 		fc_free(fc);
-		mcp_call_finish(mc, tool_error_result(&err));
+		mcp_call_finish_error(mc, &err);
 		return;
 	}
 	mcp_call_on_cancel(mc, cancel_cb, fc);

@@ -22,7 +22,6 @@
 #include "core/engines/engines.h"
 #include "core/plugins/plugins.h"
 #include "core/engines/pool.h"
-#include "mcp/mcp_call.h"
 #include "tools.h"
 #include "core/tenants/tenants.h"
 
@@ -208,8 +207,7 @@ static cJSON *limits_json(const struct tool_env *env)
 		/* More than an engine has: what its containers get there
 		 * (core/engines/engines.c warns in the log, doctor with the
 		 * fix). */
-		for (size_t k = 0;
-		     env->engines && k < engines_count(env->engines); k++) {
+		for (size_t k = 0; k < engines_count(env->engines); k++) {
 			const struct engine *e = engines_at(env->engines, k);
 			unsigned cpus = engine_cpus(e);
 
@@ -321,16 +319,8 @@ static void engine_cb(cJSON *info, const char *why, void *arg)
 
 static void ask_engines(const struct tool_env *env, struct inspect *in)
 {
-	size_t i, n = env->engines ? engines_count(env->engines) : 0;
+	size_t i, n = engines_count(env->engines);
 
-	if (!env->engines) { /* a server without engines (the tests') */
-		cJSON *e = cJSON_AddObjectToObject(in->out, "engine");
-
-		cJSON_AddStringToObject(e, "error", "docker_unavailable");
-		cJSON_AddStringToObject(e, "message", "no engine");
-		cJSON_AddArrayToObject(in->out, "engines");
-		return;
-	}
 	in->engines = engines_json(env->engines);
 	/* An engine's load is every tenant's together (pool_json). */
 	if (mcp_call_tenant(in->call)) {
@@ -373,7 +363,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 
 	if (!in || !(in->out = cJSON_CreateObject())) {
 		free(in);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	in->call = mc;

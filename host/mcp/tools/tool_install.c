@@ -93,14 +93,12 @@ static void pkg_done_cb(const struct error *err,
 	struct pkg_call *pc = arg;
 
 	mcp_call_on_cancel(pc->call, NULL, NULL);
+	mcp_call_note_install(pc->call, err, res);
 	if (err) {
-		mcp_call_finish(pc->call, tool_error_result(err));
+		mcp_call_finish_error(pc->call, err);
 		pc->cb(pc->call, NULL, NULL, pc->arg);
 	} else {
-		cJSON *summary = tool_packages_json(res);
-
-		mcp_call_audit_result(pc->call, summary);
-		pc->cb(pc->call, res->entry, summary, pc->arg);
+		pc->cb(pc->call, res->entry, tool_packages_json(res), pc->arg);
 	}
 	free(pc);
 }
@@ -131,20 +129,20 @@ int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 	struct error err;
 
 	if (!in) {
-		mcp_call_finish(mc, tool_error(ERR_INSTALLS_DISABLED,
-					       "package installs are "
-					       "unavailable on this server "
-					       "(see its log)"));
+		mcp_call_finish_errorf(mc, ERR_INSTALLS_DISABLED,
+				       "package installs are "
+				       "unavailable on this server "
+				       "(see its log)");
 		return -1;
 	}
 	if (install_specs_parse(pl, packages, &specs, &err)) {
-		mcp_call_finish(mc, tool_error_result(&err));
+		mcp_call_finish_error(mc, &err);
 		return -1;
 	}
 	pc = calloc(1, sizeof(*pc));
 	if (!pc) {
 		install_specs_free(&specs);
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return -1;
 	}
 	*pc = (struct pkg_call){env, in, mc, pl, cb, arg, 0};
@@ -154,7 +152,7 @@ int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 			      &specs, pkg_progress_cb, pkg_done_cb, pc, &err)) {
 		install_specs_free(&specs);
 		free(pc);
-		mcp_call_finish(mc, tool_error_result(&err));
+		mcp_call_finish_error(mc, &err);
 		return -1;
 	}
 	mcp_call_on_cancel(mc, pkg_cancel_cb, pc);
@@ -222,17 +220,17 @@ static void installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 		s = tool_find_session(ic->env, mc, ic->session);
 		if (!s) {
 			cJSON_Delete(summary);
-			mcp_call_finish(mc, tool_error(ERR_SESSION_NOT_FOUND,
-						       "the set is installed, "
-						       "but the session '%s' "
-						       "is gone",
-						       ic->session));
+			mcp_call_finish_errorf(mc, ERR_SESSION_NOT_FOUND,
+					       "the set is installed, "
+					       "but the session '%s' "
+					       "is gone",
+					       ic->session);
 			free(ic);
 			return;
 		}
 		if (session_add_packages(s, e->key, &err)) {
 			cJSON_Delete(summary);
-			mcp_call_finish(mc, tool_error_result(&err));
+			mcp_call_finish_error(mc, &err);
 			free(ic);
 			return;
 		}
@@ -251,36 +249,35 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const struct plugin *pl = NULL;
 	struct session *s = NULL;
 	struct install_call *ic;
-	cJSON *error = NULL;
+	struct error err;
 
 	if (sess && !(s = tool_find_session(env, mc, sess->valuestring))) {
-		mcp_call_finish(mc,
-				tool_no_session(env, mc, sess->valuestring));
+		tool_no_session(env, mc, sess->valuestring, &err);
+		mcp_call_finish_error(mc, &err);
 		return;
 	}
-	if (lang && !(pl = tool_language(env, lang->valuestring, 0, &error))) {
-		mcp_call_finish(mc, error);
+	if (lang && !(pl = tool_language(env, lang->valuestring, 0, &err))) {
+		mcp_call_finish_error(mc, &err);
 		return;
 	}
 	if (!pl && !s) {
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "language is required (unless "
-					       "session is given)"));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "language is required (unless "
+				       "session is given)");
 		return;
 	}
 	if (s && pl && pl != session_plugin(s)) {
-		mcp_call_finish(mc, tool_error(ERR_LANGUAGE_MISMATCH,
-					       "session '%s' runs %s, not %s",
-					       sess->valuestring,
-					       session_plugin(s)->desc->name,
-					       pl->desc->name));
+		mcp_call_finish_errorf(
+			mc, ERR_LANGUAGE_MISMATCH,
+			"session '%s' runs %s, not %s", sess->valuestring,
+			session_plugin(s)->desc->name, pl->desc->name);
 		return;
 	}
 	if (s)
 		pl = session_plugin(s);
 	ic = calloc(1, sizeof(*ic));
 	if (!ic) {
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	ic->env = env;

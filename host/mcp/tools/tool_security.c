@@ -19,7 +19,6 @@
 #include "core/records/audit.h"
 #include "core/tenants/tenants.h"
 #include "mcp/json_util.h"
-#include "mcp/mcp_call.h"
 #include "tools.h"
 
 #define LIMIT_DEFAULT 50
@@ -216,7 +215,7 @@ static void after_cb(uv_work_t *w, int status)
 	struct security_call *sc = w->data;
 
 	if (status) {
-		mcp_call_finish(sc->call, tool_error(ERR_CANCELLED, NULL));
+		mcp_call_finish_errorf(sc->call, ERR_CANCELLED, NULL);
 		cJSON_Delete(sc->out);
 	} else {
 		mcp_call_finish(sc->call, tool_ok_text(sc->out)); /* takes it */
@@ -230,8 +229,8 @@ static void flushed_cb(void *arg)
 
 	sc->work.data = sc;
 	if (uv_queue_work(sc->loop, &sc->work, work_cb, after_cb)) {
-		mcp_call_finish(sc->call,
-				tool_error(ERR_SANDBOX, "cannot read the log"));
+		mcp_call_finish_errorf(sc->call, ERR_SANDBOX,
+				       "cannot read the log");
 		free(sc);
 	}
 }
@@ -247,25 +246,24 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	struct security_call *sc;
 
 	if (!env->audit) {
-		mcp_call_finish(mc, tool_error(ERR_AUDIT_OFF,
-					       "the audit log is off ([audit] "
-					       "file = none, or it could not "
-					       "be opened: see the server's "
-					       "log)"));
+		mcp_call_finish_errorf(mc, ERR_AUDIT_OFF,
+				       "the audit log is off ([audit] "
+				       "file = none, or it could not "
+				       "be opened: see the server's "
+				       "log)");
 		return;
 	}
 	if (anchor && (!cJSON_IsString(anchor) ||
 		       audit_anchor_parse(anchor->valuestring, &an))) {
-		mcp_call_finish(mc,
-				tool_error(ERR_INVALID_ARGUMENTS,
-					   "anchor: SEQ:HASH, as `mcp-sandbox "
-					   "audit head` prints it (a seq "
-					   "from 1 and 64 hex digits)"));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "anchor: SEQ:HASH, as `mcp-sandbox "
+				       "audit head` prints it (a seq "
+				       "from 1 and 64 hex digits)");
 		return;
 	}
 	sc = calloc(1, sizeof(*sc));
 	if (!sc) {
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	sc->call = mc;

@@ -335,7 +335,7 @@ static void done_cb(struct session *s, const struct error *err, void *arg)
 	struct mcp_call *mc = arg;
 
 	if (err)
-		mcp_call_finish(mc, tool_error_result(err));
+		mcp_call_finish_error(mc, err);
 	else
 		reply_one(mc, s, 0);
 }
@@ -363,7 +363,7 @@ static void created_pkgs_cb(struct session *s, const struct error *err,
 	if (!err && session_add_packages(s, cp->key, &e2))
 		err = &e2;
 	if (err) {
-		mcp_call_finish(cp->mc, tool_error_result(err));
+		mcp_call_finish_error(cp->mc, err);
 	} else {
 		result = cJSON_CreateObject();
 		cJSON_AddItemToObject(result, "session", describe(cp->mc, s));
@@ -392,7 +392,7 @@ static void create_installed_cb(struct mcp_call *mc, const struct pkg_entry *e,
 	if (session_create(cp->env->sessions, cp->pl,
 			   cp->name[0] ? cp->name : NULL, cp->ttl_s, cp->on,
 			   created_pkgs_cb, cp, &err)) {
-		mcp_call_finish(mc, tool_error_result(&err));
+		mcp_call_finish_error(mc, &err);
 		cJSON_Delete(cp->installed);
 		free(cp);
 	}
@@ -406,23 +406,23 @@ static void create_with_packages(const struct tool_env *env,
 	struct create_pkgs *cp = calloc(1, sizeof(*cp));
 
 	if (!cp) {
-		mcp_call_finish(mc, tool_error(ERR_SANDBOX, "out of memory"));
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	/* The name's checks (valid, free) come again at the create. */
 	if (name &&
 	    (!session_valid_name(name) || session_find(env->sessions, name))) {
 		free(cp);
-		mcp_call_finish(mc,
-				name && session_valid_name(name)
-					? tool_error(ERR_SESSION_EXISTS,
-						     "a session named '%s' "
-						     "already exists",
-						     name)
-					: tool_error(ERR_INVALID_NAME,
-						     "session names are 1 to "
-						     "64 characters of A-Z, "
-						     "a-z, 0-9, '_' and '-'"));
+		if (session_valid_name(name))
+			mcp_call_finish_errorf(mc, ERR_SESSION_EXISTS,
+					       "a session named '%s' already "
+					       "exists",
+					       name);
+		else
+			mcp_call_finish_errorf(mc, ERR_INVALID_NAME,
+					       "session names are 1 to 64 "
+					       "characters of A-Z, a-z, 0-9, "
+					       "'_' and '-'");
 		return;
 	}
 	cp->env = env;
@@ -457,7 +457,7 @@ static int tenant_sessions_full(const struct tool_env *env, struct mcp_call *mc)
 	}
 	if (mcp_call_hold_session(mc, n, &err) == 0)
 		return 0;
-	mcp_call_finish(mc, tool_error_result(&err));
+	mcp_call_finish_error(mc, &err);
 	return 1;
 }
 
@@ -478,7 +478,6 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		    : 0;
 	const struct plugin *pl;
 	struct session *s;
-	cJSON *error = NULL;
 	struct error err;
 	char qname[SESSION_QNAME_MAX + 1];
 	int named = 0;
@@ -489,15 +488,14 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	if (strcmp(action, "create") == 0) {
 		if (!lang) {
-			mcp_call_finish(mc,
-					tool_error(ERR_INVALID_ARGUMENTS,
-						   "create needs a language"));
+			mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+					       "create needs a language");
 			return;
 		}
 		pl = tool_language(env, lang->valuestring, cJSON_IsTrue(ml),
-				   &error);
+				   &err);
 		if (!pl) {
-			mcp_call_finish(mc, error);
+			mcp_call_finish_error(mc, &err);
 			return;
 		}
 		if (tenant_sessions_full(env, mc))
@@ -506,11 +504,11 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		if (nm && (tool_qualify(mcp_call_tenant(mc), nm, qname,
 					sizeof(qname)) ||
 			   !session_valid_name(qname))) {
-			mcp_call_finish(mc, tool_error(ERR_INVALID_NAME,
-						       "session names are 1 "
-						       "to 64 characters of "
-						       "A-Z, a-z, 0-9, '_' "
-						       "and '-'"));
+			mcp_call_finish_errorf(mc, ERR_INVALID_NAME,
+					       "session names are 1 "
+					       "to 64 characters of "
+					       "A-Z, a-z, 0-9, '_' "
+					       "and '-'");
 			return;
 		}
 		if (!nm && mcp_call_tenant(mc)) {
@@ -519,9 +517,9 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			if (session_new_name(g) ||
 			    tool_qualify(mcp_call_tenant(mc), g, qname,
 					 sizeof(qname))) {
-				mcp_call_finish(mc, tool_error(ERR_SANDBOX,
-							       "cannot make a "
-							       "name"));
+				mcp_call_finish_errorf(mc, ERR_SANDBOX,
+						       "cannot make a "
+						       "name");
 				return;
 			}
 			named = 1;
@@ -533,13 +531,12 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		}
 		if (session_create(env->sessions, pl, named ? qname : NULL,
 				   ttl_s, NULL, done_cb, mc, &err))
-			mcp_call_finish(mc, tool_error_result(&err));
+			mcp_call_finish_error(mc, &err);
 		return;
 	}
 	if (!nm) {
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "%s needs the session's name",
-					       action));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "%s needs the session's name", action);
 		return;
 	}
 	s = tool_find_session(env, mc, nm);
@@ -556,20 +553,21 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	if (!s) {
-		mcp_call_finish(mc, tool_no_session(env, mc, nm));
+		tool_no_session(env, mc, nm, &err);
+		mcp_call_finish_error(mc, &err);
 		return;
 	}
 	if (strcmp(action, "get") == 0) {
 		reply_one(mc, s, 1);
 	} else if (strcmp(action, "pause") == 0) {
 		if (session_pause(s, done_cb, mc, &err))
-			mcp_call_finish(mc, tool_error_result(&err));
+			mcp_call_finish_error(mc, &err);
 	} else if (strcmp(action, "resume") == 0) {
 		if (session_resume(s, done_cb, mc, &err))
-			mcp_call_finish(mc, tool_error_result(&err));
+			mcp_call_finish_error(mc, &err);
 	} else if (strcmp(action, "extend") == 0) {
 		if (session_extend(s, ttl_s, &err))
-			mcp_call_finish(mc, tool_error_result(&err));
+			mcp_call_finish_error(mc, &err);
 		else
 			reply_one(mc, s, 0);
 	} else if (strcmp(action, "destroy") == 0) {
@@ -579,8 +577,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		session_destroy(s);
 		mcp_call_finish(mc, tool_ok(mc, result));
 	} else {
-		mcp_call_finish(mc, tool_error(ERR_INVALID_ARGUMENTS,
-					       "unknown action '%s'", action));
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "unknown action '%s'", action);
 	}
 }
 

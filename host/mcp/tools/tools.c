@@ -133,22 +133,21 @@ struct session *tool_find_session(const struct tool_env *env,
 	return session_find(env->sessions, q);
 }
 
-cJSON *tool_no_session(const struct tool_env *env, const struct mcp_call *call,
-		       const char *name)
+int tool_no_session(const struct tool_env *env, const struct mcp_call *call,
+		    const char *name, struct error *e)
 {
 	char q[SESSION_QNAME_MAX + 1];
-	struct error e;
 
 	if (tool_qualify(mcp_call_tenant(call), name, q, sizeof(q)) ||
 	    !session_valid_name(q))
-		error_set(&e, ERR_SESSION_NOT_FOUND,
-			  "no session named '(invalid name)'");
-	else if (session_missing(env->sessions, q, &e) == ERR_SESSION_NOT_FOUND)
-		error_set(&e, ERR_SESSION_NOT_FOUND,
+		return error_set(e, ERR_SESSION_NOT_FOUND,
+				 "no session named '(invalid name)'");
+	if (session_missing(env->sessions, q, e) == ERR_SESSION_NOT_FOUND)
+		error_set(e, ERR_SESSION_NOT_FOUND,
 			  "no session named '%s' (create one with "
 			  "sandbox_session)",
 			  name);
-	return tool_error_result(&e);
+	return e->code;
 }
 
 cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
@@ -165,7 +164,7 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
 }
 
 const struct plugin *tool_language(const struct tool_env *env, const char *name,
-				   int ml, cJSON **error)
+				   int ml, struct error *err)
 {
 	const struct plugin *pl = plugins_find(env->plugins, name);
 	char names[512];
@@ -179,10 +178,10 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 				: NULL;
 
 		if (v != pl && (!v || !v->policy.enabled)) {
-			*error = tool_error(ERR_UNKNOWN_LANGUAGE,
-					    "language '%s' has no "
-					    "machine-learning runtime here",
-					    pl->desc->name);
+			error_set(err, ERR_UNKNOWN_LANGUAGE,
+				  "language '%s' has no machine-learning "
+				  "runtime here",
+				  pl->desc->name);
 			return NULL;
 		}
 		pl = v;
@@ -195,12 +194,12 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 			off += (size_t)snprintf(
 				names + off, sizeof(names) - off, "%s%s",
 				off ? ", " : "", env->plugins->v[i].desc->name);
-	*error = tool_error(ERR_UNKNOWN_LANGUAGE,
-			    "no language '%s' here; available: %s",
-			    strlen(name) <= 64 && utf8_valid(name, strlen(name))
-				    ? name
-				    : "(name too long)",
-			    off ? names : "none (no plugins loaded)");
+	error_set(err, ERR_UNKNOWN_LANGUAGE,
+		  "no language '%s' here; available: %s",
+		  strlen(name) <= 64 && utf8_valid(name, strlen(name))
+			  ? name
+			  : "(name too long)",
+		  off ? names : "none (no plugins loaded)");
 	return NULL;
 }
 
@@ -239,7 +238,8 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 }
 
 unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
-				  const char *what, size_t *len, cJSON **res)
+				  const char *what, size_t *len,
+				  struct error *err)
 {
 	size_t n = strlen(s), pad;
 	unsigned char *out;
@@ -257,10 +257,10 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 	if (n / 4 * 3 > (size_t)max + 2)
 		goto too_large;
 	if (n % 4) {
-		*res = tool_error(ERR_INVALID_ARGUMENTS,
-				  "%s is not base64 (its length is not a "
-				  "multiple of 4)",
-				  what);
+		error_set(err, ERR_INVALID_ARGUMENTS,
+			  "%s is not base64 (its length is not a multiple "
+			  "of 4)",
+			  what);
 		return NULL;
 	}
 	out = malloc(n / 4 * 3 + 1);
@@ -269,8 +269,7 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 	got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
 	if (got < 0) {
 		free(out);
-		*res = tool_error(ERR_INVALID_ARGUMENTS, "%s is not base64",
-				  what);
+		error_set(err, ERR_INVALID_ARGUMENTS, "%s is not base64", what);
 		return NULL;
 	}
 	/* EVP_DecodeBlock counts the padding as zero bytes. */
@@ -282,12 +281,11 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 	}
 done:
 	if (!out)
-		*res = tool_error(ERR_SANDBOX, "out of memory");
+		error_set(err, ERR_SANDBOX, "out of memory");
 	return out;
 too_large:
-	*res = tool_error(ERR_TOO_LARGE,
-			  "%s is over %u bytes ([files] max_write_bytes)", what,
-			  max);
+	error_set(err, ERR_TOO_LARGE,
+		  "%s is over %u bytes ([files] max_write_bytes)", what, max);
 	return NULL;
 }
 

@@ -2,7 +2,9 @@
  * tools.h - the MCP tools: one `struct tool` per file (tool_*.c), listed in
  * tools.c. A handler validates nothing itself (the server checks arguments
  * against the input schema first), talks to the core only, and ends every
- * call with exactly one mcp_call_finish().
+ * call exactly once: mcp_call_finish() with a result, or
+ * mcp_call_finish_error() with the error, which the audit log records as
+ * it is (never read back from the result's text).
  */
 #ifndef SBX_TOOLS_H
 #define SBX_TOOLS_H
@@ -55,15 +57,33 @@ struct tool {
 
 extern const struct tool *const tools_all[];
 
-/* --- provided by the server (mcp_server.c) --- */
+/* --- what a tool does with its call (mcp_call.c) --- */
 
 /* Complete a call with a CallToolResult; takes ownership of result. */
 void mcp_call_finish(struct mcp_call *call, cJSON *result);
+/* Complete a call with the tool error e (borrowed): the result is
+ * tool_error_result(e), and e is what the call came to in its audit
+ * event. */
+void mcp_call_finish_error(struct mcp_call *call, const struct error *e);
+/* The same with code and a printf-style message (NULL: the code's
+ * default message). */
+void mcp_call_finish_errorf(struct mcp_call *call, int code, const char *fmt,
+			    ...) __attribute__((format(printf, 3, 4)));
+/* What the tool's work came to, for the call's audit event (the result's
+ * text is never parsed back); no-ops without an audit log. The install
+ * of the call's packages ended (install.h: err and res as its callback
+ * had them): */
+struct install_result;
+void mcp_call_note_install(struct mcp_call *call, const struct error *err,
+			   const struct install_result *res);
+/* The call's program ended (o->error NULL). */
+struct exec_outcome;
+void mcp_call_note_run(struct mcp_call *call, const struct exec_outcome *o);
+/* End the request with a JSON-RPC error (data: taken, or NULL) instead
+ * of a result: resources/read's answer when there is no such resource. */
+void mcp_call_fail(struct mcp_call *call, int code, const char *message,
+		   cJSON *data);
 /* Register what to do on notifications/cancelled (NULL to clear). */
-/* A tool's own result JSON (a run's, an install's), before it becomes
- * text: the call's audit event takes its outcome from it, so the text is
- * never parsed back. No-op without an audit log. */
-void mcp_call_audit_result(struct mcp_call *call, const cJSON *body);
 void mcp_call_on_cancel(struct mcp_call *call, void (*cb)(void *arg),
 			void *arg);
 /* 1 when the request carried _meta.progressToken. */
@@ -112,11 +132,11 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
  * without an output schema whose results are large (the bytes go once,
  * not twice). Takes ownership of json. */
 cJSON *tool_ok_text(cJSON *json);
-/* The error for a call that names no live session: session_lost when one
- * of that name was lost, else session_not_found. name: as the caller
- * gave it. */
-cJSON *tool_no_session(const struct tool_env *env, const struct mcp_call *call,
-		       const char *name);
+/* The error for a call that names no live session, into e: session_lost
+ * when one of that name was lost, else session_not_found. name: as the
+ * caller gave it. Returns the code. */
+int tool_no_session(const struct tool_env *env, const struct mcp_call *call,
+		    const char *name, struct error *e);
 
 /*
  * A tenant's names (tenants.h): what it calls "x" the server holds as
@@ -157,11 +177,12 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 		      const char *desc);
 
 /* The bytes of a content argument: text as it is, or base64 decoded;
- * at most max of them (checked before decoding). NULL with *res set to an
- * invalid_arguments, too_large or sandbox_error result; what names the
- * argument in the message. Free the bytes (NUL-terminated, *len long). */
+ * at most max of them (checked before decoding). NULL with err set to
+ * invalid_arguments, too_large or sandbox_error; what names the argument
+ * in the message. Free the bytes (NUL-terminated, *len long). */
 unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
-				  const char *what, size_t *len, cJSON **res);
+				  const char *what, size_t *len,
+				  struct error *err);
 
 /* o[key] = name with its misleading characters escaped
  * (media_name_escape(): control and bidirectional characters, bytes that
@@ -180,10 +201,10 @@ cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 /* --- language and time helpers (tools.c) --- */
 
 /* The enabled plugin a call names (ml: its machine-learning variant), or
- * NULL with *error set to an "unknown_language" result listing the
+ * NULL with err set to unknown_language, its message listing the
  * languages there are. */
 const struct plugin *tool_language(const struct tool_env *env, const char *name,
-				   int ml, cJSON **error);
+				   int ml, struct error *err);
 /* An "enum" of the enabled languages' names, added to prop. */
 void tool_language_enum(const struct tool_env *env, cJSON *prop);
 
