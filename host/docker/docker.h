@@ -35,6 +35,17 @@ struct docker_response {
 typedef void (*docker_response_cb)(const struct docker_response *res,
 				   void *arg);
 
+/* A label of a container or volume as the engine reports it (container.h,
+ * network.h): borrowed with the answer it came in. */
+struct docker_label {
+	const char *key;
+	const char *value;
+};
+
+/* The value of key among the n labels, or NULL when none has it. */
+const char *docker_label_find(const struct docker_label *labels, size_t n,
+			      const char *key);
+
 /*
  * Where the daemon is and how to reach it. Every field may be NULL/0.
  *

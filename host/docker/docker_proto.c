@@ -1,7 +1,8 @@
 /*
  * docker_proto.c - the Engine API's formats as pure functions: what the
- * client parses from DOCKER_HOST and from the daemon's answers, and the exec
- * body it sends. No I/O; see docker_proto.h.
+ * client parses from DOCKER_HOST and from the daemon's answers (versions,
+ * errors, containers, volumes, memory), and the exec body it sends. No I/O; see
+ * docker_proto.h.
  */
 #include "docker_proto.h"
 
@@ -312,6 +313,272 @@ int docker_exec_id_parse(const char *body, size_t len, char *out, size_t outsz)
 	}
 	cJSON_Delete(j);
 	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the daemon says of its objects                                 */
+
+const char *docker_label_find(const struct docker_label *labels, size_t n,
+			      const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(labels[i].key, key) == 0)
+			return labels[i].value;
+	return NULL;
+}
+
+enum container_status docker_container_status(const char *word)
+{
+	/* In enum container_status's order, from CONTAINER_CREATED. */
+	static const char *const words[] = {"created",	  "running",  "paused",
+					    "restarting", "removing", "exited",
+					    "dead"};
+	size_t i;
+
+	for (i = 0; word && i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(word, words[i]) == 0)
+			return (enum container_status)(CONTAINER_CREATED + i);
+	return CONTAINER_STATUS_UNKNOWN;
+}
+
+/* The string member key of obj, or "". */
+static const char *str_item(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* A name without the engine's leading '/'. */
+static const char *bare_name(const char *name)
+{
+	return name + (name[0] == '/');
+}
+
+/* Labels (a JSON object of strings; anything else holds none): how many,
+ * and (at, when not NULL) each as a docker_label. Returns the count. */
+static size_t take_labels(const cJSON *labels, struct docker_label *at)
+{
+	const cJSON *l;
+	size_t n = 0;
+
+	if (!cJSON_IsObject(labels))
+		return 0;
+	cJSON_ArrayForEach(l, labels)
+	{
+		if (!cJSON_IsString(l) || !l->string)
+			continue;
+		if (at)
+			at[n] = (struct docker_label){l->string,
+						      l->valuestring};
+		n++;
+	}
+	return n;
+}
+
+/* The blocks for n entries of size sz and nlabels labels. */
+static int parsed_alloc(size_t n, size_t sz, size_t nlabels, void **v,
+			struct docker_label **labels)
+{
+	*v = calloc(n ? n : 1, sz);
+	*labels = calloc(nlabels ? nlabels : 1, sizeof(**labels));
+	if (*v && *labels)
+		return 0;
+	free(*v);
+	free(*labels);
+	*v = NULL;
+	*labels = NULL;
+	return -ENOMEM;
+}
+
+/* A listing's elements that have a string member key: how many, and how
+ * many labels they carry (under Labels). */
+static size_t count_entries(const cJSON *arr, const char *key, size_t *nlabels)
+{
+	const cJSON *c;
+	size_t n = 0;
+
+	*nlabels = 0;
+	cJSON_ArrayForEach(c, arr)
+	{
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, key)))
+			continue;
+		n++;
+		*nlabels += take_labels(
+			cJSON_GetObjectItemCaseSensitive(c, "Labels"), NULL);
+	}
+	return n;
+}
+
+int docker_containers_parse(const char *body, size_t len,
+			    struct docker_containers *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	const cJSON *arr = cJSON_IsArray(doc) ? doc : NULL;
+	const cJSON *c;
+	struct docker_label *lab;
+	size_t nlabels, n = count_entries(arr, "Id", &nlabels);
+	void *v;
+
+	*out = (struct docker_containers){0};
+	if (parsed_alloc(n, sizeof(*out->v), nlabels, &v, &out->labels)) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->v = v;
+	out->doc = doc;
+	lab = out->labels;
+	cJSON_ArrayForEach(c, arr)
+	{
+		struct container_summary *s = &out->v[out->n];
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
+		const cJSON *names =
+			cJSON_GetObjectItemCaseSensitive(c, "Names");
+		const cJSON *first = cJSON_GetArrayItem(names, 0);
+
+		if (!cJSON_IsString(id))
+			continue;
+		s->id = id->valuestring;
+		s->name =
+			bare_name(cJSON_IsArray(names) && cJSON_IsString(first)
+					  ? first->valuestring
+					  : "");
+		s->status = docker_container_status(str_item(c, "State"));
+		s->running = s->status == CONTAINER_RUNNING ||
+			     s->status == CONTAINER_PAUSED ||
+			     s->status == CONTAINER_RESTARTING;
+		s->labels = lab;
+		s->nlabels = take_labels(
+			cJSON_GetObjectItemCaseSensitive(c, "Labels"), lab);
+		lab += s->nlabels;
+		out->n++;
+	}
+	return 0;
+}
+
+int docker_container_parse(const char *body, size_t len,
+			   struct docker_containers *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(doc, "State");
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(doc, "Config"), "Labels");
+	struct container_summary *s;
+	void *v;
+
+	*out = (struct docker_containers){0};
+	if (parsed_alloc(1, sizeof(*s), take_labels(labels, NULL), &v,
+			 &out->labels)) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->v = s = v;
+	out->n = 1;
+	out->doc = doc;
+	s->id = str_item(doc, "Id");
+	s->name = bare_name(str_item(doc, "Name"));
+	s->status = docker_container_status(str_item(state, "Status"));
+	s->running = cJSON_IsTrue(
+		cJSON_GetObjectItemCaseSensitive(state, "Running"));
+	s->labels = out->labels;
+	s->nlabels = take_labels(labels, out->labels);
+	return 0;
+}
+
+int docker_volumes_parse(const char *body, size_t len,
+			 struct docker_volumes *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "Volumes");
+	const cJSON *c;
+	struct docker_label *lab;
+	size_t nlabels, n;
+	void *v;
+
+	if (!cJSON_IsArray(arr))
+		arr = NULL;
+	n = count_entries(arr, "Name", &nlabels);
+	*out = (struct docker_volumes){0};
+	if (parsed_alloc(n, sizeof(*out->v), nlabels, &v, &out->labels)) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->v = v;
+	out->doc = doc;
+	lab = out->labels;
+	cJSON_ArrayForEach(c, arr)
+	{
+		struct volume_summary *s = &out->v[out->n];
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "Name");
+
+		if (!cJSON_IsString(name))
+			continue;
+		s->name = name->valuestring;
+		s->labels = lab;
+		s->nlabels = take_labels(
+			cJSON_GetObjectItemCaseSensitive(c, "Labels"), lab);
+		lab += s->nlabels;
+		out->n++;
+	}
+	return 0;
+}
+
+void docker_containers_free(struct docker_containers *c)
+{
+	free(c->v);
+	free(c->labels);
+	cJSON_Delete(c->doc);
+	*c = (struct docker_containers){0};
+}
+
+void docker_volumes_free(struct docker_volumes *v)
+{
+	free(v->v);
+	free(v->labels);
+	cJSON_Delete(v->doc);
+	*v = (struct docker_volumes){0};
+}
+
+/* A non-negative integral JSON number that fits in a uint64_t. */
+static int json_u64(const cJSON *obj, const char *name, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
+	    v->valuedouble >= 18446744073709551616.0)
+		return 0;
+	*out = (uint64_t)v->valuedouble;
+	return 1;
+}
+
+int docker_stats_memory(const char *body, size_t len, uint64_t *bytes)
+{
+	/* The page cache the kernel reclaims first, by cgroup version: v1
+	 * (hierarchical total), v2, then daemons too old to report either. */
+	static const char *const reclaimable[] = {"total_inactive_file",
+						  "inactive_file", "cache"};
+	cJSON *j = cJSON_ParseWithLength(body, len);
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(j, "memory_stats");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(mem, "stats");
+	uint64_t usage, v;
+	size_t i;
+
+	if (!json_u64(mem, "usage", &usage)) {
+		cJSON_Delete(j);
+		return -ENODATA;
+	}
+	for (i = 0; i < sizeof(reclaimable) / sizeof(reclaimable[0]); i++) {
+		if (json_u64(st, reclaimable[i], &v)) {
+			if (v < usage)
+				usage -= v;
+			break;
+		}
+	}
+	cJSON_Delete(j);
+	*bytes = usage;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
