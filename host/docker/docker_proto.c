@@ -8,6 +8,7 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,144 @@ int docker_version_is_podman(const char *body, size_t len)
 	}
 	cJSON_Delete(j);
 	return podman;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the daemon says of itself                                      */
+
+/* The string member key of obj, or NULL. */
+static const char *str_or_null(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num_or_nan(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static int is_true(const cJSON *obj, const char *key)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key));
+}
+
+/* A component's version in /version's Components ("runc", "containerd"). */
+static const char *component(const cJSON *version, const char *name)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(
+		c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
+	{
+		const char *n = str_or_null(c, "Name");
+		const char *commit = str_or_null(
+			cJSON_GetObjectItemCaseSensitive(c, "Details"),
+			"GitCommit");
+
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		/* Debian's packages name their patch level in the commit:
+		 * 1.1.5+ds1-1+deb12u1 says more than 1.1.5+ds1. */
+		if (commit && commit[0] && strchr(commit, '.'))
+			return commit;
+		return str_or_null(c, "Version");
+	}
+	return NULL;
+}
+
+void docker_info_parse(const char *version_body, size_t version_len,
+		       const char *info_body, size_t info_len,
+		       struct docker_info *out)
+{
+	cJSON *info = cJSON_ParseWithLength(info_body, info_len);
+	cJSON *version =
+		version_body ? cJSON_ParseWithLength(version_body, version_len)
+			     : NULL;
+	const cJSON *opts =
+		cJSON_GetObjectItemCaseSensitive(info, "SecurityOptions");
+	const cJSON *opt;
+
+	*out = (struct docker_info){.docs = {info, version}};
+	out->is_info = cJSON_IsObject(info) &&
+		       cJSON_GetObjectItemCaseSensitive(info, "ServerVersion");
+	out->server_version = str_or_null(info, "ServerVersion");
+	out->api_version = str_or_null(version, "ApiVersion");
+	out->os = str_or_null(info, "OperatingSystem");
+	out->kernel = str_or_null(info, "KernelVersion");
+	out->arch = str_or_null(info, "Architecture");
+	/* Engines before API 1.40 do not say: they ran cgroup v1. */
+	out->cgroup_version = str_or_null(info, "CgroupVersion");
+	if (!out->cgroup_version)
+		out->cgroup_version = "1";
+	out->cgroup_driver = str_or_null(info, "CgroupDriver");
+	out->memory_limit = is_true(info, "MemoryLimit");
+	out->swap_limit = is_true(info, "SwapLimit");
+	out->pids_limit = is_true(info, "PidsLimit");
+	out->cpu_limit = is_true(info, "CpuCfsQuota");
+	out->security_known = cJSON_IsArray(opts);
+	cJSON_ArrayForEach(opt, opts)
+	{
+		const char *o = cJSON_IsString(opt) ? opt->valuestring : "";
+
+		out->seccomp |= strncmp(o, "name=seccomp", 12) == 0;
+		out->userns |= strcmp(o, "name=userns") == 0;
+		out->rootless |= strcmp(o, "name=rootless") == 0;
+		out->apparmor |= strcmp(o, "name=apparmor") == 0;
+		out->selinux |= strcmp(o, "name=selinux") == 0;
+	}
+	out->default_runtime = str_or_null(info, "DefaultRuntime");
+	out->runc = component(version, "runc");
+	out->containerd = component(version, "containerd");
+	out->data_root = str_or_null(info, "DockerRootDir");
+	out->cpus = num_or_nan(info, "NCPU");
+	out->memory_bytes = num_or_nan(info, "MemTotal");
+	out->containers_running = num_or_nan(info, "ContainersRunning");
+	out->images = num_or_nan(info, "Images");
+}
+
+void docker_info_free(struct docker_info *info)
+{
+	cJSON_Delete(info->docs[0]);
+	cJSON_Delete(info->docs[1]);
+	*info = (struct docker_info){0};
+}
+
+/* 1 if the JSON array of strings arr holds s. */
+static int has_string(const cJSON *arr, const char *s)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, arr)
+	{
+		if (cJSON_IsString(v) && strcmp(v->valuestring, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int docker_libpod_info_parse(const char *body, size_t len,
+			     struct docker_libpod_info *out)
+{
+	cJSON *lp = body ? cJSON_ParseWithLength(body, len) : NULL;
+	const cJSON *host = cJSON_GetObjectItemCaseSensitive(lp, "host");
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(host, "security");
+	const cJSON *ctl =
+		cJSON_GetObjectItemCaseSensitive(host, "cgroupControllers");
+	int rc = -EINVAL;
+
+	if (cJSON_IsObject(sec) && cJSON_IsArray(ctl)) {
+		out->rootless = is_true(sec, "rootless");
+		out->memory = has_string(ctl, "memory");
+		out->pids = has_string(ctl, "pids");
+		out->cpu = has_string(ctl, "cpu");
+		rc = 0;
+	}
+	cJSON_Delete(lp);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -2,14 +2,16 @@
  * test_docker_proto.c - what the Docker client parses, fed hostile input
  * without a daemon: the stdout/stderr demultiplexer (docker_demux.h), the
  * hijack handshake's answer, DOCKER_HOST, API versions, error answers and
- * exec bodies, container and volume listings, inspections and the `docker
- * stats` arithmetic (docker_proto.h).
+ * exec bodies, container and volume listings, inspections, the `docker
+ * stats` arithmetic (docker_proto.h) and the daemon's own description
+ * (docker.h: docker_info_parse, docker_libpod_info_parse).
  *
  * Input is fed from exact-size heap copies, so under ASan (scripts/test.sh
  * runs the unit label there) a read past any piece fails the test.
  */
 #include <cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -1024,6 +1026,68 @@ static void t_volume_list(void)
 	docker_volumes_free(&v);
 }
 
+/* ------------------------------------------------------------------ */
+/* The daemon's own description: /version, /info, /libpod/info         */
+
+static void t_info(void)
+{
+	static const char version[] =
+		"{\"ApiVersion\":\"1.41\",\"Components\":[{\"Name\":\"runc\","
+		"\"Version\":\"1.1.5\",\"Details\":{\"GitCommit\":\"1.1.5-1"
+		"+deb12u1\"}},{\"Name\":\"containerd\",\"Version\":\"1.6\","
+		"\"Details\":{\"GitCommit\":\"abcdef\"}},{\"Name\":"
+		"\"containerd\","
+		"\"Version\":\"9.9\"}]}";
+	static const char info[] =
+		"{\"ServerVersion\":\"20.10\",\"SecurityOptions\":[\"name="
+		"seccomp,profile=default\",\"name=rootless\",7],\"NCPU\":2,"
+		"\"MemoryLimit\":true,\"PidsLimit\":1,\"MemTotal\":0}";
+	struct docker_libpod_info lp;
+	struct docker_info di;
+	char *v = exact(version, sizeof(version) - 1);
+	char *i = exact(info, sizeof(info) - 1);
+
+	docker_info_parse(v, sizeof(version) - 1, i, sizeof(info) - 1, &di);
+	free(v);
+	free(i);
+	CHECK(di.is_info && strcmp(di.server_version, "20.10") == 0);
+	CHECK(strcmp(di.api_version, "1.41") == 0);
+	/* Debian's patch level from the commit; a commit without a dot is
+	 * no version; the first component of a name counts */
+	CHECK(strcmp(di.runc, "1.1.5-1+deb12u1") == 0);
+	CHECK(strcmp(di.containerd, "1.6") == 0);
+	CHECK(strcmp(di.cgroup_version, "1") == 0 && !di.cgroup_driver);
+	CHECK(di.security_known && di.seccomp && di.rootless && !di.userns);
+	CHECK(di.memory_limit && !di.pids_limit && !di.cpu_limit);
+	CHECK(di.cpus == 2 && di.memory_bytes == 0 && isnan(di.images));
+	docker_info_free(&di);
+	docker_info_free(&di);
+
+	docker_info_parse(NULL, 0, LIT("{\"ServerVersion\":5}"), &di);
+	CHECK(di.is_info && !di.server_version && !di.api_version && !di.runc &&
+	      !di.security_known && isnan(di.cpus));
+	docker_info_free(&di);
+	docker_info_parse(LIT("nope"), LIT("{\"message\":\"no\"}"), &di);
+	CHECK(!di.is_info && !di.api_version);
+	docker_info_free(&di);
+	docker_info_parse(NULL, 0, LIT("[1]"), &di);
+	CHECK(!di.is_info);
+	docker_info_free(&di);
+
+	CHECK(docker_libpod_info_parse(
+		      LIT("{\"host\":{\"security\":{\"rootless\":true},"
+			  "\"cgroupControllers\":[\"pids\",\"cpu\"]}}"),
+		      &lp) == 0);
+	CHECK(lp.rootless && !lp.memory && lp.pids && lp.cpu);
+	CHECK(docker_libpod_info_parse(
+		      LIT("{\"host\":{\"security\":{},\"cgroupControllers\":"
+			  "{}}}"),
+		      &lp) == -EINVAL);
+	CHECK(docker_libpod_info_parse(LIT("{\"host\":{}}"), &lp) == -EINVAL);
+	CHECK(docker_libpod_info_parse(NULL, 0, &lp) == -EINVAL);
+	CHECK(docker_libpod_info_parse(LIT("x"), &lp) == -EINVAL);
+}
+
 int main(void)
 {
 	t_demux_splits();
@@ -1044,5 +1108,6 @@ int main(void)
 	t_container_list();
 	t_container_inspect();
 	t_volume_list();
+	t_info();
 	return t_summary("docker_proto");
 }
