@@ -935,8 +935,7 @@ static void image_cb_(const struct docker_response *res, void *arg)
 {
 	struct error e;
 	struct image_req *r = arg;
-
-	cJSON *j, *id;
+	struct docker_image img;
 
 	if (res->err) {
 		r->cb(cb_error(&e, res->err, res->errmsg), NULL, r->arg);
@@ -944,15 +943,15 @@ static void image_cb_(const struct docker_response *res, void *arg)
 		r->cb(cb_error(&e, -ENOENT, res->errmsg), NULL, r->arg);
 	} else if (res->status != 200) {
 		r->cb(cb_error(&e, -EIO, res->errmsg), NULL, r->arg);
+	} else if (docker_image_parse(res->body, res->body_len, &img)) {
+		r->cb(cb_error(&e, -ENOMEM, NULL), NULL, r->arg);
 	} else {
-		j = cJSON_ParseWithLength(res->body, res->body_len);
-		id = cJSON_GetObjectItemCaseSensitive(j, "Id");
-		if (cJSON_IsString(id))
-			r->cb(NULL, id->valuestring, r->arg);
+		if (img.id)
+			r->cb(NULL, img.id, r->arg);
 		else
 			r->cb(cb_error(&e, -EPROTO, "the image has no Id"),
 			      NULL, r->arg);
-		cJSON_Delete(j);
+		docker_image_free(&img);
 	}
 	free(r);
 }

@@ -46,6 +46,21 @@ struct docker_label {
 const char *docker_label_find(const struct docker_label *labels, size_t n,
 			      const char *key);
 
+/* An image as GET /images/{name}/json describes it: its id (NULL when the
+ * answer has none) and its Config.Labels (the agent build it carries).
+ * The strings belong to the struct, freed by docker_image_free(). */
+struct docker_image {
+	const char *id;
+	struct docker_label *labels;
+	size_t nlabels;
+	struct cJSON *doc;
+};
+
+/* body need not be NUL-terminated. What the answer lacks (or an answer
+ * that is no JSON) is absent. Returns 0 or -ENOMEM (out holds nothing). */
+int docker_image_parse(const char *body, size_t len, struct docker_image *out);
+void docker_image_free(struct docker_image *img);
+
 /*
  * What the daemon says of itself in its GET /version and GET /info
  * answers, parsed (docker_proto.c, pure): the fields the core describes an

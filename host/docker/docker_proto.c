@@ -664,6 +664,32 @@ int docker_volumes_parse(const char *body, size_t len,
 	return 0;
 }
 
+int docker_image_parse(const char *body, size_t len, struct docker_image *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(doc, "Config"), "Labels");
+	size_t n = take_labels(labels, NULL);
+
+	*out = (struct docker_image){0};
+	out->labels = calloc(n ? n : 1, sizeof(*out->labels));
+	if (!out->labels) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->doc = doc;
+	out->id = str_or_null(doc, "Id");
+	out->nlabels = take_labels(labels, out->labels);
+	return 0;
+}
+
+void docker_image_free(struct docker_image *img)
+{
+	free(img->labels);
+	cJSON_Delete(img->doc);
+	*img = (struct docker_image){0};
+}
+
 void docker_containers_free(struct docker_containers *c)
 {
 	free(c->v);

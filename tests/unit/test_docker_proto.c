@@ -4,7 +4,8 @@
  * hijack handshake's answer, DOCKER_HOST, API versions, error answers and
  * exec bodies, container and volume listings, inspections, the `docker
  * stats` arithmetic (docker_proto.h) and the daemon's own description
- * (docker.h: docker_info_parse, docker_libpod_info_parse).
+ * and its images (docker.h: docker_info_parse, docker_libpod_info_parse,
+ * docker_image_parse).
  *
  * Input is fed from exact-size heap copies, so under ASan (scripts/test.sh
  * runs the unit label there) a read past any piece fails the test.
@@ -1026,6 +1027,34 @@ static void t_volume_list(void)
 	docker_volumes_free(&v);
 }
 
+static void t_image(void)
+{
+	static const char json[] =
+		"{\"Id\":\"sha256:abc\",\"Config\":{\"Labels\":{\"org.mcp-"
+		"sandbox.agent-sha256\":\"f00d\",\"n\":1}}}";
+	struct docker_image img;
+	char *body = exact(json, sizeof(json) - 1);
+
+	CHECK(docker_image_parse(body, sizeof(json) - 1, &img) == 0);
+	free(body);
+	CHECK(img.id && strcmp(img.id, "sha256:abc") == 0 && img.nlabels == 1);
+	CHECK(strcmp(docker_label_find(img.labels, img.nlabels,
+				       "org.mcp-sandbox.agent-sha256"),
+		     "f00d") == 0);
+	docker_image_free(&img);
+	docker_image_free(&img);
+	/* The fake engine's answer, and no answer at all */
+	CHECK(docker_image_parse(LIT("{}"), &img) == 0 && !img.id &&
+	      img.nlabels == 0);
+	docker_image_free(&img);
+	CHECK(docker_image_parse(LIT("{\"Id\":1,\"Config\":{\"Labels\":null}}"),
+				 &img) == 0 &&
+	      !img.id && img.nlabels == 0);
+	docker_image_free(&img);
+	CHECK(docker_image_parse(LIT("]"), &img) == 0 && !img.id);
+	docker_image_free(&img);
+}
+
 /* ------------------------------------------------------------------ */
 /* The daemon's own description: /version, /info, /libpod/info         */
 
@@ -1108,6 +1137,7 @@ int main(void)
 	t_container_list();
 	t_container_inspect();
 	t_volume_list();
+	t_image();
 	t_info();
 	return t_summary("docker_proto");
 }
