@@ -551,49 +551,71 @@ static size_t count_entries(const cJSON *arr, const char *key, size_t *nlabels)
 	return n;
 }
 
+/* One element of a listing into its entry, with its labels. */
+typedef void (*entry_fill)(void *entry, const cJSON *c,
+			   const struct docker_label *labels, size_t nlabels);
+
+/* The elements of arr (NULL: none) that have a string member key, each
+ * filled into an entry of size sz of *v, their labels into *labels. */
+static int listing_parse(const cJSON *arr, const char *key, size_t sz,
+			 entry_fill fill, void **v, size_t *n,
+			 struct docker_label **labels)
+{
+	size_t nlabels, count = count_entries(arr, key, &nlabels), k;
+	struct docker_label *lab;
+	const cJSON *c;
+
+	if (parsed_alloc(count, sz, nlabels, v, labels))
+		return -ENOMEM;
+	lab = *labels;
+	*n = 0;
+	cJSON_ArrayForEach(c, arr)
+	{
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, key)))
+			continue;
+		k = take_labels(cJSON_GetObjectItemCaseSensitive(c, "Labels"),
+				lab);
+		fill((char *)*v + *n * sz, c, lab, k);
+		lab += k;
+		(*n)++;
+	}
+	return 0;
+}
+
+static void container_fill(void *entry, const cJSON *c,
+			   const struct docker_label *labels, size_t nlabels)
+{
+	struct container_summary *s = entry;
+	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
+	const cJSON *first = cJSON_GetArrayItem(names, 0);
+
+	s->id = str_item(c, "Id");
+	s->name = bare_name(cJSON_IsArray(names) && cJSON_IsString(first)
+				    ? first->valuestring
+				    : "");
+	s->status = docker_container_status(str_item(c, "State"));
+	s->running = s->status == CONTAINER_RUNNING ||
+		     s->status == CONTAINER_PAUSED ||
+		     s->status == CONTAINER_RESTARTING;
+	s->labels = labels;
+	s->nlabels = nlabels;
+}
+
 int docker_containers_parse(const char *body, size_t len,
 			    struct docker_containers *out)
 {
 	cJSON *doc = cJSON_ParseWithLength(body, len);
-	const cJSON *arr = cJSON_IsArray(doc) ? doc : NULL;
-	const cJSON *c;
-	struct docker_label *lab;
-	size_t nlabels, n = count_entries(arr, "Id", &nlabels);
 	void *v;
 
 	*out = (struct docker_containers){0};
-	if (parsed_alloc(n, sizeof(*out->v), nlabels, &v, &out->labels)) {
+	if (listing_parse(cJSON_IsArray(doc) ? doc : NULL, "Id",
+			  sizeof(*out->v), container_fill, &v, &out->n,
+			  &out->labels)) {
 		cJSON_Delete(doc);
 		return -ENOMEM;
 	}
 	out->v = v;
 	out->doc = doc;
-	lab = out->labels;
-	cJSON_ArrayForEach(c, arr)
-	{
-		struct container_summary *s = &out->v[out->n];
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-		const cJSON *names =
-			cJSON_GetObjectItemCaseSensitive(c, "Names");
-		const cJSON *first = cJSON_GetArrayItem(names, 0);
-
-		if (!cJSON_IsString(id))
-			continue;
-		s->id = id->valuestring;
-		s->name =
-			bare_name(cJSON_IsArray(names) && cJSON_IsString(first)
-					  ? first->valuestring
-					  : "");
-		s->status = docker_container_status(str_item(c, "State"));
-		s->running = s->status == CONTAINER_RUNNING ||
-			     s->status == CONTAINER_PAUSED ||
-			     s->status == CONTAINER_RESTARTING;
-		s->labels = lab;
-		s->nlabels = take_labels(
-			cJSON_GetObjectItemCaseSensitive(c, "Labels"), lab);
-		lab += s->nlabels;
-		out->n++;
-	}
 	return 0;
 }
 
@@ -626,41 +648,32 @@ int docker_container_parse(const char *body, size_t len,
 	return 0;
 }
 
+static void volume_fill(void *entry, const cJSON *c,
+			const struct docker_label *labels, size_t nlabels)
+{
+	struct volume_summary *s = entry;
+
+	s->name = str_item(c, "Name");
+	s->labels = labels;
+	s->nlabels = nlabels;
+}
+
 int docker_volumes_parse(const char *body, size_t len,
 			 struct docker_volumes *out)
 {
 	cJSON *doc = cJSON_ParseWithLength(body, len);
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "Volumes");
-	const cJSON *c;
-	struct docker_label *lab;
-	size_t nlabels, n;
 	void *v;
 
-	if (!cJSON_IsArray(arr))
-		arr = NULL;
-	n = count_entries(arr, "Name", &nlabels);
 	*out = (struct docker_volumes){0};
-	if (parsed_alloc(n, sizeof(*out->v), nlabels, &v, &out->labels)) {
+	if (listing_parse(cJSON_IsArray(arr) ? arr : NULL, "Name",
+			  sizeof(*out->v), volume_fill, &v, &out->n,
+			  &out->labels)) {
 		cJSON_Delete(doc);
 		return -ENOMEM;
 	}
 	out->v = v;
 	out->doc = doc;
-	lab = out->labels;
-	cJSON_ArrayForEach(c, arr)
-	{
-		struct volume_summary *s = &out->v[out->n];
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "Name");
-
-		if (!cJSON_IsString(name))
-			continue;
-		s->name = name->valuestring;
-		s->labels = lab;
-		s->nlabels = take_labels(
-			cJSON_GetObjectItemCaseSensitive(c, "Labels"), lab);
-		lab += s->nlabels;
-		out->n++;
-	}
 	return 0;
 }
 
