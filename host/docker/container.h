@@ -1,8 +1,10 @@
 /*
  * container.h - the container operations the core needs, expressed over the
  * Engine API: create+start with the hardening every sandbox gets, remove,
- * pause/unpause, rename, inspect, memory in use, list by label or any
- * filter, image presence. No knowledge of pools or sessions.
+ * pause/unpause, rename, inspect, memory in use, list by label or name
+ * prefix, image presence. The daemon's answers come back as typed values
+ * (struct container_summary), parsed in docker_proto.c. No knowledge of
+ * pools or sessions.
  *
  * Every call with a callback returns 0 and calls it exactly once later, or
  * returns a negative code (-EINVAL for a malformed id or argument) and never
