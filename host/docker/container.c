@@ -218,7 +218,7 @@ char *container_spec_json(const struct container_spec *s)
 	return out;
 }
 
-/* This module's callbacks under the error contract (util/error.h): NULL
+/* This module's callbacks under the error contract (common/error.h): NULL
  * when err is 0, else e filled with err and msg (the daemon's words when it
  * gave some). */
 static const struct error *cb_error(struct error *e, int err, const char *msg)

@@ -8,7 +8,7 @@
  *
  * Every call with a callback returns 0 and calls it exactly once later, or
  * returns a negative code (-EINVAL for a malformed id or argument) and never
- * calls it. err in a callback is NULL on success, else (util/error.h) its
+ * calls it. err in a callback is NULL on success, else (common/error.h) its
  * code is, unless stated otherwise, the transport's negative code from
  * docker.h (-ECONNREFUSED, -ETIMEDOUT, -ECANCELED from docker_free(), ...),
  * or -ENOENT for no such container (404), -EBUSY for a state conflict
