@@ -11,7 +11,11 @@
 # files: the C of agent/, common/, host/, plugins/, sdk/ and tests/ (a
 # header only when no .c of its stem sits beside it), the cmake, shell,
 # Python and Node scripts of tests/, the end-to-end tests and their lib/,
-# bench/ and scripts/. Prints each file no doc names and exits 1 if any.
+# bench/ and scripts/. Where that README has a heading for the file's
+# folder (`### core/exec/: ...` in host/README.md, `## unit/` in
+# tests/README.md), the name must be in that section: a file moved to
+# another folder takes its line along. Prints each file no doc names and
+# exits 1 if any.
 
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/..}" && pwd -P)
@@ -51,6 +55,20 @@ docs_for() { # docs_for FILE: the docs that must name it
 	case $1 in host/* | common/*) echo docs/architecture.md ;; esac
 }
 
+in_section() { # in_section README FILE: README names FILE under the heading
+	# of FILE's folder, or has no such heading
+	local dir=${1%/README.md} rel sect
+	[ "$dir" != "$1" ] || dir=.
+	rel=${2#"$dir"/}
+	[ "${rel%/*}" != "$rel" ] || return 0 # in the README's own folder
+	sect=$(awk -v h="${rel%/*}/" '
+		/^#+ / { t = $0; sub(/^#+ +`?/, "", t); s = index(t, h) == 1
+			 seen = seen || s; next }
+		s { print }
+		END { exit seen ? 0 : 2 }' "$1") || return 0
+	grep -qwF -- "${2##*/}" <<<"$sect"
+}
+
 n=0
 missing=0
 for f in "${all[@]}"; do
@@ -62,6 +80,9 @@ for f in "${all[@]}"; do
 		missing=$((missing + 1))
 	elif ! grep -qwF -- "${f##*/}" "${docs[@]}"; then
 		echo "$f: not named in ${docs[*]}" >&2
+		missing=$((missing + 1))
+	elif ! in_section "${docs[0]}" "$f"; then
+		echo "$f: not named under its folder's heading in ${docs[0]}" >&2
 		missing=$((missing + 1))
 	fi
 done

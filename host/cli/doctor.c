@@ -320,8 +320,8 @@ static void image_cb(const struct docker_response *res, void *arg)
 	struct doctor *dr = ia->dr;
 	const char *lang = ia->pl->desc->name, *image = ia->pl->policy.image;
 	char check[64], fix[PATH_MAX + 200];
-	cJSON *j;
-	const cJSON *sha;
+	struct docker_image img;
+	const char *sha;
 
 	snprintf(check, sizeof(check), "image %s", lang);
 	/* Our recipes make the mcp-sandbox/ images; the script takes a
@@ -335,24 +335,22 @@ static void image_cb(const struct docker_response *res, void *arg)
 		    res->status == 404 ? "not built"
 				       : (res->errmsg ? res->errmsg : "?"));
 	} else {
-		j = cJSON_Parse(res->body);
-		sha = cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(
-				cJSON_GetObjectItemCaseSensitive(j, "Config"),
-				"Labels"),
-			"org.mcp-sandbox.agent-sha256");
-		if (dr->env.agent_sha[0] && cJSON_IsString(sha) &&
-		    strcmp(sha->valuestring, dr->env.agent_sha) != 0)
+		/* Out of memory: read as an image without the label. */
+		(void)docker_image_parse(res->body, res->body_len, &img);
+		sha = docker_label_find(img.labels, img.nlabels,
+					"org.mcp-sandbox.agent-sha256");
+		if (dr->env.agent_sha[0] && sha &&
+		    strcmp(sha, dr->env.agent_sha) != 0)
 			add(dr, check, "warn", fix,
 			    "%s carries another agent build than this "
 			    "server's",
 			    image);
 		else
 			add(dr, check, "ok", NULL, "%s%s", image,
-			    dr->env.agent_sha[0] && cJSON_IsString(sha)
+			    dr->env.agent_sha[0] && sha
 				    ? ", with this server's agent"
 				    : "");
-		cJSON_Delete(j);
+		docker_image_free(&img);
 	}
 	free(ia);
 	done(dr);

@@ -75,7 +75,7 @@ struct agent_exec_result {
 	int prestarted; /* the run step was the pre-started interpreter */
 };
 
-/* Callbacks follow the error contract (util/error.h): err is NULL on
+/* Callbacks follow the error contract (common/error.h): err is NULL on
  * success, else its code is the transport's negative errno (-ECANCELED
  * after agent_client_close(), -EPROTO for a malformed reply) with a
  * message; borrowed for the call. */

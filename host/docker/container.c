@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "docker_demux.h"
+#include "docker_proto.h"
 #include "error.h"
 #include "util/log.h"
 
@@ -217,7 +218,7 @@ char *container_spec_json(const struct container_spec *s)
 	return out;
 }
 
-/* This module's callbacks under the error contract (util/error.h): NULL
+/* This module's callbacks under the error contract (common/error.h): NULL
  * when err is 0, else e filled with err and msg (the daemon's words when it
  * gave some). */
 static const struct error *cb_error(struct error *e, int err, const char *msg)
@@ -522,94 +523,7 @@ int container_remove(struct docker *d, const char *id, container_cb cb,
 	return rc;
 }
 
-struct list_req {
-	container_list_cb cb;
-	void *arg;
-};
-
-static void listed_cb(const struct docker_response *res, void *arg)
-{
-	struct error e;
-	struct list_req *r = arg;
-
-	if (res->err || res->status != 200)
-		r->cb(cb_error(&e, res->err ? res->err : -EIO, res->errmsg),
-		      NULL, r->arg);
-	else
-		r->cb(NULL, res->body, r->arg);
-	free(r);
-}
-
-int container_list_filters(struct docker *d, const char *filters_json,
-			   container_list_cb cb, void *arg)
-{
-	static const char base[] = "/containers/json?all=1";
-	struct list_req *r;
-	char *esc = NULL, *path;
-	size_t n;
-	int rc;
-
-	if (!cb)
-		return -EINVAL;
-	if (filters_json) {
-		cJSON *j = cJSON_Parse(filters_json);
-		int ok = cJSON_IsObject(j);
-
-		cJSON_Delete(j);
-		if (!ok)
-			return -EINVAL;
-		esc = curl_easy_escape(NULL, filters_json, 0);
-		if (!esc)
-			return -ENOMEM;
-	}
-	n = sizeof(base) + (esc ? strlen("&filters=") + strlen(esc) : 0);
-	path = malloc(n);
-	r = calloc(1, sizeof(*r));
-	if (!path || !r) {
-		curl_free(esc);
-		free(path);
-		free(r);
-		return -ENOMEM;
-	}
-	snprintf(path, n, "%s%s%s", base, esc ? "&filters=" : "",
-		 esc ? esc : "");
-	curl_free(esc);
-	r->cb = cb;
-	r->arg = arg;
-	rc = docker_request(d, "GET", path, NULL, 0, listed_cb, r);
-	free(path);
-	if (rc)
-		free(r);
-	return rc;
-}
-
-int container_list(struct docker *d, const char *label, container_list_cb cb,
-		   void *arg)
-{
-	cJSON *f = cJSON_CreateObject();
-	cJSON *arr = cJSON_AddArrayToObject(f, "label");
-	cJSON *l = cJSON_CreateString(label);
-	char *filters = NULL;
-	int rc;
-
-	if (arr && l && cJSON_AddItemToArray(arr, l))
-		l = NULL; /* the array owns it */
-	else
-		arr = NULL;
-	cJSON_Delete(l);
-	if (arr)
-		filters = cJSON_PrintUnformatted(f);
-	cJSON_Delete(f);
-	if (!filters)
-		return -ENOMEM;
-	rc = container_list_filters(d, filters, cb, arg);
-	cJSON_free(filters);
-	return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* Pause, unpause, rename, inspect, memory                             */
-
+/* Ids and names as container.h allows them. */
 #define ID_MAX 255
 
 static int valid_id(const char *id)
@@ -623,6 +537,116 @@ static int valid_id(const char *id)
 	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			  "0123456789_.-") == n;
 }
+
+struct list_req {
+	container_list_cb cb;
+	void *arg;
+};
+
+static void listed_cb(const struct docker_response *res, void *arg)
+{
+	struct error e;
+	struct list_req *r = arg;
+	struct docker_containers list;
+
+	if (res->err || res->status != 200)
+		r->cb(cb_error(&e, res->err ? res->err : -EIO, res->errmsg),
+		      NULL, 0, r->arg);
+	else if (docker_containers_parse(res->body, res->body_len, &list))
+		r->cb(cb_error(&e, -ENOMEM, NULL), NULL, 0, r->arg);
+	else {
+		r->cb(NULL, list.v, list.n, r->arg);
+		docker_containers_free(&list);
+	}
+	free(r);
+}
+
+/* GET /containers/json?all=1&filters=<filters, URL-encoded>: the Engine
+ * API's filters object ({"label": [...]}, {"name": [...]}). Takes filters. */
+static int list_filtered(struct docker *d, cJSON *filters, container_list_cb cb,
+			 void *arg)
+{
+	static const char base[] = "/containers/json?all=1&filters=";
+	struct list_req *r = NULL;
+	char *json = cJSON_PrintUnformatted(filters), *esc, *path = NULL;
+	size_t n;
+	int rc;
+
+	cJSON_Delete(filters);
+	esc = json ? curl_easy_escape(NULL, json, 0) : NULL;
+	cJSON_free(json);
+	if (esc) {
+		n = sizeof(base) + strlen(esc);
+		path = malloc(n);
+		r = calloc(1, sizeof(*r));
+	}
+	if (!path || !r) {
+		curl_free(esc);
+		free(path);
+		free(r);
+		return -ENOMEM;
+	}
+	snprintf(path, n, "%s%s", base, esc);
+	curl_free(esc);
+	r->cb = cb;
+	r->arg = arg;
+	rc = docker_request(d, "GET", path, NULL, 0, listed_cb, r);
+	free(path);
+	if (rc)
+		free(r);
+	return rc;
+}
+
+/* {"<key>": ["<value>"]}, or NULL when out of memory. */
+static cJSON *filter(const char *key, const char *value)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(f, key);
+	cJSON *v = cJSON_CreateString(value);
+
+	if (arr && v && cJSON_AddItemToArray(arr, v))
+		return f;
+	cJSON_Delete(v);
+	cJSON_Delete(f);
+	return NULL;
+}
+
+int container_list(struct docker *d, const char *label, container_list_cb cb,
+		   void *arg)
+{
+	cJSON *f;
+
+	if (!cb || !label)
+		return -EINVAL;
+	f = filter("label", label);
+	return f ? list_filtered(d, f, cb, arg) : -ENOMEM;
+}
+
+int container_list_named(struct docker *d, const char *prefix,
+			 container_list_cb cb, void *arg)
+{
+	/* The filter is a regular expression over "/name": anchored, and
+	 * the only special character a name may hold, '.', escaped. */
+	char re[2 + 2 * ID_MAX + 1];
+	size_t i, n = 0;
+	cJSON *f;
+
+	if (!cb || !valid_id(prefix))
+		return -EINVAL;
+	re[n++] = '^';
+	re[n++] = '/';
+	for (i = 0; prefix[i]; i++) {
+		if (prefix[i] == '.')
+			re[n++] = '\\';
+		re[n++] = prefix[i];
+	}
+	re[n] = '\0';
+	f = filter("name", re);
+	return f ? list_filtered(d, f, cb, arg) : -ENOMEM;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pause, unpause, rename, inspect, memory                             */
 
 /* The err of a finished request that did not answer ok_status; conflict is
  * what a 409 means for this operation. */
@@ -661,7 +685,7 @@ static const char *answer_msg(const struct docker_response *res,
 struct op_req {
 	union {
 		container_cb done;
-		container_inspect_cb json;
+		container_inspect_cb inspect;
 		container_memory_cb memory;
 	} cb;
 	void *arg;
@@ -801,15 +825,21 @@ static void op_json_cb(const struct docker_response *res, void *arg)
 {
 	struct error e;
 	struct op_req *r = arg;
+	struct docker_containers c;
 	char buf[128];
 	int err = answer_err(res, 200, r->conflict);
 
 	if (err)
-		r->cb.json(cb_error(&e, err,
-				    answer_msg(res, r->what, buf, sizeof(buf))),
-			   NULL, r->arg);
-	else
-		r->cb.json(NULL, res->body, r->arg);
+		r->cb.inspect(
+			cb_error(&e, err,
+				 answer_msg(res, r->what, buf, sizeof(buf))),
+			NULL, r->arg);
+	else if (docker_container_parse(res->body, res->body_len, &c))
+		r->cb.inspect(cb_error(&e, -ENOMEM, NULL), NULL, r->arg);
+	else {
+		r->cb.inspect(NULL, &c.v[0], r->arg);
+		docker_containers_free(&c);
+	}
 	free(r);
 }
 
@@ -825,52 +855,12 @@ int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
 	r = op_new(id, "inspect", arg);
 	if (!r)
 		return -ENOMEM;
-	r->cb.json = cb;
+	r->cb.inspect = cb;
 	snprintf(path, sizeof(path), "/containers/%s/json", id);
 	rc = docker_request(d, "GET", path, NULL, 0, op_json_cb, r);
 	if (rc)
 		free(r);
 	return rc;
-}
-
-/* A non-negative integral JSON number that fits in a uint64_t. */
-static int json_u64(const cJSON *obj, const char *name, uint64_t *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
-	    v->valuedouble >= 18446744073709551616.0)
-		return 0;
-	*out = (uint64_t)v->valuedouble;
-	return 1;
-}
-
-int container_stats_memory(const char *json, size_t len, uint64_t *bytes)
-{
-	/* The page cache the kernel reclaims first, by cgroup version: v1
-	 * (hierarchical total), v2, then daemons too old to report either. */
-	static const char *const reclaimable[] = {"total_inactive_file",
-						  "inactive_file", "cache"};
-	cJSON *j = cJSON_ParseWithLength(json, len);
-	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(j, "memory_stats");
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(mem, "stats");
-	uint64_t usage, v;
-	size_t i;
-
-	if (!json_u64(mem, "usage", &usage)) {
-		cJSON_Delete(j);
-		return -ENODATA;
-	}
-	for (i = 0; i < sizeof(reclaimable) / sizeof(reclaimable[0]); i++) {
-		if (json_u64(st, reclaimable[i], &v)) {
-			if (v < usage)
-				usage -= v;
-			break;
-		}
-	}
-	cJSON_Delete(j);
-	*bytes = usage;
-	return 0;
 }
 
 static void op_memory_cb(const struct docker_response *res, void *arg)
@@ -886,7 +876,7 @@ static void op_memory_cb(const struct docker_response *res, void *arg)
 			cb_error(&e, err,
 				 answer_msg(res, r->what, buf, sizeof(buf))),
 			0, r->arg);
-	} else if (container_stats_memory(res->body, res->body_len, &bytes)) {
+	} else if (docker_stats_memory(res->body, res->body_len, &bytes)) {
 		snprintf(buf, sizeof(buf),
 			 "container %s reports no memory use (not running?)",
 			 r->id);
@@ -945,8 +935,7 @@ static void image_cb_(const struct docker_response *res, void *arg)
 {
 	struct error e;
 	struct image_req *r = arg;
-
-	cJSON *j, *id;
+	struct docker_image img;
 
 	if (res->err) {
 		r->cb(cb_error(&e, res->err, res->errmsg), NULL, r->arg);
@@ -954,15 +943,15 @@ static void image_cb_(const struct docker_response *res, void *arg)
 		r->cb(cb_error(&e, -ENOENT, res->errmsg), NULL, r->arg);
 	} else if (res->status != 200) {
 		r->cb(cb_error(&e, -EIO, res->errmsg), NULL, r->arg);
+	} else if (docker_image_parse(res->body, res->body_len, &img)) {
+		r->cb(cb_error(&e, -ENOMEM, NULL), NULL, r->arg);
 	} else {
-		j = cJSON_ParseWithLength(res->body, res->body_len);
-		id = cJSON_GetObjectItemCaseSensitive(j, "Id");
-		if (cJSON_IsString(id))
-			r->cb(NULL, id->valuestring, r->arg);
+		if (img.id)
+			r->cb(NULL, img.id, r->arg);
 		else
 			r->cb(cb_error(&e, -EPROTO, "the image has no Id"),
 			      NULL, r->arg);
-		cJSON_Delete(j);
+		docker_image_free(&img);
 	}
 	free(r);
 }

@@ -1,12 +1,14 @@
 /*
  * container.h - the container operations the core needs, expressed over the
  * Engine API: create+start with the hardening every sandbox gets, remove,
- * pause/unpause, rename, inspect, memory in use, list by label or any
- * filter, image presence. No knowledge of pools or sessions.
+ * pause/unpause, rename, inspect, memory in use, list by label or name
+ * prefix, image presence. The daemon's answers come back as typed values
+ * (struct container_summary), parsed in docker_proto.c. No knowledge of
+ * pools or sessions.
  *
  * Every call with a callback returns 0 and calls it exactly once later, or
  * returns a negative code (-EINVAL for a malformed id or argument) and never
- * calls it. err in a callback is NULL on success, else (util/error.h) its
+ * calls it. err in a callback is NULL on success, else (common/error.h) its
  * code is, unless stated otherwise, the transport's negative code from
  * docker.h (-ECONNREFUSED, -ETIMEDOUT, -ECANCELED from docker_free(), ...),
  * or -ENOENT for no such container (404), -EBUSY for a state conflict
@@ -106,19 +108,48 @@ int container_start(struct docker *d, const char *id, container_cb cb,
 int container_remove(struct docker *d, const char *id, container_cb cb,
 		     void *arg);
 
-/* Listing for orphan cleanup and adoption: cb gets the daemon's JSON array
- * text (borrowed), stopped containers included. */
-typedef void (*container_list_cb)(const struct error *err, const char *json,
-				  void *arg);
+/* A container's state, as the engine names it (State.Status in an
+ * inspection, State in a listing). */
+enum container_status {
+	CONTAINER_STATUS_UNKNOWN = 0, /* absent, or a word we do not know */
+	CONTAINER_CREATED,
+	CONTAINER_RUNNING,
+	CONTAINER_PAUSED,
+	CONTAINER_RESTARTING,
+	CONTAINER_REMOVING,
+	CONTAINER_EXITED,
+	CONTAINER_DEAD,
+};
+
+/* What the engine says of a container, in a listing or an inspection;
+ * borrowed for the callback. What the answer lacks is "", 0 or
+ * CONTAINER_STATUS_UNKNOWN. */
+struct container_summary {
+	const char *id;
+	/* Without the engine's leading '/' ("sbx-s.x", not "/sbx-s.x"); a
+	 * listing gives the first of its names. */
+	const char *name;
+	enum container_status status;
+	/* Its processes exist: running, paused or restarting (an
+	 * inspection's State.Running; a listing's from its status). */
+	int running;
+	const struct docker_label *labels; /* Config.Labels */
+	size_t nlabels;
+};
+
+/* Listing for orphan cleanup and adoption, stopped containers included:
+ * cb gets the n containers (borrowed), those the answer gives without an
+ * id left out; an answer that is no list lists nothing. */
+typedef void (*container_list_cb)(const struct error *err,
+				  const struct container_summary *list,
+				  size_t n, void *arg);
 /* Containers carrying label ("key" or "key=value"). */
 int container_list(struct docker *d, const char *label, container_list_cb cb,
 		   void *arg);
-/* GET /containers/json?all=1&filters=<filters_json, URL-encoded>; the
- * filters are the Engine API's JSON object, e.g. {"name":["^/sbx-s\\."]}
- * (names are regular expressions over "/name"). NULL lists every container;
- * anything but a JSON object is -EINVAL. */
-int container_list_filters(struct docker *d, const char *filters_json,
-			   container_list_cb cb, void *arg);
+/* Containers whose name starts with prefix ([A-Za-z0-9_.-], at most 255
+ * characters, else -EINVAL), by the Engine API's name filter. */
+int container_list_named(struct docker *d, const char *prefix,
+			 container_list_cb cb, void *arg);
 
 /* POST /containers/{id}/pause (the cgroup freezer: processes stop, memory
  * stays) and /unpause. A container already in the wanted state, or not
@@ -136,10 +167,10 @@ int container_unpause(struct docker *d, const char *id, container_cb cb,
 int container_rename(struct docker *d, const char *id, const char *new_name,
 		     container_cb cb, void *arg);
 
-/* GET /containers/{id}/json: cb gets the daemon's JSON object (borrowed):
- * State.Status ("running", "paused", "exited", ...), Name ("/name"),
- * Config.Labels, Id. */
-typedef void (*container_inspect_cb)(const struct error *err, const char *json,
+/* GET /containers/{id}/json: cb gets the container (borrowed; on
+ * success never NULL, and its fields are as the answer gives them). */
+typedef void (*container_inspect_cb)(const struct error *err,
+				     const struct container_summary *c,
 				     void *arg);
 int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
 		      void *arg);
@@ -153,12 +184,6 @@ typedef void (*container_memory_cb)(const struct error *err, uint64_t bytes,
 				    void *arg);
 int container_memory(struct docker *d, const char *id, container_memory_cb cb,
 		     void *arg);
-
-/* The computation container_memory() applies to a stats answer (for tests):
- * cgroup v1 usage - stats.total_inactive_file (- stats.cache on daemons
- * that report no inactive_file), cgroup v2 usage - stats.inactive_file,
- * never below 0. Returns 0, or -ENODATA when the answer has no usage. */
-int container_stats_memory(const char *json, size_t len, uint64_t *bytes);
 
 /* POST /containers/{id}/wait: cb gets the exit status. */
 typedef void (*container_wait_cb)(const struct error *err, int status,

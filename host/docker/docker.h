@@ -35,6 +35,77 @@ struct docker_response {
 typedef void (*docker_response_cb)(const struct docker_response *res,
 				   void *arg);
 
+/* A label of a container or volume as the engine reports it (container.h,
+ * network.h): borrowed with the answer it came in. */
+struct docker_label {
+	const char *key;
+	const char *value;
+};
+
+/* The value of key among the n labels, or NULL when none has it. */
+const char *docker_label_find(const struct docker_label *labels, size_t n,
+			      const char *key);
+
+/* An image as GET /images/{name}/json describes it: its id (NULL when the
+ * answer has none) and its Config.Labels (the agent build it carries).
+ * The strings belong to the struct, freed by docker_image_free(). */
+struct docker_image {
+	const char *id;
+	struct docker_label *labels;
+	size_t nlabels;
+	struct cJSON *doc;
+};
+
+/* body need not be NUL-terminated. What the answer lacks (or an answer
+ * that is no JSON) is absent. Returns 0 or -ENOMEM (out holds nothing). */
+int docker_image_parse(const char *body, size_t len, struct docker_image *out);
+void docker_image_free(struct docker_image *img);
+
+/*
+ * What the daemon says of itself in its GET /version and GET /info
+ * answers, parsed (docker_proto.c, pure): the fields the core describes an
+ * engine with (core/engines/engine_info.h). Strings are borrowed from the
+ * struct (NULL: the answer has none), numbers are NAN when absent. Filled
+ * by docker_info_parse(), freed by docker_info_free().
+ */
+struct docker_info {
+	int is_info; /* the info body is an /info answer (has ServerVersion) */
+	const char *server_version, *os, *kernel, *arch;
+	const char *api_version;    /* /version's ApiVersion */
+	const char *cgroup_version; /* "1" from engines too old to say */
+	const char *cgroup_driver, *default_runtime, *data_root;
+	/* From /version's Components: Debian's packages name their patch
+	 * level in the commit ("1.1.5+ds1-1+deb12u1"), else the version. */
+	const char *runc, *containerd;
+	/* Limits the engine enforces. */
+	int memory_limit, swap_limit, pids_limit, cpu_limit;
+	/* SecurityOptions: security_known when it is a list. */
+	int security_known, seccomp, userns, rootless, apparmor, selinux;
+	double cpus, memory_bytes, containers_running, images;
+	struct cJSON *docs[2]; /* what the strings point into */
+};
+
+/* version_body may be NULL (not asked or not answered); neither need be
+ * NUL-terminated. What an answer lacks (or an answer that is no JSON) is
+ * absent in out. */
+void docker_info_parse(const char *version_body, size_t version_len,
+		       const char *info_body, size_t info_len,
+		       struct docker_info *out);
+void docker_info_free(struct docker_info *info);
+
+/* Podman's GET /libpod/info, which corrects what its Docker-compatible
+ * /info claims: whether it runs rootless, and which cgroup controllers
+ * (memory, pids, cpu) are its own to use. */
+struct docker_libpod_info {
+	int rootless;
+	int memory, pids, cpu;
+};
+
+/* Returns 0, or -EINVAL when body is no such answer (no host.security
+ * object or host.cgroupControllers list). */
+int docker_libpod_info_parse(const char *body, size_t len,
+			     struct docker_libpod_info *out);
+
 /*
  * Where the daemon is and how to reach it. Every field may be NULL/0.
  *

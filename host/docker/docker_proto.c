@@ -1,12 +1,14 @@
 /*
  * docker_proto.c - the Engine API's formats as pure functions: what the
- * client parses from DOCKER_HOST and from the daemon's answers, and the exec
- * body it sends. No I/O; see docker_proto.h.
+ * client parses from DOCKER_HOST and from the daemon's answers (versions,
+ * errors, containers, volumes, memory), and the exec body it sends. No I/O; see
+ * docker_proto.h.
  */
 #include "docker_proto.h"
 
 #include <cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +179,144 @@ int docker_version_is_podman(const char *body, size_t len)
 }
 
 /* ------------------------------------------------------------------ */
+/* What the daemon says of itself                                      */
+
+/* The string member key of obj, or NULL. */
+static const char *str_or_null(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num_or_nan(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static int is_true(const cJSON *obj, const char *key)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key));
+}
+
+/* A component's version in /version's Components ("runc", "containerd"). */
+static const char *component(const cJSON *version, const char *name)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(
+		c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
+	{
+		const char *n = str_or_null(c, "Name");
+		const char *commit = str_or_null(
+			cJSON_GetObjectItemCaseSensitive(c, "Details"),
+			"GitCommit");
+
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		/* Debian's packages name their patch level in the commit:
+		 * 1.1.5+ds1-1+deb12u1 says more than 1.1.5+ds1. */
+		if (commit && commit[0] && strchr(commit, '.'))
+			return commit;
+		return str_or_null(c, "Version");
+	}
+	return NULL;
+}
+
+void docker_info_parse(const char *version_body, size_t version_len,
+		       const char *info_body, size_t info_len,
+		       struct docker_info *out)
+{
+	cJSON *info = cJSON_ParseWithLength(info_body, info_len);
+	cJSON *version =
+		version_body ? cJSON_ParseWithLength(version_body, version_len)
+			     : NULL;
+	const cJSON *opts =
+		cJSON_GetObjectItemCaseSensitive(info, "SecurityOptions");
+	const cJSON *opt;
+
+	*out = (struct docker_info){.docs = {info, version}};
+	out->is_info = cJSON_IsObject(info) &&
+		       cJSON_GetObjectItemCaseSensitive(info, "ServerVersion");
+	out->server_version = str_or_null(info, "ServerVersion");
+	out->api_version = str_or_null(version, "ApiVersion");
+	out->os = str_or_null(info, "OperatingSystem");
+	out->kernel = str_or_null(info, "KernelVersion");
+	out->arch = str_or_null(info, "Architecture");
+	/* Engines before API 1.40 do not say: they ran cgroup v1. */
+	out->cgroup_version = str_or_null(info, "CgroupVersion");
+	if (!out->cgroup_version)
+		out->cgroup_version = "1";
+	out->cgroup_driver = str_or_null(info, "CgroupDriver");
+	out->memory_limit = is_true(info, "MemoryLimit");
+	out->swap_limit = is_true(info, "SwapLimit");
+	out->pids_limit = is_true(info, "PidsLimit");
+	out->cpu_limit = is_true(info, "CpuCfsQuota");
+	out->security_known = cJSON_IsArray(opts);
+	cJSON_ArrayForEach(opt, opts)
+	{
+		const char *o = cJSON_IsString(opt) ? opt->valuestring : "";
+
+		out->seccomp |= strncmp(o, "name=seccomp", 12) == 0;
+		out->userns |= strcmp(o, "name=userns") == 0;
+		out->rootless |= strcmp(o, "name=rootless") == 0;
+		out->apparmor |= strcmp(o, "name=apparmor") == 0;
+		out->selinux |= strcmp(o, "name=selinux") == 0;
+	}
+	out->default_runtime = str_or_null(info, "DefaultRuntime");
+	out->runc = component(version, "runc");
+	out->containerd = component(version, "containerd");
+	out->data_root = str_or_null(info, "DockerRootDir");
+	out->cpus = num_or_nan(info, "NCPU");
+	out->memory_bytes = num_or_nan(info, "MemTotal");
+	out->containers_running = num_or_nan(info, "ContainersRunning");
+	out->images = num_or_nan(info, "Images");
+}
+
+void docker_info_free(struct docker_info *info)
+{
+	cJSON_Delete(info->docs[0]);
+	cJSON_Delete(info->docs[1]);
+	*info = (struct docker_info){0};
+}
+
+/* 1 if the JSON array of strings arr holds s. */
+static int has_string(const cJSON *arr, const char *s)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, arr)
+	{
+		if (cJSON_IsString(v) && strcmp(v->valuestring, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int docker_libpod_info_parse(const char *body, size_t len,
+			     struct docker_libpod_info *out)
+{
+	cJSON *lp = body ? cJSON_ParseWithLength(body, len) : NULL;
+	const cJSON *host = cJSON_GetObjectItemCaseSensitive(lp, "host");
+	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(host, "security");
+	const cJSON *ctl =
+		cJSON_GetObjectItemCaseSensitive(host, "cgroupControllers");
+	int rc = -EINVAL;
+
+	if (cJSON_IsObject(sec) && cJSON_IsArray(ctl)) {
+		out->rootless = is_true(sec, "rootless");
+		out->memory = has_string(ctl, "memory");
+		out->pids = has_string(ctl, "pids");
+		out->cpu = has_string(ctl, "cpu");
+		rc = 0;
+	}
+	cJSON_Delete(lp);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Errors                                                              */
 
 void docker_error_message(const char *body, size_t len, long status, char *out,
@@ -312,6 +452,311 @@ int docker_exec_id_parse(const char *body, size_t len, char *out, size_t outsz)
 	}
 	cJSON_Delete(j);
 	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the daemon says of its objects                                 */
+
+const char *docker_label_find(const struct docker_label *labels, size_t n,
+			      const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(labels[i].key, key) == 0)
+			return labels[i].value;
+	return NULL;
+}
+
+enum container_status docker_container_status(const char *word)
+{
+	/* In enum container_status's order, from CONTAINER_CREATED. */
+	static const char *const words[] = {"created",	  "running",  "paused",
+					    "restarting", "removing", "exited",
+					    "dead"};
+	size_t i;
+
+	for (i = 0; word && i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(word, words[i]) == 0)
+			return (enum container_status)(CONTAINER_CREATED + i);
+	return CONTAINER_STATUS_UNKNOWN;
+}
+
+/* The string member key of obj, or "". */
+static const char *str_item(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* A name without the engine's leading '/'. */
+static const char *bare_name(const char *name)
+{
+	return name + (name[0] == '/');
+}
+
+/* Labels (a JSON object of strings; anything else holds none): how many,
+ * and (at, when not NULL) each as a docker_label. Returns the count. */
+static size_t take_labels(const cJSON *labels, struct docker_label *at)
+{
+	const cJSON *l;
+	size_t n = 0;
+
+	if (!cJSON_IsObject(labels))
+		return 0;
+	cJSON_ArrayForEach(l, labels)
+	{
+		if (!cJSON_IsString(l) || !l->string)
+			continue;
+		if (at)
+			at[n] = (struct docker_label){l->string,
+						      l->valuestring};
+		n++;
+	}
+	return n;
+}
+
+/* The blocks for n entries of size sz and nlabels labels. */
+static int parsed_alloc(size_t n, size_t sz, size_t nlabels, void **v,
+			struct docker_label **labels)
+{
+	*v = calloc(n ? n : 1, sz);
+	*labels = calloc(nlabels ? nlabels : 1, sizeof(**labels));
+	if (*v && *labels)
+		return 0;
+	free(*v);
+	free(*labels);
+	*v = NULL;
+	*labels = NULL;
+	return -ENOMEM;
+}
+
+/* A listing's elements that have a string member key: how many, and how
+ * many labels they carry (under Labels). */
+static size_t count_entries(const cJSON *arr, const char *key, size_t *nlabels)
+{
+	const cJSON *c;
+	size_t n = 0;
+
+	*nlabels = 0;
+	cJSON_ArrayForEach(c, arr)
+	{
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, key)))
+			continue;
+		n++;
+		*nlabels += take_labels(
+			cJSON_GetObjectItemCaseSensitive(c, "Labels"), NULL);
+	}
+	return n;
+}
+
+/* One element of a listing into its entry, with its labels. */
+typedef void (*entry_fill)(void *entry, const cJSON *c,
+			   const struct docker_label *labels, size_t nlabels);
+
+/* The elements of arr (NULL: none) that have a string member key, each
+ * filled into an entry of size sz of *v, their labels into *labels. */
+static int listing_parse(const cJSON *arr, const char *key, size_t sz,
+			 entry_fill fill, void **v, size_t *n,
+			 struct docker_label **labels)
+{
+	size_t nlabels, count = count_entries(arr, key, &nlabels), k;
+	struct docker_label *lab;
+	const cJSON *c;
+
+	if (parsed_alloc(count, sz, nlabels, v, labels))
+		return -ENOMEM;
+	lab = *labels;
+	*n = 0;
+	cJSON_ArrayForEach(c, arr)
+	{
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, key)))
+			continue;
+		k = take_labels(cJSON_GetObjectItemCaseSensitive(c, "Labels"),
+				lab);
+		fill((char *)*v + *n * sz, c, lab, k);
+		lab += k;
+		(*n)++;
+	}
+	return 0;
+}
+
+static void container_fill(void *entry, const cJSON *c,
+			   const struct docker_label *labels, size_t nlabels)
+{
+	struct container_summary *s = entry;
+	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
+	const cJSON *first = cJSON_GetArrayItem(names, 0);
+
+	s->id = str_item(c, "Id");
+	s->name = bare_name(cJSON_IsArray(names) && cJSON_IsString(first)
+				    ? first->valuestring
+				    : "");
+	s->status = docker_container_status(str_item(c, "State"));
+	s->running = s->status == CONTAINER_RUNNING ||
+		     s->status == CONTAINER_PAUSED ||
+		     s->status == CONTAINER_RESTARTING;
+	s->labels = labels;
+	s->nlabels = nlabels;
+}
+
+int docker_containers_parse(const char *body, size_t len,
+			    struct docker_containers *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	void *v;
+
+	*out = (struct docker_containers){0};
+	if (listing_parse(cJSON_IsArray(doc) ? doc : NULL, "Id",
+			  sizeof(*out->v), container_fill, &v, &out->n,
+			  &out->labels)) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->v = v;
+	out->doc = doc;
+	return 0;
+}
+
+int docker_container_parse(const char *body, size_t len,
+			   struct docker_containers *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(doc, "State");
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(doc, "Config"), "Labels");
+	struct container_summary *s;
+	void *v;
+
+	*out = (struct docker_containers){0};
+	if (parsed_alloc(1, sizeof(*s), take_labels(labels, NULL), &v,
+			 &out->labels)) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->v = s = v;
+	out->n = 1;
+	out->doc = doc;
+	s->id = str_item(doc, "Id");
+	s->name = bare_name(str_item(doc, "Name"));
+	s->status = docker_container_status(str_item(state, "Status"));
+	s->running = cJSON_IsTrue(
+		cJSON_GetObjectItemCaseSensitive(state, "Running"));
+	s->labels = out->labels;
+	s->nlabels = take_labels(labels, out->labels);
+	return 0;
+}
+
+static void volume_fill(void *entry, const cJSON *c,
+			const struct docker_label *labels, size_t nlabels)
+{
+	struct volume_summary *s = entry;
+
+	s->name = str_item(c, "Name");
+	s->labels = labels;
+	s->nlabels = nlabels;
+}
+
+int docker_volumes_parse(const char *body, size_t len,
+			 struct docker_volumes *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "Volumes");
+	void *v;
+
+	*out = (struct docker_volumes){0};
+	if (listing_parse(cJSON_IsArray(arr) ? arr : NULL, "Name",
+			  sizeof(*out->v), volume_fill, &v, &out->n,
+			  &out->labels)) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->v = v;
+	out->doc = doc;
+	return 0;
+}
+
+int docker_image_parse(const char *body, size_t len, struct docker_image *out)
+{
+	cJSON *doc = cJSON_ParseWithLength(body, len);
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(doc, "Config"), "Labels");
+	size_t n = take_labels(labels, NULL);
+
+	*out = (struct docker_image){0};
+	out->labels = calloc(n ? n : 1, sizeof(*out->labels));
+	if (!out->labels) {
+		cJSON_Delete(doc);
+		return -ENOMEM;
+	}
+	out->doc = doc;
+	out->id = str_or_null(doc, "Id");
+	out->nlabels = take_labels(labels, out->labels);
+	return 0;
+}
+
+void docker_image_free(struct docker_image *img)
+{
+	free(img->labels);
+	cJSON_Delete(img->doc);
+	*img = (struct docker_image){0};
+}
+
+void docker_containers_free(struct docker_containers *c)
+{
+	free(c->v);
+	free(c->labels);
+	cJSON_Delete(c->doc);
+	*c = (struct docker_containers){0};
+}
+
+void docker_volumes_free(struct docker_volumes *v)
+{
+	free(v->v);
+	free(v->labels);
+	cJSON_Delete(v->doc);
+	*v = (struct docker_volumes){0};
+}
+
+/* A non-negative integral JSON number that fits in a uint64_t. */
+static int json_u64(const cJSON *obj, const char *name, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
+	    v->valuedouble >= 18446744073709551616.0)
+		return 0;
+	*out = (uint64_t)v->valuedouble;
+	return 1;
+}
+
+int docker_stats_memory(const char *body, size_t len, uint64_t *bytes)
+{
+	/* The page cache the kernel reclaims first, by cgroup version: v1
+	 * (hierarchical total), v2, then daemons too old to report either. */
+	static const char *const reclaimable[] = {"total_inactive_file",
+						  "inactive_file", "cache"};
+	cJSON *j = cJSON_ParseWithLength(body, len);
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(j, "memory_stats");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(mem, "stats");
+	uint64_t usage, v;
+	size_t i;
+
+	if (!json_u64(mem, "usage", &usage)) {
+		cJSON_Delete(j);
+		return -ENODATA;
+	}
+	for (i = 0; i < sizeof(reclaimable) / sizeof(reclaimable[0]); i++) {
+		if (json_u64(st, reclaimable[i], &v)) {
+			if (v < usage)
+				usage -= v;
+			break;
+		}
+	}
+	cJSON_Delete(j);
+	*bytes = usage;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

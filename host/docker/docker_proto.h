@@ -1,14 +1,20 @@
 /*
  * docker_proto.h - the Engine API's formats as pure functions (no I/O, no
  * loop, no curl): DOCKER_HOST addresses, API versions, error answers, the
- * hijack handshake's answer, exec bodies. Private to host/docker's docker_*.c;
+ * hijack handshake's answer, exec bodies, and what the daemon says of
+ * containers and volumes, as the typed values container.h and network.h
+ * hand their callers. Private to host/docker;
  * tests/unit/test_docker_proto.c feeds it hostile input.
  */
 #ifndef SBX_DOCKER_PROTO_H
 #define SBX_DOCKER_PROTO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/un.h>
+
+#include "container.h"
+#include "network.h"
 
 #define DOCKER_DEFAULT_HOST "unix:///var/run/docker.sock"
 #define DOCKER_DEFAULT_TCP_PORT "2375"
@@ -74,6 +80,56 @@ char *docker_exec_create_body(const char *const *argv, const char *user);
 /* The exec's "Id" from that request's 201 answer into out. Returns 0, or
  * -EPROTO when there is none that docker_valid_id() accepts and out holds. */
 int docker_exec_id_parse(const char *body, size_t len, char *out, size_t outsz);
+
+/* ------------------------------------------------------------------ */
+/* What the daemon says of its objects (container.h, network.h)        */
+
+/* A parsed answer: v[0..n) and the labels they point at borrow their
+ * strings from doc. docker_parsed_free() frees it all. */
+struct docker_containers {
+	struct container_summary *v;
+	size_t n;
+	struct docker_label *labels; /* every entry's, in one block */
+	struct cJSON *doc;
+};
+
+struct docker_volumes {
+	struct volume_summary *v;
+	size_t n;
+	struct docker_label *labels;
+	struct cJSON *doc;
+};
+
+/* "running" -> CONTAINER_RUNNING, and so on for the engine's state words;
+ * anything else (or NULL) CONTAINER_STATUS_UNKNOWN. */
+enum container_status docker_container_status(const char *word);
+
+/*
+ * GET /containers/json's answer: one entry for each element that has a
+ * string Id (Names[0], State and Labels as container.h says); an answer
+ * that is no JSON array is an empty list. body need not be NUL-terminated.
+ * Returns 0, or -ENOMEM (out then holds nothing).
+ */
+int docker_containers_parse(const char *body, size_t len,
+			    struct docker_containers *out);
+/* GET /containers/{id}/json's answer as out->v[0] (n is 1): Id, Name,
+ * State.Status, State.Running, Config.Labels; what it lacks is empty.
+ * Returns 0 or -ENOMEM. */
+int docker_container_parse(const char *body, size_t len,
+			   struct docker_containers *out);
+/* GET /volumes's answer ({"Volumes": [...]}): one entry for each element
+ * that has a string Name. Returns 0 or -ENOMEM. */
+int docker_volumes_parse(const char *body, size_t len,
+			 struct docker_volumes *out);
+void docker_containers_free(struct docker_containers *c);
+void docker_volumes_free(struct docker_volumes *v);
+
+/* Memory in use from a GET /containers/{id}/stats answer, as `docker
+ * stats` shows it: cgroup v1 usage - stats.total_inactive_file (-
+ * stats.cache on daemons that report no inactive_file), cgroup v2 usage -
+ * stats.inactive_file, never below 0. Returns 0, or -ENODATA when the
+ * answer has no usage. */
+int docker_stats_memory(const char *body, size_t len, uint64_t *bytes);
 
 /* ------------------------------------------------------------------ */
 /* The hijack handshake's answer, read incrementally                   */

@@ -3,6 +3,7 @@
  */
 #include "network.h"
 #include "container.h"
+#include "docker_proto.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -345,10 +346,17 @@ static void vlisted_cb(const struct docker_response *res, void *arg)
 	struct vlist_req *r = arg;
 	struct error e;
 
-	if (res->err || res->status != 200)
-		r->cb(fail(&e, res, "listing volumes"), NULL, r->arg);
-	else
-		r->cb(NULL, res->body, r->arg);
+	struct docker_volumes list;
+
+	if (res->err || res->status != 200) {
+		r->cb(fail(&e, res, "listing volumes"), NULL, 0, r->arg);
+	} else if (docker_volumes_parse(res->body, res->body_len, &list)) {
+		error_set_msg(&e, -ENOMEM, NULL);
+		r->cb(&e, NULL, 0, r->arg);
+	} else {
+		r->cb(NULL, list.v, list.n, r->arg);
+		docker_volumes_free(&list);
+	}
 	free(r);
 }
 

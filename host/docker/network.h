@@ -44,9 +44,18 @@ int volume_create_tmpfs(struct docker *d, const char *name, unsigned size_mb,
  * may be NULL. */
 int volume_remove(struct docker *d, const char *name, network_cb cb, void *arg);
 
-/* GET /volumes with a label filter ("key" or "key=value"): cb gets the
- * daemon's JSON ({"Volumes": [{"Name", "Labels", ...}]}), borrowed. */
-typedef void (*volume_list_cb)(const struct error *err, const char *json,
+/* A volume of a listing, borrowed for the callback. */
+struct volume_summary {
+	const char *name;
+	const struct docker_label *labels;
+	size_t nlabels;
+};
+
+/* GET /volumes with a label filter ("key" or "key=value"): cb gets the n
+ * volumes (borrowed), those the answer gives without a name left out; an
+ * answer that is no list lists nothing. */
+typedef void (*volume_list_cb)(const struct error *err,
+			       const struct volume_summary *list, size_t n,
 			       void *arg);
 int volume_list(struct docker *d, const char *label, volume_list_cb cb,
 		void *arg);

@@ -2,13 +2,17 @@
  * test_docker_proto.c - what the Docker client parses, fed hostile input
  * without a daemon: the stdout/stderr demultiplexer (docker_demux.h), the
  * hijack handshake's answer, DOCKER_HOST, API versions, error answers and
- * exec bodies (docker_proto.h), and container_stats_memory()'s arithmetic.
+ * exec bodies, container and volume listings, inspections, the `docker
+ * stats` arithmetic (docker_proto.h) and the daemon's own description
+ * and its images (docker.h: docker_info_parse, docker_libpod_info_parse,
+ * docker_image_parse).
  *
  * Input is fed from exact-size heap copies, so under ASan (scripts/test.sh
  * runs the unit label there) a read past any piece fails the test.
  */
 #include <cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -816,7 +820,7 @@ static void t_exec(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* container_stats_memory(): the `docker stats` arithmetic             */
+/* docker_stats_memory(): the `docker stats` arithmetic                */
 
 static void t_stats_memory(void)
 {
@@ -854,8 +858,11 @@ static void t_stats_memory(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t got = 0;
-		int err = container_stats_memory(cases[i].json,
-						 strlen(cases[i].json), &got);
+		char *json = exact(cases[i].json, strlen(cases[i].json));
+		int err =
+			docker_stats_memory(json, strlen(cases[i].json), &got);
+
+		free(json);
 
 		if (err != cases[i].err || (!err && got != cases[i].want))
 			fprintf(stderr,
@@ -865,6 +872,249 @@ static void t_stats_memory(void)
 				(unsigned long long)cases[i].want);
 		CHECK(err == cases[i].err && (err || got == cases[i].want));
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Containers and volumes: what the daemon says of them, typed          */
+
+static struct docker_containers containers(const char *json, int inspect)
+{
+	struct docker_containers c;
+	size_t n = strlen(json);
+	char *body = exact(json, n);
+	int rc = inspect ? docker_container_parse(body, n, &c)
+			 : docker_containers_parse(body, n, &c);
+
+	free(body); /* the parse copies what it keeps */
+	CHECK(rc == 0);
+	return c;
+}
+
+static int has_label(const struct container_summary *c, const char *key,
+		     const char *value)
+{
+	const char *v = docker_label_find(c->labels, c->nlabels, key);
+
+	return value ? v && strcmp(v, value) == 0 : v == NULL;
+}
+
+static void t_container_list(void)
+{
+	struct docker_containers c = containers(
+		"[{\"Id\":\"aaa\",\"Names\":[\"/sbx-s.1.2.bash.x\",\"/alias\"],"
+		"\"State\":\"running\",\"Labels\":{\"org.mcp-sandbox.managed\":"
+		"\"1\",\"org.mcp-sandbox.owner-pid\":\"42\",\"odd\":7}},"
+		/* no Id: left out */
+		"{\"Names\":[\"/nameless\"],\"State\":\"running\"},"
+		"{\"Id\":7,\"Names\":[\"/numeric\"]},"
+		/* a paused one; labels null; a name without the slash */
+		"{\"Id\":\"bbb\",\"Names\":[\"plain\"],\"State\":\"paused\","
+		"\"Labels\":null},"
+		/* a state word we do not know; names not a list */
+		"{\"Id\":\"ccc\",\"Names\":\"/x\",\"State\":\"exploded\"},"
+		"{\"Id\":\"ddd\",\"State\":\"exited\",\"Labels\":{\"k\":\"\"}},"
+		"42,null,\"str\"]",
+		0);
+
+	CHECK(c.n == 4);
+	if (c.n == 4) {
+		CHECK(strcmp(c.v[0].id, "aaa") == 0);
+		CHECK(strcmp(c.v[0].name, "sbx-s.1.2.bash.x") == 0);
+		CHECK(c.v[0].status == CONTAINER_RUNNING && c.v[0].running);
+		CHECK(c.v[0].nlabels == 2);
+		CHECK(has_label(&c.v[0], "org.mcp-sandbox.owner-pid", "42"));
+		CHECK(has_label(&c.v[0], "odd", NULL));
+		CHECK(strcmp(c.v[1].id, "bbb") == 0);
+		CHECK(strcmp(c.v[1].name, "plain") == 0);
+		CHECK(c.v[1].status == CONTAINER_PAUSED && c.v[1].running);
+		CHECK(c.v[1].nlabels == 0);
+		CHECK(strcmp(c.v[2].name, "") == 0);
+		CHECK(c.v[2].status == CONTAINER_STATUS_UNKNOWN &&
+		      !c.v[2].running);
+		CHECK(c.v[3].status == CONTAINER_EXITED && !c.v[3].running);
+		CHECK(has_label(&c.v[3], "k", ""));
+		CHECK(has_label(&c.v[3], "org.mcp-sandbox.owner-pid", NULL));
+	}
+	docker_containers_free(&c);
+	docker_containers_free(&c); /* twice is harmless */
+
+	/* What is no list lists nothing. */
+	c = containers("[]", 0);
+	CHECK(c.n == 0);
+	docker_containers_free(&c);
+	c = containers("{\"Id\":\"aaa\"}", 0);
+	CHECK(c.n == 0);
+	docker_containers_free(&c);
+	c = containers("[{\"Id\":\"aaa\"", 0);
+	CHECK(c.n == 0);
+	docker_containers_free(&c);
+	c = containers("", 0);
+	CHECK(c.n == 0);
+	docker_containers_free(&c);
+}
+
+static void t_container_inspect(void)
+{
+	struct docker_containers c = containers(
+		"{\"Id\":\"abc\",\"Name\":\"/sbx-s.x\",\"State\":{\"Status\":"
+		"\"paused\",\"Running\":true,\"Paused\":true},\"Config\":{"
+		"\"Labels\":{\"org.mcp-sandbox.test\":\"engine-1\"}}}",
+		1);
+
+	CHECK(c.n == 1);
+	CHECK(strcmp(c.v[0].id, "abc") == 0);
+	CHECK(strcmp(c.v[0].name, "sbx-s.x") == 0);
+	CHECK(c.v[0].status == CONTAINER_PAUSED && c.v[0].running);
+	CHECK(has_label(&c.v[0], "org.mcp-sandbox.test", "engine-1"));
+	docker_containers_free(&c);
+
+	/* Running is the daemon's word, not the status's. */
+	c = containers("{\"Id\":\"abc\",\"State\":{\"Status\":\"running\"}}",
+		       1);
+	CHECK(c.n == 1 && c.v[0].status == CONTAINER_RUNNING &&
+	      !c.v[0].running && strcmp(c.v[0].name, "") == 0 &&
+	      c.v[0].nlabels == 0);
+	docker_containers_free(&c);
+	c = containers("{\"State\":{\"Status\":\"exited\",\"Running\":false},"
+		       "\"Config\":{\"Labels\":[\"a=b\"]}}",
+		       1);
+	CHECK(c.n == 1 && c.v[0].status == CONTAINER_EXITED &&
+	      !c.v[0].running && strcmp(c.v[0].id, "") == 0 &&
+	      c.v[0].nlabels == 0);
+	docker_containers_free(&c);
+	/* Not an answer: an empty container, stopped. */
+	c = containers("no", 1);
+	CHECK(c.n == 1 && !c.v[0].running &&
+	      c.v[0].status == CONTAINER_STATUS_UNKNOWN);
+	docker_containers_free(&c);
+
+	CHECK(docker_container_status("created") == CONTAINER_CREATED);
+	CHECK(docker_container_status("restarting") == CONTAINER_RESTARTING);
+	CHECK(docker_container_status("removing") == CONTAINER_REMOVING);
+	CHECK(docker_container_status("dead") == CONTAINER_DEAD);
+	CHECK(docker_container_status("Running") == CONTAINER_STATUS_UNKNOWN);
+	CHECK(docker_container_status("") == CONTAINER_STATUS_UNKNOWN);
+	CHECK(docker_container_status(NULL) == CONTAINER_STATUS_UNKNOWN);
+}
+
+static void t_volume_list(void)
+{
+	static const char json[] =
+		"{\"Volumes\":[{\"Name\":\"v1\",\"Labels\":{\"org.mcp-sandbox."
+		"role\":\"handover\"}},{\"Labels\":{\"a\":\"b\"}},{\"Name\":"
+		"\"v2\",\"Labels\":null},{\"Name\":3}],\"Warnings\":null}";
+	struct docker_volumes v;
+	char *body = exact(json, sizeof(json) - 1);
+
+	CHECK(docker_volumes_parse(body, sizeof(json) - 1, &v) == 0);
+	free(body);
+	CHECK(v.n == 2);
+	if (v.n == 2) {
+		CHECK(strcmp(v.v[0].name, "v1") == 0 && v.v[0].nlabels == 1);
+		CHECK(strcmp(docker_label_find(v.v[0].labels, v.v[0].nlabels,
+					       "org.mcp-sandbox.role"),
+			     "handover") == 0);
+		CHECK(strcmp(v.v[1].name, "v2") == 0 && v.v[1].nlabels == 0);
+	}
+	docker_volumes_free(&v);
+	CHECK(docker_volumes_parse(LIT("{\"Volumes\":null}"), &v) == 0 &&
+	      v.n == 0);
+	docker_volumes_free(&v);
+	CHECK(docker_volumes_parse(LIT("[{\"Name\":\"v\"}]"), &v) == 0 &&
+	      v.n == 0);
+	docker_volumes_free(&v);
+	CHECK(docker_volumes_parse(LIT("garbage"), &v) == 0 && v.n == 0);
+	docker_volumes_free(&v);
+}
+
+static void t_image(void)
+{
+	static const char json[] =
+		"{\"Id\":\"sha256:abc\",\"Config\":{\"Labels\":{\"org.mcp-"
+		"sandbox.agent-sha256\":\"f00d\",\"n\":1}}}";
+	struct docker_image img;
+	char *body = exact(json, sizeof(json) - 1);
+
+	CHECK(docker_image_parse(body, sizeof(json) - 1, &img) == 0);
+	free(body);
+	CHECK(img.id && strcmp(img.id, "sha256:abc") == 0 && img.nlabels == 1);
+	CHECK(strcmp(docker_label_find(img.labels, img.nlabels,
+				       "org.mcp-sandbox.agent-sha256"),
+		     "f00d") == 0);
+	docker_image_free(&img);
+	docker_image_free(&img);
+	/* The fake engine's answer, and no answer at all */
+	CHECK(docker_image_parse(LIT("{}"), &img) == 0 && !img.id &&
+	      img.nlabels == 0);
+	docker_image_free(&img);
+	CHECK(docker_image_parse(LIT("{\"Id\":1,\"Config\":{\"Labels\":null}}"),
+				 &img) == 0 &&
+	      !img.id && img.nlabels == 0);
+	docker_image_free(&img);
+	CHECK(docker_image_parse(LIT("]"), &img) == 0 && !img.id);
+	docker_image_free(&img);
+}
+
+/* ------------------------------------------------------------------ */
+/* The daemon's own description: /version, /info, /libpod/info         */
+
+static void t_info(void)
+{
+	static const char version[] =
+		"{\"ApiVersion\":\"1.41\",\"Components\":[{\"Name\":\"runc\","
+		"\"Version\":\"1.1.5\",\"Details\":{\"GitCommit\":\"1.1.5-1"
+		"+deb12u1\"}},{\"Name\":\"containerd\",\"Version\":\"1.6\","
+		"\"Details\":{\"GitCommit\":\"abcdef\"}},{\"Name\":"
+		"\"containerd\","
+		"\"Version\":\"9.9\"}]}";
+	static const char info[] =
+		"{\"ServerVersion\":\"20.10\",\"SecurityOptions\":[\"name="
+		"seccomp,profile=default\",\"name=rootless\",7],\"NCPU\":2,"
+		"\"MemoryLimit\":true,\"PidsLimit\":1,\"MemTotal\":0}";
+	struct docker_libpod_info lp;
+	struct docker_info di;
+	char *v = exact(version, sizeof(version) - 1);
+	char *i = exact(info, sizeof(info) - 1);
+
+	docker_info_parse(v, sizeof(version) - 1, i, sizeof(info) - 1, &di);
+	free(v);
+	free(i);
+	CHECK(di.is_info && strcmp(di.server_version, "20.10") == 0);
+	CHECK(strcmp(di.api_version, "1.41") == 0);
+	/* Debian's patch level from the commit; a commit without a dot is
+	 * no version; the first component of a name counts */
+	CHECK(strcmp(di.runc, "1.1.5-1+deb12u1") == 0);
+	CHECK(strcmp(di.containerd, "1.6") == 0);
+	CHECK(strcmp(di.cgroup_version, "1") == 0 && !di.cgroup_driver);
+	CHECK(di.security_known && di.seccomp && di.rootless && !di.userns);
+	CHECK(di.memory_limit && !di.pids_limit && !di.cpu_limit);
+	CHECK(di.cpus == 2 && di.memory_bytes == 0 && isnan(di.images));
+	docker_info_free(&di);
+	docker_info_free(&di);
+
+	docker_info_parse(NULL, 0, LIT("{\"ServerVersion\":5}"), &di);
+	CHECK(di.is_info && !di.server_version && !di.api_version && !di.runc &&
+	      !di.security_known && isnan(di.cpus));
+	docker_info_free(&di);
+	docker_info_parse(LIT("nope"), LIT("{\"message\":\"no\"}"), &di);
+	CHECK(!di.is_info && !di.api_version);
+	docker_info_free(&di);
+	docker_info_parse(NULL, 0, LIT("[1]"), &di);
+	CHECK(!di.is_info);
+	docker_info_free(&di);
+
+	CHECK(docker_libpod_info_parse(
+		      LIT("{\"host\":{\"security\":{\"rootless\":true},"
+			  "\"cgroupControllers\":[\"pids\",\"cpu\"]}}"),
+		      &lp) == 0);
+	CHECK(lp.rootless && !lp.memory && lp.pids && lp.cpu);
+	CHECK(docker_libpod_info_parse(
+		      LIT("{\"host\":{\"security\":{},\"cgroupControllers\":"
+			  "{}}}"),
+		      &lp) == -EINVAL);
+	CHECK(docker_libpod_info_parse(LIT("{\"host\":{}}"), &lp) == -EINVAL);
+	CHECK(docker_libpod_info_parse(NULL, 0, &lp) == -EINVAL);
+	CHECK(docker_libpod_info_parse(LIT("x"), &lp) == -EINVAL);
 }
 
 int main(void)
@@ -884,5 +1134,10 @@ int main(void)
 	t_validators();
 	t_exec();
 	t_stats_memory();
+	t_container_list();
+	t_container_inspect();
+	t_volume_list();
+	t_image();
+	t_info();
 	return t_summary("docker_proto");
 }

@@ -8,7 +8,6 @@
  */
 #include "engine_checks.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -29,23 +28,12 @@ struct lookup {
 
 int engine_info_remaps_users(const char *info_json)
 {
-	cJSON *root = cJSON_Parse(info_json);
-	const cJSON *opts, *o;
-	int remaps = 0;
+	struct docker_info di;
+	int remaps;
 
-	opts = cJSON_GetObjectItemCaseSensitive(root, "SecurityOptions");
-	if (!cJSON_IsArray(opts)) {
-		cJSON_Delete(root);
-		return -1;
-	}
-	cJSON_ArrayForEach(o, opts)
-	{
-		if (cJSON_IsString(o) &&
-		    (strcmp(o->valuestring, "name=userns") == 0 ||
-		     strcmp(o->valuestring, "name=rootless") == 0))
-			remaps = 1;
-	}
-	cJSON_Delete(root);
+	docker_info_parse(NULL, 0, info_json, strlen(info_json), &di);
+	remaps = di.security_known ? di.userns || di.rootless : -1;
+	docker_info_free(&di);
 	return remaps;
 }
 

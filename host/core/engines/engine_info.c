@@ -4,6 +4,7 @@
 #include "engine_info.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,179 +19,96 @@ struct ask {
 	cJSON *desc;   /* Podman's, until /libpod/info completes it */
 };
 
-static void copy_str(cJSON *to, const char *as, const cJSON *from,
-		     const char *key)
+static void add_str(cJSON *to, const char *as, const char *v)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, key);
-
-	if (cJSON_IsString(v))
-		cJSON_AddStringToObject(to, as, v->valuestring);
+	if (v)
+		cJSON_AddStringToObject(to, as, v);
 	else
 		cJSON_AddNullToObject(to, as);
 }
 
-static void copy_bool(cJSON *to, const char *as, const cJSON *from,
-		      const char *key)
+/* NAN: the engine did not say. */
+static void add_num(cJSON *to, const char *as, double v)
 {
-	cJSON_AddBoolToObject(
-		to, as,
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(from, key)));
-}
-
-static void copy_num(cJSON *to, const char *as, const cJSON *from,
-		     const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, key);
-
-	if (cJSON_IsNumber(v))
-		cJSON_AddNumberToObject(to, as, v->valuedouble);
-	else
+	if (isnan(v))
 		cJSON_AddNullToObject(to, as);
-}
-
-/* A component's version in /version's Components ("runc", "containerd"). */
-static void component(cJSON *to, const char *as, const cJSON *version,
-		      const char *name)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach(
-		c, cJSON_GetObjectItemCaseSensitive(version, "Components"))
-	{
-		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "Name");
-		const cJSON *details =
-			cJSON_GetObjectItemCaseSensitive(c, "Details");
-		const cJSON *commit =
-			cJSON_GetObjectItemCaseSensitive(details, "GitCommit");
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "Version");
-
-		if (!cJSON_IsString(n) || strcmp(n->valuestring, name) != 0)
-			continue;
-		/* Debian's packages name their patch level in the commit:
-		 * 1.1.5+ds1-1+deb12u1 says more than 1.1.5+ds1. */
-		if (cJSON_IsString(commit) && commit->valuestring[0] &&
-		    strchr(commit->valuestring, '.'))
-			cJSON_AddStringToObject(to, as, commit->valuestring);
-		else if (cJSON_IsString(v))
-			cJSON_AddStringToObject(to, as, v->valuestring);
-		else
-			break;
-		return;
-	}
-	cJSON_AddNullToObject(to, as);
+	else
+		cJSON_AddNumberToObject(to, as, v);
 }
 
 cJSON *engine_info_from(const char *version_json, const char *info_json,
 			const char *endpoint, const char *api_used)
 {
-	cJSON *info = cJSON_Parse(info_json);
-	cJSON *version = version_json ? cJSON_Parse(version_json) : NULL;
+	struct docker_info di;
 	cJSON *o, *en, *sec, *rt;
-	const cJSON *opt, *cg;
-	int seccomp = 0, userns = 0, rootless = 0, apparmor = 0, selinux = 0;
 
-	if (!cJSON_IsObject(info) ||
-	    !cJSON_GetObjectItemCaseSensitive(info, "ServerVersion")) {
-		cJSON_Delete(info);
-		cJSON_Delete(version);
+	docker_info_parse(version_json, version_json ? strlen(version_json) : 0,
+			  info_json, strlen(info_json), &di);
+	if (!di.is_info) {
+		docker_info_free(&di);
 		return NULL;
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "endpoint", endpoint);
 	cJSON_AddStringToObject(o, "kind", "docker");
-	copy_str(o, "version", info, "ServerVersion");
-	copy_str(o, "apiVersion", version, "ApiVersion");
-	if (api_used)
-		cJSON_AddStringToObject(o, "apiVersionUsed", api_used);
-	else
-		cJSON_AddNullToObject(o, "apiVersionUsed");
-	copy_str(o, "os", info, "OperatingSystem");
-	copy_str(o, "kernel", info, "KernelVersion");
-	copy_str(o, "arch", info, "Architecture");
-	/* Engines before API 1.40 do not say: they ran cgroup v1. */
-	cg = cJSON_GetObjectItemCaseSensitive(info, "CgroupVersion");
-	cJSON_AddStringToObject(o, "cgroupVersion",
-				cJSON_IsString(cg) ? cg->valuestring : "1");
-	copy_str(o, "cgroupDriver", info, "CgroupDriver");
+	add_str(o, "version", di.server_version);
+	add_str(o, "apiVersion", di.api_version);
+	add_str(o, "apiVersionUsed", api_used);
+	add_str(o, "os", di.os);
+	add_str(o, "kernel", di.kernel);
+	add_str(o, "arch", di.arch);
+	add_str(o, "cgroupVersion", di.cgroup_version);
+	add_str(o, "cgroupDriver", di.cgroup_driver);
 	en = cJSON_AddObjectToObject(o, "enforces");
-	copy_bool(en, "memory", info, "MemoryLimit");
-	copy_bool(en, "swap", info, "SwapLimit");
-	copy_bool(en, "pids", info, "PidsLimit");
-	copy_bool(en, "cpu", info, "CpuCfsQuota");
-	cJSON_ArrayForEach(
-		opt, cJSON_GetObjectItemCaseSensitive(info, "SecurityOptions"))
-	{
-		const char *s = cJSON_IsString(opt) ? opt->valuestring : "";
-
-		seccomp |= strncmp(s, "name=seccomp", 12) == 0;
-		userns |= strcmp(s, "name=userns") == 0;
-		rootless |= strcmp(s, "name=rootless") == 0;
-		apparmor |= strcmp(s, "name=apparmor") == 0;
-		selinux |= strcmp(s, "name=selinux") == 0;
-	}
+	cJSON_AddBoolToObject(en, "memory", di.memory_limit);
+	cJSON_AddBoolToObject(en, "swap", di.swap_limit);
+	cJSON_AddBoolToObject(en, "pids", di.pids_limit);
+	cJSON_AddBoolToObject(en, "cpu", di.cpu_limit);
 	sec = cJSON_AddObjectToObject(o, "security");
-	cJSON_AddBoolToObject(sec, "seccomp", seccomp);
-	cJSON_AddBoolToObject(sec, "userns", userns);
-	cJSON_AddBoolToObject(sec, "rootless", rootless);
-	cJSON_AddBoolToObject(sec, "apparmor", apparmor);
-	cJSON_AddBoolToObject(sec, "selinux", selinux);
+	cJSON_AddBoolToObject(sec, "seccomp", di.seccomp);
+	cJSON_AddBoolToObject(sec, "userns", di.userns);
+	cJSON_AddBoolToObject(sec, "rootless", di.rootless);
+	cJSON_AddBoolToObject(sec, "apparmor", di.apparmor);
+	cJSON_AddBoolToObject(sec, "selinux", di.selinux);
 	rt = cJSON_AddObjectToObject(o, "runtime");
-	copy_str(rt, "name", info, "DefaultRuntime");
-	component(rt, "runc", version, "runc");
-	component(rt, "containerd", version, "containerd");
-	copy_str(o, "dataRoot", info, "DockerRootDir");
-	copy_num(o, "cpus", info, "NCPU");
-	copy_num(o, "memoryBytes", info, "MemTotal");
-	copy_num(o, "containersRunning", info, "ContainersRunning");
-	copy_num(o, "images", info, "Images");
-	cJSON_Delete(info);
-	cJSON_Delete(version);
+	add_str(rt, "name", di.default_runtime);
+	add_str(rt, "runc", di.runc);
+	add_str(rt, "containerd", di.containerd);
+	add_str(o, "dataRoot", di.data_root);
+	add_num(o, "cpus", di.cpus);
+	add_num(o, "memoryBytes", di.memory_bytes);
+	add_num(o, "containersRunning", di.containers_running);
+	add_num(o, "images", di.images);
+	docker_info_free(&di);
 	return o;
-}
-
-/* 1 if the JSON array of strings arr holds s. */
-static int has_string(const cJSON *arr, const char *s)
-{
-	const cJSON *v;
-
-	cJSON_ArrayForEach(v, arr)
-	{
-		if (cJSON_IsString(v) && strcmp(v->valuestring, s) == 0)
-			return 1;
-	}
-	return 0;
 }
 
 int engine_info_podman(cJSON *desc, const char *libpod_json)
 {
-	static const char *const limits[][2] = {
-		{"memory", "memory"}, {"pids", "pids"}, {"cpu", "cpu"}};
-	cJSON *lp = libpod_json ? cJSON_Parse(libpod_json) : NULL;
-	const cJSON *host = cJSON_GetObjectItemCaseSensitive(lp, "host");
-	const cJSON *sec = cJSON_GetObjectItemCaseSensitive(host, "security");
-	const cJSON *ctl =
-		cJSON_GetObjectItemCaseSensitive(host, "cgroupControllers");
+	struct docker_libpod_info lp;
 	cJSON *en = cJSON_GetObjectItemCaseSensitive(desc, "enforces");
-	size_t i;
 
-	if (!cJSON_IsObject(sec) || !cJSON_IsArray(ctl) ||
-	    !cJSON_IsObject(en)) {
-		cJSON_Delete(lp);
+	if (docker_libpod_info_parse(libpod_json,
+				     libpod_json ? strlen(libpod_json) : 0,
+				     &lp) != 0 ||
+	    !cJSON_IsObject(en))
 		return -EINVAL;
-	}
 	cJSON_ReplaceItemInObjectCaseSensitive(desc, "kind",
 					       cJSON_CreateString("podman"));
 	cJSON_ReplaceItemInObjectCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(desc, "security"), "rootless",
-		cJSON_CreateBool(cJSON_IsTrue(
-			cJSON_GetObjectItemCaseSensitive(sec, "rootless"))));
+		cJSON_CreateBool(lp.rootless));
 	/* A limit holds where /info says so and the controller is the
 	 * engine's to use (rootless: those delegated to its user). */
-	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		if (!has_string(ctl, limits[i][1]))
-			cJSON_ReplaceItemInObjectCaseSensitive(
-				en, limits[i][0], cJSON_CreateFalse());
-	cJSON_Delete(lp);
+	if (!lp.memory)
+		cJSON_ReplaceItemInObjectCaseSensitive(en, "memory",
+						       cJSON_CreateFalse());
+	if (!lp.pids)
+		cJSON_ReplaceItemInObjectCaseSensitive(en, "pids",
+						       cJSON_CreateFalse());
+	if (!lp.cpu)
+		cJSON_ReplaceItemInObjectCaseSensitive(en, "cpu",
+						       cJSON_CreateFalse());
 	return 0;
 }
 

@@ -107,15 +107,21 @@ int identity_init(struct identity *id)
 	return 0;
 }
 
-static const char *label(const cJSON *labels, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(labels, key);
+/* Our labels on a container or volume, as the engine lists them. */
+struct labels {
+	const struct docker_label *v;
+	size_t n;
+};
 
-	return cJSON_IsString(v) ? v->valuestring : "";
+static const char *label(struct labels l, const char *key)
+{
+	const char *v = docker_label_find(l.v, l.n, key);
+
+	return v ? v : "";
 }
 
 /* 1 when the container's owner is certainly gone. */
-static int owner_dead(const struct identity *self, const cJSON *labels)
+static int owner_dead(const struct identity *self, struct labels labels)
 {
 	const char *pid = label(labels, "org.mcp-sandbox.owner-pid");
 	char start[24];
@@ -153,37 +159,32 @@ struct reap_ctx {
 /* The hand-over and proxy socket volumes of package installs
  * (core/packages/install.c) a dead server left: after its containers, which
  * held them, are gone. */
-static void volumes_cb(const struct error *err, const char *json, void *arg)
+static void volumes_cb(const struct error *err,
+		       const struct volume_summary *list, size_t nlist,
+		       void *arg)
 {
 	struct reap_ctx *ctx = arg;
-	cJSON *j, *v;
 	unsigned n = 0;
+	size_t i;
 
 	if (err) {
 		log_debug("orphan volume check skipped: %s", err->msg);
 		free(ctx);
 		return;
 	}
-	j = cJSON_Parse(json);
-	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(j, "Volumes"))
-	{
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "Name");
-		const cJSON *labels =
-			cJSON_GetObjectItemCaseSensitive(v, "Labels");
-
+	for (i = 0; i < nlist; i++) {
+		struct labels labels = {list[i].labels, list[i].nlabels};
 		const char *role = label(labels, "org.mcp-sandbox.role");
 
-		if (!cJSON_IsString(name) ||
-		    (strcmp(role, "handover") != 0 &&
+		if ((strcmp(role, "handover") != 0 &&
 		     strcmp(role, "proxysocket") != 0) ||
 		    !owner_dead(&ctx->self, labels))
 			continue;
-		volume_remove(ctx->d, name->valuestring, NULL, NULL);
+		volume_remove(ctx->d, list[i].name, NULL, NULL);
 		n++;
 	}
 	if (n)
 		log_info("removing %u orphan volume(s) of dead servers", n);
-	cJSON_Delete(j);
 	free(ctx);
 }
 
@@ -229,62 +230,52 @@ static void orphan_removed_cb(const struct error *err, const char *id,
 /* A session container (session.h) outlives its server on purpose: the
  * server that takes its state slot re-adopts it. Anyone may remove it only
  * after the deadline in its name, "sbx-s.<slot>.<deadline>.<lang>.<name>". */
-static int session_alive(const cJSON *c)
+static int session_alive(const struct container_summary *c)
 {
-	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
-	const cJSON *n = cJSON_GetArrayItem(names, 0);
-	const char *p;
+	const char *p = c->name;
 	long long deadline;
 
-	if (!cJSON_IsString(n))
-		return 0;
-	p = n->valuestring + (n->valuestring[0] == '/');
 	if (strncmp(p, "sbx-s.", 6) != 0 || !(p = strchr(p + 6, '.')))
 		return 0;
 	deadline = strtoll(p + 1, NULL, 10);
 	return deadline > (long long)time(NULL);
 }
 
-static void list_cb(const struct error *err, const char *json, void *arg)
+static void list_cb(const struct error *err,
+		    const struct container_summary *list, size_t nlist,
+		    void *arg)
 {
 	struct reap_ctx *ctx = arg;
-	cJSON *arr, *c;
 	unsigned n = 0;
+	size_t i;
 
 	if (err) {
 		log_debug("orphan check skipped: %s", err->msg);
 		free(ctx);
 		return;
 	}
-	arr = cJSON_Parse(json);
-	cJSON_ArrayForEach(c, arr)
-	{
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-		const cJSON *labels =
-			cJSON_GetObjectItemCaseSensitive(c, "Labels");
+	for (i = 0; i < nlist; i++) {
+		const struct container_summary *c = &list[i];
+		struct labels labels = {c->labels, c->nlabels};
 
-		if (!cJSON_IsString(id) || !owner_dead(&ctx->self, labels) ||
-		    session_alive(c))
+		if (!owner_dead(&ctx->self, labels) || session_alive(c))
 			continue;
 		log_info("removing orphan container %.12s of a dead server "
 			 "(pid %s)",
-			 id->valuestring,
-			 label(labels, "org.mcp-sandbox.owner-pid"));
+			 c->id, label(labels, "org.mcp-sandbox.owner-pid"));
 		n++;
 		if (strcmp(label(labels, "org.mcp-sandbox.role"), "install") ==
 		    0) {
 			if (!ctx->later)
 				ctx->later = cJSON_CreateArray();
-			cJSON_AddItemToArray(
-				ctx->later,
-				cJSON_CreateString(id->valuestring));
-		} else if (container_remove(ctx->d, id->valuestring,
-					    orphan_removed_cb, ctx) == 0)
+			cJSON_AddItemToArray(ctx->later,
+					     cJSON_CreateString(c->id));
+		} else if (container_remove(ctx->d, c->id, orphan_removed_cb,
+					    ctx) == 0)
 			ctx->removing++;
 	}
 	if (n)
 		log_info("removed %u orphan containers", n);
-	cJSON_Delete(arr);
 	if (ctx->removing == 0)
 		reap_next(ctx);
 }

@@ -35,7 +35,7 @@
 struct pool;
 struct box;
 
-/* err NULL with the box, or box NULL and err (util/error.h) saying why, in
+/* err NULL with the box, or box NULL and err (common/error.h) saying why, in
  * words for the user: ERR_IMAGE_MISSING (the language's image is not
  * built), ERR_DOCKER_UNAVAILABLE (the engine cannot be reached),
  * ERR_SHUTTING_DOWN, or another code. Borrowed for the call. */

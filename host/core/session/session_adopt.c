@@ -113,11 +113,11 @@ void session_fail_engine_away(struct session *s)
 
 /* Is the container still there? Decides between trying again, giving
  * up, and telling callers that the engine is away. */
-static void checked_cb(const struct error *err, const char *json, void *arg)
+static void checked_cb(const struct error *err,
+		       const struct container_summary *c, void *arg)
 {
 	struct check *ck = arg;
 	struct session *s = session_by_serial(ck->m, ck->serial);
-	cJSON *j;
 
 	free(ck);
 	if (!s || s->destroying)
@@ -140,11 +140,8 @@ static void checked_cb(const struct error *err, const char *json, void *arg)
 			session_gone(s, "its container no longer exists");
 		return; /* something else: the next tick tries again */
 	}
-	j = cJSON_Parse(json);
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(j, "State"), "Running")))
+	if (!c->running)
 		session_gone(s, "its container stopped");
-	cJSON_Delete(j);
 }
 
 static void check_container(struct session *s)
@@ -236,7 +233,7 @@ int session_reconnect(struct session *s)
 	return 0;
 }
 
-/* "sbx-s.<slot>.<deadline>.<language>.<name>" (Docker adds a '/'). */
+/* "sbx-s.<slot>.<deadline>.<language>.<name>". */
 static int parse_container_name(const char *n, const char *slot,
 				int64_t *deadline_s, char *lang,
 				size_t langsize, char *name, size_t namesize)
@@ -245,8 +242,6 @@ static int parse_container_name(const char *n, const char *slot,
 	char *end;
 	size_t len;
 
-	if (*n == '/')
-		n++;
 	len = strlen(SESSION_CONTAINER_PREFIX);
 	if (strncmp(n, SESSION_CONTAINER_PREFIX, len) != 0)
 		return -1;
@@ -450,52 +445,45 @@ void session_unavailable_expire(struct session_mgr *m, int64_t now)
 }
 
 static void adopt_one(struct session_mgr *m, struct engine *eng,
-		      const cJSON *saved, const cJSON *c)
+		      const cJSON *saved, const struct container_summary *c)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "Id");
-	const cJSON *names = cJSON_GetObjectItemCaseSensitive(c, "Names");
-	const cJSON *state = cJSON_GetObjectItemCaseSensitive(c, "State");
 	const cJSON *e;
 	char lang[40], name[SESSION_QNAME_MAX + 1];
 	const struct plugin *pl;
 	struct session *s;
 	int64_t deadline_s, now = session_now_ms();
+	/* Running or paused: alive, and its agent waits for a relay. */
+	int up =
+		c->status == CONTAINER_RUNNING || c->status == CONTAINER_PAUSED;
 
-	if (!cJSON_IsString(id) || !cJSON_IsArray(names) ||
-	    !cJSON_IsString(cJSON_GetArrayItem(names, 0)) ||
-	    parse_container_name(cJSON_GetArrayItem(names, 0)->valuestring,
-				 session_store_slot(m->store), &deadline_s,
-				 lang, sizeof(lang), name, sizeof(name)))
+	if (parse_container_name(c->name, session_store_slot(m->store),
+				 &deadline_s, lang, sizeof(lang), name,
+				 sizeof(name)))
 		return;
 	pl = plugins_find(m->ps, lang);
 	if ((!pl || !pl->policy.enabled) && deadline_s * 1000 > now &&
-	    !session_find(m, name) && cJSON_IsString(state) &&
-	    (strcmp(state->valuestring, "running") == 0 ||
-	     strcmp(state->valuestring, "paused") == 0)) {
+	    !session_find(m, name) && up) {
 		keep_unavailable(m, eng, saved_entry(saved, name), name, lang,
-				 id->valuestring, deadline_s * 1000, now, !pl);
+				 c->id, deadline_s * 1000, now, !pl);
 		return;
 	}
 	if (!pl || !pl->policy.enabled || session_find(m, name) ||
-	    deadline_s * 1000 <= now || !cJSON_IsString(state) ||
-	    (strcmp(state->valuestring, "running") != 0 &&
-	     strcmp(state->valuestring, "paused") != 0) ||
-	    m->n >= m->cfg->max_sessions) {
+	    deadline_s * 1000 <= now || !up || m->n >= m->cfg->max_sessions) {
 		log_info("removing session container %.12s (%s): expired, "
 			 "stopped or not adoptable",
-			 id->valuestring, name);
-		session_remove_container(m, eng, id->valuestring);
+			 c->id, name);
+		session_remove_container(m, eng, c->id);
 		return;
 	}
 	s = session_alloc(m, pl, name);
 	if (!s)
 		return;
 	session_set_engine(s, eng);
-	snprintf(s->id, sizeof(s->id), "%s", id->valuestring);
+	snprintf(s->id, sizeof(s->id), "%s", c->id);
 	e = saved_entry(saved, name);
 	s->deadline_ms = deadline_s * 1000;
 	adopt_fields(s, e, now);
-	s->paused = strcmp(state->valuestring, "paused") == 0;
+	s->paused = c->status == CONTAINER_PAUSED;
 	if (!s->paused)
 		session_reconnect(s);
 	else
@@ -569,11 +557,13 @@ static void adopt_unreachable(struct adopt_ctx *ctx)
 	}
 }
 
-static void adopt_list_cb(const struct error *err, const char *json, void *arg)
+static void adopt_list_cb(const struct error *err,
+			  const struct container_summary *list, size_t n,
+			  void *arg)
 {
 	struct adopt_ctx *ctx = arg;
 	struct session_mgr *m = ctx->m;
-	cJSON *arr, *c;
+	size_t i;
 
 	if (m->shutting_down) {
 		/* nothing to take */
@@ -584,10 +574,8 @@ static void adopt_list_cb(const struct error *err, const char *json, void *arg)
 		adopt_unreachable(ctx);
 		session_save(m);
 	} else {
-		arr = cJSON_Parse(json);
-		cJSON_ArrayForEach(c, arr)
-			adopt_one(m, ctx->eng, ctx->saved, c);
-		cJSON_Delete(arr);
+		for (i = 0; i < n; i++)
+			adopt_one(m, ctx->eng, ctx->saved, &list[i]);
 		session_save(m);
 	}
 	cJSON_Delete(ctx->saved);
@@ -624,7 +612,7 @@ void session_adoption_end(struct session_mgr *m, const char *why)
 void session_mgr_start(struct session_mgr *m)
 {
 	struct adopt_ctx *ctx;
-	char why[512], filters[160];
+	char why[512], prefix[80];
 	cJSON *saved;
 	size_t i;
 	int rc;
@@ -639,8 +627,7 @@ void session_mgr_start(struct session_mgr *m)
 	log_debug("session state slot %s (%s)", session_store_slot(m->store),
 		  session_store_path(m->store));
 	saved = session_store_load(m->store);
-	snprintf(filters, sizeof(filters),
-		 "{\"name\":[\"^/sbx-s\\\\.%s\\\\.\"]}",
+	snprintf(prefix, sizeof(prefix), SESSION_CONTAINER_PREFIX "%s.",
 		 session_store_slot(m->store));
 	for (i = 0; i < engines_count(m->es); i++) {
 		ctx = calloc(1, sizeof(*ctx));
@@ -649,8 +636,8 @@ void session_mgr_start(struct session_mgr *m)
 		ctx->m = m;
 		ctx->eng = engines_at(m->es, i);
 		ctx->saved = cJSON_Duplicate(saved, 1);
-		if (container_list_filters(engine_docker(ctx->eng), filters,
-					   adopt_list_cb, ctx)) {
+		if (container_list_named(engine_docker(ctx->eng), prefix,
+					 adopt_list_cb, ctx)) {
 			cJSON_Delete(ctx->saved);
 			free(ctx);
 			continue;
