@@ -48,7 +48,7 @@
 #include "cli/plugin_check.h"
 #include "core/engines/pool.h"
 #include "core/session/session.h"
-#include "core/session/session_store.h"
+#include "util/state_dir.h"
 #include "docker/docker.h"
 #include "mcp/json_util.h"
 #include "mcp/http_server.h"
@@ -614,7 +614,7 @@ static int start_engines(struct app *a)
 		return rc;
 	}
 	/* Podman takes seccomp profiles as files on its host (this one). */
-	if (session_store_subdir(a->cfg.state_dir, "seccomp", dir,
+	if (state_dir_subdir(a->cfg.state_dir, "seccomp", dir,
 				 sizeof(dir)) != 0 ||
 	    plugins_write_seccomp(&a->plugins, dir, why, sizeof(why)) != 0)
 		log_warn("seccomp profiles as files: %s: Podman engines "
@@ -982,7 +982,7 @@ static void open_packages(struct app *a)
 	size_t i, n = engines_count(a->engines);
 	int rc;
 
-	rc = session_store_dir(a->cfg.state_dir, dir, sizeof(dir));
+	rc = state_dir_resolve(a->cfg.state_dir, dir, sizeof(dir));
 	for (i = 0; !rc && i < n && i < CONFIG_MAX_ENGINES; i++) {
 		struct engine *e = engines_at(a->engines, i);
 
