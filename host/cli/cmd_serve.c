@@ -4,6 +4,7 @@
  * audit log, the tool environment, then the MCP server on stdio or over
  * HTTP) and its shutdown order.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -291,6 +292,39 @@ static void open_audit(struct app *a)
 	audit_event(a->audit, ev);
 }
 
+/* serve --http: the artifact links, the HTTP server, SIGHUP reloading
+ * the tokens. 0, or -1 when the server cannot listen (logged). */
+static int serve_http(struct app *a)
+{
+	char why[512], base[200];
+	const char *url;
+	int rc;
+
+	/* Signed links to kept artifacts (core/tenants/links.h):
+	 * without them results name sandbox:// URIs only. */
+	if (a->artifacts && links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
+				       &a->links, why, sizeof(why)) != 0)
+		log_warn("no artifact links: %s", why);
+	a->env.links = a->links;
+	rc = http_server_start(&a->env, &a->http, why, sizeof(why));
+	if (rc) {
+		log_error("cannot serve MCP over HTTP: %s", why);
+		return -1;
+	}
+	url = http_server_url(a->http);
+	snprintf(base, sizeof(base), "%.*s",
+		 (int)(strlen(url) - strlen("/mcp")), url);
+	if (a->links)
+		links_set_base(a->links, a->cfg.http_public_url
+						 ? a->cfg.http_public_url
+						 : base);
+	uv_signal_init(a->loop, &a->sighup);
+	a->sighup.data = a;
+	a->sighup_init = 1;
+	uv_signal_start(&a->sighup, sighup_cb, SIGHUP);
+	return 0;
+}
+
 static int serve(struct app *a)
 {
 	int rc;
@@ -322,33 +356,8 @@ static int serve(struct app *a)
 	a->deadline.data = a;
 	uv_unref((uv_handle_t *)&a->deadline);
 	if (a->cfg.http_listen) {
-		char why[512], base[200];
-		const char *url;
-
-		/* Signed links to kept artifacts (core/tenants/links.h):
-		 * without them results name sandbox:// URIs only. */
-		if (a->artifacts &&
-		    links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
-			       &a->links, why, sizeof(why)) != 0)
-			log_warn("no artifact links: %s", why);
-		a->env.links = a->links;
-		rc = http_server_start(&a->env, &a->http, why, sizeof(why));
-		if (rc) {
-			log_error("cannot serve MCP over HTTP: %s", why);
+		if (serve_http(a))
 			return 1;
-		}
-		url = http_server_url(a->http);
-		snprintf(base, sizeof(base), "%.*s",
-			 (int)(strlen(url) - strlen("/mcp")), url);
-		if (a->links)
-			links_set_base(a->links,
-				       a->cfg.http_public_url
-					       ? a->cfg.http_public_url
-					       : base);
-		uv_signal_init(a->loop, &a->sighup);
-		a->sighup.data = a;
-		a->sighup_init = 1;
-		uv_signal_start(&a->sighup, sighup_cb, SIGHUP);
 	} else {
 		rc = mcp_server_start(&a->env, a->proto_fd, stdin_eof_cb, a,
 				      &a->server);
