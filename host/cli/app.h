@@ -69,7 +69,7 @@ int app_load(struct app *a, const char *config_arg, const char *files_root);
 /* The engines, their clients and pools; nothing is contacted yet. */
 int app_start_engines(struct app *a);
 /* After app_start_engines and the command's loop: the installers and
- * the engines' clients closed, the loop run until every handle is. */
+ * the engines' clients closed, every handle closed, the loop closed. */
 void app_stop_engines(struct app *a);
 /* Everything the commands made; the struct itself is the caller's. */
 void app_free(struct app *a);

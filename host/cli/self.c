@@ -12,8 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Directory of the running binary, for paths relative to an install or a
- * build tree (build/bin -> build/lib/mcp-sandbox/plugins). */
 int self_dir(char *buf, size_t size)
 {
 	char path[PATH_MAX];
@@ -33,7 +31,6 @@ static int file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Nonzero when the binary runs from its build tree. */
 int self_in_build_tree(void)
 {
 #ifdef SBX_BUILD_BIN_DIR
@@ -46,10 +43,6 @@ int self_in_build_tree(void)
 #endif
 }
 
-/* The agent the images should carry: beside the binary in a build tree
- * (build/bin/sbx-agent), else where an install puts it
- * (<prefix>/libexec/mcp-sandbox/sbx-agent). Returns -1 when neither
- * exists. */
 int self_agent_path(char *buf, size_t size)
 {
 	char dir[PATH_MAX / 2];
@@ -63,9 +56,6 @@ int self_agent_path(char *buf, size_t size)
 	return file_exists(buf) ? 0 : -1;
 }
 
-/* --config, else $SANDBOX_CONFIG, else the source tree's sandbox.ini when
- * running from its build tree, else <prefix>/etc/mcp-sandbox/sandbox.ini,
- * else /etc/mcp-sandbox/sandbox.ini, else built-in defaults. */
 const char *self_find_config(const char *arg, char *buf, size_t size)
 {
 	char dir[PATH_MAX / 2];
