@@ -16,7 +16,7 @@
 #   /usr/share/man/man1/mcp-sandbox.1.gz, man5/sandbox.ini.5.gz
 #   /usr/share/doc/mcp-sandbox/copyright
 #
-# host/main.c finds the plugins and the agent from <prefix>/bin, and
+# host/cli/self.c finds the plugins and the agent from <prefix>/bin, and
 # the configuration in <prefix>/etc/mcp-sandbox or /etc/mcp-sandbox.
 
 # Man pages: troff in docs/man, gzipped at build time (Debian policy).

@@ -15,7 +15,7 @@
 #include "docker/docker.h"
 #include "core/records/audit.h"
 #include "core/engines/engine_info.h"
-#include "core/session/session_store.h"
+#include "util/state_dir.h"
 
 /* Disk under the engine's data root below which images and installs
  * start failing. */
@@ -175,7 +175,7 @@ static void host_checks(struct doctor *dr)
 	else
 		add(dr, "plugins", "ok", NULL, "%zu loaded",
 		    dr->env.plugins->n);
-	rc = session_store_dir(c->state_dir, dir, sizeof(dir));
+	rc = state_dir_resolve(c->state_dir, dir, sizeof(dir));
 	if (rc || access(dir, W_OK) != 0)
 		add(dr, "state directory", "fail",
 		    "set [sessions] state_dir to a directory you can write",

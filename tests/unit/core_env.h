@@ -202,7 +202,7 @@ static inline void env_flag_cb(void *arg)
 
 /* Shuts the pool down (every container removed), then the client and
  * the engine; the loop must close with no handle left. The pool is freed
- * last, as main.c does: its timer is closed through the loop. */
+ * last, as cli/app.c does: its timer is closed through the loop. */
 static inline void env_close(struct env *e)
 {
 	int done = 0;

@@ -33,7 +33,7 @@
 #include "core/exec/executor.h"
 #include "install_proxy.h"
 #include "core/engines/seccomp_profile.h"
-#include "core/session/session_store.h"
+#include "util/state_dir.h"
 #include "docker/agent_client.h"
 #include "docker/container.h"
 #include "docker/network.h"
@@ -225,7 +225,7 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 			 "engine's default profile",
 			 why);
 	if (in->seccomp &&
-	    session_store_subdir(cfg->state_dir, "seccomp", dir, sizeof(dir)) ==
+	    state_dir_subdir(cfg->state_dir, "seccomp", dir, sizeof(dir)) ==
 		    0 &&
 	    seccomp_profile_file(in->seccomp, dir, &in->seccomp_file, fwhy,
 				 sizeof(fwhy)) != 0)

@@ -19,7 +19,7 @@
 #include "core/tenants/tenants.h"
 #include "util/beneath.h"
 #include "util/log.h"
-#include "core/session/session_store.h"
+#include "util/state_dir.h"
 
 #define LOG_MODULE "artifacts"
 
@@ -563,7 +563,7 @@ int artifact_store_open(uv_loop_t *loop, const char *state_dir,
 
 	if (!st)
 		return -ENOMEM;
-	rc = session_store_dir(state_dir, st->dir, sizeof(st->dir));
+	rc = state_dir_resolve(state_dir, st->dir, sizeof(st->dir));
 	if (!rc) {
 		size_t n = strlen(st->dir);
 

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/session/session_store.h"
+#include "util/state_dir.h"
 #include "util/log.h"
 
 #define LOG_MODULE "audit"
@@ -245,7 +245,7 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 	rc = audit_config_path(cfg, a->path, sizeof(a->path));
 	if (!rc) {
 		snprintf(tmp, sizeof(tmp), "%s", a->path);
-		rc = session_store_dir(dirname(tmp), dir, sizeof(dir));
+		rc = state_dir_resolve(dirname(tmp), dir, sizeof(dir));
 	}
 	if (rc) {
 		snprintf(why, why_size, "cannot make the directory of %s: %s",
@@ -313,7 +313,7 @@ int audit_config_path(const struct config *cfg, char *buf, size_t size)
 		snprintf(buf, size, "%s", cfg->audit_file);
 		return 0;
 	}
-	rc = session_store_dir(cfg->state_dir, dir, sizeof(dir));
+	rc = state_dir_resolve(cfg->state_dir, dir, sizeof(dir));
 	if (rc)
 		return rc;
 	snprintf(buf, size, "%s/audit.log", dir);

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/state_dir.h"
 
 #define LOG_MODULE "sessions"
 /* The state file is small; anything bigger is not ours. */
@@ -34,60 +34,6 @@ struct session_store {
 	char *next; /* to write after it */
 	uv_file fd;
 };
-
-static int mkdirs(char *path)
-{
-	char *p;
-
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int session_store_dir(const char *dir, char *buf, size_t size)
-{
-	int n;
-
-	if (dir && *dir) {
-		n = snprintf(buf, size, "%s", dir);
-	} else {
-		const char *xdg = getenv("XDG_STATE_HOME"),
-			   *home = getenv("HOME");
-
-		if (xdg && xdg[0] == '/')
-			n = snprintf(buf, size, "%s/mcp-sandbox", xdg);
-		else
-			n = snprintf(buf, size, "%s/.local/state/mcp-sandbox",
-				     home && home[0] == '/' ? home : "/tmp");
-	}
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
-	return mkdirs(buf);
-}
-
-int session_store_subdir(const char *dir, const char *sub, char *buf,
-			 size_t size)
-{
-	size_t n;
-	int rc = session_store_dir(dir, buf, size);
-
-	if (rc)
-		return rc;
-	n = strlen(buf);
-	if ((size_t)snprintf(buf + n, size - n, "/%s", sub) >= size - n)
-		return -ENAMETOOLONG;
-	return mkdirs(buf);
-}
 
 static unsigned fnv(unsigned h, const char *s)
 {
@@ -123,7 +69,7 @@ int session_store_open(uv_loop_t *loop, const char *dir,
 		return -ENOMEM;
 	st->loop = loop;
 	st->lock_fd = -1;
-	rc = session_store_dir(dir, st->dir, sizeof(st->dir));
+	rc = state_dir_resolve(dir, st->dir, sizeof(st->dir));
 	key = slot_key(st->dir);
 	if (rc) {
 		snprintf(why, whysize, "cannot create %s: %s", st->dir,

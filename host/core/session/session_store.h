@@ -25,14 +25,6 @@
 
 struct session_store;
 
-/* The state directory into buf: dir, or when NULL or empty
- * $XDG_STATE_HOME/mcp-sandbox, else ~/.local/state/mcp-sandbox; created
- * (0700) with its parents. 0 or a negative errno. */
-int session_store_dir(const char *dir, char *buf, size_t size);
-/* Its subdirectory sub ("seccomp"), made like it. */
-int session_store_subdir(const char *dir, const char *sub, char *buf,
-			 size_t size);
-
 /* dir NULL: $XDG_STATE_HOME/mcp-sandbox, else ~/.local/state/mcp-sandbox.
  * Creates the directory (0700), takes the first free slot. Returns 0, or a
  * negative errno with a message in why. */

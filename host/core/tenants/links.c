@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/session/session_store.h"
+#include "util/state_dir.h"
 
 #define KEY_LEN 32
 
@@ -81,7 +81,7 @@ int links_open(const char *state_dir, uint32_t ttl_s, struct links **out,
 	int rc;
 
 	*out = NULL;
-	rc = session_store_dir(state_dir, dir, sizeof(dir));
+	rc = state_dir_resolve(state_dir, dir, sizeof(dir));
 	if (rc) {
 		snprintf(why, whysz, "the state directory: %s", strerror(-rc));
 		return rc;
