@@ -534,12 +534,13 @@ static int load_everything(struct app *a, const char *config_arg,
 	for (i = 0; i < 2; i++) {
 		const char *var = i ? "SANDBOX_SERVER_BUILTIN_PLUGINS"
 				    : "SANDBOX_SERVER_PLUGINS_DIR";
-		const char *v = getenv(var), *why;
+		const char *v = getenv(var);
+		struct error err;
 
 		if (v &&
 		    config_set(&a->cfg, "server",
-			       i ? "builtin_plugins" : "plugins_dir", v, &why))
-			log_error("environment: %s='%s': %s", var, v, why);
+			       i ? "builtin_plugins" : "plugins_dir", v, &err))
+			log_error("environment: %s='%s': %s", var, v, err.msg);
 	}
 	load_plugins(a, path);
 
@@ -558,19 +559,19 @@ static int load_everything(struct app *a, const char *config_arg,
  * loopback's 8808. */
 static int http_listen(struct app *a, const char *addr)
 {
-	const char *why;
+	struct error err;
 
 	if (!addr && !a->cfg.http_listen)
 		addr = "127.0.0.1:8808";
-	if (addr && config_set(&a->cfg, "http", "listen", addr, &why)) {
-		log_error("--http %s: %s", addr, why);
+	if (addr && config_set(&a->cfg, "http", "listen", addr, &err)) {
+		log_error("--http %s: %s", addr, err.msg);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /* A client for the configured engine number i (doctor's). */
-static int engine_client(struct app *a, size_t i, char *why, size_t whysz)
+static int engine_client(struct app *a, size_t i, struct error *err)
 {
 	size_t n;
 	const struct engine_config *e = config_engines(&a->cfg, &n) + i;
@@ -582,7 +583,7 @@ static int engine_client(struct app *a, size_t i, char *why, size_t whysz)
 		.allow_plaintext = (int)e->allow_plaintext,
 	};
 
-	return docker_new(a->loop, &o, &a->docker, why, whysz);
+	return docker_new(a->loop, &o, &a->docker, err);
 }
 
 static void engine_up_cb(struct engine *e, int first, void *arg);
@@ -590,7 +591,8 @@ static void engine_up_cb(struct engine *e, int first, void *arg);
 /* The engines, their clients and pools; nothing is contacted yet. */
 static int start_engines(struct app *a)
 {
-	char why[512], dir[PATH_MAX];
+	char dir[PATH_MAX];
+	struct error err;
 	int rc;
 
 	rc = identity_init(&a->id);
@@ -608,15 +610,15 @@ static int start_engines(struct app *a)
 			.pkg_mount = INSTALL_MOUNT,
 			.pkg_volume_label = a->pkg_volume_label,
 		},
-		&a->engines, why, sizeof(why));
+		&a->engines, &err);
 	if (rc) {
-		log_error("%s", why);
+		log_error("%s", err.msg);
 		return rc;
 	}
 	/* Podman takes seccomp profiles as files on its host (this one). */
 	if (session_store_subdir(a->cfg.state_dir, "seccomp", dir,
 				 sizeof(dir)) != 0 ||
-	    plugins_write_seccomp(&a->plugins, dir, why, sizeof(why)) != 0)
+	    plugins_write_seccomp(&a->plugins, dir, &err) != 0)
 		log_warn("seccomp profiles as files: %s: Podman engines "
 			 "cannot start sandboxes",
 			 dir);
@@ -647,11 +649,17 @@ static void image_problem(struct app *a, const char *check, const char *status,
 	a->image_problems += strcmp(status, "fail") == 0;
 }
 
-static void doctor_report_cb(cJSON *report, int ok, void *arg)
+static void doctor_report_cb(const struct error *err, cJSON *report, int ok,
+			     void *arg)
 {
 	struct app *a = arg;
 	const cJSON *r;
 
+	if (err) {
+		log_error("doctor: %s", err->msg);
+		a->exit_code = 1;
+		return;
+	}
 	if (a->doctor_cli == 1 && a->json) {
 		char *text = cJSON_PrintUnformatted(report);
 
@@ -956,16 +964,17 @@ static void serve_prewarm(struct app *a)
  * their images, only the other files are not kept. */
 static void open_artifacts(struct app *a)
 {
-	char why[PATH_MAX + 128];
+	struct error err;
 	int rc;
 
 	if (!a->cfg.art_store_mb)
 		return;
 	rc = artifact_store_open(
 		a->loop, a->cfg.state_dir, (uint64_t)a->cfg.art_store_mb << 20,
-		a->cfg.art_keep_minutes * 60u, &a->artifacts, why, sizeof(why));
+		a->cfg.art_keep_minutes * 60u, &a->artifacts, &err);
 	if (rc)
-		log_warn("artifacts of one-off runs will not be kept: %s", why);
+		log_warn("artifacts of one-off runs will not be kept: %s",
+			 err.msg);
 }
 
 static int sessions_use_packages(const char *key, void *arg)
@@ -1015,13 +1024,12 @@ static void open_packages(struct app *a)
 static void open_audit(struct app *a)
 {
 	struct audit_anchor head;
-	char why[PATH_MAX + 128];
+	struct error err;
 	cJSON *ev;
 	size_t i;
 
-	if (audit_open(a->loop, &a->cfg, a->id.instance, &a->audit, why,
-		       sizeof(why))) {
-		log_error("no audit log: %s", why);
+	if (audit_open(a->loop, &a->cfg, a->id.instance, &a->audit, &err)) {
+		log_error("no audit log: %s", err.msg);
 		return;
 	}
 	if (!a->audit) {
@@ -1081,14 +1089,15 @@ static int serve(struct app *a)
 	uv_unref((uv_handle_t *)&a->deadline);
 	if (a->cfg.http_listen) {
 		char why[512], base[200];
+		struct error err;
 		const char *url;
 
 		/* Signed links to kept artifacts (core/tenants/links.h):
 		 * without them results name sandbox:// URIs only. */
 		if (a->artifacts &&
 		    links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
-			       &a->links, why, sizeof(why)) != 0)
-			log_warn("no artifact links: %s", why);
+			       &a->links, &err) != 0)
+			log_warn("no artifact links: %s", err.msg);
 		a->env.links = a->links;
 		rc = http_server_start(&a->env, &a->http, why, sizeof(why));
 		if (rc) {
@@ -1307,15 +1316,15 @@ static int doctor_run_cli(struct app *a, int mode)
 	size_t i, n;
 	const struct engine_config *ec = config_engines(&a->cfg, &n);
 	int worst = 0;
-	char why[512];
+	struct error err;
 
 	for (i = 0; i < n; i++) {
 		if (n > 1 && !a->json)
 			fprintf(mode == DOCTOR_IMAGES ? stderr : stdout,
 				"%sengine %s\n", i ? "\n" : "", ec[i].name);
-		if (engine_client(a, i, why, sizeof(why)) != 0) {
+		if (engine_client(a, i, &err) != 0) {
 			fprintf(stderr, "doctor: engine %s: %s\n", ec[i].name,
-				why);
+				err.msg);
 			return -1;
 		}
 		docker_negotiate(a->docker, run_negotiated_cb, a);

@@ -138,7 +138,7 @@ struct http_server {
 	struct tenants *tenants; /* [http] tokens_file, or NULL */
 	uv_work_t reload;	 /* SIGHUP: the file read off the loop */
 	struct tenant *fresh;
-	char reload_why[300];
+	struct error reload_err;
 	int reloading, reload_rc;
 	int stopping;
 	int drained; /* every connection closed: h2o's context may go */
@@ -1639,10 +1639,12 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 					  << 20,
 			.http_sessions = cfg->quota_http_sessions,
 		};
+		struct error terr;
 
-		rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, why,
-				  whysz);
+		rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants,
+				  &terr);
 		if (rc) {
+			snprintf(why, whysz, "%s", terr.msg);
 			http_server_free(h);
 			return rc;
 		}
@@ -1728,8 +1730,7 @@ static void reload_work(uv_work_t *w)
 {
 	struct http_server *h = w->data;
 
-	h->reload_rc = tenants_read(h->tenants, &h->fresh, h->reload_why,
-				    sizeof(h->reload_why));
+	h->reload_rc = tenants_read(h->tenants, &h->fresh, &h->reload_err);
 }
 
 static void reload_done(uv_work_t *w, int status)
@@ -1744,7 +1745,7 @@ static void reload_done(uv_work_t *w, int status)
 	} else {
 		log_error("tokens not reloaded, the tenants stay as they "
 			  "were: %s",
-			  status ? uv_strerror(status) : h->reload_why);
+			  status ? uv_strerror(status) : h->reload_err.msg);
 	}
 	h->fresh = NULL;
 }

@@ -126,8 +126,7 @@ static inline void env_open(struct env *e, const char *name,
 			    const char *const *settings, unsigned watchdog_ms)
 {
 	static const char *const labels[] = {"org.mcp-sandbox.test=unit", NULL};
-	char dwhy[512];
-	const char *why = NULL;
+	struct error err;
 	int negotiated = 0;
 	size_t i;
 
@@ -140,20 +139,20 @@ static inline void env_open(struct env *e, const char *name,
 	}
 	config_init(&e->cfg);
 	CHECK(config_set(&e->cfg, "docker", "host", fake_engine_url(e->fe),
-			 &why) == 0);
-	CHECK(config_set(&e->cfg, "pool", "size", "0", &why) == 0);
+			 &err) == 0);
+	CHECK(config_set(&e->cfg, "pool", "size", "0", &err) == 0);
 	/* No budget and no shrinking unless a scenario asks. */
-	CHECK(config_set(&e->cfg, "pool", "memory_budget_mb", "0", &why) == 0);
-	CHECK(config_set(&e->cfg, "pool", "idle_shrink_s", "0", &why) == 0);
+	CHECK(config_set(&e->cfg, "pool", "memory_budget_mb", "0", &err) == 0);
+	CHECK(config_set(&e->cfg, "pool", "idle_shrink_s", "0", &err) == 0);
 	/* Both fake languages are warm from the start, up to their size. */
-	CHECK(config_set(&e->cfg, "pool", "warm_at_start", "*", &why) == 0);
+	CHECK(config_set(&e->cfg, "pool", "warm_at_start", "*", &err) == 0);
 	for (i = 0; settings && settings[i]; i += 3) {
 		int rc = config_set(&e->cfg, settings[i], settings[i + 1],
-				    settings[i + 2], &why);
+				    settings[i + 2], &err);
 
 		if (rc)
 			fprintf(stderr, "FAIL %s: [%s] %s: %s\n", name,
-				settings[i], settings[i + 1], why);
+				settings[i], settings[i + 1], err.msg);
 		CHECK(rc == 0);
 	}
 	/* What plugins_load_dir() does for a .so, minus the .so: the
@@ -163,7 +162,7 @@ static inline void env_open(struct env *e, const char *name,
 	if (!e->ps.v)
 		exit(1);
 	for (i = 0; i < e->ps.n; i++) {
-		CHECK(plugin_validate(&env_plugins[i], &why) == 0);
+		CHECK(plugin_validate(&env_plugins[i], &err) == 0);
 		plugin_descriptor_copy(&env_plugins[i], &e->ps.v[i].d);
 		e->ps.v[i].desc = &e->ps.v[i].d;
 		e->ps.v[i].dl = dlopen(NULL, RTLD_NOW);
@@ -174,8 +173,8 @@ static inline void env_open(struct env *e, const char *name,
 	/* The server's engine set, of one engine: the fake. */
 	if (engines_new(&e->loop, &e->cfg, &e->ps,
 			&(struct engines_options){.labels = labels}, &e->es,
-			dwhy, sizeof(dwhy))) {
-		fprintf(stderr, "FAIL %s: engines_new: %s\n", name, dwhy);
+			&err)) {
+		fprintf(stderr, "FAIL %s: engines_new: %s\n", name, err.msg);
 		fake_engine_unlink(e->fe);
 		exit(1);
 	}

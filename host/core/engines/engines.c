@@ -83,7 +83,7 @@ static int64_t now_ms(void)
 
 int engines_new(uv_loop_t *loop, const struct config *cfg,
 		const struct plugin_set *ps, const struct engines_options *opt,
-		struct engines **out, char *why, size_t whysz)
+		struct engines **out, struct error *err)
 {
 	const struct engine_config *ec;
 	struct engines *es;
@@ -94,8 +94,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 	es = calloc(1, sizeof(*es));
 	if (!es || !(es->v = calloc(n, sizeof(*es->v)))) {
 		free(es);
-		snprintf(why, whysz, "out of memory");
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	}
 	es->loop = loop;
 	es->cfg = cfg;
@@ -110,7 +109,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 			.tls_key = ec[i].tls_key,
 			.allow_plaintext = (int)ec[i].allow_plaintext,
 		};
-		char dwhy[400];
+		struct error derr;
 
 		e->es = es;
 		e->index = i;
@@ -119,9 +118,9 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 		e->max_containers = ec[i].max_containers ? ec[i].max_containers
 							 : cfg->max_containers;
 		e->since_ms = now_ms();
-		rc = docker_new(loop, &o, &e->d, dwhy, sizeof(dwhy));
+		rc = docker_new(loop, &o, &e->d, &derr);
 		if (rc) {
-			snprintf(why, whysz, "engine %s: %s", e->name, dwhy);
+			error_set(err, rc, "engine %s: %s", e->name, derr.msg);
 			goto fail;
 		}
 		docker_set_timeout(e->d, (long)cfg->api_timeout_ms);
@@ -143,8 +142,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 			&e->pool);
 		if (rc) {
 			docker_free(e->d);
-			snprintf(why, whysz, "engine %s: out of memory",
-				 e->name);
+			error_set(err, rc, "engine %s: out of memory", e->name);
 			goto fail;
 		}
 	}
@@ -258,13 +256,13 @@ static void contacted(struct engine *e)
 	placement_unpark(e->es);
 }
 
-static void mark_down(struct engine *e, const char *why)
+static void mark_down(struct engine *e, const char *reason)
 {
-	snprintf(e->last_error, sizeof(e->last_error), "%s", why);
+	snprintf(e->last_error, sizeof(e->last_error), "%s", reason);
 	if (e->health == ENGINE_DOWN)
 		return;
 	log_warn("engine %s (%s) is down: %s", e->name, docker_endpoint(e->d),
-		 why);
+		 reason);
 	e->health = ENGINE_DOWN;
 	e->since_ms = now_ms();
 	e->downs++;
@@ -273,24 +271,24 @@ static void mark_down(struct engine *e, const char *why)
 	placement_move_off(e);
 }
 
-static void probe_failed(struct engine *e, const char *why)
+static void probe_failed(struct engine *e, const char *reason)
 {
 	e->failures++;
-	snprintf(e->last_error, sizeof(e->last_error), "%s", why);
+	snprintf(e->last_error, sizeof(e->last_error), "%s", reason);
 	if (e->failures >= e->es->cfg->down_after)
-		mark_down(e, why);
+		mark_down(e, reason);
 }
 
 static void go_up(struct engine *e);
 
-static void unreachable(struct engine *e, const char *why)
+static void unreachable(struct engine *e, const char *reason)
 {
-	probe_failed(e, why);
+	probe_failed(e, reason);
 	if (!e->ever_up && e->failures == 1)
 		log_error("engine %s (%s) is not reachable (%s): its calls go "
 			  "to other engines, or fail with docker_unavailable, "
 			  "until it is",
-			  e->name, docker_endpoint(e->d), why);
+			  e->name, docker_endpoint(e->d), reason);
 	contacted(e);
 }
 
@@ -329,26 +327,26 @@ unsigned engine_cpus(const struct engine *e)
 }
 
 /* /info: can it enforce the limits? */
-static void limits_cb(cJSON *info, const char *why, void *arg)
+static void limits_cb(const struct error *err, cJSON *info, void *arg)
 {
 	struct engine *e = arg;
-	char reason[200];
+	struct error refused;
 
 	e->negotiating = 0;
 	if (e->es->shutting_down) {
 		cJSON_Delete(info);
 		return;
 	}
-	if (!info) {
-		unreachable(e, why ? why : "no answer to GET /info");
+	if (err) {
+		unreachable(e, err->msg);
 		return;
 	}
-	if (engine_info_cannot_limit(info, reason, sizeof(reason))) {
+	if (engine_info_cannot_limit(info, &refused)) {
 		cJSON_Delete(info);
 		log_error("engine %s (%s) is refused: %s", e->name,
-			  docker_endpoint(e->d), reason);
-		snprintf(e->last_error, sizeof(e->last_error), "refused: %s",
-			 reason);
+			  docker_endpoint(e->d), refused.msg);
+		snprintf(e->last_error, sizeof(e->last_error),
+			 "refused: %.199s", refused.msg);
 		e->health = ENGINE_REFUSED;
 		e->since_ms = now_ms();
 		placement_move_off(e);
@@ -380,8 +378,12 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 		return;
 	}
 	/* Still negotiating until /info has answered. */
-	if (engine_info_get(e->d, limits_cb, e) != 0)
-		limits_cb(NULL, "cannot ask GET /info", e);
+	if (engine_info_get(e->d, limits_cb, e) != 0) {
+		struct error err;
+
+		error_set(&err, ERR_DOCKER_UNAVAILABLE, "cannot ask GET /info");
+		limits_cb(&err, NULL, e);
+	}
 }
 
 static void go_up(struct engine *e)

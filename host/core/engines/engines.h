@@ -68,12 +68,12 @@ struct engines_options {
 /*
  * An engine for each of cfg's engines (config_engines()): its client and
  * its pool. Nothing is contacted until engines_start(). cfg and ps are
- * borrowed for the set's life. Returns 0, or a negative code with why
+ * borrowed for the set's life. Returns 0, or a negative code with err
  * (the first engine that cannot be made, e.g. plain TCP not allowed).
  */
 int engines_new(uv_loop_t *loop, const struct config *cfg,
 		const struct plugin_set *ps, const struct engines_options *opt,
-		struct engines **out, char *why, size_t whysz);
+		struct engines **out, struct error *err);
 
 /* Called once per engine, each time it comes up: first (first is 1 on
  * its first answer since the start), or again after being down. */

@@ -510,21 +510,24 @@ static void box_ready(struct box *b)
 		 b->pl->policy.pool_max_size);
 }
 
-static void warmup_done(struct box *b, int ok, int used)
+static void warmup_done(struct box *b, const struct error *err, int used,
+			void *arg)
 {
+	struct pool *p = arg;
+
 	if (b->state != BOX_STARTING)
 		return; /* removed meanwhile (shutdown, start timeout) */
 	log_debug("[%s] container %.12s warmed up%s", b->pl->desc->name, b->id,
-		  ok ? "" : ": FAILED, discarded");
-	if (ok && !used) {
+		  err ? ": FAILED, discarded" : "");
+	if (!err && !used) {
 		box_ready(b);
-		dispatch(b->pool);
+		dispatch(p);
 		return;
 	}
 	/* From here on like any used box: reset and verified, or removed. */
 	b->state = BOX_BUSY;
 	b->held = 1;
-	pool_release(b->pool, b, !ok);
+	pool_release(p, b, err != NULL);
 }
 
 static void box_open_cb(struct agent_client *ac, const struct error *err,
@@ -570,7 +573,8 @@ static void box_opened(struct box *b)
 	ls->start_failures = 0;
 	ls->started++;
 	/* Still STARTING while it warms up: nobody gets it before. */
-	if (b->pool->warmup && b->pool->warmup(b, b->pl, warmup_done) == 0)
+	if (b->pool->warmup &&
+	    b->pool->warmup(b, b->pl, warmup_done, b->pool) == 0)
 		return;
 	log_debug("[%s] container %.12s ready", b->pl->desc->name, b->id);
 	box_ready(b);
@@ -1001,8 +1005,8 @@ int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg)
 	return 0;
 }
 
-static void reset_cb(struct agent_client *ac, const struct error *err, int ok,
-		     const char *msg, void *arg)
+static void reset_cb(struct agent_client *ac, const struct error *err,
+		     void *arg)
 {
 	struct box *b = arg;
 	struct pool *p = b->pool; /* box_remove may free b */
@@ -1011,10 +1015,13 @@ static void reset_cb(struct agent_client *ac, const struct error *err, int ok,
 	(void)ac;
 	if (b->state != BOX_RESETTING)
 		return;
-	if (err || !ok) {
+	if (err) {
+		/* ERR_SANDBOX: the agent's verdict, in its words; else the
+		 * request failed in transport. */
 		log_warn(
 			"[%s] container %.12s failed its reset (%s): discarded",
-			b->pl->desc->name, b->id, err ? "no answer" : msg);
+			b->pl->desc->name, b->id,
+			err->code == ERR_SANDBOX ? err->msg : "no answer");
 		ls->discarded++;
 		box_remove(b);
 		dispatch(p);

@@ -83,12 +83,14 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 		 void *arg, struct box **out);
 
 /* Warm-up of new containers: fn prepares the fresh box (runs the plugin's
- * warmup_code, starts its pre-started interpreter) and calls done(box, ok,
- * used) exactly once, used when code ran (the box is then reset), unless
- * it returns non-zero (nothing to do). The box serves nobody before. */
-typedef void (*pool_warmup_done_fn)(struct box *b, int ok, int used);
+ * warmup_code, starts its pre-started interpreter) and calls done(box,
+ * err, used, arg) exactly once, unless it returns non-zero (nothing to
+ * do): err NULL when the box is ready, else why it is discarded; used
+ * when code ran (the box is then reset). The box serves nobody before. */
+typedef void (*pool_warmup_done_cb)(struct box *b, const struct error *err,
+				    int used, void *arg);
 typedef int (*pool_warmup_fn)(struct box *b, const struct plugin *pl,
-			      pool_warmup_done_fn done);
+			      pool_warmup_done_cb done, void *arg);
 void pool_set_warmup(struct pool *p, pool_warmup_fn fn);
 
 /* Withdraw a waiting acquire (cb and arg as passed). Returns 1 if it was

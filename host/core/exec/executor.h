@@ -181,7 +181,7 @@ int exec_start(uv_loop_t *loop, struct engines *es,
  * then runs the plugin's warmup_code (with the language's default
  * commands, environment and limits). */
 int exec_warmup(struct box *b, const struct plugin *pl,
-		pool_warmup_done_fn done);
+		pool_warmup_done_cb done, void *arg);
 
 /* Stop the execution (cancel it in the agent, or drop the pool wait). The
  * callback still runs, with cancelled set or error ERR_CANCELLED. */

@@ -164,8 +164,9 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 		  struct pkg_cache *cache, struct installer **out)
 {
 	struct installer *in = calloc(1, sizeof(*in));
-	const char *env_proxy, *why;
-	char dir[PATH_MAX], fwhy[PATH_MAX + 64];
+	const char *env_proxy;
+	char dir[PATH_MAX];
+	struct error err;
 	size_t n = 0, i;
 
 	if (!in)
@@ -218,17 +219,17 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 				 cfg->pkg_ca_bundle);
 	}
 	/* The proxy's and the store step's profile: the floor alone. */
-	in->seccomp = seccomp_profile_json(NULL, &why);
-	if (!in->seccomp && why)
+	in->seccomp = seccomp_profile_json(NULL, &err);
+	if (!in->seccomp && err.code != -ENOMEM)
 		log_warn("%s: the proxy and store containers keep the "
 			 "engine's default profile",
-			 why);
+			 err.msg);
 	if (in->seccomp &&
 	    session_store_subdir(cfg->state_dir, "seccomp", dir, sizeof(dir)) ==
 		    0 &&
-	    seccomp_profile_file(in->seccomp, dir, &in->seccomp_file, fwhy,
-				 sizeof(fwhy)) != 0)
-		log_warn("%s: a Podman engine cannot run installs", fwhy);
+	    seccomp_profile_file(in->seccomp, dir, &in->seccomp_file, &err) !=
+		    0)
+		log_warn("%s: a Podman engine cannot run installs", err.msg);
 	*out = in;
 	return 0;
 }
@@ -258,8 +259,9 @@ void install_specs_free(struct install_specs *s)
 int install_specs_parse(const struct plugin *pl, const cJSON *packages,
 			struct install_specs *out, struct error *err)
 {
-	const char *eco = pl->desc->package_ecosystem, *why;
+	const char *eco = pl->desc->package_ecosystem;
 	char norm[PKG_SPEC_MAX + 1];
+	struct error bad;
 	const cJSON *it;
 
 	out->n = 0;
@@ -281,12 +283,12 @@ int install_specs_parse(const struct plugin *pl, const cJSON *packages,
 			return error_set(err, ERR_INVALID_ARGUMENTS,
 					 "packages must be strings");
 		}
-		if (pkg_spec_check(eco, it->valuestring, norm, &why)) {
+		if (pkg_spec_check(eco, it->valuestring, norm, &bad)) {
 			install_specs_free(out);
-			return error_set(err, ERR_INVALID_PACKAGE,
+			return error_set(err, bad.code,
 					 "'%.256s' is not a %s package spec: "
 					 "%s",
-					 it->valuestring, eco, why);
+					 it->valuestring, eco, bad.msg);
 		}
 		if (!(out->v[out->n] = strdup(norm))) {
 			install_specs_free(out);
@@ -1085,12 +1087,12 @@ static void job_step_handover(struct job *j)
 
 static void job_step_manifest(struct job *j, const struct agent_exec_result *r)
 {
-	const char *why;
-	cJSON *m = pkg_manifest_parse(r->out, r->out_len, &why);
+	struct error err;
+	cJSON *m = pkg_manifest_parse(r->out, r->out_len, &err);
 
 	if (!m) {
 		job_fail(j, ERR_INSTALL_FAILED, "%s's manifest: %s",
-			 j->pl->desc->name, why);
+			 j->pl->desc->name, err.msg);
 		return;
 	}
 	j->manifest = m;
@@ -1120,9 +1122,8 @@ static void job_step_install(struct job *j);
  * taken as it is (nothing is downloaded), else the install runs. */
 static void job_step_probed(struct job *j, const struct agent_exec_result *r)
 {
-	const char *why;
 	cJSON *m = r->out_len && r->out[0] == '{'
-			   ? pkg_manifest_parse(r->out, r->out_len, &why)
+			   ? pkg_manifest_parse(r->out, r->out_len, NULL)
 			   : NULL;
 
 	if (!m) {
