@@ -225,11 +225,12 @@ static inline void env_close(struct env *e)
 /* ---- pool_acquire ---- */
 
 struct acq {
-	int n;		 /* callbacks */
-	int early;	 /* ... before pool_acquire returned */
-	int order;	 /* serial of the callback among all acquires */
-	int rc;		 /* pool_acquire's return */
-	struct box *box; /* the box, from the return or the callback */
+	int n;			/* callbacks */
+	int early;		/* ... before pool_acquire returned */
+	int order;		/* serial of the callback among all acquires */
+	int rc;			/* pool_acquire's return */
+	struct box *box;	/* the box, from the return or the callback */
+	struct pool_wait *wait; /* while rc is 1 and the callback to come */
 	int err;
 	char msg[512];
 };
@@ -253,7 +254,7 @@ static inline int env_acquire(struct env *e, const struct plugin *pl,
 {
 	memset(a, 0, sizeof(*a));
 	env_in_call = 1;
-	a->rc = pool_acquire(e->pool, pl, env_acq_cb, a, &a->box);
+	a->rc = pool_acquire(e->pool, pl, env_acq_cb, a, &a->box, &a->wait);
 	env_in_call = 0;
 	return a->rc;
 }

@@ -15,20 +15,22 @@
 #include "error.h"
 #include "util/log.h"
 
-/* A request for a box, from engines_acquire() until its callback. */
-struct placement {
+/* A request for a box, from engines_acquire() until its callback (or
+ * engines_cancel_acquire): the handle callers hold. */
+struct engines_wait {
 	struct engines *es;
 	const struct plugin *pl;
 	struct engine *only;
 	pool_acquire_cb cb;
 	void *arg;
-	struct engine *at; /* the engine whose pool it waits in, or NULL */
-	uint32_t tried;	   /* engines asked, by index bit */
-	int deferred;	   /* its answer is on the way through the loop */
-	int parked;	   /* waits for an engine's first answer */
-	int cancelled;	   /* ... and nobody wants it any more */
-	struct error err;  /* what the engines said when none could */
-	struct placement *prev, *next;
+	struct engine *at;    /* the engine whose pool it waits in, or NULL */
+	struct pool_wait *pw; /* ... and its handle there */
+	uint32_t tried;	      /* engines asked, by index bit */
+	int deferred;	      /* its answer is on the way through the loop */
+	int parked;	      /* waits for an engine's first answer */
+	int cancelled;	      /* ... and nobody wants it any more */
+	struct error err;     /* what the engines said when none could */
+	struct engines_wait *prev, *next;
 };
 
 struct engine {
@@ -60,7 +62,7 @@ struct engines {
 	size_t n;
 	uv_timer_t probe; /* embedded; closed at shutdown */
 	int probe_init;
-	struct placement *waiting;
+	struct engines_wait *waiting;
 	int started;	      /* engines_start ran */
 	unsigned uncontacted; /* engines whose first answer is awaited */
 	int refill;	      /* engines_set_refill's wish */
@@ -476,7 +478,7 @@ void engines_start(struct engines *es)
 /* ------------------------------------------------------------------ */
 /* Placement                                                           */
 
-static void placement_link(struct placement *pr)
+static void placement_link(struct engines_wait *pr)
 {
 	struct engines *es = pr->es;
 
@@ -486,7 +488,7 @@ static void placement_link(struct placement *pr)
 	es->waiting = pr;
 }
 
-static void placement_free(struct placement *pr)
+static void placement_free(struct engines_wait *pr)
 {
 	struct engines *es = pr->es;
 
@@ -566,7 +568,7 @@ struct engine *engines_choose(struct engines *es, const struct plugin *pl)
 }
 
 /* Why no engine could take the request, for the caller. */
-static void none_left(struct placement *pr)
+static void none_left(struct engines_wait *pr)
 {
 	struct engines *es = pr->es;
 	char buf[ERROR_MSG_MAX];
@@ -590,7 +592,7 @@ static void placed_cb(struct box *b, const struct error *err, void *arg);
 /* Ask engines in placement order until one gives a box or takes the
  * request in its queue. 0 with *out, 1 waiting, or -1 when none is left
  * (pr->err says why) or a negative code from the pool. */
-static int place(struct placement *pr, struct box **out)
+static int place(struct engines_wait *pr, struct box **out)
 {
 	struct engines *es = pr->es;
 	struct engine *e;
@@ -621,7 +623,7 @@ static int place(struct placement *pr, struct box **out)
 			return -1;
 		}
 		pr->tried |= 1u << e->index;
-		rc = pool_acquire(e->pool, pr->pl, placed_cb, pr, out);
+		rc = pool_acquire(e->pool, pr->pl, placed_cb, pr, out, &pr->pw);
 		if (rc == 0) {
 			e->placed++;
 			return 0;
@@ -638,7 +640,7 @@ static int place(struct placement *pr, struct box **out)
 
 static void deferred_cb(void *arg)
 {
-	struct placement *pr = arg;
+	struct engines_wait *pr = arg;
 	pool_acquire_cb cb = pr->cb;
 	void *cb_arg = pr->arg;
 	struct error err = pr->err;
@@ -665,7 +667,7 @@ static int fails_over(const struct error *err)
 
 static void placed_cb(struct box *b, const struct error *err, void *arg)
 {
-	struct placement *pr = arg;
+	struct engines_wait *pr = arg;
 	struct engine *at = pr->at;
 	pool_acquire_cb cb = pr->cb;
 	void *cb_arg = pr->arg;
@@ -674,6 +676,7 @@ static void placed_cb(struct box *b, const struct error *err, void *arg)
 	int rc;
 
 	pr->at = NULL;
+	pr->pw = NULL;
 	if (b) {
 		at->placed++;
 		placement_free(pr);
@@ -716,17 +719,18 @@ static void placed_cb(struct box *b, const struct error *err, void *arg)
 
 static void placement_move_off(struct engine *e)
 {
-	struct placement *pr, *next;
+	struct engines_wait *pr, *next;
 	struct box *b = NULL;
 	struct error err;
 	int rc;
 
 	for (pr = e->es->waiting; pr; pr = next) {
 		next = pr->next;
-		if (pr->at != e || pr->only ||
-		    !pool_cancel_acquire(e->pool, placed_cb, pr))
+		if (pr->at != e || pr->only)
 			continue;
+		pool_cancel_acquire(pr->pw);
 		pr->at = NULL;
+		pr->pw = NULL;
 		rc = place(pr, &b);
 		if (rc == 1)
 			continue;
@@ -760,7 +764,7 @@ static void placement_move_off(struct engine *e)
  * callback may start or cancel requests: each round looks afresh. */
 static void placement_unpark(struct engines *es)
 {
-	struct placement *pr, *oldest;
+	struct engines_wait *pr, *oldest;
 	struct box *b = NULL;
 	struct error err;
 	pool_acquire_cb cb;
@@ -799,11 +803,13 @@ static void placement_unpark(struct engines *es)
 
 int engines_acquire(struct engines *es, const struct plugin *pl,
 		    struct engine *only, pool_acquire_cb cb, void *arg,
-		    struct box **out)
+		    struct box **out, struct engines_wait **wait)
 {
-	struct placement *pr;
+	struct engines_wait *pr;
 	int rc;
 
+	if (wait)
+		*wait = NULL;
 	if (es->shutting_down)
 		return ERR_SHUTTING_DOWN;
 	pr = calloc(1, sizeof(*pr));
@@ -829,32 +835,20 @@ int engines_acquire(struct engines *es, const struct plugin *pl,
 			return -ENOMEM;
 		}
 	}
+	if (wait)
+		*wait = pr;
 	return 1;
 }
 
-int engines_cancel_acquire(struct engines *es, pool_acquire_cb cb, void *arg)
+void engines_cancel_acquire(struct engines_wait *pr)
 {
-	struct placement *pr;
-
-	for (pr = es->waiting; pr; pr = pr->next) {
-		if (pr->cb != cb || pr->arg != arg || pr->cancelled)
-			continue;
-		if (pr->deferred) {
-			pr->cancelled = 1; /* deferred_cb frees it */
-			return 1;
-		}
-		if (pr->parked) {
-			placement_free(pr);
-			return 1;
-		}
-		if (pr->at &&
-		    pool_cancel_acquire(pr->at->pool, placed_cb, pr)) {
-			placement_free(pr);
-			return 1;
-		}
-		return 0;
+	if (pr->deferred) {
+		pr->cancelled = 1; /* deferred_cb frees it */
+		return;
 	}
-	return 0;
+	if (pr->at)
+		pool_cancel_acquire(pr->pw);
+	placement_free(pr);
 }
 
 void engine_count_session(struct engine *e, int delta)
@@ -1028,7 +1022,7 @@ void engines_close_clients(struct engines *es)
 
 void engines_free(struct engines *es)
 {
-	struct placement *pr, *next;
+	struct engines_wait *pr, *next;
 	size_t i;
 
 	if (!es)

@@ -54,11 +54,14 @@ struct box {
 	struct box *prev, *next;
 };
 
-struct waiter {
+/* A caller waiting for a box: pool_acquire's handle, until its callback
+ * runs or pool_cancel_acquire withdraws it. */
+struct pool_wait {
+	struct pool *pool;
 	const struct plugin *pl;
 	pool_acquire_cb cb;
 	void *arg;
-	struct waiter *next;
+	struct pool_wait *next;
 };
 
 struct lang_state {
@@ -99,7 +102,7 @@ struct pool {
 	char *pkg_label[2];	      /* its identity label, NULL-terminated */
 	struct box *boxes;
 	unsigned nboxes; /* all boxes but those already removed */
-	struct waiter *wq_head, *wq_tail;
+	struct pool_wait *wq_head, *wq_tail;
 	int dispatching, again;
 	int shutting_down;
 	/* pool_shutdown_quick: removals of boxes whose agent ends by itself
@@ -356,7 +359,7 @@ static void box_remove(struct box *b)
 static void fail_waiters(struct pool *p, const struct plugin *pl, int code,
 			 const char *msg)
 {
-	struct waiter **pw = &p->wq_head, *w, *prev = NULL;
+	struct pool_wait **pw = &p->wq_head, *w, *prev = NULL;
 	struct error err;
 
 	error_set_msg(&err, code, msg);
@@ -727,7 +730,7 @@ static int box_start(struct pool *p, const struct plugin *pl)
 
 static unsigned waiting(struct pool *p, const struct plugin *pl)
 {
-	struct waiter *w;
+	struct pool_wait *w;
 	unsigned n = 0;
 
 	for (w = p->wq_head; w; w = w->next)
@@ -831,7 +834,7 @@ static void take(struct box *b)
 
 static void dispatch_once(struct pool *p)
 {
-	struct waiter *w, *prev, *next;
+	struct pool_wait *w, *prev, *next;
 	struct box *b;
 	size_t i;
 
@@ -949,11 +952,13 @@ void pool_set_warmup(struct pool *p, pool_warmup_fn fn)
 }
 
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
-		 void *arg, struct box **out)
+		 void *arg, struct box **out, struct pool_wait **wait)
 {
-	struct waiter *w;
+	struct pool_wait *w;
 	struct box *b;
 
+	if (wait)
+		*wait = NULL;
 	if (p->shutting_down)
 		return ERR_SHUTTING_DOWN;
 	if (!lang_of(p, pl)->in_use) {
@@ -974,9 +979,12 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->pool = p;
 	w->pl = pl;
 	w->cb = cb;
 	w->arg = arg;
+	if (wait)
+		*wait = w;
 	if (p->wq_tail)
 		p->wq_tail->next = w;
 	else
@@ -989,20 +997,20 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 	return 1;
 }
 
-int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg)
+void pool_cancel_acquire(struct pool_wait *wait)
 {
-	struct waiter **pw = &p->wq_head, *w, *prev = NULL;
+	struct pool *p = wait->pool;
+	struct pool_wait **pw = &p->wq_head, *w, *prev = NULL;
 
 	for (; (w = *pw); prev = w, pw = &w->next) {
-		if (w->cb != cb || w->arg != arg)
+		if (w != wait)
 			continue;
 		*pw = w->next;
 		if (p->wq_tail == w)
 			p->wq_tail = prev;
 		free(w);
-		return 1;
+		return;
 	}
-	return 0;
 }
 
 static void reset_cb(struct agent_client *ac, const struct error *err,
@@ -1104,7 +1112,7 @@ struct pool *box_pool(const struct box *b)
 void pool_load(const struct pool *p, struct pool_load *out)
 {
 	const struct box *b;
-	const struct waiter *w;
+	const struct pool_wait *w;
 
 	memset(out, 0, sizeof(*out));
 	out->boxes = p->nboxes;

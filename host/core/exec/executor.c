@@ -65,7 +65,7 @@ struct exec_job {
 	uint32_t timeout_ms;
 	exec_done_cb cb;
 	void *arg;
-	int waiting; /* in the pool's queue */
+	struct engines_wait *wait; /* in a pool's queue: its handle */
 	int watchdog_fired;
 	int cancelled;
 	int in_start; /* exec_start has not returned yet */
@@ -695,7 +695,7 @@ static void acquired_cb(struct box *b, const struct error *err, void *arg)
 {
 	struct exec_job *j = arg;
 
-	j->waiting = 0;
+	j->wait = NULL;
 	if (err) {
 		job_fail(j, err->code, "%s", err->msg);
 		return;
@@ -1025,16 +1025,15 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		run_on_agent(j);
 		return;
 	}
-	rc = engines_acquire(j->es, req->pl, req->engine, acquired_cb, j, &b);
+	rc = engines_acquire(j->es, req->pl, req->engine, acquired_cb, j, &b,
+			     &j->wait);
 	if (rc < 0) {
 		job_fail(j, rc == ERR_SHUTTING_DOWN ? rc : ERR_SANDBOX,
 			 "cannot get a sandbox container");
 		return;
 	}
-	if (rc == 1) {
-		j->waiting = 1;
+	if (rc == 1)
 		return;
-	}
 	j->box = b;
 	run_on_agent(j);
 }
@@ -1061,9 +1060,9 @@ void exec_cancel(struct exec_job *j)
 	} else if (j->scan) {
 		/* Not started yet: scan_done_cb ends the job either way. */
 		uv_cancel((uv_req_t *)&j->scan->work);
-	} else if (j->waiting &&
-		   engines_cancel_acquire(j->es, acquired_cb, j)) {
-		j->waiting = 0;
+	} else if (j->wait) {
+		engines_cancel_acquire(j->wait);
+		j->wait = NULL;
 		job_fail(j, ERR_CANCELLED, NULL);
 	}
 }

@@ -474,7 +474,7 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 		return error_set(err, ERR_SANDBOX,
 				 "no randomness for a session name");
 	}
-	rc = engines_acquire(m->es, pl, on, acquired_cb, op, &b);
+	rc = engines_acquire(m->es, pl, on, acquired_cb, op, &b, NULL);
 	if (rc < 0) {
 		free(op);
 		return error_set(err,
