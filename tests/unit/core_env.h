@@ -290,7 +290,8 @@ struct run {
 
 static int env_run_serial;
 
-static inline void env_run_cb(const struct exec_outcome *o, void *arg)
+static inline void env_run_cb(const struct error *err,
+			      const struct exec_outcome *o, void *arg)
 {
 	struct run *r = arg;
 
@@ -298,11 +299,9 @@ static inline void env_run_cb(const struct exec_outcome *o, void *arg)
 	r->early += env_in_call;
 	r->order = ++env_run_serial;
 	r->o = *o;
-	r->o.error = NULL;
 	r->o.out = r->o.err = r->o.phase = r->o.language = NULL;
-	r->error = o->error ? o->error->code : 0;
-	snprintf(r->errmsg, sizeof(r->errmsg), "%s",
-		 o->error ? o->error->msg : "");
+	r->error = err ? err->code : 0;
+	snprintf(r->errmsg, sizeof(r->errmsg), "%s", err ? err->msg : "");
 	snprintf(r->out, sizeof(r->out), "%.*s", (int)o->out_len,
 		 o->out ? o->out : "");
 	snprintf(r->err, sizeof(r->err), "%.*s", (int)o->err_len,

@@ -99,7 +99,8 @@ static void job_closed_cb(uv_handle_t *h)
 	free(j);
 }
 
-static void job_finish(struct exec_job *j, const struct exec_outcome *o)
+static void job_finish(struct exec_job *j, const struct error *err,
+		       const struct exec_outcome *o)
 {
 	struct exec_outcome with = *o;
 
@@ -115,7 +116,7 @@ static void job_finish(struct exec_job *j, const struct exec_outcome *o)
 
 		with.engine = e ? engine_name(e) : NULL;
 	}
-	j->cb(&with, j->arg);
+	j->cb(err, &with, j->arg);
 	uv_close((uv_handle_t *)&j->watchdog, job_closed_cb);
 }
 
@@ -124,10 +125,9 @@ static void finish_failed(struct exec_job *j)
 	struct exec_outcome o;
 
 	memset(&o, 0, sizeof(o));
-	o.error = &j->err;
 	o.language = j->pl->desc->name;
 	o.lost = j->lost;
-	job_finish(j, &o);
+	job_finish(j, &j->err, &o);
 }
 
 static void deferred_fail_cb(uv_timer_t *t)
@@ -177,7 +177,7 @@ static struct agent_client *job_agent(const struct exec_job *j);
  * judge from the outcome. */
 static void finish_run(struct exec_job *j, const struct exec_outcome *o)
 {
-	job_finish(j, o);
+	job_finish(j, NULL, o);
 	if (j->box)
 		pool_release(box_pool(j->box), j->box, j->anomaly);
 }
