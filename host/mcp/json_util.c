@@ -206,11 +206,10 @@ static size_t utf8_chars(const char *s)
 	return n;
 }
 
-static int fail(char *err, size_t errlen, const char *path, const char *fmt,
-		...) __attribute__((format(printf, 4, 5)));
+static int fail(struct error *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static int fail(char *err, size_t errlen, const char *path, const char *fmt,
-		...)
+static int fail(struct error *err, const char *path, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -218,12 +217,12 @@ static int fail(char *err, size_t errlen, const char *path, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(err, errlen, "%s%s%s", path, *path ? ": " : "", msg);
-	return -1;
+	return error_set(err, ERR_INVALID_ARGUMENTS, "%s%s%s", path,
+			 *path ? ": " : "", msg);
 }
 
-static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
-		    size_t errlen)
+static int validate(const cJSON *s, const cJSON *v, const char *path,
+		    struct error *err)
 {
 	const cJSON *k, *p, *req, *props, *addl, *en;
 	char sub[256], tbuf[128];
@@ -236,7 +235,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		else
 			snprintf(tbuf, sizeof(tbuf), "wrong type (%s)",
 				 type_of(v));
-		return fail(err, errlen, path, "%s", tbuf);
+		return fail(err, path, "%s", tbuf);
 	}
 	en = cJSON_GetObjectItemCaseSensitive(s, "enum");
 	if (cJSON_IsArray(en)) {
@@ -244,7 +243,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 
 		cJSON_ArrayForEach(p, en) if (cJSON_Compare(p, v, 1)) found = 1;
 		if (!found)
-			return fail(err, errlen, path, "%s",
+			return fail(err, path, "%s",
 				    "value is not one of the allowed values");
 	}
 	if (cJSON_IsNumber(v)) {
@@ -252,13 +251,13 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		if (cJSON_IsNumber(k) && v->valuedouble < k->valuedouble) {
 			snprintf(tbuf, sizeof(tbuf), "must be >= %g",
 				 k->valuedouble);
-			return fail(err, errlen, path, "%s", tbuf);
+			return fail(err, path, "%s", tbuf);
 		}
 		k = cJSON_GetObjectItemCaseSensitive(s, "maximum");
 		if (cJSON_IsNumber(k) && v->valuedouble > k->valuedouble) {
 			snprintf(tbuf, sizeof(tbuf), "must be <= %g",
 				 k->valuedouble);
-			return fail(err, errlen, path, "%s", tbuf);
+			return fail(err, path, "%s", tbuf);
 		}
 	}
 	if (cJSON_IsString(v)) {
@@ -266,12 +265,10 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 
 		k = cJSON_GetObjectItemCaseSensitive(s, "minLength");
 		if (cJSON_IsNumber(k) && (double)n < k->valuedouble)
-			return fail(err, errlen, path, "%s",
-				    "string is too short");
+			return fail(err, path, "%s", "string is too short");
 		k = cJSON_GetObjectItemCaseSensitive(s, "maxLength");
 		if (cJSON_IsNumber(k) && (double)n > k->valuedouble)
-			return fail(err, errlen, path, "%s",
-				    "string is too long");
+			return fail(err, path, "%s", "string is too long");
 	}
 	if (cJSON_IsArray(v)) {
 		int i = 0;
@@ -281,7 +278,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		    (double)cJSON_GetArraySize(v) > k->valuedouble) {
 			snprintf(tbuf, sizeof(tbuf), "at most %g items",
 				 k->valuedouble);
-			return fail(err, errlen, path, "%s", tbuf);
+			return fail(err, path, "%s", tbuf);
 		}
 		k = cJSON_GetObjectItemCaseSensitive(s, "items");
 		if (!cJSON_IsObject(k))
@@ -289,8 +286,8 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 		cJSON_ArrayForEach(p, v)
 		{
 			snprintf(sub, sizeof(sub), "%s[%d]", path, i++);
-			if (validate(k, p, sub, err, errlen))
-				return -1;
+			if (validate(k, p, sub, err))
+				return ERR_INVALID_ARGUMENTS;
 		}
 		return 0;
 	}
@@ -302,8 +299,7 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 	{
 		if (cJSON_IsString(p) &&
 		    !cJSON_GetObjectItemCaseSensitive(v, p->valuestring))
-			return fail(err, errlen, path,
-				    "missing required property '%s'",
+			return fail(err, path, "missing required property '%s'",
 				    p->valuestring);
 	}
 	addl = cJSON_GetObjectItemCaseSensitive(s, "additionalProperties");
@@ -316,21 +312,19 @@ static int validate(const cJSON *s, const cJSON *v, const char *path, char *err,
 			 p->string);
 		if (!ps) {
 			if (cJSON_IsFalse(addl))
-				return fail(err, errlen, path,
-					    "unknown property '%s'", p->string);
+				return fail(err, path, "unknown property '%s'",
+					    p->string);
 			continue;
 		}
-		if (validate(ps, p, sub, err, errlen))
-			return -1;
+		if (validate(ps, p, sub, err))
+			return ERR_INVALID_ARGUMENTS;
 	}
 	return 0;
 }
 
-int schema_validate(const cJSON *schema, const cJSON *value, char *err,
-		    size_t errlen)
+int schema_validate(const cJSON *schema, const cJSON *value, struct error *err)
 {
-	err[0] = '\0';
-	return validate(schema, value, "", err, errlen);
+	return validate(schema, value, "", err);
 }
 
 int json_safe_integer(double v)

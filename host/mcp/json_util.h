@@ -7,6 +7,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "error.h"
+
 /* 1 if buf[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 int utf8_valid(const char *buf, size_t len);
 
@@ -32,11 +34,11 @@ int json_safe_integer(double v);
 /*
  * Validate value against schema, supporting: type (string or array of
  * names), properties, required, additionalProperties:false, enum (strings),
- * minimum, maximum, minLength, maxLength. Returns 0, or -1 with a message
- * such as "timeout: expected integer, got string" in err.
+ * minimum, maximum, minLength, maxLength. Returns 0, or
+ * ERR_INVALID_ARGUMENTS with err such as "timeout: expected integer, got
+ * string".
  */
-int schema_validate(const cJSON *schema, const cJSON *value, char *err,
-		    size_t errlen);
+int schema_validate(const cJSON *schema, const cJSON *value, struct error *err);
 
 /*
  * The top-level "id" member of a JSON-RPC message, found by a streaming

@@ -697,6 +697,7 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	const struct cached_tool *ct = NULL;
 	cJSON *empty = NULL;
 	struct mcp_call *c;
+	struct error err;
 	char why[300];
 	size_t i;
 
@@ -722,9 +723,9 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	}
 	if (!args)
 		args = empty = cJSON_CreateObject();
-	if (schema_validate(ct->validate ? ct->validate : ct->input, args, why,
-			    sizeof(why))) {
-		cJSON *r = tool_error(ERR_INVALID_ARGUMENTS, "%s", why);
+	if (schema_validate(ct->validate ? ct->validate : ct->input, args,
+			    &err)) {
+		cJSON *r = tool_error_result(&err);
 
 		mcp_server_send_result(s, s->ex, id,
 				       mcp_server_shape_result(r, version, 0));
