@@ -1893,6 +1893,7 @@ void installer_cancel(struct install_req *r)
 		;
 	if (i == j->nw)
 		return;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	memmove(&j->w[i], &j->w[i + 1], (j->nw - i - 1) * sizeof(j->w[0]));
 	j->nw--;
 	if (!j->nw && !j->cancelled) {

@@ -559,7 +559,7 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 	if ((k = find_key(limit_keys, key)))
 		return apply_key(&l->limits, k, v, err);
 	if ((k = find_key(lang_keys, key))) {
-		uint32_t u;
+		uint32_t u = 0;
 		int rc;
 
 		/* The pool keys are ints with "unset" = -1 */
@@ -637,7 +637,7 @@ static int engine_set(struct engine_config *e, const char *key, const char *v,
 		      struct error *err)
 {
 	const struct key_desc *k = find_key(engine_keys, key);
-	uint32_t u;
+	uint32_t u = 0;
 	int rc;
 
 	if (!k)
