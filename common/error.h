@@ -7,14 +7,32 @@
  * message. Where there is more to say than the code ("timeout 900000 ms is
  * above this server's limit of 300000 ms", the daemon's own words), a
  * struct error carries the code and a message written by the function that
- * detected the failure (crun's habit); callers pass it on unchanged.
+ * detected the failure (crun's habit); callers pass it on, or wrap it in
+ * their own with the same code.
  *
- * Functions return 0 or the negative code and fill a caller-supplied
- * struct error *; callbacks receive `const struct error *` (NULL on
- * success), borrowed for the duration of the call. The mapping from codes to
- * what the MCP client sees lives in exactly one place: tool_error_result()
- * in host/mcp/tools/tools.c. The agent (agent/) follows the same
- * convention; the messages it fills go to the host in AP_ERROR.
+ * Three rules, the same in host/, agent/ and common/ (docs/architecture.md,
+ * contracts 2 and 3):
+ *  - Errors. A function that can fail returns 0 (or a pointer, or a count)
+ *    and, on failure, the negative code (or NULL). When it has more to say
+ *    than the code it fills `struct error *err`, always its last parameter,
+ *    which may be NULL, with error_set() or error_set_msg() (they return
+ *    the code: `return error_set(err, ERR_X, "...")`). No char *why buffer
+ *    with its size, no const char ** to static text.
+ *  - Callbacks. `void x_cb(<the object it is about, if any>, const struct
+ *    error *err, <results>, void *arg)`: err is NULL on success and
+ *    borrowed for the duration of the call. An int among the results is a
+ *    result (engines_up_cb's first, doctor_cb's ok), never a failure.
+ *  - Cancellation. An operation that can be cancelled hands its caller a
+ *    handle the module owns, valid until the operation's callback has run;
+ *    x_cancel(handle) cancels it. Work started for the caller then ends
+ *    through its callback, once, with ERR_CANCELLED; a wait withdrawn
+ *    before anything was done for it (a box, a raw Docker request) does not
+ *    call back. Nothing is looked up by (callback, argument).
+ *
+ * The mapping from codes to what the MCP client sees lives in exactly one
+ * place: tool_error_result() in host/mcp/tools/tools.c. The agent (agent/)
+ * follows the same convention; the messages it fills go to the host in
+ * AP_ERROR.
  */
 #ifndef SBX_ERROR_H
 #define SBX_ERROR_H

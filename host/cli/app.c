@@ -124,12 +124,13 @@ int app_load(struct app *a, const char *config_arg, const char *files_root)
 	for (i = 0; i < 2; i++) {
 		const char *var = i ? "SANDBOX_SERVER_BUILTIN_PLUGINS"
 				    : "SANDBOX_SERVER_PLUGINS_DIR";
-		const char *v = getenv(var), *why;
+		const char *v = getenv(var);
+		struct error err;
 
 		if (v &&
 		    config_set(&a->cfg, "server",
-			       i ? "builtin_plugins" : "plugins_dir", v, &why))
-			log_error("environment: %s='%s': %s", var, v, why);
+			       i ? "builtin_plugins" : "plugins_dir", v, &err))
+			log_error("environment: %s='%s': %s", var, v, err.msg);
 	}
 	load_plugins(a, path);
 
@@ -146,7 +147,8 @@ int app_load(struct app *a, const char *config_arg, const char *files_root)
 
 int app_start_engines(struct app *a)
 {
-	char why[512], dir[PATH_MAX];
+	char dir[PATH_MAX];
+	struct error err;
 	int rc;
 
 	rc = identity_init(&a->id);
@@ -164,15 +166,15 @@ int app_start_engines(struct app *a)
 			.pkg_mount = INSTALL_MOUNT,
 			.pkg_volume_label = a->pkg_volume_label,
 		},
-		&a->engines, why, sizeof(why));
+		&a->engines, &err);
 	if (rc) {
-		log_error("%s", why);
+		log_error("%s", err.msg);
 		return rc;
 	}
 	/* Podman takes seccomp profiles as files on its host (this one). */
 	if (state_dir_subdir(a->cfg.state_dir, "seccomp", dir, sizeof(dir)) !=
 		    0 ||
-	    plugins_write_seccomp(&a->plugins, dir, why, sizeof(why)) != 0)
+	    plugins_write_seccomp(&a->plugins, dir, &err) != 0)
 		log_warn("seccomp profiles as files: %s: Podman engines "
 			 "cannot start sandboxes",
 			 dir);

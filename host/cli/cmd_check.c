@@ -49,7 +49,7 @@ static void check_cpus(const struct app *a)
 }
 
 /* A client for the configured engine number i (doctor's). */
-static int engine_client(struct app *a, size_t i, char *why, size_t whysz)
+static int engine_client(struct app *a, size_t i, struct error *err)
 {
 	size_t n;
 	const struct engine_config *e = config_engines(&a->cfg, &n) + i;
@@ -61,7 +61,7 @@ static int engine_client(struct app *a, size_t i, char *why, size_t whysz)
 		.allow_plaintext = (int)e->allow_plaintext,
 	};
 
-	return docker_new(a->loop, &o, &a->docker, why, whysz);
+	return docker_new(a->loop, &o, &a->docker, err);
 }
 
 /* check-config's view of one doctor check: a missing image is a problem,
@@ -85,11 +85,17 @@ static void image_problem(struct app *a, const char *check, const char *status,
 
 /* doctor's report: printed (`mcp-sandbox doctor`), or logged (at
  * start-up: what failed or warns at warning level, the rest at info). */
-static void doctor_report_cb(cJSON *report, int ok, void *arg)
+static void doctor_report_cb(const struct error *err, cJSON *report, int ok,
+			     void *arg)
 {
 	struct app *a = arg;
 	const cJSON *r;
 
+	if (err) {
+		log_error("doctor: %s", err->msg);
+		a->exit_code = 1;
+		return;
+	}
 	if (a->doctor_cli == 1 && a->json) {
 		char *text = cJSON_PrintUnformatted(report);
 
@@ -183,15 +189,15 @@ static int doctor_run_cli(struct app *a, int mode)
 	size_t i, n;
 	const struct engine_config *ec = config_engines(&a->cfg, &n);
 	int worst = 0;
-	char why[512];
+	struct error err;
 
 	for (i = 0; i < n; i++) {
 		if (n > 1 && !a->json)
 			fprintf(mode == DOCTOR_IMAGES ? stderr : stdout,
 				"%sengine %s\n", i ? "\n" : "", ec[i].name);
-		if (engine_client(a, i, why, sizeof(why)) != 0) {
+		if (engine_client(a, i, &err) != 0) {
 			fprintf(stderr, "doctor: engine %s: %s\n", ec[i].name,
-				why);
+				err.msg);
 			return -1;
 		}
 		docker_negotiate(a->docker, negotiated_cb, a);

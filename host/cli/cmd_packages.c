@@ -170,7 +170,7 @@ static int packages_cli(struct app *a, const char *cmd, int argc, char **argv)
 		if (!rc)
 			rc = installer_install(a->installer, pl, NULL, &specs,
 					       cli_progress_cb,
-					       cli_installed_cb, a, &err);
+					       cli_installed_cb, a, NULL, &err);
 		install_specs_free(&specs);
 	}
 	if (rc) {

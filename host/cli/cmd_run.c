@@ -31,15 +31,16 @@ static void write_all(int fd, const char *buf, size_t len)
 	}
 }
 
-static void run_done_cb(const struct exec_outcome *o, void *arg)
+static void run_done_cb(const struct error *err, const struct exec_outcome *o,
+			void *arg)
 {
 	struct app *a = arg;
 
 	if (a->stopping)
 		return; /* a signal ended it: exit with 128 + signal */
-	if (o->error) {
+	if (err) {
 		fprintf(stderr, "mcp-sandbox: %s: %s\n",
-			tool_error_code(o->error->code), o->error->msg);
+			tool_error_code(err->code), err->msg);
 		a->exit_code = 125;
 	} else if (a->json) {
 		/* One JSON object: the MCP tool's result, built by the same

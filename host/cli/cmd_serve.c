@@ -40,12 +40,12 @@
  * loopback's 8808. */
 static int http_listen(struct app *a, const char *addr)
 {
-	const char *why;
+	struct error err;
 
 	if (!addr && !a->cfg.http_listen)
 		addr = "127.0.0.1:8808";
-	if (addr && config_set(&a->cfg, "http", "listen", addr, &why)) {
-		log_error("--http %s: %s", addr, why);
+	if (addr && config_set(&a->cfg, "http", "listen", addr, &err)) {
+		log_error("--http %s: %s", addr, err.msg);
 		return -EINVAL;
 	}
 	return 0;
@@ -241,16 +241,17 @@ static void serve_prewarm(struct app *a)
  * their images, only the other files are not kept. */
 static void open_artifacts(struct app *a)
 {
-	char why[PATH_MAX + 128];
+	struct error err;
 	int rc;
 
 	if (!a->cfg.art_store_mb)
 		return;
 	rc = artifact_store_open(
 		a->loop, a->cfg.state_dir, (uint64_t)a->cfg.art_store_mb << 20,
-		a->cfg.art_keep_minutes * 60u, &a->artifacts, why, sizeof(why));
+		a->cfg.art_keep_minutes * 60u, &a->artifacts, &err);
 	if (rc)
-		log_warn("artifacts of one-off runs will not be kept: %s", why);
+		log_warn("artifacts of one-off runs will not be kept: %s",
+			 err.msg);
 }
 
 /* The audit log ([audit]); the server runs without one if it cannot be
@@ -258,13 +259,12 @@ static void open_artifacts(struct app *a)
 static void open_audit(struct app *a)
 {
 	struct audit_anchor head;
-	char why[PATH_MAX + 128];
+	struct error err;
 	cJSON *ev;
 	size_t i;
 
-	if (audit_open(a->loop, &a->cfg, a->id.instance, &a->audit, why,
-		       sizeof(why))) {
-		log_error("no audit log: %s", why);
+	if (audit_open(a->loop, &a->cfg, a->id.instance, &a->audit, &err)) {
+		log_error("no audit log: %s", err.msg);
 		return;
 	}
 	if (!a->audit) {
@@ -296,7 +296,7 @@ static void open_audit(struct app *a)
  * the tokens. 0, or -1 when the server cannot listen (logged). */
 static int serve_http(struct app *a)
 {
-	char why[512], base[200];
+	char base[200];
 	struct error err;
 	const char *url;
 	int rc;
@@ -304,8 +304,8 @@ static int serve_http(struct app *a)
 	/* Signed links to kept artifacts (core/tenants/links.h):
 	 * without them results name sandbox:// URIs only. */
 	if (a->artifacts && links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
-				       &a->links, why, sizeof(why)) != 0)
-		log_warn("no artifact links: %s", why);
+				       &a->links, &err) != 0)
+		log_warn("no artifact links: %s", err.msg);
 	a->env.links = a->links;
 	rc = http_server_start(&a->env, &a->http, &err);
 	if (rc) {

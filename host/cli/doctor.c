@@ -100,6 +100,7 @@ struct doctor {
 	void *arg;
 	cJSON *report;
 	int ok;
+	int nomem; /* a check could not be added: the report is incomplete */
 	int pending;
 };
 
@@ -116,21 +117,32 @@ static void add(struct doctor *dr, const char *check, const char *status,
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
-	cJSON_AddStringToObject(o, "check", check);
-	cJSON_AddStringToObject(o, "status", status);
-	cJSON_AddStringToObject(o, "detail", detail);
-	if (fix && strcmp(status, "ok") != 0)
-		cJSON_AddStringToObject(o, "fix", fix);
-	cJSON_AddItemToArray(dr->report, o);
+	if (!o || !cJSON_AddStringToObject(o, "check", check) ||
+	    !cJSON_AddStringToObject(o, "status", status) ||
+	    !cJSON_AddStringToObject(o, "detail", detail) ||
+	    (fix && strcmp(status, "ok") != 0 &&
+	     !cJSON_AddStringToObject(o, "fix", fix)) ||
+	    !cJSON_AddItemToArray(dr->report, o)) {
+		cJSON_Delete(o);
+		dr->nomem = 1;
+	}
 	if (strcmp(status, "fail") == 0)
 		dr->ok = 0;
 }
 
 static void done(struct doctor *dr)
 {
+	struct error err;
+
 	if (--dr->pending > 0)
 		return;
-	dr->cb(dr->report, dr->ok, dr->arg);
+	if (dr->nomem) {
+		cJSON_Delete(dr->report);
+		error_set(&err, -ENOMEM, "out of memory: no report");
+		dr->cb(&err, NULL, 0, dr->arg);
+	} else {
+		dr->cb(NULL, dr->report, dr->ok, dr->arg);
+	}
 	free(dr);
 }
 
@@ -163,7 +175,7 @@ static void host_checks(struct doctor *dr)
 				 base ? base + 1 : "?");
 			add(dr, check, "warn", "fix the file or remove it",
 			    "%s: not loaded: %s", r->path ? r->path : "?",
-			    r->why ? r->why : "?");
+			    r->reason ? r->reason : "?");
 		}
 	} else if (!dr->env.plugins->n)
 		add(dr, "plugins", "fail",
@@ -381,15 +393,15 @@ static void images(struct doctor *dr)
 	}
 }
 
-static void info_cb(cJSON *info, const char *why, void *arg)
+static void info_cb(const struct error *err, cJSON *info, void *arg)
 {
 	struct doctor *dr = arg;
 
-	if (!info) {
+	if (err) {
 		add(dr, "engine", "fail",
 		    "start the engine (sudo systemctl start docker; in a "
 		    "checkout: scripts/setup.sh), or set DOCKER_HOST",
-		    "%s: %s", docker_endpoint(dr->env.docker), why);
+		    "%s: %s", docker_endpoint(dr->env.docker), err->msg);
 	} else {
 		engine_checks(dr, info);
 		cJSON_Delete(info);
@@ -441,8 +453,13 @@ int doctor_run(const struct doctor_env *env, doctor_cb cb, void *arg)
 	dr->pending = 2; /* the engine's answer, and this function */
 	host_checks(dr);
 	/* NOLINTBEGIN(clang-analyzer-unix.Malloc): pending keeps dr alive */
-	if (engine_info_get(env->docker, info_cb, dr) != 0)
-		info_cb(NULL, "cannot ask the engine", dr);
+	if (engine_info_get(env->docker, info_cb, dr) != 0) {
+		struct error err;
+
+		error_set(&err, ERR_DOCKER_UNAVAILABLE,
+			  "cannot ask the engine");
+		info_cb(&err, NULL, dr);
+	}
 	done(dr);
 	/* NOLINTEND(clang-analyzer-unix.Malloc) */
 	return 0;

@@ -15,6 +15,7 @@
 
 #include "core/plugins/config.h"
 #include "core/plugins/plugins.h"
+#include "error.h"
 
 struct docker;
 
@@ -33,9 +34,12 @@ struct doctor_env {
 	int in_tree;
 };
 
-/* report: [{check, status: "ok"|"warn"|"fail", detail, fix?}] (taken);
- * ok: no check failed (the server can run). */
-typedef void (*doctor_cb)(cJSON *report, int ok, void *arg);
+/* err NULL and report: [{check, status: "ok"|"warn"|"fail", detail,
+ * fix?}] (taken), ok: no check failed (the server can run); a failed
+ * check is part of the report, not an error. err set (out of memory):
+ * no report could be made, report is NULL. */
+typedef void (*doctor_cb)(const struct error *err, cJSON *report, int ok,
+			  void *arg);
 
 /* Run every check; cb runs once, from the loop (before this returns only
  * when the engine cannot even be asked). 0, or a negative errno without

@@ -108,9 +108,10 @@ static void inputs_make(struct input *in, size_t *n)
 enum hook { H_PREPARE, H_SESSION, H_LEX, H_BLOCKLIST };
 
 /* In the child: run one hook on one input and check what it gives back.
- * Returns NULL when all is well, else what is wrong. */
-static const char *hook_once(const struct plugin *pl, enum hook h,
-			     const struct input *in, char *why, size_t size)
+ * Returns 0 when all is well, else -EINVAL (-ENOMEM) with err saying what
+ * is wrong. */
+static int hook_once(const struct plugin *pl, enum hook h,
+		     const struct input *in, struct error *err)
 {
 	const struct sbx_plugin *d = pl->desc;
 	const struct sbx_host_api *api = plugins_host_api();
@@ -126,55 +127,54 @@ static const char *hook_once(const struct plugin *pl, enum hook h,
 					       &len)
 			     : d->session_request(api, 1, in->code, in->len,
 						  "in", 2, &out, &len);
-		if (rc > 0) {
-			snprintf(why, size, "returned %d (0 or negative)", rc);
-			return why;
-		}
+		if (rc > 0)
+			return error_set(err, -EINVAL,
+					 "returned %d (0 or negative)", rc);
 		if (out) {
 			mine = plugin_buffer_take(pl, out, rc < 0 ? 0 : len,
 						  rc < 0 ? NULL : &len);
-			if (!mine) {
-				snprintf(why, size,
-					 "handed back memory not from "
-					 "host->alloc, or a length past it");
-				return why;
-			}
+			if (!mine)
+				return error_set(
+					err, -EINVAL,
+					"handed back memory not from "
+					"host->alloc, or a length past it");
 			free(mine);
 		} else if (h == H_SESSION && rc == 0) {
-			snprintf(why, size, "returned 0 without a request");
-			return why;
+			return error_set(err, -EINVAL,
+					 "returned 0 without a request");
 		}
-		return NULL;
+		return 0;
 	case H_LEX: {
 		char *masked = malloc(in->len + 1);
 
 		if (!masked)
-			return "out of memory";
+			return error_set(err, -ENOMEM, "out of memory");
 		d->lex_mask(in->code, in->len, masked);
 		for (size_t i = 0; i < in->len; i++) {
 			if ((in->code[i] == '\n') != (masked[i] == '\n') ||
 			    (masked[i] != in->code[i] && masked[i] != ' ')) {
-				snprintf(why, size,
-					 "byte %zu is neither the code's nor a "
-					 "space, or a newline moved",
-					 i);
 				free(masked);
-				return why;
+				return error_set(
+					err, -EINVAL,
+					"byte %zu is neither the code's nor a "
+					"space, or a newline moved",
+					i);
 			}
 		}
 		free(masked);
-		return NULL;
+		return 0;
 	}
 	case H_BLOCKLIST: {
 		struct blocklist_hit hits[BLOCKLIST_MAX_HITS];
 
 		if (blocklist_scan(&pl->policy.blocklist, in->code, in->len,
 				   hits, BLOCKLIST_MAX_HITS) < 0)
-			return "the scan failed (out of memory)";
-		return NULL;
+			return error_set(err, -ENOMEM,
+					 "the scan failed (out of memory)");
+		return 0;
 	}
 	}
-	return NULL;
+	return 0;
 }
 
 /* Runs hook h on every input, each in a child with a 10 s deadline. */
@@ -182,7 +182,8 @@ static void hook_check(struct kit *k, const struct plugin *pl, enum hook h,
 		       const char *check, const struct input *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char why[256] = "", got[256] = "";
+		char got[256] = "";
+		struct error err;
 		int fds[2], status;
 		ssize_t r;
 		pid_t pid;
@@ -194,12 +195,12 @@ static void hook_check(struct kit *k, const struct plugin *pl, enum hook h,
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0) {
-			const char *bad;
+			int bad;
 
 			close(fds[0]);
 			alarm(10);
-			bad = hook_once(pl, h, &in[i], why, sizeof(why));
-			if (bad && write(fds[1], bad, strlen(bad)) < 0)
+			bad = hook_once(pl, h, &in[i], &err);
+			if (bad && write(fds[1], err.msg, strlen(err.msg)) < 0)
 				_exit(2);
 			_exit(bad ? 1 : 0);
 		}
@@ -246,7 +247,7 @@ static void serve_only(const char *dir)
  * plugin's directory as the plugins; the parsed result, or NULL. */
 static cJSON *run_sample(const char *self, const char *dir, const char *lang,
 			 const char *code, const char *stdin_text,
-			 unsigned timeout_ms, char *err, size_t size)
+			 unsigned timeout_ms, struct error *err)
 {
 	char src[] = "/tmp/sbx-check-XXXXXX", in[] = "/tmp/sbx-check-XXXXXX",
 	     errpath[] = "/tmp/sbx-check-XXXXXX", ms[16], buf[65536];
@@ -258,7 +259,7 @@ static cJSON *run_sample(const char *self, const char *dir, const char *lang,
 
 	sfd = mkstemp(src);
 	if (sfd < 0 || write(sfd, code, strlen(code)) < 0) {
-		snprintf(err, size, "temporary file: %s", strerror(errno));
+		error_set(err, -errno, "temporary file: %s", strerror(errno));
 		if (sfd >= 0)
 			close(sfd);
 		return NULL;
@@ -267,8 +268,8 @@ static cJSON *run_sample(const char *self, const char *dir, const char *lang,
 	if (stdin_text) {
 		ifd = mkstemp(in);
 		if (ifd < 0 || write(ifd, stdin_text, strlen(stdin_text)) < 0) {
-			snprintf(err, size, "temporary file: %s",
-				 strerror(errno));
+			error_set(err, -errno, "temporary file: %s",
+				  strerror(errno));
 			unlink(src);
 			if (ifd >= 0)
 				close(ifd);
@@ -281,7 +282,7 @@ static cJSON *run_sample(const char *self, const char *dir, const char *lang,
 	if (errfd >= 0)
 		unlink(errpath);
 	if (errfd < 0 || pipe(out) != 0) {
-		snprintf(err, size, "pipe: %s", strerror(errno));
+		error_set(err, -errno, "pipe: %s", strerror(errno));
 		if (errfd >= 0)
 			close(errfd);
 		unlink(src);
@@ -335,8 +336,8 @@ static cJSON *run_sample(const char *self, const char *dir, const char *lang,
 		ssize_t k = pread(errfd, buf, 400, end > 400 ? end - 400 : 0);
 
 		buf[k > 0 ? k : 0] = '\0';
-		snprintf(err, size, "mcp-sandbox run printed no result: %s",
-			 buf);
+		error_set(err, -EPROTO, "mcp-sandbox run printed no result: %s",
+			  buf);
 	}
 	close(errfd);
 	return j;
@@ -469,9 +470,9 @@ static void rpc_stop(struct rpc *r)
 }
 
 /* A tools/call's result text parsed (sandbox_execute's JSON), or NULL with
- * what went wrong. */
+ * err saying what went wrong. */
 static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
-		       char *why, size_t size)
+		       struct error *err)
 {
 	cJSON *req = cJSON_CreateObject(), *params, *res, *body = NULL;
 	const cJSON *result, *content, *text;
@@ -487,7 +488,7 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 	cJSON_Delete(req);
 	if (!line || rpc_send(r, line) != 0) {
 		free(line);
-		snprintf(why, size, "the server's input is closed");
+		error_set(err, -EPIPE, "the server's input is closed");
 		return NULL;
 	}
 	free(line);
@@ -500,9 +501,9 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 		body = cJSON_Parse(text->valuestring);
 	if (!body ||
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError")))
-		snprintf(why, size, "%s: %.200s", tool,
-			 cJSON_IsString(text) ? text->valuestring
-					      : "no answer from the server");
+		error_set(err, -EPROTO, "%s: %.200s", tool,
+			  cJSON_IsString(text) ? text->valuestring
+					       : "no answer from the server");
 	if (body &&
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError"))) {
 		cJSON_Delete(body);
@@ -512,25 +513,22 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 	return body;
 }
 
-/* The server started and initialized (MCP 2025-06-18), or -1 with why. */
-static int rpc_open(struct rpc *r, const char *self, const char *dir, char *why,
-		    size_t size)
+/* The server started and initialized (MCP 2025-06-18): 0, or a negative
+ * code with err. */
+static int rpc_open(struct rpc *r, const char *self, const char *dir,
+		    struct error *err)
 {
 	cJSON *init;
 
-	if (rpc_start(r, self, dir) != 0) {
-		snprintf(why, size, "cannot start the server");
-		return -1;
-	}
+	if (rpc_start(r, self, dir) != 0)
+		return error_set(err, -EIO, "cannot start the server");
 	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
 		    "\"params\":{\"protocolVersion\":\"2025-06-18\","
 		    "\"capabilities\":{},\"clientInfo\":{\"name\":"
 		    "\"check-plugin\",\"version\":\"1\"}}}");
 	init = rpc_wait(r, 1, 60000);
-	if (!init) {
-		snprintf(why, size, "no answer to initialize");
-		return -1;
-	}
+	if (!init)
+		return error_set(err, -ETIMEDOUT, "no answer to initialize");
 	cJSON_Delete(init);
 	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"method\":"
 		    "\"notifications/initialized\"}");
@@ -547,7 +545,7 @@ static void prestart_check(struct kit *k, const char *self, const char *dir,
 	const struct sbx_samples *s = pl->desc->samples;
 	static const char *const want[] = {"hello\n", "ping\n"};
 	const cJSON *l;
-	char why[320] = "";
+	struct error err = {0};
 	struct rpc r;
 	cJSON *a, *got;
 	double n = -1;
@@ -563,28 +561,27 @@ static void prestart_check(struct kit *k, const char *self, const char *dir,
 		    "the plugin has no hello and echo samples");
 		return;
 	}
-	ok = rpc_open(&r, self, dir, why, sizeof(why)) == 0;
+	ok = rpc_open(&r, self, dir, &err) == 0;
 	for (i = 0; ok && i < 2; i++) {
 		a = cJSON_CreateObject();
 		cJSON_AddStringToObject(a, "language", pl->desc->name);
 		cJSON_AddStringToObject(a, "code", i ? s->echo : s->hello);
 		if (i)
 			cJSON_AddStringToObject(a, "stdin", "ping\n");
-		got = rpc_tool(&r, 2 + i, "sandbox_execute", a, why,
-			       sizeof(why));
+		got = rpc_tool(&r, 2 + i, "sandbox_execute", a, &err);
 		ok = got && num_of(got, "exitCode") == 0 &&
 		     strcmp(str_of(got, "stdout"), want[i]) == 0;
 		if (got && !ok)
-			snprintf(why, sizeof(why),
-				 "%s: exit %g, stdout '%.80s', stderr '%.80s'",
-				 i ? "echo" : "hello", num_of(got, "exitCode"),
-				 str_of(got, "stdout"), str_of(got, "stderr"));
+			error_set(&err, -EINVAL,
+				  "%s: exit %g, stdout '%.80s', stderr '%.80s'",
+				  i ? "echo" : "hello", num_of(got, "exitCode"),
+				  str_of(got, "stdout"), str_of(got, "stderr"));
 		cJSON_Delete(got);
 	}
 	if (ok) {
 		a = cJSON_CreateObject();
 		cJSON_AddStringToObject(a, "what", "pool");
-		got = rpc_tool(&r, 4, "sandbox_inspect", a, why, sizeof(why));
+		got = rpc_tool(&r, 4, "sandbox_inspect", a, &err);
 		l = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(got, "pool"),
@@ -593,11 +590,12 @@ static void prestart_check(struct kit *k, const char *self, const char *dir,
 		n = num_of(l, "prestarted");
 		ok = got && n == 2;
 		if (got && !ok)
-			snprintf(why, sizeof(why),
-				 "%g of 2 calls ran in a waiting interpreter "
-				 "(%g the ordinary way): does the image's code "
-				 "wait on fd 3 and close fd 5?",
-				 n, num_of(l, "cold"));
+			error_set(
+				&err, -EINVAL,
+				"%g of 2 calls ran in a waiting interpreter "
+				"(%g the ordinary way): does the image's code "
+				"wait on fd 3 and close fd 5?",
+				n, num_of(l, "cold"));
 		cJSON_Delete(got);
 	}
 	if (ok)
@@ -605,7 +603,7 @@ static void prestart_check(struct kit *k, const char *self, const char *dir,
 		    "hello and echo ran in the interpreter that waited for "
 		    "them");
 	else
-		say(k, "FAIL", "run: prestart", "%s", why);
+		say(k, "FAIL", "run: prestart", "%s", err.msg);
 	rpc_stop(&r);
 }
 
@@ -613,7 +611,7 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 			  const struct plugin *pl)
 {
 	const struct sbx_samples *s = pl->desc->samples;
-	char why[320] = "";
+	struct error err = {0};
 	struct rpc r;
 	cJSON *a, *got;
 	int ok;
@@ -629,8 +627,8 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 		    "program");
 		return;
 	}
-	if (rpc_open(&r, self, dir, why, sizeof(why)) != 0) {
-		say(k, "FAIL", "run: session", "%s", why);
+	if (rpc_open(&r, self, dir, &err) != 0) {
+		say(k, "FAIL", "run: session", "%s", err.msg);
 		rpc_stop(&r);
 		return;
 	}
@@ -638,7 +636,7 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 	cJSON_AddStringToObject(a, "action", "create");
 	cJSON_AddStringToObject(a, "language", pl->desc->name);
 	cJSON_AddStringToObject(a, "name", "kit");
-	got = rpc_tool(&r, 2, "sandbox_session", a, why, sizeof(why));
+	got = rpc_tool(&r, 2, "sandbox_session", a, &err);
 	ok = got != NULL;
 	cJSON_Delete(got);
 	for (int step = 0; ok && step < 2; step++) {
@@ -646,17 +644,16 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 		cJSON_AddStringToObject(a, "session", "kit");
 		cJSON_AddStringToObject(a, "code",
 					step ? s->session_get : s->session_set);
-		got = rpc_tool(&r, 3 + step, "sandbox_execute", a, why,
-			       sizeof(why));
+		got = rpc_tool(&r, 3 + step, "sandbox_execute", a, &err);
 		ok = got != NULL;
 		if (ok &&
 		    (num_of(got, "exitCode") != 0 ||
 		     (step && strcmp(str_of(got, "stdout"), "42\n") != 0))) {
-			snprintf(why, sizeof(why),
-				 "%s: exit %g, stdout '%.80s', stderr '%.80s'",
-				 step ? "session_get" : "session_set",
-				 num_of(got, "exitCode"), str_of(got, "stdout"),
-				 str_of(got, "stderr"));
+			error_set(&err, -EINVAL,
+				  "%s: exit %g, stdout '%.80s', stderr '%.80s'",
+				  step ? "session_get" : "session_set",
+				  num_of(got, "exitCode"),
+				  str_of(got, "stdout"), str_of(got, "stderr"));
 			ok = 0;
 		}
 		cJSON_Delete(got);
@@ -665,12 +662,12 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 		say(k, "pass", "run: session",
 		    "a variable kept between two calls");
 	else
-		say(k, "FAIL", "run: session", "%s", why);
+		say(k, "FAIL", "run: session", "%s", err.msg);
 	/* The session goes with the check. */
 	a = cJSON_CreateObject();
 	cJSON_AddStringToObject(a, "action", "destroy");
 	cJSON_AddStringToObject(a, "name", "kit");
-	cJSON_Delete(rpc_tool(&r, 5, "sandbox_session", a, why, sizeof(why)));
+	cJSON_Delete(rpc_tool(&r, 5, "sandbox_session", a, &err));
 	rpc_stop(&r);
 }
 
@@ -681,7 +678,7 @@ static void sample_check(struct kit *k, const char *self, const char *dir,
 			 const char *want_stdout, const char *want_stderr,
 			 int want_timeout)
 {
-	char err[320];
+	struct error err;
 	cJSON *r;
 	int timed_out;
 
@@ -690,9 +687,10 @@ static void sample_check(struct kit *k, const char *self, const char *dir,
 		return;
 	}
 	r = run_sample(self, dir, pl->desc->name, code, stdin_text, timeout_ms,
-		       err, sizeof(err));
+		       &err);
 	if (!r) {
-		say(k, "FAIL", check, "%s", err);
+		/* At most the 319 bytes it always showed. */
+		say(k, "FAIL", check, "%.319s", err.msg);
 		return;
 	}
 	timed_out =
@@ -720,15 +718,15 @@ int plugin_check(const char *path, int run, const char *self)
 	struct plugin_set set = {0};
 	struct input in[16];
 	struct config cfg;
-	char why[512], dir[PATH_MAX], real[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX];
+	struct error err;
 	const struct plugin *pl;
 	size_t n = 0;
 	int fd, rc, level;
 
 	printf("check-plugin %s\n", path);
-	if (plugin_file_check(path, &fd, real, sizeof(real), why,
-			      sizeof(why)) != 0) {
-		say(&k, "FAIL", "file", "%s", why);
+	if (plugin_file_check(path, &fd, real, sizeof(real), &err) != 0) {
+		say(&k, "FAIL", "file", "%s", err.msg);
 		goto out;
 	}
 	close(fd);
@@ -738,8 +736,9 @@ int plugin_check(const char *path, int run, const char *self)
 	plugins_load_file(&set, path);
 	if (set.n != 1) {
 		say(&k, "FAIL", "load", "%s",
-		    set.rejected && set.rejects[0].why ? set.rejects[0].why
-						       : "not loaded");
+		    set.rejected && set.rejects[0].reason
+			    ? set.rejects[0].reason
+			    : "not loaded");
 		goto out;
 	}
 	pl = &set.v[0];

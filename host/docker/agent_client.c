@@ -75,7 +75,7 @@ static void fail_pending(struct agent_client *ac, int err, const char *msg)
 		break;
 	case PENDING_RESET:
 	case PENDING_PRESTART:
-		ac->reset_cb(ac, &e, 0, NULL, ac->req_arg);
+		ac->reset_cb(ac, &e, ac->req_arg);
 		break;
 	case PENDING_FILE:
 		ac->file_cb(ac, &e, NULL, ac->req_arg);
@@ -99,10 +99,10 @@ static int send_frame(struct agent_client *ac)
 
 /* A reply that does not decode is logged with the decoder's reason. */
 static void log_bad_frame(struct agent_client *ac, const struct ap_frame *f,
-			  const char *why)
+			  const char *reason)
 {
 	log_error("%s: malformed frame type 0x%02x id %u: %s", ac->id, f->type,
-		  f->id, why);
+		  f->id, reason);
 }
 
 static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
@@ -280,7 +280,14 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		copy_message(reset.message, reset.message_len, msg,
 			     sizeof(msg));
 		ac->pending = PENDING_NONE;
-		ac->reset_cb(ac, NULL, reset.ok, msg, ac->req_arg);
+		if (reset.ok) {
+			ac->reset_cb(ac, NULL, ac->req_arg);
+		} else {
+			struct error e;
+
+			error_set(&e, ERR_SANDBOX, "%s", msg);
+			ac->reset_cb(ac, &e, ac->req_arg);
+		}
 		return;
 	case AP_ERROR:
 		if (ap_error_decode(f, &error, &why))

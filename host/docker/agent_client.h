@@ -89,10 +89,12 @@ typedef void (*agent_lost_cb)(struct agent_client *ac, void *arg);
 /* err set: the request failed in transport (res is NULL). */
 typedef void (*agent_exec_cb)(struct agent_client *ac, const struct error *err,
 			      const struct agent_exec_result *res, void *arg);
-/* err NULL and ok 1: the container is verified clean; ok 0: msg says what
- * was left. */
+/* err NULL: the container is verified clean (AP_PRESTART: the interpreter
+ * waits). err ERR_SANDBOX: the agent answered that it is not (or gave up
+ * on the interpreter), err->msg in its words (what was left). Another
+ * code: the request failed in transport. */
 typedef void (*agent_reset_cb)(struct agent_client *ac, const struct error *err,
-			       int ok, const char *msg, void *arg);
+			       void *arg);
 
 /* An AP_FILE's outcome: err NULL and res the reply on success; otherwise
  * err is the transport's failure or the operation's, as ERR_NOT_FOUND,
@@ -143,9 +145,10 @@ int agent_client_reset(struct agent_client *ac, agent_reset_cb cb, void *arg);
 /* AP_PRESTART (docs/prestart.md): keep the run step described by q (its
  * file name, run argv, environment and deny list) started in this box
  * between calls, as wait_argv (NULL: q's run argv) with wait_env on top of
- * q's environment. cb gets ok once the first interpreter waits (or the
- * agent gave up on it: calls then run the ordinary way), an error when the
- * agent refused. -ENOTSUP: this agent has no pre-started interpreters. */
+ * q's environment. cb gets err NULL once the first interpreter waits,
+ * ERR_SANDBOX when the agent gave up on it (calls then run the ordinary
+ * way), another code when the agent refused or the request failed.
+ * -ENOTSUP: this agent has no pre-started interpreters. */
 int agent_client_prestart(struct agent_client *ac,
 			  const struct agent_exec_req *q,
 			  const char *const *wait_argv,

@@ -24,21 +24,19 @@
 /* Copies path into out after checking it can be read now, so that a
  * mistyped path is reported at start-up, not as a handshake failure. */
 static int tls_file(const char *what, const char *path, char *out, size_t outsz,
-		    char *err, size_t errsz)
+		    struct error *err)
 {
-	if (!path || !path[0]) {
-		snprintf(err, errsz, "TLS to the Docker daemon needs %s", what);
-		return -EINVAL;
-	}
-	if (strlen(path) >= outsz) {
-		snprintf(err, errsz, "TLS %s path is too long", what);
-		return -ENAMETOOLONG;
-	}
+	if (!path || !path[0])
+		return error_set(err, -EINVAL,
+				 "TLS to the Docker daemon needs %s", what);
+	if (strlen(path) >= outsz)
+		return error_set(err, -ENAMETOOLONG, "TLS %s path is too long",
+				 what);
 	if (access(path, R_OK) != 0) {
 		int e = errno;
 
-		snprintf(err, errsz, "TLS %s %s: %s", what, path, strerror(e));
-		return -e;
+		return error_set(err, -e, "TLS %s %s: %s", what, path,
+				 strerror(e));
 	}
 	snprintf(out, outsz, "%s", path);
 	return 0;
@@ -77,41 +75,32 @@ static void options_from_env(struct docker_options *o, char dir[3][PATH_MAX])
 }
 
 static int client_tls(struct docker *d, const struct docker_options *o,
-		      char *err, size_t errsz)
+		      struct error *err)
 {
 	int r;
 
 	if (!d->host.tls)
 		return 0;
 	if ((r = tls_file("CA certificate", o->tls_ca, d->tls_ca,
-			  sizeof(d->tls_ca), err, errsz)) < 0 ||
+			  sizeof(d->tls_ca), err)) < 0 ||
 	    (r = tls_file("client certificate", o->tls_cert, d->tls_cert,
-			  sizeof(d->tls_cert), err, errsz)) < 0 ||
+			  sizeof(d->tls_cert), err)) < 0 ||
 	    (r = tls_file("client key", o->tls_key, d->tls_key,
-			  sizeof(d->tls_key), err, errsz)) < 0)
+			  sizeof(d->tls_key), err)) < 0)
 		return r;
 	return 0;
 }
 
 int docker_new(uv_loop_t *loop, const struct docker_options *opt,
-	       struct docker **out, char *err, size_t errsz)
+	       struct docker **out, struct error *err)
 {
 	char envfiles[3][PATH_MAX];
 	struct docker_options o;
 	struct docker *d;
-	const char *why = NULL;
-	char unused[8];
 	int tls, r;
 
-	if (!err || !errsz) {
-		err = unused;
-		errsz = sizeof(unused);
-	}
-	err[0] = '\0';
-	if (!loop || !out) {
-		snprintf(err, errsz, "invalid arguments");
-		return -EINVAL;
-	}
+	if (!loop || !out)
+		return error_set(err, -EINVAL, "invalid arguments");
 	if (opt)
 		o = *opt;
 	else
@@ -131,42 +120,37 @@ int docker_new(uv_loop_t *loop, const struct docker_options *opt,
 	tls = (o.tls_ca && o.tls_ca[0]) || (o.tls_cert && o.tls_cert[0]) ||
 	      (o.tls_key && o.tls_key[0]);
 	d = calloc(1, sizeof(*d));
-	if (!d) {
-		snprintf(err, errsz, "out of memory");
-		return -ENOMEM;
-	}
+	if (!d)
+		return error_set(err, -ENOMEM, "out of memory");
 	d->loop = loop;
-	r = docker_host_parse(o.host, tls, &d->host, &why);
+	r = docker_host_parse(o.host, tls, &d->host, err);
 	if (r < 0) {
-		snprintf(err, errsz, "%s", why);
 		free(d);
 		return r;
 	}
 	if (!d->host.unix_path[0] && !d->host.tls && !o.allow_plaintext) {
-		snprintf(err, errsz,
-			 "%s is plain TCP: the Engine API would be open to "
-			 "anyone on the path; give TLS files (tls_ca, "
-			 "tls_cert, tls_key) or allow_plaintext = yes",
-			 d->host.endpoint);
+		r = error_set(err, -EPERM,
+			      "%s is plain TCP: the Engine API would be open "
+			      "to anyone on the path; give TLS files (tls_ca, "
+			      "tls_cert, tls_key) or allow_plaintext = yes",
+			      d->host.endpoint);
 		free(d);
-		return -EPERM;
+		return r;
 	}
-	r = client_tls(d, &o, err, errsz);
+	r = client_tls(d, &o, err);
 	if (r < 0) {
 		free(d);
 		return r;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		free(d);
-		snprintf(err, errsz, "libcurl failed to initialise");
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "libcurl failed to initialise");
 	}
 	r = docker_multi_init(&d->m, loop, docker_http_done);
 	if (r < 0) {
 		curl_global_cleanup();
 		free(d);
-		snprintf(err, errsz, "out of memory");
-		return r;
+		return error_set(err, r, "out of memory");
 	}
 	curl_multi_setopt(d->m.curlm, CURLMOPT_MAXCONNECTS, MAX_IDLE_CONNS);
 	log_debug("client for %s%s", d->host.endpoint,

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <uv.h>
 
+#include "error.h"
+
 struct docker;
 struct docker_stream;
 
@@ -136,10 +138,10 @@ struct docker_options {
  * and TLS failures surface in the first request's errmsg ("cannot connect
  * to Docker at unix:///var/run/docker.sock: No such file or directory").
  * The TLS files must be readable now. Returns 0 or a negative code with
- * err (errsz bytes, may be NULL) saying why.
+ * err saying why.
  */
 int docker_new(uv_loop_t *loop, const struct docker_options *opt,
-	       struct docker **out, char *err, size_t errsz);
+	       struct docker **out, struct error *err);
 
 /* Cancels every in-flight request (their callbacks run with err=-ECANCELED
  * before this returns) and closes every stream; the struct itself is freed

@@ -63,23 +63,24 @@ void docker_curl_message(const struct docker *d, const char *what, CURLcode rc,
 			 long oserr, const char *errbuf, char *out,
 			 size_t outsz)
 {
-	const char *why = errbuf && errbuf[0] ? errbuf : curl_easy_strerror(rc);
+	const char *cause =
+		errbuf && errbuf[0] ? errbuf : curl_easy_strerror(rc);
 
 	if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
 		if (rc == CURLE_COULDNT_CONNECT && oserr > 0)
-			why = strerror((int)oserr);
+			cause = strerror((int)oserr);
 		snprintf(out, outsz, "cannot connect to Docker at %s: %s%s",
-			 d->host.endpoint, why,
+			 d->host.endpoint, cause,
 			 oserr == EACCES
 				 ? " (is this user in the docker group?)"
 				 : "");
 	} else if (rc == CURLE_OPERATION_TIMEDOUT &&
-		   (strncmp(why, "Connection timed out", 20) == 0 ||
-		    strncmp(why, "Resolving timed out", 19) == 0)) {
+		   (strncmp(cause, "Connection timed out", 20) == 0 ||
+		    strncmp(cause, "Resolving timed out", 19) == 0)) {
 		/* multi.c's wording when the timeout hit before connecting. */
 		snprintf(out, outsz, "cannot connect to Docker at %s: %s",
-			 d->host.endpoint, why);
-	} else if (d->host.tls && !strstr(why, "certificate") &&
+			 d->host.endpoint, cause);
+	} else if (d->host.tls && !strstr(cause, "certificate") &&
 		   (rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
 		    rc == CURLE_GOT_NOTHING || rc == CURLE_SSL_CONNECT_ERROR)) {
 		/* TLS 1.3: the engine judges our certificate after the
@@ -89,9 +90,9 @@ void docker_curl_message(const struct docker *d, const char *what, CURLcode rc,
 			 "%s: %s (over TLS, how an engine refuses a client "
 			 "certificate it does not accept: expired, or not "
 			 "signed by its CA)",
-			 what, why);
+			 what, cause);
 	} else {
-		snprintf(out, outsz, "%s: %s", what, why);
+		snprintf(out, outsz, "%s: %s", what, cause);
 	}
 }
 

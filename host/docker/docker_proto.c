@@ -44,7 +44,7 @@ static int valid_host_port(const char *hp, size_t n)
 }
 
 int docker_host_parse(const char *host, int tls, struct docker_host *out,
-		      const char **errmsg)
+		      struct error *err)
 {
 	const char *hp;
 	size_t n;
@@ -52,15 +52,14 @@ int docker_host_parse(const char *host, int tls, struct docker_host *out,
 	if (strncmp(host, "unix://", 7) == 0) {
 		const char *path = host + 7;
 
-		if (path[0] != '/') {
-			*errmsg = "Docker host unix:// needs an absolute path "
-				  "(unix:///var/run/docker.sock)";
-			return -EINVAL;
-		}
-		if (strlen(path) >= sizeof(out->unix_path)) {
-			*errmsg = "Docker socket path is too long";
-			return -ENAMETOOLONG;
-		}
+		if (path[0] != '/')
+			return error_set_msg(
+				err, -EINVAL,
+				"Docker host unix:// needs an absolute path "
+				"(unix:///var/run/docker.sock)");
+		if (strlen(path) >= sizeof(out->unix_path))
+			return error_set_msg(err, -ENAMETOOLONG,
+					     "Docker socket path is too long");
 		snprintf(out->unix_path, sizeof(out->unix_path), "%s", path);
 		snprintf(out->endpoint, sizeof(out->endpoint), "unix://%s",
 			 path);
@@ -74,25 +73,23 @@ int docker_host_parse(const char *host, int tls, struct docker_host *out,
 		hp = host + 6;
 	else if (strncmp(host, "http://", 7) == 0)
 		hp = host + 7;
-	else {
-		*errmsg = "unsupported Docker host (want unix:///path or "
-			  "tcp://host:port)";
-		return -EPROTONOSUPPORT;
-	}
+	else
+		return error_set_msg(
+			err, -EPROTONOSUPPORT,
+			"unsupported Docker host (want unix:///path or "
+			"tcp://host:port)");
 	n = strcspn(hp, "/");
-	if (hp[n] && strcmp(hp + n, "/") != 0) {
-		*errmsg = "Docker host tcp:// takes no path";
-		return -EINVAL;
-	}
-	if (n == 0 || n > 255 || !valid_host_port(hp, n)) {
-		*errmsg = "malformed Docker host address";
-		return -EINVAL;
-	}
-	if (tls && strncmp(host, "http://", 7) == 0) {
-		*errmsg = "Docker host http:// cannot speak TLS (write "
-			  "tcp://host:port)";
-		return -EINVAL;
-	}
+	if (hp[n] && strcmp(hp + n, "/") != 0)
+		return error_set_msg(err, -EINVAL,
+				     "Docker host tcp:// takes no path");
+	if (n == 0 || n > 255 || !valid_host_port(hp, n))
+		return error_set_msg(err, -EINVAL,
+				     "malformed Docker host address");
+	if (tls && strncmp(host, "http://", 7) == 0)
+		return error_set_msg(
+			err, -EINVAL,
+			"Docker host http:// cannot speak TLS (write "
+			"tcp://host:port)");
 	out->unix_path[0] = '\0';
 	out->tls = tls;
 	snprintf(out->host_hdr, sizeof(out->host_hdr), "%.*s%s", (int)n, hp,

@@ -15,6 +15,7 @@
 
 #include "container.h"
 #include "network.h"
+#include "error.h"
 
 #define DOCKER_DEFAULT_HOST "unix:///var/run/docker.sock"
 #define DOCKER_DEFAULT_TCP_PORT "2375"
@@ -34,10 +35,10 @@ struct docker_host {
  * (an IPv6 literal in brackets). tls: speak TLS to a tcp:// host (https,
  * port 2376 when none, else 2375); ignored for unix://, as the docker CLI
  * does. Whether plain TCP is allowed is the caller's policy. Returns 0, or
- * a negative code with *errmsg (a static string) saying why.
+ * a negative code with err saying why.
  */
 int docker_host_parse(const char *host, int tls, struct docker_host *out,
-		      const char **errmsg);
+		      struct error *err);
 
 /* "1.41" -> 1041: digits only, major 0-99, minor 0-999; else -1. */
 long docker_api_version_num(const char *v);

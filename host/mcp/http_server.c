@@ -131,7 +131,7 @@ struct http_server {
 	struct tenants *tenants; /* [http] tokens_file, or NULL */
 	uv_work_t reload;	 /* SIGHUP: the file read off the loop */
 	struct tenant *fresh;
-	char reload_why[300];
+	struct error reload_err;
 	int reloading, reload_rc;
 	int stopping;
 	int drained; /* every connection closed: h2o's context may go */
@@ -1644,13 +1644,11 @@ static int load_tenants(struct http_server *h, struct error *err)
 		.artifact_bytes = (uint64_t)cfg->quota_artifact_mb << 20,
 		.http_sessions = cfg->quota_http_sessions,
 	};
-	char why[ERROR_MSG_MAX];
 	int rc;
 
-	rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, why,
-			  sizeof(why));
+	rc = tenants_load(cfg->http_tokens_file, &q, &h->tenants, err);
 	if (rc)
-		return error_set_msg(err, rc, why);
+		return rc;
 	log_info("%zu tenant(s) from %s", tenants_count(h->tenants),
 		 cfg->http_tokens_file);
 	return 0;
@@ -1809,8 +1807,7 @@ static void reload_work(uv_work_t *w)
 {
 	struct http_server *h = w->data;
 
-	h->reload_rc = tenants_read(h->tenants, &h->fresh, h->reload_why,
-				    sizeof(h->reload_why));
+	h->reload_rc = tenants_read(h->tenants, &h->fresh, &h->reload_err);
 }
 
 static void reload_done(uv_work_t *w, int status)
@@ -1825,7 +1822,7 @@ static void reload_done(uv_work_t *w, int status)
 	} else {
 		log_error("tokens not reloaded, the tenants stay as they "
 			  "were: %s",
-			  status ? uv_strerror(status) : h->reload_why);
+			  status ? uv_strerror(status) : h->reload_err.msg);
 	}
 	h->fresh = NULL;
 }

@@ -672,16 +672,16 @@ static cJSON *refused_id(const char *line, size_t len, int *notification)
  * transport gives a notification it cannot accept a 400 with an error
  * without id: the id-null error below is that. */
 static void refuse_line(struct mcp_server *s, const char *line, size_t len,
-			int code, const char *why)
+			int code, const char *message)
 {
 	int notification;
 	cJSON *id = refused_id(line, len, &notification);
 
 	if (notification && code != JSONRPC_PARSE_ERROR && s->tr) {
 		log_warn("a notification was refused and is not answered: %s",
-			 why);
+			 message);
 	} else {
-		send_error(s, id, code, why);
+		send_error(s, id, code, message);
 	}
 	cJSON_Delete(id);
 }

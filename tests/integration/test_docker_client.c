@@ -559,7 +559,7 @@ static void p2_negotiate_cb(const struct docker_response *res, void *arg)
 static int phase_real(void)
 {
 	static struct ph2 t; /* the round-trip samples are not stack-sized */
-	char errmsg[512];
+	struct error err;
 	int r, i;
 
 	uv_loop_init(&t.loop);
@@ -573,9 +573,9 @@ static int phase_real(void)
 		 (int)getpid());
 	t.step = "negotiate";
 
-	r = docker_new(&t.loop, NULL, &t.d, errmsg, sizeof(errmsg));
+	r = docker_new(&t.loop, NULL, &t.d, &err);
 	if (r < 0)
-		p2_unavailable(&t, errmsg);
+		p2_unavailable(&t, err.msg);
 	else if ((r = docker_negotiate(t.d, p2_negotiate_cb, &t)) < 0)
 		p2_fail(&t, "docker_negotiate: %s", uv_strerror(r));
 	uv_run(&t.loop, UV_RUN_DEFAULT);
@@ -1621,7 +1621,7 @@ static void p3_negotiated_cb(const struct docker_response *res, void *arg)
 static int phase_engine(void)
 {
 	static struct ph3 t;
-	char errmsg[512];
+	struct error err;
 	int r, i;
 
 	uv_loop_init(&t.loop);
@@ -1639,9 +1639,9 @@ static int phase_engine(void)
 		 (int)getpid());
 	t.step = "negotiate";
 
-	r = docker_new(&t.loop, NULL, &t.d, errmsg, sizeof(errmsg));
+	r = docker_new(&t.loop, NULL, &t.d, &err);
 	if (r < 0) {
-		fprintf(stderr, "SKIP engine: %s\n", errmsg);
+		fprintf(stderr, "SKIP engine: %s\n", err.msg);
 		t.skip = 1;
 		p3_finish(&t);
 	} else if ((r = docker_negotiate(t.d, p3_negotiated_cb, &t)) < 0) {

@@ -126,8 +126,7 @@ static inline void env_open(struct env *e, const char *name,
 			    const char *const *settings, unsigned watchdog_ms)
 {
 	static const char *const labels[] = {"org.mcp-sandbox.test=unit", NULL};
-	char dwhy[512];
-	const char *why = NULL;
+	struct error err;
 	int negotiated = 0;
 	size_t i;
 
@@ -140,20 +139,20 @@ static inline void env_open(struct env *e, const char *name,
 	}
 	config_init(&e->cfg);
 	CHECK(config_set(&e->cfg, "docker", "host", fake_engine_url(e->fe),
-			 &why) == 0);
-	CHECK(config_set(&e->cfg, "pool", "size", "0", &why) == 0);
+			 &err) == 0);
+	CHECK(config_set(&e->cfg, "pool", "size", "0", &err) == 0);
 	/* No budget and no shrinking unless a scenario asks. */
-	CHECK(config_set(&e->cfg, "pool", "memory_budget_mb", "0", &why) == 0);
-	CHECK(config_set(&e->cfg, "pool", "idle_shrink_s", "0", &why) == 0);
+	CHECK(config_set(&e->cfg, "pool", "memory_budget_mb", "0", &err) == 0);
+	CHECK(config_set(&e->cfg, "pool", "idle_shrink_s", "0", &err) == 0);
 	/* Both fake languages are warm from the start, up to their size. */
-	CHECK(config_set(&e->cfg, "pool", "warm_at_start", "*", &why) == 0);
+	CHECK(config_set(&e->cfg, "pool", "warm_at_start", "*", &err) == 0);
 	for (i = 0; settings && settings[i]; i += 3) {
 		int rc = config_set(&e->cfg, settings[i], settings[i + 1],
-				    settings[i + 2], &why);
+				    settings[i + 2], &err);
 
 		if (rc)
 			fprintf(stderr, "FAIL %s: [%s] %s: %s\n", name,
-				settings[i], settings[i + 1], why);
+				settings[i], settings[i + 1], err.msg);
 		CHECK(rc == 0);
 	}
 	/* What plugins_load_dir() does for a .so, minus the .so: the
@@ -163,7 +162,7 @@ static inline void env_open(struct env *e, const char *name,
 	if (!e->ps.v)
 		exit(1);
 	for (i = 0; i < e->ps.n; i++) {
-		CHECK(plugin_validate(&env_plugins[i], &why) == 0);
+		CHECK(plugin_validate(&env_plugins[i], &err) == 0);
 		plugin_descriptor_copy(&env_plugins[i], &e->ps.v[i].d);
 		e->ps.v[i].desc = &e->ps.v[i].d;
 		e->ps.v[i].dl = dlopen(NULL, RTLD_NOW);
@@ -174,8 +173,8 @@ static inline void env_open(struct env *e, const char *name,
 	/* The server's engine set, of one engine: the fake. */
 	if (engines_new(&e->loop, &e->cfg, &e->ps,
 			&(struct engines_options){.labels = labels}, &e->es,
-			dwhy, sizeof(dwhy))) {
-		fprintf(stderr, "FAIL %s: engines_new: %s\n", name, dwhy);
+			&err)) {
+		fprintf(stderr, "FAIL %s: engines_new: %s\n", name, err.msg);
 		fake_engine_unlink(e->fe);
 		exit(1);
 	}
@@ -226,11 +225,12 @@ static inline void env_close(struct env *e)
 /* ---- pool_acquire ---- */
 
 struct acq {
-	int n;		 /* callbacks */
-	int early;	 /* ... before pool_acquire returned */
-	int order;	 /* serial of the callback among all acquires */
-	int rc;		 /* pool_acquire's return */
-	struct box *box; /* the box, from the return or the callback */
+	int n;			/* callbacks */
+	int early;		/* ... before pool_acquire returned */
+	int order;		/* serial of the callback among all acquires */
+	int rc;			/* pool_acquire's return */
+	struct box *box;	/* the box, from the return or the callback */
+	struct pool_wait *wait; /* while rc is 1 and the callback to come */
 	int err;
 	char msg[512];
 };
@@ -254,7 +254,7 @@ static inline int env_acquire(struct env *e, const struct plugin *pl,
 {
 	memset(a, 0, sizeof(*a));
 	env_in_call = 1;
-	a->rc = pool_acquire(e->pool, pl, env_acq_cb, a, &a->box);
+	a->rc = pool_acquire(e->pool, pl, env_acq_cb, a, &a->box, &a->wait);
 	env_in_call = 0;
 	return a->rc;
 }
@@ -290,7 +290,8 @@ struct run {
 
 static int env_run_serial;
 
-static inline void env_run_cb(const struct exec_outcome *o, void *arg)
+static inline void env_run_cb(const struct error *err,
+			      const struct exec_outcome *o, void *arg)
 {
 	struct run *r = arg;
 
@@ -298,11 +299,9 @@ static inline void env_run_cb(const struct exec_outcome *o, void *arg)
 	r->early += env_in_call;
 	r->order = ++env_run_serial;
 	r->o = *o;
-	r->o.error = NULL;
 	r->o.out = r->o.err = r->o.phase = r->o.language = NULL;
-	r->error = o->error ? o->error->code : 0;
-	snprintf(r->errmsg, sizeof(r->errmsg), "%s",
-		 o->error ? o->error->msg : "");
+	r->error = err ? err->code : 0;
+	snprintf(r->errmsg, sizeof(r->errmsg), "%s", err ? err->msg : "");
 	snprintf(r->out, sizeof(r->out), "%.*s", (int)o->out_len,
 		 o->out ? o->out : "");
 	snprintf(r->err, sizeof(r->err), "%.*s", (int)o->err_len,

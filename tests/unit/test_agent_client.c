@@ -234,16 +234,15 @@ static void on_exec(struct agent_client *ac, const struct error *err,
 	}
 }
 
-static void on_reset(struct agent_client *ac, const struct error *err, int ok,
-		     const char *msg, void *arg)
+static void on_reset(struct agent_client *ac, const struct error *err,
+		     void *arg)
 {
-	(void)msg;
 	CHECK(arg == &o.reset_n);
 	CHECK(ac == o.ac);
 	o.late += o.closed;
 	o.reset_n++;
 	o.reset_err = err ? err->code : 0;
-	o.reset_ok = ok;
+	o.reset_ok = !err;
 }
 
 static void on_lost(struct agent_client *ac, void *arg)
@@ -503,7 +502,7 @@ static const struct {
 int main(int argc, char **argv)
 {
 	char url[80];
-	char msg[512];
+	struct error err;
 	size_t i;
 	int ran = 0;
 
@@ -515,9 +514,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(url, sizeof(url), "%s", fake_docker_url(fk.daemon));
-	if (docker_new(&loop, &(struct docker_options){.host = url}, &d, msg,
-		       sizeof(msg)) != 0) {
-		fprintf(stderr, "FAIL: docker_new: %s\n", msg);
+	if (docker_new(&loop, &(struct docker_options){.host = url}, &d,
+		       &err) != 0) {
+		fprintf(stderr, "FAIL: docker_new: %s\n", err.msg);
 		fake_stop();
 		return 1;
 	}

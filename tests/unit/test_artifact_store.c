@@ -203,12 +203,11 @@ static void check_eviction(void)
 	char ids[3][ARTIFACT_ID_LEN + 1], path[256];
 	struct artifact_store *st;
 	struct got g;
-	char why[256];
+	struct error err;
 	int i;
 
 	snprintf(path, sizeof(path), "%s/evict", state);
-	CHECK(artifact_store_open(loop, path, 1 << 20, 3600, &st, why,
-				  sizeof(why)) == 0);
+	CHECK(artifact_store_open(loop, path, 1 << 20, 3600, &st, &err) == 0);
 	for (i = 0; i < 3; i++) {
 		put(st, &f, 1, ids[i], &g);
 		CHECK(g.code == 0 && g.kept[0]);
@@ -228,12 +227,12 @@ static void check_expiry(void)
 	char old[ARTIFACT_ID_LEN + 1], fresh[ARTIFACT_ID_LEN + 1];
 	struct timespec ts[2] = {{0, 0}, {0, 0}};
 	struct artifact_store *st;
-	char path[256], why[256];
+	char path[256];
+	struct error err;
 	struct got g;
 
 	snprintf(path, sizeof(path), "%s/expire", state);
-	CHECK(artifact_store_open(loop, path, 1 << 20, 60, &st, why,
-				  sizeof(why)) == 0);
+	CHECK(artifact_store_open(loop, path, 1 << 20, 60, &st, &err) == 0);
 	put(st, &f, 1, old, &g);
 	snprintf(path, sizeof(path), "%s/expire/artifacts/%s", state, old);
 	ts[0].tv_sec = ts[1].tv_sec = time(NULL) - 61;
@@ -248,14 +247,14 @@ static void check_expiry(void)
 int main(void)
 {
 	struct artifact_store *st;
-	char why[256], cmd[128];
+	char cmd[128];
+	struct error err;
 
 	loop = uv_default_loop();
 	snprintf(state, sizeof(state), "/tmp/sbx-art-XXXXXX");
 	if (!mkdtemp(state))
 		return 1;
-	CHECK(artifact_store_open(loop, state, 1 << 20, 3600, &st, why,
-				  sizeof(why)) == 0);
+	CHECK(artifact_store_open(loop, state, 1 << 20, 3600, &st, &err) == 0);
 	check_sets(st);
 	close_store(st);
 	check_eviction();

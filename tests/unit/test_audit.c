@@ -16,10 +16,10 @@ static void write_events(uv_loop_t *loop, struct config *cfg, int n,
 			 const char *instance)
 {
 	struct audit *a = NULL;
-	char why[256];
+	struct error err;
 	int i;
 
-	CHECK(audit_open(loop, cfg, instance, &a, why, sizeof(why)) == 0 && a);
+	CHECK(audit_open(loop, cfg, instance, &a, &err) == 0 && a);
 	for (i = 0; i < n; i++) {
 		cJSON *ev = cJSON_CreateObject();
 

@@ -47,7 +47,7 @@ static void pool_keys(void)
 {
 	struct config c;
 	const struct lang_config *js;
-	const char *why;
+	struct error err;
 	char *p = write_tmp("[pool]\nwarm_at_start = javascript,  go\n"
 			    "max_size = 6\nidle_shrink_s = 5\n"
 			    "memory_budget_mb = 256\n"
@@ -69,13 +69,13 @@ static void pool_keys(void)
 	js = config_lang(&c, "javascript");
 	CHECK(js && js->pool_max_size == 3 && js->pool_size == -1);
 	/* An empty list warms nothing at start; "*" warms everything. */
-	CHECK(config_set(&c, "pool", "warm_at_start", "", &why) == 0);
+	CHECK(config_set(&c, "pool", "warm_at_start", "", &err) == 0);
 	CHECK(c.nwarm_at_start == 0);
-	CHECK(config_set(&c, "pool", "warm_at_start", "*", &why) == 0);
+	CHECK(config_set(&c, "pool", "warm_at_start", "*", &err) == 0);
 	CHECK(c.nwarm_at_start == 1);
-	CHECK(config_set(&c, "pool", "idle_shrink_s", "0", &why) == 0);
-	CHECK(config_set(&c, "pool", "memory_budget_mb", "0", &why) == 0);
-	CHECK(config_set(&c, "python", "pool_max_size", "x", &why) == -EINVAL);
+	CHECK(config_set(&c, "pool", "idle_shrink_s", "0", &err) == 0);
+	CHECK(config_set(&c, "pool", "memory_budget_mb", "0", &err) == 0);
+	CHECK(config_set(&c, "python", "pool_max_size", "x", &err) == -EINVAL);
 	config_close(&c);
 	unlink(p);
 }

@@ -785,7 +785,7 @@ static void p1_negotiate_cb(const struct docker_response *res, void *arg)
 static void p1_noconn_cb(const struct docker_response *res, void *arg)
 {
 	struct docker *d = arg;
-	char errmsg[512];
+	struct error err;
 
 	FCHECK(res->err == -ENOENT && res->status == 0, "no socket: err %d",
 	       res->err);
@@ -796,9 +796,8 @@ static void p1_noconn_cb(const struct docker_response *res, void *arg)
 	fprintf(stderr, "ok   fake: %s\n", res->errmsg);
 	docker_free(d); /* from inside its own callback */
 
-	FCHECK(docker_new(p1.loop, HOST(fake_docker_url(fk)), &p1.d, errmsg,
-			  sizeof(errmsg)) == 0,
-	       "docker_new: %s", errmsg);
+	FCHECK(docker_new(p1.loop, HOST(fake_docker_url(fk)), &p1.d, &err) == 0,
+	       "docker_new: %s", err.msg);
 	FCHECK(docker_api_version(p1.d) == NULL, "version before negotiation");
 	FCHECK(docker_negotiate(p1.d, p1_negotiate_cb, NULL) == 0, "negotiate");
 }
@@ -806,40 +805,40 @@ static void p1_noconn_cb(const struct docker_response *res, void *arg)
 static void p1_parse_checks(void)
 {
 	struct docker *d = NULL;
-	char msg[512];
+	struct error err = {0};
 
-	FCHECK(docker_new(p1.loop, HOST("ssh://host"), &d, msg, sizeof(msg)) ==
+	FCHECK(docker_new(p1.loop, HOST("ssh://host"), &d, &err) ==
 			       -EPROTONOSUPPORT &&
-		       msg[0] && !d,
+		       err.code == -EPROTONOSUPPORT && err.msg[0] && !d,
 	       "ssh:// must be refused");
-	FCHECK(docker_new(p1.loop, HOST("unix://relative"), &d, msg,
-			  sizeof(msg)) == -EINVAL &&
-		       msg[0],
+	FCHECK(docker_new(p1.loop, HOST("unix://relative"), &d, &err) ==
+			       -EINVAL &&
+		       err.code == -EINVAL && err.msg[0],
 	       "relative unix path must be refused");
 	/* Plain TCP only when allowed, TLS only with readable files. */
-	FCHECK(docker_new(p1.loop, HOST("tcp://127.0.0.1"), &d, msg,
-			  sizeof(msg)) == -EPERM &&
-		       strstr(msg, "plain TCP") && !d,
-	       "plain tcp:// must be refused: %s", msg);
+	FCHECK(docker_new(p1.loop, HOST("tcp://127.0.0.1"), &d, &err) ==
+			       -EPERM &&
+		       strstr(err.msg, "plain TCP") && !d,
+	       "plain tcp:// must be refused: %s", err.msg);
 	FCHECK(docker_new(p1.loop,
 			  &(struct docker_options){
 				  .host = "tcp://127.0.0.1",
 				  .tls_ca = "/nonexistent/ca.pem",
 				  .tls_cert = "/nonexistent/cert.pem",
 				  .tls_key = "/nonexistent/key.pem"},
-			  &d, msg, sizeof(msg)) == -ENOENT &&
-		       strstr(msg, "/nonexistent/ca.pem") && !d,
-	       "unreadable TLS files must be refused: %s", msg);
+			  &d, &err) == -ENOENT &&
+		       strstr(err.msg, "/nonexistent/ca.pem") && !d,
+	       "unreadable TLS files must be refused: %s", err.msg);
 	FCHECK(docker_new(p1.loop,
 			  &(struct docker_options){.host = "tcp://127.0.0.1",
 						   .tls_ca = "/dev/null"},
-			  &d, msg, sizeof(msg)) == -EINVAL &&
-		       strstr(msg, "client certificate") && !d,
-	       "TLS without a client certificate must be refused: %s", msg);
+			  &d, &err) == -EINVAL &&
+		       strstr(err.msg, "client certificate") && !d,
+	       "TLS without a client certificate must be refused: %s", err.msg);
 	FCHECK(docker_new(p1.loop,
 			  &(struct docker_options){.host = "tcp://127.0.0.1",
 						   .allow_plaintext = 1},
-			  &d, msg, sizeof(msg)) == 0,
+			  &d, &err) == 0,
 	       "tcp");
 	FCHECK(strcmp(docker_endpoint(d), "tcp://127.0.0.1:2375") == 0,
 	       "tcp endpoint %s", docker_endpoint(d));
@@ -851,8 +850,8 @@ static void p1_parse_checks(void)
 	       "lower-case method");
 	docker_free(d);
 	FCHECK(docker_new(p1.loop, HOST("unix:///nonexistent/sbx.sock"), &d,
-			  msg, sizeof(msg)) == 0,
-	       "docker_new: %s", msg);
+			  &err) == 0,
+	       "docker_new: %s", err.msg);
 	FCHECK(strcmp(docker_endpoint(d), "unix:///nonexistent/sbx.sock") == 0,
 	       "endpoint");
 	FCHECK(docker_request(d, "GET", "/_ping", NULL, 5000, p1_noconn_cb,

@@ -588,58 +588,58 @@ static void t_host(void)
 {
 	static char long_path[200], long_host[300];
 	struct docker_host h;
-	const char *msg;
+	struct error err = {0};
 
-	CHECK(docker_host_parse("unix:///var/run/docker.sock", 0, &h, &msg) ==
+	CHECK(docker_host_parse("unix:///var/run/docker.sock", 0, &h, &err) ==
 	      0);
 	CHECK(strcmp(h.endpoint, "unix:///var/run/docker.sock") == 0);
 	CHECK(strcmp(h.unix_path, "/var/run/docker.sock") == 0);
 	CHECK(strcmp(h.base_url, "http://localhost") == 0);
 	CHECK(strcmp(h.host_hdr, "localhost") == 0);
 	/* TLS means nothing to a unix socket (as for the docker CLI). */
-	CHECK(docker_host_parse("unix:///s", 1, &h, &msg) == 0 && !h.tls);
+	CHECK(docker_host_parse("unix:///s", 1, &h, &err) == 0 && !h.tls);
 
-	CHECK(docker_host_parse("tcp://127.0.0.1", 0, &h, &msg) == 0);
+	CHECK(docker_host_parse("tcp://127.0.0.1", 0, &h, &err) == 0);
 	CHECK(strcmp(h.endpoint, "tcp://127.0.0.1:2375") == 0);
 	CHECK(strcmp(h.base_url, "http://127.0.0.1:2375") == 0);
 	CHECK(h.unix_path[0] == '\0');
-	CHECK(docker_host_parse("http://docker:1234/", 0, &h, &msg) == 0);
+	CHECK(docker_host_parse("http://docker:1234/", 0, &h, &err) == 0);
 	CHECK(strcmp(h.host_hdr, "docker:1234") == 0);
-	CHECK(docker_host_parse("tcp://[::1]", 0, &h, &msg) == 0);
+	CHECK(docker_host_parse("tcp://[::1]", 0, &h, &err) == 0);
 	CHECK(strcmp(h.host_hdr, "[::1]:2375") == 0);
-	CHECK(docker_host_parse("tcp://[::1]:99", 0, &h, &msg) == 0);
+	CHECK(docker_host_parse("tcp://[::1]:99", 0, &h, &err) == 0);
 	CHECK(strcmp(h.host_hdr, "[::1]:99") == 0);
 
-	msg = NULL;
-	CHECK(docker_host_parse("unix://relative", 0, &h, &msg) == -EINVAL &&
-	      msg);
+	err.msg[0] = '\0';
+	CHECK(docker_host_parse("unix://relative", 0, &h, &err) == -EINVAL &&
+	      err.code == -EINVAL && err.msg[0]);
 	memset(long_path, 'p', sizeof(long_path) - 1);
 	long_path[0] = '/';
 	{
 		char url[220];
 
 		snprintf(url, sizeof(url), "unix://%s", long_path);
-		CHECK(docker_host_parse(url, 0, &h, &msg) == -ENAMETOOLONG);
+		CHECK(docker_host_parse(url, 0, &h, &err) == -ENAMETOOLONG);
 	}
-	CHECK(docker_host_parse("ssh://host", 0, &h, &msg) == -EPROTONOSUPPORT);
-	CHECK(docker_host_parse("", 0, &h, &msg) == -EPROTONOSUPPORT);
-	CHECK(docker_host_parse("tcp://host:2376", 1, &h, &msg) == 0 && h.tls);
+	CHECK(docker_host_parse("ssh://host", 0, &h, &err) == -EPROTONOSUPPORT);
+	CHECK(docker_host_parse("", 0, &h, &err) == -EPROTONOSUPPORT);
+	CHECK(docker_host_parse("tcp://host:2376", 1, &h, &err) == 0 && h.tls);
 	CHECK(strcmp(h.base_url, "https://host:2376") == 0);
-	CHECK(docker_host_parse("tcp://host", 1, &h, &msg) == 0);
+	CHECK(docker_host_parse("tcp://host", 1, &h, &err) == 0);
 	CHECK(strcmp(h.endpoint, "tcp://host:2376") == 0);
-	CHECK(docker_host_parse("http://host", 1, &h, &msg) == -EINVAL);
-	CHECK(docker_host_parse("tcp://host/v1.41", 0, &h, &msg) == -EINVAL);
-	CHECK(docker_host_parse("tcp://", 0, &h, &msg) == -EINVAL);
-	CHECK(docker_host_parse("tcp://a b", 0, &h, &msg) == -EINVAL);
-	CHECK(docker_host_parse("tcp://user@host", 0, &h, &msg) == -EINVAL);
-	CHECK(docker_host_parse("tcp://host?x", 0, &h, &msg) == -EINVAL);
-	CHECK(docker_host_parse("tcp://ho\x01st", 0, &h, &msg) == -EINVAL);
-	CHECK(docker_host_parse("tcp://h\xc3\xa9", 0, &h, &msg) == -EINVAL);
+	CHECK(docker_host_parse("http://host", 1, &h, &err) == -EINVAL);
+	CHECK(docker_host_parse("tcp://host/v1.41", 0, &h, &err) == -EINVAL);
+	CHECK(docker_host_parse("tcp://", 0, &h, &err) == -EINVAL);
+	CHECK(docker_host_parse("tcp://a b", 0, &h, &err) == -EINVAL);
+	CHECK(docker_host_parse("tcp://user@host", 0, &h, &err) == -EINVAL);
+	CHECK(docker_host_parse("tcp://host?x", 0, &h, &err) == -EINVAL);
+	CHECK(docker_host_parse("tcp://ho\x01st", 0, &h, &err) == -EINVAL);
+	CHECK(docker_host_parse("tcp://h\xc3\xa9", 0, &h, &err) == -EINVAL);
 	memcpy(long_host, "tcp://", 6);
 	memset(long_host + 6, 'h', 256);
-	CHECK(docker_host_parse(long_host, 0, &h, &msg) == -EINVAL);
+	CHECK(docker_host_parse(long_host, 0, &h, &err) == -EINVAL);
 	long_host[6 + 255] = '\0';
-	CHECK(docker_host_parse(long_host, 0, &h, &msg) == 0);
+	CHECK(docker_host_parse(long_host, 0, &h, &err) == 0);
 }
 
 /* ------------------------------------------------------------------ */

@@ -124,7 +124,8 @@ static void limits(void)
 		 "true",
 		 1, "cannot enforce cpu limits"},
 	};
-	char info[512], why[200];
+	char info[512];
+	struct error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -133,10 +134,10 @@ static void limits(void)
 		snprintf(info, sizeof(info), "{\"ServerVersion\":\"x\",%s}",
 			 cases[i].info);
 		o = engine_info_from(NULL, info, "x", NULL);
-		why[0] = '\0';
-		CHECK(o && engine_info_cannot_limit(o, why, sizeof(why)) ==
+		err.msg[0] = '\0';
+		CHECK(o && (engine_info_cannot_limit(o, &err) == -ENOTSUP) ==
 				   cases[i].refused);
-		CHECK_STR_CONTAINS(why, cases[i].why);
+		CHECK_STR_CONTAINS(err.msg, cases[i].why);
 		cJSON_Delete(o);
 	}
 }
@@ -167,7 +168,7 @@ static void podman(void)
 		 "\"cgroupControllers\":[\"cpu\",\"memory\"]}}",
 		 1, "cannot enforce pids limits"},
 	};
-	char why[200];
+	struct error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -177,10 +178,10 @@ static void podman(void)
 		CHECK_STR_CONTAINS(
 			cJSON_GetStringValue(cJSON_GetObjectItem(o, "kind")),
 			"podman");
-		why[0] = '\0';
-		CHECK(engine_info_cannot_limit(o, why, sizeof(why)) ==
+		err.msg[0] = '\0';
+		CHECK((engine_info_cannot_limit(o, &err) == -ENOTSUP) ==
 		      cases[i].refused);
-		CHECK_STR_CONTAINS(why, cases[i].why);
+		CHECK_STR_CONTAINS(err.msg, cases[i].why);
 		cJSON_Delete(o);
 	}
 	{

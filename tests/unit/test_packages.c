@@ -14,10 +14,10 @@
 static int ok(const char *eco, const char *spec, const char *want)
 {
 	char norm[PKG_SPEC_MAX + 1];
-	const char *why;
+	struct error err;
 
-	if (pkg_spec_check(eco, spec, norm, &why)) {
-		fprintf(stderr, "  refused %s '%s': %s\n", eco, spec, why);
+	if (pkg_spec_check(eco, spec, norm, &err)) {
+		fprintf(stderr, "  refused %s '%s': %s\n", eco, spec, err.msg);
 		return 0;
 	}
 	if (strcmp(norm, want) != 0) {
@@ -31,14 +31,14 @@ static int ok(const char *eco, const char *spec, const char *want)
 static int refused(const char *eco, const char *spec)
 {
 	char norm[PKG_SPEC_MAX + 1];
-	const char *why = NULL;
+	struct error err = {0};
 
-	if (pkg_spec_check(eco, spec, norm, &why) == 0) {
+	if (pkg_spec_check(eco, spec, norm, &err) == 0) {
 		fprintf(stderr, "  accepted %s '%s' as '%s'\n", eco, spec,
 			norm);
 		return 0;
 	}
-	return why != NULL;
+	return err.code == ERR_INVALID_PACKAGE && err.msg[0];
 }
 
 static void check_pypi(void)
@@ -236,19 +236,23 @@ static void check_manifest(void)
 		"{\"installer\":\"pip 23.0.1\",\"packages\":[{\"name\":\"a\","
 		"\"version\":\"1\",\"requested\":true,\"bytes\":10},{\"name\":"
 		"\"b\",\"version\":\"2\",\"bytes\":-5}]}";
-	const char *why;
-	cJSON *m = pkg_manifest_parse(good, strlen(good), &why), *p;
+	struct error err = {0};
+	cJSON *m = pkg_manifest_parse(good, strlen(good), &err), *p;
 
-	CHECK(m && !why);
+	CHECK(m && !err.code);
 	p = cJSON_GetArrayItem(cJSON_GetObjectItem(m, "packages"), 1);
 	CHECK(p && cJSON_IsFalse(cJSON_GetObjectItem(p, "requested")));
 	CHECK(p && cJSON_GetObjectItem(p, "bytes")->valueint == 0);
 	cJSON_Delete(m);
-	CHECK(!pkg_manifest_parse("nope", 4, &why) && why);
+	CHECK(!pkg_manifest_parse("nope", 4, &err) &&
+	      err.code == ERR_INSTALL_FAILED && err.msg[0]);
+	err.code = 0;
 	CHECK(!pkg_manifest_parse("{\"packages\":[{\"name\":\"a\"}]}", 27,
-				  &why) &&
-	      why);
-	CHECK(!pkg_manifest_parse("{}", 2, &why) && why);
+				  &err) &&
+	      err.code == ERR_INSTALL_FAILED);
+	err.code = 0;
+	CHECK(!pkg_manifest_parse("{}", 2, &err) &&
+	      err.code == ERR_INSTALL_FAILED);
 }
 
 static cJSON *manifest_of(unsigned bytes)

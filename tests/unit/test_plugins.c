@@ -41,14 +41,10 @@ static void real_plugins(const char *dir)
 	CHECK(plugins_find(&s, "cobol") == NULL);
 
 	config_init(&c);
-	CHECK(config_set(&c, "python", "memory_mb", "777",
-			 &(const char *){0}) == 0);
-	CHECK(config_set(&c, "limits", "timeout_ms", "1234",
-			 &(const char *){0}) == 0);
-	CHECK(config_set(&c, "python", "block", "forbidden_word",
-			 &(const char *){0}) == 0);
-	CHECK(config_set(&c, "bash", "block", "x(\xc3\xa9)+",
-			 &(const char *){0}) == 0);
+	CHECK(config_set(&c, "python", "memory_mb", "777", NULL) == 0);
+	CHECK(config_set(&c, "limits", "timeout_ms", "1234", NULL) == 0);
+	CHECK(config_set(&c, "python", "block", "forbidden_word", NULL) == 0);
+	CHECK(config_set(&c, "bash", "block", "x(\xc3\xa9)+", NULL) == 0);
 	CHECK(plugins_apply_config(&s, &c) == 0);
 	if (py) {
 		/* [python] beats the plugin, which beats [limits] */
@@ -202,8 +198,7 @@ static void fixtures(const char *dir)
 			CHECK(g->policy.limits.stderr_cap == c.max_output_cap);
 			CHECK(g->policy.limits.timeout_ms == c.max_timeout_ms);
 		}
-		CHECK(config_set(&c, "greedy", "memory_mb", "8192",
-				 &(const char *){0}) == 0);
+		CHECK(config_set(&c, "greedy", "memory_mb", "8192", NULL) == 0);
 		CHECK(plugins_apply_config(&s, &c) == 0);
 		CHECK(g && g->policy.limits.memory_mb == 8192);
 		config_close(&c);
@@ -214,34 +209,34 @@ static void fixtures(const char *dir)
 static void validate(void)
 {
 	struct sbx_plugin d = {0};
-	const char *why;
+	struct error err;
 	static const char *const run[] = {"x", NULL};
 
-	CHECK(plugin_validate(NULL, &why) < 0);
+	CHECK(plugin_validate(NULL, &err) < 0);
 	d.struct_size = sizeof(d);
 	d.abi_major = SBX_PLUGIN_ABI_MAJOR;
 	d.name = "ok";
 	d.image = "img";
 	d.file_name = "../evil";
 	d.run_cmd = run;
-	CHECK(plugin_validate(&d, &why) < 0);
+	CHECK(plugin_validate(&d, &err) < 0);
 	d.file_name = "main.x";
-	CHECK(plugin_validate(&d, &why) == 0);
+	CHECK(plugin_validate(&d, &err) == 0);
 	d.struct_size = 8;
-	CHECK(plugin_validate(&d, &why) < 0);
+	CHECK(plugin_validate(&d, &err) < 0);
 
 	/* A minor's fields must be there: a 1.7 plugin of 1.6's size. */
 	d.abi_minor = 7;
 	d.struct_size = offsetof(struct sbx_plugin, init_msg);
-	CHECK(plugin_validate(&d, &why) < 0);
-	CHECK_STR_CONTAINS(why, "smaller than its ABI minor's");
+	CHECK(plugin_validate(&d, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "smaller than its ABI minor's");
 	d.abi_minor = 6; /* the same size, honestly 1.6 */
-	CHECK(plugin_validate(&d, &why) == 0);
+	CHECK(plugin_validate(&d, &err) == 0);
 	/* A newer minor than the host's loads; its unknown fields are not
 	 * read. */
 	d.abi_minor = SBX_PLUGIN_ABI_MINOR + 1;
 	d.struct_size = sizeof(d) + 64;
-	CHECK(plugin_validate(&d, &why) == 0);
+	CHECK(plugin_validate(&d, &err) == 0);
 	d.abi_minor = SBX_PLUGIN_ABI_MINOR;
 	d.struct_size = sizeof(d);
 
@@ -249,9 +244,9 @@ static void validate(void)
 	do {                                                                   \
 		struct sbx_plugin b = d;                                       \
 		b.field = value;                                               \
-		why = "";                                                      \
-		CHECK(plugin_validate(&b, &why) < 0);                          \
-		CHECK_STR_CONTAINS(why, words);                                \
+		err.msg[0] = '\0';                                             \
+		CHECK(plugin_validate(&b, &err) == -EINVAL);                   \
+		CHECK_STR_CONTAINS(err.msg, words);                            \
 	} while (0)
 	{
 		static char longer[400];
@@ -279,7 +274,7 @@ static void validate(void)
 			struct sbx_plugin ok = d;
 
 			ok.session_cmd = session;
-			CHECK(plugin_validate(&ok, &why) == 0);
+			CHECK(plugin_validate(&ok, &err) == 0);
 		}
 	}
 #undef BAD
@@ -317,7 +312,8 @@ static const char *reason(const struct plugin_set *s, const char *dir,
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	for (size_t i = 0; i < s->rejected; i++)
 		if (s->rejects[i].path && strcmp(s->rejects[i].path, path) == 0)
-			return s->rejects[i].why ? s->rejects[i].why : "?";
+			return s->rejects[i].reason ? s->rejects[i].reason
+						    : "?";
 	return "";
 }
 
@@ -448,11 +444,11 @@ static void unsafe_parents(const char *fixture_dir)
 	plugins_close(&s);
 	{
 		int fd = -1;
-		char why[512];
+		struct error err;
 
 		snprintf(path, sizeof(path), "%s/./../../link/ok.so", b);
-		CHECK(plugin_file_check(path, &fd, real, sizeof(real), why,
-					sizeof(why)) == 0);
+		CHECK(plugin_file_check(path, &fd, real, sizeof(real), &err) ==
+		      0);
 		if (fd >= 0)
 			close(fd);
 		snprintf(path, sizeof(path), "%s/ok.so", b);

@@ -104,13 +104,13 @@ static const cJSON *names_of(const cJSON *root, const char *action, int err)
 static void check_profile(void)
 {
 	const char *extra[] = {"mbind", "flock", NULL};
-	const char *why = "x";
-	char *text = seccomp_profile_json(extra, &why);
+	struct error err = {0};
+	char *text = seccomp_profile_json(extra, &err);
 	cJSON *root = text ? cJSON_Parse(text) : NULL;
 	const cJSON *allow, *deny, *nosys, *c, *arch;
 	int socket_rules = 0;
 
-	CHECK(root != NULL && why == NULL);
+	CHECK(root != NULL && err.code == 0);
 	if (!root) {
 		free(text);
 		return;

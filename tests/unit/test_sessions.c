@@ -38,12 +38,13 @@ static void slots(const char *dir)
 {
 	struct session_store *a = NULL, *b = NULL, *c = NULL;
 	uv_loop_t loop;
-	char why[256], slot_a[SESSION_SLOT_MAX];
+	char slot_a[SESSION_SLOT_MAX];
+	struct error err;
 	cJSON *doc, *e;
 
 	uv_loop_init(&loop);
-	CHECK(session_store_open(&loop, dir, &a, why, sizeof(why)) == 0);
-	CHECK(session_store_open(&loop, dir, &b, why, sizeof(why)) == 0);
+	CHECK(session_store_open(&loop, dir, &a, &err) == 0);
+	CHECK(session_store_open(&loop, dir, &b, &err) == 0);
 	/* Held at once: different slots, same key. */
 	CHECK(strcmp(session_store_slot(a), session_store_slot(b)) != 0);
 	CHECK(strncmp(session_store_slot(a), session_store_slot(b), 9) == 0);
@@ -64,7 +65,7 @@ static void slots(const char *dir)
 	uv_run(&loop, UV_RUN_DEFAULT);
 
 	/* a's slot is free again: the next open takes it and finds s1. */
-	CHECK(session_store_open(&loop, dir, &c, why, sizeof(why)) == 0);
+	CHECK(session_store_open(&loop, dir, &c, &err) == 0);
 	CHECK(strcmp(session_store_slot(c), slot_a) == 0);
 	doc = session_store_load(c);
 	CHECK(cJSON_GetArraySize(doc) == 1);

@@ -30,7 +30,8 @@ static void tokens(void)
 {
 	static const struct tenant_quota dq = {4, 8, 120, 256u << 20, 32};
 	char path[256], tok_a[128], tok_b[128], line_a[256], line_b[256];
-	char text[1024], why[300];
+	char text[1024];
+	struct error rerr;
 	struct tenants *ts = NULL;
 	struct tenant *a, *b;
 	struct error err;
@@ -48,7 +49,7 @@ static void tokens(void)
 		 "http_sessions=3 sessions=2 artifact_mb=1\n%s",
 		 (int)strlen(line_a) - 1, line_a, line_b);
 	write_file(path, text, 0600);
-	CHECK(tenants_load(path, &dq, &ts, why, sizeof(why)) == 0);
+	CHECK(tenants_load(path, &dq, &ts, &rerr) == 0);
 	CHECK(ts && tenants_count(ts) == 2);
 	a = tenants_auth(ts, tok_a, strlen(tok_a));
 	b = tenants_auth(ts, tok_b, strlen(tok_b));
@@ -105,7 +106,7 @@ static void tokens(void)
 	/* A reload: bob's line goes, carol's comes; alice keeps her usage. */
 	CHECK(tenant_begin(a, 100000, &err) == 0);
 	write_file(path, line_a, 0600);
-	CHECK(tenants_reload(ts, why, sizeof(why)) == 0);
+	CHECK(tenants_reload(ts, &rerr) == 0);
 	CHECK(tenants_count(ts) == 1);
 	CHECK(tenants_auth(ts, tok_b, strlen(tok_b)) == NULL);
 	CHECK(tenants_auth(ts, tok_a, strlen(tok_a)) == a && a->running == 1);
@@ -124,24 +125,24 @@ static void tokens(void)
 
 		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 			write_file(path, bad[k], 0600);
-			why[0] = '\0';
-			CHECK(tenants_reload(ts, why, sizeof(why)) == -EINVAL);
-			CHECK_STR_CONTAINS(why, ":1:");
+			rerr.msg[0] = '\0';
+			CHECK(tenants_reload(ts, &rerr) == -EINVAL);
+			CHECK_STR_CONTAINS(rerr.msg, ":1:");
 			CHECK(tenants_auth(ts, tok_a, strlen(tok_a)) == a);
 		}
 		snprintf(text, sizeof(text), "%s%s", line_a, line_a);
 		write_file(path, text, 0600);
-		CHECK(tenants_reload(ts, why, sizeof(why)) == -EINVAL);
-		CHECK_STR_CONTAINS(why, "twice");
+		CHECK(tenants_reload(ts, &rerr) == -EINVAL);
+		CHECK_STR_CONTAINS(rerr.msg, "twice");
 		snprintf(text, sizeof(text), "%.*s quota=1\n",
 			 (int)strlen(line_a) - 1, line_a);
 		write_file(path, text, 0600);
-		CHECK(tenants_reload(ts, why, sizeof(why)) == -EINVAL);
+		CHECK(tenants_reload(ts, &rerr) == -EINVAL);
 		write_file(path, line_a, 0602);
-		CHECK(tenants_reload(ts, why, sizeof(why)) == -EPERM);
-		CHECK_STR_CONTAINS(why, "written by others");
+		CHECK(tenants_reload(ts, &rerr) == -EPERM);
+		CHECK_STR_CONTAINS(rerr.msg, "written by others");
 		write_file(path, line_a, 0620);
-		CHECK(tenants_reload(ts, why, sizeof(why)) == -EPERM);
+		CHECK(tenants_reload(ts, &rerr) == -EPERM);
 	}
 	CHECK(tenants_find(ts, "alice") == a && !tenants_find(ts, "bob"));
 	tenants_free(ts);
@@ -152,11 +153,12 @@ static void tokens(void)
 static void links(void)
 {
 	struct links *l = NULL;
-	char why[300], path[300], sig[80], *u, *q;
+	char path[300], sig[80], *u, *q;
+	struct error err;
 	long long exp;
 	int64_t now = 1800000000;
 
-	CHECK(links_open(dir, 3600, &l, why, sizeof(why)) == 0);
+	CHECK(links_open(dir, 3600, &l, &err) == 0);
 	CHECK(links_url(l, "alice", "0123456789abcdef", "a.txt", now) == NULL);
 	links_set_base(l, "http://127.0.0.1:8808");
 	u = links_url(l, "alice", "0123456789abcdef", "out/r é.csv", now);
@@ -193,12 +195,12 @@ static void links(void)
 	links_free(l);
 
 	/* The key outlives the server; a key others may read is refused. */
-	CHECK(links_open(dir, 60, &l, why, sizeof(why)) == 0);
+	CHECK(links_open(dir, 60, &l, &err) == 0);
 	links_free(l);
 	snprintf(path, sizeof(path), "%s/link.key", dir);
 	chmod(path, 0644);
-	CHECK(links_open(dir, 60, &l, why, sizeof(why)) == -EPERM);
-	CHECK_STR_CONTAINS(why, "forge");
+	CHECK(links_open(dir, 60, &l, &err) == -EPERM);
+	CHECK_STR_CONTAINS(err.msg, "forge");
 }
 
 int main(void)

@@ -112,7 +112,7 @@ int engine_info_podman(cJSON *desc, const char *libpod_json)
 	return 0;
 }
 
-int engine_info_cannot_limit(const cJSON *desc, char *why, size_t whysz)
+int engine_info_cannot_limit(const cJSON *desc, struct error *err)
 {
 	static const char *const limits[] = {"memory", "pids", "cpu"};
 	const cJSON *en = cJSON_GetObjectItemCaseSensitive(desc, "enforces");
@@ -122,28 +122,30 @@ int engine_info_cannot_limit(const cJSON *desc, char *why, size_t whysz)
 	size_t i;
 
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sec, "rootless")) &&
-	    cJSON_IsString(cg) && strcmp(cg->valuestring, "1") == 0) {
-		snprintf(why, whysz,
-			 "it runs rootless on cgroup v1, where it cannot "
-			 "enforce memory and pids limits (rootless needs "
-			 "cgroup v2 with the controllers delegated)");
-		return 1;
-	}
+	    cJSON_IsString(cg) && strcmp(cg->valuestring, "1") == 0)
+		return error_set(err, -ENOTSUP,
+				 "it runs rootless on cgroup v1, where it "
+				 "cannot enforce memory and pids limits "
+				 "(rootless needs cgroup v2 with the "
+				 "controllers delegated)");
 	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
 		if (!cJSON_IsTrue(
-			    cJSON_GetObjectItemCaseSensitive(en, limits[i]))) {
-			snprintf(why, whysz,
-				 "it cannot enforce %s limits (its /info "
-				 "says so)",
-				 limits[i]);
-			return 1;
-		}
+			    cJSON_GetObjectItemCaseSensitive(en, limits[i])))
+			return error_set(err, -ENOTSUP,
+					 "it cannot enforce %s limits (its "
+					 "/info says so)",
+					 limits[i]);
 	return 0;
 }
 
-static void ask_end(struct ask *a, cJSON *o, const char *why)
+/* o, or NULL and msg: the engine's failure to describe itself. */
+static void ask_end(struct ask *a, cJSON *o, const char *msg)
 {
-	a->cb(o, o ? NULL : why, a->arg);
+	struct error err;
+
+	if (!o)
+		error_set_msg(&err, ERR_DOCKER_UNAVAILABLE, msg);
+	a->cb(o ? NULL : &err, o, a->arg);
 	free(a->version);
 	free(a);
 }
@@ -198,11 +200,8 @@ static void version_cb(const struct docker_response *res, void *arg)
 
 	if (!res->err && res->status == 200 && res->body)
 		a->version = strdup(res->body);
-	if (docker_request(a->d, "GET", "/info", NULL, 10000, info_cb, a)) {
-		a->cb(NULL, "cannot ask the engine", a->arg);
-		free(a->version);
-		free(a);
-	}
+	if (docker_request(a->d, "GET", "/info", NULL, 10000, info_cb, a))
+		ask_end(a, NULL, "cannot ask the engine");
 }
 
 int engine_info_get(struct docker *d, engine_info_cb cb, void *arg)

@@ -9,11 +9,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "error.h"
+
 struct docker;
 
-/* info: the engine described (taken by the callback), or NULL with why
- * (the engine did not answer). */
-typedef void (*engine_info_cb)(cJSON *info, const char *why, void *arg);
+/* err NULL and info, the engine described (taken by the callback); or
+ * info NULL and err (ERR_DOCKER_UNAVAILABLE: the engine did not answer,
+ * or not understandably). */
+typedef void (*engine_info_cb)(const struct error *err, cJSON *info, void *arg);
 
 /*
  * Ask the engine. Returns 0 and calls cb exactly once, later, from the
@@ -30,9 +33,10 @@ int engine_info_get(struct docker *d, engine_info_cb cb, void *arg);
 /* Whether the engine described (engine_info_from) can enforce the limits
  * every sandbox runs under: memory, pids and CPU from /info, and not
  * rootless on cgroup v1 (where an unprivileged engine cannot set them
- * although the controllers exist). 0 when it can; 1 with why when not
- * (the server then refuses the engine rather than run without them). */
-int engine_info_cannot_limit(const cJSON *desc, char *why, size_t whysz);
+ * although the controllers exist). 0 when it can; -ENOTSUP with err
+ * saying which it cannot (the server then refuses the engine rather than
+ * run without them). */
+int engine_info_cannot_limit(const cJSON *desc, struct error *err);
 
 /* Podman's GET /libpod/info (its body) into its description: kind
  * "podman", security.rootless, and enforces.* false for each controller

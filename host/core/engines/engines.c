@@ -15,20 +15,22 @@
 #include "error.h"
 #include "util/log.h"
 
-/* A request for a box, from engines_acquire() until its callback. */
-struct placement {
+/* A request for a box, from engines_acquire() until its callback (or
+ * engines_cancel_acquire): the handle callers hold. */
+struct engines_wait {
 	struct engines *es;
 	const struct plugin *pl;
 	struct engine *only;
 	pool_acquire_cb cb;
 	void *arg;
-	struct engine *at; /* the engine whose pool it waits in, or NULL */
-	uint32_t tried;	   /* engines asked, by index bit */
-	int deferred;	   /* its answer is on the way through the loop */
-	int parked;	   /* waits for an engine's first answer */
-	int cancelled;	   /* ... and nobody wants it any more */
-	struct error err;  /* what the engines said when none could */
-	struct placement *prev, *next;
+	struct engine *at;    /* the engine whose pool it waits in, or NULL */
+	struct pool_wait *pw; /* ... and its handle there */
+	uint32_t tried;	      /* engines asked, by index bit */
+	int deferred;	      /* its answer is on the way through the loop */
+	int parked;	      /* waits for an engine's first answer */
+	int cancelled;	      /* ... and nobody wants it any more */
+	struct error err;     /* what the engines said when none could */
+	struct engines_wait *prev, *next;
 };
 
 struct engine {
@@ -60,7 +62,7 @@ struct engines {
 	size_t n;
 	uv_timer_t probe; /* embedded; closed at shutdown */
 	int probe_init;
-	struct placement *waiting;
+	struct engines_wait *waiting;
 	int started;	      /* engines_start ran */
 	unsigned uncontacted; /* engines whose first answer is awaited */
 	int refill;	      /* engines_set_refill's wish */
@@ -83,7 +85,7 @@ static int64_t now_ms(void)
 
 int engines_new(uv_loop_t *loop, const struct config *cfg,
 		const struct plugin_set *ps, const struct engines_options *opt,
-		struct engines **out, char *why, size_t whysz)
+		struct engines **out, struct error *err)
 {
 	const struct engine_config *ec;
 	struct engines *es;
@@ -94,8 +96,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 	es = calloc(1, sizeof(*es));
 	if (!es || !(es->v = calloc(n, sizeof(*es->v)))) {
 		free(es);
-		snprintf(why, whysz, "out of memory");
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	}
 	es->loop = loop;
 	es->cfg = cfg;
@@ -110,7 +111,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 			.tls_key = ec[i].tls_key,
 			.allow_plaintext = (int)ec[i].allow_plaintext,
 		};
-		char dwhy[400];
+		struct error derr;
 
 		e->es = es;
 		e->index = i;
@@ -119,9 +120,9 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 		e->max_containers = ec[i].max_containers ? ec[i].max_containers
 							 : cfg->max_containers;
 		e->since_ms = now_ms();
-		rc = docker_new(loop, &o, &e->d, dwhy, sizeof(dwhy));
+		rc = docker_new(loop, &o, &e->d, &derr);
 		if (rc) {
-			snprintf(why, whysz, "engine %s: %s", e->name, dwhy);
+			error_set(err, rc, "engine %s: %s", e->name, derr.msg);
 			goto fail;
 		}
 		docker_set_timeout(e->d, (long)cfg->api_timeout_ms);
@@ -143,8 +144,7 @@ int engines_new(uv_loop_t *loop, const struct config *cfg,
 			&e->pool);
 		if (rc) {
 			docker_free(e->d);
-			snprintf(why, whysz, "engine %s: out of memory",
-				 e->name);
+			error_set(err, rc, "engine %s: out of memory", e->name);
 			goto fail;
 		}
 	}
@@ -258,13 +258,13 @@ static void contacted(struct engine *e)
 	placement_unpark(e->es);
 }
 
-static void mark_down(struct engine *e, const char *why)
+static void mark_down(struct engine *e, const char *reason)
 {
-	snprintf(e->last_error, sizeof(e->last_error), "%s", why);
+	snprintf(e->last_error, sizeof(e->last_error), "%s", reason);
 	if (e->health == ENGINE_DOWN)
 		return;
 	log_warn("engine %s (%s) is down: %s", e->name, docker_endpoint(e->d),
-		 why);
+		 reason);
 	e->health = ENGINE_DOWN;
 	e->since_ms = now_ms();
 	e->downs++;
@@ -273,24 +273,24 @@ static void mark_down(struct engine *e, const char *why)
 	placement_move_off(e);
 }
 
-static void probe_failed(struct engine *e, const char *why)
+static void probe_failed(struct engine *e, const char *reason)
 {
 	e->failures++;
-	snprintf(e->last_error, sizeof(e->last_error), "%s", why);
+	snprintf(e->last_error, sizeof(e->last_error), "%s", reason);
 	if (e->failures >= e->es->cfg->down_after)
-		mark_down(e, why);
+		mark_down(e, reason);
 }
 
 static void go_up(struct engine *e);
 
-static void unreachable(struct engine *e, const char *why)
+static void unreachable(struct engine *e, const char *reason)
 {
-	probe_failed(e, why);
+	probe_failed(e, reason);
 	if (!e->ever_up && e->failures == 1)
 		log_error("engine %s (%s) is not reachable (%s): its calls go "
 			  "to other engines, or fail with docker_unavailable, "
 			  "until it is",
-			  e->name, docker_endpoint(e->d), why);
+			  e->name, docker_endpoint(e->d), reason);
 	contacted(e);
 }
 
@@ -329,26 +329,26 @@ unsigned engine_cpus(const struct engine *e)
 }
 
 /* /info: can it enforce the limits? */
-static void limits_cb(cJSON *info, const char *why, void *arg)
+static void limits_cb(const struct error *err, cJSON *info, void *arg)
 {
 	struct engine *e = arg;
-	char reason[200];
+	struct error refused;
 
 	e->negotiating = 0;
 	if (e->es->shutting_down) {
 		cJSON_Delete(info);
 		return;
 	}
-	if (!info) {
-		unreachable(e, why ? why : "no answer to GET /info");
+	if (err) {
+		unreachable(e, err->msg);
 		return;
 	}
-	if (engine_info_cannot_limit(info, reason, sizeof(reason))) {
+	if (engine_info_cannot_limit(info, &refused)) {
 		cJSON_Delete(info);
 		log_error("engine %s (%s) is refused: %s", e->name,
-			  docker_endpoint(e->d), reason);
-		snprintf(e->last_error, sizeof(e->last_error), "refused: %s",
-			 reason);
+			  docker_endpoint(e->d), refused.msg);
+		snprintf(e->last_error, sizeof(e->last_error),
+			 "refused: %.199s", refused.msg);
 		e->health = ENGINE_REFUSED;
 		e->since_ms = now_ms();
 		placement_move_off(e);
@@ -380,8 +380,12 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 		return;
 	}
 	/* Still negotiating until /info has answered. */
-	if (engine_info_get(e->d, limits_cb, e) != 0)
-		limits_cb(NULL, "cannot ask GET /info", e);
+	if (engine_info_get(e->d, limits_cb, e) != 0) {
+		struct error err;
+
+		error_set(&err, ERR_DOCKER_UNAVAILABLE, "cannot ask GET /info");
+		limits_cb(&err, NULL, e);
+	}
 }
 
 static void go_up(struct engine *e)
@@ -474,7 +478,7 @@ void engines_start(struct engines *es)
 /* ------------------------------------------------------------------ */
 /* Placement                                                           */
 
-static void placement_link(struct placement *pr)
+static void placement_link(struct engines_wait *pr)
 {
 	struct engines *es = pr->es;
 
@@ -484,7 +488,7 @@ static void placement_link(struct placement *pr)
 	es->waiting = pr;
 }
 
-static void placement_free(struct placement *pr)
+static void placement_free(struct engines_wait *pr)
 {
 	struct engines *es = pr->es;
 
@@ -564,7 +568,7 @@ struct engine *engines_choose(struct engines *es, const struct plugin *pl)
 }
 
 /* Why no engine could take the request, for the caller. */
-static void none_left(struct placement *pr)
+static void none_left(struct engines_wait *pr)
 {
 	struct engines *es = pr->es;
 	char buf[ERROR_MSG_MAX];
@@ -588,7 +592,7 @@ static void placed_cb(struct box *b, const struct error *err, void *arg);
 /* Ask engines in placement order until one gives a box or takes the
  * request in its queue. 0 with *out, 1 waiting, or -1 when none is left
  * (pr->err says why) or a negative code from the pool. */
-static int place(struct placement *pr, struct box **out)
+static int place(struct engines_wait *pr, struct box **out)
 {
 	struct engines *es = pr->es;
 	struct engine *e;
@@ -619,7 +623,7 @@ static int place(struct placement *pr, struct box **out)
 			return -1;
 		}
 		pr->tried |= 1u << e->index;
-		rc = pool_acquire(e->pool, pr->pl, placed_cb, pr, out);
+		rc = pool_acquire(e->pool, pr->pl, placed_cb, pr, out, &pr->pw);
 		if (rc == 0) {
 			e->placed++;
 			return 0;
@@ -636,7 +640,7 @@ static int place(struct placement *pr, struct box **out)
 
 static void deferred_cb(void *arg)
 {
-	struct placement *pr = arg;
+	struct engines_wait *pr = arg;
 	pool_acquire_cb cb = pr->cb;
 	void *cb_arg = pr->arg;
 	struct error err = pr->err;
@@ -663,7 +667,7 @@ static int fails_over(const struct error *err)
 
 static void placed_cb(struct box *b, const struct error *err, void *arg)
 {
-	struct placement *pr = arg;
+	struct engines_wait *pr = arg;
 	struct engine *at = pr->at;
 	pool_acquire_cb cb = pr->cb;
 	void *cb_arg = pr->arg;
@@ -672,6 +676,7 @@ static void placed_cb(struct box *b, const struct error *err, void *arg)
 	int rc;
 
 	pr->at = NULL;
+	pr->pw = NULL;
 	if (b) {
 		at->placed++;
 		placement_free(pr);
@@ -714,17 +719,18 @@ static void placed_cb(struct box *b, const struct error *err, void *arg)
 
 static void placement_move_off(struct engine *e)
 {
-	struct placement *pr, *next;
+	struct engines_wait *pr, *next;
 	struct box *b = NULL;
 	struct error err;
 	int rc;
 
 	for (pr = e->es->waiting; pr; pr = next) {
 		next = pr->next;
-		if (pr->at != e || pr->only ||
-		    !pool_cancel_acquire(e->pool, placed_cb, pr))
+		if (pr->at != e || pr->only)
 			continue;
+		pool_cancel_acquire(pr->pw);
 		pr->at = NULL;
+		pr->pw = NULL;
 		rc = place(pr, &b);
 		if (rc == 1)
 			continue;
@@ -758,7 +764,7 @@ static void placement_move_off(struct engine *e)
  * callback may start or cancel requests: each round looks afresh. */
 static void placement_unpark(struct engines *es)
 {
-	struct placement *pr, *oldest;
+	struct engines_wait *pr, *oldest;
 	struct box *b = NULL;
 	struct error err;
 	pool_acquire_cb cb;
@@ -797,11 +803,13 @@ static void placement_unpark(struct engines *es)
 
 int engines_acquire(struct engines *es, const struct plugin *pl,
 		    struct engine *only, pool_acquire_cb cb, void *arg,
-		    struct box **out)
+		    struct box **out, struct engines_wait **wait)
 {
-	struct placement *pr;
+	struct engines_wait *pr;
 	int rc;
 
+	if (wait)
+		*wait = NULL;
 	if (es->shutting_down)
 		return ERR_SHUTTING_DOWN;
 	pr = calloc(1, sizeof(*pr));
@@ -827,32 +835,20 @@ int engines_acquire(struct engines *es, const struct plugin *pl,
 			return -ENOMEM;
 		}
 	}
+	if (wait)
+		*wait = pr;
 	return 1;
 }
 
-int engines_cancel_acquire(struct engines *es, pool_acquire_cb cb, void *arg)
+void engines_cancel_acquire(struct engines_wait *pr)
 {
-	struct placement *pr;
-
-	for (pr = es->waiting; pr; pr = pr->next) {
-		if (pr->cb != cb || pr->arg != arg || pr->cancelled)
-			continue;
-		if (pr->deferred) {
-			pr->cancelled = 1; /* deferred_cb frees it */
-			return 1;
-		}
-		if (pr->parked) {
-			placement_free(pr);
-			return 1;
-		}
-		if (pr->at &&
-		    pool_cancel_acquire(pr->at->pool, placed_cb, pr)) {
-			placement_free(pr);
-			return 1;
-		}
-		return 0;
+	if (pr->deferred) {
+		pr->cancelled = 1; /* deferred_cb frees it */
+		return;
 	}
-	return 0;
+	if (pr->at)
+		pool_cancel_acquire(pr->pw);
+	placement_free(pr);
 }
 
 void engine_count_session(struct engine *e, int delta)
@@ -1026,7 +1022,7 @@ void engines_close_clients(struct engines *es)
 
 void engines_free(struct engines *es)
 {
-	struct placement *pr, *next;
+	struct engines_wait *pr, *next;
 	size_t i;
 
 	if (!es)

@@ -46,6 +46,10 @@
 
 struct engines;
 struct engine;
+/* A request for a box that waits (engines_acquire returned 1): the
+ * engines', valid until its callback runs or engines_cancel_acquire()
+ * withdraws it. */
+struct engines_wait;
 
 enum engine_health {
 	ENGINE_UNKNOWN, /* not answered yet */
@@ -68,12 +72,12 @@ struct engines_options {
 /*
  * An engine for each of cfg's engines (config_engines()): its client and
  * its pool. Nothing is contacted until engines_start(). cfg and ps are
- * borrowed for the set's life. Returns 0, or a negative code with why
+ * borrowed for the set's life. Returns 0, or a negative code with err
  * (the first engine that cannot be made, e.g. plain TCP not allowed).
  */
 int engines_new(uv_loop_t *loop, const struct config *cfg,
 		const struct plugin_set *ps, const struct engines_options *opt,
-		struct engines **out, char *why, size_t whysz);
+		struct engines **out, struct error *err);
 
 /* Called once per engine, each time it comes up: first (first is 1 on
  * its first answer since the start), or again after being down. */
@@ -112,16 +116,18 @@ const char *engine_health_name(enum engine_health h);
 /*
  * A box for pl from the engine placement picks (above), or from only
  * (a session's engine, say) when not NULL. Same contract as pool_acquire():
- * 0 with *out, 1 when cb follows from the loop, or a negative code
+ * 0 with *out, 1 when cb follows from the loop (*wait, if wait is not
+ * NULL, gets the request's handle), or a negative code
  * (ERR_SHUTTING_DOWN, ERR_DOCKER_UNAVAILABLE when no engine can take it,
  * -ENOMEM) without cb. The box goes back with
  * pool_release(box_pool(b), ...).
  */
 int engines_acquire(struct engines *es, const struct plugin *pl,
 		    struct engine *only, pool_acquire_cb cb, void *arg,
-		    struct box **out);
-/* Withdraw a waiting acquire: 1 if it waited (cb will not run), else 0. */
-int engines_cancel_acquire(struct engines *es, pool_acquire_cb cb, void *arg);
+		    struct box **out, struct engines_wait **wait);
+/* Withdraw a waiting acquire (its handle, before its callback has run):
+ * its callback will not run. */
+void engines_cancel_acquire(struct engines_wait *wait);
 
 /* Sessions pinned to e, +1 or -1: they count in its load. */
 void engine_count_session(struct engine *e, int delta);

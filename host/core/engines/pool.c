@@ -54,11 +54,14 @@ struct box {
 	struct box *prev, *next;
 };
 
-struct waiter {
+/* A caller waiting for a box: pool_acquire's handle, until its callback
+ * runs or pool_cancel_acquire withdraws it. */
+struct pool_wait {
+	struct pool *pool;
 	const struct plugin *pl;
 	pool_acquire_cb cb;
 	void *arg;
-	struct waiter *next;
+	struct pool_wait *next;
 };
 
 struct lang_state {
@@ -99,7 +102,7 @@ struct pool {
 	char *pkg_label[2];	      /* its identity label, NULL-terminated */
 	struct box *boxes;
 	unsigned nboxes; /* all boxes but those already removed */
-	struct waiter *wq_head, *wq_tail;
+	struct pool_wait *wq_head, *wq_tail;
 	int dispatching, again;
 	int shutting_down;
 	/* pool_shutdown_quick: removals of boxes whose agent ends by itself
@@ -356,7 +359,7 @@ static void box_remove(struct box *b)
 static void fail_waiters(struct pool *p, const struct plugin *pl, int code,
 			 const char *msg)
 {
-	struct waiter **pw = &p->wq_head, *w, *prev = NULL;
+	struct pool_wait **pw = &p->wq_head, *w, *prev = NULL;
 	struct error err;
 
 	error_set_msg(&err, code, msg);
@@ -510,21 +513,24 @@ static void box_ready(struct box *b)
 		 b->pl->policy.pool_max_size);
 }
 
-static void warmup_done(struct box *b, int ok, int used)
+static void warmup_done(struct box *b, const struct error *err, int used,
+			void *arg)
 {
+	struct pool *p = arg;
+
 	if (b->state != BOX_STARTING)
 		return; /* removed meanwhile (shutdown, start timeout) */
 	log_debug("[%s] container %.12s warmed up%s", b->pl->desc->name, b->id,
-		  ok ? "" : ": FAILED, discarded");
-	if (ok && !used) {
+		  err ? ": FAILED, discarded" : "");
+	if (!err && !used) {
 		box_ready(b);
-		dispatch(b->pool);
+		dispatch(p);
 		return;
 	}
 	/* From here on like any used box: reset and verified, or removed. */
 	b->state = BOX_BUSY;
 	b->held = 1;
-	pool_release(b->pool, b, !ok);
+	pool_release(p, b, err != NULL);
 }
 
 static void box_open_cb(struct agent_client *ac, const struct error *err,
@@ -570,7 +576,8 @@ static void box_opened(struct box *b)
 	ls->start_failures = 0;
 	ls->started++;
 	/* Still STARTING while it warms up: nobody gets it before. */
-	if (b->pool->warmup && b->pool->warmup(b, b->pl, warmup_done) == 0)
+	if (b->pool->warmup &&
+	    b->pool->warmup(b, b->pl, warmup_done, b->pool) == 0)
 		return;
 	log_debug("[%s] container %.12s ready", b->pl->desc->name, b->id);
 	box_ready(b);
@@ -723,7 +730,7 @@ static int box_start(struct pool *p, const struct plugin *pl)
 
 static unsigned waiting(struct pool *p, const struct plugin *pl)
 {
-	struct waiter *w;
+	struct pool_wait *w;
 	unsigned n = 0;
 
 	for (w = p->wq_head; w; w = w->next)
@@ -827,7 +834,7 @@ static void take(struct box *b)
 
 static void dispatch_once(struct pool *p)
 {
-	struct waiter *w, *prev, *next;
+	struct pool_wait *w, *prev, *next;
 	struct box *b;
 	size_t i;
 
@@ -945,11 +952,13 @@ void pool_set_warmup(struct pool *p, pool_warmup_fn fn)
 }
 
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
-		 void *arg, struct box **out)
+		 void *arg, struct box **out, struct pool_wait **wait)
 {
-	struct waiter *w;
+	struct pool_wait *w;
 	struct box *b;
 
+	if (wait)
+		*wait = NULL;
 	if (p->shutting_down)
 		return ERR_SHUTTING_DOWN;
 	if (!lang_of(p, pl)->in_use) {
@@ -970,9 +979,12 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->pool = p;
 	w->pl = pl;
 	w->cb = cb;
 	w->arg = arg;
+	if (wait)
+		*wait = w;
 	if (p->wq_tail)
 		p->wq_tail->next = w;
 	else
@@ -985,24 +997,24 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 	return 1;
 }
 
-int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg)
+void pool_cancel_acquire(struct pool_wait *wait)
 {
-	struct waiter **pw = &p->wq_head, *w, *prev = NULL;
+	struct pool *p = wait->pool;
+	struct pool_wait **pw = &p->wq_head, *w, *prev = NULL;
 
 	for (; (w = *pw); prev = w, pw = &w->next) {
-		if (w->cb != cb || w->arg != arg)
+		if (w != wait)
 			continue;
 		*pw = w->next;
 		if (p->wq_tail == w)
 			p->wq_tail = prev;
 		free(w);
-		return 1;
+		return;
 	}
-	return 0;
 }
 
-static void reset_cb(struct agent_client *ac, const struct error *err, int ok,
-		     const char *msg, void *arg)
+static void reset_cb(struct agent_client *ac, const struct error *err,
+		     void *arg)
 {
 	struct box *b = arg;
 	struct pool *p = b->pool; /* box_remove may free b */
@@ -1011,10 +1023,13 @@ static void reset_cb(struct agent_client *ac, const struct error *err, int ok,
 	(void)ac;
 	if (b->state != BOX_RESETTING)
 		return;
-	if (err || !ok) {
+	if (err) {
+		/* ERR_SANDBOX: the agent's verdict, in its words; else the
+		 * request failed in transport. */
 		log_warn(
 			"[%s] container %.12s failed its reset (%s): discarded",
-			b->pl->desc->name, b->id, err ? "no answer" : msg);
+			b->pl->desc->name, b->id,
+			err->code == ERR_SANDBOX ? err->msg : "no answer");
 		ls->discarded++;
 		box_remove(b);
 		dispatch(p);
@@ -1097,7 +1112,7 @@ struct pool *box_pool(const struct box *b)
 void pool_load(const struct pool *p, struct pool_load *out)
 {
 	const struct box *b;
-	const struct waiter *w;
+	const struct pool_wait *w;
 
 	memset(out, 0, sizeof(*out));
 	out->boxes = p->nboxes;

@@ -34,6 +34,9 @@
 
 struct pool;
 struct box;
+/* A caller waiting for a box (pool_acquire returned 1): the pool's, valid
+ * until its callback runs or pool_cancel_acquire() withdraws it. */
+struct pool_wait;
 
 /* err NULL with the box, or box NULL and err (common/error.h) saying why, in
  * words for the user: ERR_IMAGE_MISSING (the language's image is not
@@ -76,24 +79,26 @@ void pool_set_refill(struct pool *p, int on);
 /*
  * Take a box for plugin pl. Returns 0 with *out set when a warm box was
  * ready (cb is not called), 1 when the request waits (cb is called exactly
- * once later, from the loop), or a negative code (cb not called):
- * ERR_SHUTTING_DOWN, -ENOMEM.
+ * once later, from the loop; *wait, if wait is not NULL, gets its handle),
+ * or a negative code (cb not called): ERR_SHUTTING_DOWN, -ENOMEM.
  */
 int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
-		 void *arg, struct box **out);
+		 void *arg, struct box **out, struct pool_wait **wait);
 
 /* Warm-up of new containers: fn prepares the fresh box (runs the plugin's
- * warmup_code, starts its pre-started interpreter) and calls done(box, ok,
- * used) exactly once, used when code ran (the box is then reset), unless
- * it returns non-zero (nothing to do). The box serves nobody before. */
-typedef void (*pool_warmup_done_fn)(struct box *b, int ok, int used);
+ * warmup_code, starts its pre-started interpreter) and calls done(box,
+ * err, used, arg) exactly once, unless it returns non-zero (nothing to
+ * do): err NULL when the box is ready, else why it is discarded; used
+ * when code ran (the box is then reset). The box serves nobody before. */
+typedef void (*pool_warmup_done_cb)(struct box *b, const struct error *err,
+				    int used, void *arg);
 typedef int (*pool_warmup_fn)(struct box *b, const struct plugin *pl,
-			      pool_warmup_done_fn done);
+			      pool_warmup_done_cb done, void *arg);
 void pool_set_warmup(struct pool *p, pool_warmup_fn fn);
 
-/* Withdraw a waiting acquire (cb and arg as passed). Returns 1 if it was
- * waiting (cb will not be called), 0 if not found. */
-int pool_cancel_acquire(struct pool *p, pool_acquire_cb cb, void *arg);
+/* Withdraw a waiting acquire (its handle, before its callback has run):
+ * its callback will not run. */
+void pool_cancel_acquire(struct pool_wait *wait);
 
 /* Give a box back. discard=1 removes it instead of resetting it. */
 void pool_release(struct pool *p, struct box *b, int discard);

@@ -76,7 +76,7 @@ static cJSON *add_rule(cJSON *calls, const char *action, int err)
 	return cJSON_GetObjectItemCaseSensitive(c, "names");
 }
 
-char *seccomp_profile_json(const char *const *extra, const char **why)
+char *seccomp_profile_json(const char *const *extra, struct error *err)
 {
 	uint32_t arch = seccomp_arch_native();
 	const char *an = arch_name(arch);
@@ -86,14 +86,16 @@ char *seccomp_profile_json(const char *const *extra, const char **why)
 	size_t i;
 	int nr;
 
-	*why = NULL;
 	if (!an) {
-		*why = "no seccomp profile for this architecture";
+		error_set(err, -ENOTSUP,
+			  "no seccomp profile for this architecture");
 		return NULL;
 	}
 	root = cJSON_CreateObject();
-	if (!root)
+	if (!root) {
+		error_set(err, -ENOMEM, NULL);
 		return NULL;
+	}
 	cJSON_AddStringToObject(root, "defaultAction", "SCMP_ACT_ERRNO");
 	/* Honoured by newer engines: the C library falls back on ENOSYS. */
 	cJSON_AddNumberToObject(root, "defaultErrnoRet", ENOSYS);
@@ -135,11 +137,13 @@ char *seccomp_profile_json(const char *const *extra, const char **why)
 					     cJSON_CreateString(extra[i]));
 	out = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
+	if (!out)
+		error_set(err, -ENOMEM, NULL);
 	return out;
 }
 
 int seccomp_profile_file(const char *json, const char *dir, char **path,
-			 char *why, size_t whysz)
+			 struct error *err)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0, i;
@@ -148,16 +152,13 @@ int seccomp_profile_file(const char *json, const char *dir, char **path,
 	int fd, rc = 0;
 
 	*path = NULL;
-	if (!EVP_Digest(json, len, md, &mdlen, EVP_sha256(), NULL)) {
-		snprintf(why, whysz, "cannot hash the seccomp profile");
-		return -EIO;
-	}
+	if (!EVP_Digest(json, len, md, &mdlen, EVP_sha256(), NULL))
+		return error_set(err, -EIO, "cannot hash the seccomp profile");
 	for (i = 0; i < mdlen; i++)
 		snprintf(name + 2 * (size_t)i, 3, "%02x", md[i]);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		rc = -errno;
-		snprintf(why, whysz, "%s: %s", dir, strerror(-rc));
-		return rc;
+		return error_set(err, rc, "%s: %s", dir, strerror(-rc));
 	}
 	plen = strlen(dir) + strlen(name) + sizeof("/.json.tmp");
 	p = malloc(plen);
@@ -165,8 +166,7 @@ int seccomp_profile_file(const char *json, const char *dir, char **path,
 	if (!p || !tmp) {
 		free(p);
 		free(tmp);
-		snprintf(why, whysz, "out of memory");
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	}
 	snprintf(p, plen, "%s/%s.json", dir, name);
 	snprintf(tmp, plen, "%s/%s.json.tmp", dir, name);
@@ -176,7 +176,7 @@ int seccomp_profile_file(const char *json, const char *dir, char **path,
 	if (fd < 0 || write(fd, json, len) != (ssize_t)len || fsync(fd) != 0 ||
 	    close(fd) != 0 || rename(tmp, p) != 0) {
 		rc = errno ? -errno : -EIO;
-		snprintf(why, whysz, "%s: %s", p, strerror(-rc));
+		error_set(err, rc, "%s: %s", p, strerror(-rc));
 		if (fd >= 0)
 			close(fd);
 		unlink(tmp);

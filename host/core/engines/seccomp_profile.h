@@ -11,20 +11,22 @@
 
 #include <stddef.h>
 
+#include "error.h"
+
 /* The profile as JSON text for HostConfig.SecurityOpt "seccomp=<json>",
  * denying the floor and extra (syscall names, NULL-terminated, or NULL).
- * Allocated (free()); NULL without memory or on an architecture libseccomp
- * does not name here (then *why says so). */
-char *seccomp_profile_json(const char *const *extra, const char **why);
+ * Allocated (free()); NULL with err: -ENOMEM, or -ENOTSUP on an
+ * architecture libseccomp does not name here. */
+char *seccomp_profile_json(const char *const *extra, struct error *err);
 
 /*
  * The profile json as a file in dir (made 0700 if missing), named by its
  * SHA-256 so that equal profiles share a file and a file never changes:
  * for engines that take a path (Podman). Written before the loop runs
  * (the write is synchronous). *path gets it (free()). Returns 0, or a
- * negative errno with why.
+ * negative errno with err.
  */
 int seccomp_profile_file(const char *json, const char *dir, char **path,
-			 char *why, size_t whysz);
+			 struct error *err);
 
 #endif

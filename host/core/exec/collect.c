@@ -119,8 +119,10 @@ const struct exec_artifact *collect_list(const struct collect *c, size_t *n)
 
 static void next_read(struct collect *c);
 static int send_read(struct collect *c);
+static void send_next(struct collect *c);
 
-static void finish(struct collect *c, int lost)
+/* err: NULL, or why the connection cannot be used any more. */
+static void finish(struct collect *c, const struct error *err)
 {
 	collect_done_cb cb = c->cb;
 	size_t i;
@@ -136,7 +138,7 @@ static void finish(struct collect *c, int lost)
 
 	c->cb = NULL;
 	if (cb)
-		cb(c, lost, c->arg);
+		cb(c, err, c->arg);
 }
 
 /* The artifact's bytes are dropped; it is listed with why. */
@@ -170,7 +172,7 @@ static void read_cb(struct agent_client *ac, const struct error *err,
 		if (error_is_ours(err->code))
 			advance(c);
 		else
-			finish(c, 1);
+			finish(c, err);
 		return;
 	}
 	got = a->len + res->data_len;
@@ -198,17 +200,17 @@ static void read_cb(struct agent_client *ac, const struct error *err,
 		/* The agent fills every read it can: a short one that is not
 		 * the end is not an agent to keep asking. */
 		if (res->data_len < c->last_len) {
-			finish(c, 1);
+			struct error e;
+
+			error_set(&e, -EPROTO, "the agent's read came short");
+			finish(c, &e);
 			return;
 		}
 		if (c->stopped) {
-			finish(c, 0);
+			finish(c, NULL);
 			return;
 		}
-		if (send_read(c)) {
-			drop(c, c->next, EXEC_ART_UNREADABLE);
-			finish(c, 1);
-		}
+		send_next(c);
 		return;
 	}
 	a->data = it->buf;
@@ -233,18 +235,29 @@ static int send_read(struct collect *c)
 	return agent_client_file(c->ac, &q, read_cb, c);
 }
 
+/* Ask for the current file's next chunk; a request that cannot be sent
+ * ends the collection (the connection is suspect). */
+static void send_next(struct collect *c)
+{
+	struct error e;
+	int rc = send_read(c);
+
+	if (!rc)
+		return;
+	drop(c, c->next, EXEC_ART_UNREADABLE);
+	error_set(&e, rc < 0 ? rc : -EIO, "cannot ask the agent for a file");
+	finish(c, &e);
+}
+
 static void next_read(struct collect *c)
 {
 	while (c->next < c->n && !c->v[c->next].want)
 		c->next++;
 	if (c->next == c->n || c->stopped) {
-		finish(c, 0);
+		finish(c, NULL);
 		return;
 	}
-	if (send_read(c)) {
-		drop(c, c->next, EXEC_ART_UNREADABLE);
-		finish(c, 1);
-	}
+	send_next(c);
 }
 
 int collect_pending(const struct collect *c)
@@ -272,7 +285,7 @@ int collect_run(struct collect *c, struct agent_client *ac, collect_done_cb cb,
 	rc = send_read(c);
 	if (rc) {
 		c->cb = NULL;
-		finish(c, 1); /* marks what was wanted as not read */
+		finish(c, NULL); /* marks what was wanted as not read */
 		return rc < 0 ? rc : -EIO;
 	}
 	return 1;

@@ -15,14 +15,18 @@
 
 #include <stddef.h>
 
+#include "error.h"
 #include "executor.h"
 
 struct agent_client;
 struct collect;
 
-/* lost: the connection failed, the agent cannot be trusted any more (the
- * files read before it are kept). */
-typedef void (*collect_done_cb)(struct collect *c, int lost, void *arg);
+/* err NULL: every file wanted was read, or listed as not read, or the
+ * collection was stopped. err set (a negative errno): the connection
+ * failed, the agent cannot be trusted any more (the files read before it
+ * are kept). */
+typedef void (*collect_done_cb)(struct collect *c, const struct error *err,
+				void *arg);
 
 /* The artifacts of one run from the agent's packed entries (copied), with
  * what pol wants read marked. NULL when out of memory. */

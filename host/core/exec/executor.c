@@ -65,7 +65,7 @@ struct exec_job {
 	uint32_t timeout_ms;
 	exec_done_cb cb;
 	void *arg;
-	int waiting; /* in the pool's queue */
+	struct engines_wait *wait; /* in a pool's queue: its handle */
 	int watchdog_fired;
 	int cancelled;
 	int in_start; /* exec_start has not returned yet */
@@ -99,7 +99,8 @@ static void job_closed_cb(uv_handle_t *h)
 	free(j);
 }
 
-static void job_finish(struct exec_job *j, const struct exec_outcome *o)
+static void job_finish(struct exec_job *j, const struct error *err,
+		       const struct exec_outcome *o)
 {
 	struct exec_outcome with = *o;
 
@@ -115,7 +116,7 @@ static void job_finish(struct exec_job *j, const struct exec_outcome *o)
 
 		with.engine = e ? engine_name(e) : NULL;
 	}
-	j->cb(&with, j->arg);
+	j->cb(err, &with, j->arg);
 	uv_close((uv_handle_t *)&j->watchdog, job_closed_cb);
 }
 
@@ -124,10 +125,9 @@ static void finish_failed(struct exec_job *j)
 	struct exec_outcome o;
 
 	memset(&o, 0, sizeof(o));
-	o.error = &j->err;
 	o.language = j->pl->desc->name;
 	o.lost = j->lost;
-	job_finish(j, &o);
+	job_finish(j, &j->err, &o);
 }
 
 static void deferred_fail_cb(uv_timer_t *t)
@@ -177,17 +177,17 @@ static struct agent_client *job_agent(const struct exec_job *j);
  * judge from the outcome. */
 static void finish_run(struct exec_job *j, const struct exec_outcome *o)
 {
-	job_finish(j, o);
+	job_finish(j, NULL, o);
 	if (j->box)
 		pool_release(box_pool(j->box), j->box, j->anomaly);
 }
 
-static void collected_cb(struct collect *c, int lost, void *arg)
+static void collected_cb(struct collect *c, const struct error *err, void *arg)
 {
 	struct exec_job *j = arg;
 
 	j->kept.artifacts = collect_list(c, &j->kept.nartifacts);
-	if (lost) {
+	if (err) {
 		/* The files read before are good; the connection is not. */
 		j->anomaly = 1;
 		j->kept.lost = j->session_ac != NULL;
@@ -217,8 +217,14 @@ static int start_collect(struct exec_job *j, const struct exec_outcome *o,
 	/* From here each read has the agent's deadline of its own. */
 	uv_timer_stop(&j->watchdog);
 	rc = collect_run(j->coll, job_agent(j), collected_cb, j);
-	if (rc <= 0)
-		collected_cb(j->coll, rc < 0, j);
+	if (rc < 0) {
+		struct error err;
+
+		error_set(&err, rc, "cannot ask the agent for a file");
+		collected_cb(j->coll, &err, j);
+	} else if (rc == 0) {
+		collected_cb(j->coll, NULL, j);
+	}
 	return 1;
 }
 
@@ -583,7 +589,8 @@ static void run_on_agent(struct exec_job *j)
 struct warmup {
 	struct box *box;
 	const struct plugin *pl;
-	pool_warmup_done_fn done;
+	pool_warmup_done_cb done;
+	void *arg;
 };
 
 static void warmup_exec_cb(struct agent_client *ac, const struct error *err,
@@ -591,6 +598,7 @@ static void warmup_exec_cb(struct agent_client *ac, const struct error *err,
 {
 	struct warmup *w = arg;
 	int ok = !err && r && r->exited && r->exit_code == 0 && !r->survivors;
+	struct error failed;
 
 	(void)ac;
 	if (!ok && !(err && err->code == -ECANCELED)) /* shutting down */
@@ -598,7 +606,11 @@ static void warmup_exec_cb(struct agent_client *ac, const struct error *err,
 			 w->pl->desc->name, box_id(w->box), err ? err->msg : "",
 			 r ? (int)(r->err_len > 300 ? 300 : r->err_len) : 0,
 			 r ? r->err : "");
-	w->done(w->box, ok, 1);
+	if (!ok && !err) {
+		error_set(&failed, ERR_SANDBOX, "the warm-up code failed");
+		err = &failed;
+	}
+	w->done(w->box, err, 1, w->arg);
 	free(w);
 }
 
@@ -619,25 +631,24 @@ static int warmup_code(struct warmup *w)
 }
 
 static void prestart_cb(struct agent_client *ac, const struct error *err,
-			int ok, const char *msg, void *arg)
+			void *arg)
 {
 	struct warmup *w = arg;
 
 	/* Shutting down, or the connection went (the box is no use). */
 	if (err && (err->code == -ECANCELED || !agent_client_usable(ac))) {
-		w->done(w->box, 0, 0);
+		w->done(w->box, err, 0, w->arg);
 		free(w);
 		return;
 	}
 	/* The agent's refusal is not fatal: the box's calls then start
 	 * the ordinary way. */
-	if (err || !ok)
+	if (err)
 		log_warn("[%s] %.12s has no pre-started interpreter: %s",
-			 w->pl->desc->name, box_id(w->box),
-			 err ? err->msg : msg);
+			 w->pl->desc->name, box_id(w->box), err->msg);
 	if (warmup_code(w) == 0)
 		return;
-	w->done(w->box, 1, 0);
+	w->done(w->box, NULL, 0, w->arg);
 	free(w);
 }
 
@@ -661,7 +672,7 @@ static int prestart(struct warmup *w)
 }
 
 int exec_warmup(struct box *b, const struct plugin *pl,
-		pool_warmup_done_fn done)
+		pool_warmup_done_cb done, void *arg)
 {
 	struct warmup *w;
 	int rc;
@@ -671,7 +682,7 @@ int exec_warmup(struct box *b, const struct plugin *pl,
 	w = malloc(sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	*w = (struct warmup){.box = b, .pl = pl, .done = done};
+	*w = (struct warmup){.box = b, .pl = pl, .done = done, .arg = arg};
 	rc = prestart(w);
 	if (rc)
 		rc = warmup_code(w);
@@ -684,7 +695,7 @@ static void acquired_cb(struct box *b, const struct error *err, void *arg)
 {
 	struct exec_job *j = arg;
 
-	j->waiting = 0;
+	j->wait = NULL;
 	if (err) {
 		job_fail(j, err->code, "%s", err->msg);
 		return;
@@ -700,10 +711,11 @@ static void acquired_cb(struct box *b, const struct error *err, void *arg)
 }
 
 /* The bytes the session interpreter reads for one call: the plugin's own
- * (bash) or the standard framing of docs/session-interpreters.md. */
+ * (bash) or the standard framing of docs/session-interpreters.md. 0, or
+ * ERR_CODE_REJECTED or ERR_SANDBOX (out of memory) with err. */
 static int interpreter_request(struct exec_job *j,
-			       const struct exec_request *req, char *msg,
-			       size_t msgsize)
+			       const struct exec_request *req,
+			       struct error *err)
 {
 	const struct sbx_plugin *d = req->pl->desc;
 	char head[128], *out = NULL;
@@ -718,18 +730,17 @@ static int interpreter_request(struct exec_job *j,
 		if (rc < 0) {
 			char *m = plugin_buffer_take(req->pl, out, 0, NULL);
 
-			snprintf(msg, msgsize, "%s",
-				 m ? m : "the plugin rejected the code");
+			rc = error_set(err, ERR_CODE_REJECTED, "%s",
+				       m ? m : "the plugin rejected the code");
 			free(m);
-			return -EINVAL;
+			return rc;
 		}
 		j->code = plugin_buffer_take(req->pl, out, len, &j->code_len);
-		if (!j->code) {
-			snprintf(msg, msgsize,
-				 "the plugin's request for the interpreter was "
-				 "not usable (see the server's log)");
-			return -EINVAL;
-		}
+		if (!j->code)
+			return error_set(err, ERR_CODE_REJECTED,
+					 "the plugin's request for the "
+					 "interpreter was not usable (see the "
+					 "server's log)");
 		return 0;
 	}
 	/* The package paths, when there are any, as a fourth part. */
@@ -743,10 +754,8 @@ static int interpreter_request(struct exec_job *j,
 			     req->session_seq, req->code_len, req->stdin_len);
 	len = (size_t)n + req->code_len + req->stdin_len + plen;
 	j->code = malloc(len + 1);
-	if (!j->code) {
-		snprintf(msg, msgsize, "out of memory");
-		return -ENOMEM;
-	}
+	if (!j->code)
+		return error_set(err, ERR_SANDBOX, "out of memory");
 	memcpy(j->code, head, (size_t)n);
 	memcpy(j->code + n, req->code, req->code_len);
 	if (req->stdin_len)
@@ -958,12 +967,10 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 	j->output_cb = req->stream_ms ? req->output_cb : NULL;
 	j->interpreter = req->session_ac && d->session_cmd && d->session_cmd[0];
 	if (j->interpreter) {
-		rc = interpreter_request(j, req, msg, sizeof(msg));
-		if (rc) {
-			job_fail(j,
-				 rc == -ENOMEM ? ERR_SANDBOX
-					       : ERR_CODE_REJECTED,
-				 "%s", msg);
+		struct error err;
+
+		if (interpreter_request(j, req, &err)) {
+			job_fail(j, err.code, "%s", err.msg);
 			return;
 		}
 		run_on_agent(j);
@@ -1018,16 +1025,15 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		run_on_agent(j);
 		return;
 	}
-	rc = engines_acquire(j->es, req->pl, req->engine, acquired_cb, j, &b);
+	rc = engines_acquire(j->es, req->pl, req->engine, acquired_cb, j, &b,
+			     &j->wait);
 	if (rc < 0) {
 		job_fail(j, rc == ERR_SHUTTING_DOWN ? rc : ERR_SANDBOX,
 			 "cannot get a sandbox container");
 		return;
 	}
-	if (rc == 1) {
-		j->waiting = 1;
+	if (rc == 1)
 		return;
-	}
 	j->box = b;
 	run_on_agent(j);
 }
@@ -1054,9 +1060,9 @@ void exec_cancel(struct exec_job *j)
 	} else if (j->scan) {
 		/* Not started yet: scan_done_cb ends the job either way. */
 		uv_cancel((uv_req_t *)&j->scan->work);
-	} else if (j->waiting &&
-		   engines_cancel_acquire(j->es, acquired_cb, j)) {
-		j->waiting = 0;
+	} else if (j->wait) {
+		engines_cancel_acquire(j->wait);
+		j->wait = NULL;
 		job_fail(j, ERR_CANCELLED, NULL);
 	}
 }

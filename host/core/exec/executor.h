@@ -123,11 +123,10 @@ struct exec_request {
 int exec_files_copy(const struct exec_file *in, size_t n,
 		    struct exec_file **out);
 
-/* Either error is set (a host-side failure) or the program ran and the
- * other fields hold its result. Everything is borrowed for the duration of
- * the callback. */
+/* How a program ran (exec_done_cb's err NULL); after a host-side failure
+ * only language, engine and lost are set. Everything is borrowed for the
+ * duration of the callback. */
 struct exec_outcome {
-	const struct error *error; /* NULL: the program ran */
 	const char *language;
 	const char *engine; /* where a one-off call ran, with several
 			       engines; else NULL */
@@ -162,7 +161,10 @@ struct exec_outcome {
 	size_t nblocklist;
 };
 
-typedef void (*exec_done_cb)(const struct exec_outcome *o, void *arg);
+/* err NULL: the program ran, o holds its result; err set: a host-side
+ * failure (o says only where). */
+typedef void (*exec_done_cb)(const struct error *err,
+			     const struct exec_outcome *o, void *arg);
 
 /*
  * Validate and start. Returns 0, and cb runs exactly once, later, from the
@@ -181,7 +183,7 @@ int exec_start(uv_loop_t *loop, struct engines *es,
  * then runs the plugin's warmup_code (with the language's default
  * commands, environment and limits). */
 int exec_warmup(struct box *b, const struct plugin *pl,
-		pool_warmup_done_fn done);
+		pool_warmup_done_cb done, void *arg);
 
 /* Stop the execution (cancel it in the agent, or drop the pool wait). The
  * callback still runs, with cancelled set or error ERR_CANCELLED. */

@@ -57,10 +57,16 @@
 #define CA_FILE "ca.pem"
 #define MAX_EVICT ((size_t)32)
 
-struct waiter {
+struct lookup;
+
+/* A request (installer_install's handle), from the call until its
+ * callback: in its lookup first, then among its job's waiters. */
+struct install_req {
 	install_cb cb;
 	install_progress_cb progress;
 	void *arg;
+	struct lookup *l; /* while it is looked up, else NULL */
+	struct job *j;	  /* once it waits for its job */
 };
 
 struct job {
@@ -71,7 +77,7 @@ struct job {
 	char key[PKG_KEY_LEN + 1];
 	char image_id[160];
 	uint64_t t0;
-	struct waiter w[MAX_WAITERS];
+	struct install_req *w[MAX_WAITERS];
 	size_t nw;
 
 	char box_id[80];
@@ -165,8 +171,9 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 		  struct pkg_cache *cache, struct installer **out)
 {
 	struct installer *in = calloc(1, sizeof(*in));
-	const char *env_proxy, *why;
-	char dir[PATH_MAX], fwhy[PATH_MAX + 64];
+	const char *env_proxy;
+	char dir[PATH_MAX];
+	struct error err;
 	size_t n = 0, i;
 
 	if (!in)
@@ -219,17 +226,17 @@ int installer_new(uv_loop_t *loop, struct docker *d, const struct config *cfg,
 				 cfg->pkg_ca_bundle);
 	}
 	/* The proxy's and the store step's profile: the floor alone. */
-	in->seccomp = seccomp_profile_json(NULL, &why);
-	if (!in->seccomp && why)
+	in->seccomp = seccomp_profile_json(NULL, &err);
+	if (!in->seccomp && err.code != -ENOMEM)
 		log_warn("%s: the proxy and store containers keep the "
 			 "engine's default profile",
-			 why);
+			 err.msg);
 	if (in->seccomp &&
 	    state_dir_subdir(cfg->state_dir, "seccomp", dir, sizeof(dir)) ==
 		    0 &&
-	    seccomp_profile_file(in->seccomp, dir, &in->seccomp_file, fwhy,
-				 sizeof(fwhy)) != 0)
-		log_warn("%s: a Podman engine cannot run installs", fwhy);
+	    seccomp_profile_file(in->seccomp, dir, &in->seccomp_file, &err) !=
+		    0)
+		log_warn("%s: a Podman engine cannot run installs", err.msg);
 	*out = in;
 	return 0;
 }
@@ -259,8 +266,9 @@ void install_specs_free(struct install_specs *s)
 int install_specs_parse(const struct plugin *pl, const cJSON *packages,
 			struct install_specs *out, struct error *err)
 {
-	const char *eco = pl->desc->package_ecosystem, *why;
+	const char *eco = pl->desc->package_ecosystem;
 	char norm[PKG_SPEC_MAX + 1];
+	struct error bad;
 	const cJSON *it;
 
 	out->n = 0;
@@ -282,12 +290,12 @@ int install_specs_parse(const struct plugin *pl, const cJSON *packages,
 			return error_set(err, ERR_INVALID_ARGUMENTS,
 					 "packages must be strings");
 		}
-		if (pkg_spec_check(eco, it->valuestring, norm, &why)) {
+		if (pkg_spec_check(eco, it->valuestring, norm, &bad)) {
 			install_specs_free(out);
-			return error_set(err, ERR_INVALID_PACKAGE,
+			return error_set(err, bad.code,
 					 "'%.256s' is not a %s package spec: "
 					 "%s",
-					 it->valuestring, eco, why);
+					 it->valuestring, eco, bad.msg);
 		}
 		if (!(out->v[out->n] = strdup(norm))) {
 			install_specs_free(out);
@@ -494,7 +502,8 @@ static double since(uint64_t t0)
 	return (double)(uv_hrtime() - t0) / 1e9;
 }
 
-static void answer_waiter(const struct waiter *w, const struct error *err,
+/* The request's one answer; the handle is freed after it. */
+static void answer_waiter(struct install_req *w, const struct error *err,
 			  const struct pkg_entry *e, int cached, double secs,
 			  const cJSON *conns, int egress_refused)
 {
@@ -507,6 +516,7 @@ static void answer_waiter(const struct waiter *w, const struct error *err,
 	};
 
 	w->cb(err, &res, w->arg);
+	free(w);
 }
 
 static void progress(struct job *j, const char *fmt, ...)
@@ -523,8 +533,8 @@ static void progress(struct job *j, const char *fmt, ...)
 	va_end(ap);
 	log_debug("%.12s: %s", j->key, buf);
 	for (i = 0; i < j->nw; i++)
-		if (j->w[i].progress)
-			j->w[i].progress(buf, j->w[i].arg);
+		if (j->w[i]->progress)
+			j->w[i]->progress(buf, j->w[i]->arg);
 }
 
 static void installer_destroy(struct installer *in)
@@ -577,7 +587,7 @@ static void job_end(struct job *j)
 				 since(j->t0));
 	}
 	for (i = 0; i < j->nw; i++)
-		answer_waiter(&j->w[i], e ? NULL : &j->err, e, j->cached,
+		answer_waiter(j->w[i], e ? NULL : &j->err, e, j->cached,
 			      since(j->t0), j->connections, j->egress_refused);
 	install_specs_free(&j->specs);
 	cJSON_Delete(j->manifest);
@@ -1088,12 +1098,12 @@ static void job_step_handover(struct job *j)
 
 static void job_step_manifest(struct job *j, const struct agent_exec_result *r)
 {
-	const char *why;
-	cJSON *m = pkg_manifest_parse(r->out, r->out_len, &why);
+	struct error err;
+	cJSON *m = pkg_manifest_parse(r->out, r->out_len, &err);
 
 	if (!m) {
 		job_fail(j, ERR_INSTALL_FAILED, "%s's manifest: %s",
-			 j->pl->desc->name, why);
+			 j->pl->desc->name, err.msg);
 		return;
 	}
 	j->manifest = m;
@@ -1123,9 +1133,8 @@ static void job_step_install(struct job *j);
  * taken as it is (nothing is downloaded), else the install runs. */
 static void job_step_probed(struct job *j, const struct agent_exec_result *r)
 {
-	const char *why;
 	cJSON *m = r->out_len && r->out[0] == '{'
-			   ? pkg_manifest_parse(r->out, r->out_len, &why)
+			   ? pkg_manifest_parse(r->out, r->out_len, NULL)
 			   : NULL;
 
 	if (!m) {
@@ -1691,7 +1700,7 @@ struct lookup {
 	int cancelled;
 	const struct plugin *pl;
 	struct install_specs specs;
-	struct waiter w;
+	struct install_req *w;
 	uint64_t t0;
 	char image_id[160];
 	char key[PKG_KEY_LEN + 1];
@@ -1716,7 +1725,16 @@ static void lookup_fail(struct lookup *l, int code, const char *msg)
 	struct error e;
 
 	error_set_msg(&e, code, msg);
-	l->w.cb(&e, &(struct install_result){0}, l->w.arg);
+	answer_waiter(l->w, &e, NULL, 0, 0, NULL, 0);
+	lookup_free(l);
+}
+
+/* The lookup's request waits for job j from now on. */
+static void join(struct job *j, struct lookup *l)
+{
+	l->w->l = NULL;
+	l->w->j = j;
+	j->w[j->nw++] = l->w;
 	lookup_free(l);
 }
 
@@ -1746,15 +1764,14 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	if (e) {
 		e->last_used = (int64_t)time(NULL);
 		pkg_cache_save(in->cache);
-		answer_waiter(&l->w, NULL, e, 1, since(l->t0), NULL, 0);
+		answer_waiter(l->w, NULL, e, 1, since(l->t0), NULL, 0);
 		lookup_free(l);
 		return;
 	}
 	for (j = in->jobs; j; j = j->next)
 		if (strcmp(j->key, l->key) == 0 && !j->cancelled &&
 		    j->nw < MAX_WAITERS) {
-			j->w[j->nw++] = l->w;
-			lookup_free(l);
+			join(j, l);
 			return;
 		}
 	j = calloc(1, sizeof(*j));
@@ -1769,8 +1786,7 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	memcpy(j->key, l->key, sizeof(j->key));
 	memcpy(j->image_id, l->image_id, sizeof(j->image_id));
 	j->t0 = l->t0;
-	j->w[j->nw++] = l->w;
-	lookup_free(l);
+	join(j, l);
 	j->next = in->jobs;
 	in->jobs = j;
 	{
@@ -1817,8 +1833,9 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 int installer_install(struct installer *in, const struct plugin *pl,
 		      const char *owner, struct install_specs *specs,
 		      install_progress_cb progress_cb, install_cb cb, void *arg,
-		      struct error *err)
+		      struct install_req **req, struct error *err)
 {
+	struct install_req *w;
 	struct lookup *l;
 	const char *reg = pl->policy.registry;
 	int rc;
@@ -1831,13 +1848,18 @@ int installer_install(struct installer *in, const struct plugin *pl,
 	if (in->closing)
 		return error_set(err, ERR_SHUTTING_DOWN, NULL);
 	l = calloc(1, sizeof(*l));
-	if (!l)
+	w = calloc(1, sizeof(*w));
+	if (!l || !w) {
+		free(l);
+		free(w);
 		return error_set(err, -ENOMEM, NULL);
+	}
+	*w = (struct install_req){cb, progress_cb, arg, l, NULL};
 	l->in = in;
 	l->pl = pl;
 	l->specs = *specs;
 	specs->n = 0;
-	l->w = (struct waiter){cb, progress_cb, arg};
+	l->w = w;
 	l->t0 = uv_hrtime();
 	/* The installer's options: the mirror it is pointed at; and whose
 	 * set it is, so that a tenant's sets are its own (a cache hit on
@@ -1848,50 +1870,46 @@ int installer_install(struct installer *in, const struct plugin *pl,
 	if (rc) {
 		*specs = l->specs;
 		free(l);
+		free(w);
 		return error_set(err, rc == -EINVAL ? ERR_IMAGE_MISSING : rc,
 				 "cannot look up the image %s",
 				 pl->policy.image);
 	}
 	l->next = in->lookups;
 	in->lookups = l;
+	if (req)
+		*req = w;
 	return 0;
 }
 
-void installer_cancel(struct installer *in, void *arg)
+void installer_cancel(struct install_req *r)
 {
-	struct lookup *l;
-	struct job *j;
+	struct job *j = r->j;
 	struct error e;
 	size_t i;
 
-	for (l = in->lookups; l; l = l->next)
-		if (l->w.arg == arg) {
-			l->cancelled = 1; /* answered when the lookup ends */
-			return;
-		}
-	for (j = in->jobs; j; j = j->next)
-		for (i = 0; i < j->nw; i++) {
-			struct waiter w = j->w[i];
-
-			if (w.arg != arg)
-				continue;
-			memmove(&j->w[i], &j->w[i + 1],
-				(j->nw - i - 1) * sizeof(j->w[0]));
-			j->nw--;
-			if (!j->nw && !j->cancelled) {
-				/* The step under way ends with cancelled set;
-				 * job_exec starts no other. */
-				j->cancelled = 1;
-				log_info("%s: install of %.12s cancelled",
-					 j->pl->desc->name, j->key);
-				if (j->ac)
-					agent_client_cancel(j->ac);
-			}
-			error_set(&e, ERR_CANCELLED,
-				  "the install was cancelled");
-			answer_waiter(&w, &e, NULL, 0, since(j->t0), NULL, 0);
-			return;
-		}
+	if (r->l) {
+		r->l->cancelled = 1; /* answered when the lookup ends */
+		return;
+	}
+	for (i = 0; i < j->nw && j->w[i] != r; i++)
+		;
+	if (i == j->nw)
+		return;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	memmove(&j->w[i], &j->w[i + 1], (j->nw - i - 1) * sizeof(j->w[0]));
+	j->nw--;
+	if (!j->nw && !j->cancelled) {
+		/* The step under way ends with cancelled set; job_exec starts
+		 * no other. */
+		j->cancelled = 1;
+		log_info("%s: install of %.12s cancelled", j->pl->desc->name,
+			 j->key);
+		if (j->ac)
+			agent_client_cancel(j->ac);
+	}
+	error_set(&e, ERR_CANCELLED, "the install was cancelled");
+	answer_waiter(r, &e, NULL, 0, since(j->t0), NULL, 0);
 }
 
 void installer_free(struct installer *in)

@@ -31,6 +31,9 @@
 #define INSTALL_VOLUME_ID_LABEL "org.mcp-sandbox.volume-id"
 
 struct installer;
+/* One request of installer_install(): the installer's, valid until its
+ * callback has run. */
+struct install_req;
 
 /* labels: this server's container labels; instance: its random instance
  * id (identity.h), which names its containers and labels a volume it
@@ -88,19 +91,20 @@ typedef void (*install_progress_cb)(const char *text, void *arg);
  * Install specs (moved into the request: *specs is emptied) for pl, as
  * owner's set (a tenant's name: its own cache entry; NULL: no tenants). cb
  * runs exactly once, from the loop, unless this returns non-zero (then
- * err says why: ERR_INSTALLS_DISABLED, ERR_NO_INSTALLER, -ENOMEM).
+ * err says why: ERR_INSTALLS_DISABLED, ERR_NO_INSTALLER, -ENOMEM). *req
+ * (if req is not NULL) gets the request's handle, for installer_cancel().
  */
 int installer_install(struct installer *in, const struct plugin *pl,
 		      const char *owner, struct install_specs *specs,
 		      install_progress_cb progress, install_cb cb, void *arg,
-		      struct error *err);
+		      struct install_req **req, struct error *err);
 
-/* The request made with arg is withdrawn: its cb runs (now, or when its
- * cache lookup ends) with ERR_CANCELLED. An install that no other request
- * waits for stops: the step under way is cancelled, no later step runs,
- * and its containers and hand-over volume are removed; nothing is stored.
- * A request that is not pending is ignored. */
-void installer_cancel(struct installer *in, void *arg);
+/* Withdraw the request r (before its callback has run): its cb runs with
+ * ERR_CANCELLED, now or when its cache lookup ends. An install that no
+ * other request waits for stops: the step under way is cancelled, no
+ * later step runs, and its containers and hand-over volume are removed;
+ * nothing is stored. */
+void installer_cancel(struct install_req *r);
 
 /* The directories a run of pl imports installed packages from: for each
  * key, INSTALL_MOUNT/<key>/<package_path>, joined by sep ('\n' for a

@@ -58,17 +58,17 @@ static char *pypi_norm_name(char *o, const char *s, size_t n)
 	return o;
 }
 
-static int pypi_check(const char *s, char *norm, const char **why)
+static int pypi_check(const char *s, char *norm, struct error *err)
 {
 	static const char *const ops[] = {
 		"===", "==", "!=", "<=", ">=", "~=", "<", ">", NULL};
 	char *o = norm;
 	size_t n = pypi_name(s), i;
 
-	if (!n) {
-		*why = "a PyPI package starts with its name ([A-Za-z0-9])";
-		return -EINVAL;
-	}
+	if (!n)
+		return error_set_msg(
+			err, ERR_INVALID_PACKAGE,
+			"a PyPI package starts with its name ([A-Za-z0-9])");
 	*o++ = ' '; /* a sentinel for pypi_norm_name; removed below */
 	o = pypi_norm_name(o, s, n);
 	s += n;
@@ -76,20 +76,18 @@ static int pypi_check(const char *s, char *norm, const char **why)
 		*o++ = *s++;
 		for (;;) {
 			n = pypi_name(s);
-			if (!n) {
-				*why = "an extra must be a name: pkg[extra1,"
-				       "extra2]";
-				return -EINVAL;
-			}
+			if (!n)
+				return error_set_msg(err, ERR_INVALID_PACKAGE,
+						     "an extra must be a name: "
+						     "pkg[extra1,extra2]");
 			o = pypi_norm_name(o, s, n);
 			s += n;
 			if (*s == ']')
 				break;
-			if (*s != ',') {
-				*why = "an extra must be a name: pkg[extra1,"
-				       "extra2]";
-				return -EINVAL;
-			}
+			if (*s != ',')
+				return error_set_msg(err, ERR_INVALID_PACKAGE,
+						     "an extra must be a name: "
+						     "pkg[extra1,extra2]");
 			*o++ = *s++;
 		}
 		*o++ = *s++;
@@ -98,31 +96,29 @@ static int pypi_check(const char *s, char *norm, const char **why)
 		for (i = 0; ops[i]; i++)
 			if (strncmp(s, ops[i], strlen(ops[i])) == 0)
 				break;
-		if (!ops[i]) {
-			*why = "after the name only extras and version "
-			       "specifiers (==, !=, <=, >=, ~=, <, >, ===) "
-			       "are accepted: no URL, path, marker or option";
-			return -EINVAL;
-		}
+		if (!ops[i])
+			return error_set_msg(
+				err, ERR_INVALID_PACKAGE,
+				"after the name only extras and version "
+				"specifiers (==, !=, <=, >=, ~=, <, >, ===) "
+				"are accepted: no URL, path, marker or option");
 		memcpy(o, ops[i], strlen(ops[i]));
 		o += strlen(ops[i]);
 		s += strlen(ops[i]);
 		n = span_of(s, ".*+!_-");
-		if (!n) {
-			*why = "a version specifier needs a version "
-			       "([A-Za-z0-9.*+!_-])";
-			return -EINVAL;
-		}
+		if (!n)
+			return error_set_msg(err, ERR_INVALID_PACKAGE,
+					     "a version specifier needs a "
+					     "version ([A-Za-z0-9.*+!_-])");
 		memcpy(o, s, n);
 		o += n;
 		s += n;
 		if (*s == ',' && s[1])
 			*o++ = *s++;
-		else if (*s) {
-			*why = "version specifiers are separated by ',' "
-			       "without spaces";
-			return -EINVAL;
-		}
+		else if (*s)
+			return error_set_msg(err, ERR_INVALID_PACKAGE,
+					     "version specifiers are separated "
+					     "by ',' without spaces");
 	}
 	*o = '\0';
 	memmove(norm, norm + 1, strlen(norm + 1) + 1);
@@ -139,39 +135,39 @@ static size_t npm_name(const char *s)
 	return span_of(s, "._~-");
 }
 
-static int npm_check(const char *s, char *norm, const char **why)
+static int npm_check(const char *s, char *norm, struct error *err)
 {
 	const char *start = s;
 	size_t n;
 
 	if (*s == '@') {
 		n = npm_name(s + 1);
-		if (!n || s[1 + n] != '/') {
-			*why = "a scoped npm package is @scope/name";
-			return -EINVAL;
-		}
+		if (!n || s[1 + n] != '/')
+			return error_set_msg(
+				err, ERR_INVALID_PACKAGE,
+				"a scoped npm package is @scope/name");
 		s += 1 + n + 1;
 	}
 	n = npm_name(s);
-	if (!n || (s[n] && s[n] != '@')) {
-		*why = "an npm package is [@scope/]name[@version-or-range] "
-		       "(name: [A-Za-z0-9._~-], starting with a letter or "
-		       "digit): no URL, path, alias or git reference";
-		return -EINVAL;
-	}
-	if ((size_t)(s + n - start) > 214) {
-		*why = "an npm package name is at most 214 characters";
-		return -EINVAL;
-	}
+	if (!n || (s[n] && s[n] != '@'))
+		return error_set_msg(
+			err, ERR_INVALID_PACKAGE,
+			"an npm package is [@scope/]name[@version-or-range] "
+			"(name: [A-Za-z0-9._~-], starting with a letter or "
+			"digit): no URL, path, alias or git reference");
+	if ((size_t)(s + n - start) > 214)
+		return error_set_msg(
+			err, ERR_INVALID_PACKAGE,
+			"an npm package name is at most 214 characters");
 	s += n;
 	if (*s == '@') {
 		s++;
 		n = span_of(s, ".^~<>=*|+_-");
-		if (!n || s[n]) {
-			*why = "an npm version, range or tag has only "
-			       "[A-Za-z0-9.^~<>=*|+_-], without spaces";
-			return -EINVAL;
-		}
+		if (!n || s[n])
+			return error_set_msg(
+				err, ERR_INVALID_PACKAGE,
+				"an npm version, range or tag has only "
+				"[A-Za-z0-9.^~<>=*|+_-], without spaces");
 	}
 	memcpy(norm, start, strlen(start) + 1); /* <= PKG_SPEC_MAX */
 	return 0;
@@ -210,7 +206,7 @@ static int go_version(const char *v)
 	return *v == '\0';
 }
 
-static int go_check(const char *s, char *norm, const char **why)
+static int go_check(const char *s, char *norm, struct error *err)
 {
 	const char *at = strchr(s, '@'), *p = s, *end;
 	char ver[PKG_SPEC_MAX + 1];
@@ -224,38 +220,38 @@ static int go_check(const char *s, char *norm, const char **why)
 		const char *q;
 
 		if (p + n < e || e == p || *p == '.' || *p == '-' ||
-		    (e - p == 2 && p[0] == '.' && p[1] == '.')) {
-			*why = "a Go module path is domain/elem/...: no URL, "
-			       "path or option";
-			return -EINVAL;
-		}
+		    (e - p == 2 && p[0] == '.' && p[1] == '.'))
+			return error_set_msg(
+				err, ERR_INVALID_PACKAGE,
+				"a Go module path is domain/elem/...: no URL, "
+				"path or option");
 		if (first) {
-			if (!memchr(p, '.', (size_t)(e - p))) {
-				*why = "a Go module path starts with a domain "
-				       "name (github.com/x/y)";
-				return -EINVAL;
-			}
+			if (!memchr(p, '.', (size_t)(e - p)))
+				return error_set_msg(
+					err, ERR_INVALID_PACKAGE,
+					"a Go module path starts with a domain "
+					"name (github.com/x/y)");
 			for (q = p; q < e; q++)
-				if (isupper((unsigned char)*q)) {
-					*why = "a Go module path's domain is "
-					       "lower case";
-					return -EINVAL;
-				}
+				if (isupper((unsigned char)*q))
+					return error_set_msg(
+						err, ERR_INVALID_PACKAGE,
+						"a Go module path's domain is "
+						"lower case");
 		}
 		first = 0;
 		p = slash ? slash + 1 : end;
-		if (slash && p == end) {
-			*why = "a Go module path does not end with '/'";
-			return -EINVAL;
-		}
+		if (slash && p == end)
+			return error_set_msg(
+				err, ERR_INVALID_PACKAGE,
+				"a Go module path does not end with '/'");
 	}
 	if (at) {
 		snprintf(ver, sizeof(ver), "%s", at + 1);
-		if (!go_version(ver)) {
-			*why = "a Go version is vX.Y.Z (or vX, vX.Y) or latest:"
-			       " no branch, commit or other VCS reference";
-			return -EINVAL;
-		}
+		if (!go_version(ver))
+			return error_set_msg(err, ERR_INVALID_PACKAGE,
+					     "a Go version is vX.Y.Z (or vX, "
+					     "vX.Y) or latest: no branch, "
+					     "commit or other VCS reference");
 	}
 	memcpy(norm, s, strlen(s) + 1); /* <= PKG_SPEC_MAX */
 	return 0;
@@ -263,26 +259,24 @@ static int go_check(const char *s, char *norm, const char **why)
 
 /* ---- Cargo: crate[@requirement] ---- */
 
-static int cargo_check(const char *s, char *norm, const char **why)
+static int cargo_check(const char *s, char *norm, struct error *err)
 {
 	size_t n = span_of(s, "_-"), i;
 
-	if (!isalpha((unsigned char)s[0]) || n > 64 || (s[n] && s[n] != '@')) {
-		*why = "a crate is name[@version-requirement] (name: a letter, "
-		       "then [A-Za-z0-9_-], 64 at most): no URL, path or git "
-		       "reference";
-		return -EINVAL;
-	}
+	if (!isalpha((unsigned char)s[0]) || n > 64 || (s[n] && s[n] != '@'))
+		return error_set_msg(err, ERR_INVALID_PACKAGE,
+				     "a crate is name[@version-requirement] "
+				     "(name: a letter, then [A-Za-z0-9_-], 64 "
+				     "at most): no URL, path or git reference");
 	if (s[n] == '@') {
 		size_t m = span_of(s + n + 1, ".^~=<>*+,-");
 
-		if (!m || s[n + 1 + m] ||
-		    !strchr("0123456789^~=<>*", s[n + 1])) {
-			*why = "a crate's version requirement starts with a "
-			       "digit or an operator and has only "
-			       "[A-Za-z0-9.^~=<>*+,-], without spaces";
-			return -EINVAL;
-		}
+		if (!m || s[n + 1 + m] || !strchr("0123456789^~=<>*", s[n + 1]))
+			return error_set_msg(
+				err, ERR_INVALID_PACKAGE,
+				"a crate's version requirement starts with a "
+				"digit or an operator and has only "
+				"[A-Za-z0-9.^~=<>*+,-], without spaces");
 	}
 	for (i = 0; s[i]; i++)
 		norm[i] = i < n ? (char)tolower((unsigned char)s[i]) : s[i];
@@ -292,7 +286,7 @@ static int cargo_check(const char *s, char *norm, const char **why)
 
 static const struct {
 	const char *name;
-	int (*check)(const char *s, char *norm, const char **why);
+	int (*check)(const char *s, char *norm, struct error *err);
 } ecosystems[] = {
 	{"pypi", pypi_check},
 	{"npm", npm_check},
@@ -313,29 +307,27 @@ int pkg_ecosystem_known(const char *ecosystem)
 }
 
 int pkg_spec_check(const char *ecosystem, const char *spec, char *norm,
-		   const char **why)
+		   struct error *err)
 {
 	size_t i, len = strlen(spec);
 
-	*why = NULL;
 	norm[0] = '\0';
-	if (!len || len > PKG_SPEC_MAX) {
-		*why = len ? "a package spec is at most 256 bytes"
-			   : "empty package spec";
-		return -EINVAL;
-	}
+	if (!len || len > PKG_SPEC_MAX)
+		return error_set_msg(err, ERR_INVALID_PACKAGE,
+				     len ? "a package spec is at most 256 bytes"
+					 : "empty package spec");
 	for (i = 0; i < len; i++)
 		if ((unsigned char)spec[i] <= ' ' ||
-		    (unsigned char)spec[i] >= 0x7f) {
-			*why = "a package spec has no whitespace, control or "
-			       "non-ASCII characters";
-			return -EINVAL;
-		}
+		    (unsigned char)spec[i] >= 0x7f)
+			return error_set_msg(
+				err, ERR_INVALID_PACKAGE,
+				"a package spec has no whitespace, control or "
+				"non-ASCII characters");
 	for (i = 0; i < NECO; i++)
 		if (strcmp(ecosystems[i].name, ecosystem) == 0)
-			return ecosystems[i].check(spec, norm, why);
-	*why = "this language installs no packages";
-	return -EINVAL;
+			return ecosystems[i].check(spec, norm, err);
+	return error_set_msg(err, ERR_INVALID_PACKAGE,
+			     "this language installs no packages");
 }
 
 void pkg_spec_name(const char *ecosystem, const char *norm, char *name)
@@ -536,15 +528,15 @@ cJSON *pkg_proxy_log_json(const char *log, size_t len, unsigned *refused)
 	return arr;
 }
 
-cJSON *pkg_manifest_parse(const char *text, size_t len, const char **why)
+cJSON *pkg_manifest_parse(const char *text, size_t len, struct error *err)
 {
 	cJSON *m = cJSON_ParseWithLength(text, len), *pkgs, *p, *out, *arr;
+	const char *bad = "the installer's manifest is not JSON";
 
-	*why = "the installer's manifest is not JSON";
 	if (!cJSON_IsObject(m))
 		goto bad;
 	pkgs = cJSON_GetObjectItemCaseSensitive(m, "packages");
-	*why = "the installer's manifest has no packages array";
+	bad = "the installer's manifest has no packages array";
 	if (!cJSON_IsArray(pkgs))
 		goto bad;
 	out = cJSON_CreateObject();
@@ -570,7 +562,7 @@ cJSON *pkg_manifest_parse(const char *text, size_t len, const char **why)
 		    !*name->valuestring || strlen(name->valuestring) > 256 ||
 		    strlen(ver->valuestring) > 128) {
 			cJSON_Delete(out);
-			*why = "a manifest entry has no name or version";
+			bad = "a manifest entry has no name or version";
 			goto bad;
 		}
 		o = cJSON_CreateObject();
@@ -589,12 +581,14 @@ cJSON *pkg_manifest_parse(const char *text, size_t len, const char **why)
 						: 0);
 	}
 	cJSON_Delete(m);
-	*why = NULL;
 	return out;
 nomem:
-	*why = "out of memory";
+	cJSON_Delete(m);
+	error_set(err, -ENOMEM, "out of memory");
+	return NULL;
 bad:
 	cJSON_Delete(m);
+	error_set_msg(err, ERR_INSTALL_FAILED, bad);
 	return NULL;
 }
 

@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "error.h"
+
 /* At most this many specs in one request, each at most PKG_SPEC_MAX
  * bytes. */
 #define PKG_MAX_SPECS 64
@@ -30,10 +32,10 @@ int pkg_ecosystem_known(const char *ecosystem);
  * or range ("pandas==2.2.*", "requests[socks]>=2,<3", "@scope/pkg@^1",
  * "github.com/x/y@v1.2.3", "serde@1"). Refused: URLs, paths, VCS
  * references, options, whitespace, shell metacharacters, anything else.
- * Returns 0, or -EINVAL with *why saying what is wrong (static text).
+ * Returns 0, or ERR_INVALID_PACKAGE with err saying what is wrong.
  */
 int pkg_spec_check(const char *ecosystem, const char *spec, char *norm,
-		   const char **why);
+		   struct error *err);
 
 /* The name part of a normal-form spec ("pandas" of "pandas==2.2.*",
  * "@scope/pkg" of "@scope/pkg@^1"), into name (PKG_SPEC_MAX + 1). */
@@ -84,9 +86,10 @@ cJSON *pkg_proxy_log_json(const char *log, size_t len, unsigned *refused);
 /*
  * Check an installer's manifest (mcp-sandbox/plugin.h, manifest_cmd) and return
  * it as a JSON object {installer, packages: [{name, version, requested,
- * bytes}]}, or NULL with *why.
+ * bytes}]}, or NULL with err (ERR_INSTALL_FAILED: not such a manifest;
+ * -ENOMEM).
  */
-cJSON *pkg_manifest_parse(const char *text, size_t len, const char **why);
+cJSON *pkg_manifest_parse(const char *text, size_t len, struct error *err);
 
 /* The sum of a manifest's package sizes (its "bytes" fields). */
 uint64_t pkg_manifest_bytes(const cJSON *manifest);

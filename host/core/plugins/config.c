@@ -424,29 +424,25 @@ static const struct key_desc *find_key(const struct key_desc *t,
 }
 
 static int parse_u32(const char *v, const struct key_desc *k, uint32_t *out,
-		     const char **why)
+		     struct error *err)
 {
 	unsigned long long n;
 	char *end;
 
 	while (isspace((unsigned char)*v))
 		v++;
-	if (!isdigit((unsigned char)*v)) {
-		*why = "not a non-negative integer";
-		return -EINVAL;
-	}
+	if (!isdigit((unsigned char)*v))
+		return error_set_msg(err, -EINVAL,
+				     "not a non-negative integer");
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	while (isspace((unsigned char)*end))
 		end++;
-	if (errno || *end) {
-		*why = "not a non-negative integer";
-		return -EINVAL;
-	}
-	if (n < k->min || n > k->max) {
-		*why = "out of range";
-		return -EINVAL;
-	}
+	if (errno || *end)
+		return error_set_msg(err, -EINVAL,
+				     "not a non-negative integer");
+	if (n < k->min || n > k->max)
+		return error_set_msg(err, -EINVAL, "out of range");
 	*out = (uint32_t)n;
 	return 0;
 }
@@ -464,60 +460,57 @@ static int set_str(char **slot, const char *v)
 
 /* Store value into the field described by k inside base. */
 static int apply_key(void *base, const struct key_desc *k, const char *v,
-		     const char **why)
+		     struct error *err)
 {
 	char *p = (char *)base + k->offset;
 	int lvl;
 
 	switch (k->type) {
 	case KT_U32:
-		return parse_u32(v, k, (uint32_t *)(void *)p, why);
+		return parse_u32(v, k, (uint32_t *)(void *)p, err);
 	case KT_STR:
-		if (!*v) {
-			*why = "empty value";
-			return -EINVAL;
-		}
-		return set_str((char **)(void *)p, v);
+		if (!*v)
+			return error_set_msg(err, -EINVAL, "empty value");
+		if (set_str((char **)(void *)p, v))
+			return error_set(err, -ENOMEM, "out of memory");
+		return 0;
 	case KT_BOOL:
 		if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
 			*(uint32_t *)(void *)p = 1;
 		else if (!strcmp(v, "false") || !strcmp(v, "no") ||
 			 !strcmp(v, "0"))
 			*(uint32_t *)(void *)p = 0;
-		else {
-			*why = "not true or false";
-			return -EINVAL;
-		}
+		else
+			return error_set_msg(err, -EINVAL, "not true or false");
 		return 0;
 	case KT_LEVEL:
 		lvl = log_level_parse(v);
-		if (lvl < 0) {
-			*why = "not one of debug, info, notice, warning, error";
-			return -EINVAL;
-		}
+		if (lvl < 0)
+			return error_set_msg(err, -EINVAL,
+					     "not one of debug, info, notice, "
+					     "warning, error");
 		*(int *)(void *)p = lvl;
 		return 0;
 	case KT_BLOCKLIST: {
 		enum blocklist_mode m;
 
-		if (blocklist_mode_parse(v, &m)) {
-			*why = "must be off, warn or block";
-			return -EINVAL;
-		}
+		if (blocklist_mode_parse(v, &m))
+			return error_set_msg(err, -EINVAL,
+					     "must be off, warn or block");
 		*(int *)(void *)p = (int)m;
 		return 0;
 	}
 	case KT_NETWORK:
 		/* Only isolation modes are accepted from the config; joining a
 		 * user network is a later, deliberate feature. */
-		if (strcmp(v, "none") != 0 && strcmp(v, "bridge") != 0) {
-			*why = "must be none or bridge";
-			return -EINVAL;
-		}
-		return set_str((char **)(void *)p, v);
+		if (strcmp(v, "none") != 0 && strcmp(v, "bridge") != 0)
+			return error_set_msg(err, -EINVAL,
+					     "must be none or bridge");
+		if (set_str((char **)(void *)p, v))
+			return error_set(err, -ENOMEM, "out of memory");
+		return 0;
 	}
-	*why = "internal: bad key type";
-	return -EINVAL;
+	return error_set_msg(err, -EINVAL, "internal: bad key type");
 }
 
 static int parse_bool(const char *v, int *out)
@@ -535,22 +528,21 @@ static int parse_bool(const char *v, int *out)
 
 /* "a, b ,c" -> list entries; replaces the list. */
 static int set_name_list(char **list, size_t *n, const char *v,
-			 const char **why)
+			 struct error *err)
 {
 	char *dup = strdup(v), *tok, *save = NULL;
 	size_t i;
 
 	if (!dup)
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < *n; i++)
 		free(list[i]);
 	*n = 0;
 	for (tok = strtok_r(dup, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save)) {
 		if (*n == CONFIG_MAX_LIST) {
-			*why = "too many entries";
 			free(dup);
-			return -EINVAL;
+			return error_set_msg(err, -EINVAL, "too many entries");
 		}
 		list[(*n)++] = strdup(tok);
 	}
@@ -559,34 +551,33 @@ static int set_name_list(char **list, size_t *n, const char *v,
 }
 
 static int lang_set(struct lang_config *l, const char *key, const char *v,
-		    const char **why)
+		    struct error *err)
 {
 	const struct key_desc *k;
 	regex_t re;
 
 	if ((k = find_key(limit_keys, key)))
-		return apply_key(&l->limits, k, v, why);
+		return apply_key(&l->limits, k, v, err);
 	if ((k = find_key(lang_keys, key))) {
-		uint32_t u;
+		uint32_t u = 0;
 		int rc;
 
 		/* The pool keys are ints with "unset" = -1 */
 		if (k->offset == LANG(pool_size) ||
 		    k->offset == LANG(pool_max_size) ||
 		    k->offset == LANG(max_uses)) {
-			rc = parse_u32(v, k, &u, why);
+			rc = parse_u32(v, k, &u, err);
 			if (!rc)
 				*(int *)(void *)((char *)l + k->offset) =
 					(int)u;
 			return rc;
 		}
-		return apply_key(l, k, v, why);
+		return apply_key(l, k, v, err);
 	}
 	if (strcmp(key, "enabled") == 0) {
-		if (parse_bool(v, &l->enabled)) {
-			*why = "not a boolean (true/false)";
-			return -EINVAL;
-		}
+		if (parse_bool(v, &l->enabled))
+			return error_set_msg(err, -EINVAL,
+					     "not a boolean (true/false)");
 		return 0;
 	}
 	if (strcmp(key, "block") == 0) {
@@ -600,43 +591,42 @@ static int lang_set(struct lang_config *l, const char *key, const char *v,
 			l->block_clear = 1;
 			return 0;
 		}
-		if (regcomp(&re, v, REG_EXTENDED | REG_NEWLINE) != 0) {
-			*why = "not a valid POSIX extended regular expression";
-			return -EINVAL;
-		}
+		if (regcomp(&re, v, REG_EXTENDED | REG_NEWLINE) != 0)
+			return error_set_msg(err, -EINVAL,
+					     "not a valid POSIX extended "
+					     "regular expression");
 		regfree(&re);
-		if (l->nblocklist == CONFIG_MAX_LIST) {
-			*why = "too many block patterns";
-			return -EINVAL;
-		}
+		if (l->nblocklist == CONFIG_MAX_LIST)
+			return error_set_msg(err, -EINVAL,
+					     "too many block patterns");
 		l->blocklist[l->nblocklist++] = strdup(v);
 		return 0;
 	}
 	if (strcmp(key, "seccomp_deny") == 0) {
 		l->has_seccomp_deny = 1;
 		return set_name_list(l->seccomp_deny, &l->nseccomp_deny, v,
-				     why);
+				     err);
 	}
-	*why = "unknown key";
-	return -ENOENT;
+	return error_set_msg(err, -ENOENT, "unknown key");
 }
 
-/* The [engine.NAME] section, made on first sight; NULL with *why. */
+/* The [engine.NAME] section, made on first sight; NULL with err. */
 static struct engine_config *engine_get(struct config *cfg, const char *name,
-					const char **why)
+					struct error *err)
 {
 	size_t i;
 
 	if (!config_valid_lang_name(name)) {
-		*why = "bad engine name (want [engine.NAME], NAME "
-		       "[a-z0-9_-]{1,32})";
+		error_set_msg(err, -ENOENT,
+			      "bad engine name (want [engine.NAME], NAME "
+			      "[a-z0-9_-]{1,32})");
 		return NULL;
 	}
 	for (i = 0; i < cfg->nengines; i++)
 		if (strcmp(cfg->engines[i].name, name) == 0)
 			return &cfg->engines[i];
 	if (cfg->nengines == CONFIG_MAX_ENGINES) {
-		*why = "too many engine sections";
+		error_set_msg(err, -ENOENT, "too many engine sections");
 		return NULL;
 	}
 	engine_init(&cfg->engines[cfg->nengines], name);
@@ -644,68 +634,66 @@ static struct engine_config *engine_get(struct config *cfg, const char *name,
 }
 
 static int engine_set(struct engine_config *e, const char *key, const char *v,
-		      const char **why)
+		      struct error *err)
 {
 	const struct key_desc *k = find_key(engine_keys, key);
-	uint32_t u;
+	uint32_t u = 0;
 	int rc;
 
-	if (!k) {
-		*why = "unknown key";
-		return -ENOENT;
-	}
+	if (!k)
+		return error_set_msg(err, -ENOENT, "unknown key");
 	if (k->offset == ENG(pool_size)) { /* an int, -1 unset */
-		rc = parse_u32(v, k, &u, why);
+		rc = parse_u32(v, k, &u, err);
 		if (!rc)
 			e->pool_size = (int)u;
 		return rc;
 	}
-	return apply_key(e, k, v, why);
+	return apply_key(e, k, v, err);
 }
 
 /* [pool] warm_at_start: language names or "*"; empty warms none. */
 static int set_warm_at_start(struct config *cfg, const char *v,
-			     const char **why)
+			     struct error *err)
 {
 	char *dup = strdup(v), *tok, *save = NULL;
 	size_t n = 0;
 
 	if (!dup)
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	for (tok = strtok_r(dup, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save), n++)
 		if (n == CONFIG_MAX_LIST ||
 		    (strcmp(tok, "*") != 0 && !config_valid_lang_name(tok))) {
-			*why = n == CONFIG_MAX_LIST
-				       ? "too many entries"
-				       : "not a list of language names or *";
 			free(dup);
-			return -EINVAL;
+			return error_set_msg(
+				err, -EINVAL,
+				n == CONFIG_MAX_LIST
+					? "too many entries"
+					: "not a list of language names or *");
 		}
 	free(dup);
-	return set_name_list(cfg->warm_at_start, &cfg->nwarm_at_start, v, why);
+	return set_name_list(cfg->warm_at_start, &cfg->nwarm_at_start, v, err);
 }
 
 int config_set(struct config *cfg, const char *section, const char *key,
-	       const char *value, const char **why)
+	       const char *value, struct error *err)
 {
 	const struct key_desc *t = NULL, *k;
 	struct lang_config *l;
 
-	*why = NULL;
 	if (strcmp(section, "server") == 0)
 		t = server_keys;
 	else if (strcmp(section, "docker") == 0) {
 		if (!find_key(docker_keys, key))
-			return engine_set(&cfg->docker, key, value, why);
+			return engine_set(&cfg->docker, key, value, err);
 		t = docker_keys;
 	} else if (strncmp(section, "engine.", 7) == 0) {
-		struct engine_config *e = engine_get(cfg, section + 7, why);
+		struct engine_config *e = engine_get(cfg, section + 7, err);
 
-		return e ? engine_set(e, key, value, why) : -ENOENT;
+		return e ? engine_set(e, key, value, err) : -ENOENT;
 	} else if (strcmp(section, "pool") == 0) {
 		if (strcmp(key, "warm_at_start") == 0)
-			return set_warm_at_start(cfg, value, why);
+			return set_warm_at_start(cfg, value, err);
 		t = pool_keys;
 	} else if (strcmp(section, "sessions") == 0)
 		t = session_keys;
@@ -723,27 +711,23 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = package_keys;
 	} else if (strcmp(section, "limits") == 0) {
 		if ((k = find_key(limit_keys, key)))
-			return apply_key(&cfg->limits, k, value, why);
+			return apply_key(&cfg->limits, k, value, err);
 		t = limits_only_keys;
 	}
 	if (t) {
 		k = find_key(t, key);
-		if (!k) {
-			*why = "unknown key";
-			return -ENOENT;
-		}
-		return apply_key(cfg, k, value, why);
+		if (!k)
+			return error_set_msg(err, -ENOENT, "unknown key");
+		return apply_key(cfg, k, value, err);
 	}
-	if (!config_valid_lang_name(section)) {
-		*why = "unknown section (language names are [a-z0-9_-]{1,32})";
-		return -ENOENT;
-	}
+	if (!config_valid_lang_name(section))
+		return error_set_msg(err, -ENOENT,
+				     "unknown section (language names are "
+				     "[a-z0-9_-]{1,32})");
 	l = lang_get(cfg, section);
-	if (!l) {
-		*why = "out of memory";
-		return -ENOMEM;
-	}
-	return lang_set(l, key, value, why);
+	if (!l)
+		return error_set_msg(err, -ENOMEM, "out of memory");
+	return lang_set(l, key, value, err);
 }
 
 /* Debian's libinih is built without INI_HANDLER_LINENO, so lines are
@@ -771,7 +755,7 @@ static int ini_cb(void *user, const char *section, const char *name,
 {
 	struct parse_ctx *ctx = user;
 	int lineno = ctx->line;
-	const char *why;
+	struct error err;
 	int rc;
 
 	if (!name) /* a section header (INI_CALL_HANDLER_ON_NEW_SECTION) */
@@ -782,21 +766,22 @@ static int ini_cb(void *user, const char *section, const char *name,
 		ctx->cfg->problems++;
 		return 1;
 	}
-	rc = config_set(ctx->cfg, section, name, value, &why);
+	rc = config_set(ctx->cfg, section, name, value, &err);
 	if (rc) {
 		if (rc == -ENOENT)
 			log_warn("%s:%d: [%s] %s: %s (ignored)", ctx->path,
-				 lineno, section, name, why);
+				 lineno, section, name, err.msg);
 		else
 			log_error("%s:%d: [%s] %s = '%s': %s (default kept)",
-				  ctx->path, lineno, section, name, value, why);
+				  ctx->path, lineno, section, name, value,
+				  err.msg);
 		ctx->cfg->problems++;
 	} else {
 		struct lang_config *l =
 			(struct lang_config *)config_lang(ctx->cfg, section);
 		struct engine_config *e =
 			strncmp(section, "engine.", 7) == 0
-				? engine_get(ctx->cfg, section + 7, &why)
+				? engine_get(ctx->cfg, section + 7, NULL)
 				: NULL;
 
 		if (l && !l->file) {
@@ -856,7 +841,8 @@ void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		"files",  "artifacts", "packages", "audit",  "http"};
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 	char name[128], key[96];
-	const char *section, *k, *eq, *why;
+	const char *section, *k, *eq;
+	struct error err;
 	size_t i, j, best_len;
 	char(*own)[33];
 	char **e;
@@ -904,9 +890,9 @@ void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		for (j = 0; k[j] && j + 1 < sizeof(key); j++)
 			key[j] = (char)tolower((unsigned char)k[j]);
 		key[j] = '\0';
-		if (config_set(cfg, section, key, eq + 1, &why)) {
+		if (config_set(cfg, section, key, eq + 1, &err)) {
 			log_error("environment: %s='%s': %s", name, eq + 1,
-				  why);
+				  err.msg);
 			cfg->problems++;
 		}
 	}

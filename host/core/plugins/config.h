@@ -14,6 +14,8 @@
 
 #include <mcp-sandbox/plugin.h>
 
+#include "error.h"
+
 #define CONFIG_MAX_LIST 64
 
 /* Optional per-language values: a zero / NULL / -1 field is "not set". */
@@ -225,8 +227,10 @@ const struct lang_config *config_lang(const struct config *cfg,
 				      const char *name);
 
 /* Set one key as if read from the file (used by the env override and the
- * tests). Returns 0, or -EINVAL with *why set to a static message. */
+ * tests). Returns 0, or a negative code with err: -ENOENT (an unknown
+ * section or key: ignored), -EINVAL (a bad value: the default is kept),
+ * -ENOMEM. */
 int config_set(struct config *cfg, const char *section, const char *key,
-	       const char *value, const char **why);
+	       const char *value, struct error *err);
 
 #endif

@@ -242,15 +242,11 @@ static int valid_limits(const struct sbx_limits *l)
 
 /* The fields of a descriptor the header checks let through, on a copy
  * (what a plugin of an older minor lacks reads as NULL). */
-static int validate_fields(const struct sbx_plugin *d, const char **why)
+static int validate_fields(const struct sbx_plugin *d, struct error *err)
 {
 	size_t i;
 
-#define FAIL(msg)                                                              \
-	do {                                                                   \
-		*why = msg;                                                    \
-		return -EINVAL;                                                \
-	} while (0)
+#define FAIL(msg) return error_set_msg(err, -EINVAL, msg)
 	if (!valid_name(d->name))
 		FAIL("name must match [a-z0-9_-]{1,32}");
 	for (i = 0; d->aliases && d->aliases[i]; i++)
@@ -357,35 +353,34 @@ static int validate_fields(const struct sbx_plugin *d, const char **why)
 	return 0;
 }
 
-int plugin_validate(const struct sbx_plugin *d, const char **why)
+int plugin_validate(const struct sbx_plugin *d, struct error *err)
 {
 	struct sbx_plugin c;
 
-	if (!d) {
-		*why = "entry function returned NULL";
-		return -EINVAL;
-	}
-	if (d->abi_major != SBX_PLUGIN_ABI_MAJOR) {
-		*why = "ABI major version differs from the host's";
-		return -EINVAL;
-	}
-	if (d->struct_size < minor_end[0]) {
-		*why = "descriptor struct_size is smaller than ABI 1.0's";
-		return -EINVAL;
-	}
+	if (!d)
+		return error_set_msg(err, -EINVAL,
+				     "entry function returned NULL");
+	if (d->abi_major != SBX_PLUGIN_ABI_MAJOR)
+		return error_set_msg(
+			err, -EINVAL,
+			"ABI major version differs from the host's");
+	if (d->struct_size < minor_end[0])
+		return error_set_msg(
+			err, -EINVAL,
+			"descriptor struct_size is smaller than ABI 1.0's");
 	if (d->struct_size < minor_end[d->abi_minor <= SBX_PLUGIN_ABI_MINOR
 					       ? d->abi_minor
-					       : SBX_PLUGIN_ABI_MINOR]) {
-		*why = "descriptor struct_size is smaller than its ABI "
-		       "minor's (built against another header?)";
-		return -EINVAL;
-	}
-	if (d->struct_size > 1u << 16) {
-		*why = "descriptor struct_size is implausibly large";
-		return -EINVAL;
-	}
+					       : SBX_PLUGIN_ABI_MINOR])
+		return error_set_msg(
+			err, -EINVAL,
+			"descriptor struct_size is smaller than its ABI "
+			"minor's (built against another header?)");
+	if (d->struct_size > 1u << 16)
+		return error_set_msg(
+			err, -EINVAL,
+			"descriptor struct_size is implausibly large");
 	plugin_descriptor_copy(d, &c);
-	return validate_fields(&c, why);
+	return validate_fields(&c, err);
 }
 
 void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out)
@@ -440,20 +435,20 @@ static void reject(struct plugin_set *set, const char *path, const char *fmt,
 		   ...)
 {
 	struct plugin_reject *r;
-	char why[512];
+	char reason[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	log_error("rejected plugin %s: %s", path, why);
+	log_error("rejected plugin %s: %s", path, reason);
 	set->rejected++;
 	r = realloc(set->rejects, set->rejected * sizeof(*r));
 	if (!r)
 		return;
 	set->rejects = r;
 	r[set->rejected - 1].path = strdup(path);
-	r[set->rejected - 1].why = strdup(why);
+	r[set->rejected - 1].reason = strdup(reason);
 }
 
 /* Who may write st's file, beyond root and us: "" when nobody. */
@@ -489,9 +484,9 @@ static const char *dir_unsafe(const struct stat *st, int parent)
  * through (each parent up to /, and those holding a symbolic link on the
  * way) and that every link is root's or ours: whoever could change one of
  * them could point the path anywhere. The resolved directory into real.
- * 0, or a negative errno with why. */
-static int dir_walk(const char *dir, char *real, size_t real_size, char *why,
-		    size_t size)
+ * 0, or a negative errno with err. */
+static int dir_walk(const char *dir, char *real, size_t real_size,
+		    struct error *err)
 {
 	char todo[PATH_MAX * 2], cur[PATH_MAX], next[PATH_MAX * 2 + 8];
 	char link[PATH_MAX];
@@ -504,15 +499,12 @@ static int dir_walk(const char *dir, char *real, size_t real_size, char *why,
 		snprintf(todo, sizeof(todo), "%s", dir);
 	else if (getcwd(cur, sizeof(cur)))
 		snprintf(todo, sizeof(todo), "%s/%s", cur, dir);
-	else {
-		snprintf(why, size, "its directory: %s", strerror(errno));
-		return -errno;
-	}
+	else
+		return error_set(err, -errno, "its directory: %s",
+				 strerror(errno));
 	snprintf(cur, sizeof(cur), "/");
-	if (lstat("/", &st) != 0 || *(who = dir_unsafe(&st, 1))) {
-		snprintf(why, size, "the root directory is not safe");
-		return -EPERM;
-	}
+	if (lstat("/", &st) != 0 || *(who = dir_unsafe(&st, 1)))
+		return error_set(err, -EPERM, "the root directory is not safe");
 	for (;;) {
 		char *p = todo, *c;
 		int last;
@@ -538,36 +530,32 @@ static int dir_walk(const char *dir, char *real, size_t real_size, char *why,
 			memmove(todo, p, strlen(p) + 1);
 			continue;
 		}
-		if (strlen(cur) + strlen(c) + 2 > sizeof(cur)) {
-			snprintf(why, size, "its path is too long");
-			return -ENAMETOOLONG;
-		}
+		if (strlen(cur) + strlen(c) + 2 > sizeof(cur))
+			return error_set(err, -ENAMETOOLONG,
+					 "its path is too long");
 		snprintf(next, sizeof(next), "%s%s%.*s", cur,
 			 strcmp(cur, "/") == 0 ? "" : "/", (int)(PATH_MAX - 2),
 			 c);
-		if (lstat(next, &st) != 0) {
-			snprintf(why, size, "its directory %s: %s", next,
-				 strerror(errno));
-			return -errno;
-		}
+		if (lstat(next, &st) != 0)
+			return error_set(err, -errno, "its directory %s: %s",
+					 next, strerror(errno));
 		if (S_ISLNK(st.st_mode)) {
 			ssize_t n;
 			char rest[PATH_MAX * 2];
 
-			if (st.st_uid != 0 && st.st_uid != geteuid()) {
-				snprintf(why, size,
-					 "its path is not safe: the symbolic "
-					 "link %s belongs to another user, who "
-					 "may point it elsewhere",
-					 next);
-				return -EPERM;
-			}
+			if (st.st_uid != 0 && st.st_uid != geteuid())
+				return error_set(
+					err, -EPERM,
+					"its path is not safe: the symbolic "
+					"link %s belongs to another user, who "
+					"may point it elsewhere",
+					next);
 			n = readlink(next, link, sizeof(link) - 1);
-			if (n < 0 || ++links > 40) {
-				snprintf(why, size, "its directory %s: %s",
-					 next, strerror(n < 0 ? errno : ELOOP));
-				return n < 0 ? -errno : -ELOOP;
-			}
+			if (n < 0 || ++links > 40)
+				return error_set(
+					err, n < 0 ? -errno : -ELOOP,
+					"its directory %s: %s", next,
+					strerror(n < 0 ? errno : ELOOP));
 			link[n] = '\0';
 			snprintf(rest, sizeof(rest), "%s/%s", link, p);
 			snprintf(todo, sizeof(todo), "%s", rest);
@@ -575,38 +563,34 @@ static int dir_walk(const char *dir, char *real, size_t real_size, char *why,
 				snprintf(cur, sizeof(cur), "/");
 			continue;
 		}
-		if (!S_ISDIR(st.st_mode)) {
-			snprintf(why, size, "its directory %s: %s", next,
-				 strerror(ENOTDIR));
-			return -ENOTDIR;
-		}
+		if (!S_ISDIR(st.st_mode))
+			return error_set(err, -ENOTDIR, "its directory %s: %s",
+					 next, strerror(ENOTDIR));
 		who = dir_unsafe(&st, !last);
-		if (*who) {
-			snprintf(why, size,
-				 "its %s %s is not safe: %s (chmod go-w, or "
-				 "chown root)",
-				 last ? "directory" : "parent directory", next,
-				 who);
-			return -EPERM;
-		}
+		if (*who)
+			return error_set(
+				err, -EPERM,
+				"its %s %s is not safe: %s (chmod go-w, or "
+				"chown root)",
+				last ? "directory" : "parent directory", next,
+				who);
 		memcpy(cur, next, strlen(next) + 1); /* fits: checked above */
 		memmove(todo, p, strlen(p) + 1);
 	}
 	/* The directory reached, as the plugin's own (a path ending in ".."
 	 * reaches one checked as a parent). */
-	if (lstat(cur, &st) != 0 || *(who = dir_unsafe(&st, 0))) {
-		snprintf(why, size,
-			 "its directory %s is not safe: %s (chmod go-w, or "
-			 "chown root)",
-			 cur, *who ? who : strerror(errno));
-		return -EPERM;
-	}
+	if (lstat(cur, &st) != 0 || *(who = dir_unsafe(&st, 0)))
+		return error_set(
+			err, -EPERM,
+			"its directory %s is not safe: %s (chmod go-w, or "
+			"chown root)",
+			cur, *who ? who : strerror(errno));
 	snprintf(real, real_size, "%s", cur);
 	return 0;
 }
 
 int plugin_file_check(const char *path, int *fd, char *real, size_t real_size,
-		      char *why, size_t size)
+		      struct error *err)
 {
 	char dir[PATH_MAX], rdir[PATH_MAX];
 	const char *base = strrchr(path, '/');
@@ -621,39 +605,34 @@ int plugin_file_check(const char *path, int *fd, char *real, size_t real_size,
 		 base ? (int)(base - path) + (base == path) : 1,
 		 base ? path : ".");
 	base = base ? base + 1 : path;
-	rc = dir_walk(dir, rdir, sizeof(rdir), why, size);
+	rc = dir_walk(dir, rdir, sizeof(rdir), err);
 	if (rc)
 		return rc;
 	if ((size_t)snprintf(real, real_size, "%s%s%s", rdir,
 			     strcmp(rdir, "/") == 0 ? "" : "/",
-			     base) >= real_size) {
-		snprintf(why, size, "its path is too long");
-		return -ENAMETOOLONG;
-	}
+			     base) >= real_size)
+		return error_set(err, -ENAMETOOLONG, "its path is too long");
 	f = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (f < 0) {
-		int err = errno;
+		int e = errno;
 
-		if (err == ELOOP)
-			snprintf(why, size,
-				 "a symbolic link (name the file itself)");
-		else
-			snprintf(why, size, "%s", strerror(err));
-		return -err;
+		if (e == ELOOP)
+			return error_set(err, -e,
+					 "a symbolic link (name the file "
+					 "itself)");
+		return error_set(err, -e, "%s", strerror(e));
 	}
 	if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, size, "not a regular file");
 		close(f);
-		return -EPERM;
+		return error_set(err, -EPERM, "not a regular file");
 	}
 	who = others_may_write(&st);
 	if (*who) {
-		snprintf(why, size,
-			 "the file is not safe: %s (chmod go-w, or chown "
-			 "root)",
-			 who);
 		close(f);
-		return -EPERM;
+		return error_set(err, -EPERM,
+				 "the file is not safe: %s (chmod go-w, or "
+				 "chown root)",
+				 who);
 	}
 	*fd = f;
 	return 0;
@@ -663,16 +642,16 @@ static void load_one(struct plugin_set *set, const char *path)
 {
 	sbx_plugin_entry_fn entry;
 	const struct sbx_plugin *d;
-	const char *why = NULL, *clash;
+	const char *clash;
 	struct stat checked, now;
 	struct plugin *v;
-	char buf[512], real[PATH_MAX];
+	struct error err;
+	char real[PATH_MAX];
 	void *dl;
 	int fd;
 
-	if (plugin_file_check(path, &fd, real, sizeof(real), buf,
-			      sizeof(buf)) != 0) {
-		reject(set, path, "%s", buf);
+	if (plugin_file_check(path, &fd, real, sizeof(real), &err) != 0) {
+		reject(set, path, "%s", err.msg);
 		return;
 	}
 	/* Only root or we may change the directories on the way to the file
@@ -699,13 +678,13 @@ static void load_one(struct plugin_set *set, const char *path)
 		goto reject;
 	}
 	d = entry(&host_api);
-	if (plugin_validate(d, &why)) {
+	if (plugin_validate(d, &err)) {
 		if (d && d->abi_major != SBX_PLUGIN_ABI_MAJOR)
 			reject(set, path, "ABI %u.%u, the host supports %d.x",
 			       d->abi_major, d->abi_minor,
 			       SBX_PLUGIN_ABI_MAJOR);
 		else
-			reject(set, path, "%s", why);
+			reject(set, path, "%s", err.msg);
 		goto reject;
 	}
 	clash = name_clash(set, d);
@@ -720,7 +699,9 @@ static void load_one(struct plugin_set *set, const char *path)
 			 "this host's 1.%d are ignored",
 			 path, d->abi_minor, SBX_PLUGIN_ABI_MINOR);
 	if (d->struct_size >= minor_end[7] && d->init_msg) {
-		buf[0] = '\0';
+		/* The ABI's own way to say why: a buffer the plugin fills. */
+		char buf[512] = "";
+
 		if (d->init_msg(&host_api, buf, sizeof(buf)) != 0) {
 			buf[sizeof(buf) - 1] = '\0';
 			reject(set, path, "its init hook failed: %s",
@@ -901,7 +882,7 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 			  const struct sbx_plugin *d)
 {
 	const struct lang_config *lc = config_lang(cfg, d->name);
-	const char *why;
+	struct error err;
 	size_t n = 0, i;
 
 	memset(p, 0, sizeof(*p));
@@ -994,13 +975,13 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 		p->seccomp_deny[i] = lc && lc->has_seccomp_deny
 					     ? lc->seccomp_deny[i]
 					     : d->seccomp_deny[i];
-	p->seccomp_profile = seccomp_profile_json(p->seccomp_deny, &why);
+	p->seccomp_profile = seccomp_profile_json(p->seccomp_deny, &err);
 	if (!p->seccomp_profile) {
-		if (!why)
+		if (err.code == -ENOMEM)
 			goto nomem;
 		log_warn("%s: %s: its containers keep the engine's default "
 			 "profile",
-			 d->name, why);
+			 d->name, err.msg);
 	}
 	return 0;
 nomem:
@@ -1049,14 +1030,14 @@ void plugins_close(struct plugin_set *set)
 	free(set->v);
 	for (i = 0; set->rejects && i < set->rejected; i++) {
 		free(set->rejects[i].path);
-		free(set->rejects[i].why);
+		free(set->rejects[i].reason);
 	}
 	free(set->rejects);
 	memset(set, 0, sizeof(*set));
 }
 
-int plugins_write_seccomp(struct plugin_set *set, const char *dir, char *why,
-			  size_t whysz)
+int plugins_write_seccomp(struct plugin_set *set, const char *dir,
+			  struct error *err)
 {
 	size_t i;
 	int rc;
@@ -1067,7 +1048,7 @@ int plugins_write_seccomp(struct plugin_set *set, const char *dir, char *why,
 		if (!po->seccomp_profile || po->seccomp_file)
 			continue;
 		rc = seccomp_profile_file(po->seccomp_profile, dir,
-					  &po->seccomp_file, why, whysz);
+					  &po->seccomp_file, err);
 		if (rc)
 			return rc;
 	}

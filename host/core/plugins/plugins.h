@@ -15,6 +15,7 @@
 
 #include "core/exec/blocklist.h"
 #include "config.h"
+#include "error.h"
 #include <mcp-sandbox/plugin.h>
 
 /* A language's effective policy: plugin defaults, then [limits]/[pool] for
@@ -65,7 +66,7 @@ struct plugin {
 /* A file that was not loaded, and why. */
 struct plugin_reject {
 	char *path;
-	char *why;
+	char *reason;
 };
 
 struct plugin_set {
@@ -78,8 +79,9 @@ struct plugin_set {
 /* The table handed to plugins (static storage). */
 const struct sbx_host_api *plugins_host_api(void);
 
-/* Check a descriptor; returns 0 or -EINVAL with *why (static string). */
-int plugin_validate(const struct sbx_plugin *d, const char **why);
+/* Check a descriptor; returns 0 or -EINVAL with err saying what is
+ * wrong. */
+int plugin_validate(const struct sbx_plugin *d, struct error *err);
 
 /* Copy a validated descriptor into out, zero-filling the fields of newer
  * minors the plugin does not have. */
@@ -113,11 +115,11 @@ void plugins_load_file(struct plugin_set *set, const char *path);
 
 /* Check path (the file, its directory and every directory on the way to
  * it, symbolic links resolved) as plugins_load_dir does; 0, or -EPERM
- * (-errno when it cannot be read) with the reason in why. On success *fd is
- * the open file and real its path with every link resolved (what to
+ * (-errno when it cannot be read) with the reason in err. On success *fd
+ * is the open file and real its path with every link resolved (what to
  * dlopen). */
 int plugin_file_check(const char *path, int *fd, char *real, size_t real_size,
-		      char *why, size_t size);
+		      struct error *err);
 
 /* Resolve each loaded plugin's policy against cfg. Returns 0 or -ENOMEM;
  * a bad configured pattern is reported and skipped. */
@@ -129,8 +131,8 @@ const struct plugin *plugins_find(const struct plugin_set *set,
 void plugins_close(struct plugin_set *set);
 
 /* Each policy's seccomp profile as a file in dir (seccomp_profile_file):
- * engines that want a path get it. 0, or a negative errno with why. */
-int plugins_write_seccomp(struct plugin_set *set, const char *dir, char *why,
-			  size_t whysz);
+ * engines that want a path get it. 0, or a negative errno with err. */
+int plugins_write_seccomp(struct plugin_set *set, const char *dir,
+			  struct error *err);
 
 #endif

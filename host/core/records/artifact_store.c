@@ -556,13 +556,13 @@ static void sweep_timer_cb(uv_timer_t *t)
 
 int artifact_store_open(uv_loop_t *loop, const char *state_dir,
 			uint64_t max_bytes, uint32_t keep_s,
-			struct artifact_store **out, char *why, size_t whysize)
+			struct artifact_store **out, struct error *err)
 {
 	struct artifact_store *st = calloc(1, sizeof(*st));
 	int rc;
 
 	if (!st)
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	rc = state_dir_resolve(state_dir, st->dir, sizeof(st->dir));
 	if (!rc) {
 		size_t n = strlen(st->dir);
@@ -580,8 +580,7 @@ int artifact_store_open(uv_loop_t *loop, const char *state_dir,
 			rc = -errno;
 	}
 	if (rc) {
-		snprintf(why, whysize, "cannot use %s: %s", st->dir,
-			 strerror(-rc));
+		error_set(err, rc, "cannot use %s: %s", st->dir, strerror(-rc));
 		free(st);
 		return rc;
 	}

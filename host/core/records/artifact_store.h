@@ -31,11 +31,11 @@
 struct artifact_store;
 
 /* state_dir NULL: the default (session_store.h). Creates <state>/artifacts
- * (0700) and sweeps it in the background. 0, or a negative errno with a
- * message in why. */
+ * (0700) and sweeps it in the background. 0, or a negative errno with
+ * err. */
 int artifact_store_open(uv_loop_t *loop, const char *state_dir,
 			uint64_t max_bytes, uint32_t keep_s,
-			struct artifact_store **out, char *why, size_t whysize);
+			struct artifact_store **out, struct error *err);
 /* After the loop has run dry (no work is on the way then). */
 void artifact_store_free(struct artifact_store *st);
 

@@ -220,7 +220,7 @@ static int open_locked(const char *path, int *fd_out)
 }
 
 int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
-	       struct audit **out, char *why, size_t why_size)
+	       struct audit **out, struct error *err)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 80];
 	static char tail[TAIL_READ];
@@ -234,7 +234,7 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 		return 0;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	a->loop = loop;
 	a->fd = -1;
 	a->keep = cfg->audit_keep;
@@ -248,8 +248,8 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 		rc = state_dir_resolve(dirname(tmp), dir, sizeof(dir));
 	}
 	if (rc) {
-		snprintf(why, why_size, "cannot make the directory of %s: %s",
-			 a->path, strerror(-rc));
+		error_set(err, rc, "cannot make the directory of %s: %s",
+			  a->path, strerror(-rc));
 		free(a);
 		return rc;
 	}
@@ -261,8 +261,8 @@ int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
 		rc = open_locked(a->path, &a->fd);
 	}
 	if (rc) {
-		snprintf(why, why_size, "cannot open %s: %s", a->path,
-			 strerror(-rc));
+		error_set(err, rc, "cannot open %s: %s", a->path,
+			  strerror(-rc));
 		free(a);
 		return rc;
 	}

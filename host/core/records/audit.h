@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "core/plugins/config.h"
+#include "error.h"
 
 #define AUDIT_HASH_HEX 64
 
@@ -35,11 +36,11 @@ struct audit;
  * Open the log the configuration names ([audit] file, default
  * <state_dir>/audit.log) and take the chain up where the file leaves it.
  * *out is NULL when auditing is off ("none"). Returns 0, or a negative
- * errno with why (the server then runs without an audit log, and says
+ * errno with err (the server then runs without an audit log, and says
  * so).
  */
 int audit_open(uv_loop_t *loop, const struct config *cfg, const char *instance,
-	       struct audit **out, char *why, size_t why_size);
+	       struct audit **out, struct error *err);
 
 /* The file the configuration names (without opening it): 0, or -ENOENT
  * when auditing is off. */

@@ -474,7 +474,7 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 		return error_set(err, ERR_SANDBOX,
 				 "no randomness for a session name");
 	}
-	rc = engines_acquire(m->es, pl, on, acquired_cb, op, &b);
+	rc = engines_acquire(m->es, pl, on, acquired_cb, op, &b, NULL);
 	if (rc < 0) {
 		free(op);
 		return error_set(err,
@@ -727,7 +727,7 @@ void session_mgr_set_audit(struct session_mgr *m, struct audit *a)
 }
 
 void session_audit(struct session_mgr *m, const struct session *s,
-		   const char *event, const char *why)
+		   const char *event, const char *reason)
 {
 	cJSON *ev;
 
@@ -738,8 +738,8 @@ void session_audit(struct session_mgr *m, const struct session *s,
 	cJSON_AddStringToObject(ev, "session", s->name);
 	cJSON_AddStringToObject(ev, "language", s->pl->desc->name);
 	cJSON_AddStringToObject(ev, "container", s->id);
-	if (why)
-		cJSON_AddStringToObject(ev, "reason", why);
+	if (reason)
+		cJSON_AddStringToObject(ev, "reason", reason);
 	audit_event(m->audit, ev);
 }
 
@@ -759,13 +759,14 @@ static void expiry_cb(uv_timer_t *t)
 			continue;
 		if (now >= s->deadline_ms ||
 		    (!s->running && !s->nq && now >= expires_at(s))) {
-			const char *why = now >= s->deadline_ms
-						  ? "maximum lifetime reached"
-						  : "idle longer than its TTL";
+			const char *reason =
+				now >= s->deadline_ms
+					? "maximum lifetime reached"
+					: "idle longer than its TTL";
 
 			log_info("[%s] session %s expired (%s)",
-				 s->pl->desc->name, s->name, why);
-			session_audit(m, s, "session_expired", why);
+				 s->pl->desc->name, s->name, reason);
+			session_audit(m, s, "session_expired", reason);
 			session_destroy(s);
 		}
 	}

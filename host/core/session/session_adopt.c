@@ -42,7 +42,7 @@ void session_lost_cb(struct agent_client *ac, void *arg)
 	session_reconnect(s);
 }
 
-void session_gone(struct session *s, const char *why)
+void session_gone(struct session *s, const char *reason)
 {
 	struct session_mgr *m = s->m;
 	unsigned i, k = 0;
@@ -57,10 +57,11 @@ void session_gone(struct session *s, const char *why)
 			if (m->tomb[i].at_ms < m->tomb[k].at_ms)
 				k = i;
 	snprintf(m->tomb[k].name, sizeof(m->tomb[k].name), "%s", s->name);
-	snprintf(m->tomb[k].why, sizeof(m->tomb[k].why), "%s", why);
+	snprintf(m->tomb[k].reason, sizeof(m->tomb[k].reason), "%s", reason);
 	m->tomb[k].at_ms = session_now_ms();
-	log_error("[%s] session %s lost: %s", s->pl->desc->name, s->name, why);
-	session_audit(m, s, "session_lost", why);
+	log_error("[%s] session %s lost: %s", s->pl->desc->name, s->name,
+		  reason);
+	session_audit(m, s, "session_lost", reason);
 	session_destroy(s);
 }
 
@@ -88,7 +89,7 @@ int session_missing(struct session_mgr *m, const char *name, struct error *err)
 		    now - m->tomb[i].at_ms < SESSION_TOMBSTONE_MS)
 			return error_set(err, ERR_SESSION_LOST,
 					 "session '%s' was lost: %s", name,
-					 m->tomb[i].why);
+					 m->tomb[i].reason);
 	return error_set(err, ERR_SESSION_NOT_FOUND,
 			 "no session named '%s' (create one with "
 			 "sandbox_session)",
@@ -374,7 +375,7 @@ static void keep_unavailable(struct session_mgr *m, struct engine *eng,
 }
 
 static void drop_unavailable(struct session_mgr *m, const char *name,
-			     const char *why)
+			     const char *reason)
 {
 	cJSON *e;
 	int i = 0;
@@ -398,7 +399,7 @@ static void drop_unavailable(struct session_mgr *m, const char *name,
 		log_info("session %s (%s, not loaded here) removed: %s", name,
 			 cJSON_GetObjectItemCaseSensitive(e, "language")
 				 ->valuestring,
-			 why);
+			 reason);
 		if (eng && cJSON_IsString(id))
 			session_remove_container(m, eng, id->valuestring);
 		cJSON_DeleteItemFromArray(m->unavailable, i);
@@ -421,7 +422,7 @@ void session_unavailable_expire(struct session_mgr *m, int64_t now)
 	char name[SESSION_QNAME_MAX + 1];
 
 	for (;;) {
-		const char *why = NULL;
+		const char *reason = NULL;
 
 		cJSON_ArrayForEach(e, m->unavailable)
 		{
@@ -429,18 +430,18 @@ void session_unavailable_expire(struct session_mgr *m, int64_t now)
 			       ttl = num(e, "ttl", m->cfg->session_ttl_s);
 
 			if (num(e, "deadline", 0) <= (double)now)
-				why = "maximum lifetime reached";
+				reason = "maximum lifetime reached";
 			else if (last + ttl * 1000 <= (double)now)
-				why = "idle longer than its TTL";
-			if (why)
+				reason = "idle longer than its TTL";
+			if (reason)
 				break;
 		}
-		if (!why)
+		if (!reason)
 			return;
 		snprintf(name, sizeof(name), "%s",
 			 cJSON_GetObjectItemCaseSensitive(e, "name")
 				 ->valuestring);
-		drop_unavailable(m, name, why);
+		drop_unavailable(m, name, reason);
 	}
 }
 
@@ -596,15 +597,15 @@ void session_mgr_on_adopted(struct session_mgr *m, void (*cb)(void *arg),
 	m->adopted_arg = arg;
 }
 
-void session_adoption_end(struct session_mgr *m, const char *why)
+void session_adoption_end(struct session_mgr *m, const char *reason)
 {
 	if (!m->adopting)
 		return;
 	m->adopting = 0;
-	if (why)
+	if (reason)
 		log_warn("re-adoption of the previous server's sessions ended: "
 			 "%s",
-			 why);
+			 reason);
 	if (m->adopted_cb)
 		m->adopted_cb(m->adopted_arg);
 }
@@ -612,16 +613,16 @@ void session_adoption_end(struct session_mgr *m, const char *why)
 void session_mgr_start(struct session_mgr *m)
 {
 	struct adopt_ctx *ctx;
-	char why[512], prefix[80];
+	char prefix[80];
+	struct error err;
 	cJSON *saved;
 	size_t i;
 	int rc;
 
 	session_expiry_start(m);
-	rc = session_store_open(m->loop, m->cfg->state_dir, &m->store, why,
-				sizeof(why));
+	rc = session_store_open(m->loop, m->cfg->state_dir, &m->store, &err);
 	if (rc) {
-		log_warn("sessions will not survive a restart: %s", why);
+		log_warn("sessions will not survive a restart: %s", err.msg);
 		return;
 	}
 	log_debug("session state slot %s (%s)", session_store_slot(m->store),

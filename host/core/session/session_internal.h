@@ -91,7 +91,7 @@ struct session_mgr {
 	 * session_not_found, for SESSION_TOMBSTONE_MS. */
 	struct {
 		char name[SESSION_QNAME_MAX + 1];
-		char why[120];
+		char reason[120];
 		int64_t at_ms;
 	} tomb[32];
 	unsigned ntomb;
@@ -129,19 +129,20 @@ void session_lost_cb(struct agent_client *ac, void *arg);
 
 /* s ended without a destroy: remember why under its name, then destroy
  * it (its container, if any, is removed). */
-void session_gone(struct session *s, const char *why);
+void session_gone(struct session *s, const char *reason);
 /* Fail the queued calls of s: the engine is away (docker_unavailable). */
 void session_fail_engine_away(struct session *s);
 /* Retry the reconnections of sessions that lost theirs (the expiry tick). */
 void session_reconnect_tick(struct session_mgr *m, int64_t now);
 
-/* An audit event about s (core/records/audit.h): event, and why (or NULL). */
+/* An audit event about s (core/records/audit.h): event, and its reason
+ * (or NULL). */
 void session_audit(struct session_mgr *m, const struct session *s,
-		   const char *event, const char *why);
+		   const char *event, const char *reason);
 
 /* Re-adoption is over (done, failed or past its deadline): the calls that
  * waited for it go on. */
-void session_adoption_end(struct session_mgr *m, const char *why);
+void session_adoption_end(struct session_mgr *m, const char *reason);
 
 /* Start the 1 s timer that expires idle and over-age sessions. */
 void session_expiry_start(struct session_mgr *m);

@@ -34,10 +34,9 @@ static void fail_call(struct session_call *c, const struct error *err)
 		return;
 	}
 	memset(&o, 0, sizeof(o));
-	o.error = err;
 	o.language = c->s->pl->desc->name;
 	if (c->cb)
-		c->cb(&o, c->arg);
+		c->cb(err, &o, c->arg);
 	call_free(c);
 }
 
@@ -60,11 +59,11 @@ void session_queue_fail(struct session *s, const struct error *err)
 	}
 }
 
-static void call_done_cb(const struct exec_outcome *o, void *arg)
+static void call_done_cb(const struct error *err, const struct exec_outcome *o,
+			 void *arg)
 {
 	struct session_call *c = arg;
 	struct session *s = c->s;
-	struct exec_outcome mine = *o;
 	struct error why;
 	int lost = o->lost;
 
@@ -72,28 +71,27 @@ static void call_done_cb(const struct exec_outcome *o, void *arg)
 	s->last_used_ms = session_now_ms();
 	if (c->cb)
 		s->executions++;
-	if (!c->cb && (o->error || !o->exited || o->exit_code != 0))
+	if (!c->cb && (err || !o->exited || o->exit_code != 0))
 		log_warn("[%s] session %s: the interpreter did not start: "
 			 "%s%.*s",
-			 s->pl->desc->name, s->name,
-			 o->error ? o->error->msg : "",
+			 s->pl->desc->name, s->name, err ? err->msg : "",
 			 (int)(o->err_len > 300 ? 300 : o->err_len),
 			 o->err ? o->err : "");
 	if (s->m->shutting_down) {
 		/* the executor's ERR_SHUTTING_DOWN stands */
-	} else if (s->destroying && (o->error || lost)) {
-		mine.error = &why;
+	} else if (s->destroying && (err || lost)) {
+		err = &why;
 		error_set(&why, ERR_SESSION_DESTROYED,
 			  "the session was destroyed while the call ran");
 	} else if (lost) {
-		mine.error = &why;
+		err = &why;
 		error_set(&why, ERR_SESSION_LOST,
 			  "the connection to the session's container was "
 			  "lost during the call; the session reconnects, or "
 			  "is reported lost if its container is gone");
 	}
 	if (c->cb)
-		c->cb(&mine, c->arg);
+		c->cb(err, o, c->arg);
 	call_free(c);
 	/* A lost connection: the agent_client's lost callback reconnects
 	 * (session_adopt.c); the queue goes on once it has. */

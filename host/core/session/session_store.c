@@ -57,7 +57,7 @@ static unsigned slot_key(const char *dir)
 }
 
 int session_store_open(uv_loop_t *loop, const char *dir,
-		       struct session_store **out, char *why, size_t whysize)
+		       struct session_store **out, struct error *err)
 {
 	struct session_store *st;
 	char lock[PATH_MAX + 64];
@@ -66,14 +66,14 @@ int session_store_open(uv_loop_t *loop, const char *dir,
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	st->loop = loop;
 	st->lock_fd = -1;
 	rc = state_dir_resolve(dir, st->dir, sizeof(st->dir));
 	key = slot_key(st->dir);
 	if (rc) {
-		snprintf(why, whysize, "cannot create %s: %s", st->dir,
-			 strerror(-rc));
+		error_set(err, rc, "cannot create %s: %s", st->dir,
+			  strerror(-rc));
 		free(st);
 		return rc;
 	}
@@ -83,8 +83,8 @@ int session_store_open(uv_loop_t *loop, const char *dir,
 		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			rc = -errno;
-			snprintf(why, whysize, "cannot open %s: %s", lock,
-				 strerror(errno));
+			error_set(err, rc, "cannot open %s: %s", lock,
+				  strerror(-rc));
 			free(st);
 			return rc;
 		}
@@ -94,9 +94,9 @@ int session_store_open(uv_loop_t *loop, const char *dir,
 		fd = -1;
 	}
 	if (fd < 0) {
-		snprintf(why, whysize,
-			 "all 64 slots in %s are held by running servers",
-			 st->dir);
+		error_set(err, -EBUSY,
+			  "all 64 slots in %s are held by running servers",
+			  st->dir);
 		free(st);
 		return -EBUSY;
 	}

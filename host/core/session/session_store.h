@@ -21,15 +21,17 @@
 #include <cjson/cJSON.h>
 #include <uv.h>
 
+#include "error.h"
+
 #define SESSION_SLOT_MAX 32 /* "<8 hex>-<n>" */
 
 struct session_store;
 
 /* dir NULL: $XDG_STATE_HOME/mcp-sandbox, else ~/.local/state/mcp-sandbox.
  * Creates the directory (0700), takes the first free slot. Returns 0, or a
- * negative errno with a message in why. */
+ * negative errno with err. */
 int session_store_open(uv_loop_t *loop, const char *dir,
-		       struct session_store **out, char *why, size_t whysize);
+		       struct session_store **out, struct error *err);
 
 /* "<key>-<n>": part of every session container's name. */
 const char *session_store_slot(const struct session_store *st);

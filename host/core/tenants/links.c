@@ -28,8 +28,7 @@ struct links {
 };
 
 /* The key file's 32 bytes, made (O_EXCL, 0600) when missing. */
-static int load_key(const char *path, unsigned char *key, char *why,
-		    size_t whysz)
+static int load_key(const char *path, unsigned char *key, struct error *err)
 {
 	struct stat st;
 	int fd, rc = 0;
@@ -43,30 +42,27 @@ static int load_key(const char *path, unsigned char *key, char *why,
 			rc = -errno;
 		if (rc) {
 			unlink(path);
-			snprintf(why, whysz, "%s: cannot write the link key",
-				 path);
+			error_set(err, rc, "%s: cannot write the link key",
+				  path);
 		}
 		return rc;
 	}
 	if (errno != EEXIST) {
 		rc = -errno;
-		snprintf(why, whysz, "%s: %s", path, strerror(errno));
-		return rc;
+		return error_set(err, rc, "%s: %s", path, strerror(-rc));
 	}
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		rc = -errno;
-		snprintf(why, whysz, "%s: %s", path, strerror(errno));
+		error_set(err, rc, "%s: %s", path, strerror(-rc));
 	} else if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-		rc = -EPERM;
-		snprintf(why, whysz,
-			 "%s may be read by others: anyone could forge links "
-			 "(chmod 600 it)",
-			 path);
+		rc = error_set(err, -EPERM,
+			       "%s may be read by others: anyone could forge "
+			       "links (chmod 600 it)",
+			       path);
 	} else if (read(fd, key, KEY_LEN) != KEY_LEN) {
-		rc = -EINVAL;
-		snprintf(why, whysz, "%s is not a link key (%d bytes)", path,
-			 KEY_LEN);
+		rc = error_set(err, -EINVAL, "%s is not a link key (%d bytes)",
+			       path, KEY_LEN);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -74,7 +70,7 @@ static int load_key(const char *path, unsigned char *key, char *why,
 }
 
 int links_open(const char *state_dir, uint32_t ttl_s, struct links **out,
-	       char *why, size_t whysz)
+	       struct error *err)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16];
 	struct links *l;
@@ -82,17 +78,14 @@ int links_open(const char *state_dir, uint32_t ttl_s, struct links **out,
 
 	*out = NULL;
 	rc = state_dir_resolve(state_dir, dir, sizeof(dir));
-	if (rc) {
-		snprintf(why, whysz, "the state directory: %s", strerror(-rc));
-		return rc;
-	}
+	if (rc)
+		return error_set(err, rc, "the state directory: %s",
+				 strerror(-rc));
 	snprintf(path, sizeof(path), "%s/link.key", dir);
 	l = calloc(1, sizeof(*l));
-	if (!l) {
-		snprintf(why, whysz, "out of memory");
-		return -ENOMEM;
-	}
-	rc = load_key(path, l->key, why, whysz);
+	if (!l)
+		return error_set(err, -ENOMEM, "out of memory");
+	rc = load_key(path, l->key, err);
 	if (rc) {
 		links_free(l);
 		return rc;

@@ -17,12 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 struct links;
 
 /* The key of state_dir (NULL: the default), made if missing; links live
- * ttl_s. 0, or a negative errno with why. Reads a file: at start-up. */
+ * ttl_s. 0, or a negative errno with err. Reads a file: at start-up. */
 int links_open(const char *state_dir, uint32_t ttl_s, struct links **out,
-	       char *why, size_t whysz);
+	       struct error *err);
 void links_free(struct links *l);
 /* Where links point: "http://127.0.0.1:8808" (no trailing slash); until
  * set, links_url gives nothing. */

@@ -96,9 +96,9 @@ static int quota_set(struct tenant_quota *q, const char *kv)
 }
 
 /* One line into t (name, hash, quotas): 0, 1 for a blank or comment
- * line, -1 with why. */
+ * line, -EINVAL with err. */
 static int parse_line(char *line, const struct tenant_quota *defaults,
-		      struct tenant *t, char *why, size_t whysz)
+		      struct tenant *t, struct error *err)
 {
 	char *save = NULL, *tok;
 	int k = 0;
@@ -111,66 +111,61 @@ static int parse_line(char *line, const struct tenant_quota *defaults,
 	t->quota = *defaults;
 	for (; tok; tok = strtok_r(NULL, " \t", &save), k++) {
 		if (k == 0) {
-			if (!tenant_valid_name(tok)) {
-				snprintf(why, whysz,
-					 "'%.40s' is not a tenant name "
-					 "([a-z0-9_-], 1 to 32)",
-					 tok);
-				return -1;
-			}
+			if (!tenant_valid_name(tok))
+				return error_set(err, -EINVAL,
+						 "'%.40s' is not a tenant name "
+						 "([a-z0-9_-], 1 to 32)",
+						 tok);
 			snprintf(t->name, sizeof(t->name), "%s", tok);
 		} else if (k == 1) {
 			if (strncmp(tok, "sha256:", 7) != 0 ||
-			    unhex(tok + 7, t->hash, sizeof(t->hash))) {
-				snprintf(why, whysz,
-					 "the token is 'sha256:' and 64 "
-					 "lower-case hex digits (mcp-sandbox "
-					 "token %s writes the line)",
-					 t->name);
-				return -1;
-			}
+			    unhex(tok + 7, t->hash, sizeof(t->hash)))
+				return error_set(err, -EINVAL,
+						 "the token is 'sha256:' and "
+						 "64 lower-case hex digits "
+						 "(mcp-sandbox token %s "
+						 "writes the line)",
+						 t->name);
 		} else if (quota_set(&t->quota, tok)) {
-			snprintf(why, whysz,
-				 "'%.40s' is not a quota (concurrent=N, "
-				 "sessions=N, per_minute=N, artifact_mb=N, "
-				 "http_sessions=N)",
-				 tok);
-			return -1;
+			return error_set(err, -EINVAL,
+					 "'%.40s' is not a quota "
+					 "(concurrent=N, sessions=N, "
+					 "per_minute=N, artifact_mb=N, "
+					 "http_sessions=N)",
+					 tok);
 		}
 	}
-	if (k < 2) {
-		snprintf(why, whysz, "a line is NAME sha256:HEX [QUOTA=N...]");
-		return -1;
-	}
+	if (k < 2)
+		return error_set(err, -EINVAL,
+				 "a line is NAME sha256:HEX [QUOTA=N...]");
 	return 0;
 }
 
 /* The file's tenants as a new list (reversed order does not matter). */
 static int read_file(const char *path, const struct tenant_quota *defaults,
-		     struct tenant **out, char *why, size_t whysz)
+		     struct tenant **out, struct error *err)
 {
 	FILE *f = fopen(path, "re");
 	struct tenant *list = NULL, *t, *o;
-	char line[LINE_MAX_LEN], lwhy[200];
+	char line[LINE_MAX_LEN];
+	struct error lerr;
 	struct stat st;
 	int lineno = 0, rc = 0;
 
 	*out = NULL;
 	if (!f) {
 		rc = -errno;
-		snprintf(why, whysz, "%s: %s", path, strerror(errno));
-		return rc;
+		return error_set(err, rc, "%s: %s", path, strerror(-rc));
 	}
 	if (fstat(fileno(f), &st) == 0 &&
 	    ((st.st_mode & (S_IWGRP | S_IWOTH)) ||
 	     (st.st_uid != 0 && st.st_uid != geteuid()))) {
 		fclose(f);
-		snprintf(why, whysz,
-			 "%s may be written by others than this server's user "
-			 "and root: they could add a tenant (chown it, chmod "
-			 "go-w it)",
-			 path);
-		return -EPERM;
+		return error_set(err, -EPERM,
+				 "%s may be written by others than this "
+				 "server's user and root: they could add a "
+				 "tenant (chown it, chmod go-w it)",
+				 path);
 	}
 	while (fgets(line, sizeof(line), f)) {
 		struct tenant tmp;
@@ -178,17 +173,16 @@ static int read_file(const char *path, const struct tenant_quota *defaults,
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(why, whysz, "%s:%d: line too long", path,
-				 lineno);
-			rc = -EINVAL;
+			rc = error_set(err, -EINVAL, "%s:%d: line too long",
+				       path, lineno);
 			break;
 		}
-		r = parse_line(line, defaults, &tmp, lwhy, sizeof(lwhy));
+		r = parse_line(line, defaults, &tmp, &lerr);
 		if (r == 1)
 			continue;
 		if (r < 0) {
-			snprintf(why, whysz, "%s:%d: %s", path, lineno, lwhy);
-			rc = -EINVAL;
+			rc = error_set(err, r, "%s:%d: %s", path, lineno,
+				       lerr.msg);
 			break;
 		}
 		for (o = list; o; o = o->next)
@@ -197,18 +191,17 @@ static int read_file(const char *path, const struct tenant_quota *defaults,
 				    0)
 				break;
 		if (o) {
-			snprintf(why, whysz, "%s:%d: tenant %s: %s twice", path,
-				 lineno, tmp.name,
-				 strcmp(o->name, tmp.name) == 0
-					 ? "its name is there"
-					 : "a token is there");
-			rc = -EINVAL;
+			rc = error_set(err, -EINVAL,
+				       "%s:%d: tenant %s: %s twice", path,
+				       lineno, tmp.name,
+				       strcmp(o->name, tmp.name) == 0
+					       ? "its name is there"
+					       : "a token is there");
 			break;
 		}
 		t = malloc(sizeof(*t));
 		if (!t) {
-			rc = -ENOMEM;
-			snprintf(why, whysz, "out of memory");
+			rc = error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
 		*t = tmp;
@@ -255,7 +248,7 @@ static void merge(struct tenants *ts, struct tenant *fresh)
 }
 
 int tenants_load(const char *path, const struct tenant_quota *defaults,
-		 struct tenants **out, char *why, size_t whysz)
+		 struct tenants **out, struct error *err)
 {
 	struct tenants *ts = calloc(1, sizeof(*ts));
 	struct tenant *fresh;
@@ -264,11 +257,10 @@ int tenants_load(const char *path, const struct tenant_quota *defaults,
 	*out = NULL;
 	if (!ts || !(ts->path = strdup(path))) {
 		free(ts);
-		snprintf(why, whysz, "out of memory");
-		return -ENOMEM;
+		return error_set(err, -ENOMEM, "out of memory");
 	}
 	ts->defaults = *defaults;
-	rc = read_file(path, defaults, &fresh, why, whysz);
+	rc = read_file(path, defaults, &fresh, err);
 	if (rc) {
 		tenants_free(ts);
 		return rc;
@@ -278,10 +270,10 @@ int tenants_load(const char *path, const struct tenant_quota *defaults,
 	return 0;
 }
 
-int tenants_read(const struct tenants *ts, struct tenant **fresh, char *why,
-		 size_t whysz)
+int tenants_read(const struct tenants *ts, struct tenant **fresh,
+		 struct error *err)
 {
-	return read_file(ts->path, &ts->defaults, fresh, why, whysz);
+	return read_file(ts->path, &ts->defaults, fresh, err);
 }
 
 void tenants_apply(struct tenants *ts, struct tenant *fresh)
@@ -289,10 +281,10 @@ void tenants_apply(struct tenants *ts, struct tenant *fresh)
 	merge(ts, fresh);
 }
 
-int tenants_reload(struct tenants *ts, char *why, size_t whysz)
+int tenants_reload(struct tenants *ts, struct error *err)
 {
 	struct tenant *fresh;
-	int rc = tenants_read(ts, &fresh, why, whysz);
+	int rc = tenants_read(ts, &fresh, err);
 
 	if (!rc)
 		tenants_apply(ts, fresh);

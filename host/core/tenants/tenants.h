@@ -59,17 +59,17 @@ struct tenant {
 struct tenants;
 
 /* Read path; defaults fill the quotas a line leaves out. Refused whole
- * (fail closed) with why naming the line: a bad line, a name twice, a
- * hash twice, a file others may write. */
+ * (fail closed: a negative errno) with err naming the line: a bad line, a
+ * name twice, a hash twice, a file others may write. */
 int tenants_load(const char *path, const struct tenant_quota *defaults,
-		 struct tenants **out, char *why, size_t whysz);
+		 struct tenants **out, struct error *err);
 /* Read the file again; on failure the tenants stay as they were. The
  * same in two steps, for a reload whose reading runs off the loop:
  * tenants_read only reads (t's path and defaults), tenants_apply takes
  * fresh in. */
-int tenants_reload(struct tenants *t, char *why, size_t whysz);
-int tenants_read(const struct tenants *t, struct tenant **fresh, char *why,
-		 size_t whysz);
+int tenants_reload(struct tenants *t, struct error *err);
+int tenants_read(const struct tenants *t, struct tenant **fresh,
+		 struct error *err);
 void tenants_apply(struct tenants *t, struct tenant *fresh);
 void tenants_free(struct tenants *t);
 /* How many tenants the file names now. */
@@ -87,14 +87,14 @@ int tenant_valid_name(const char *s);
 int tenant_valid_prefix(const char *s, size_t n);
 
 /* An execution starts: within concurrent and per_minute, else
- * ERR_QUOTA_EXCEEDED with why. now_ms: the loop's clock. */
+ * ERR_QUOTA_EXCEEDED with err. now_ms: the loop's clock. */
 int tenant_begin(struct tenant *t, uint64_t now_ms, struct error *err);
 /* ... and ends (once per tenant_begin that returned 0). */
 void tenant_end(struct tenant *t);
 
 /* A sandbox session is to be made while open of the tenant's are: within
  * sessions (counting those held for creates still under way), else
- * ERR_QUOTA_EXCEEDED with why. 0 holds one until tenant_release_session. */
+ * ERR_QUOTA_EXCEEDED with err. 0 holds one until tenant_release_session. */
 int tenant_hold_session(struct tenant *t, uint32_t open, struct error *err);
 void tenant_release_session(struct tenant *t);
 /* bytes of artifacts are to be kept while used are: within artifact_mb

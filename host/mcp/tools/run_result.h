@@ -13,8 +13,8 @@
 /* exitCode, signal, stdout, stderr (UTF-8, invalid bytes as U+FFFD),
  * stdoutTruncated, stderrTruncated, timedOut, durationMs, language, phase;
  * with session (not NULL) also session, stateKept and freshState. o must
- * be a run (o->error NULL). Returns a new object the caller owns, or NULL
- * when out of memory. */
+ * be a run (exec_done_cb's err NULL). Returns a new object the caller owns, or
+ * NULL when out of memory. */
 cJSON *run_result_json(const struct exec_outcome *o, const char *session);
 
 /* blocklist = warn's matches as the result lists them ({line, column,

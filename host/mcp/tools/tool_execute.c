@@ -517,7 +517,8 @@ static int keep(struct execute_call *ec, const struct exec_outcome *o)
 	return rc == 0;
 }
 
-static void done_cb(const struct exec_outcome *o, void *arg)
+static void done_cb(const struct error *err, const struct exec_outcome *o,
+		    void *arg)
 {
 	struct execute_call *ec = arg;
 	uint32_t shown = 0;
@@ -525,8 +526,8 @@ static void done_cb(const struct exec_outcome *o, void *arg)
 	size_t i = 0;
 
 	mcp_call_on_cancel(ec->call, NULL, NULL);
-	if (o->error) {
-		mcp_call_finish_error(ec->call, o->error);
+	if (err) {
+		mcp_call_finish_error(ec->call, err);
 		ec_free(ec);
 		return;
 	}

@@ -183,7 +183,8 @@ static cJSON *rejected_json(const struct tool_env *env)
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "file", r->path ? r->path : "");
-		cJSON_AddStringToObject(o, "reason", r->why ? r->why : "");
+		cJSON_AddStringToObject(o, "reason",
+					r->reason ? r->reason : "");
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -295,16 +296,16 @@ static void sessions_cb(cJSON *result, void *arg)
 /* "engine" is the first engine's description (what one engine's server
  * has always shown); every engine's is in "engines" beside its health,
  * capacity and load. */
-static void engine_cb(cJSON *info, const char *why, void *arg)
+static void engine_cb(const struct error *err, cJSON *info, void *arg)
 {
 	struct engine_ask *ask = arg;
 	struct inspect *in = ask->in;
 	cJSON *e = cJSON_GetArrayItem(in->engines, ask->index);
 
-	if (!info) {
+	if (err) {
 		info = cJSON_CreateObject();
 		cJSON_AddStringToObject(info, "error", "docker_unavailable");
-		cJSON_AddStringToObject(info, "message", why);
+		cJSON_AddStringToObject(info, "message", err->msg);
 	}
 	if (ask->index == 0)
 		cJSON_AddItemToObject(in->out, "engine",
@@ -348,8 +349,13 @@ static void ask_engines(const struct tool_env *env, struct inspect *in)
 		ask->in = in;
 		ask->index = (int)i;
 		if (engine_info_get(engine_docker(engines_at(env->engines, i)),
-				    engine_cb, ask) != 0)
-			engine_cb(NULL, "cannot ask the engine", ask);
+				    engine_cb, ask) != 0) {
+			struct error err;
+
+			error_set(&err, ERR_DOCKER_UNAVAILABLE,
+				  "cannot ask the engine");
+			engine_cb(&err, NULL, ask);
+		}
 	}
 }
 

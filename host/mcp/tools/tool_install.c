@@ -16,7 +16,8 @@
 
 struct pkg_call {
 	const struct tool_env *env;
-	struct installer *in; /* the engine's */
+	struct install_req *req; /* the engine's installer's, until
+				  * pkg_done_cb */
 	struct mcp_call *call;
 	const struct plugin *pl;
 	tool_packages_cb cb;
@@ -108,7 +109,7 @@ static void pkg_cancel_cb(void *arg)
 {
 	struct pkg_call *pc = arg;
 
-	installer_cancel(pc->in, pc);
+	installer_cancel(pc->req);
 }
 
 struct engine *tool_install_engine(const struct tool_env *env,
@@ -145,11 +146,11 @@ int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return -1;
 	}
-	*pc = (struct pkg_call){env, in, mc, pl, cb, arg, 0};
-	if (installer_install(in, pl,
-			      mcp_call_tenant(mc) ? mcp_call_tenant(mc)->name
-						  : NULL,
-			      &specs, pkg_progress_cb, pkg_done_cb, pc, &err)) {
+	*pc = (struct pkg_call){env, NULL, mc, pl, cb, arg, 0};
+	if (installer_install(
+		    in, pl,
+		    mcp_call_tenant(mc) ? mcp_call_tenant(mc)->name : NULL,
+		    &specs, pkg_progress_cb, pkg_done_cb, pc, &pc->req, &err)) {
 		install_specs_free(&specs);
 		free(pc);
 		mcp_call_finish_error(mc, &err);
