@@ -157,8 +157,8 @@ struct reap_ctx {
 };
 
 /* The hand-over and proxy socket volumes of package installs
- * (core/packages/install.c) a dead server left: after its containers, which
- * held them, are gone. */
+ * (core/packages/install_job.c) a dead server left: after its containers,
+ * which held them, are gone. */
 static void volumes_cb(const struct error *err,
 		       const struct volume_summary *list, size_t nlist,
 		       void *arg)

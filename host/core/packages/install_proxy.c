@@ -1,8 +1,8 @@
 /*
  * install_proxy.c - the egress proxy of an install, its socket volume and
  * the forwarder in the install container's loopback (install_proxy.h,
- * docs/packages.md). install.c decides when each starts and goes; this
- * file says what each container is.
+ * docs/packages.md). install_job.c decides when each starts and goes;
+ * this file says what each container is.
  */
 #include "install_proxy.h"
 
