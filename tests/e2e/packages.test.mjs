@@ -17,7 +17,7 @@ import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
 import { createSession, killServer, sessionExecCall, sessionResult } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
-import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, serveRegistry } from './lib/registry.mjs';
+import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, serveRegistry, waitLogged } from './lib/registry.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
 function packageEnv(h, extra = {}) {
@@ -420,6 +420,7 @@ e2e('packages: the egress proxy chains to an upstream proxy from sandbox.ini', {
   // test starts and reads the log of.
   const up = docker('run', '-d', '--rm', '--network', p.network, '--network-alias', 'upstream-proxy', '--read-only', '--tmpfs', '/tmp',
     '--cap-drop', 'ALL', '-e', 'SBX_PROXY_ALLOW=pypi-local:8080', 'mcp-sandbox/proxy:latest');
+  waitLogged(up, /Accepting HTTP Socket connections/);
   const s = await h.start({ env: p.env });
   const set = await installOk(s, { language: 'python', packages: ['viaup==1.0'] });
   assert.equal(set.cached, false);
