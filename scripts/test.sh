@@ -24,14 +24,20 @@
 # On 2 cores most of the suite waits (for containers, timeouts, registries),
 # so the steps share the machine where they cannot disturb each other:
 #
-#   npm ci (tests/e2e)  ── beside set-up and what follows, until the e2e
+#   npm ci (tests/e2e)   beside set-up, until the end-to-end tests need it
 #   setup
-#   static              ── in the background at the lowest CPU priority,
-#                          from the end of set-up to the end of the e2e
-#   unit, ASan build, unit under ASan, fuzz build (ctest -j: all cores)
-#   the three fuzzers side by side, beside integration (ctest -j)
-#   end-to-end          run.mjs: the test files several at a time, then
-#                       those that must run alone (tests/e2e/README.md)
+#   static               in the background at the lowest CPU priority
+#   ASan build, fuzz     in the background at a low CPU priority, then the
+#     build, fuzzers     three fuzzers side by side there
+#   unit                 ctest -j (all cores)
+#   end-to-end, alone    run.mjs: the files that must run alone, one after
+#                        the other (tests/e2e/README.md); they mostly wait,
+#                        the background steps take the CPU they leave
+#   end-to-end, side by  run.mjs: the other files, several at a time, with
+#     side; integration  the integration tests (ctest -j) beside them
+#   unit under ASan      ctest -j, once build-asan is there
+#   end-to-end, soak     alone, against build-asan's server; then the checks
+#                        of what the end-to-end tests left
 #
 # and ends with each step's and each layer's wall time (a layer's from its
 # first step's start to its last's end: they overlap), the counts per layer
@@ -344,12 +350,9 @@ fuzz_one() { # fuzz_one HARNESS
 	fi
 	rm -rf "$corpus"
 }
-builds() {
-	local rc=0 h pids=()
-	step unit "asan build" asan_build || rc=$?
-	echo "$rc" >"$res/asan.done"
-	step unit "fuzz build" fuzz_build || return 0
-	# The three side by side, each for its fixed time.
+# The fuzzers, side by side, each for its fixed time.
+fuzzers() {
+	local h pids=()
 	for h in agent_codec mcp_line lex; do
 		step unit "fuzz_$h" fuzz_one "$h" >"$res/fuzz_$h.log" 2>&1 &
 		pids+=($!)
@@ -357,12 +360,20 @@ builds() {
 	wait "${pids[@]}" || true
 	for h in agent_codec mcp_line lex; do cat "$res/fuzz_$h.log"; done
 }
+builds() {
+	local rc=0
+	step unit "asan build" asan_build || rc=$?
+	echo "$rc" >"$res/asan.done"
+	if step unit "fuzz build" fuzz_build; then
+		fuzzers
+	fi
+}
 bg_step builds 10 builds
 
 # ---- unit ----
 step unit "unit ctest" ctest_layer unit build unit ctest
 
-# ---- integration and end-to-end, side by side ----
+# ---- end-to-end, and integration beside it ----
 # What is on the engine before the Docker-bound tests run: whatever they add
 # and leave (a container, a volume or a network, by name) fails the
 # end-to-end layer at the end. The one exception is the server's own
@@ -393,11 +404,6 @@ in_cg() {
 	"$@"
 }
 
-# The integration tests (real Docker, containers of their own) run beside
-# the end-to-end files that may run side by side.
-bg_step integration 0 in_cg step integration "integration ctest" \
-	ctest_layer integration build integration ctest
-
 # e2e_run OPTIONS...: tests/e2e/run.mjs with them; its last line is
 # "e2e: P passed, F failed, S skipped".
 e2e_run() {
@@ -424,12 +430,26 @@ else
 	cat "$npm_log" >&2
 	npm_ready=1
 fi
-# The files that run side by side, and the adversarial suite a second time
-# with the code blocklist off: containment never depends on it
-# (docs/security.md, "The code blocklist").
-[ "$npm_ready" -eq 0 ] ||
+
+if [ "$npm_ready" -eq 1 ]; then
+	# The files that must run alone, one after the other, with no other
+	# test on the engine: while the builds, the fuzzers and the static
+	# analysis take the CPU these files leave (most of it: they wait on
+	# daemons and containers). soak.test.mjs, which needs build-asan, comes
+	# last.
+	step end-to-end "e2e alone" e2e_run --only=alone --skip=soak.test.mjs
+	# The integration tests (real Docker, containers of their own) beside
+	# the files that run side by side, several at a time, and the
+	# adversarial suite a second time with the code blocklist off:
+	# containment never depends on it (docs/security.md, "The code
+	# blocklist").
+	bg_step integration 0 in_cg step integration "integration ctest" \
+		ctest_layer integration build integration ctest
 	step end-to-end "e2e side by side" e2e_run --only=side --blocklist-off
-collect integration
+	collect integration
+else
+	step integration "integration ctest" ctest_layer integration build integration ctest
+fi
 
 # The unit tests again under AddressSanitizer and UBSan (the static agent
 # and the Docker-bound tests are not instrumented there), once build-asan
@@ -439,10 +459,8 @@ if [ "$(cat "$res/asan.done")" -eq 0 ]; then
 	step unit "asan ctest" ctest_layer unit build-asan unit asan \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 fi
-
-# The files that run alone (soak.test.mjs uses build-asan), one at a time,
-# with nothing else on the engine.
-[ "$npm_ready" -eq 0 ] || step end-to-end "e2e alone" e2e_run --only=alone
+# The soak runs against the server built there, alone.
+[ "$npm_ready" -eq 0 ] || step end-to-end "e2e soak" e2e_run soak.test.mjs
 
 # A server's containers go within 5 s of its end (docs/architecture.md):
 # the check polls for up to 15 s before it fails.

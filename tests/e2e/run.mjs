@@ -10,11 +10,14 @@
 // no test of its own or exited non-zero without a failed test, or when no
 // test ran at all: a run that checked nothing does not pass.
 //
-//   node run.mjs [--jobs=N] [--blocklist-off] [--only=side|alone] [FILE...]
+//   node run.mjs [--jobs=N] [--blocklist-off] [--only=side|alone]
+//                [--skip=FILE,...] [FILE...]
 //
 // FILE...          only these files (default: every *.test.mjs)
-// --jobs=N         files side by side (default SBX_E2E_JOBS, else 4), of
-//                  which at most two of the CPU-heavy ones (HEAVY)
+// --skip=FILE,...  not these
+// --jobs=N         files side by side (default SBX_E2E_JOBS, else twice
+//                  the CPUs), of which at most one per CPU of the
+//                  CPU-heavy ones (HEAVY)
 // --blocklist-off  also the adversarial suite (ADVERSARIAL) again with the
 //                  code blocklist off, beside the rest (scripts/test.sh)
 // --only=side      only the files that run side by side
@@ -22,6 +25,7 @@
 //                  groups at different points)
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -45,13 +49,14 @@ const ALONE = {
 // docs/security.md).
 const ADVERSARIAL = ['adversarial.test.mjs', 'escape.test.mjs', 'hardening.test.mjs', 'limits.test.mjs', 'seccomp.test.mjs'];
 
-// Files that keep both cores busy for much of their time (compilers, the
-// scientific stack, image and package builds): no more than MAX_HEAVY of
-// them run at once, so that the calls of the others still get CPU.
+// Files that keep a core busy for much of their time (compilers, the
+// scientific stack, image and package builds): no more than one per CPU
+// (MAX_HEAVY) run at once, so that the calls of the others still get CPU.
 const HEAVY = new Set(['blocklist.test.mjs', 'compiled.test.mjs', 'conformance.test.mjs', 'ml.test.mjs',
   'package.test.mjs', 'packages.test.mjs', 'plugin_kit.test.mjs', 'prestart.test.mjs', 'sdk_example.test.mjs',
   'seccomp.test.mjs']);
-const MAX_HEAVY = 2;
+const CPUS = os.availableParallelism?.() ?? os.cpus().length;
+const MAX_HEAVY = CPUS;
 
 // The longest files start first, so that none is left to run by itself at
 // the end (seconds on a 2-core machine, run alone; rough, only the order
@@ -73,15 +78,16 @@ const LONG = {
 const args = process.argv.slice(2);
 const opt = (name) => args.find((a) => a === name || a.startsWith(`${name}=`));
 const jobsArg = opt('--jobs');
-const jobs = Number(jobsArg ? jobsArg.split('=')[1] : process.env.SBX_E2E_JOBS || 4);
+const jobs = Number(jobsArg ? jobsArg.split('=')[1] : process.env.SBX_E2E_JOBS || 2 * CPUS);
 if (!Number.isInteger(jobs) || jobs < 1) {
   console.log(`e2e: --jobs wants a whole number of files at once, not ${jobsArg ?? process.env.SBX_E2E_JOBS}`);
   process.exit(1);
 }
 const blocklistOff = Boolean(opt('--blocklist-off'));
 const group = opt('--only')?.split('=')[1];
+const skip = opt('--skip')?.split('=')[1]?.split(',') ?? [];
 const only = args.filter((a) => !a.startsWith('--'));
-const unknown = args.filter((a) => a.startsWith('--') && !/^--(jobs=.*|blocklist-off|only=(side|alone))$/.test(a));
+const unknown = args.filter((a) => a.startsWith('--') && !/^--(jobs=.*|blocklist-off|only=(side|alone)|skip=.*)$/.test(a));
 if (unknown.length) {
   console.log(`e2e: unknown option ${unknown.join(' ')}`);
   process.exit(1);
@@ -93,12 +99,17 @@ if (only.length && files.length !== only.length) {
   console.log(`e2e: no such test file among ${only.join(' ')}`);
   process.exit(1);
 }
+const unknownSkip = skip.filter((f) => !readdirSync(dir).includes(f));
+if (unknownSkip.length) {
+  console.log(`e2e: --skip names no test file: ${unknownSkip.join(' ')}`);
+  process.exit(1);
+}
 
 /** One `node --test` run: a file, the environment it adds, whether it runs alone. */
-let runs = files.map((file) => ({ file, env: {}, alone: file in ALONE }));
+let runs = files.filter((f) => !skip.includes(f)).map((file) => ({ file, env: {}, alone: file in ALONE }));
 if (blocklistOff)
   for (const file of ADVERSARIAL)
-    if (files.includes(file)) runs.push({ file, env: { SBX_E2E_BLOCKLIST: 'off' }, alone: file in ALONE });
+    if (files.includes(file) && !skip.includes(file)) runs.push({ file, env: { SBX_E2E_BLOCKLIST: 'off' }, alone: file in ALONE });
 if (group) runs = runs.filter((r) => r.alone === (group === 'alone'));
 const label = (r) => `${r.file}${Object.keys(r.env).length ? ` (${Object.entries(r.env).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}`;
 
@@ -216,7 +227,10 @@ for (const r of runs) {
 if (pass + fail === 0) problems.push(`no test ran (${skipped} skipped)`);
 const failed = runs.filter((r) => r.sum.fail).map(label);
 const slowest = [...runs].sort((a, b) => b.seconds - a.seconds).slice(0, 8).map((r) => `${label(r)} ${r.seconds.toFixed(0)} s`);
-console.log(`e2e: ${side.length} files ${jobs} at a time in ${sideSeconds.toFixed(0)} s, then ${runs.length - side.length} alone in ${((Date.now() - t0) / 1000 - sideSeconds).toFixed(0)} s; slowest: ${slowest.join(', ')}`);
+const took = [];
+if (side.length) took.push(`${side.length} runs ${jobs} at a time in ${sideSeconds.toFixed(0)} s`);
+if (runs.length > side.length) took.push(`${runs.length - side.length} alone in ${((Date.now() - t0) / 1000 - sideSeconds).toFixed(0)} s`);
+console.log(`e2e: ${took.join(', then ') || 'nothing to run'}; slowest: ${slowest.join(', ')}`);
 if (failed.length) console.log(`e2e: failed in ${failed.join(', ')}`);
 for (const p of problems) console.log(`e2e: ${p}`);
 console.log(`e2e: ${pass} passed, ${fail} failed, ${skipped} skipped`);
