@@ -40,6 +40,7 @@ const ALONE = {
   'load.test.mjs': 'starts a dockerd; holds the server\'s descriptors and memory to bounds under 16 clients',
   'soak.test.mjs': 'counts the engine\'s networks; holds the server\'s memory to a bound',
   'lifecycle.test.mjs': 'holds shutdown to time figures (containers gone within 5 s, Claude Code\'s 100 and 400 ms signals)',
+  'packages_orphans.test.mjs': 'looks at what a killed server left, which any server starting beside it would remove',
   'pool.test.mjs': 'asserts that calls overlap in time',
   'pool_adaptive.test.mjs': 'asserts that calls overlap in time and that an idle pool shrinks within a bound',
 };
