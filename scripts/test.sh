@@ -61,7 +61,7 @@ JOBS=$(nproc)
 res=$(mktemp -d)
 : >"$res/report"
 bg_pids=()
-trap 'kill "${bg_pids[@]}" 2>/dev/null; rm -rf "$res"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$res"' EXIT
 
 count() { echo "count $1 $2 $3" >>"$res/report"; }
 # A failed step of LAYER, named WHAT in the summary: the layer counts at

@@ -270,7 +270,11 @@ export async function startEngine(h, { tls, netns = false, images = [], args = [
   const stop = async () => {
     if (!proc || proc.exitCode !== null) return;
     proc.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    // A timer left running would keep the test file's process alive for
+    // its 30 s after the daemon has gone.
+    let timer;
+    await Promise.race([exited, new Promise((r) => { timer = setTimeout(r, 30_000); })]);
+    clearTimeout(timer);
     if (proc.exitCode === null) {
       proc.kill('SIGKILL');
       await exited;
