@@ -33,11 +33,11 @@
 #   end-to-end, alone    run.mjs: the files that must run alone, one after
 #                        the other (tests/e2e/README.md); they mostly wait,
 #                        the background steps take the CPU they leave
-#   end-to-end, side by  run.mjs: the other files, several at a time, with
-#     side; integration  the integration tests (ctest -j) beside them
 #   unit under ASan      ctest -j, once build-asan is there
-#   end-to-end, soak     alone, against build-asan's server; then the checks
-#                        of what the end-to-end tests left
+#   end-to-end, soak     alone, against build-asan's server
+#   end-to-end, side by  run.mjs: the other files, several at a time, with
+#     side; integration  the integration tests (ctest -j) beside them; then
+#                        the checks of what the end-to-end tests left
 #
 # and ends with each step's and each layer's wall time (a layer's from its
 # first step's start to its last's end: they overlap), the counts per layer
@@ -433,11 +433,25 @@ fi
 
 if [ "$npm_ready" -eq 1 ]; then
 	# The files that must run alone, one after the other, with no other
-	# test on the engine: while the builds, the fuzzers and the static
+	# test on the engine, while the builds, the fuzzers and the static
 	# analysis take the CPU these files leave (most of it: they wait on
-	# daemons and containers). soak.test.mjs, which needs build-asan, comes
-	# last.
+	# daemons and containers); soak.test.mjs, which needs build-asan,
+	# after the unit tests under ASan.
 	step end-to-end "e2e alone" e2e_run --only=alone --skip=soak.test.mjs
+fi
+
+# The unit tests again under AddressSanitizer and UBSan (the static agent
+# and the Docker-bound tests are not instrumented there), once build-asan
+# is there.
+while [ ! -f "$res/asan.done" ]; do sleep 1; done
+if [ "$(cat "$res/asan.done")" -eq 0 ]; then
+	step unit "asan ctest" ctest_layer unit build-asan unit asan \
+		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
+fi
+
+if [ "$npm_ready" -eq 1 ]; then
+	# The soak runs alone against the server built there.
+	step end-to-end "e2e soak" e2e_run soak.test.mjs
 	# The integration tests (real Docker, containers of their own) beside
 	# the files that run side by side, several at a time, and the
 	# adversarial suite a second time with the code blocklist off:
@@ -450,17 +464,6 @@ if [ "$npm_ready" -eq 1 ]; then
 else
 	step integration "integration ctest" ctest_layer integration build integration ctest
 fi
-
-# The unit tests again under AddressSanitizer and UBSan (the static agent
-# and the Docker-bound tests are not instrumented there), once build-asan
-# is there.
-while [ ! -f "$res/asan.done" ]; do sleep 1; done
-if [ "$(cat "$res/asan.done")" -eq 0 ]; then
-	step unit "asan ctest" ctest_layer unit build-asan unit asan \
-		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
-fi
-# The soak runs against the server built there, alone.
-[ "$npm_ready" -eq 0 ] || step end-to-end "e2e soak" e2e_run soak.test.mjs
 
 # A server's containers go within 5 s of its end (docs/architecture.md):
 # the check polls for up to 15 s before it fails.
