@@ -4,7 +4,7 @@
 #   scripts/test.sh
 #
 # Prepares the machine as scripts/setup.sh does (without its demo), then
-# runs the suite layer by layer:
+# runs the suite's layers:
 #
 #   static       clang-format --dry-run --Werror on every tracked *.c/*.h
 #                (one check per file); cppcheck and clang-tidy on the
@@ -15,15 +15,36 @@
 #                SBX_FUZZ_SECONDS each (default 30): one check each
 #   integration  ctest -L integration (real Docker: the engine layer, the
 #                agent, the session interpreters)
-#   end-to-end   node --test in tests/e2e (the real server, the official MCP
-#                SDK, real Docker), then the adversarial suite again with
-#                the code blocklist off, then a check that they left no
-#                container, volume or network on the engine (one check)
+#   end-to-end   tests/e2e/run.mjs (the real server, the official MCP SDK,
+#                real Docker; the adversarial suite a second time with the
+#                code blocklist off), then a check that they left no
+#                container, volume or network on the engine, and one that
+#                no process the suite started still runs (one check each)
 #
-# and ends with the counts per layer on one line, then, alone on the last
-# line, "N passed, N failed" (CI reads it). Exits non-zero if anything
-# failed or a layer ran nothing. Under CI=true the Docker-bound tests fail
-# instead of skipping when Docker or an image is missing.
+# On 2 cores most of the suite waits (for containers, timeouts, registries),
+# so the steps share the machine where they cannot disturb each other:
+#
+#   npm ci (tests/e2e)   beside set-up, until the end-to-end tests need it
+#   setup
+#   static               in the background at the lowest CPU priority
+#   ASan build, fuzz     in the background at a low CPU priority, then the
+#     build, fuzzers     three fuzzers side by side there
+#   unit                 ctest -j (all cores)
+#   end-to-end, alone    run.mjs: the files that must run alone, one after
+#                        the other (tests/e2e/README.md); they mostly wait,
+#                        the background steps take the CPU they leave
+#   unit under ASan      ctest -j, once build-asan is there
+#   end-to-end, soak     alone, against build-asan's server
+#   end-to-end, side by  run.mjs: the other files, several at a time, with
+#     side; integration  the integration tests (ctest -j) beside them; then
+#                        the checks of what the end-to-end tests left
+#
+# and ends with each step's and each layer's wall time (a layer's from its
+# first step's start to its last's end: they overlap), the counts per layer
+# on one line, then, alone on the last line, "N passed, N failed" (CI reads
+# it). Exits non-zero if anything failed or a layer ran nothing. Under
+# CI=true the Docker-bound tests fail instead of skipping when Docker or an
+# image is missing.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -33,43 +54,130 @@ cd "$SBX_ROOT"
 if [ -n "${CI+set}" ]; then export CI; fi
 T0=$(sbx_now)
 LAYERS=(static unit integration end-to-end)
-declare -A npass nfail
-for l in "${LAYERS[@]}"; do
-	npass[$l]=0
-	nfail[$l]=0
-done
-failed=()
-unlayered_fail=0 # a failure before any layer ran (setup)
+JOBS=$(nproc)
+# What the steps report (some run in a subshell in the background), one
+# line each: "count LAYER PASSED FAILED", "failed LAYER WHAT",
+# "time LAYER START END STEP".
+res=$(mktemp -d)
+: >"$res/report"
+bg_pids=()
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$res"' EXIT
 
-# A layer whose runner failed counts at least one failure, whatever the
-# runner's own summary said (or did not say).
-layer_failed() {
-	failed+=("$1${2:+ ($2)}")
-	[ "${nfail[$1]}" -gt 0 ] || nfail[$1]=1
-}
+count() { echo "count $1 $2 $3" >>"$res/report"; }
+# A failed step of LAYER, named WHAT in the summary: the layer counts at
+# least one failure, whatever the runner's own summary said (or did not).
+layer_failed() { echo "failed $1 ${2:-}" >>"$res/report"; }
+
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
 
 summary() {
-	local l line=""
-	sbx_log ""
-	sbx_log "test.sh: ${#failed[@]} step(s) failed${failed[*]:+: ${failed[*]}} in $(sbx_since "$T0")"
+	local l kind layer rest a b what line p=0 f=0 steps="" nfailed=0 failed=""
+	local -A npass nfail hasfail first last
 	for l in "${LAYERS[@]}"; do
-		line+="${line:+; }$l ${npass[$l]} passed, ${nfail[$l]} failed"
+		npass[$l]=0
+		nfail[$l]=0
+		hasfail[$l]=0
 	done
-	echo "$line"
-	local p=0 f=0
+	while read -r kind layer rest; do
+		case $kind in
+		count)
+			read -r a b <<<"$rest"
+			npass[$layer]=$((npass[$layer] + a))
+			nfail[$layer]=$((nfail[$layer] + b))
+			;;
+		failed)
+			hasfail[$layer]=1
+			nfailed=$((nfailed + 1))
+			failed+="${failed:+, }$layer${rest:+ ($rest)}"
+			;;
+		time)
+			read -r a b what <<<"$rest"
+			steps+="${steps:+; }$what $(secs "$a" "$b") s"
+			[ -n "${first[$layer]:-}" ] || first[$layer]=$a
+			last[$layer]=$b
+			;;
+		esac
+	done <"$res/report"
+	sbx_log ""
+	sbx_log "test.sh: $nfailed step(s) failed${failed:+: $failed} in $(sbx_since "$T0")"
+	echo "steps: $steps"
+	line=""
+	for l in setup "${LAYERS[@]}"; do
+		[ -z "${first[$l]:-}" ] || line+="${line:+; }$l $(secs "${first[$l]}" "${last[$l]}") s"
+	done
+	echo "layers: $line (each from its first step's start to its last's end: they overlap); all $(secs "$T0" "$(sbx_now)") s"
+	line=""
 	for l in "${LAYERS[@]}"; do
+		[ "${hasfail[$l]}" -eq 0 ] || [ "${nfail[$l]}" -gt 0 ] || nfail[$l]=1
+		line+="${line:+; }$l ${npass[$l]} passed, ${nfail[$l]} failed"
 		p=$((p + npass[$l]))
 		f=$((f + nfail[$l]))
 	done
-	echo "$p passed, $((f + unlayered_fail)) failed"
+	echo "$line"
+	# A failure before any layer ran (setup): the last line must not say 0 failed.
+	[ "${hasfail[setup]:-0}" -eq 0 ] || f=$((f + 1))
+	echo "$p passed, $f failed"
+	[ "$nfailed" -eq 0 ]
 }
 
-if ! scripts/setup.sh --no-demo; then
-	failed+=(setup)
-	unlayered_fail=1 # nothing ran: the last line must not say 0 failed
-	summary
-	exit 1
+# step LAYER NAME COMMAND...: runs the command under a header and notes its
+# wall time; returns its status.
+step() {
+	local layer=$1 name=$2 t rc=0
+	shift 2
+	sbx_step "$layer: $name"
+	t=$(sbx_now)
+	"$@" || rc=$?
+	echo "time $layer $t $(sbx_now) $name" >>"$res/report"
+	return "$rc"
+}
+
+# bg_step NAME NICENESS COMMAND...: the command in the background at that
+# CPU priority (19: only what the rest leaves), its output kept for
+# collect NAME.
+bg_step() {
+	local name=$1 nice=$2
+	shift 2
+	(
+		renice -n "$nice" -p "$BASHPID" >/dev/null
+		"$@" || true
+	) >"$res/$name.log" 2>&1 &
+	bg_pids+=($!)
+	echo $! >"$res/$name.pid"
+}
+
+# collect NAME: waits for a background step and prints its output.
+collect() {
+	wait "$(cat "$res/$1.pid")" || true
+	sbx_log ""
+	sbx_log "--- $1 ran in the background beside the steps above; its output:"
+	cat "$res/$1.log" >&2
+}
+
+# ---- npm ci ----
+# The end-to-end tests' packages install while the rest runs: npm ci mostly
+# waits on the registry. From the start when this machine has its Node
+# already, else once set-up and the tool installs below have it.
+npm_pid=
+npm_log=$res/npm.log
+npm_ci() {
+	[ -z "$npm_pid" ] && [ -f tests/e2e/package-lock.json ] || return 0
+	(cd tests/e2e && npm ci --no-audit --no-fund) >"$npm_log" 2>&1 &
+	npm_pid=$!
+	bg_pids+=($!)
+}
+if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 18 ] &&
+	command -v npm >/dev/null 2>&1; then
+	npm_ci
 fi
+
+# ---- setup ----
+t=$(sbx_now)
+if ! scripts/setup.sh --no-demo; then
+	layer_failed setup scripts/setup.sh
+	summary || exit 1
+fi
+echo "time setup $t $(sbx_now) setup" >>"$res/report"
 
 # The suite's own tools; any clang-format, cppcheck and clang-tidy on the
 # PATH will do. clang builds the fuzz harnesses (tests/fuzz) with its
@@ -83,18 +191,17 @@ for t in clang-format:clang-format clang:clang cppcheck:cppcheck \
 done
 # The end-to-end tests run on Node (setup.sh --languages may not have
 # needed it).
-node_pkgs=$(sbx_node_pkgs) || { failed+=(node); unlayered_fail=1; summary; exit 1; }
+if ! node_pkgs=$(sbx_node_pkgs); then
+	layer_failed setup node
+	summary || exit 1
+fi
 read -ra node <<<"$node_pkgs"
 tools+=(${node[@]+"${node[@]}"})
 if [ "${#tools[@]}" -gt 0 ] && ! sbx_apt_install "${tools[@]}"; then
-	failed+=("installing ${tools[*]}")
-	unlayered_fail=1
-	summary
-	exit 1
+	layer_failed setup "installing ${tools[*]}"
+	summary || exit 1
 fi
-
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+npm_ci
 
 # ctest's "N% tests passed, F tests failed out of T", less the tests it
 # lists as not run (skipped: exit 77, never under CI=true).
@@ -103,58 +210,82 @@ count_ctest() { # count_ctest LAYER LOG
 	f=$(sed -n 's/.* \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "$2" | tail -n1)
 	t=$(sed -n 's/.* tests failed out of \([0-9]*\).*/\1/p' "$2" | tail -n1)
 	s=$(grep -cE '^[[:space:]]*[0-9]+ - .* \((Skipped|Not Run|Disabled)\)$' "$2" || true)
-	npass[$1]=$((npass[$1] + ${t:-0} - ${f:-0} - s))
-	nfail[$1]=$((nfail[$1] + ${f:-0}))
+	count "$1" $((${t:-0} - ${f:-0} - s)) "${f:-0}"
+}
+
+# ctest_layer LAYER DIR LABEL WHAT [VAR=VALUE...]: the tests labelled LABEL
+# in the build tree DIR (with those variables set), all cores at once,
+# counted in LAYER; a failure is reported as WHAT.
+ctest_layer() {
+	local layer=$1 dir=$2 label=$3 what=$4 log
+	shift 4
+	log=$(mktemp -p "$res")
+	if env "$@" ctest --test-dir "$dir" -L "^$label\$" -j"$JOBS" --output-on-failure --no-tests=error 2>&1 | tee "$log"; then
+		count_ctest "$layer" "$log"
+	else
+		count_ctest "$layer" "$log"
+		layer_failed "$layer" "$what"
+	fi
 }
 
 # ---- static ----
-sbx_step "static: formatting (clang-format --dry-run --Werror)"
-if ! command -v clang-format >/dev/null 2>&1; then
-	sbx_log "error: clang-format is missing (scripts/setup.sh installs it)"
-	layer_failed static clang-format
-else
+format_check() {
+	local f bad=0 ok=0 out
+	if ! command -v clang-format >/dev/null 2>&1; then
+		sbx_log "error: clang-format is missing (scripts/setup.sh installs it)"
+		layer_failed static clang-format
+		return
+	fi
 	mapfile -t sources < <(git ls-files -- '*.c' '*.h')
-	bad=0
+	out=$(mktemp -p "$res")
 	for f in "${sources[@]}"; do
 		if clang-format --dry-run --Werror "$f" >"$out" 2>&1; then
-			npass[static]=$((npass[static] + 1))
+			ok=$((ok + 1))
 		else
 			cat "$out" >&2
 			bad=$((bad + 1))
 		fi
 	done
-	nfail[static]=$((nfail[static] + bad))
+	count static "$ok" "$bad"
 	if [ "${#sources[@]}" -eq 0 ]; then
 		layer_failed static "no C file found"
 	elif [ "$bad" -ne 0 ]; then
 		sbx_log "$bad file(s) differ from .clang-format: run clang-format -i on them"
-		failed+=("static (format)")
+		layer_failed static format
 	fi
-fi
+}
 
 # Static analysis: cppcheck on everything the build compiles (tests too),
 # clang-tidy on the code that ships (host, agent, common, plugins, sdk),
-# from the build's compile_commands.json; both must report nothing. Their suppressions, each with its reason, are in
-# .clang-tidy and scripts/cppcheck-cjson.cfg.
-sbx_step "static: cppcheck"
-if ! command -v cppcheck >/dev/null 2>&1; then
-	sbx_log "error: cppcheck is missing (scripts/setup.sh installs it)"
-	layer_failed static cppcheck
-elif cppcheck --project=build/compile_commands.json \
-	--enable=warning,portability,performance --inline-suppr \
-	--library=scripts/cppcheck-cjson.cfg --error-exitcode=1 --quiet \
-	-j"$(nproc)" >"$out" 2>&1 && [ ! -s "$out" ]; then
-	npass[static]=$((npass[static] + 1))
-else
-	cat "$out" >&2
-	layer_failed static cppcheck
-fi
-sbx_step "static: clang-tidy (.clang-tidy)"
-if ! command -v run-clang-tidy >/dev/null 2>&1; then
-	sbx_log "error: clang-tidy is missing (scripts/setup.sh installs it)"
-	layer_failed static clang-tidy
-else
-	run-clang-tidy -p build -j"$(nproc)" -quiet \
+# from the build's compile_commands.json; both must report nothing. Their
+# suppressions, each with its reason, are in .clang-tidy and
+# scripts/cppcheck-cjson.cfg.
+cppcheck_check() {
+	local out
+	out=$(mktemp -p "$res")
+	if ! command -v cppcheck >/dev/null 2>&1; then
+		sbx_log "error: cppcheck is missing (scripts/setup.sh installs it)"
+		layer_failed static cppcheck
+	elif cppcheck --project=build/compile_commands.json \
+		--enable=warning,portability,performance --inline-suppr \
+		--library=scripts/cppcheck-cjson.cfg --error-exitcode=1 --quiet \
+		-j"$JOBS" >"$out" 2>&1 && [ ! -s "$out" ]; then
+		count static 1 0
+	else
+		cat "$out" >&2
+		layer_failed static cppcheck
+	fi
+}
+
+tidy_check() {
+	local out
+	out=$(mktemp -p "$res")
+	if ! command -v run-clang-tidy >/dev/null 2>&1; then
+		sbx_log "error: clang-tidy is missing (scripts/setup.sh installs it)"
+		layer_failed static clang-tidy
+		return
+	fi
+	run-clang-tidy -p build -j"$JOBS" -quiet \
 		"$SBX_ROOT/(host|agent|common|plugins|sdk)/.*\.c\$" >"$out" 2>&1 || true
 	if grep -qE '(warning|error):' "$out"; then
 		grep -E '(warning|error):' "$out" >&2
@@ -163,87 +294,90 @@ else
 		cat "$out" >&2
 		layer_failed static "clang-tidy ran on nothing"
 	else
-		npass[static]=$((npass[static] + 1))
-	fi
-fi
-
-# ctest_layer LAYER DIR LABEL WHAT [VAR=VALUE...]: the tests labelled LABEL
-# in the build tree DIR (with those variables set), counted in LAYER; a
-# failure is reported as WHAT.
-ctest_layer() {
-	local layer=$1 dir=$2 label=$3 what=$4
-	shift 4
-	if env "$@" ctest --test-dir "$dir" -L "^$label\$" --output-on-failure --no-tests=error 2>&1 | tee "$out"; then
-		count_ctest "$layer" "$out"
-	else
-		count_ctest "$layer" "$out"
-		layer_failed "$layer" "$what"
+		count static 1 0
 	fi
 }
 
-# ---- unit ----
-sbx_step "unit tests (ctest -L unit)"
-ctest_layer unit build unit ctest
+static_layer() {
+	step static "clang-format" format_check || true
+	step static cppcheck cppcheck_check || true
+	step static clang-tidy tidy_check || true
+}
+# It reads the sources and build/compile_commands.json only: it runs beside
+# everything else, on the CPU they leave.
+bg_step static 19 static_layer
 
-# The unit tests again under AddressSanitizer and UBSan (the static agent
-# and the Docker-bound tests are not instrumented there).
-sbx_step "unit tests under ASan/UBSan (ctest -L unit in build-asan)"
-if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null &&
-	cmake --build build-asan -j"$(nproc)" >/dev/null; then
-	ctest_layer unit build-asan unit asan ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
-else
-	layer_failed unit "asan build"
-fi
-
-# The end-to-end tests' packages install while the fuzzers run: npm ci
-# mostly waits on the registry, and each fuzzer runs for a fixed time.
-npm_log=$(mktemp)
-npm_pid=
-if [ -f tests/e2e/package-lock.json ]; then
-	(cd tests/e2e && npm ci --no-audit --no-fund) >"$npm_log" 2>&1 &
-	npm_pid=$!
-fi
-
+# ---- the builds: ASan/UBSan, then the fuzz harnesses ----
+# In the background at a low CPU priority (the tests beside them go first),
+# then the fuzzers there too; "asan.done" says when build-asan is there
+# (or failed).
+asan_build() {
+	if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null &&
+		cmake --build build-asan -j"$JOBS" >/dev/null; }; then
+		layer_failed unit "asan build"
+		return 1
+	fi
+}
+fuzz_build() {
+	if ! { CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON \
+		-DSBX_FUZZ=ON -DSBX_WERROR=OFF >/dev/null &&
+		cmake --build build-fuzz -j"$JOBS" --target fuzz_agent_codec fuzz_mcp_line fuzz_lex >/dev/null; }; then
+		layer_failed unit "fuzz build"
+		return 1
+	fi
+}
 # The libFuzzer harnesses: the agent protocol's reader and decoders, a
 # client's line through the MCP server, and the plugins' lexers (seeded
 # with the blocklist corpus), each for a bounded time. A crash, a leak or
 # undefined behaviour fails with the input that caused it.
-sbx_step "fuzz: tests/fuzz (libFuzzer, ASan/UBSan, ${SBX_FUZZ_SECONDS:-30} s each)"
-if CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON \
-	-DSBX_FUZZ=ON -DSBX_WERROR=OFF >/dev/null &&
-	cmake --build build-fuzz -j"$(nproc)" --target fuzz_agent_codec fuzz_mcp_line fuzz_lex >/dev/null; then
+fuzz_one() { # fuzz_one HARNESS
+	local h=$1 corpus seeds=() out
+	corpus=$(mktemp -d -p "$res")
+	out=$res/fuzz_$h.out
+	if [ "$h" = lex ]; then
+		seeds=("$SBX_ROOT"/tests/blocklist/corpus/* "$SBX_ROOT"/tests/blocklist/caught/*)
+	elif [ -d "tests/fuzz/seeds/$h" ]; then
+		seeds=("$SBX_ROOT/tests/fuzz/seeds/$h")
+	fi
+	if (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+		"bin/fuzz_$h" -max_total_time="${SBX_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
+		-max_len=65536 -print_final_stats=1 "$corpus" "${seeds[@]}") >"$out" 2>&1; then
+		count unit 1 0
+		sbx_log "fuzz_$h: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$out" | tail -n1)"
+	else
+		tail -n 40 "$out" >&2
+		layer_failed unit "fuzz_$h"
+	fi
+	rm -rf "$corpus"
+}
+# The fuzzers, side by side, each for its fixed time.
+fuzzers() {
+	local h pids=()
 	for h in agent_codec mcp_line lex; do
-		corpus=$(mktemp -d)
-		seeds=()
-		if [ "$h" = lex ]; then
-			seeds=("$SBX_ROOT"/tests/blocklist/corpus/* "$SBX_ROOT"/tests/blocklist/caught/*)
-		elif [ -d "tests/fuzz/seeds/$h" ]; then
-			seeds=("$SBX_ROOT/tests/fuzz/seeds/$h")
-		fi
-		if (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
-			"bin/fuzz_$h" -max_total_time="${SBX_FUZZ_SECONDS:-30}" -rss_limit_mb=2048 \
-			-max_len=65536 -print_final_stats=1 "$corpus" "${seeds[@]}") >"$out" 2>&1; then
-			npass[unit]=$((npass[unit] + 1))
-			sbx_log "fuzz_$h: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$out" | tail -n1)"
-		else
-			tail -n 40 "$out" >&2
-			layer_failed unit "fuzz_$h"
-		fi
-		rm -rf "$corpus"
+		step unit "fuzz_$h" fuzz_one "$h" >"$res/fuzz_$h.log" 2>&1 &
+		pids+=($!)
 	done
-else
-	layer_failed unit "fuzz build"
-fi
+	wait "${pids[@]}" || true
+	for h in agent_codec mcp_line lex; do cat "$res/fuzz_$h.log"; done
+}
+builds() {
+	local rc=0
+	step unit "asan build" asan_build || rc=$?
+	echo "$rc" >"$res/asan.done"
+	if step unit "fuzz build" fuzz_build; then
+		fuzzers
+	fi
+}
+bg_step builds 10 builds
 
-# ---- integration ----
-sbx_step "integration tests (ctest -L integration)"
-ctest_layer integration build integration ctest
+# ---- unit ----
+step unit "unit ctest" ctest_layer unit build unit ctest
 
-# ---- end-to-end ----
-# What is on the engine before the end-to-end runs: whatever they add and
-# leave (a container, a volume or a network, by name) fails the layer at
-# the end. The one exception is the server's own package cache volume
-# (docs/packages.md), which a server keeps on purpose.
+# ---- end-to-end, and integration beside it ----
+# What is on the engine before the Docker-bound tests run: whatever they add
+# and leave (a container, a volume or a network, by name) fails the
+# end-to-end layer at the end. The one exception is the server's own
+# package cache volume (docs/packages.md), which a server keeps on purpose.
 engine_objects() {
 	{
 		docker ps -a --format 'container {{.Names}}'
@@ -253,57 +387,163 @@ engine_objects() {
 }
 engine_before=$(engine_objects)
 
-sbx_step "end-to-end tests (tests/e2e)"
-e2e_ok=0
+# Every process the Docker-bound tests start (servers, dockerds, Podman
+# services, whatever those start in turn) stays in a cgroup of the run's
+# own, daemon or not: what is left in it at the end still runs. Needs a
+# writable cgroup hierarchy (root; v1's pids, or v2).
+procs_cg=
+for d in /sys/fs/cgroup/pids /sys/fs/cgroup; do
+	if [ -f "$d/cgroup.procs" ] && mkdir "$d/sbx-test-$$" 2>/dev/null; then
+		procs_cg=$d/sbx-test-$$
+		break
+	fi
+done
+# in_cg COMMAND...: runs it in that cgroup.
+in_cg() {
+	[ -z "$procs_cg" ] || echo "$BASHPID" >"$procs_cg/cgroup.procs"
+	"$@"
+}
+
+# e2e_run OPTIONS...: tests/e2e/run.mjs with them; its last line is
+# "e2e: P passed, F failed, S skipped".
+e2e_run() {
+	local out line p f
+	out=$(mktemp -p "$res")
+	if ! (cd tests/e2e && in_cg node run.mjs "$@") 2>&1 | tee "$out"; then
+		layer_failed end-to-end "run.mjs $*"
+	fi
+	line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n1 || true)
+	if [ -n "$line" ]; then
+		read -r _ p _ f _ <<<"${line//,/}"
+		count end-to-end "$p" "$f"
+	fi
+}
+npm_ready=0
 if [ ! -f tests/e2e/package-lock.json ]; then
 	sbx_log "error: tests/e2e/package-lock.json is missing (npm ci needs it): run npm install in tests/e2e and commit it"
+	layer_failed end-to-end "npm ci"
 elif ! wait "$npm_pid"; then
 	cat "$npm_log" >&2
 	sbx_log "error: npm ci in tests/e2e failed"
-elif (cd tests/e2e && cat "$npm_log" && npm test) 2>&1 | tee "$out"; then
-	e2e_ok=1
+	layer_failed end-to-end "npm ci"
+else
+	cat "$npm_log" >&2
+	npm_ready=1
 fi
-rm -f "$npm_log"
-# run.mjs's last line: "e2e: P passed, F failed, S skipped".
-line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n1 || true)
-if [ -n "$line" ]; then
-	read -r _ p _ f _ <<<"${line//,/}"
-	npass[end-to-end]=$p
-	nfail[end-to-end]=$f
-fi
-[ "$e2e_ok" -eq 1 ] || layer_failed end-to-end
 
-# The adversarial suite again with the code blocklist off: containment
-# never depends on it (docs/security.md, "The code blocklist").
-sbx_step "end-to-end: the adversarial suite with the blocklist off"
-adv_ok=0
-if (cd tests/e2e && SBX_E2E_BLOCKLIST=off node run.mjs adversarial.test.mjs \
-	escape.test.mjs hardening.test.mjs limits.test.mjs seccomp.test.mjs) 2>&1 | tee "$out"; then
-	adv_ok=1
+if [ "$npm_ready" -eq 1 ]; then
+	# The files that must run alone, one after the other, with no other
+	# test on the engine, while the builds, the fuzzers and the static
+	# analysis take the CPU these files leave (most of it: they wait on
+	# daemons and containers); soak.test.mjs, which needs build-asan,
+	# after the unit tests under ASan.
+	step end-to-end "e2e alone" e2e_run --only=alone --skip=soak.test.mjs
 fi
-line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -n1 || true)
-if [ -n "$line" ]; then
-	read -r _ p _ f _ <<<"${line//,/}"
-	npass[end-to-end]=$((${npass[end-to-end]:-0} + p))
-	nfail[end-to-end]=$((${nfail[end-to-end]:-0} + f))
-fi
-[ "$adv_ok" -eq 1 ] || layer_failed end-to-end "adversarial, blocklist off"
 
-sbx_step "end-to-end: nothing left on the engine"
+# The unit tests again under AddressSanitizer and UBSan (the static agent
+# and the Docker-bound tests are not instrumented there), once build-asan
+# is there.
+while [ ! -f "$res/asan.done" ]; do sleep 1; done
+if [ "$(cat "$res/asan.done")" -eq 0 ]; then
+	step unit "asan ctest" ctest_layer unit build-asan unit asan \
+		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
+fi
+
+if [ "$npm_ready" -eq 1 ]; then
+	# The soak runs alone against the server built there.
+	step end-to-end "e2e soak" e2e_run soak.test.mjs
+	# The integration tests (real Docker, containers of their own) beside
+	# the files that run side by side, several at a time, and the
+	# adversarial suite a second time with the code blocklist off:
+	# containment never depends on it (docs/security.md, "The code
+	# blocklist").
+	bg_step integration 0 in_cg step integration "integration ctest" \
+		ctest_layer integration build integration ctest
+	step end-to-end "e2e side by side" e2e_run --only=side --blocklist-off
+	collect integration
+else
+	step integration "integration ctest" ctest_layer integration build integration ctest
+fi
+
 # A server's containers go within 5 s of its end (docs/architecture.md):
 # the check polls for up to 15 s before it fails.
-for _ in $(seq 30); do
-	left=$(comm -13 <(printf '%s\n' "$engine_before") <(engine_objects))
-	[ -n "$left" ] || break
-	sleep 0.5
-done
-if [ -n "$left" ]; then
-	sbx_log "the end-to-end tests left these behind (a test that did not clean up):"
-	sed 's/^/  /' <<<"$left" >&2
-	layer_failed end-to-end "left on the engine"
-else
-	npass[end-to-end]=$((${npass[end-to-end]:-0} + 1))
+engine_check() {
+	local left
+	for _ in $(seq 30); do
+		left=$(comm -13 <(printf '%s\n' "$engine_before") <(engine_objects))
+		[ -n "$left" ] || break
+		sleep 0.5
+	done
+	if [ -n "$left" ]; then
+		sbx_log "the end-to-end tests left these behind (a test that did not clean up):"
+		sed 's/^/  /' <<<"$left" >&2
+		layer_failed end-to-end "left on the engine"
+	else
+		count end-to-end 1 0
+	fi
+}
+step end-to-end "left on the engine" engine_check
+
+# The processes of the run's cgroup that still run (zombies waiting for
+# their reaper are gone already), but the engine a test restarted with
+# scripts/docker-up.sh (engine.test.mjs): its dockerd (/var/run/docker.pid),
+# what descends from it, and the shims of its containerd, which stay.
+running_left() {
+	local pid engine s args p keep
+	engine=$(cat /var/run/docker.pid 2>/dev/null || echo 0)
+	while read -r pid; do
+		s=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+		s=${s##*) }
+		[ "${s%% *}" != Z ] || continue
+		args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+		case $args in *"-address /var/run/docker/containerd/containerd.sock"*) continue ;; esac
+		keep=0
+		p=$pid
+		while [ "$p" -gt 1 ]; do
+			if [ "$p" = "$engine" ]; then
+				keep=1
+				break
+			fi
+			# pid (comm) state ppid ...: comm may hold spaces and parentheses.
+			s=$(cat "/proc/$p/stat" 2>/dev/null) || break
+			s=${s##*) }
+			s=${s#* }
+			p=${s%% *}
+		done
+		[ "$keep" -eq 1 ] || echo "$pid"
+	done <"$procs_cg/cgroup.procs"
+}
+process_check() {
+	local left=
+	if [ -z "$procs_cg" ]; then
+		sbx_log "no writable cgroup hierarchy (not root?): what the tests left running is not checked"
+		return
+	fi
+	for _ in $(seq 30); do
+		left=$(running_left)
+		[ -n "$left" ] || break
+		sleep 0.5
+	done
+	if [ -n "$left" ]; then
+		sbx_log "the end-to-end tests left these running (a test that did not stop what it started); killed now:"
+		# shellcheck disable=SC2086 # one pid a word
+		ps -o pid,user,args -p "$(echo $left | tr ' ' ,)" >&2 || true
+		# shellcheck disable=SC2086
+		kill -KILL $left 2>/dev/null || true
+		layer_failed end-to-end "left running"
+	else
+		count end-to-end 1 0
+	fi
+}
+step end-to-end "left running" process_check
+# What stays (the engine, if a test restarted it) goes back where it was.
+if [ -n "$procs_cg" ]; then
+	while read -r pid; do
+		echo "$pid" >"${procs_cg%/*}/cgroup.procs" 2>/dev/null || true
+	done <"$procs_cg/cgroup.procs"
+	rmdir "$procs_cg" 2>/dev/null || true
 fi
 
+collect builds
+collect static
 summary
-[ "${#failed[@]}" -eq 0 ]

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { e2e, runResult } from './lib/server.mjs';
 
-// A warm container for the language under test only.
+// A warm container for the language under test only, on a server the
+// file's tests of that language share.
 const GO_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_GO_POOL_SIZE: '1' };
 const RUST_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_RUST_POOL_SIZE: '1' };
 
@@ -27,7 +28,7 @@ function ok(r, what) {
 // ---------------------------------------------------------------- Go
 
 e2e('go: hello world, exit 0, clean stderr; the alias golang', {}, async (h) => {
-  const s = await h.start({ env: GO_ONLY });
+  const s = await h.shared({ env: GO_ONLY });
   const r = await run(s, {
     language: 'go',
     code: 'package main\n\nimport (\n\t"fmt"\n\t"runtime"\n)\n\nfunc main() {\n\tfmt.Println("hello from", runtime.Version())\n}\n',
@@ -44,7 +45,7 @@ e2e('go: hello world, exit 0, clean stderr; the alias golang', {}, async (h) => 
 });
 
 e2e('go: bare statements run in main; types, methods and funcs stay at package level; imports are added', {}, async (h) => {
-  const s = await h.start({ env: GO_ONLY });
+  const s = await h.shared({ env: GO_ONLY });
   const code = [
     'type Point struct{ X, Y int }',
     '',
@@ -69,7 +70,7 @@ e2e('go: bare statements run in main; types, methods and funcs stay at package l
 });
 
 e2e('go: a full program with an unused import still builds (the import is dropped, lines stay)', {}, async (h) => {
-  const s = await h.start({ env: GO_ONLY });
+  const s = await h.shared({ env: GO_ONLY });
   const code = 'package main\n\nimport (\n\t"fmt"\n\t"os"\n)\n\nfunc main() {\n\tfmt.Println(strings.Repeat("ab", 2))\n\tpanic("line 10")\n}\n';
   const r = await run(s, { language: 'go', code });
   assert.equal(r.phase, 'run', r.stderr);
@@ -80,7 +81,7 @@ e2e('go: a full program with an unused import still builds (the import is droppe
 });
 
 e2e('go: a compile error is phase "build" with diagnostics at the user\'s line and column', {}, async (h) => {
-  const s = await h.start({ env: GO_ONLY });
+  const s = await h.shared({ env: GO_ONLY });
   // Line 3 col 13 is `y`; line 5 is in a func hoisted out of main.
   const r = await run(s, {
     language: 'go',
@@ -101,7 +102,7 @@ e2e('go: a compile error is phase "build" with diagnostics at the user\'s line a
 });
 
 e2e('go: a runtime panic is a failed run with the trace in stderr', {}, async (h) => {
-  const s = await h.start({ env: GO_ONLY });
+  const s = await h.shared({ env: GO_ONLY });
   const code = 'fmt.Println("before")\nvar m map[string]int\nm["x"] = 1\n';
   const r = await run(s, { language: 'go', code });
   assert.equal(r.phase, 'run');
@@ -113,7 +114,7 @@ e2e('go: a runtime panic is a failed run with the trace in stderr', {}, async (h
 });
 
 e2e('go: the program reads and writes files in /work', {}, async (h) => {
-  const s = await h.start({ env: GO_ONLY });
+  const s = await h.shared({ env: GO_ONLY });
   const code = [
     'wd, _ := os.Getwd()',
     'if err := os.WriteFile("notes.txt", []byte("line one\\n"), 0o644); err != nil {',
@@ -136,7 +137,7 @@ e2e('go: the program reads and writes files in /work', {}, async (h) => {
 // ---------------------------------------------------------------- Rust
 
 e2e('rust: hello world, exit 0, clean stderr; the alias rs', {}, async (h) => {
-  const s = await h.start({ env: RUST_ONLY });
+  const s = await h.shared({ env: RUST_ONLY });
   const r = await run(s, { language: 'rust', code: 'fn main() {\n    println!("hello from rust");\n}\n' });
   ok(r, 'hello');
   assert.equal(r.stdout, 'hello from rust\n');
@@ -150,7 +151,7 @@ e2e('rust: hello world, exit 0, clean stderr; the alias rs', {}, async (h) => {
 });
 
 e2e('rust: without fn main, statements run in main and items before them stay at the top level', {}, async (h) => {
-  const s = await h.start({ env: RUST_ONLY });
+  const s = await h.shared({ env: RUST_ONLY });
   const code = [
     'use std::collections::BTreeMap;',
     'use std::fmt;',
@@ -180,7 +181,7 @@ e2e('rust: without fn main, statements run in main and items before them stay at
 });
 
 e2e('rust: with fn main the program runs as it is', {}, async (h) => {
-  const s = await h.start({ env: RUST_ONLY });
+  const s = await h.shared({ env: RUST_ONLY });
   const code = [
     '#[derive(Debug, Clone, PartialEq)]',
     'enum Shape { Circle(f64), Square(f64) }',
@@ -204,7 +205,7 @@ e2e('rust: with fn main the program runs as it is', {}, async (h) => {
 });
 
 e2e('rust: a compile error is phase "build" with rustc\'s diagnostics at the user\'s line', {}, async (h) => {
-  const s = await h.start({ env: RUST_ONLY });
+  const s = await h.shared({ env: RUST_ONLY });
   const code = 'use std::collections::HashMap;\n\nlet mut m: HashMap<&str, i32> = HashMap::new();\nm.insert("a", "one");\n';
   const r = await run(s, { language: 'rust', code });
   assert.equal(r.phase, 'build');
@@ -219,7 +220,7 @@ e2e('rust: a compile error is phase "build" with rustc\'s diagnostics at the use
 });
 
 e2e('rust: a panic is a failed run (exit 101) naming file, line and column', {}, async (h) => {
-  const s = await h.start({ env: RUST_ONLY });
+  const s = await h.shared({ env: RUST_ONLY });
   const code = 'println!("before");\nlet v: Vec<u32> = Vec::new();\nlet i = v.len() + 3;\nprintln!("{}", v[i]);\n';
   const r = await run(s, { language: 'rust', code });
   assert.equal(r.phase, 'run');
@@ -230,7 +231,7 @@ e2e('rust: a panic is a failed run (exit 101) naming file, line and column', {},
 });
 
 e2e('rust: the program reads and writes files in /work', {}, async (h) => {
-  const s = await h.start({ env: RUST_ONLY });
+  const s = await h.shared({ env: RUST_ONLY });
   const code = [
     'use std::io::Write;',
     '',
@@ -250,7 +251,7 @@ e2e('rust: the program reads and writes files in /work', {}, async (h) => {
 // "optimize" through to the plugin's option): a debug build checks
 // arithmetic overflow and has debug assertions; -O has neither.
 e2e('rust: optimize true builds with -O; the default is a debug build', {}, async (h) => {
-  const s = await h.start({ env: RUST_ONLY });
+  const s = await h.shared({ env: RUST_ONLY });
   // 254 + the argument count (1), so the compiler cannot fold the overflow.
   const code = 'let x: u8 = 254 + std::env::args().count() as u8;\nprintln!("debug_assertions={}", cfg!(debug_assertions));\nprintln!("{}", x + 1);\n';
   const debug = await run(s, { language: 'rust', code });

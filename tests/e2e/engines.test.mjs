@@ -20,7 +20,7 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { dockerGet } from './lib/docker.mjs';
 import { makeCerts, startEngine, startPodman } from './lib/engines.mjs';
-import { addNpmPackage, addProbePackages } from './lib/registry.mjs';
+import { addNpmPackage, addProbePackages, waitLogged } from './lib/registry.mjs';
 import { BIN, IN_CI, e2e, runResult, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -273,7 +273,8 @@ e2e('a Podman service on a unix socket runs sandboxes with the same limits, secc
   podman('network', 'create', '--internal', network);
   const registry = podman('run', '-d', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=256:256', '--network', network, '--network-alias', 'npm-local', '--read-only', '--user', '1000',
     '-v', `${reg}:/srv:ro`, '--entrypoint', 'node', 'mcp-sandbox/node:latest', '-e',
-    "require('http').createServer((q, r) => require('fs').readFile('/srv' + decodeURIComponent(new URL(q.url, 'http://x').pathname), (e, d) => { r.statusCode = e ? 404 : 200; r.end(e ? '' : d); })).listen(8080)");
+    "require('http').createServer((q, r) => require('fs').readFile('/srv' + decodeURIComponent(new URL(q.url, 'http://x').pathname), (e, d) => { r.statusCode = e ? 404 : 200; r.end(e ? '' : d); })).listen(8080, () => console.log('listening'))");
+  waitLogged(registry, /^listening$/m, { host: pod.url });
   const st = withStateDir(h);
   const env = {
     DOCKER_HOST: pod.url, SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash',
@@ -429,7 +430,8 @@ e2e('each engine installs packages with its own egress proxy, network and cache:
   dockerThere('network', 'create', '--internal', network);
   const registry = dockerThere('run', '-d', '--rm', '--network', network, '--network-alias', 'npm-local', '--read-only', '--user', '1000',
     '-v', `${reg}:/srv:ro`, '--entrypoint', 'node', 'mcp-sandbox/node:latest', '-e',
-    "require('http').createServer((q, r) => require('fs').readFile('/srv' + decodeURIComponent(new URL(q.url, 'http://x').pathname), (e, d) => { r.statusCode = e ? 404 : 200; r.end(e ? '' : d); })).listen(8080)");
+    "require('http').createServer((q, r) => require('fs').readFile('/srv' + decodeURIComponent(new URL(q.url, 'http://x').pathname), (e, d) => { r.statusCode = e ? 404 : 200; r.end(e ? '' : d); })).listen(8080, () => console.log('listening'))");
+  waitLogged(registry, /^listening$/m, { host: eng.url });
   const ini = engineConfig(h, { local: { host: 'unix:///var/run/docker.sock' }, second: { host: eng.url } });
   const st = withStateDir(h);
   const s = await st.start({

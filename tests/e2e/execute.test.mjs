@@ -4,12 +4,13 @@ import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { e2e, toolError } from './lib/server.mjs';
 
-// Only python runs in most tests here: no warm bash container needed.
+// Only python runs in most tests here: no warm bash container needed. Tests
+// with the same settings share a server (h.shared).
 const PYTHON_ONLY = { SANDBOX_BASH_POOL_SIZE: '0' };
 const BASH_ONLY = { SANDBOX_PYTHON_POOL_SIZE: '0' };
 
 e2e('python: print goes to stdout with exit code 0', {}, async (h) => {
-  const s = await h.start({ env: PYTHON_ONLY });
+  const s = await h.shared({ env: PYTHON_ONLY });
   const r = await s.execute('python', 'import sys\nprint("hello from python", sys.version_info[0])\n');
   assert.equal(r.stdout, 'hello from python 3\n');
   assert.equal(r.stderr, '');
@@ -24,7 +25,7 @@ e2e('python: print goes to stdout with exit code 0', {}, async (h) => {
 });
 
 e2e('python: an uncaught exception is a normal result with exit 1 and the traceback in stderr', {}, async (h) => {
-  const s = await h.start({ env: PYTHON_ONLY });
+  const s = await h.shared({ env: PYTHON_ONLY });
   const code = 'print("before the error", flush=True)\ndef f():\n    raise ValueError("boom 42")\nf()\n';
   const r = await s.execute('python', code); // asserts isError false
   assert.equal(r.exitCode, 1);
@@ -62,7 +63,7 @@ e2e('aliases py, python3, sh and shell run the right interpreter', {}, async (h)
 });
 
 e2e('1 MiB of code runs', {}, async (h) => {
-  const s = await h.start({ env: PYTHON_ONLY });
+  const s = await h.shared({ env: PYTHON_ONLY });
   const comment = `# ${'x'.repeat(1024 * 1024)}\n`;
   const r = await s.execute('python', `${comment}print("after a 1 MiB comment")\n`);
   assert.equal(r.exitCode, 0, r.stderr);
@@ -85,7 +86,7 @@ e2e('code over max_code_bytes is refused with code_too_large', {}, async (h) => 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
 
 e2e('an unknown language is refused with unknown_language and the list of languages', { docker: false }, async (h) => {
-  const s = await h.start({ env: NO_POOL });
+  const s = await h.shared({ env: NO_POOL });
   const err = toolError(await s.call({ language: 'cobol', code: 'DISPLAY "HI".' }));
   assert.equal(err.code, 'unknown_language');
   assert.match(err.message, /cobol/);
@@ -94,7 +95,7 @@ e2e('an unknown language is refused with unknown_language and the list of langua
 });
 
 e2e('arguments of the wrong type are refused with invalid_arguments', { docker: false }, async (h) => {
-  const s = await h.start({ env: NO_POOL });
+  const s = await h.shared({ env: NO_POOL });
   const cases = [
     [{ language: 'python', code: 42 }, /code/],
     [{ language: 7, code: 'print(1)' }, /language/],
@@ -114,7 +115,7 @@ e2e('arguments of the wrong type are refused with invalid_arguments', { docker: 
 });
 
 e2e('an unknown tool is a JSON-RPC error -32602', { docker: false }, async (h) => {
-  const s = await h.start({ env: NO_POOL });
+  const s = await h.shared({ env: NO_POOL });
   await assert.rejects(
     s.client.callTool({ name: 'no_such_tool', arguments: {} }),
     (e) => {
@@ -147,7 +148,7 @@ e2e('an unreachable Docker engine gives docker_unavailable', { docker: false }, 
 });
 
 e2e('stdin feeds the program; without it the program reads EOF', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: NO_POOL });
   const r = await s.execute('python', 'import sys\nprint(sys.stdin.read().upper(), end="")', { stdin: 'hello\nworld\n' });
   assert.equal(r.stdout, 'HELLO\nWORLD\n');
   const sh = await s.execute('bash', 'read -r a; read -r b; echo "$b $a"', { stdin: 'one\ntwo\n' });

@@ -9,6 +9,11 @@ import { bridgeGateway, dockerGet } from './lib/docker.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 const NO_CAPS = '0000000000000000';
+// A warm container for the language a test uses, on a server the file's
+// tests of that language share (the start-up check reads a server's log:
+// it starts its own).
+const PYTHON_ONLY = { SANDBOX_BASH_POOL_SIZE: '0' };
+const BASH_ONLY = { SANDBOX_PYTHON_POOL_SIZE: '0' };
 
 function assertUnprivileged(st, who) {
   assert.equal(st.Uid?.split(/\s+/).join(' '), '1000 1000 1000 1000', `${who}: real/effective/saved/fs uid`);
@@ -23,7 +28,7 @@ function assertUnprivileged(st, who) {
 }
 
 e2e('python runs as uid 1000 with no capabilities and no_new_privs', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_BASH_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: PYTHON_ONLY });
   const r = await s.execute(
     'python',
     'import os\nprint(os.getuid(), os.geteuid(), os.getgid())\nprint(open("/proc/self/status").read())',
@@ -35,7 +40,7 @@ e2e('python runs as uid 1000 with no capabilities and no_new_privs', {}, async (
 });
 
 e2e('bash runs as uid 1000 with no capabilities and no_new_privs', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: BASH_ONLY });
   // $$ is the shell running the code, not a child of it.
   const r = await s.execute('bash', 'echo "--- id ---"; id -u; id -un\necho "--- status ---"; cat /proc/$$/status');
   assert.equal(r.exitCode, 0, r.stderr);
@@ -51,7 +56,7 @@ e2e('bash runs as uid 1000 with no capabilities and no_new_privs', {}, async (h)
 // connect() only asks the kernel for a route. (This machine must not send
 // traffic to outside addresses, so no TCP connect to a public host here.)
 e2e('python has no network: no interface but lo, no route out', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_BASH_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: PYTHON_ONLY });
   // This machine's Docker bridge gateway, as IPv4 and IPv4-mapped IPv6.
   const gw = await bridgeGateway();
   const code = `
@@ -78,14 +83,14 @@ for fam, addr in ((socket.AF_INET, ("${gw}", 53)), (socket.AF_INET6, ("::ffff:${
 });
 
 e2e('bash has no network: only lo in /sys/class/net', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: BASH_ONLY });
   const r = await s.execute('bash', 'ls /sys/class/net; echo "--- route ---"; tail -n +2 /proc/net/route');
   assert.equal(r.exitCode, 0, r.stderr);
   assert.equal(r.stdout, 'lo\n--- route ---\n');
 });
 
 e2e('the root filesystem is read-only; /work and /tmp are writable', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_BASH_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: PYTHON_ONLY });
   const code = `
 import errno
 for p in ("/etc/x", "/usr/x", "/x", "/opt/x", "/var/x", "/work/x", "/tmp/x"):
@@ -110,7 +115,7 @@ for p in ("/etc/x", "/usr/x", "/x", "/opt/x", "/var/x", "/work/x", "/tmp/x"):
 });
 
 e2e('/work is the writable, exec-capable cwd; /tmp is noexec', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: BASH_ONLY });
   const code = `
 echo "--- cwd ---"; pwd
 printf '#!/bin/sh\\necho ran from $(dirname "$0")\\n' > /work/s.sh
@@ -127,7 +132,7 @@ echo "--- end ---"
 });
 
 e2e('what a sandbox sees of the host: no kernel command line, boot id or cgroup path; the agent binary is unreadable', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+  const s = await h.shared({ env: BASH_ONLY });
   // The host has them all.
   assert.notEqual(fs.readFileSync('/proc/cmdline', 'utf8').trim(), '');
   assert.notEqual(fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), '');

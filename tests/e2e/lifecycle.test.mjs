@@ -171,7 +171,9 @@ e2e('SIGTERM: the server exits at once and every container of it goes', {}, asyn
   assert.ok(mine, 'the server runs containers');
   const instance = mine[0].Labels['org.mcp-sandbox.instance'];
   process.kill(s.pid, 'SIGTERM');
-  const exit = await Promise.race([s.exit, new Promise((r) => setTimeout(() => r('still running'), 20_000))]);
+  let timer;
+  const exit = await Promise.race([s.exit, new Promise((r) => { timer = setTimeout(() => r('still running'), 20_000); })]);
+  clearTimeout(timer);
   assert.notEqual(exit, 'still running', 'the server exits within 20 s of SIGTERM');
   assert.ok(exit.code === 0 || exit.signal === 'SIGTERM', `exit ${JSON.stringify(exit)}`);
   // After a signal the server does not wait for the engine's answers: its

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { e2e, toolError } from './lib/server.mjs';
 
-// A warm container for the language under test only.
+// A warm container for the language under test only, on a server the
+// file's tests of that language share.
 const JS_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_JAVASCRIPT_POOL_SIZE: '1' };
 const TS_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_TYPESCRIPT_POOL_SIZE: '1' };
 
@@ -11,7 +12,7 @@ const TS_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_TYPESCRIPT_POOL_SIZE: '1' };
 const NODE_MAJOR = 24;
 
 e2e('javascript: hello world on the image Node, exit 0, clean stderr', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   const r = await s.execute('javascript', 'console.log("hello from", process.release.name, process.version);');
   assert.match(r.stdout, /^hello from node v(\d+)\.\d+\.\d+\n$/);
   assert.equal(Number(/v(\d+)/.exec(r.stdout)[1]), NODE_MAJOR, r.stdout);
@@ -24,7 +25,7 @@ e2e('javascript: hello world on the image Node, exit 0, clean stderr', {}, async
 });
 
 e2e('aliases js and node run javascript', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   for (const alias of ['js', 'node']) {
     const r = await s.execute(alias, 'console.log(typeof process.versions.v8)');
     assert.equal(r.stdout, 'string\n', `alias ${alias}`);
@@ -33,7 +34,7 @@ e2e('aliases js and node run javascript', {}, async (h) => {
 });
 
 e2e('javascript: an uncaught exception exits 1 with the stack in stderr', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   const code = 'console.log("before the error");\nfunction f() {\n  throw new TypeError("boom 42");\n}\nf();\n';
   const r = await s.execute('javascript', code);
   assert.equal(r.exitCode, 1);
@@ -45,7 +46,7 @@ e2e('javascript: an uncaught exception exits 1 with the stack in stderr', {}, as
 });
 
 e2e('javascript: an unhandled rejection exits 1 with the stack in stderr', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   const code = [
     'async function load() {',
     '  throw new RangeError("rejected 7");',
@@ -61,7 +62,7 @@ e2e('javascript: an unhandled rejection exits 1 with the stack in stderr', {}, a
 });
 
 e2e('javascript: top-level await', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   const code = [
     'const t0 = Date.now();',
     'const v = await new Promise((resolve) => setTimeout(() => resolve(42), 50));',
@@ -76,7 +77,7 @@ e2e('javascript: top-level await', {}, async (h) => {
 });
 
 e2e('javascript: import and require() of built-ins both work', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   const code = [
     'import { join } from "node:path";',
     'import * as crypto from "node:crypto";',
@@ -94,7 +95,7 @@ e2e('javascript: import and require() of built-ins both work', {}, async (h) => 
 });
 
 e2e('javascript: a file written in /work reads back; the code is /work/main.mjs', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   const code = [
     'import fs from "node:fs/promises";',
     'await fs.writeFile("notes.txt", "line 1\\nline 2\\n");',
@@ -108,7 +109,7 @@ e2e('javascript: a file written in /work reads back; the code is /work/main.mjs'
 });
 
 e2e('javascript: stdin feeds process.stdin', {}, async (h) => {
-  const s = await h.start({ env: JS_ONLY });
+  const s = await h.shared({ env: JS_ONLY });
   const code = 'let s = "";\nfor await (const chunk of process.stdin) s += chunk;\nprocess.stdout.write(s.toUpperCase());\n';
   const r = await s.execute('javascript', code, { stdin: 'hello\nworld\n' });
   assert.equal(r.stdout, 'HELLO\nWORLD\n');
@@ -153,7 +154,7 @@ console.log(readFileSync("out.txt", "utf8"), Color.Green, Color[Color.Red], new 
 `;
 
 e2e('typescript: interfaces, enums, generics, type-only imports and node: built-ins run', {}, async (h) => {
-  const s = await h.start({ env: TS_ONLY });
+  const s = await h.shared({ env: TS_ONLY });
   const r = await s.execute('typescript', TS_PROGRAM);
   assert.equal(r.stderr, '');
   assert.equal(r.stdout, '9 green Red 7 none\n');
@@ -166,7 +167,7 @@ e2e('typescript: interfaces, enums, generics, type-only imports and node: built-
 });
 
 e2e('typescript: a runtime error names main.ts and its line; require() works', {}, async (h) => {
-  const s = await h.start({ env: TS_ONLY });
+  const s = await h.shared({ env: TS_ONLY });
   const code = [
     'const os = require("node:os");',
     'interface Job { id: number }',
@@ -185,7 +186,7 @@ e2e('typescript: a runtime error names main.ts and its line; require() works', {
 });
 
 e2e('typescript: a syntax error fails the build step', {}, async (h) => {
-  const s = await h.start({ env: TS_ONLY });
+  const s = await h.shared({ env: TS_ONLY });
   const r = await s.execute('typescript', 'const x: number = ;\nconsole.log("must not run");\n');
   assert.equal(r.phase, 'build');
   assert.notEqual(r.exitCode, 0);
@@ -195,7 +196,7 @@ e2e('typescript: a syntax error fails the build step', {}, async (h) => {
 });
 
 e2e('typescript: without typecheck, code with a type error still runs (transpile only)', {}, async (h) => {
-  const s = await h.start({ env: TS_ONLY });
+  const s = await h.shared({ env: TS_ONLY });
   const r = await s.execute('typescript', 'const bad: number = "x";\nconsole.log(bad, typeof bad);\n');
   assert.equal(r.exitCode, 0, r.stderr);
   assert.equal(r.phase, 'run');
@@ -203,7 +204,7 @@ e2e('typescript: without typecheck, code with a type error still runs (transpile
 });
 
 e2e('typescript: typecheck reports a type error as a failed build with tsc diagnostics', {}, async (h) => {
-  const s = await h.start({ env: TS_ONLY });
+  const s = await h.shared({ env: TS_ONLY });
   const code = 'console.log("must not run");\nconst total: number = "12";\nfunction f(x) { return x; }\n';
   const r = await s.execute('typescript', code, { typecheck: true });
   assert.equal(r.phase, 'build');
@@ -215,7 +216,7 @@ e2e('typescript: typecheck reports a type error as a failed build with tsc diagn
 });
 
 e2e('typescript: typecheck passes well-typed code, Node built-ins included, and runs it', {}, async (h) => {
-  const s = await h.start({ env: TS_ONLY });
+  const s = await h.shared({ env: TS_ONLY });
   const r = await s.execute('typescript', TS_PROGRAM, { typecheck: true });
   assert.equal(r.stderr, '');
   assert.equal(r.stdout, '9 green Red 7 none\n');

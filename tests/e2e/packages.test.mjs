@@ -9,60 +9,14 @@
 // install-time code that ignores the proxy reaches nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
-import { createSession, killServer, sessionExecCall, sessionResult } from './lib/sessions.mjs';
-import { waitFor } from './lib/wait.mjs';
-import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, serveRegistry } from './lib/registry.mjs';
-
-/** A volume and an internal network of the test's own, removed at the end. */
-function packageEnv(h, extra = {}) {
-  const id = crypto.randomBytes(4).toString('hex');
-  const volume = `sbx-test-pkgs-${id}`;
-  const network = `sbx-test-pkgnet-${id}`;
-  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pkg-state-'));
-  h.t.after(() => {
-    // The servers are closed by now and their pools' containers gone; a
-    // session's container outlives its server on purpose (sessions.md),
-    // so the test removes its own: named for a slot of its state
-    // directory (sbx-s.<slot>.…), or using its volume.
-    const slots = fs.readdirSync(state).filter((f) => /^[0-9a-f]{8}-\d+\.json$/.test(f)).map((f) => f.slice(0, -5));
-    const ours = docker('ps', '-a', '--format', '{{.Names}}').split('\n')
-      .filter((n) => slots.some((sl) => n.startsWith(`sbx-s.${sl}.`)));
-    for (const c of [...ours, ...docker('ps', '-aq', '--filter', `network=${network}`).split('\n'),
-      ...docker('ps', '-aq', '--filter', `volume=${volume}`).split('\n')].filter(Boolean)) {
-      try { docker('rm', '-f', c); } catch { /* gone meanwhile */ }
-    }
-    try { docker('network', 'rm', network); } catch { /* never made */ }
-    try { docker('volume', 'rm', '-f', volume); } catch { /* never made */ }
-    fs.rmSync(state, { recursive: true, force: true });
-  });
-  return {
-    volume,
-    network,
-    env: {
-      SANDBOX_PACKAGES_VOLUME: volume,
-      SANDBOX_PACKAGES_NETWORK: network,
-      SANDBOX_SESSIONS_STATE_DIR: state,
-      SANDBOX_POOL_WARM_AT_START: '',
-      ...extra,
-    },
-  };
-}
-
-async function install(s, args, { requestTimeoutMs = 240_000 } = {}) {
-  return s.client.callTool({ name: 'sandbox_install', arguments: args }, undefined, { timeout: requestTimeoutMs });
-}
-
-async function installOk(s, args, opts) {
-  const r = await install(s, args, opts);
-  assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
-  return JSON.parse(r.content[0].text);
-}
+import { install, installOk, packageEnv } from './lib/packages.mjs';
+import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
+import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, serveRegistry, waitLogged } from './lib/registry.mjs';
 
 e2e('packages: npm from the real registry through the proxy, cached, and a sandbox that uses it has no network', { timeoutMs: 600_000 }, async (h) => {
   const p = packageEnv(h);
@@ -402,13 +356,17 @@ e2e('packages: Go modules from a local module proxy; a go program builds against
   assert.ok(set.connections.length > 0 && set.connections.every((c) => c.host === 'goproxy-local' && c.allowed));
 
   const code = 'package main\n\nimport (\n\t"fmt"\n\n\t"example.test/greet"\n)\n\nfunc main() { fmt.Println(greet.Hello("go")) }\n';
-  const run = runResult(await s.call({ language: 'go', packages: ['example.test/greet@v1.2.0'], code }, { requestTimeoutMs: 120_000 }));
+  // The build compiles what the program imports from the standard library
+  // too, which on a busy 2-core machine comes near the default 30 s: how
+  // long it takes is not what this test is about.
+  const BUILD = 120_000;
+  const run = runResult(await s.call({ language: 'go', packages: ['example.test/greet@v1.2.0'], code, timeout: BUILD }, { requestTimeoutMs: 180_000 }));
   assert.equal(run.stdout, 'hello, go\n', run.stderr);
   assert.equal(run.packages.cached, true);
   // A go session builds against its set too.
   const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'go', name: 'gopkgs', packages: ['example.test/greet@v1.2.0'] } }, undefined, { timeout: 120_000 });
   assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
-  const cell = sessionResult(await sessionExecCall(s, 'gopkgs', code), 'gopkgs');
+  const cell = sessionResult(await sessionExecCall(s, 'gopkgs', code, { timeout: BUILD, requestTimeoutMs: 180_000 }), 'gopkgs');
   assert.equal(cell.stdout, 'hello, go\n', cell.stderr);
   // A version the proxy does not have; a branch name is refused before.
   assert.equal(toolError(await install(s, { language: 'go', packages: ['example.test/greet@v9.9.9'] })).code, 'install_failed');
@@ -426,6 +384,7 @@ e2e('packages: the egress proxy chains to an upstream proxy from sandbox.ini', {
   // test starts and reads the log of.
   const up = docker('run', '-d', '--rm', '--network', p.network, '--network-alias', 'upstream-proxy', '--read-only', '--tmpfs', '/tmp',
     '--cap-drop', 'ALL', '-e', 'SBX_PROXY_ALLOW=pypi-local:8080', 'mcp-sandbox/proxy:latest');
+  waitLogged(up, /Accepting HTTP Socket connections/);
   const s = await h.start({ env: p.env });
   const set = await installOk(s, { language: 'python', packages: ['viaup==1.0'] });
   assert.equal(set.cached, false);
@@ -477,49 +436,4 @@ e2e('packages: crates from a local Cargo sparse registry, built once at install 
   // network: one http(s) URL.
   const found = docker('run', '--rm', '--network', 'none', '--user', '1000', '--entrypoint', '/opt/sbx/bin/rust-pkg', 'mcp-sandbox/rust:latest', 'registries', 'sbxouter@1');
   assert.match(found, /^https?:\/\/[^/\s]+\/\S*$/);
-});
-
-e2e('packages: a cancelled install stops and leaves nothing; a server killed mid-install leaves nothing the next start does not remove', { timeoutMs: 300_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  addWheel(index, 'hangs', '1.0', 'H = 1\n');
-  // An index that does not answer: the install waits in pip.
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/slow/simple/' });
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
-  const s = await h.start({ env: p.env });
-  const mine = (what) => docker(...what, '--filter', `label=org.mcp-sandbox.owner-pid=${s.pid}`).split('\n').filter(Boolean);
-  const underWay = () => mine(['ps', '-q', '--filter', 'label=org.mcp-sandbox.role=install']).length === 1;
-
-  // The client cancels: the install stops at once (its container,
-  // proxy and hand-over volume go) and the server keeps serving.
-  const ac = new AbortController();
-  const withdrawn = s.client.callTool({ name: 'sandbox_install', arguments: { language: 'python', packages: ['hangs==1.0'] } }, undefined,
-    { timeout: 240_000, signal: ac.signal, onprogress: () => {} }).then(() => 'answered', () => 'aborted');
-  await waitFor(underWay, { timeoutMs: 60_000, what: 'the install under way' });
-  ac.abort();
-  assert.equal(await withdrawn, 'aborted');
-  await waitFor(() => ['install', 'proxy', 'forwarder'].every((r) => mine(['ps', '-aq', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 0) &&
-    ['handover', 'proxysocket'].every((r) => mine(['volume', 'ls', '-q', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 0),
-  { timeoutMs: 20_000, what: 'the cancelled install cleaned up' });
-  assert.match(s.stderr, /install of [0-9a-f]{12} cancelled/);
-  assert.equal(runResult(await s.call({ language: 'python', code: 'print(7)' })).stdout, '7\n');
-
-  const pending = install(s, { language: 'python', packages: ['hangs==1.0'] }).catch(() => null);
-  // The install container, its proxy and forwarder, the hand-over and
-  // socket volumes exist.
-  await waitFor(() => ['install', 'proxy', 'forwarder'].every((r) => mine(['ps', '-q', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 1) &&
-    ['handover', 'proxysocket'].every((r) => mine(['volume', 'ls', '-q', '--filter', `label=org.mcp-sandbox.role=${r}`]).length === 1),
-  { timeoutMs: 60_000, what: 'the install under way' });
-  const volumes = mine(['volume', 'ls', '-q', '--filter', 'label=org.mcp-sandbox.role']);
-  assert.equal(volumes.length, 2, volumes.join(' '));
-  const pid = s.pid;
-  await killServer(s);
-  await pending;
-  const left = (role) => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`, '--filter', `label=org.mcp-sandbox.role=${role}`).split('\n').filter(Boolean).length;
-  assert.deepEqual([left('install'), left('proxy'), left('forwarder')], [1, 1, 1], 'the dead server left its install container, proxy and forwarder');
-
-  await h.start({ env: p.env });
-  await waitFor(() => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`) === '' &&
-    !docker('volume', 'ls', '-q').split('\n').some((v) => volumes.includes(v)), { timeoutMs: 60_000, what: 'the orphans removed' });
 });

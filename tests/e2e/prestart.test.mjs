@@ -15,6 +15,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { e2e } from './lib/server.mjs';
 import { containerOf } from './lib/sandbox.mjs';
+import { waitFor } from './lib/wait.mjs';
 import { ALL } from './prestart_programs.mjs';
 
 const run = promisify(execFile);
@@ -225,7 +226,13 @@ e2e('an interpreter that died, or a language without one, runs the ordinary way 
   const ps = await run('docker', ['exec', id, 'ps', '-o', 'pid=,user=,args=', '-u', '1000']);
   const waiting = ps.stdout.trim().split('\n').filter((l) => /python3 -u -B main\.py/.test(l));
   assert.equal(waiting.length, 1, `one python waits in the box:\n${ps.stdout}`);
-  await run('docker', ['exec', id, 'kill', '-9', waiting[0].trim().split(/\s+/)[0]]);
+  const pid = waiting[0].trim().split(/\s+/)[0];
+  await run('docker', ['exec', id, 'kill', '-9', pid]);
+  // The agent reaps it, and so knows it died, from its loop: the call
+  // waits for that (under load the call could reach the agent first and
+  // be handed to the python on its way out).
+  const alive = () => run('docker', ['exec', id, 'ps', '-o', 'pid=', '-p', pid]).then((r) => r.stdout.trim() !== '', () => false);
+  await waitFor(async () => !(await alive()), { what: `the killed python (pid ${pid}) reaped by the agent` });
   const before = (await poolStats(s)).python;
   const again = await s.execute('python', code, { stdin: 'in' });
   assert.deepEqual(seen(again), seen(first), 'the same result the ordinary way');

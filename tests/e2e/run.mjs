@@ -1,21 +1,98 @@
-// run.mjs - `npm test`: run the test files one at a time (they share the
-// machine's cores and Docker engine). Node >= 20.10 does it with
-// --test-concurrency=1; older Node (Debian bookworm ships 18) gets one
-// `node --test` per file. The TAP output passes through; at the end one
-// line sums up:
+// run.mjs - `npm test`: every test file in a `node --test` process of its
+// own, several side by side, then the files that must run alone one at a
+// time (README.md, "How the files run"). Each file's TAP output is printed
+// whole when the file ends, headed by its counts and wall time; at the end
+// one line sums up:
 //
 //   e2e: P passed, F failed, S skipped
 //
-// Exit status non-zero when a test failed, when a file failed to load or
-// ran no test of its own, or when no test ran at all: a run that checked
-// nothing does not pass. File names given as arguments run only those.
+// Exit status non-zero when a test failed, when a file failed to load, ran
+// no test of its own or exited non-zero without a failed test, or when no
+// test ran at all: a run that checked nothing does not pass.
+//
+//   node run.mjs [--jobs=N] [--blocklist-off] [--only=side|alone]
+//                [--skip=FILE,...] [FILE...]
+//
+// FILE...          only these files (default: every *.test.mjs)
+// --skip=FILE,...  not these
+// --jobs=N         files side by side (default SBX_E2E_JOBS, else twice
+//                  the CPUs), of which at most one per CPU of the
+//                  CPU-heavy ones (HEAVY)
+// --blocklist-off  also the adversarial suite (ADVERSARIAL) again with the
+//                  code blocklist off, beside the rest (scripts/test.sh)
+// --only=side      only the files that run side by side
+// --only=alone     only those that run alone (scripts/test.sh runs the two
+//                  groups at different points)
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+
+// Files that must not share the machine with other test files, and why.
+// They run one at a time once the others are done.
+const ALONE = {
+  'engine.test.mjs': 'stops and restarts the engine every other file uses',
+  'engines.test.mjs': 'starts dockerds and Podman services (bridges, network namespaces, image loads)',
+  'userns.test.mjs': 'starts a dockerd (which makes the dockremap user on its first start)',
+  'load.test.mjs': 'starts a dockerd; holds the server\'s descriptors and memory to bounds under 16 clients',
+  'soak.test.mjs': 'counts the engine\'s networks; holds the server\'s memory to a bound',
+  'lifecycle.test.mjs': 'holds shutdown to time figures (containers gone within 5 s, Claude Code\'s 100 and 400 ms signals)',
+  'packages_orphans.test.mjs': 'looks at what a killed server left, which any server starting beside it would remove',
+  'pool.test.mjs': 'asserts that calls overlap in time',
+  'pool_adaptive.test.mjs': 'asserts that calls overlap in time and that an idle pool shrinks within a bound',
+};
+
+// The adversarial suite: run again with SBX_E2E_BLOCKLIST=off by
+// --blocklist-off (containment never depends on the blocklist,
+// docs/security.md).
+const ADVERSARIAL = ['adversarial.test.mjs', 'escape.test.mjs', 'hardening.test.mjs', 'limits.test.mjs', 'seccomp.test.mjs'];
+
+// Files that keep a core busy for much of their time (compilers, the
+// scientific stack, image and package builds): no more than one per CPU
+// (MAX_HEAVY) run at once, so that the calls of the others still get CPU.
+const HEAVY = new Set(['blocklist.test.mjs', 'compiled.test.mjs', 'conformance.test.mjs', 'ml.test.mjs',
+  'package.test.mjs', 'packages.test.mjs', 'plugin_kit.test.mjs', 'prestart.test.mjs', 'sdk_example.test.mjs',
+  'seccomp.test.mjs']);
+const CPUS = os.availableParallelism?.() ?? os.cpus().length;
+const MAX_HEAVY = CPUS;
+
+// The longest files start first, so that none is left to run by itself at
+// the end (seconds on a 2-core machine, run alone; rough, only the order
+// matters).
+const LONG = {
+  'packages.test.mjs': 80,
+  'sessions.test.mjs': 70,
+  'plugin_kit.test.mjs': 65,
+  'restart.test.mjs': 46,
+  'conformance.test.mjs': 41,
+  'blocklist.test.mjs': 39,
+  'files.test.mjs': 31,
+  'ml.test.mjs': 26,
+  'artifacts.test.mjs': 20,
+  'package.test.mjs': 18,
+  'sdk_example.test.mjs': 16,
+};
+
+const args = process.argv.slice(2);
+const opt = (name) => args.find((a) => a === name || a.startsWith(`${name}=`));
+const jobsArg = opt('--jobs');
+const jobs = Number(jobsArg ? jobsArg.split('=')[1] : process.env.SBX_E2E_JOBS || 2 * CPUS);
+if (!Number.isInteger(jobs) || jobs < 1) {
+  console.log(`e2e: --jobs wants a whole number of files at once, not ${jobsArg ?? process.env.SBX_E2E_JOBS}`);
+  process.exit(1);
+}
+const blocklistOff = Boolean(opt('--blocklist-off'));
+const group = opt('--only')?.split('=')[1];
+const skip = opt('--skip')?.split('=')[1]?.split(',') ?? [];
+const only = args.filter((a) => !a.startsWith('--'));
+const unknown = args.filter((a) => a.startsWith('--') && !/^--(jobs=.*|blocklist-off|only=(side|alone)|skip=.*)$/.test(a));
+if (unknown.length) {
+  console.log(`e2e: unknown option ${unknown.join(' ')}`);
+  process.exit(1);
+}
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.test.mjs') && (!only.length || only.includes(f)))
   .sort();
@@ -23,53 +100,118 @@ if (only.length && files.length !== only.length) {
   console.log(`e2e: no such test file among ${only.join(' ')}`);
   process.exit(1);
 }
-const [major, minor] = process.versions.node.split('.').map(Number);
+const unknownSkip = skip.filter((f) => !readdirSync(dir).includes(f));
+if (unknownSkip.length) {
+  console.log(`e2e: --skip names no test file: ${unknownSkip.join(' ')}`);
+  process.exit(1);
+}
 
-/** Runs node --test on these files; resolves to { status, tap }. */
-function runNode(list) {
+/** One `node --test` run: a file, the environment it adds, whether it runs alone. */
+let runs = files.filter((f) => !skip.includes(f)).map((file) => ({ file, env: {}, alone: file in ALONE }));
+if (blocklistOff)
+  for (const file of ADVERSARIAL)
+    if (files.includes(file) && !skip.includes(file)) runs.push({ file, env: { SBX_E2E_BLOCKLIST: 'off' }, alone: file in ALONE });
+if (group) runs = runs.filter((r) => r.alone === (group === 'alone'));
+const label = (r) => `${r.file}${Object.keys(r.env).length ? ` (${Object.entries(r.env).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}`;
+
+const children = new Set();
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    for (const c of children) c.kill(sig);
+    process.exit(1);
+  });
+
+/** Runs one file; resolves to the run with { status, out, err, seconds }. */
+function runFile(r) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', '--test-reporter=tap', ...extra, ...list], {
+    const start = Date.now();
+    const child = spawn(process.execPath, ['--test', '--test-reporter=tap', r.file], {
       cwd: dir,
-      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...r.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let tap = '';
-    child.stdout.on('data', (c) => {
-      process.stdout.write(c);
-      tap += c.toString('utf8');
+    children.add(child);
+    const chunks = [];
+    let err = '';
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => {
+      err += c.toString('utf8');
     });
-    child.on('close', (code, signal) => resolve({ status: code ?? (signal ? 1 : 0), tap }));
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve(Object.assign(r, {
+        status: code ?? (signal ? 1 : 0),
+        out: Buffer.concat(chunks).toString('utf8'),
+        err,
+        seconds: (Date.now() - start) / 1000,
+      }));
+    });
   });
 }
 
-/** The summary numbers of one TAP stream ("# pass N" ...), and the files reported as tests themselves. */
-function summarise(tap) {
+/** The summary numbers of one file's TAP stream ("# pass N" ...), and what is wrong with the file itself. */
+function summarise(r) {
   // The last such line: the summary comes at the end (a diagnostic line
   // could look like one).
-  const num = (k) => Number([...tap.matchAll(new RegExp(`^# ${k} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0);
+  const num = (k) => Number([...r.out.matchAll(new RegExp(`^# ${k} (\\d+)$`, 'gm'))].at(-1)?.[1] ?? 0);
   // node --test reports a file as a test of its own when it failed to
   // load or registered no test: a top-level result named after the file.
-  const fileResults = [];
-  for (const m of tap.matchAll(/^(not ok|ok) \d+ - (.*)$/gm)) {
+  let fileResult = null;
+  for (const m of r.out.matchAll(/^(not ok|ok) \d+ - (.*)$/gm)) {
     const name = m[2].replace(/ # (SKIP|TODO)\b.*$/, '');
-    if (files.includes(path.basename(name)) && (name === path.basename(name) || path.isAbsolute(name)))
-      fileResults.push({ file: path.basename(name), ok: m[1] === 'ok' });
+    if (path.basename(name) === r.file && (name === r.file || path.isAbsolute(name))) fileResult = m[1] === 'ok';
   }
-  return {
-    pass: num('pass'),
-    fail: num('fail') + num('cancelled'),
-    skipped: num('skipped') + num('todo'),
-    fileResults,
-  };
+  const s = { pass: num('pass'), fail: num('fail') + num('cancelled'), skipped: num('skipped') + num('todo'), problem: null };
+  if (fileResult !== null) {
+    // Counted as a passed test by node: it is none.
+    if (fileResult) s.pass--;
+    s.problem = `${label(r)}: ${fileResult ? 'ran no test' : 'failed to load or to finish'}`;
+  } else if (r.status !== 0 && s.fail === 0) {
+    s.problem = `${label(r)}: node --test exited ${r.status} with no failed test`;
+  }
+  return s;
 }
 
-const extra = [];
-const runs = [];
-if (major > 20 || (major === 20 && minor >= 10)) {
-  extra.push('--test-concurrency=1');
-  runs.push(await runNode(files));
-} else {
-  for (const f of files) runs.push(await runNode([f]));
+function report(r) {
+  r.sum = summarise(r);
+  const { pass, fail, skipped } = r.sum;
+  console.log(`# ---- ${label(r)}: ${pass} passed, ${fail} failed, ${skipped} skipped in ${r.seconds.toFixed(1)} s${r.alone ? ' (alone)' : ''}`);
+  process.stdout.write(r.out);
+  if (r.err) process.stdout.write(r.err.replace(/^/gm, '# stderr: '));
 }
+
+/** Runs these side by side, `jobs` at once, MAX_HEAVY of them HEAVY. */
+function sideBySide(list) {
+  const queue = [...list].sort((a, b) => (LONG[b.file] ?? 0) - (LONG[a.file] ?? 0));
+  let running = 0;
+  let heavy = 0;
+  return new Promise((resolve) => {
+    const next = () => {
+      while (running < jobs) {
+        const i = queue.findIndex((r) => !HEAVY.has(r.file) || heavy < MAX_HEAVY);
+        if (i < 0) break;
+        const [r] = queue.splice(i, 1);
+        const h = HEAVY.has(r.file) ? 1 : 0;
+        running++;
+        heavy += h;
+        runFile(r).then(() => {
+          running--;
+          heavy -= h;
+          report(r);
+          next();
+        });
+      }
+      if (!running && !queue.length) resolve();
+    };
+    next();
+  });
+}
+
+const t0 = Date.now();
+const side = runs.filter((r) => !r.alone);
+await sideBySide(side);
+const sideSeconds = (Date.now() - t0) / 1000;
+for (const r of runs.filter((x) => x.alone)) report(await runFile(r));
 
 let pass = 0;
 let fail = 0;
@@ -77,18 +219,20 @@ let skipped = 0;
 let status = 0;
 const problems = [];
 for (const r of runs) {
-  const s = summarise(r.tap);
-  pass += s.pass;
-  fail += s.fail;
-  skipped += s.skipped;
-  for (const f of s.fileResults) {
-    // Counted as a passed test by node: it is none.
-    if (f.ok) pass--;
-    problems.push(`${f.file}: ${f.ok ? 'ran no test' : 'failed to load or to finish'}`);
-  }
+  pass += r.sum.pass;
+  fail += r.sum.fail;
+  skipped += r.sum.skipped;
+  if (r.sum.problem) problems.push(r.sum.problem);
   if (r.status !== 0) status = 1;
 }
 if (pass + fail === 0) problems.push(`no test ran (${skipped} skipped)`);
+const failed = runs.filter((r) => r.sum.fail).map(label);
+const slowest = [...runs].sort((a, b) => b.seconds - a.seconds).slice(0, 8).map((r) => `${label(r)} ${r.seconds.toFixed(0)} s`);
+const took = [];
+if (side.length) took.push(`${side.length} runs ${jobs} at a time in ${sideSeconds.toFixed(0)} s`);
+if (runs.length > side.length) took.push(`${runs.length - side.length} alone in ${((Date.now() - t0) / 1000 - sideSeconds).toFixed(0)} s`);
+console.log(`e2e: ${took.join(', then ') || 'nothing to run'}; slowest: ${slowest.join(', ')}`);
+if (failed.length) console.log(`e2e: failed in ${failed.join(', ')}`);
 for (const p of problems) console.log(`e2e: ${p}`);
 console.log(`e2e: ${pass} passed, ${fail} failed, ${skipped} skipped`);
 process.exit(status || problems.length || fail ? 1 : 0);

@@ -93,12 +93,18 @@ head -c 1048576 /dev/urandom >"$work/stdin.bin"
 stdin_sum=$(sha256sum "$work/stdin.bin" | cut -d' ' -f1)
 seq 1 200000 >"$work/seq.txt"
 
-# An execution that lists every process but the agent and itself, then
-# "end": anything an earlier execution left behind shows up here.
+# Bash code that prints the name of every process but the agent and
+# itself, then "end": anything an earlier execution left behind shows up.
+# A process the agent has already killed (a pre-started interpreter it
+# stopped with SIGKILL just before this call, say) may still be on its way
+# out: SIGKILL pending, exiting (PF_EXITING), or dead and not yet reaped
+# (a zombie). Such processes are waited for first, up to 5 s: they go by
+# themselves; one that stays is listed, and a live one is listed at once.
+LIST='dying() { local s k v; read -r s 2>/dev/null <$1/stat || return 1; s=(${s##*) }); [ "${s[0]}" = Z ] && return 0; (( s[6] & 4 )) && return 0; while read -r k v; do case $k in SigPnd:|ShdPnd:) (( 0x$v & 0x100 )) && return 0;; esac; done 2>/dev/null <$1/status; return 1; }; for i in {1..100}; do z=; for d in /proc/[0-9]*; do [ $d = /proc/$$ ] || ! dying $d || z=1; done; [ -z "$z" ] && break; sleep 0.05; done; for d in /proc/[0-9]*; do [ $d = /proc/1 ] || [ $d = /proc/$$ ] || { read -r c <$d/comm && echo $c; }; done; echo end'
+
+# An execution that runs LIST.
 left() {
-	printf '%s\n' "exec $1" 'run bash' 'run -c' \
-		'run for d in /proc/[0-9]*; do [ $d = /proc/1 ] || [ $d = /proc/$$ ] || { read -r c <$d/comm && echo $c; }; done; echo end' \
-		"$ENV" call
+	printf '%s\n' "exec $1" 'run bash' 'run -c' "run $LIST" "$ENV" call
 }
 
 ENV='env PATH=/usr/local/bin:/usr/bin:/bin
@@ -514,7 +520,7 @@ PENV="$ENV"
 	echo 'reset 305'
 	# A call that does not fit (one more variable) stops it before it runs.
 	printf '%s\n' 'exec 306' 'file main.sh' \
-		'data for d in /proc/[0-9]*; do [ $d = /proc/1 ] || [ $d = /proc/$$ ] || { read -r c <$d/comm && echo $c; }; done; echo end' \
+		"data $LIST" \
 		'run bash' 'run main.sh' "$PENV" 'env X=1' call
 	echo 'reset 307'
 	# A call with a build step: the build runs, then the waiting bash.

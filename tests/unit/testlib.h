@@ -1,6 +1,7 @@
 /*
  * testlib.h - the smallest test harness: CHECK records, summary prints
- * "N passed, N failed" and sets the exit status.
+ * "N passed, N failed" and sets the exit status: 1 when a check failed or
+ * when none ran (a test that checked nothing does not pass).
  */
 #ifndef SBX_TESTLIB_H
 #define SBX_TESTLIB_H
@@ -37,6 +38,10 @@ static int t_passed, t_failed;
 static inline int t_summary(const char *name)
 {
 	printf("%s: %d passed, %d failed\n", name, t_passed, t_failed);
+	if (t_passed + t_failed == 0) {
+		fprintf(stderr, "FAIL %s: no check ran\n", name);
+		return 1;
+	}
 	return t_failed ? 1 : 0;
 }
 

@@ -165,17 +165,33 @@ export async function startPodman(h, { images = [], rootless = false, netns = fa
   const logFile = path.join(dir, 'podman.log');
   const log = fs.openSync(logFile, 'a');
   const [cmd, args] = as([...storage, 'system', 'service', '--time=0', `unix://${sock}`]);
-  const proc = spawn(cmd, args, { env, stdio: ['ignore', log, log], cwd: dir });
+  // A process group of its own: runuser passes a signal on to the podman
+  // it started, but a rootless podman runs the service in a child (in the
+  // user namespace) that would outlive them both; the group takes all.
+  const proc = spawn(cmd, args, { env, stdio: ['ignore', log, log], cwd: dir, detached: true });
   fs.closeSync(log);
-  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  const group = (sig) => {
+    try {
+      process.kill(-proc.pid, sig);
+      return true;
+    } catch {
+      return false; // none of it is left
+    }
+  };
   h.t.after(async () => {
-    if (proc.exitCode === null) {
-      proc.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
-      if (proc.exitCode === null) proc.kill('SIGKILL');
+    if (group('SIGTERM')) {
+      await waitFor(() => !group(0), { timeoutMs: 20_000, what: 'the podman service to end' }).catch(() => group('SIGKILL'));
     }
     const [c, a] = as([...storage, 'rm', '--all', '--force']);
     try { execFileSync(c, a, { env, stdio: 'pipe', cwd: dir }); } catch { /* nothing left */ }
+    // A rootless podman keeps its user namespace in a pause process, which
+    // stays when podman ends (each podman run as the user starts one if it
+    // is gone): its pid is in the runtime directory the test gave it.
+    if (rootless) {
+      let pause = 0;
+      try { pause = Number(fs.readFileSync(path.join(env.XDG_RUNTIME_DIR, 'libpod/tmp/pause.pid'), 'utf8')); } catch { /* never made */ }
+      if (pause > 0) try { process.kill(pause, 'SIGKILL'); } catch { /* gone */ }
+    }
     if (ns) try { ip('netns', 'del', ns); } catch { /* gone */ }
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -254,7 +270,11 @@ export async function startEngine(h, { tls, netns = false, images = [], args = [
   const stop = async () => {
     if (!proc || proc.exitCode !== null) return;
     proc.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    // A timer left running would keep the test file's process alive for
+    // its 30 s after the daemon has gone.
+    let timer;
+    await Promise.race([exited, new Promise((r) => { timer = setTimeout(r, 30_000); })]);
+    clearTimeout(timer);
     if (proc.exitCode === null) {
       proc.kill('SIGKILL');
       await exited;

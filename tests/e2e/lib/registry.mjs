@@ -2,7 +2,7 @@
 // "simple" index of wheels and an npm registry of packuments and tarballs,
 // built here, served by a container on the test's install network under
 // the names given. Nothing leaves this machine.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,13 +24,31 @@ class H(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *a):
         pass
 os.chdir("/srv")
-http.server.ThreadingHTTPServer(("", 8080), H).serve_forever()
+server = http.server.ThreadingHTTPServer(("", 8080), H)
+print("listening", flush=True)
+server.serve_forever()
 `;
 
 /**
- * Serves dir on network as http://<alias>:8080/ for every alias. The
- * network must exist. Returns the container id (removed with the network
- * by the caller's clean-up).
+ * Waits until the container's log (stdout and stderr) matches re, up to
+ * 60 s: for a server that says when it accepts connections. host: the
+ * engine the container is on (default this machine's).
+ */
+export function waitLogged(id, re, { host } = {}) {
+  const end = Date.now() + 60_000;
+  for (;;) {
+    const r = spawnSync('docker', [...(host ? ['-H', host] : []), 'logs', id], { encoding: 'utf8' });
+    const log = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+    if (r.status === 0 && re.test(log)) return;
+    if (Date.now() > end) throw new Error(`${id.slice(0, 12)} never logged ${re} in 60 s: ${log.slice(-2000)}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  }
+}
+
+/**
+ * Serves dir on network as http://<alias>:8080/ for every alias, once it
+ * listens. The network must exist. Returns the container id (removed with
+ * the network by the caller's clean-up).
  */
 export function serveRegistry(network, aliases, dir) {
   fs.chmodSync(dir, 0o755);
@@ -38,7 +56,9 @@ export function serveRegistry(network, aliases, dir) {
   for (const a of aliases) args.push('--network-alias', a);
   args.push('--read-only', '--user', '1000', '-v', `${dir}:/srv:ro`, '--entrypoint', 'python3',
     'mcp-sandbox/python:latest', '-c', SERVER);
-  return docker(...args);
+  const id = docker(...args);
+  waitLogged(id, /^listening$/m);
+  return id;
 }
 
 /** A wheel of a pure-python package (with payload random bytes in it), and its index page. */

@@ -8,12 +8,13 @@
 // and e2e(), a node:test wrapper that gates on Docker, bounds the test's
 // time, closes every server the test started (the server removes its
 // containers when it exits) and, when the test fails, puts the servers'
-// stderr into the failure.
+// stderr into the failure; a server the tests of a file share (h.shared)
+// is closed when the file's tests are done.
 import { spawn } from 'node:child_process';
 import fs, { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -340,10 +341,24 @@ export class RawServer {
   }
 }
 
+// The servers the tests of this file share, by their options: started by
+// the first test that asks, closed once the file's tests are done (each
+// removes its containers as it exits).
+const shared = new Map();
+after(async () => {
+  const closing = await Promise.allSettled([...shared.values()].map((s) => s.close()));
+  const bad = closing.find((c) => c.status === 'rejected');
+  if (bad) throw bad.reason;
+});
+
 /**
  * A test that starts servers. fn receives a harness:
  *   h.start(opts)    -> a started McpServer   (opts: { env, args, cwd })
  *   h.startRaw(opts) -> a started RawServer
+ *   h.shared(opts)   -> a started McpServer that the file's tests with the
+ *                       same opts share: for tests that only make calls
+ *                       and need no server of their own (its log, its
+ *                       containers, its end are not theirs to look at)
  *   h.t              -> the node:test context
  * docker: true (the default) skips the test when no Docker engine answers,
  * except under CI=true, where that is a failure.
@@ -359,6 +374,7 @@ export function e2e(name, { docker = true, timeoutMs = 60_000 } = {}, fn) {
       }
     }
     const servers = [];
+    const used = []; // shared ones, for the failure's diagnostics
     const h = {
       t,
       servers,
@@ -371,6 +387,18 @@ export function e2e(name, { docker = true, timeoutMs = 60_000 } = {}, fn) {
         const s = new RawServer(opts);
         servers.push(s);
         return s.start();
+      },
+      async shared(opts = {}) {
+        const key = JSON.stringify(opts);
+        let s = shared.get(key);
+        if (!s) {
+          s = new McpServer(opts);
+          s.starting = s.start();
+          shared.set(key, s);
+        }
+        used.push(s);
+        await s.starting;
+        return s;
       },
     };
     let failure;
@@ -386,10 +414,10 @@ export function e2e(name, { docker = true, timeoutMs = 60_000 } = {}, fn) {
       if (bad) failure = bad.reason;
     }
     if (failure) {
-      for (const s of servers) {
+      for (const s of [...servers, ...used]) {
         const tail = s.stderr.length > STDERR_SHOW ? `...${s.stderr.slice(-STDERR_SHOW)}` : s.stderr;
         // One diagnostic per line: reporters show each as a line of its own.
-        t.diagnostic(`--- stderr of ${s.label} ---`);
+        t.diagnostic(`--- stderr of ${s.label}${used.includes(s) ? ', shared by the file\'s tests' : ''} ---`);
         for (const line of (tail || '(empty)').split('\n')) t.diagnostic(line);
       }
       throw failure;

@@ -105,9 +105,21 @@ export function shUntilFile(file) {
   return `until [ -e '${file}' ]; do sleep 0.05; done\n`;
 }
 
-/** Creates `file` in a container (a { id } or an id) as the sandbox user: ends a call waiting for it. */
+/**
+ * Creates `file` in a container (a { id } or an id) as the sandbox user:
+ * ends a call waiting for it. The call may end, and the agent sweep the
+ * sandbox user's processes as a call's end does, while `touch` is still on
+ * its way out after making the file: docker exec then says 137 (SIGKILL).
+ * The file is there; touching it again, with no call left to end, says so.
+ */
 export async function releaseFile(container, file) {
-  await run('docker', ['exec', '-u', '1000', container.id ?? container, 'touch', file], { timeout: 30_000 });
+  const touch = () => run('docker', ['exec', '-u', '1000', container.id ?? container, 'touch', file], { timeout: 30_000 });
+  try {
+    await touch();
+  } catch (e) {
+    if (e.code !== 137) throw e;
+    await touch();
+  }
 }
 
 /** `docker rm -f` every session container of the state directory's slots; returns how many. */
