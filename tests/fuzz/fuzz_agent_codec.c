@@ -22,23 +22,23 @@ static void all_decoders(const struct ap_frame *f)
 	struct ap_file_done fd;
 	struct ap_error er;
 	struct ap_file_entry e;
-	struct error why;
+	struct error err;
 	size_t off;
 
-	if (ap_exec_decode(f, &ex, &why) == 0)
+	if (ap_exec_decode(f, &ex, &err) == 0)
 		ap_exec_free(&ex);
-	(void)ap_file_decode(f, &fi, &why);
-	(void)ap_hello_ok_decode(f, &ho, &why);
-	if (ap_exec_done_decode(f, &ed, &why) == 0 && ed.entries)
+	(void)ap_file_decode(f, &fi, &err);
+	(void)ap_hello_ok_decode(f, &ho, &err);
+	if (ap_exec_done_decode(f, &ed, &err) == 0 && ed.entries)
 		for (off = 0;
 		     ap_entries_next(ed.entries, ed.entries_len, &off, &e);)
 			;
-	(void)ap_output_decode(f, &ou, &why);
-	(void)ap_reset_done_decode(f, &rd, &why);
-	if (ap_file_done_decode(f, &fd, &why) == 0)
+	(void)ap_output_decode(f, &ou, &err);
+	(void)ap_reset_done_decode(f, &rd, &err);
+	if (ap_file_done_decode(f, &fd, &err) == 0)
 		for (off = 0; ap_file_entry_next(&fd, &off, &e);)
 			;
-	(void)ap_error_decode(f, &er, &why);
+	(void)ap_error_decode(f, &er, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

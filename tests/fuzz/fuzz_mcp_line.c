@@ -69,18 +69,17 @@ static void setup(struct tool_env *env, struct tool_table **tools)
 	static struct config cfg;
 	static struct plugin_set ps;
 	static struct engines *es;
-	const char *why = NULL;
-	char ewhy[256];
+	struct error err;
 
 	log_set_level(LOG_LEVEL_EMERGENCY);
 	if (uv_loop_init(&loop))
 		abort();
 	config_init(&cfg);
-	if (config_set(&cfg, "docker", "host", NO_ENGINE, &why) ||
+	if (config_set(&cfg, "docker", "host", NO_ENGINE, &err) ||
 	    engines_new(&loop, &cfg, &ps,
-			&(struct engines_options){.labels = labels}, &es, ewhy,
-			sizeof(ewhy))) {
-		fprintf(stderr, "fuzz_mcp_line: %s\n", why ? why : ewhy);
+			&(struct engines_options){.labels = labels}, &es,
+			&err)) {
+		fprintf(stderr, "fuzz_mcp_line: %s\n", err.msg);
 		abort();
 	}
 	env->loop = &loop;
