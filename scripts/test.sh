@@ -60,7 +60,6 @@ JOBS=$(nproc)
 # "time LAYER START END STEP".
 res=$(mktemp -d)
 : >"$res/report"
-bg_pids=()
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$res"' EXIT
 
 count() { echo "count $1 $2 $3" >>"$res/report"; }
@@ -142,7 +141,6 @@ bg_step() {
 		renice -n "$nice" -p "$BASHPID" >/dev/null
 		"$@" || true
 	) >"$res/$name.log" 2>&1 &
-	bg_pids+=($!)
 	echo $! >"$res/$name.pid"
 }
 
@@ -164,7 +162,6 @@ npm_ci() {
 	[ -z "$npm_pid" ] && [ -f tests/e2e/package-lock.json ] || return 0
 	(cd tests/e2e && npm ci --no-audit --no-fund) >"$npm_log" 2>&1 &
 	npm_pid=$!
-	bg_pids+=($!)
 }
 if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 18 ] &&
 	command -v npm >/dev/null 2>&1; then
