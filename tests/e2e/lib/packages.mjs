@@ -1,12 +1,13 @@
 // What the package tests share (docs/packages.md): a volume, an install
 // network and a state directory of the test's own, removed at its end;
-// sandbox_install calls.
+// sandbox_install calls; what a package volume holds.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { docker } from './registry.mjs';
+import { runResult } from './server.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
 export function packageEnv(h, extra = {}) {
@@ -51,4 +52,10 @@ export async function installOk(s, args, opts) {
   const r = await install(s, args, opts);
   assert.equal(r.isError ?? false, false, r.content?.[0]?.text);
   return JSON.parse(r.content[0].text);
+}
+
+/** What the package volume holds, as a sandbox sees it (sorted). */
+export async function volumeKeys(s) {
+  const r = runResult(await s.call({ language: 'python', code: "import os\nprint(' '.join(sorted(os.listdir('/opt/sbx/pkgs'))))" }));
+  return r.stdout.trim().split(' ').filter(Boolean);
 }
