@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "core/records/artifact_store.h"
+#include "core/session/session.h"
 #include "core/tenants/links.h"
 #include "core/tenants/tenants.h"
 #include "util/beneath.h"
@@ -1773,6 +1774,25 @@ static void start_tick(struct http_server *h)
 	uv_timer_start(&h->tick, tick_cb, every, every);
 }
 
+/* The sessions' re-adoption is over: the calls that waited for it run,
+ * connection by connection (a session's, or a stateless request's own). */
+static void adopted_cb(void *arg)
+{
+	struct http_server *h = arg;
+	struct exchange *ex, *exnext;
+	struct hsession *s, *snext;
+
+	for (s = h->sessions; s; s = snext) {
+		snext = s->next;
+		mcp_server_adopted(s->peer);
+	}
+	for (ex = h->exchanges; ex; ex = exnext) {
+		exnext = ex->next;
+		if (!ex->sess && ex->peer)
+			mcp_server_adopted(ex->peer);
+	}
+}
+
 int http_server_start(const struct tool_env *env, struct http_server **out,
 		      struct error *err)
 {
@@ -1799,6 +1819,8 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 	}
 	configure_h2o(h);
 	start_tick(h);
+	if (env->sessions)
+		session_mgr_on_adopted(env->sessions, adopted_cb, h);
 	*out = h;
 	return 0;
 }
@@ -1947,6 +1969,8 @@ void http_server_free(struct http_server *h)
 
 	if (!h)
 		return;
+	if (h->env->sessions)
+		session_mgr_on_adopted(h->env->sessions, NULL, NULL);
 	/* Not drained (the shutdown deadline came first): h2o's timers are
 	 * still on the loop and calls may still end into an exchange, so
 	 * nothing of it is freed; the process is exiting. */

@@ -922,12 +922,15 @@ int mcp_server_new(const struct tool_env *env, const struct tool_table *tools,
 	return 0;
 }
 
+void mcp_server_adopted(struct mcp_server *s)
+{
+	adoption_wait_run(&s->waiting, s->env);
+}
+
 /* The re-adoption is over: the calls that waited for it run. */
 static void adopted_cb(void *arg)
 {
-	struct mcp_server *s = arg;
-
-	adoption_wait_run(&s->waiting, s->env);
+	mcp_server_adopted(arg);
 }
 
 int mcp_server_start(const struct tool_env *env, int out_fd,

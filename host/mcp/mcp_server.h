@@ -44,6 +44,12 @@ struct mcp_out {
 	void *arg;
 };
 
+/* The sessions' re-adoption is over (session_mgr_on_adopted): the calls
+ * of s that waited for it run, in order. mcp_server_start registers this
+ * for its connection; a transport of several connections (http_server.c)
+ * calls it for each. */
+void mcp_server_adopted(struct mcp_server *s);
+
 /* A connection fed by mcp_server_handle(), offering the tools of tools
  * (borrowed: it must outlive the connection). 0 or -ENOMEM. Free with
  * mcp_server_free() once mcp_server_inflight() is 0. */
