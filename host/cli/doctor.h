@@ -8,8 +8,8 @@
  * CPUs, each language's image and the agent in it, and the disk under
  * the engine's data root. A failed check says how to fix it.
  */
-#ifndef SBX_CORE_DOCTOR_H
-#define SBX_CORE_DOCTOR_H
+#ifndef SBX_CLI_DOCTOR_H
+#define SBX_CLI_DOCTOR_H
 
 #include <cjson/cJSON.h>
 

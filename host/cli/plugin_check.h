@@ -2,8 +2,8 @@
  * plugin_check.h - the plugin SDK's conformance kit (`mcp-sandbox
  * check-plugin PATH.so [--run]`).
  */
-#ifndef SBX_CORE_PLUGIN_CHECK_H
-#define SBX_CORE_PLUGIN_CHECK_H
+#ifndef SBX_CLI_PLUGIN_CHECK_H
+#define SBX_CLI_PLUGIN_CHECK_H
 
 /* Checks the plugin at path as the server would load it, runs its hooks
  * on hostile inputs (each in a child process), and with run its samples
