@@ -26,15 +26,18 @@
 #
 #   npm ci (tests/e2e)   beside set-up, until the end-to-end tests need it
 #   setup
-#   static               in the background at the lowest CPU priority
+#   static               in the background at the lowest CPU priority;
+#                        clang-tidy skips the files whose inputs it passed
+#                        before (SBX_TIDY_CACHE, at tidy_keys below)
 #   ASan build, fuzz     in the background at a low CPU priority, then the
 #     build, fuzzers     three fuzzers side by side there
-#   unit                 ctest -j (all cores)
+#   unit                 ctest -j, in the background at a low priority
 #   end-to-end, alone    run.mjs: the files that must run alone, one after
 #                        the other (tests/e2e/README.md); they mostly wait,
 #                        the background steps take the CPU they leave
-#   unit under ASan      ctest -j, once build-asan is there
-#   end-to-end, soak     alone, against build-asan's server
+#   end-to-end, soak     alone, against build-asan's server, once it is
+#                        built; the unit tests under ASan (ctest -j) start
+#                        beside it in the background at a low priority
 #   end-to-end, side by  run.mjs: the other files, several at a time, with
 #     side; integration  the integration tests (ctest -j) beside them; then
 #                        the checks of what the end-to-end tests left
@@ -60,7 +63,30 @@ JOBS=$(nproc)
 # "time LAYER START END STEP".
 res=$(mktemp -d)
 : >"$res/report"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$res"' EXIT
+procs_cg=
+
+# descendants PID: the live processes below PID.
+descendants() {
+	ps -e -o pid=,ppid= | awk -v root="$1" '{ parent[$1] = $2 }
+		END { for (p in parent) { q = p; while ((q in parent) && q != root && q > 1) q = parent[q]; if (q == root && p != root) print p } }'
+}
+# On the way out (a normal end has nothing left to stop): what this script
+# started and still runs, and what the Docker-bound tests started and left
+# (their cgroup, below).
+cleanup() {
+	local left
+	left=$(descendants $$)
+	# shellcheck disable=SC2086 # one pid a word
+	[ -z "$left" ] || kill $left 2>/dev/null || true
+	if [ -n "$procs_cg" ]; then
+		left=$(running_left)
+		# shellcheck disable=SC2086
+		[ -z "$left" ] || kill -KILL $left 2>/dev/null || true
+		cg_release
+	fi
+	rm -rf "$res"
+}
+trap cleanup EXIT
 
 count() { echo "count $1 $2 $3" >>"$res/report"; }
 # A failed step of LAYER, named WHAT in the summary: the layer counts at
@@ -274,16 +300,75 @@ cppcheck_check() {
 	fi
 }
 
+# clang-tidy's verdict on a file depends only on what it reads: the
+# compile command, every file the compiler read for it (the build's
+# dependency file), .clang-tidy and clang-tidy itself. A file whose key (a
+# hash of all that) was in a clean run before is not analysed again: the
+# keys of a clean run are kept under SBX_TIDY_CACHE (default
+# ~/.cache/mcp-sandbox/clang-tidy; "off" analyses every file). A file
+# without a dependency file has no key and is always analysed.
+tidy_keys() { # prints "KEY FILE" (KEY "-" when there is none) for each file
+	python3 - "$SBX_ROOT" "$1" <<-'EOF'
+		import hashlib, json, os, re, shlex, sys
+		root, version = sys.argv[1], sys.argv[2]
+		ship = re.compile(re.escape(root) + r"/(host|agent|common|plugins|sdk)/.*\.c$")
+		base = hashlib.sha256(version.encode())
+		with open(os.path.join(root, ".clang-tidy"), "rb") as f:
+		    base.update(f.read())
+		for e in json.load(open(os.path.join(root, "build/compile_commands.json"))):
+		    src = os.path.join(e["directory"], e["file"])
+		    if not ship.match(src):
+		        continue
+		    args = e.get("arguments") or shlex.split(e["command"])
+		    key = "-"
+		    if "-o" in args:
+		        dep = os.path.join(e["directory"], args[args.index("-o") + 1] + ".d")
+		        try:
+		            text = open(dep).read().replace("\\\n", " ")
+		            h = base.copy()
+		            # Where the tree is cloned does not matter.
+		            h.update(json.dumps([e["directory"], args]).replace(root, "").encode())
+		            for p in sorted(set(text.split(":", 1)[1].split())):
+		                h.update(p.replace(root, "").encode() + b"\0")
+		                with open(os.path.join(e["directory"], p), "rb") as f:
+		                    h.update(hashlib.sha256(f.read()).digest())
+		            key = h.hexdigest()
+		        except (OSError, IndexError):
+		            key = "-"
+		    print(key, src)
+	EOF
+}
+
 tidy_check() {
-	local out
+	local out keys cache key file todo=() kept=0 re
 	out=$(mktemp -p "$res")
+	keys=$(mktemp -p "$res")
 	if ! command -v run-clang-tidy >/dev/null 2>&1; then
 		sbx_log "error: clang-tidy is missing (scripts/setup.sh installs it)"
 		layer_failed static clang-tidy
 		return
 	fi
-	run-clang-tidy -p build -j"$JOBS" -quiet \
-		"$SBX_ROOT/(host|agent|common|plugins|sdk)/.*\.c\$" >"$out" 2>&1 || true
+	cache=${SBX_TIDY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-sandbox/clang-tidy}
+	if ! tidy_keys "$(clang-tidy --version 2>&1)" >"$keys" || [ ! -s "$keys" ]; then
+		layer_failed static "clang-tidy: no file to analyse in build/compile_commands.json"
+		return
+	fi
+	while read -r key file; do
+		if [ "$cache" != off ] && [ "$key" != - ] && [ -e "$cache/$key" ]; then
+			kept=$((kept + 1))
+		else
+			todo+=("$file")
+		fi
+	done <"$keys"
+	sbx_log "clang-tidy: ${#todo[@]} file(s) to analyse, $kept unchanged since a clean run ($cache)"
+	if [ "${#todo[@]}" -eq 0 ]; then
+		count static 1 0
+		return
+	fi
+	# Exact paths, as one regular expression for run-clang-tidy (every
+	# character but a letter, a digit, _, / and - escaped).
+	re=$(printf '%s\n' "${todo[@]}" | sed 's/[^A-Za-z0-9_/-]/\\&/g' | paste -sd'|')
+	run-clang-tidy -p build -j"$JOBS" -quiet "^($re)\$" >"$out" 2>&1 || true
 	if grep -qE '(warning|error):' "$out"; then
 		grep -E '(warning|error):' "$out" >&2
 		layer_failed static clang-tidy
@@ -292,6 +377,11 @@ tidy_check() {
 		layer_failed static "clang-tidy ran on nothing"
 	else
 		count static 1 0
+		if [ "$cache" != off ] && mkdir -p "$cache"; then
+			while read -r key file; do
+				[ "$key" = - ] || : >"$cache/$key"
+			done <"$keys"
+		fi
 	fi
 }
 
@@ -368,7 +458,9 @@ builds() {
 bg_step builds 10 builds
 
 # ---- unit ----
-step unit "unit ctest" ctest_layer unit build unit ctest
+# In the background at a low CPU priority, beside the files that run alone
+# (the unit tests need no engine).
+bg_step unit 10 step unit "unit ctest" ctest_layer unit build unit ctest
 
 # ---- end-to-end, and integration beside it ----
 # What is on the engine before the Docker-bound tests run: whatever they add
@@ -388,7 +480,6 @@ engine_before=$(engine_objects)
 # services, whatever those start in turn) stays in a cgroup of the run's
 # own, daemon or not: what is left in it at the end still runs. Needs a
 # writable cgroup hierarchy (root; v1's pids, or v2).
-procs_cg=
 for d in /sys/fs/cgroup/pids /sys/fs/cgroup; do
 	if [ -f "$d/cgroup.procs" ] && mkdir "$d/sbx-test-$$" 2>/dev/null; then
 		procs_cg=$d/sbx-test-$$
@@ -399,6 +490,45 @@ done
 in_cg() {
 	[ -z "$procs_cg" ] || echo "$BASHPID" >"$procs_cg/cgroup.procs"
 	"$@"
+}
+
+# The processes of the run's cgroup that still run (zombies waiting for
+# their reaper are gone already), but the engine a test restarted with
+# scripts/docker-up.sh (engine.test.mjs): its dockerd (/var/run/docker.pid),
+# what descends from it, and the shims of its containerd, which stay.
+running_left() {
+	local pid engine s args p keep
+	engine=$(cat /var/run/docker.pid 2>/dev/null || echo 0)
+	while read -r pid; do
+		s=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+		s=${s##*) }
+		[ "${s%% *}" != Z ] || continue
+		args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+		case $args in *"-address /var/run/docker/containerd/containerd.sock"*) continue ;; esac
+		keep=0
+		p=$pid
+		while [ "$p" -gt 1 ]; do
+			if [ "$p" = "$engine" ]; then
+				keep=1
+				break
+			fi
+			# pid (comm) state ppid ...: comm may hold spaces and parentheses.
+			s=$(cat "/proc/$p/stat" 2>/dev/null) || break
+			s=${s##*) }
+			s=${s#* }
+			p=${s%% *}
+		done
+		[ "$keep" -eq 1 ] || echo "$pid"
+	done <"$procs_cg/cgroup.procs"
+}
+# What stays (the engine, if a test restarted it) goes back where it was.
+cg_release() {
+	local pid
+	while read -r pid; do
+		echo "$pid" >"${procs_cg%/*}/cgroup.procs" 2>/dev/null || true
+	done <"$procs_cg/cgroup.procs"
+	rmdir "$procs_cg" 2>/dev/null || true
+	procs_cg=
 }
 
 # e2e_run OPTIONS...: tests/e2e/run.mjs with them; its last line is
@@ -439,11 +569,15 @@ fi
 
 # The unit tests again under AddressSanitizer and UBSan (the static agent
 # and the Docker-bound tests are not instrumented there), once build-asan
-# is there.
-while [ ! -f "$res/asan.done" ]; do sleep 1; done
-if [ "$(cat "$res/asan.done")" -eq 0 ]; then
+# is there: in the background at a low CPU priority, beside the soak and
+# the files that run side by side (they need no engine).
+asan_ctest() {
 	step unit "asan ctest" ctest_layer unit build-asan unit asan \
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
+}
+while [ ! -f "$res/asan.done" ]; do sleep 1; done
+if [ "$(cat "$res/asan.done")" -eq 0 ]; then
+	bg_step asan 10 asan_ctest
 fi
 
 if [ "$npm_ready" -eq 1 ]; then
@@ -461,6 +595,8 @@ if [ "$npm_ready" -eq 1 ]; then
 else
 	step integration "integration ctest" ctest_layer integration build integration ctest
 fi
+collect unit
+[ ! -f "$res/asan.pid" ] || collect asan
 
 # A server's containers go within 5 s of its end (docs/architecture.md):
 # the check polls for up to 15 s before it fails.
@@ -481,35 +617,6 @@ engine_check() {
 }
 step end-to-end "left on the engine" engine_check
 
-# The processes of the run's cgroup that still run (zombies waiting for
-# their reaper are gone already), but the engine a test restarted with
-# scripts/docker-up.sh (engine.test.mjs): its dockerd (/var/run/docker.pid),
-# what descends from it, and the shims of its containerd, which stay.
-running_left() {
-	local pid engine s args p keep
-	engine=$(cat /var/run/docker.pid 2>/dev/null || echo 0)
-	while read -r pid; do
-		s=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
-		s=${s##*) }
-		[ "${s%% *}" != Z ] || continue
-		args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
-		case $args in *"-address /var/run/docker/containerd/containerd.sock"*) continue ;; esac
-		keep=0
-		p=$pid
-		while [ "$p" -gt 1 ]; do
-			if [ "$p" = "$engine" ]; then
-				keep=1
-				break
-			fi
-			# pid (comm) state ppid ...: comm may hold spaces and parentheses.
-			s=$(cat "/proc/$p/stat" 2>/dev/null) || break
-			s=${s##*) }
-			s=${s#* }
-			p=${s%% *}
-		done
-		[ "$keep" -eq 1 ] || echo "$pid"
-	done <"$procs_cg/cgroup.procs"
-}
 process_check() {
 	local left=
 	if [ -z "$procs_cg" ]; then
@@ -534,12 +641,7 @@ process_check() {
 }
 step end-to-end "left running" process_check
 # What stays (the engine, if a test restarted it) goes back where it was.
-if [ -n "$procs_cg" ]; then
-	while read -r pid; do
-		echo "$pid" >"${procs_cg%/*}/cgroup.procs" 2>/dev/null || true
-	done <"$procs_cg/cgroup.procs"
-	rmdir "$procs_cg" 2>/dev/null || true
-fi
+[ -z "$procs_cg" ] || cg_release
 
 collect builds
 collect static
