@@ -328,9 +328,13 @@ tidy_keys() { # prints "KEY FILE" (KEY "-" when there is none) for each file
 		            h = base.copy()
 		            # Where the tree is cloned does not matter.
 		            h.update(json.dumps([e["directory"], args]).replace(root, "").encode())
-		            for p in sorted(set(text.split(":", 1)[1].split())):
-		                h.update(p.replace(root, "").encode() + b"\0")
-		                with open(os.path.join(e["directory"], p), "rb") as f:
+		            # Each file by its absolute path (ccache writes them
+		            # relative), less the tree's own.
+		            deps = text.split(":", 1)[1].split()
+		            paths = {os.path.normpath(os.path.join(e["directory"], d)) for d in deps}
+		            for name, p in sorted((p.replace(root, ""), p) for p in paths):
+		                h.update(name.encode() + b"\0")
+		                with open(p, "rb") as f:
 		                    h.update(hashlib.sha256(f.read()).digest())
 		            key = h.hexdigest()
 		        except (OSError, IndexError):

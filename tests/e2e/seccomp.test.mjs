@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { e2e } from './lib/server.mjs';
 import { serverContainers } from './lib/sandbox.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 const ENOTSUP = 95;
 const ENOSYS = 38;
@@ -145,6 +146,14 @@ e2e('the seccomp floor: every denied family fails with ENOTSUP in every language
 e2e('the seccomp floor holds in the Docker profile alone, for a process the agent did not start', { timeoutMs: 120_000 }, async (h) => {
   const s = await h.start({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1' } });
   assert.equal((await s.execute('bash', 'echo ready')).stdout, 'ready\n');
+  // After the call the agent resets the box, ending every process of the
+  // sandbox user: wait until the box is back in the pool, warm, so that
+  // the reset does not end the process this test starts in it.
+  await waitFor(async () => {
+    const r = await s.client.callTool({ name: 'sandbox_inspect', arguments: { what: 'pool' } });
+    const bash = JSON.parse(r.content[0].text).pool.languages.bash;
+    return bash.warm === 1 && bash.resetting === 0 && bash.inUse === 0;
+  }, { timeoutMs: 30_000, what: 'the bash box reset and warm again' });
   const box = (await serverContainers(s.pid))[0];
   assert.ok(box, 'the server has a bash container');
   const out = execFileSync('docker', ['exec', '-u', '1000', box.Id, 'bash', '-c', PROBE], { encoding: 'utf8' });
