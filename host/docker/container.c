@@ -479,21 +479,43 @@ int container_create(struct docker *d, const struct container_spec *spec,
 struct simple_req {
 	container_cb cb;
 	void *arg;
+	struct docker *d;
 	char id[80];
 };
+
+/* The removal someone else started is over (or the wait failed: the
+ * container is going either way). */
+static void gone_cb(const struct docker_response *res, void *arg)
+{
+	struct error e;
+	struct simple_req *r = arg;
+
+	if (r->cb)
+		r->cb(cb_error(&e, res->err == -ECANCELED ? res->err : 0, NULL),
+		      r->id, r->arg);
+	free(r);
+}
 
 static void removed_cb(const struct docker_response *res, void *arg)
 {
 	struct error e;
 	struct simple_req *r = arg;
 	int err = res->err;
+	char path[160];
 
-	/* Gone, or going (409: the engine's AutoRemove, or another server's
-	 * clean-up, got there first): done either way. */
-	if (!err && res->status >= 300 && res->status != 404 &&
-	    !(res->status == 409 && res->errmsg &&
-	      strstr(res->errmsg, "already in progress")))
+	/* Going (409: the engine's AutoRemove, or another server's clean-up,
+	 * got there first): gone once the engine says so, so that what the
+	 * container held (a volume) is free when cb runs. */
+	if (!err && res->status == 409 && res->errmsg &&
+	    strstr(res->errmsg, "already in progress")) {
+		snprintf(path, sizeof(path),
+			 "/containers/%s/wait?condition=removed", r->id);
+		if (docker_request(r->d, "POST", path, NULL, 0, gone_cb, r) ==
+		    0)
+			return;
+	} else if (!err && res->status >= 300 && res->status != 404) {
 		err = -EIO;
+	}
 	/* Cancelled: this server is exiting; the container ends with its
 	 * agent (or is some later server's orphan to remove). */
 	if (err && err != -ECANCELED)
@@ -515,6 +537,7 @@ int container_remove(struct docker *d, const char *id, container_cb cb,
 		return -ENOMEM;
 	r->cb = cb;
 	r->arg = arg;
+	r->d = d;
 	snprintf(r->id, sizeof(r->id), "%s", id);
 	snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", id);
 	rc = docker_request(d, "DELETE", path, NULL, 0, removed_cb, r);

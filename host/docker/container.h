@@ -104,7 +104,10 @@ int container_create(struct docker *d, const struct container_spec *spec,
 int container_start(struct docker *d, const char *id, container_cb cb,
 		    void *arg);
 
-/* DELETE ?force=1&v=1; 404 counts as success. cb may be NULL. */
+/* DELETE ?force=1&v=1; 404 counts as success. A removal already in
+ * progress (the engine's AutoRemove) is waited for (wait?condition=removed):
+ * when cb runs without an error the container is gone, and with it its
+ * hold on volumes. cb may be NULL. */
 int container_remove(struct docker *d, const char *id, container_cb cb,
 		     void *arg);
 

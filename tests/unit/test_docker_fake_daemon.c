@@ -4,8 +4,10 @@
  * version prefix, keep-alive, -E2BIG, timeouts, daemon error messages,
  * connection errors, DOCKER_HOST parsing, an attach stream whose frames
  * arrive split at every possible place and many to a read, stdin ordering
- * around the handshake, exec create + start (its requests checked), and
- * cancellation by docker_stream_close() and docker_free().
+ * around the handshake, exec create + start (its requests checked),
+ * cancellation by docker_stream_close() and docker_free(), and a container
+ * removal that the engine had already started (AutoRemove), which is waited
+ * for before its callback.
  *
  * The real daemon's half is tests/integration/test_docker_client.c. The run
  * ends with uv_loop_close() == 0: a leaked handle fails the test.
@@ -21,6 +23,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "docker/container.h"
 #include "docker/docker.h"
 #include "fake_docker.h"
 #include "util/log.h"
@@ -859,6 +862,94 @@ static void p1_parse_checks(void)
 	       "request");
 }
 
+/* ================================================================== */
+/* Removal: one the engine had started already is waited for          */
+
+static struct {
+	struct fake_docker *fk;
+	struct docker *d;
+	int waited;	/* the wait?condition=removed request came */
+	int answered;	/* ... and was answered */
+	int plain_done; /* the 204 removal's callback ran */
+	int going_done; /* the 409 one's */
+} rm;
+
+static void rm_on_request(struct fake_docker *f, struct fake_docker_conn *c,
+			  const struct fake_docker_request *req, void *arg)
+{
+	static const char going[] = "{\"message\":\"removal of container "
+				    "going is already in progress\"}";
+	static const char ok[] = "{\"StatusCode\":0}";
+
+	(void)f;
+	(void)arg;
+	if (strcmp(req->method, "DELETE") == 0 &&
+	    strstr(req->path, "/containers/plain?")) {
+		fake_docker_respond(c, 204, "", 0);
+	} else if (strcmp(req->method, "DELETE") == 0 &&
+		   strstr(req->path, "/containers/going?")) {
+		fake_docker_respond(c, 409, going, sizeof(going) - 1);
+	} else if (strcmp(req->method, "POST") == 0 &&
+		   strstr(req->path,
+			  "/containers/going/wait?condition=removed")) {
+		FCHECK(!rm.going_done, "the callback ran before the wait");
+		rm.waited = 1;
+		rm.answered = 1;
+		fake_docker_respond(c, 200, ok, sizeof(ok) - 1);
+	} else {
+		FCHECK(0, "removal phase: unexpected %s %s", req->method,
+		       req->path);
+	}
+}
+
+static void rm_done(void)
+{
+	if (!rm.plain_done || !rm.going_done)
+		return;
+	docker_free(rm.d);
+	fake_docker_stop(rm.fk);
+}
+
+static void rm_plain_cb(const struct error *err, const char *id, void *arg)
+{
+	(void)arg;
+	FCHECK(!err && strcmp(id, "plain") == 0, "204 removal: %s",
+	       err ? err->msg : id);
+	rm.plain_done = 1;
+	rm_done();
+}
+
+static void rm_going_cb(const struct error *err, const char *id, void *arg)
+{
+	(void)arg;
+	FCHECK(!err && strcmp(id, "going") == 0, "409 removal: %s",
+	       err ? err->msg : id);
+	FCHECK(rm.answered, "a removal in progress reported before it ended");
+	rm.going_done = 1;
+	rm_done();
+}
+
+static void removal_phase(uv_loop_t *loop)
+{
+	static const struct fake_docker_cbs cbs = {.on_request = rm_on_request};
+	struct error err;
+
+	FCHECK(fake_docker_start(loop, &cbs, NULL, &rm.fk) == 0, "fake daemon");
+	fk = rm.fk; /* removed on a failure */
+	FCHECK(docker_new(loop, HOST(fake_docker_url(rm.fk)), &rm.d, &err) == 0,
+	       "docker_new: %s", err.msg);
+	FCHECK(container_remove(rm.d, "plain", rm_plain_cb, NULL) == 0,
+	       "remove plain");
+	FCHECK(container_remove(rm.d, "going", rm_going_cb, NULL) == 0,
+	       "remove going");
+	uv_run(loop, UV_RUN_DEFAULT);
+	FCHECK(rm.plain_done && rm.going_done && rm.waited,
+	       "removals: plain %d, going %d, waited %d", rm.plain_done,
+	       rm.going_done, rm.waited);
+	fprintf(stderr, "ok   fake: a removal in progress (409) is waited for "
+			"(wait?condition=removed) before its callback\n");
+}
+
 int main(void)
 {
 	uv_loop_t loop;
@@ -882,6 +973,7 @@ int main(void)
 	       p1.xhang[0], p1.xhang[1]);
 	fprintf(stderr, "ok   fake: exec cancelled while creating, by close "
 			"and by docker_free\n");
+	removal_phase(&loop);
 	r = uv_loop_close(&loop);
 	FCHECK(r == 0, "uv_loop_close: %s (a handle leaked)", uv_strerror(r));
 	buf_free(&p1.out);
