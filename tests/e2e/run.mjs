@@ -54,7 +54,7 @@ const ADVERSARIAL = ['adversarial.test.mjs', 'escape.test.mjs', 'hardening.test.
 // scientific stack, image and package builds, engines of their own): no
 // more than one more than the CPUs (MAX_HEAVY) run at once, so that the
 // calls of the others still get CPU (they wait on containers much of the
-// time: on 2 cores, 3 left a quarter of the CPU idle, 2 more).
+// time: on 2 cores, 3 at once still left a quarter of the CPU idle).
 const HEAVY = new Set(['blocklist.test.mjs', 'compiled.test.mjs', 'conformance.test.mjs', 'engines.test.mjs', 'ml.test.mjs',
   'package.test.mjs', 'packages.test.mjs', 'packages_registries.test.mjs', 'plugin_kit.test.mjs', 'prestart.test.mjs', 'sdk_example.test.mjs',
   'seccomp.test.mjs']);
