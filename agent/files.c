@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -67,6 +69,7 @@ static uint32_t status_of(int err)
 	case EINVAL:
 		return AP_FS_INVALID_PATH;
 	case EISDIR:
+	case ENXIO: /* a FIFO without a reader */
 		return AP_FS_NOT_A_FILE;
 	case ENOTDIR:
 		return AP_FS_NOT_A_DIR;
@@ -100,14 +103,29 @@ fail(struct job *j, uint32_t status, const char *fmt, ...)
 	return -1;
 }
 
-/* A failed system call on what: the status of its errno. */
+/* A failed system call on what: the status of its errno. A full work
+ * directory and the file size limit say their size, which the host
+ * completes with the setting that raises it. */
 static int fail_errno(struct job *j, const char *what, const char *path)
 {
 	int err = errno;
+	struct statfs fs;
+	struct rlimit rl;
 
 	if (err == EXDEV || err == ELOOP)
 		return fail(j, AP_FS_INVALID_PATH,
 			    "%s: leaves the work directory", path);
+	if ((err == ENOSPC || err == EDQUOT) && !fstatfs(j->root, &fs))
+		return fail(j, AP_FS_NO_SPACE,
+			    "%s %s: the work directory is full (%llu MiB)",
+			    what, path,
+			    (unsigned long long)fs.f_blocks * fs.f_bsize >> 20);
+	if (err == EFBIG && !getrlimit(RLIMIT_FSIZE, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		return fail(j, AP_FS_TOO_LARGE,
+			    "%s %s: the file would pass the file size limit "
+			    "(%llu MiB)",
+			    what, path, (unsigned long long)rl.rlim_cur >> 20);
 	return fail(j, status_of(err), "%s %s: %s", what, path, strerror(err));
 }
 
@@ -239,6 +257,76 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* In place (AP_FF_AT, AP_FF_APPEND): for a client that sends a file in
+ * pieces, and the host's chunked import into a temporary name of its
+ * own. Never through a symlink (O_NOFOLLOW: ELOOP is INVALID_PATH), only
+ * into a regular file, and never past its end: a gap would be a hole the
+ * sender did not mean. */
+static int op_write_at(struct job *j)
+{
+	const int append = !!(j->req.flags & AP_FF_APPEND);
+	const char *last;
+	struct stat st;
+	int dfd, fd, rc = 0, existed, flags = O_WRONLY | O_NOFOLLOW |
+					      O_CLOEXEC | O_NONBLOCK;
+
+	if ((j->req.flags & AP_FF_PARENTS) && make_parents(j, j->path))
+		return -1;
+	dfd = open_parent(j, j->path, &last);
+	if (dfd < 0)
+		return -1;
+	if (append || j->req.offset == 0)
+		flags |= O_CREAT;
+	if (append)
+		flags |= O_APPEND;
+	existed = !fstatat(dfd, last, &st, AT_SYMLINK_NOFOLLOW);
+	fd = openat(dfd, last, flags, 0644);
+	if (fd < 0 && errno == ELOOP) {
+		close(dfd);
+		return fail(j, AP_FS_INVALID_PATH,
+			    "%s is a symlink: a write in place never goes "
+			    "through one",
+			    j->path);
+	}
+	if (fd < 0) {
+		rc = errno == ENOENT ? fail(j, AP_FS_NOT_FOUND,
+					    "%s does not exist (a write at "
+					    "offset %llu needs the file)",
+					    j->path,
+					    (unsigned long long)j->req.offset)
+				     : fail_errno(j, "open", j->path);
+		close(dfd);
+		return rc;
+	}
+	close(dfd);
+	if (fstat(fd, &st))
+		rc = fail_errno(j, "stat", j->path);
+	else if (!S_ISREG(st.st_mode))
+		rc = fail(j, AP_FS_NOT_A_FILE, "%s is not a regular file",
+			  j->path);
+	else if (!append && j->req.offset > (uint64_t)st.st_size)
+		rc = fail(j, AP_FS_RANGE,
+			  "offset %llu is past the end of %s (%llu bytes): "
+			  "0 to %llu",
+			  (unsigned long long)j->req.offset, j->path,
+			  (unsigned long long)st.st_size,
+			  (unsigned long long)st.st_size);
+	else if (!append && lseek(fd, (off_t)j->req.offset, SEEK_SET) < 0)
+		rc = fail_errno(j, "seek in", j->path);
+	else if (write_all(fd, j->req.data, j->req.data_len))
+		rc = fail_errno(j, "write", j->path);
+	if (!rc && fstat(fd, &st))
+		rc = fail_errno(j, "stat", j->path);
+	if (close(fd) && !rc)
+		rc = fail_errno(j, "write", j->path);
+	if (!rc) {
+		j->done.has_size = 1;
+		j->done.size = (uint64_t)st.st_size;
+		j->done.created = (uint8_t)!existed;
+	}
+	return rc;
+}
+
 /* Into a temporary name beside the target, then renamed over it (or, when
  * overwriting is not allowed, renamed only if the name is still free):
  * nobody ever sees half a file, and a symlink at the target is replaced,
@@ -251,6 +339,8 @@ static int op_write(struct job *j)
 	int dfd, fd, rc = 0, existed;
 	unsigned n;
 
+	if (j->req.flags & (AP_FF_AT | AP_FF_APPEND))
+		return op_write_at(j);
 	if ((j->req.flags & AP_FF_PARENTS) && make_parents(j, j->path))
 		return -1;
 	dfd = open_parent(j, j->path, &last);

@@ -107,7 +107,8 @@ int ap_prestart_decode(const struct ap_frame *f, struct ap_exec *m,
  * relative, at most AP_PATH_MAX bytes; the agent resolves them beneath
  * the work directory and refuses what leaves it. */
 enum ap_file_op {
-	AP_FOP_WRITE = 1,  /* DATA into PATH; FF_OVERWRITE, FF_PARENTS */
+	AP_FOP_WRITE = 1,  /* DATA into PATH; FF_OVERWRITE, FF_PARENTS;
+			    * or in place: FF_AT (at OFFSET), FF_APPEND */
 	AP_FOP_READ = 2,   /* LENGTH bytes of PATH from OFFSET */
 	AP_FOP_LIST = 3,   /* PATH's entries, sorted; FF_RECURSIVE; LENGTH
 			    * entries at most, after CURSOR */
@@ -119,6 +120,12 @@ enum ap_file_op {
 #define AP_FF_OVERWRITE 0x1u
 #define AP_FF_RECURSIVE 0x2u
 #define AP_FF_PARENTS 0x4u
+/* write in place, not through a temporary name: DATA at OFFSET of PATH
+ * (created when OFFSET is 0; OFFSET past the end is AP_FS_RANGE), or
+ * with FF_APPEND after its end (created when missing). A symlink at PATH
+ * is never written through (AP_FS_INVALID_PATH). */
+#define AP_FF_AT 0x8u
+#define AP_FF_APPEND 0x10u
 #define AP_PATH_MAX 4096u
 /* The agent's limit for one operation when TIMEOUT_MS is absent. */
 #define AP_FILE_TIMEOUT_MS 10000u
@@ -245,8 +252,9 @@ enum ap_file_status {
 	AP_FS_NO_SPACE = 9,
 	AP_FS_IO = 10, /* anything else; MESSAGE says what */
 	AP_FS_TIMEOUT = 11,
+	AP_FS_RANGE = 12, /* an OFFSET past the end of the file */
 };
-#define AP_FS_LAST AP_FS_TIMEOUT
+#define AP_FS_LAST AP_FS_RANGE
 
 enum ap_file_type {
 	AP_FT_FILE = 1,

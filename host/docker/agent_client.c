@@ -204,6 +204,7 @@ static int file_error_code(uint32_t status)
 		[AP_FS_NO_SPACE] = ERR_NO_SPACE,
 		[AP_FS_IO] = ERR_SANDBOX,
 		[AP_FS_TIMEOUT] = ERR_SANDBOX_TIMEOUT,
+		[AP_FS_RANGE] = ERR_INVALID_ARGUMENTS,
 	};
 
 	if (status == AP_FS_OK || status > AP_FS_LAST)

@@ -181,7 +181,11 @@ e2e('sandbox_file_ops: paths that try to leave /work, odd files, and caps', { ti
   assert.equal(r.length, 10);
   assert.equal(r.eof, true);
   await fopErr(s, { action: 'read', session, path: 'sparse', length: 1 << 30 }, 'too_large');
-  await fopErr(s, { action: 'write', session, path: 'big', content: 'x'.repeat(9 * 1024 * 1024) }, 'too_large');
+  // The largest file is the /work size (256 MiB here): the error says the range.
+  let e = await fopErr(s, { action: 'write', session, path: 'big', offset: 300 << 20, content: 'x' }, 'too_large');
+  assert.match(e.message, /0 to 268435456/);
+  e = await fopErr(s, { action: 'write', session, path: 'big', offset: (256 << 20) - 1, content: 'xy' }, 'too_large');
+  assert.match(e.message, /max_write_bytes/);
 
   // A directory of 100 000 files lists in sorted pages of 1000.
   await sexecOk(s, session, "import os\nos.mkdir('many')\nfor i in range(100000):\n    open('many/f%06d' % i, 'w').close()", { timeout: 120_000 });
@@ -281,8 +285,11 @@ e2e('export and import copy files byte-exact under the files root, never replaci
   await fopErr(s, { action: 'export', session, path: 'out/sub/fifo', to: 'f' }, 'not_a_file');
   await fopErr(s, { action: 'import', session, from: 'nothing', path: 'x' }, 'not_found');
   await fopErr(s, { action: 'export', session: 'gone', path: 'clean.csv', to: 'g' }, 'session_not_found');
-  fs.writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(9 * 1024 * 1024));
-  await fopErr(s, { action: 'import', session, from: 'big.bin', path: 'big.bin' }, 'too_large');
+  // Larger than the session's /work (256 MiB): refused before a byte moves, the range named.
+  fs.closeSync(fs.openSync(path.join(root, 'big.bin'), 'w'));
+  fs.truncateSync(path.join(root, 'big.bin'), 300 << 20);
+  const big = await fopErr(s, { action: 'import', session, from: 'big.bin', path: 'big.bin' }, 'too_large');
+  assert.match(big.message, /0 to 268435456 \(\[files\] max_write_bytes/);
 });
 
 e2e('export and import refuse every way out of the files root', { timeoutMs: 180_000 }, async (h) => {
@@ -352,7 +359,9 @@ e2e('staged inputs: refused paths and sizes end the call with their own code, an
   const call = (args) => s.call({ language: 'python', code: 'print(1)', ...args });
   assert.equal(toolError(await call({ files: [{ path: '../etc/x', content: 'x' }] })).code, 'invalid_path');
   assert.equal(toolError(await call({ files: [{ path: '/etc/passwd', content: 'x' }] })).code, 'invalid_path');
-  assert.equal(toolError(await call({ files: [{ path: 'x', content: 'x'.repeat(9 << 20) }] })).code, 'too_large');
+  const two = toolError(await call({ files: [{ path: 'x', content: 'x'.repeat(9 << 20) }, { path: 'y', content: 'y'.repeat(9 << 20) }] }));
+  assert.equal(two.code, 'too_large');
+  assert.match(two.message, /max_staged_bytes/);
   assert.equal(toolError(await call({ files: [{ path: 'x', content: '!!!!', encoding: 'base64' }] })).code, 'invalid_arguments');
   assert.equal(toolError(await call({ files: Array.from({ length: 101 }, (_, i) => ({ path: `f${i}`, content: '' })) })).code, 'invalid_arguments');
   assert.equal(toolError(await call({ files: [{ path: 'x' }] })).code, 'invalid_arguments');

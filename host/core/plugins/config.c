@@ -89,7 +89,7 @@ static const struct key_desc session_keys[] = {
 
 static const struct key_desc files_keys[] = {
 	{"max_read_bytes", KT_U32, CFG(files_max_read), 1024, 16u << 20},
-	{"max_write_bytes", KT_U32, CFG(files_max_write), 1024, 16u << 20},
+	{"max_write_bytes", KT_U32, CFG(files_max_write), 0, UINT32_MAX},
 	{"max_staged_bytes", KT_U32, CFG(files_max_staged), 1024, 64u << 20},
 	{"timeout_ms", KT_U32, CFG(files_timeout_ms), 100, 600000},
 	{"host_root", KT_STR, CFG(files_host_root), 0, 0},
@@ -248,7 +248,7 @@ void config_init(struct config *cfg)
 	cfg->interrupt_grace_ms = 1000;
 	cfg->session_reconnect_grace_s = 60;
 	cfg->files_max_read = 2u << 20;
-	cfg->files_max_write = 8u << 20;
+	cfg->files_max_write = 0; /* the /work size (tools.h) */
 	cfg->files_max_staged = 16u << 20;
 	cfg->files_timeout_ms = 10000; /* the agent's own default too */
 	cfg->art_images = 8;
@@ -283,7 +283,7 @@ void config_init(struct config *cfg)
 		.stdout_cap = 100 * 1024,
 		.stderr_cap = 100 * 1024,
 		.nofile = 1024,
-		.fsize_mb = 64,
+		.fsize_mb = 0, /* the /work size (plugins.c) */
 		.work_mb = 256,
 		.tmp_mb = 64,
 	};
@@ -442,7 +442,8 @@ static int parse_u32(const char *v, const struct key_desc *k, uint32_t *out,
 		return error_set_msg(err, -EINVAL,
 				     "not a non-negative integer");
 	if (n < k->min || n > k->max)
-		return error_set_msg(err, -EINVAL, "out of range");
+		return error_set(err, -EINVAL, "out of range: %u to %u", k->min,
+				 k->max);
 	*out = (uint32_t)n;
 	return 0;
 }

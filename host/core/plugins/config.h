@@ -121,7 +121,7 @@ struct config {
 
 	/* [files] (sandbox_file_ops) */
 	uint32_t files_max_read;   /* bytes one read returns at most */
-	uint32_t files_max_write;  /* bytes one write takes at most */
+	uint32_t files_max_write;  /* largest file made; 0: the /work size */
 	uint32_t files_max_staged; /* sandbox_execute files, all together */
 	uint32_t files_timeout_ms; /* one operation in the container */
 	/* The host directory export and import may use; NULL: they are

@@ -911,6 +911,10 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	PICK(fsize_mb);
 	PICK(work_mb);
 	PICK(tmp_mb);
+	/* A file as large as /work, not cut short below it by a smaller
+	 * RLIMIT_FSIZE (EFBIG with room left) unless someone asked. */
+	if (!p->limits.fsize_mb)
+		p->limits.fsize_mb = p->limits.work_mb;
 	CAP(memory_mb, cfg->max_memory_mb);
 	CAP(cpu_millis, cfg->max_cpu_millis);
 	CAP(pids, cfg->max_pids);

@@ -190,6 +190,30 @@ int session_file(struct session *s, const struct ap_file *req,
 		 session_file_cb cb, void *arg, struct session_call **out,
 		 struct error *err);
 
+/*
+ * A run of file operations in one place of the session's queue (an
+ * import moving a file in pieces): req is queued like session_file();
+ * after each answer cb gets held = 1 and c stays the caller's: it sends
+ * the next operation with session_file_next() or ends with
+ * session_call_release(), then or later, and nothing else runs in the
+ * session meanwhile. A failed operation (err, held = 1) keeps the hold.
+ * held = 0 ends it (c is gone): the session destroyed, its connection
+ * lost, the server shutting down, or the call cancelled while queued.
+ */
+typedef void (*session_hold_cb)(const struct error *err,
+				const struct ap_file_done *res, int held,
+				void *arg);
+int session_file_hold(struct session *s, const struct ap_file *req,
+		      session_hold_cb cb, void *arg, struct session_call **out,
+		      struct error *err);
+/* Only while held: 0 (cb later), or the code with err and the hold over
+ * (c is gone). req's pointers are borrowed until cb (a piece of a large
+ * file is not copied). */
+int session_file_next(struct session_call *c, const struct ap_file *req,
+		      struct error *err);
+/* Ends a hold (only while held; c is gone): the queue goes on. */
+void session_call_release(struct session_call *c);
+
 /* Stop the call: a queued one ends with ERR_CANCELLED before this
  * returns, a running one is interrupted (then killed after the grace) and
  * ends later (a running file operation just finishes). cb runs either way

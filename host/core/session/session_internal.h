@@ -26,6 +26,11 @@ struct session_call {
 	session_file_cb fcb;
 	struct ap_file freq;
 	char *fmem;
+	/* session_file_hold(): hcb gets the answers (fcb is a stub so that
+	 * the call is a file operation everywhere); idle while it is the
+	 * session's running call with no operation at the agent. */
+	session_hold_cb hcb;
+	int idle;
 	struct session_call *next;
 };
 

@@ -28,6 +28,11 @@ static void fail_call(struct session_call *c, const struct error *err)
 {
 	struct exec_outcome o;
 
+	if (c->hcb) {
+		c->hcb(err, NULL, 0, c->arg);
+		call_free(c);
+		return;
+	}
 	if (c->fcb) {
 		c->fcb(err, NULL, c->arg);
 		call_free(c);
@@ -42,8 +47,27 @@ static void fail_call(struct session_call *c, const struct error *err)
 
 void session_queue_abort_unsent(struct session *s)
 {
-	if (s->running && !s->running->fcb)
-		exec_abort_unsent(s->running->job);
+	struct session_call *c = s->running;
+	struct error err;
+
+	if (c && !c->fcb)
+		exec_abort_unsent(c->job);
+	/* A hold between two operations has nothing at the agent to settle
+	 * it: it ends here, for the reason the connection goes. */
+	if (c && c->hcb && c->idle) {
+		s->running = NULL;
+		if (s->m->shutting_down)
+			error_set(&err, ERR_SHUTTING_DOWN, NULL);
+		else if (s->destroying)
+			error_set(&err, ERR_SESSION_DESTROYED,
+				  "the session was destroyed while the call "
+				  "ran");
+		else
+			error_set(&err, ERR_SESSION_LOST,
+				  "the connection to the session's container "
+				  "was lost during the call");
+		fail_call(c, &err);
+	}
 }
 
 void session_queue_fail(struct session *s, const struct error *err)
@@ -136,7 +160,18 @@ static void file_done_cb(struct agent_client *ac, const struct error *err,
 			  "is reported lost if its container is gone");
 		err = &why;
 	}
-	c->fcb(err, res, c->arg);
+	/* A hold's own failure (or success) keeps it: the holder goes on
+	 * or releases. */
+	if (c->hcb && !lost && !s->destroying && !s->m->shutting_down) {
+		s->running = c;
+		c->idle = 1;
+		c->hcb(err, res, 1, c->arg);
+		return;
+	}
+	if (c->hcb)
+		c->hcb(err, res, 0, c->arg);
+	else
+		c->fcb(err, res, c->arg);
 	call_free(c);
 	if (lost) {
 		log_error("[%s] session %s lost its container",
@@ -367,6 +402,64 @@ int session_file(struct session *s, const struct ap_file *req,
 	*out = c;
 	enqueue(s, c);
 	return 0;
+}
+
+/* The fcb of a held call: never called (hcb gets its answers). */
+static void hold_stub(const struct error *err, const struct ap_file_done *res,
+		      void *arg)
+{
+	(void)err;
+	(void)res;
+	(void)arg;
+}
+
+int session_file_hold(struct session *s, const struct ap_file *req,
+		      session_hold_cb cb, void *arg, struct session_call **out,
+		      struct error *err)
+{
+	int rc = session_file(s, req, hold_stub, arg, out, err);
+
+	if (!rc)
+		(*out)->hcb = cb;
+	return rc;
+}
+
+int session_file_next(struct session_call *c, const struct ap_file *req,
+		      struct error *err)
+{
+	struct session *s = c->s;
+	int rc;
+
+	if (!s->ac) {
+		session_call_release(c);
+		return error_set(err, ERR_SESSION_LOST,
+				 "the connection to the session's container "
+				 "was lost during the call");
+	}
+	/* Borrowed, not copied: a piece of a large file is not held twice. */
+	free(c->fmem);
+	c->fmem = NULL;
+	c->freq = *req;
+	c->idle = 0;
+	rc = agent_client_file(s->ac, &c->freq, file_done_cb, c);
+	if (rc) {
+		session_call_release(c);
+		return error_set(err, ERR_SANDBOX,
+				 "cannot send the file operation: %s",
+				 strerror(-rc));
+	}
+	return 0;
+}
+
+void session_call_release(struct session_call *c)
+{
+	struct session *s = c->s;
+
+	s->running = NULL;
+	s->last_used_ms = session_now_ms();
+	call_free(c);
+	if (!s->destroying)
+		session_queue_next(s);
 }
 
 void session_call_cancel(struct session_call *c)

@@ -22,6 +22,7 @@ enum step {
 	W_WRITE,
 	W_COMMIT,
 	W_ABORT,
+	W_IMPORT_OPEN,
 	W_IMPORT_READ,
 	W_DIR_OPEN,
 	W_MKDIR,
@@ -55,6 +56,14 @@ struct transfer {
 	int eof;
 	struct session_call *sc;
 	struct error err; /* what ends it, once the temp file is gone */
+	/* An import: the host file's size when opened, the temporary name
+	 * in the session it is written to in pieces (then moved to spath),
+	 * and where the held session call is. */
+	uint64_t size;
+	char *stmp;
+	enum { IMP_STAT, IMP_WRITE, IMP_MOVE, IMP_CLEAN } phase;
+	int working; /* a step is on the thread pool */
+	int gone;    /* the hold ended meanwhile: abort when it is back */
 	/* A directory's export: its entries below it, sorted (a directory
 	 * before what it holds), and where the copy is. */
 	int dir;
@@ -92,6 +101,7 @@ static void finish(struct transfer *t, const struct error *err)
 	free(t->types);
 	free(t->cursor);
 	free(t->cur);
+	free(t->stmp);
 	free(t->buf);
 	free(t->strs);
 	free(t);
@@ -197,10 +207,35 @@ static void w_abort(struct transfer *t)
 	t->tmp[0] = '\0';
 }
 
+/* The next piece of the host file, at most req.chunk bytes: a short
+ * piece (or none) is its end. A file that passes the cap while it is
+ * read (it grew) is refused like one that was too large from the start. */
 static void w_import_read(struct transfer *t)
 {
-	struct stat st;
 	ssize_t n;
+
+	t->len = 0;
+	while (t->len < t->req.chunk) {
+		n = pread(t->fd, t->buf + t->len, t->req.chunk - t->len,
+			  (off_t)(t->offset + t->len));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fail_w(t, errno, "read");
+			return;
+		}
+		if (n == 0)
+			break;
+		t->len += (size_t)n;
+	}
+	t->eof = t->len < t->req.chunk;
+	if (t->offset + t->len > t->req.max_bytes)
+		fail_w(t, EFBIG, "import");
+}
+
+static void w_import_open(struct transfer *t)
+{
+	struct stat st;
 
 	if (open_root(t))
 		return;
@@ -227,30 +262,12 @@ static void w_import_read(struct transfer *t)
 		fail_w(t, EMLINK, "import");
 		return;
 	}
-	if ((uint64_t)st.st_size > t->req.max_bytes) {
+	t->size = (uint64_t)st.st_size;
+	if (t->size > t->req.max_bytes) {
 		fail_w(t, EFBIG, "import");
 		return;
 	}
-	/* One byte more than the cap tells a file that grew meanwhile. */
-	t->buf = malloc((size_t)t->req.max_bytes + 1);
-	if (!t->buf) {
-		fail_w(t, ENOMEM, "read");
-		return;
-	}
-	while (t->len <= t->req.max_bytes) {
-		n = read(t->fd, t->buf + t->len, t->req.max_bytes + 1 - t->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fail_w(t, errno, "read");
-			return;
-		}
-		if (n == 0)
-			break;
-		t->len += (size_t)n;
-	}
-	if (t->len > t->req.max_bytes)
-		fail_w(t, EFBIG, "import");
+	w_import_read(t);
 }
 
 /* mkdir -p of hpath beneath the root; for the directory itself (W_DIR_OPEN)
@@ -298,6 +315,9 @@ static void work_cb(uv_work_t *w)
 	case W_ABORT:
 		w_abort(t);
 		break;
+	case W_IMPORT_OPEN:
+		w_import_open(t);
+		break;
 	case W_IMPORT_READ:
 		w_import_read(t);
 		break;
@@ -317,8 +337,10 @@ static void queue(struct transfer *t, enum step step)
 	int rc;
 
 	t->step = step;
+	t->working = 1;
 	rc = uv_queue_work(t->loop, &t->work, work_cb, after_work);
 	if (rc) {
+		t->working = 0;
 		/* Only an invalid argument fails here: not expected. */
 		error_set(&t->err, ERR_SANDBOX, "thread pool: %s",
 			  uv_strerror(rc));
@@ -343,8 +365,11 @@ static void host_error(struct transfer *t, struct error *e)
 			  t->hpath);
 	else if (t->werr == EFBIG)
 		error_set(e, ERR_TOO_LARGE,
-			  "%s is over %u bytes ([files] max_write_bytes)",
-			  t->hpath, t->req.max_bytes);
+			  "%s is over %llu bytes, the largest file taken: 0 to "
+			  "%llu ([files] max_write_bytes, by default the "
+			  "session's /work size, [limits] work_mb)",
+			  t->hpath, (unsigned long long)t->req.max_bytes,
+			  (unsigned long long)t->req.max_bytes);
 	else if (t->werr == EISDIR)
 		error_set(e, ERR_NOT_A_FILE, "%s is not a regular file",
 			  t->hpath);
@@ -445,18 +470,48 @@ static void read_next(struct transfer *t)
 	session_op(t, &q, read_cb);
 }
 
-static void write_cb(const struct error *err, const struct ap_file_done *r,
-		     void *arg)
-{
-	struct transfer *t = arg;
+/* ---- import: the host file in pieces into a temporary name in the
+ * session, then moved into place, all in one hold of the session's queue
+ * (nothing else runs there meanwhile, and nobody sees half a file) ---- */
 
-	(void)r;
-	t->sc = NULL;
-	if (!err) {
-		t->offset = t->len;
-		t->files = 1;
+static void import_hold_cb(const struct error *err,
+			   const struct ap_file_done *r, int held, void *arg);
+
+/* q to the held session call (transfer_import() took the hold). */
+static void import_op(struct transfer *t, struct ap_file *q)
+{
+	q->timeout_ms = t->req.timeout_ms;
+	if (session_file_next(t->sc, q, &t->err)) {
+		t->sc = NULL; /* the hold is over */
+		abort_with(t, &t->err);
 	}
-	finish(t, err);
+}
+
+static void set_path(struct ap_file *q, const char *path)
+{
+	q->path = path;
+	q->path_len = strlen(path);
+}
+
+/* The temporary name: beside the target, hidden, unlikely to be taken
+ * (a write in place at offset 0 would truncate a file of that name). */
+static int import_tmp_name(struct transfer *t)
+{
+	const char *slash = strrchr(t->spath, '/');
+	int dir = slash ? (int)(slash - t->spath) : 0;
+	unsigned char r[8];
+	size_t n = (size_t)dir + 40;
+
+	if (uv_random(NULL, NULL, r, sizeof(r), 0, NULL))
+		return -1;
+	t->stmp = malloc(n);
+	if (!t->stmp)
+		return -1;
+	snprintf(t->stmp, n,
+		 "%.*s%s.sbx-import-%02x%02x%02x%02x%02x%02x%02x%02x", dir,
+		 t->spath, slash ? "/" : "", r[0], r[1], r[2], r[3], r[4], r[5],
+		 r[6], r[7]);
+	return 0;
 }
 
 static void import_write(struct transfer *t)
@@ -464,11 +519,134 @@ static void import_write(struct transfer *t)
 	struct ap_file q;
 
 	memset(&q, 0, sizeof(q));
-	q.op = AP_FOP_WRITE;
-	q.data = t->buf;
-	q.data_len = t->len;
-	q.flags = AP_FF_PARENTS | (t->req.overwrite ? AP_FF_OVERWRITE : 0);
-	session_op(t, &q, write_cb);
+	if (!t->stmp && import_tmp_name(t)) {
+		error_set(&t->err, ERR_SANDBOX, "out of memory");
+		abort_with(t, &t->err);
+		return;
+	}
+	/* Every piece but an empty last one (the first, even empty, makes
+	 * the file). */
+	if (t->len || !t->offset) {
+		t->phase = IMP_WRITE;
+		q.op = AP_FOP_WRITE;
+		q.flags = AP_FF_AT | AP_FF_PARENTS;
+		q.offset = t->offset;
+		q.data = t->buf;
+		q.data_len = t->len;
+		set_path(&q, t->stmp);
+	} else {
+		t->phase = IMP_MOVE;
+		q.op = AP_FOP_MOVE;
+		q.flags = t->req.overwrite ? AP_FF_OVERWRITE : 0;
+		set_path(&q, t->stmp);
+		q.path2 = t->spath;
+		q.path2_len = strlen(t->spath);
+	}
+	import_op(t, &q);
+}
+
+/* A failure while the session is held: remove the temporary file, then
+ * release and end with err. */
+static void import_clean(struct transfer *t, const struct error *err)
+{
+	struct ap_file q;
+
+	t->err = *err;
+	t->phase = IMP_CLEAN;
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_DELETE;
+	set_path(&q, t->stmp);
+	import_op(t, &q);
+}
+
+/* Releases the session (if held) and ends: err, or the file in place. */
+static void import_end(struct transfer *t, const struct error *err)
+{
+	if (t->sc) {
+		session_call_release(t->sc);
+		t->sc = NULL;
+	}
+	if (err) {
+		abort_with(t, err);
+		return;
+	}
+	t->files = 1;
+	finish(t, NULL);
+}
+
+/* The target, asked first (it takes the session's queue at once, so the
+ * calls sent after the import run after it): one that exists is refused
+ * before a byte moves, unless overwrite. The move checks again. */
+static void import_checked(struct transfer *t, const struct error *err,
+			   const struct ap_file_done *r)
+{
+	struct ap_file_entry e;
+	struct error x;
+	size_t off = 0;
+
+	if (err && err->code != ERR_NOT_FOUND) {
+		import_end(t, err);
+		return;
+	}
+	if (!err && ap_file_entry_next(r, &off, &e)) {
+		if (e.type == AP_FT_DIR) {
+			error_set(&x, ERR_NOT_A_FILE, "%s is a directory",
+				  t->spath);
+			import_end(t, &x);
+			return;
+		}
+		if (!t->req.overwrite) {
+			error_set(&x, ERR_FILE_EXISTS,
+				  "%s exists (overwrite to replace it)",
+				  t->spath);
+			import_end(t, &x);
+			return;
+		}
+	}
+	queue(t, W_IMPORT_OPEN);
+}
+
+static void import_hold_cb(const struct error *err,
+			   const struct ap_file_done *r, int held, void *arg)
+{
+	struct transfer *t = arg;
+	struct error e;
+
+	if (!held) { /* the session went: its /work with it */
+		t->sc = NULL;
+		t->err = *err;
+		if (t->working)
+			t->gone = 1;
+		else
+			abort_with(t, &t->err);
+		return;
+	}
+	if (t->phase == IMP_STAT) {
+		import_checked(t, err, r);
+		return;
+	}
+	if (t->phase == IMP_CLEAN) { /* the temporary file is gone */
+		import_end(t, &t->err);
+		return;
+	}
+	if (err) {
+		/* The agent's message names the temporary file. */
+		error_set(&e, err->code, "importing into %s: %s", t->spath,
+			  err->msg);
+		import_clean(t, &e);
+		return;
+	}
+	if (t->phase == IMP_MOVE) {
+		import_end(t, NULL);
+		return;
+	}
+	t->offset += t->len;
+	if (t->eof) {
+		t->len = 0;
+		import_write(t); /* the move */
+	} else {
+		queue(t, W_IMPORT_READ);
+	}
 }
 
 static void next_entry(struct transfer *t);
@@ -606,13 +784,23 @@ static void after_work(uv_work_t *w, int status)
 	struct error e;
 
 	(void)status;
+	t->working = 0;
 	if (t->step == W_ABORT) {
 		finish(t, &t->err);
 		return;
 	}
+	if (t->gone) { /* the session's hold ended while this ran */
+		abort_with(t, &t->err);
+		return;
+	}
 	if (t->werr) {
 		host_error(t, &e);
-		abort_with(t, &e);
+		if (t->sc && t->stmp) /* an import half-way */
+			import_clean(t, &e);
+		else if (t->sc)
+			import_end(t, &e);
+		else
+			abort_with(t, &e);
 		return;
 	}
 	switch (t->step) {
@@ -640,6 +828,7 @@ static void after_work(uv_work_t *w, int status)
 	case W_MKDIR:
 		next_entry(t);
 		break;
+	case W_IMPORT_OPEN:
 	case W_IMPORT_READ:
 		import_write(t);
 		break;
@@ -740,9 +929,29 @@ int transfer_import(uv_loop_t *loop, const struct transfer_req *req,
 		    transfer_cb cb, void *arg, struct error *err)
 {
 	struct transfer *t = transfer_new(loop, req, cb, arg, err);
+	struct session *s;
+	struct ap_file q;
 
 	if (!t)
 		return err->code;
-	queue(t, W_IMPORT_READ);
+	t->buf = malloc(req->chunk ? req->chunk : 1);
+	if (!t->buf) {
+		free(t->strs);
+		free(t);
+		return error_set(err, ERR_SANDBOX, "out of memory");
+	}
+	s = find(t, err);
+	memset(&q, 0, sizeof(q));
+	q.op = AP_FOP_STAT;
+	set_path(&q, t->spath);
+	q.timeout_ms = t->req.timeout_ms;
+	t->phase = IMP_STAT;
+	if (!s ||
+	    session_file_hold(s, &q, import_hold_cb, t, &t->sc, err)) {
+		free(t->buf);
+		free(t->strs);
+		free(t);
+		return err->code;
+	}
 	return 0;
 }

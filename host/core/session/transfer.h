@@ -42,8 +42,8 @@ struct transfer_req {
 	const char *session_path;
 	const char *host_path; /* relative to root, beneath_check() */
 	int overwrite;
-	uint32_t chunk;	    /* export: bytes per read from the session */
-	uint32_t max_bytes; /* import: largest file taken */
+	uint32_t chunk;	    /* bytes per piece: export reads, import writes */
+	uint64_t max_bytes; /* import: largest file taken */
 	uint32_t timeout_ms;
 	/* Export a file kept in the artifact store instead (session unused;
 	 * session_path is the path in the set artifact_id). */

@@ -151,8 +151,9 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	snprintf(desc, sizeof(desc),
 		 "Input files written into /work before the code runs "
 		 "(directories created, existing files replaced), e.g. a CSV "
-		 "to analyse. Each at most %u bytes, all together at most %u.",
-		 env->cfg->files_max_write, env->cfg->files_max_staged);
+		 "to analyse. All together at most %u bytes, each at most "
+		 "the language's /work size.",
+		 env->cfg->files_max_staged);
 	cJSON_AddStringToObject(p, "description", desc);
 	{
 		static const char *const encodings[] = {"utf-8", "base64",
@@ -572,9 +573,9 @@ static void done_cb(const struct error *err, const struct exec_outcome *o,
 
 /* sandbox_execute's files as exec_files (the bytes in bufs, freed by the
  * caller with free_staged): 0, or the code with err. */
-static int staged_files(const struct tool_env *env, const cJSON *files,
-			struct exec_file *out, unsigned char **bufs, size_t *n,
-			struct error *err)
+static int staged_files(const struct tool_env *env, const struct plugin *pl,
+			const cJSON *files, struct exec_file *out,
+			unsigned char **bufs, size_t *n, struct error *err)
 {
 	const cJSON *f;
 	uint64_t total = 0;
@@ -594,7 +595,7 @@ static int staged_files(const struct tool_env *env, const cJSON *files,
 		bufs[*n] = tool_content_bytes(
 			content->valuestring,
 			enc && strcmp(enc->valuestring, "base64") == 0,
-			env->cfg->files_max_write, what, &len, err);
+			tool_file_cap(env, pl), what, &len, err);
 		if (!bufs[*n])
 			return err->code;
 		out[*n] = (struct exec_file){path->valuestring, bufs[*n], len};
@@ -876,7 +877,8 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	ec->packages = summary; /* ec owns it from here */
 	summary = NULL;
 	request_from_args(ec, args, &req);
-	if (files && staged_files(env, files, staged, bufs, &nstaged, &err))
+	if (files &&
+	    staged_files(env, pl, files, staged, bufs, &nstaged, &err))
 		goto done;
 	req.files = staged;
 	req.nfiles = nstaged;

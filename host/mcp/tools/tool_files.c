@@ -4,6 +4,7 @@
  * session_file(); the agent does the work as the sandbox user,
  * agent/files.h). docs/files.md has the rules.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
 /* A read without `length` returns this much at most: about what a client
  * shows a model in one result. */
 #define READ_DEFAULT_BYTES (64u * 1024)
-/* Export reads the session's file in pieces of this size. */
-#define EXPORT_CHUNK (4u << 20)
+/* Export and import move a file in pieces of this size: each is held
+ * about three times on its way (the piece, the frame, the socket's queue),
+ * so the server stays within 16 MiB of its size however large the file. */
+#define TRANSFER_CHUNK (2u << 20)
 
 /* The actions in the order of the schema; the first seven are one
  * AP_FILE operation each, export and import are transfers. */
@@ -72,11 +75,17 @@ static cJSON *input_schema(const struct tool_env *env)
 	tool_prop(props, "overwrite", "boolean",
 		  "write, move: replace an existing file (default false: "
 		  "file_exists).");
+	tool_prop(props, "append", "boolean",
+		  "write: add content at the end of the file, in place "
+		  "(created when missing).");
 	tool_prop(props, "recursive", "boolean",
 		  "list: every level below path; delete: a directory with "
 		  "its contents.");
 	p = tool_prop(props, "offset", "integer",
-		      "read: first byte to return (default 0).");
+		      "read: first byte to return (default 0). write: put "
+		      "content at this byte of the file, in place (0 creates "
+		      "it; at most its size), to send a large file in "
+		      "pieces.");
 	cJSON_AddNumberToObject(p, "minimum", 0);
 	snprintf(desc, sizeof(desc),
 		 "read: bytes to return at most (default %u, at most %u); "
@@ -109,7 +118,32 @@ struct files_call {
 	char *path;
 	char *to;
 	unsigned char *data; /* write: the decoded content */
+	const struct plugin *pl; /* the session's, to name its settings */
 };
+
+/* The call's error; a full /work also says the setting that sizes it
+ * (the agent knows the size, not the settings). */
+static void finish_error(struct files_call *fc, const struct error *err)
+{
+	struct error e;
+	char env[64];
+	size_t i, n;
+
+	if (err->code != ERR_NO_SPACE || !fc->pl) {
+		mcp_call_finish_error(fc->call, err);
+		return;
+	}
+	n = (size_t)snprintf(env, sizeof(env), "SANDBOX_%s",
+			     fc->pl->desc->name);
+	for (i = 8; i < n && i < sizeof(env); i++)
+		env[i] = env[i] == '-' ? '_'
+				       : (char)toupper((unsigned char)env[i]);
+	error_set(&e, err->code,
+		  "%s; its size is work_mb in [limits] or [%s] of sandbox.ini "
+		  "(%s_WORK_MB)",
+		  err->msg, fc->pl->desc->name, env);
+	mcp_call_finish_error(fc->call, &e);
+}
 
 static void fc_free(struct files_call *fc)
 {
@@ -161,7 +195,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 
 	mcp_call_on_cancel(fc->call, NULL, NULL);
 	if (err) {
-		mcp_call_finish_error(fc->call, err);
+		finish_error(fc, err);
 		fc_free(fc);
 		return;
 	}
@@ -227,7 +261,7 @@ static void transfer_done(const struct error *err,
 	cJSON *o;
 
 	if (err) {
-		mcp_call_finish_error(fc->call, err);
+		finish_error(fc, err);
 		fc_free(fc);
 		return;
 	}
@@ -253,7 +287,8 @@ static void transfer_done(const struct error *err,
  * store, when id is set) and the files root. */
 static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 			  const char *session, const char *path, size_t action,
-			  const cJSON *args, const char *id)
+			  const cJSON *args, const char *id,
+			  const struct plugin *pl)
 {
 	const cJSON *other = arg(args, action == ACTION_EXPORT ? "to" : "from");
 	struct transfer_req req;
@@ -299,6 +334,7 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 	}
 	fc->call = mc;
 	fc->op = (uint32_t)action;
+	fc->pl = pl;
 	memset(&req, 0, sizeof(req));
 	req.sessions = env->sessions;
 	req.session = session;
@@ -306,8 +342,8 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 	req.session_path = fc->path;
 	req.host_path = fc->to;
 	req.overwrite = cJSON_IsTrue(arg(args, "overwrite"));
-	req.chunk = EXPORT_CHUNK;
-	req.max_bytes = env->cfg->files_max_write;
+	req.chunk = TRANSFER_CHUNK;
+	req.max_bytes = pl ? tool_file_cap(env, pl) : 0;
 	req.timeout_ms = env->cfg->files_timeout_ms;
 	if (id) {
 		req.store = env->artifacts;
@@ -396,7 +432,7 @@ static void call_artifact(const struct tool_env *env, struct mcp_call *mc,
 	/* A tenant's set is "<tenant>.<id>" in the store (tenants.h). */
 	tool_qualify(mcp_call_tenant(mc), id, key, sizeof(key));
 	if (action == ACTION_EXPORT) {
-		call_transfer(env, mc, NULL, path, action, args, key);
+		call_transfer(env, mc, NULL, path, action, args, key, NULL);
 		return;
 	}
 	if (action_ops[action] != AP_FOP_READ) {
@@ -472,6 +508,43 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	free(decoded);
 }
 
+/* write's content and where it goes: a whole file through a temporary
+ * name, or in place at offset / at the end (append), never making a file
+ * larger than the cap. */
+static int write_request(const struct tool_env *env, const struct plugin *pl,
+			 const cJSON *args, struct files_call *fc,
+			 struct ap_file *req, struct error *err)
+{
+	const cJSON *content = arg(args, "content"), *off = arg(args, "offset");
+	int append = cJSON_IsTrue(arg(args, "append"));
+	uint64_t cap = tool_file_cap(env, pl), at = 0;
+
+	if (append && off)
+		return error_set(err, ERR_INVALID_ARGUMENTS,
+				 "write takes offset or append, not both");
+	if (off) {
+		at = (uint64_t)off->valuedouble;
+		req->flags |= AP_FF_AT;
+		req->offset = at;
+	} else if (append) {
+		req->flags |= AP_FF_APPEND;
+	}
+	if (at > cap)
+		return error_set(err, ERR_TOO_LARGE,
+				 "offset %llu is past the largest file taken: "
+				 "0 to %llu ([files] max_write_bytes, by "
+				 "default the /work size, [limits] work_mb)",
+				 (unsigned long long)at,
+				 (unsigned long long)cap);
+	fc->data = tool_content_bytes(content ? content->valuestring : "",
+				      fc->want_base64, cap - at, "content",
+				      &req->data_len, err);
+	if (!fc->data)
+		return err->code;
+	req->data = fc->data;
+	return 0;
+}
+
 /* Every action on a session's /work. */
 static void call_session(const struct tool_env *env, struct mcp_call *mc,
 			 size_t i, const char *sname, const char *pathv,
@@ -497,7 +570,8 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 
 		/* The transfer finds the session by the server's name. */
 		tool_qualify(mcp_call_tenant(mc), sname, q, sizeof(q));
-		call_transfer(env, mc, q, pathv, i, args, NULL);
+		call_transfer(env, mc, q, pathv, i, args, NULL,
+			      session_plugin(s));
 		return;
 	}
 	req.op = action_ops[i];
@@ -521,6 +595,7 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	}
 	fc->call = mc;
 	fc->op = req.op;
+	fc->pl = session_plugin(s);
 	fc->want_base64 = enc && !strcmp(enc->valuestring, "base64");
 	req.path = fc->path;
 	req.path_len = strlen(fc->path);
@@ -535,19 +610,11 @@ static void call_session(const struct tool_env *env, struct mcp_call *mc,
 	if (req.op == AP_FOP_WRITE || req.op == AP_FOP_MKDIR ||
 	    req.op == AP_FOP_MOVE)
 		req.flags |= AP_FF_PARENTS;
-	if (req.op == AP_FOP_WRITE) {
-		const cJSON *content = arg(args, "content");
-
-		fc->data = tool_content_bytes(
-			content ? content->valuestring : "", fc->want_base64,
-			env->cfg->files_max_write, "content", &req.data_len,
-			&err);
-		if (!fc->data) {
-			fc_free(fc);
-			mcp_call_finish_error(mc, &err);
-			return;
-		}
-		req.data = fc->data;
+	if (req.op == AP_FOP_WRITE &&
+	    write_request(env, session_plugin(s), args, fc, &req, &err)) {
+		fc_free(fc);
+		mcp_call_finish_error(mc, &err);
+		return;
 	}
 	if (req.op == AP_FOP_READ) {
 		if (read_window(env, args, &req.offset, &req.length, &err)) {
@@ -592,9 +659,10 @@ const struct tool tool_files = {
 		"delivered; heldBack: bytes of a character cut by length, "
 		"left for nextOffset); list {entries: [{name, type, size, "
 		"mtime}], "
-		"nextCursor?}; stat {type, size, mtime, mode}; write and "
-		"mkdir {created}; export and import {size, files, "
-		"leftOut?}. "
+		"nextCursor?}; stat {type, size, mtime, mode}; write {size, "
+		"created} (a large file: write it in pieces with offset or "
+		"append, or import it); mkdir {created}; export and import "
+		"{size, files, leftOut?}. "
 		"Files a one-off sandbox_execute made are read or exported "
 		"with their artifact `uri` as path (no session).",
 	.input_schema = input_schema,

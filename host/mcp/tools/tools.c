@@ -237,7 +237,14 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 	return p;
 }
 
-unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
+uint64_t tool_file_cap(const struct tool_env *env, const struct plugin *pl)
+{
+	if (env->cfg->files_max_write)
+		return env->cfg->files_max_write;
+	return (uint64_t)pl->policy.limits.work_mb << 20;
+}
+
+unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
 				  const char *what, size_t *len,
 				  struct error *err)
 {
@@ -254,7 +261,7 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
 		*len = n;
 		goto done;
 	}
-	if (n / 4 * 3 > (size_t)max + 2)
+	if ((uint64_t)(n / 4 * 3) > max + 2)
 		goto too_large;
 	if (n % 4) {
 		error_set(err, ERR_INVALID_ARGUMENTS,
@@ -285,7 +292,10 @@ done:
 	return out;
 too_large:
 	error_set(err, ERR_TOO_LARGE,
-		  "%s is over %u bytes ([files] max_write_bytes)", what, max);
+		  "%s is over %llu bytes, the largest file taken: 0 to %llu "
+		  "([files] max_write_bytes, by default the /work size, "
+		  "[limits] work_mb)",
+		  what, (unsigned long long)max, (unsigned long long)max);
 	return NULL;
 }
 

@@ -180,9 +180,14 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
  * at most max of them (checked before decoding). NULL with err set to
  * invalid_arguments, too_large or sandbox_error; what names the argument
  * in the message. Free the bytes (NUL-terminated, *len long). */
-unsigned char *tool_content_bytes(const char *s, int base64, uint32_t max,
+unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
 				  const char *what, size_t *len,
 				  struct error *err);
+
+/* The largest file a write, an import or a staged input makes in a box of
+ * pl: [files] max_write_bytes, or when that is 0 (the default) the
+ * language's /work size. */
+uint64_t tool_file_cap(const struct tool_env *env, const struct plugin *pl);
 
 /* o[key] = name with its misleading characters escaped
  * (media_name_escape(): control and bidirectional characters, bytes that

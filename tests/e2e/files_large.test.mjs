@@ -1,0 +1,142 @@
+// Files of any size, both ways: import and export move a 300 MiB file in
+// pieces through the agent channel while the server's peak RSS grows by
+// less than 16 MiB; an import holds the session's queue (a call sent right
+// behind it sees the whole file, never half of it); write takes a file in
+// pieces (offset, append); a full /work and the caps say their numbers
+// and leave no temporary file; the fsize limit no longer stops a file
+// below the /work size.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { e2e, toolError } from './lib/server.mjs';
+import { sessionExecCall, sessionOk, sessionResult, sexecOk } from './lib/sessions.mjs';
+import { fop, fopErr, fopOk, pythonSession } from './lib/files.mjs';
+
+const MiB = 1 << 20;
+
+function filesRoot(h) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sandbox-e2e-root-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const status = (pid, key) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'))[1]);
+
+/** Writes size pseudo-random bytes to file in 8 MiB pieces and returns their SHA-256. */
+function writeRandom(file, size) {
+  const hash = createHash('sha256');
+  const fd = fs.openSync(file, 'w');
+  const piece = randomBytes(8 * MiB);
+  for (let done = 0, i = 0; done < size; i++) {
+    const n = Math.min(piece.length, size - done);
+    piece.writeUInt32LE(i, 0); // no two pieces alike
+    fs.writeSync(fd, piece, 0, n);
+    hash.update(piece.subarray(0, n));
+    done += n;
+  }
+  fs.closeSync(fd);
+  return hash.digest('hex');
+}
+
+function sha256File(file) {
+  const hash = createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  const buf = Buffer.alloc(8 * MiB);
+  for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) hash.update(buf.subarray(0, n));
+  fs.closeSync(fd);
+  return hash.digest('hex');
+}
+
+const PY_SHA = "import hashlib\nh = hashlib.sha256()\nf = open('data/big.bin', 'rb')\nwhile True:\n    b = f.read(1 << 22)\n    if not b: break\n    h.update(b)\nprint(h.hexdigest())";
+
+e2e('a 300 MiB file goes in and out in pieces: byte-exact, in order with the calls, the server\'s RSS bounded', { timeoutMs: 300_000 }, async (h) => {
+  const root = filesRoot(h);
+  const s = await pythonSession(h, 'large', { SANDBOX_PYTHON_MEMORY_MB: '1024', SANDBOX_PYTHON_WORK_MB: '700' }, ['--files-root', root]);
+  const session = 'large';
+  const size = 300 * MiB + 12345;
+  const sum = writeRandom(path.join(root, 'big.bin'), size);
+
+  // The peak RSS from here on (clear_refs 5 resets VmHWM).
+  fs.writeFileSync(`/proc/${s.pid}/clear_refs`, '5');
+  const before = status(s.pid, 'VmRSS');
+  // The execution is sent right behind the import: it runs after the
+  // whole import, and sees the whole file under its name.
+  const t0 = Date.now();
+  const [imp, seen] = await Promise.all([
+    fopOk(s, { action: 'import', session, from: 'big.bin', path: 'data/big.bin' }, { requestTimeoutMs: 240_000 }),
+    sessionExecCall(s, session, "import os\nprint(os.path.getsize('data/big.bin'), sorted(os.listdir('data')))", { requestTimeoutMs: 240_000 }),
+  ]);
+  assert.deepEqual(imp, { path: 'data/big.bin', from: 'big.bin', size, files: 1 });
+  const seenR = sessionResult(seen, session);
+  assert.equal(seenR.stdout.trim(), `${size} ['big.bin']`, `the call behind the import saw the whole file and no temporary name: ${JSON.stringify(seenR).slice(0, 600)}`);
+  assert.equal((await sexecOk(s, session, PY_SHA, { timeout: 60_000 })).stdout.trim(), sum);
+  h.t.diagnostic(`import ${Date.now() - t0} ms, peak RSS growth ${status(s.pid, 'VmHWM') - before} KiB`);
+  const t1 = Date.now();
+
+  const exp = await fopOk(s, { action: 'export', session, path: 'data/big.bin', to: 'back/big.bin' }, { requestTimeoutMs: 240_000 });
+  assert.equal(exp.size, size);
+  const grew = status(s.pid, 'VmHWM') - before;
+  h.t.diagnostic(`export ${Date.now() - t1} ms`);
+  assert.equal(sha256File(path.join(root, 'back/big.bin')), sum, 'export is byte-exact');
+  h.t.diagnostic(`peak RSS growth moving 600 MiB: ${grew} KiB`);
+  assert.ok(grew < 16 * 1024, `the server's peak RSS grew by ${grew} KiB moving 600 MiB (limit 16 MiB)`);
+
+  // The session destroyed while an import moves it: the import ends with
+  // session_destroyed, and the server goes on.
+  const [cut] = await Promise.all([
+    fop(s, { action: 'import', session, from: 'big.bin', path: 'again.bin' }, { requestTimeoutMs: 240_000 }),
+    sessionOk(s, { action: 'destroy', name: session }),
+  ]);
+  assert.equal(toolError(cut).code, 'session_destroyed', JSON.stringify(cut).slice(0, 300));
+  assert.equal((await s.execute('python', 'print(6*7)')).stdout.trim(), '42');
+});
+
+e2e('write in pieces (offset, append), the ranges named, a full /work cleaned up, and fsize no lower than /work', { timeoutMs: 240_000 }, async (h) => {
+  const root = filesRoot(h);
+  const s = await pythonSession(h, 'pieces', {}, ['--files-root', root]);
+  const session = 'pieces';
+
+  let r = await fopOk(s, { action: 'write', session, path: 'p/log.txt', offset: 0, content: 'hello ' });
+  assert.deepEqual([r.size, r.created], [6, true]);
+  r = await fopOk(s, { action: 'write', session, path: 'p/log.txt', append: true, content: 'world' });
+  assert.deepEqual([r.size, r.created], [11, false]);
+  r = await fopOk(s, { action: 'write', session, path: 'p/log.txt', offset: 0, content: 'J' });
+  assert.equal(r.size, 11, 'a write in place keeps the rest of the file');
+  r = await fopOk(s, { action: 'write', session, path: 'p/log.txt', offset: 11, content: Buffer.from([0, 1, 2]).toString('base64'), encoding: 'base64' });
+  assert.equal(r.size, 14);
+  r = await fopOk(s, { action: 'read', session, path: 'p/log.txt', encoding: 'base64' });
+  assert.equal(Buffer.from(r.content, 'base64').toString('latin1'), 'Jello world\x00\x01\x02');
+  r = await fopOk(s, { action: 'write', session, path: 'p/new.txt', append: true, content: 'a' });
+  assert.equal(r.size, 1, 'append makes a missing file');
+
+  // Past the end: the range is named; a missing file at an offset; both at once.
+  let e = await fopErr(s, { action: 'write', session, path: 'p/log.txt', offset: 15, content: 'x' }, 'invalid_arguments');
+  assert.match(e.message, /0 to 14/);
+  await fopErr(s, { action: 'write', session, path: 'p/none.txt', offset: 3, content: 'x' }, 'not_found');
+  await fopErr(s, { action: 'write', session, path: 'p/log.txt', offset: 0, append: true, content: 'x' }, 'invalid_arguments');
+  // Never through a symlink, even one inside /work.
+  await sexecOk(s, session, "import os\nos.symlink('log.txt', 'p/link')\nos.symlink('/etc/passwd', 'p/out')");
+  await fopErr(s, { action: 'write', session, path: 'p/link', append: true, content: 'x' }, 'invalid_path');
+  await fopErr(s, { action: 'write', session, path: 'p/out', offset: 0, content: 'x' }, 'invalid_path');
+
+  // The file size limit is the /work size: a 100 MB file from code works
+  // (it was EFBIG at 64 MiB).
+  const wrote = await sexecOk(s, session, "import os\nwith open('hundred.bin', 'wb') as f:\n    f.write(b'x' * 100_000_000)\nprint(os.path.getsize('hundred.bin'))", { timeout: 60_000 });
+  assert.equal(wrote.stdout.trim(), '100000000');
+
+  // A full /work: the import fails with no_space naming the size, and
+  // leaves no temporary file behind.
+  await sexecOk(s, session, "with open('fill.bin', 'wb') as f:\n    f.write(b'y' * 120_000_000)", { timeout: 60_000 });
+  writeRandom(path.join(root, 'in.bin'), 64 * MiB);
+  e = await fopErr(s, { action: 'import', session, from: 'in.bin', path: 'p/in.bin' }, 'no_space');
+  assert.match(e.message, /the work directory is full \(256 MiB\)/);
+  assert.match(e.message, /work_mb/);
+  r = await fopOk(s, { action: 'list', session, path: 'p' });
+  assert.deepEqual(r.entries.map((x) => x.name), ['link', 'log.txt', 'new.txt', 'out'], 'no .sbx-import- file is left');
+  // The same file fits once there is room, and the session goes on.
+  await fopOk(s, { action: 'delete', session, path: 'fill.bin' });
+  r = await fopOk(s, { action: 'import', session, from: 'in.bin', path: 'p/in.bin' });
+  assert.equal(r.size, 64 * MiB);
+});
