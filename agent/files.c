@@ -267,8 +267,8 @@ static int op_write_at(struct job *j)
 	const int append = !!(j->req.flags & AP_FF_APPEND);
 	const char *last;
 	struct stat st;
-	int dfd, fd, rc = 0, existed, flags = O_WRONLY | O_NOFOLLOW |
-					      O_CLOEXEC | O_NONBLOCK;
+	int dfd, fd, rc = 0, existed,
+		     flags = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 
 	if ((j->req.flags & AP_FF_PARENTS) && make_parents(j, j->path))
 		return -1;
@@ -289,12 +289,12 @@ static int op_write_at(struct job *j)
 			    j->path);
 	}
 	if (fd < 0) {
-		rc = errno == ENOENT ? fail(j, AP_FS_NOT_FOUND,
-					    "%s does not exist (a write at "
-					    "offset %llu needs the file)",
-					    j->path,
-					    (unsigned long long)j->req.offset)
-				     : fail_errno(j, "open", j->path);
+		rc = errno == ENOENT
+			     ? fail(j, AP_FS_NOT_FOUND,
+				    "%s does not exist (a write at "
+				    "offset %llu needs the file)",
+				    j->path, (unsigned long long)j->req.offset)
+			     : fail_errno(j, "open", j->path);
 		close(dfd);
 		return rc;
 	}

@@ -76,6 +76,16 @@ static void pool_keys(void)
 	CHECK(config_set(&c, "pool", "idle_shrink_s", "0", &err) == 0);
 	CHECK(config_set(&c, "pool", "memory_budget_mb", "0", &err) == 0);
 	CHECK(config_set(&c, "python", "pool_max_size", "x", &err) == -EINVAL);
+	/* Out of range says the range; the largest file may be any u32, 0
+	 * being the /work size. */
+	CHECK(config_set(&c, "files", "max_read_bytes", "1", &err) == -EINVAL);
+	CHECK_STR_CONTAINS(err.msg, "out of range: 1024 to 16777216");
+	CHECK(config_set(&c, "files", "max_write_bytes", "104857600", &err) ==
+	      0);
+	CHECK(c.files_max_write == 104857600);
+	CHECK(config_set(&c, "files", "max_write_bytes", "4294967296", &err) ==
+	      -EINVAL);
+	CHECK_STR_CONTAINS(err.msg, "0 to 4294967295");
 	config_close(&c);
 	unlink(p);
 }

@@ -946,8 +946,7 @@ int transfer_import(uv_loop_t *loop, const struct transfer_req *req,
 	set_path(&q, t->spath);
 	q.timeout_ms = t->req.timeout_ms;
 	t->phase = IMP_STAT;
-	if (!s ||
-	    session_file_hold(s, &q, import_hold_cb, t, &t->sc, err)) {
+	if (!s || session_file_hold(s, &q, import_hold_cb, t, &t->sc, err)) {
 		free(t->buf);
 		free(t->strs);
 		free(t);

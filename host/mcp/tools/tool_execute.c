@@ -877,8 +877,7 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	ec->packages = summary; /* ec owns it from here */
 	summary = NULL;
 	request_from_args(ec, args, &req);
-	if (files &&
-	    staged_files(env, pl, files, staged, bufs, &nstaged, &err))
+	if (files && staged_files(env, pl, files, staged, bufs, &nstaged, &err))
 		goto done;
 	req.files = staged;
 	req.nfiles = nstaged;

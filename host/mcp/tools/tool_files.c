@@ -117,7 +117,7 @@ struct files_call {
 	uint64_t offset;
 	char *path;
 	char *to;
-	unsigned char *data; /* write: the decoded content */
+	unsigned char *data;	 /* write: the decoded content */
 	const struct plugin *pl; /* the session's, to name its settings */
 };
 
