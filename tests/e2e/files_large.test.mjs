@@ -140,3 +140,61 @@ e2e('write in pieces (offset, append), the ranges named, a full /work cleaned up
   r = await fopOk(s, { action: 'import', session, from: 'in.bin', path: 'p/in.bin' });
   assert.equal(r.size, 64 * MiB);
 });
+
+const PY_TREE = [
+  'import hashlib, os',
+  "print(os.path.getsize('in/sales.csv'), hashlib.sha256(open('in/sales.csv', 'rb').read()).hexdigest())",
+  "print(sorted(os.path.relpath(os.path.join(d, f), 'proj') for d, _, fs in os.walk('proj') for f in fs))",
+  "print(open('proj/a/b.txt').read(), sorted(n for n in os.listdir('in') if n.startswith('.')))",
+].join('\n');
+
+e2e('files: [{path, from}] take a file or a directory from the files root, one-off and in a session, never through the conversation', { timeoutMs: 240_000 }, async (h) => {
+  const root = filesRoot(h);
+  const s = await pythonSession(h, 'from', {}, ['--files-root', root]);
+  // 40 MiB: more than a whole call may carry inline (24 MiB).
+  fs.mkdirSync(path.join(root, 'data'));
+  const size = 40 * MiB + 7;
+  const sum = writeRandom(path.join(root, 'data/sales.csv'), size);
+  fs.mkdirSync(path.join(root, 'proj/a/deep'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'proj/a/b.txt'), 'B');
+  fs.writeFileSync(path.join(root, 'proj/c.txt'), 'C');
+  fs.writeFileSync(path.join(root, 'proj/a/deep/d.txt'), 'D');
+  fs.symlinkSync('/etc/passwd', path.join(root, 'proj/link'));
+  const files = [{ path: 'in/sales.csv', from: 'data/sales.csv' }, { path: 'proj', from: path.join(root, 'proj') }];
+  const want = `${size} ${sum}\n['a/b.txt', 'a/deep/d.txt', 'c.txt']\nB []`;
+
+  // One-off: the box gets them; the next call does not.
+  let r = await s.execute('python', PY_TREE, { files, requestTimeoutMs: 120_000 });
+  assert.equal(r.stdout.trim(), want, r.stderr);
+  r = await s.execute('python', "import os\nprint(os.path.exists('in'), os.path.exists('proj'))");
+  assert.equal(r.stdout.trim(), 'False False');
+  // In a session they stay; staged again, they are replaced.
+  r = sessionResult(await sessionExecCall(s, 'from', PY_TREE, { files }), 'from');
+  assert.equal(r.stdout.trim(), want, r.stderr);
+  fs.writeFileSync(path.join(root, 'proj/a/b.txt'), 'B2');
+  r = sessionResult(await sessionExecCall(s, 'from', "print(open('proj/a/b.txt').read())", { files: [{ path: 'proj', from: 'proj' }] }), 'from');
+  assert.equal(r.stdout.trim(), 'B2');
+
+  // Refusals, each with its code and what the root is.
+  const err = async (files, code, re) => {
+    const e = toolError(await s.call({ language: 'python', code: 'print(1)', files }));
+    assert.equal(e.code, code, e.message);
+    if (re) assert.match(e.message, re);
+  };
+  await err([{ path: 'x', from: '/etc/passwd' }], 'invalid_path', new RegExp(`outside the files root ${root}`));
+  await err([{ path: 'x', from: '../x' }], 'invalid_path', new RegExp(root));
+  await err([{ path: 'x', from: 'nothing' }], 'not_found', /files\[0\] \(from nothing\)/);
+  await err([{ path: 'x', from: 'proj/link' }], 'invalid_path');
+  await err([{ path: 'x', from: 'data/sales.csv', content: 'x' }], 'invalid_arguments');
+  await err([{ path: 'x' }], 'invalid_arguments');
+  fs.closeSync(fs.openSync(path.join(root, 'huge.bin'), 'w'));
+  fs.truncateSync(path.join(root, 'huge.bin'), 300 * MiB);
+  await err([{ path: 'x', from: 'huge.bin' }], 'too_large', /0 to 268435456/);
+  // Without a files root: off, and the error says how to allow one.
+  const off = await pythonSession(h, 'noroot');
+  const e = toolError(await off.call({ language: 'python', code: 'print(1)', files: [{ path: 'x', from: 'a' }] }));
+  assert.equal(e.code, 'files_root_not_set');
+  assert.match(e.message, /--files-root/);
+  // The server goes on.
+  assert.equal((await s.execute('python', 'print(6*7)')).stdout.trim(), '42');
+});

@@ -123,12 +123,12 @@ static void check_sets(struct artifact_store *st)
 	static const unsigned char csv[] = "a,b\n1,2\n";
 	static char deep[128];
 	const struct exec_file files[] = {
-		{"out/deep/r.csv", csv, sizeof(csv) - 1},
-		{"../escape.txt", csv, 3},
-		{"/etc/abs.txt", csv, 3},
-		{"a/../b.txt", csv, 3},
-		{"plain.txt", csv, 2},
-		{deep, csv, 1},
+		{"out/deep/r.csv", csv, sizeof(csv) - 1, NULL},
+		{"../escape.txt", csv, 3, NULL},
+		{"/etc/abs.txt", csv, 3, NULL},
+		{"a/../b.txt", csv, 3, NULL},
+		{"plain.txt", csv, 2, NULL},
+		{deep, csv, 1, NULL},
 	};
 	char id[ARTIFACT_ID_LEN + 1], other[ARTIFACT_ID_LEN + 1];
 	char path[256];
@@ -199,7 +199,7 @@ static void check_sets(struct artifact_store *st)
 static void check_eviction(void)
 {
 	static unsigned char big[600 * 1024];
-	const struct exec_file f = {"big.bin", big, sizeof(big)};
+	const struct exec_file f = {"big.bin", big, sizeof(big), NULL};
 	char ids[3][ARTIFACT_ID_LEN + 1], path[256];
 	struct artifact_store *st;
 	struct got g;
@@ -223,7 +223,7 @@ static void check_eviction(void)
 static void check_expiry(void)
 {
 	static const unsigned char x[] = "x";
-	const struct exec_file f = {"x.txt", x, 1};
+	const struct exec_file f = {"x.txt", x, 1, NULL};
 	char old[ARTIFACT_ID_LEN + 1], fresh[ARTIFACT_ID_LEN + 1];
 	struct timespec ts[2] = {{0, 0}, {0, 0}};
 	struct artifact_store *st;

@@ -12,6 +12,7 @@
 #include "docker/docker.h"
 #include "util/log.h"
 #include "collect.h"
+#include "stage.h"
 
 #define LOG_MODULE "exec"
 
@@ -59,6 +60,9 @@ struct exec_job {
 	size_t stdin_len;
 	struct exec_file *files; /* owned copy (exec_files_copy), or NULL */
 	size_t nfiles, nstaged;
+	const char *files_root;
+	uint64_t file_cap;
+	struct stage *stage; /* a file from the files root on its way */
 	const struct sbx_option *opts[EXEC_MAX_OPTIONS];
 	size_t nopts;
 	char *extra_env[EXEC_MAX_EXTRA_ENV + 1]; /* owned copies */
@@ -108,6 +112,10 @@ static void job_finish(struct exec_job *j, const struct error *err,
 		return;
 	j->done = 1;
 	uv_timer_stop(&j->watchdog);
+	if (j->stage) { /* it never touches the job again */
+		stage_abort(j->stage);
+		j->stage = NULL;
+	}
 	with.blocklist = j->hits;
 	with.nblocklist = j->nhits;
 	if (j->box && !with.engine && engines_count(j->es) > 1) {
@@ -468,7 +476,8 @@ int exec_files_copy(const struct exec_file *in, size_t n,
 	if (!n)
 		return 0;
 	for (i = 0; i < n; i++)
-		size += strlen(in[i].path) + 1 + in[i].len;
+		size += strlen(in[i].path) + 1 + in[i].len +
+			(in[i].from ? strlen(in[i].from) + 1 : 0);
 	v = malloc(size);
 	if (!v)
 		return -ENOMEM;
@@ -484,6 +493,13 @@ int exec_files_copy(const struct exec_file *in, size_t n,
 		v[i].data = (const unsigned char *)p;
 		v[i].len = in[i].len;
 		p += in[i].len;
+		v[i].from = NULL;
+		if (in[i].from) {
+			pl = strlen(in[i].from) + 1;
+			memcpy(p, in[i].from, pl);
+			v[i].from = p;
+			p += pl;
+		}
 	}
 	*out = v;
 	return 0;
@@ -520,11 +536,65 @@ static void staged_cb(struct agent_client *ac, const struct error *err,
 	run_on_agent(j);
 }
 
+/* A file (or directory) from the files root is in /work, or not. */
+static void stage_done_cb(const struct error *err, const struct stage_done *d,
+			  void *arg)
+{
+	struct exec_job *j = arg;
+	const struct exec_file *f = &j->files[j->nstaged];
+
+	(void)d;
+	j->stage = NULL;
+	if (err && !error_is_ours(err->code)) {
+		send_failed(j, ERR_SANDBOX, err->msg);
+		return;
+	}
+	if (err || j->cancelled) {
+		if (j->box)
+			pool_release(box_pool(j->box), j->box, 0);
+		j->box = NULL;
+		if (err && err->code == ERR_CANCELLED)
+			job_fail(j, ERR_CANCELLED, NULL);
+		else if (err)
+			job_fail(j, err->code, "files[%zu] (from %s): %s",
+				 j->nstaged, f->from, err->msg);
+		else
+			job_fail(j, ERR_CANCELLED, NULL);
+		return;
+	}
+	j->nstaged++;
+	run_on_agent(j);
+}
+
+static void stage_from(struct exec_job *j, const struct exec_file *f)
+{
+	struct stage_req r = {
+		.root = j->files_root,
+		.from = f->from,
+		.path = f->path,
+		.max_bytes = j->file_cap,
+		.chunk = STAGE_CHUNK,
+	};
+	struct error err;
+
+	if (!j->files_root) { /* the tool checks first */
+		job_fail(j, ERR_FILES_ROOT_NOT_SET, NULL);
+		return;
+	}
+	if (stage_start(j->watchdog.loop, job_agent(j), &r, stage_done_cb, j,
+			&j->stage, &err))
+		job_fail(j, err.code, "%s", err.msg);
+}
+
 static void stage_next(struct exec_job *j)
 {
 	const struct exec_file *f = &j->files[j->nstaged];
 	struct ap_file q;
 
+	if (f->from) {
+		stage_from(j, f);
+		return;
+	}
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_WRITE;
 	q.path = f->path;
@@ -959,6 +1029,8 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		return;
 	}
 	j->nfiles = req->nfiles;
+	j->files_root = req->files_root;
+	j->file_cap = req->file_cap;
 	j->collect = req->collect;
 	j->session_ac = req->session_ac;
 	j->session_seq = req->session_seq;
@@ -1040,10 +1112,16 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 
 void exec_abort_unsent(struct exec_job *j)
 {
-	if (!j || j->done || !j->scan)
+	if (!j || j->done || (!j->scan && !j->stage))
 		return;
-	j->scan->job = NULL; /* scan_done_cb frees it */
-	j->scan = NULL;
+	if (j->scan) {
+		j->scan->job = NULL; /* scan_done_cb frees it */
+		j->scan = NULL;
+	}
+	if (j->stage) { /* it must never use the connection again */
+		stage_abort(j->stage);
+		j->stage = NULL;
+	}
 	j->lost = 1; /* the session's connection goes */
 	job_fail(j, ERR_CANCELLED, NULL);
 }
@@ -1055,6 +1133,8 @@ void exec_cancel(struct exec_job *j)
 	j->cancelled = 1;
 	if (j->coll) {
 		collect_stop(j->coll); /* the run is over: what is read stays */
+	} else if (j->stage) {
+		stage_cancel(j->stage); /* after the piece on its way */
 	} else if (job_agent(j)) {
 		agent_client_cancel(job_agent(j));
 	} else if (j->scan) {

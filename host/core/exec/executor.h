@@ -26,11 +26,14 @@ typedef void (*exec_output_cb)(const char *out, size_t out_len, const char *err,
 
 /* A file written into /work before the code runs (sandbox_execute's
  * files): missing directories are created, an existing file is replaced.
- * path follows the rules of agent/files.h. */
+ * path follows the rules of agent/files.h. Its bytes are data, or (from
+ * set) the file or directory `from` under the request's files_root,
+ * copied in pieces (stage.h). */
 struct exec_file {
 	const char *path;
 	const unsigned char *data;
 	size_t len;
+	const char *from; /* relative to files_root, or NULL */
 };
 
 /* Artifacts listed in one result at most; the rest are counted. */
@@ -106,6 +109,10 @@ struct exec_request {
 	 * code). A file the agent refuses ends the call with its error. */
 	const struct exec_file *files;
 	size_t nfiles;
+	/* For files with `from`: the files root (absolute; borrowed for the
+	 * job's life, the configuration's), the largest file taken. */
+	const char *files_root;
+	uint64_t file_cap;
 	/* What to read back after the run (all zero: nothing). */
 	struct exec_collect collect;
 	/* "KEY=VALUE" entries added after the plugin's and the options'

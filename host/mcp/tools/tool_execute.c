@@ -151,8 +151,8 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	snprintf(desc, sizeof(desc),
 		 "Input files written into /work before the code runs "
 		 "(directories created, existing files replaced), e.g. a CSV "
-		 "to analyse. All together at most %u bytes, each at most "
-		 "the language's /work size.",
+		 "to analyse: inline (content, all together at most %u "
+		 "bytes) or taken from the user's machine (from).",
 		 env->cfg->files_max_staged);
 	cJSON_AddStringToObject(p, "description", desc);
 	{
@@ -164,11 +164,17 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		ip = cJSON_AddObjectToObject(it, "properties");
 		tool_prop(ip, "path", "string",
 			  "Relative to /work (or absolute under it).");
-		tool_prop(ip, "content", "string", NULL);
+		tool_prop(ip, "content", "string",
+			  "The file's bytes (give content or from).");
 		tool_enum_prop(ip, "encoding", encodings, NULL);
+		tool_prop(ip, "from", "string",
+			  "A file or directory on the user's machine under "
+			  "the files root (relative to it, or absolute inside "
+			  "it), copied to path without passing through the "
+			  "conversation: a directory brings the files below "
+			  "it. Any size up to the /work size.");
 		q = cJSON_AddArrayToObject(it, "required");
 		cJSON_AddItemToArray(q, cJSON_CreateString("path"));
-		cJSON_AddItemToArray(q, cJSON_CreateString("content"));
 		cJSON_AddBoolToObject(it, "additionalProperties", 0);
 	}
 
@@ -505,7 +511,7 @@ static int keep(struct execute_call *ec, const struct exec_outcome *o)
 		if (!e->data)
 			continue;
 		ec->kept_as[i] = (int)n;
-		files[n++] = (struct exec_file){e->path, e->data, e->len};
+		files[n++] = (struct exec_file){e->path, e->data, e->len, NULL};
 	}
 	for (i = 0; i < n; i++)
 		bytes += files[i].len;
@@ -573,9 +579,10 @@ static void done_cb(const struct error *err, const struct exec_outcome *o,
 
 /* sandbox_execute's files as exec_files (the bytes in bufs, freed by the
  * caller with free_staged): 0, or the code with err. */
-static int staged_files(const struct tool_env *env, const struct plugin *pl,
-			const cJSON *files, struct exec_file *out,
-			unsigned char **bufs, size_t *n, struct error *err)
+static int staged_files(const struct tool_env *env, struct mcp_call *mc,
+			const struct plugin *pl, const cJSON *files,
+			struct exec_file *out, unsigned char **bufs, size_t *n,
+			struct error *err)
 {
 	const cJSON *f;
 	uint64_t total = 0;
@@ -589,7 +596,26 @@ static int staged_files(const struct tool_env *env, const struct plugin *pl,
 			cJSON_GetObjectItemCaseSensitive(f, "content");
 		const cJSON *enc =
 			cJSON_GetObjectItemCaseSensitive(f, "encoding");
+		const cJSON *from = cJSON_GetObjectItemCaseSensitive(f, "from");
 		size_t len = 0;
+
+		if (!content == !from)
+			return error_set(err, ERR_INVALID_ARGUMENTS,
+					 "files[%zu] takes content or from, "
+					 "one of them",
+					 *n);
+		if (from) {
+			const char *host =
+				tool_host_path(env, mc, from->valuestring, err);
+
+			if (!host)
+				return err->code;
+			bufs[*n] = NULL;
+			out[*n] = (struct exec_file){path->valuestring, NULL, 0,
+						     host};
+			++*n;
+			continue;
+		}
 
 		snprintf(what, sizeof(what), "files[%zu].content", *n);
 		bufs[*n] = tool_content_bytes(
@@ -598,7 +624,8 @@ static int staged_files(const struct tool_env *env, const struct plugin *pl,
 			tool_file_cap(env, pl), what, &len, err);
 		if (!bufs[*n])
 			return err->code;
-		out[*n] = (struct exec_file){path->valuestring, bufs[*n], len};
+		out[*n] = (struct exec_file){path->valuestring, bufs[*n], len,
+					     NULL};
 		++*n;
 		total += len;
 		if (total > env->cfg->files_max_staged)
@@ -877,10 +904,13 @@ static void run(const struct tool_env *env, struct mcp_call *mc,
 	ec->packages = summary; /* ec owns it from here */
 	summary = NULL;
 	request_from_args(ec, args, &req);
-	if (files && staged_files(env, pl, files, staged, bufs, &nstaged, &err))
+	if (files &&
+	    staged_files(env, mc, pl, files, staged, bufs, &nstaged, &err))
 		goto done;
 	req.files = staged;
 	req.nfiles = nstaged;
+	req.files_root = env->cfg->files_host_root;
+	req.file_cap = tool_file_cap(env, pl);
 	req.collect = collect_policy(env, session != NULL);
 	started = start(ec, session, &req, &err) == 0;
 done:

@@ -294,28 +294,13 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 	struct transfer_req req;
 	struct files_call *fc;
 	struct error err;
+	const char *host;
 	int rc;
 
-	/* The host directory is the operator's, one for every client: no
-	 * tenant's to write to or read from (docs/http.md, "Tenants"). */
-	if (mcp_call_tenant(mc)) {
-		mcp_call_finish_errorf(mc, ERR_FILES_ROOT_NOT_SET,
-				       "export and import are not "
-				       "offered to a tenant of an HTTP "
-				       "server: read files with read "
-				       "or their artifact links");
-		return;
-	}
-	if (!env->cfg->files_host_root) {
-		mcp_call_finish_errorf(mc, ERR_FILES_ROOT_NOT_SET,
-				       "export and import are off: allow a "
-				       "directory of your machine with "
-				       "--files-root DIR on the server's "
-				       "command line (Claude Code: claude mcp "
-				       "add sandbox -- mcp-sandbox "
-				       "--files-root \"$PWD\"), "
-				       "SANDBOX_FILES_HOST_ROOT, or [files] "
-				       "host_root in sandbox.ini");
+	/* Off (or a tenant's call) first, then the arguments. */
+	host = tool_host_path(env, mc, other ? other->valuestring : "-", &err);
+	if (!host) {
+		mcp_call_finish_error(mc, &err);
 		return;
 	}
 	if (!path || !other) {
@@ -325,8 +310,7 @@ static void call_transfer(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	fc = calloc(1, sizeof(*fc));
-	if (!fc || !(fc->path = strdup(path)) ||
-	    !(fc->to = strdup(other->valuestring))) {
+	if (!fc || !(fc->path = strdup(path)) || !(fc->to = strdup(host))) {
 		if (fc)
 			fc_free(fc);
 		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");

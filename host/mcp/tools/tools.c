@@ -14,6 +14,7 @@
 
 #include "core/session/session.h"
 #include "core/tenants/tenants.h"
+#include "util/beneath.h"
 #include "util/log.h"
 #include "util/media.h"
 #include "mcp/json_util.h"
@@ -235,6 +236,54 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 	while (*values)
 		cJSON_AddItemToArray(en, cJSON_CreateString(*values++));
 	return p;
+}
+
+const char *tool_host_path(const struct tool_env *env, struct mcp_call *mc,
+			   const char *path, struct error *err)
+{
+	const char *root = env->cfg->files_host_root;
+	size_t n;
+
+	/* The host directory is the operator's, one for every client: no
+	 * tenant's to write to or read from (docs/http.md, "Tenants"). */
+	if (mcp_call_tenant(mc)) {
+		error_set(err, ERR_FILES_ROOT_NOT_SET,
+			  "files on the server's machine are not offered to a "
+			  "tenant of an HTTP server: send files inline, read "
+			  "them with read or their artifact links");
+		return NULL;
+	}
+	if (!root) {
+		error_set(err, ERR_FILES_ROOT_NOT_SET,
+			  "files of your machine are off: allow a directory "
+			  "with --files-root DIR on the server's command line "
+			  "(Claude Code: claude mcp add sandbox -- mcp-sandbox "
+			  "--files-root \"$PWD\"), SANDBOX_FILES_HOST_ROOT, "
+			  "or [files] host_root in sandbox.ini");
+		return NULL;
+	}
+	n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (path[0] == '/') {
+		if (strncmp(path, root, n) != 0 || path[n] != '/') {
+			error_set(err, ERR_INVALID_PATH,
+				  "'%s' is outside the files root %.*s: give a "
+				  "path inside it, relative to it or absolute",
+				  path, (int)n, root);
+			return NULL;
+		}
+		path += n + 1;
+	}
+	if (beneath_check(path)) {
+		error_set(err, ERR_INVALID_PATH,
+			  "'%s': give a path inside the files root %.*s, "
+			  "relative to it (or absolute inside it), without "
+			  "'..'",
+			  path, (int)n, root);
+		return NULL;
+	}
+	return path;
 }
 
 uint64_t tool_file_cap(const struct tool_env *env, const struct plugin *pl)

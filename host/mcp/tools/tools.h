@@ -184,6 +184,15 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
 				  const char *what, size_t *len,
 				  struct error *err);
 
+/* A path on the user's machine under the files root (export's `to`,
+ * import's and a staged input's `from`): relative to the root, or
+ * absolute inside it. Returns it relative to the root (pointing into
+ * path), or NULL with err: files_root_not_set (off, or the caller is an
+ * HTTP tenant) or invalid_path, each saying what the root is or how to
+ * set one. */
+const char *tool_host_path(const struct tool_env *env, struct mcp_call *mc,
+			   const char *path, struct error *err);
+
 /* The largest file a write, an import or a staged input makes in a box of
  * pl: [files] max_write_bytes, or when that is 0 (the default) the
  * language's /work size. */
