@@ -108,6 +108,16 @@ static cJSON *session_schema(void)
 		{"keepsMemory", "boolean",
 		 "Variables survive between calls (an interpreter), not just "
 		 "files."},
+		/* One type, not ["integer", "null"], absent instead: some
+		 * clients' function declarations cannot take a list of
+		 * types. */
+		{"memoryBytes", "integer",
+		 "Memory the container used when last measured (measured in "
+		 "the background, every few seconds; absent until the first "
+		 "measurement, about a second after create)."},
+		{"memoryAgeMs", "integer",
+		 "How long ago memoryBytes was measured, in milliseconds "
+		 "(present with it; grows while the engine cannot be asked)."},
 		{NULL, NULL, NULL},
 	};
 	cJSON *s = cJSON_CreateObject(), *props, *p;
@@ -127,21 +137,6 @@ static cJSON *session_schema(void)
 				"import from (sandbox_install).");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "items"), "type",
 				"string");
-	/* One type, not ["integer", "null"]: some clients' function
-	 * declarations cannot take a list of types. */
-	p = cJSON_AddObjectToObject(props, "memoryBytes");
-	cJSON_AddStringToObject(p, "type", "integer");
-	cJSON_AddStringToObject(p, "description",
-				"Memory the container used when last measured "
-				"(measured in the background, every few "
-				"seconds; absent until the first measurement, "
-				"about a second after create).");
-	p = cJSON_AddObjectToObject(props, "memoryAgeMs");
-	cJSON_AddStringToObject(p, "type", "integer");
-	cJSON_AddStringToObject(p, "description",
-				"How long ago memoryBytes was measured, in "
-				"milliseconds (present with it; grows while "
-				"the engine cannot be asked).");
 	return s;
 }
 
