@@ -383,6 +383,87 @@ async function sessions(n) {
   return out;
 }
 
+// Looks at sessions (docs/sessions.md, "Memory"): sandbox_session get and
+// list and sandbox_inspect sessions with 16 sessions open, beside the floor
+// of an execute in one of them, in turns, in the same run. Each look answers
+// from the memory figures the server measures in the background: the case
+// waits until every session has one, so the refresh runs while it measures.
+async function sessionLooks(n) {
+  const SESSIONS = 16;
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), "sbx-bench-state-"));
+  const srv = await connect({
+    SANDBOX_POOL_SIZE: "1",
+    SANDBOX_POOL_WARM_AT_START: "bash",
+    SANDBOX_SESSIONS_MAX_SESSIONS: String(SESSIONS),
+    SANDBOX_SESSIONS_STATE_DIR: stateDir,
+  });
+  const { client } = srv;
+  const tool = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args });
+    if (r.isError) throw new Error(JSON.stringify(r).slice(0, 2000));
+    return r.structuredContent ?? r;
+  };
+  const names = [];
+  const out = { get: [], list: [], inspect: [], exec: [] };
+  try {
+    await warm(srv, ["bash"]);
+    for (let i = 0; i < SESSIONS; i++)
+      names.push((await tool("sandbox_session", { action: "create", language: "bash" })).session.name);
+    // Every session measured at least once (about a second after create).
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const { sessions } = await tool("sandbox_session", { action: "list" });
+      if (sessions.length !== SESSIONS) throw new Error(`list shows ${sessions.length} sessions, not ${SESSIONS}`);
+      if (sessions.every((x) => x.memoryBytes !== undefined)) break;
+      if (Date.now() > end) throw new Error(`sessions without a memory figure after 60 s: ${JSON.stringify(sessions)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const looks = {
+      get: (i) => tool("sandbox_session", { action: "get", name: names[i % SESSIONS] }),
+      list: async () => {
+        const { sessions } = await tool("sandbox_session", { action: "list" });
+        if (sessions.length !== SESSIONS) throw new Error(`list shows ${sessions.length} sessions`);
+      },
+      inspect: async () => {
+        const { sessions } = await tool("sandbox_inspect", { what: "sessions" });
+        if (sessions.open !== SESSIONS) throw new Error(`inspect shows ${sessions.open} sessions`);
+      },
+      exec: async () => {
+        const r = await client.callTool({ name: "sandbox_execute", arguments: { session: names[0], code: "echo 1" } });
+        if (r.isError || runJson(r).exitCode !== 0) throw new Error(JSON.stringify(r).slice(0, 2000));
+      },
+    };
+    for (let i = 0; i < 5; i++) for (const f of Object.values(looks)) await f(i);
+    for (let i = 0; i < n; i++)
+      for (const [k, f] of Object.entries(looks)) out[k].push(await timed(() => f(i)));
+    const { sessions } = await tool("sandbox_session", { action: "list" });
+    out.oldest = Math.max(...sessions.map((x) => x.memoryAgeMs));
+  } finally {
+    for (const name of names) await tool("sandbox_session", { action: "destroy", name }).catch(() => {});
+    await client.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+function sessionLooksReport(sl) {
+  console.log("\n## looks at 16 open sessions through MCP, in turns with an execute in one of them");
+  const r = {
+    exec: line("session bash echo 1 (the floor)", sl.exec),
+    get: line("sandbox_session get", sl.get),
+    list: line("sandbox_session list", sl.list),
+    inspect: line("sandbox_inspect sessions", sl.inspect),
+  };
+  console.log(`oldest memory figure at the end: ${sl.oldest} ms (measured every memory_refresh_ms, 5000 by default)`);
+  return r;
+}
+
+function sessionLooksTargets(r) {
+  const ok = (c) => (c ? "met" : "MISSED");
+  for (const [k, what] of [["get", "sandbox_session get"], ["list", "sandbox_session list"], ["inspect", "sandbox_inspect sessions"]])
+    console.log(`${what} p50 <= 20 ms with 16 sessions: ${r[k].toFixed(1)} ms ${ok(r[k] <= 20)} (execute floor ${r.exec.toFixed(1)} ms)`);
+}
+
 // Packages (docs/packages.md): a one-off python run with one cached set
 // beside the same run without, a cache hit of sandbox_install, and a first
 // npm install of one small package (from the registry the image's npm is
@@ -475,6 +556,13 @@ async function main() {
     prestartReport(await prestart(quick ? 20 : 100, THROUGHPUT_S));
     return;
   }
+  if (ONLY === "session-looks") {
+    console.log(`# mcp-sandbox benchmark (looks at sessions only)  ${new Date().toISOString()}`);
+    const r = sessionLooksReport(await sessionLooks(N));
+    console.log("\n## targets");
+    sessionLooksTargets(r);
+    return;
+  }
   if (ONLY === "packages") {
     console.log(`# mcp-sandbox benchmark (packages only)  ${new Date().toISOString()}`);
     const r = packagesReport(await packages(quick ? 20 : 100));
@@ -537,6 +625,8 @@ async function main() {
   line("python-ml session, pass", ss.mlEmpty);
   console.log(`peers: about 60 ms per Python execution (a fresh python -c each call): ${(60 / sp).toFixed(0)}x our in-session p50`);
 
+  const slr = sessionLooksReport(await sessionLooks(N));
+
   const tp = await throughput(THROUGHPUT_S, 4);
   const tput = tp.conc;
   console.log(`\n## throughput, python print(1), shipped sandbox.ini, ${THROUGHPUT_S} s each`);
@@ -588,6 +678,7 @@ async function main() {
   console.log(`python-ml session call drawing and returning one figure p50 <= 250 ms: ${mf.toFixed(1)} ms ${ok(mf <= 250)}`);
   console.log(`one cached package adds <= 5 ms p50 to a one-off python run: ${pkr.extra.toFixed(1)} ms ${ok(pkr.extra <= 5)}`);
   console.log(`sandbox_install cache hit p50 <= 20 ms: ${pkr.hit.toFixed(1)} ms ${ok(pkr.hit <= 20)}`);
+  sessionLooksTargets(slr);
 }
 
 main().catch((e) => {

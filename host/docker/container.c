@@ -705,22 +705,23 @@ static const char *answer_msg(const struct docker_response *res,
 	return buf;
 }
 
-struct op_req {
+struct container_op {
 	union {
 		container_cb done;
 		container_inspect_cb inspect;
 		container_memory_cb memory;
 	} cb;
 	void *arg;
-	int conflict;	  /* err for a 409 */
-	int pause_op;	  /* pause/unpause: see state_conflict() */
-	const char *what; /* "pause", for messages */
+	int conflict;		/* err for a 409 */
+	int pause_op;		/* pause/unpause: see state_conflict() */
+	const char *what;	/* "pause", for messages */
+	struct docker_req *req; /* container_memory: for container_cancel */
 	char id[ID_MAX + 1];
 };
 
-static struct op_req *op_new(const char *id, const char *what, void *arg)
+static struct container_op *op_new(const char *id, const char *what, void *arg)
 {
-	struct op_req *r = calloc(1, sizeof(*r));
+	struct container_op *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
@@ -745,7 +746,7 @@ static int state_conflict(const struct docker_response *res)
 static void op_done_cb(const struct docker_response *res, void *arg)
 {
 	struct error e;
-	struct op_req *r = arg;
+	struct container_op *r = arg;
 	char buf[128];
 	int err = answer_err(res, 204, r->conflict);
 
@@ -769,7 +770,7 @@ static int container_post(struct docker *d, const char *id, const char *action,
 			  const char *query, int conflict, container_cb cb,
 			  void *arg)
 {
-	struct op_req *r;
+	struct container_op *r;
 	char *path;
 	size_t n;
 	int rc;
@@ -847,7 +848,7 @@ int container_rename(struct docker *d, const char *id, const char *new_name,
 static void op_json_cb(const struct docker_response *res, void *arg)
 {
 	struct error e;
-	struct op_req *r = arg;
+	struct container_op *r = arg;
 	struct docker_containers c;
 	char buf[128];
 	int err = answer_err(res, 200, r->conflict);
@@ -869,7 +870,7 @@ static void op_json_cb(const struct docker_response *res, void *arg)
 int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
 		      void *arg)
 {
-	struct op_req *r;
+	struct container_op *r;
 	char path[ID_MAX + 32];
 	int rc;
 
@@ -889,7 +890,7 @@ int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
 static void op_memory_cb(const struct docker_response *res, void *arg)
 {
 	struct error e;
-	struct op_req *r = arg;
+	struct container_op *r = arg;
 	char buf[ID_MAX + 96];
 	uint64_t bytes = 0;
 	int err = answer_err(res, 200, r->conflict);
@@ -929,9 +930,9 @@ static int has_one_shot(const struct docker *d)
 }
 
 int container_memory(struct docker *d, const char *id, container_memory_cb cb,
-		     void *arg)
+		     void *arg, struct container_op **out)
 {
-	struct op_req *r;
+	struct container_op *r;
 	char path[ID_MAX + 64];
 	int rc;
 
@@ -943,10 +944,19 @@ int container_memory(struct docker *d, const char *id, container_memory_cb cb,
 	r->cb.memory = cb;
 	snprintf(path, sizeof(path), "/containers/%s/stats?stream=false%s", id,
 		 has_one_shot(d) ? "&one-shot=true" : "");
-	rc = docker_request(d, "GET", path, NULL, 0, op_memory_cb, r);
+	rc = docker_request_start(d, "GET", path, NULL, 0, op_memory_cb, r,
+				  &r->req);
 	if (rc)
 		free(r);
+	else if (out)
+		*out = r;
 	return rc;
+}
+
+void container_cancel(struct container_op *op)
+{
+	docker_req_cancel(op->req);
+	free(op);
 }
 
 struct image_req {

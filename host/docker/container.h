@@ -178,15 +178,25 @@ typedef void (*container_inspect_cb)(const struct error *err,
 int container_inspect(struct docker *d, const char *id, container_inspect_cb cb,
 		      void *arg);
 
+/* An operation in flight that its caller may withdraw (container_cancel). */
+struct container_op;
+
 /* Memory in use in bytes, as `docker stats` shows it: the cgroup's usage
  * minus inactive page cache, which the kernel reclaims before it would
  * OOM-kill. One GET /containers/{id}/stats?stream=false (&one-shot=true from
- * API 1.41, else the daemon samples twice, about 1 s). A container that is
- * not running has no statistics: -ENODATA. */
+ * API 1.41, else the daemon samples twice). Slow whatever the query: the
+ * daemon answers at its stats collector's next round, which it runs once a
+ * second (about 1 s when no other stats request is open, 2 s without
+ * one-shot), so callers ask in the background. A container that is not
+ * running has no statistics: -ENODATA. out (may be NULL) gets the
+ * operation for container_cancel(), valid until cb has run. */
 typedef void (*container_memory_cb)(const struct error *err, uint64_t bytes,
 				    void *arg);
 int container_memory(struct docker *d, const char *id, container_memory_cb cb,
-		     void *arg);
+		     void *arg, struct container_op **out);
+/* Withdraw op (valid: its cb has not run): cb is never called and op is
+ * freed (docker_req_cancel()). */
+void container_cancel(struct container_op *op);
 
 /* POST /containers/{id}/wait: cb gets the exit status. */
 typedef void (*container_wait_cb)(const struct error *err, int status,

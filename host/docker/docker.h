@@ -189,6 +189,19 @@ int docker_request(struct docker *d, const char *method, const char *path,
 		   const char *body, long timeout_ms, docker_response_cb cb,
 		   void *arg);
 
+/* A request in flight that its caller may withdraw (docker_req_cancel). */
+struct docker_req;
+/* docker_request() that hands the request back in *out, valid until cb
+ * has run. */
+int docker_request_start(struct docker *d, const char *method, const char *path,
+			 const char *body, long timeout_ms,
+			 docker_response_cb cb, void *arg,
+			 struct docker_req **out);
+/* Withdraw r (valid: its cb has not run): the connection is dropped, cb
+ * is never called and r is freed. From any loop callback, a
+ * docker_response_cb included, never from inside libcurl's own. */
+void docker_req_cancel(struct docker_req *r);
+
 /* Hijacked stream (stdin, stdout, stderr) of a non-TTY container or exec:
  * docker_attach() and docker_exec_attach() give the same kind of stream. */
 struct docker_stream_cbs {

@@ -354,9 +354,10 @@ oom:
 	return -ENOMEM;
 }
 
-int docker_request(struct docker *d, const char *method, const char *path,
-		   const char *body, long timeout_ms, docker_response_cb cb,
-		   void *arg)
+int docker_request_start(struct docker *d, const char *method, const char *path,
+			 const char *body, long timeout_ms,
+			 docker_response_cb cb, void *arg,
+			 struct docker_req **out)
 {
 	if (!d || !method || !path || !cb || !docker_valid_method(method) ||
 	    !docker_valid_path(path))
@@ -364,7 +365,15 @@ int docker_request(struct docker *d, const char *method, const char *path,
 	if (d->closing)
 		return -ECANCELED;
 	return docker_req_start(d, method, path, body, timeout_ms, 0, cb, arg,
-				NULL);
+				out);
+}
+
+int docker_request(struct docker *d, const char *method, const char *path,
+		   const char *body, long timeout_ms, docker_response_cb cb,
+		   void *arg)
+{
+	return docker_request_start(d, method, path, body, timeout_ms, cb, arg,
+				    NULL);
 }
 
 int docker_negotiate(struct docker *d, docker_response_cb cb, void *arg)

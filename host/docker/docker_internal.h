@@ -109,8 +109,6 @@ void docker_http_done(struct docker_multi *m, CURL *easy, CURLcode rc);
 int docker_req_start(struct docker *d, const char *method, const char *path,
 		     const char *body, long timeout_ms, int is_version,
 		     docker_response_cb cb, void *arg, struct docker_req **out);
-/* Drops r without calling its callback. Not from inside a curl callback. */
-void docker_req_cancel(struct docker_req *r);
 /* Completes every request with err (docker_free). */
 void docker_req_cancel_all(struct docker *d, int err);
 

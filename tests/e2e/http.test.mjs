@@ -5,13 +5,12 @@
 // not its own, headers that contradict the body).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import { engineGate } from './lib/docker.mjs';
 import { makeCerts } from './lib/engines.mjs';
 import { MODERN_META, modernHeaders, request, sseMessages, startHttp, toolCall } from './lib/http.mjs';
 import { e2e, runResult, toolError } from './lib/server.mjs';
@@ -359,45 +358,6 @@ e2e('a client that goes away mid-call: the call is cancelled and its container r
   assert.equal(toolError(last.result).code, 'shutting_down');
 });
 
-/**
- * A unix socket in front of the engine that holds every connection, what
- * the server sends kept, until release() connects them to the engine.
- */
-function heldEngine(h) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-held-'));
-  const sock = path.join(dir, 'docker.sock');
-  const engine = (process.env.DOCKER_HOST || 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '');
-  const held = [];
-  const open = new Set();
-  let released = false;
-  const relay = (c, buffered) => {
-    const u = net.connect(engine);
-    open.add(u);
-    for (const b of buffered) u.write(b);
-    c.pipe(u);
-    u.pipe(c);
-    const end = () => { c.destroy(); u.destroy(); open.delete(c); open.delete(u); };
-    c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
-  };
-  const server = net.createServer((c) => {
-    open.add(c);
-    if (released) return relay(c, []);
-    const buffered = [];
-    const keep = (b) => buffered.push(b);
-    c.on('data', keep);
-    held.push(() => { c.off('data', keep); relay(c, buffered); });
-  });
-  h.t.after(() => new Promise((r) => {
-    for (const s of open) s.destroy();
-    server.close(() => r());
-    fs.rmSync(dir, { recursive: true, force: true });
-  }));
-  return new Promise((resolve) => server.listen(sock, () => resolve({
-    host: `unix://${sock}`,
-    release: () => { released = true; for (const go of held.splice(0)) go(); },
-  })));
-}
-
 // A call that names a session waits while the predecessor's sessions are
 // re-adopted (docs/sessions.md), over HTTP as over stdio: with the engine
 // held, the re-adoption cannot end; a session's call (a 2025-era session)
@@ -405,7 +365,8 @@ function heldEngine(h) {
 // both run. (Before, over HTTP, nothing ran them: they waited for ever.)
 e2e('calls over HTTP that arrive while the sessions are re-adopted wait for it, then run: a session\'s and a stateless one', { timeoutMs: 120_000 }, async (h) => {
   const st = withStateDir(h);
-  const engine = await heldEngine(h);
+  // Every request to the engine held until pass().
+  const engine = await engineGate(h, { match: /^/, mode: 'hold' });
   const s = await startHttp(h, { env: st.env({ ...ENV, DOCKER_HOST: engine.host, SANDBOX_SERVER_LOG_LEVEL: 'debug' }) });
   const sid = await rawSession(s.url);
   const inSession = request(s.url, {
@@ -415,7 +376,7 @@ e2e('calls over HTTP that arrive while the sessions are re-adopted wait for it, 
   const stateless = toolCall(s.url, 'sandbox_session', { action: 'create', language: 'bash', name: 'b' });
   await waitFor(() => (s.stderr.match(/waits for the re-adoption of the sessions/g) ?? []).length >= 2,
     { timeoutMs: 30_000, what: 'both calls waiting for the re-adoption' });
-  engine.release();
+  engine.pass();
   const [a, b] = await Promise.all([inSession, stateless]);
   assert.equal(a.status, 200, a.body);
   const ra = a.json ?? sseMessages(a.body).at(-1);

@@ -83,8 +83,13 @@ e2e('sandbox_inspect pool, engine and sessions agree with the engine and with wh
   assert.deepEqual([all.sessions.open, all.sessions.max], [0, 5]);
   const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'bash', name: 'ins' } });
   assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
-  const { sessions } = await inspect(s, 'sessions');
+  // Its memory as last measured: there about a second after create.
+  const sessions = await waitFor(async () => {
+    const x = (await inspect(s, 'sessions')).sessions;
+    return x.list[0]?.memoryBytes !== undefined ? x : null;
+  }, { timeoutMs: 30_000, what: 'the session\'s memory figure' });
   assert.equal(sessions.open, 1);
   assert.equal(sessions.list[0].name, 'ins');
   assert.ok(sessions.list[0].memoryBytes > 0, JSON.stringify(sessions.list[0]));
+  assert.ok(Number.isInteger(sessions.list[0].memoryAgeMs), JSON.stringify(sessions.list[0]));
 });

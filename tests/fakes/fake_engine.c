@@ -22,6 +22,13 @@ struct fake_engine {
 	unsigned nc;
 	struct fake_agent **agents; /* every agent made, freed at stop */
 	size_t nagents;
+	unsigned long long mem_usage; /* what stats reports */
+	/* Stats requests held (faults.stats_hold), and for which container. */
+	struct {
+		struct fake_docker_conn *conn;
+		char id[32];
+	} held[FAKE_ENGINE_MAX_CONTAINERS];
+	unsigned nheld;
 };
 
 static void fake_oom(void)
@@ -216,6 +223,27 @@ static const char *query_value(const char *query, const char *key, char *out,
 }
 
 /* POST|GET /containers/{id}/{action} */
+static void on_stats(struct fake_engine *e, struct fake_docker_conn *conn,
+		     const char *id)
+{
+	struct fake_container *c = find(e, id);
+	char body[160];
+
+	if (!c || c->removed)
+		respond_message(conn, 404, "No such container: %s", id);
+	else if (e->faults.stats_fail)
+		respond_message(conn, 500, "fake engine: no statistics");
+	else if (!c->started)
+		respond_json(conn, 200, "{\"memory_stats\":{}}");
+	else {
+		snprintf(body, sizeof(body),
+			 "{\"memory_stats\":{\"usage\":%llu,"
+			 "\"stats\":{\"inactive_file\":2097152}}}",
+			 e->mem_usage);
+		respond_json(conn, 200, body);
+	}
+}
+
 static enum fake_engine_op container_op(struct fake_engine *e,
 					struct fake_docker_conn *conn,
 					const char *method, const char *id,
@@ -298,15 +326,15 @@ static enum fake_engine_op container_op(struct fake_engine *e,
 		return FAKE_OP_INSPECT;
 	}
 	if (strcmp(method, "GET") == 0 && strcmp(action, "stats") == 0) {
-		if (!c || c->removed)
-			respond_message(conn, 404, "No such container: %s", id);
-		else if (!c->started)
-			respond_json(conn, 200, "{\"memory_stats\":{}}");
-		else
-			respond_json(conn, 200,
-				     "{\"memory_stats\":{\"usage\":10485760,"
-				     "\"stats\":{\"inactive_file\":"
-				     "2097152}}}");
+		if (e->faults.stats_hold &&
+		    e->nheld < FAKE_ENGINE_MAX_CONTAINERS) {
+			e->held[e->nheld].conn = conn;
+			snprintf(e->held[e->nheld].id,
+				 sizeof(e->held[e->nheld].id), "%s", id);
+			e->nheld++;
+		} else {
+			on_stats(e, conn, id);
+		}
 		return FAKE_OP_STATS;
 	}
 	respond_message(conn, 404, "page not found: %s", action);
@@ -410,7 +438,12 @@ static void on_stdin(struct fake_docker_conn *c, const char *data, size_t len,
 
 static void on_conn_close(struct fake_docker_conn *c, void *arg)
 {
-	(void)arg;
+	struct fake_engine *e = arg;
+	unsigned i;
+
+	for (i = 0; i < e->nheld; i++)
+		if (e->held[i].conn == c)
+			e->held[i--] = e->held[--e->nheld];
 	fake_agent_detach(fake_docker_conn_data(c));
 }
 
@@ -427,6 +460,7 @@ int fake_engine_start(uv_loop_t *loop, struct fake_engine **out)
 	if (!e)
 		return -ENOMEM;
 	fake_agent_script_init(&e->script);
+	e->mem_usage = 10485760;
 	rc = fake_docker_start(loop, &cbs, e, &e->daemon);
 	if (rc) {
 		free(e);
@@ -530,4 +564,22 @@ int fake_engine_release(struct fake_engine *e)
 			oldest = e->agents[i];
 	}
 	return oldest ? fake_agent_release(oldest) : -ENOENT;
+}
+
+void fake_engine_set_memory(struct fake_engine *e, unsigned long long usage)
+{
+	e->mem_usage = usage;
+}
+
+unsigned fake_engine_stats_held(const struct fake_engine *e)
+{
+	return e->nheld;
+}
+
+void fake_engine_release_stats(struct fake_engine *e)
+{
+	while (e->nheld) {
+		e->nheld--;
+		on_stats(e, e->held[e->nheld].conn, e->held[e->nheld].id);
+	}
 }

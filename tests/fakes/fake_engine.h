@@ -44,6 +44,9 @@ struct fake_engine_faults {
 	int no_image;	 /* create and image inspect answer 404 "No such
 			    image" */
 	int start_fails; /* start answers 500 */
+	int stats_fail;	 /* stats answers 500 */
+	int stats_hold;	 /* stats requests get no answer until
+			    fake_engine_release_stats() */
 };
 
 /* One container as the engine knows it (read-only for tests). */
@@ -83,6 +86,14 @@ const struct fake_container *fake_engine_find(const struct fake_engine *e,
 					      const char *id);
 /* Created and not removed. */
 unsigned fake_engine_live(const struct fake_engine *e);
+
+/* The memory usage stats reports for every running container (10 MiB at
+ * first, of which 2 MiB inactive page cache). */
+void fake_engine_set_memory(struct fake_engine *e, unsigned long long usage);
+/* Stats requests held (stats_hold) whose client is still connected. */
+unsigned fake_engine_stats_held(const struct fake_engine *e);
+/* Answer every held stats request now. */
+void fake_engine_release_stats(struct fake_engine *e);
 
 /* Agents holding an AP_EXEC (FAKE_EXEC_HOLD). */
 unsigned fake_engine_holding(const struct fake_engine *e);

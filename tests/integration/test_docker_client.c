@@ -984,7 +984,7 @@ static void p3_gone_inspect_cb(const struct error *e,
 			errmsg ? errmsg : "(null)");
 		return;
 	}
-	r = container_memory(t->d, t->id, p3_gone_memory_cb, t);
+	r = container_memory(t->d, t->id, p3_gone_memory_cb, t, NULL);
 	if (r < 0)
 		p3_fail(t, "container_memory: %s", uv_strerror(r));
 }
@@ -1152,7 +1152,7 @@ static void p3_memory(struct ph3 *t)
 	int r;
 
 	p3_progress(t, "memory");
-	r = container_memory(t->d, t->id, p3_memory_cb, t);
+	r = container_memory(t->d, t->id, p3_memory_cb, t, NULL);
 	if (r < 0)
 		p3_fail(t, "container_memory: %s", uv_strerror(r));
 }
@@ -1286,7 +1286,7 @@ static void p3_paused_exec_closed(struct ph3 *t)
 	}
 	fprintf(stderr, "ok   engine: exec while paused -> -EBUSY: %s\n",
 		t->open_msg);
-	if (container_memory(t->d, t->id, p3_paused_memory_cb, t) < 0)
+	if (container_memory(t->d, t->id, p3_paused_memory_cb, t, NULL) < 0)
 		p3_fail(t, "container_memory");
 }
 

@@ -5,7 +5,8 @@
  * return codes and its success later through the callback; a session's
  * calls run one at a time in order; a full queue is ERR_SESSION_BUSY at
  * once; a queued call cancelled ends with ERR_CANCELLED; destroy ends the
- * running and queued calls with ERR_SESSION_DESTROYED.
+ * running and queued calls with ERR_SESSION_DESTROYED; a session's memory
+ * figure is measured in the background and read without waiting.
  *
  * The fake language has no session interpreter: every call runs as a
  * program in the session's container.
@@ -87,18 +88,13 @@ static struct session *scenario_open(struct env *e, struct session_mgr **m,
 	return s;
 }
 
-struct mem {
-	int n, err;
-	uint64_t bytes;
-};
-
-static void mem_cb(const struct error *err, uint64_t bytes, void *arg)
+/* The session's memory figure as a reader gets it now. */
+static struct session_info memory_of(const struct session *s)
 {
-	struct mem *mem = arg;
+	struct session_info in;
 
-	mem->n++;
-	mem->err = err ? err->code : 0;
-	mem->bytes = bytes;
+	session_info(s, &in);
+	return in;
 }
 
 static int call(struct session *s, const struct plugin *pl, const char *code,
@@ -402,7 +398,6 @@ static void t_pause_memory(void)
 	struct created c;
 	struct run r;
 	struct error err;
-	struct mem mem = {0};
 
 	s = scenario_open(&e, &m, "pause-memory", cfg, "frozen");
 	if (!s)
@@ -427,12 +422,95 @@ static void t_pause_memory(void)
 	RUN_UNTIL(&e, r.n == 1);
 	CHECK(r.error == 0);
 
-	CHECK(session_memory(s, mem_cb, &mem, &err) == 0);
-	RUN_UNTIL(&e, mem.n == 1);
-	CHECK(mem.err == 0);
-	CHECK(mem.bytes == 10485760 - 2097152); /* usage - inactive_file */
+	/* Measured once at create, in the background. */
+	RUN_UNTIL(&e, memory_of(s).memory_known);
+	info = memory_of(s);
+	CHECK(info.memory_bytes == 10485760 - 2097152); /* usage - inactive */
+	CHECK(info.memory_age_ms >= 0 && info.memory_age_ms < 60000);
 	CHECK(fake_engine_count(e.fe, FAKE_OP_STATS) == 1);
 	mgr_close(&e, m);
+	env_close(&e);
+}
+
+/* A session's memory is measured in the background: a reader never waits
+ * for the engine (it gets nothing before the first measurement, then the
+ * last figure and its age); every session is asked at once; a figure
+ * changes with the container's use; a failed measurement keeps the last
+ * figure; a session destroyed while its measurement is in flight, and a
+ * shutdown with measurements in flight, withdraw them. */
+static void t_memory(void)
+{
+	static const char *const cfg[] = {
+		"sessions", "max_sessions",	 "4", /* */
+		"sessions", "memory_refresh_ms", "200", NULL,
+	};
+	struct env e;
+	struct session_mgr *m;
+	struct session *s[3];
+	struct session_info in;
+	uint64_t age;
+	unsigned stats;
+	size_t i;
+
+	env_open(&e, "memory", cfg, 0);
+	CHECK(session_mgr_new(&e.loop, e.es, &e.ps, &e.cfg, &m) == 0);
+	fake_engine_faults(e.fe)->stats_hold = 1;
+	s[0] = open_session(&e, m, "a");
+	/* Created: its first measurement is asked at once and is held by
+	 * the engine; the session answers without it. */
+	RUN_UNTIL(&e, fake_engine_stats_held(e.fe) == 1);
+	in = memory_of(s[0]);
+	CHECK(!in.memory_known && in.memory_bytes == 0);
+	/* Destroyed while it is in flight: withdrawn (its connection is
+	 * dropped), nothing lands in the freed session (ASan). */
+	session_destroy(s[0]);
+	RUN_UNTIL(&e, fake_engine_stats_held(e.fe) == 0);
+
+	for (i = 0; i < 3; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "s%zu", i);
+		s[i] = open_session(&e, m, name);
+		CHECK(s[i] != NULL);
+		if (!s[i])
+			goto out;
+	}
+	RUN_UNTIL(&e, fake_engine_stats_held(e.fe) == 3);
+	fake_engine_release_stats(e.fe);
+	RUN_UNTIL(&e, memory_of(s[0]).memory_known &&
+			      memory_of(s[1]).memory_known &&
+			      memory_of(s[2]).memory_known);
+	CHECK(memory_of(s[2]).memory_bytes == 10485760 - 2097152);
+	/* The next round asks for the three at once, not one by one. */
+	stats = fake_engine_count(e.fe, FAKE_OP_STATS);
+	RUN_UNTIL(&e, fake_engine_stats_held(e.fe) == 3);
+	CHECK(fake_engine_count(e.fe, FAKE_OP_STATS) == stats + 3);
+	/* Until they answer, readers get the last figure, ageing. */
+	age = (uint64_t)memory_of(s[1]).memory_age_ms;
+	RUN_UNTIL(&e, (uint64_t)memory_of(s[1]).memory_age_ms > age + 100);
+	CHECK(memory_of(s[1]).memory_bytes == 10485760 - 2097152);
+	fake_engine_set_memory(e.fe, 300u << 20);
+	fake_engine_release_stats(e.fe);
+	RUN_UNTIL(&e, memory_of(s[1]).memory_bytes == (300u << 20) - 2097152);
+	CHECK(memory_of(s[1]).memory_age_ms < 100);
+
+	/* The engine fails: the figure stays, and its age grows past a
+	 * refresh. */
+	fake_engine_faults(e.fe)->stats_hold = 0;
+	fake_engine_faults(e.fe)->stats_fail = 1;
+	stats = fake_engine_count(e.fe, FAKE_OP_STATS);
+	RUN_UNTIL(&e, fake_engine_count(e.fe, FAKE_OP_STATS) >= stats + 6);
+	in = memory_of(s[0]);
+	CHECK(in.memory_known && in.memory_bytes == (300u << 20) - 2097152);
+	CHECK(in.memory_age_ms > 200);
+
+	/* Measurements in flight at shutdown are withdrawn. */
+	fake_engine_faults(e.fe)->stats_fail = 0;
+	fake_engine_faults(e.fe)->stats_hold = 1;
+	RUN_UNTIL(&e, fake_engine_stats_held(e.fe) == 3);
+out:
+	mgr_close(&e, m);
+	RUN_UNTIL(&e, fake_engine_stats_held(e.fe) == 0);
 	env_close(&e);
 }
 
@@ -440,6 +518,7 @@ static const struct env_scenario scenarios[] = {
 	{"create", t_create},		{"order", t_order},
 	{"queue-limit", t_queue_limit}, {"cancel", t_cancel},
 	{"destroy", t_destroy},		{"pause-memory", t_pause_memory},
+	{"memory", t_memory},
 };
 
 int main(int argc, char **argv)

@@ -483,7 +483,7 @@ static void sample(struct box *b)
 	r->pool = b->pool;
 	r->pl = b->pl;
 	snprintf(r->id, sizeof(r->id), "%s", b->id);
-	if (container_memory(b->pool->d, b->id, sampled_cb, r) != 0)
+	if (container_memory(b->pool->d, b->id, sampled_cb, r, NULL) != 0)
 		free(r);
 }
 

@@ -84,6 +84,8 @@ static const struct key_desc session_keys[] = {
 	{"interrupt_grace_ms", KT_U32, CFG(interrupt_grace_ms), 50, 60000},
 	{"state_dir", KT_STR, CFG(state_dir), 0, 0},
 	{"reconnect_grace_s", KT_U32, CFG(session_reconnect_grace_s), 1, 86400},
+	{"memory_refresh_ms", KT_U32, CFG(session_memory_refresh_ms), 200,
+	 3600000},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -247,6 +249,7 @@ void config_init(struct config *cfg)
 	cfg->session_max_queued = 8;
 	cfg->interrupt_grace_ms = 1000;
 	cfg->session_reconnect_grace_s = 60;
+	cfg->session_memory_refresh_ms = 5000;
 	cfg->files_max_read = 2u << 20;
 	cfg->files_max_write = 0; /* the /work size (tools.h) */
 	cfg->files_max_staged = 16u << 20;

@@ -116,6 +116,9 @@ struct config {
 	/* How long a session whose container or engine went away waits for
 	 * it to answer again before its name answers session_lost. */
 	uint32_t session_reconnect_grace_s;
+	/* How often a session's memory figure is measured, in the
+	 * background (the engine takes about a second to answer). */
+	uint32_t session_memory_refresh_ms;
 	char *state_dir; /* NULL: $XDG_STATE_HOME or ~/.local/state,
 			  * + /mcp-sandbox */
 

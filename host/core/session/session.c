@@ -1,8 +1,8 @@
 /*
  * session.c - named sessions, their lifecycle: the manager, create, pause,
- * resume, extend, memory, expiry, destroy, shutdown (session.h,
- * docs/sessions.md). A session's calls are in session_queue.c, re-adoption
- * after a restart in session_adopt.c.
+ * resume, extend, expiry, destroy, shutdown (session.h, docs/sessions.md).
+ * A session's calls are in session_queue.c, re-adoption after a restart in
+ * session_adopt.c, its memory figure in session_memory.c.
  */
 #include "session_internal.h"
 
@@ -87,6 +87,7 @@ int session_mgr_new(uv_loop_t *loop, struct engines *es,
 	m->next_serial = 1;
 	uv_timer_init(loop, &m->expiry);
 	m->expiry.data = m;
+	session_memory_init(m);
 	*out = m;
 	return 0;
 }
@@ -161,6 +162,14 @@ void session_info(const struct session *s, struct session_info *o)
 	o->interpreter = s->pl->desc->session_cmd != NULL;
 	o->container_id = s->id;
 	o->engine = engine_name(s->eng);
+	o->memory_known = s->mem_known;
+	if (s->mem_known) {
+		uint64_t now = uv_now(s->m->loop);
+
+		o->memory_bytes = s->mem_bytes;
+		o->memory_age_ms =
+			now > s->mem_at ? (int64_t)(now - s->mem_at) : 0;
+	}
 }
 
 struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
@@ -184,6 +193,7 @@ struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
 		m->list->prev = s;
 	m->list = s;
 	m->n++;
+	session_memory_watch(m);
 	return s;
 }
 
@@ -198,6 +208,8 @@ void session_unlink_free(struct session *s)
 	if (s->next)
 		s->next->prev = s->prev;
 	m->n--;
+	session_memory_forget(s);
+	session_memory_watch(m);
 	if (s->eng)
 		engine_count_session(s->eng, -1);
 	free(s);
@@ -391,6 +403,7 @@ static void created(struct create_op *op, struct box *b)
 	log_info("[%s] session %s created (container %.12s on engine %s)",
 		 s->pl->desc->name, s->name, s->id, engine_name(s->eng));
 	session_queue_interpreter(s);
+	session_memory_sample(s);
 	session_save(m);
 	op->serial = s->serial;
 	m->removals++; /* shutdown waits for it too */
@@ -555,7 +568,7 @@ void session_destroy(struct session *s)
 	session_save(m);
 }
 
-/* ---- pause, resume, extend, memory ---- */
+/* ---- pause, resume, extend ---- */
 
 struct docker_op {
 	struct session_mgr *m;
@@ -682,37 +695,6 @@ int session_extend(struct session *s, uint32_t ttl_s, struct error *err)
 	return 0;
 }
 
-struct memory_op {
-	session_memory_cb cb;
-	void *arg;
-};
-
-static void memory_cb(const struct error *err, uint64_t bytes, void *arg)
-{
-	struct memory_op *op = arg;
-
-	op->cb(err, err ? 0 : bytes, op->arg);
-	free(op);
-}
-
-int session_memory(struct session *s, session_memory_cb cb, void *arg,
-		   struct error *err)
-{
-	struct memory_op *op = malloc(sizeof(*op));
-	int rc;
-
-	if (!op)
-		return error_set(err, ERR_SANDBOX, "out of memory");
-	op->cb = cb;
-	op->arg = arg;
-	rc = container_memory(engine_docker(s->eng), s->id, memory_cb, op);
-	if (rc) {
-		free(op);
-		return error_set(err, rc, "cannot ask the engine");
-	}
-	return 0;
-}
-
 /* ---- expiry ---- */
 
 void session_expiry_start(struct session_mgr *m)
@@ -789,6 +771,7 @@ void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
 	session_adoption_end(m, NULL); /* waiting calls end: shutting down */
 	if (!uv_is_closing((uv_handle_t *)&m->expiry))
 		uv_close((uv_handle_t *)&m->expiry, NULL);
+	session_memory_close(m);
 	error_set(&err, ERR_SHUTTING_DOWN, NULL);
 	for (s = m->list; s; s = s->next) {
 		session_queue_fail(s, &err);

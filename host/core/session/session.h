@@ -54,6 +54,15 @@ struct session_info {
 	int interpreter; /* keeps in-memory state between calls */
 	const char *container_id;
 	const char *engine; /* the engine it runs on */
+	/* Memory the container used when last measured (the engine is
+	 * asked in the background every [sessions] memory_refresh_ms, never
+	 * while a caller waits), and how long ago that was. memory_known 0:
+	 * not measured yet (the first measurement comes about a second
+	 * after create or re-adoption). A failed measurement keeps the last
+	 * figure, whose age then grows. */
+	int memory_known;
+	uint64_t memory_bytes;
+	int64_t memory_age_ms;
 };
 
 /*
@@ -98,14 +107,15 @@ int session_mgr_adopting(const struct session_mgr *m);
 void session_mgr_on_adopted(struct session_mgr *m, void (*cb)(void *arg),
 			    void *arg);
 /* Server shutdown: calls in flight end with ERR_SHUTTING_DOWN (before this
- * returns), connections close, state is saved; containers stay for the
+ * returns), memory measurements in flight are withdrawn, connections
+ * close, state is saved; containers stay for the
  * next server. done runs once the removals of destroyed sessions have been
  * answered, from the loop. */
 void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
 			  void *arg);
 /* After session_mgr_shutdown's done, once the loop has run until its
- * handles are closed (as main.c does): the expiry timer is embedded and
- * freed with it. NULL is a no-op. */
+ * handles are closed (as main.c does): the expiry and memory timers are
+ * embedded and freed with it. NULL is a no-op. */
 void session_mgr_free(struct session_mgr *m);
 
 /* 1 if s is a valid session name: [A-Za-z0-9_-]{1,64}, or a tenant's
@@ -161,12 +171,6 @@ void session_destroy(struct session *s);
  * ERR_SESSION_UNAVAILABLE), and forget it. 0, or ERR_SESSION_NOT_FOUND
  * when name is no such session. */
 int session_destroy_unavailable(struct session_mgr *m, const char *name);
-
-/* Memory in use by the container (bytes), asked of the engine. */
-typedef void (*session_memory_cb)(const struct error *err, uint64_t bytes,
-				  void *arg);
-int session_memory(struct session *s, session_memory_cb cb, void *arg,
-		   struct error *err);
 
 /*
  * Run req (pl, code, stdin, timeout, options, streaming; the session

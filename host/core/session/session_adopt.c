@@ -485,6 +485,7 @@ static void adopt_one(struct session_mgr *m, struct engine *eng,
 	s->deadline_ms = deadline_s * 1000;
 	adopt_fields(s, e, now);
 	s->paused = c->status == CONTAINER_PAUSED;
+	session_memory_sample(s);
 	if (!s->paused)
 		session_reconnect(s);
 	else

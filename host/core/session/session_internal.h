@@ -1,9 +1,10 @@
 /*
- * session_internal.h - what the three parts of the session module share:
+ * session_internal.h - what the four parts of the session module share:
  * session.c (lifecycle: create, pause, resume, extend, expiry, destroy,
- * shutdown), session_queue.c (a session's calls, one at a time, in order)
- * and session_adopt.c (re-adoption of a dead predecessor's sessions and
- * reconnection through the agent's relay). Not for other modules.
+ * shutdown), session_queue.c (a session's calls, one at a time, in order),
+ * session_adopt.c (re-adoption of a dead predecessor's sessions and
+ * reconnection through the agent's relay) and session_memory.c (the
+ * memory figures, measured in the background). Not for other modules.
  */
 #ifndef SBX_SESSION_INTERNAL_H
 #define SBX_SESSION_INTERNAL_H
@@ -70,6 +71,13 @@ struct session {
 	/* Installed package sets, by key, that calls import from. */
 	char pkg_keys[SESSION_MAX_PACKAGES][PKG_KEY_LEN + 1];
 	unsigned npkg;
+	/* The memory figure, measured in the background (session_memory.c):
+	 * mem_at is the loop's time (uv_now) of the answer, mem_op the
+	 * measurement in flight (withdrawn when the session goes). */
+	int mem_known;
+	uint64_t mem_bytes;
+	uint64_t mem_at;
+	struct container_op *mem_op;
 	struct session *prev, *next;
 };
 
@@ -80,6 +88,9 @@ struct session_mgr {
 	const struct config *cfg;
 	struct session_store *store; /* NULL: sessions do not survive us */
 	uv_timer_t expiry;	     /* embedded; closed at shutdown */
+	/* Measures the sessions' memory; runs only while sessions exist
+	 * (session_memory.c). Embedded, unreferenced, closed at shutdown. */
+	uv_timer_t memory;
 	struct session *list;
 	unsigned n, creating;
 	uint64_t next_serial;
@@ -151,6 +162,20 @@ void session_adoption_end(struct session_mgr *m, const char *reason);
 
 /* Start the 1 s timer that expires idle and over-age sessions. */
 void session_expiry_start(struct session_mgr *m);
+
+/* session_memory.c */
+/* Set up m's memory timer (session_mgr_new). */
+void session_memory_init(struct session_mgr *m);
+/* m's count of sessions changed: the timer runs while there is one. */
+void session_memory_watch(struct session_mgr *m);
+/* Measure s now, in the background, unless a measurement is in flight
+ * (a new or re-adopted session: its first figure comes about a second
+ * later). */
+void session_memory_sample(struct session *s);
+/* Withdraw s's measurement in flight, if any (s is about to be freed). */
+void session_memory_forget(struct session *s);
+/* Shutdown: withdraw every measurement and close the timer. */
+void session_memory_close(struct session_mgr *m);
 
 /* session_queue.c */
 /* Start the next queued call if the session can run one. */

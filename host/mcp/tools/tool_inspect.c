@@ -7,7 +7,8 @@
  *             the configuration only, and its own usage and quotas
  *             ("tenant"): the live figures are every tenant's together
  *             and would tell one what the others do (docs/http.md)
- *   sessions  every session (as sandbox_session list) with its memory
+ *   sessions  every session (as sandbox_session list) with its memory as
+ *             last measured (session_memory.c)
  *   engine    the container engine (core/engines/engine_info.h)
  *   plugins   each language plugin: version, ABI, file, image, features;
  *             rejectedPlugins: each file not loaded, and why
@@ -279,18 +280,14 @@ static void inspect_done(struct inspect *in)
 	free(in);
 }
 
-static void sessions_cb(cJSON *result, void *arg)
+static void add_sessions(const struct tool_env *env, struct inspect *in)
 {
-	struct inspect *in = arg;
-	cJSON *arr =
-		cJSON_DetachItemFromObjectCaseSensitive(result, "sessions");
+	cJSON *arr = tool_sessions_json(env, in->call);
 	cJSON *o = cJSON_AddObjectToObject(in->out, "sessions");
 
 	cJSON_AddNumberToObject(o, "open", cJSON_GetArraySize(arr));
 	cJSON_AddNumberToObject(o, "max", in->max_sessions);
 	cJSON_AddItemToObject(o, "list", arr ? arr : cJSON_CreateArray());
-	cJSON_Delete(result);
-	inspect_done(in);
 }
 
 /* "engine" is the first engine's description (what one engine's server
@@ -364,7 +361,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 {
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(args, "what");
 	const char *what = cJSON_IsString(w) ? w->valuestring : "all";
-	int all = strcmp(what, "all") == 0, ask_engine, ask_sessions;
+	int all = strcmp(what, "all") == 0, ask_engine;
 	struct inspect *in = calloc(1, sizeof(*in));
 
 	if (!in || !(in->out = cJSON_CreateObject())) {
@@ -388,16 +385,17 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	if (all || strcmp(what, "limits") == 0)
 		cJSON_AddItemToObject(in->out, "limits", limits_json(env));
+	/* The sessions' memory is as last measured: only the engines are
+	 * asked. */
+	if (all || strcmp(what, "sessions") == 0)
+		add_sessions(env, in);
 	ask_engine = all || strcmp(what, "engine") == 0;
-	ask_sessions = all || strcmp(what, "sessions") == 0;
 	/* Every answer counted before the first is asked for (one may come
 	 * at once): the last of them, or this function, finishes the call. */
-	in->pending = 1 + ask_sessions;
+	in->pending = 1;
 	if (ask_engine)
 		ask_engines(env, in);
 	/* NOLINTBEGIN(clang-analyzer-unix.Malloc): pending keeps in alive */
-	if (ask_sessions)
-		tool_sessions_json(env, in->call, sessions_cb, in);
 	inspect_done(in);
 	/* NOLINTEND(clang-analyzer-unix.Malloc) */
 }

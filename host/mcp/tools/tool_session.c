@@ -108,6 +108,16 @@ static cJSON *session_schema(void)
 		{"keepsMemory", "boolean",
 		 "Variables survive between calls (an interpreter), not just "
 		 "files."},
+		/* One type, not ["integer", "null"], absent instead: some
+		 * clients' function declarations cannot take a list of
+		 * types. */
+		{"memoryBytes", "integer",
+		 "Memory the container used when last measured (measured in "
+		 "the background, every few seconds; absent until the first "
+		 "measurement, about a second after create)."},
+		{"memoryAgeMs", "integer",
+		 "How long ago memoryBytes was measured, in milliseconds "
+		 "(present with it; grows while the engine cannot be asked)."},
 		{NULL, NULL, NULL},
 	};
 	cJSON *s = cJSON_CreateObject(), *props, *p;
@@ -127,13 +137,6 @@ static cJSON *session_schema(void)
 				"import from (sandbox_install).");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(p, "items"), "type",
 				"string");
-	/* One type, not ["integer", "null"]: some clients' function
-	 * declarations cannot take a list of types. */
-	p = cJSON_AddObjectToObject(props, "memoryBytes");
-	cJSON_AddStringToObject(p, "type", "integer");
-	cJSON_AddStringToObject(p, "description",
-				"Memory the container uses now (absent when "
-				"the engine cannot tell).");
 	return s;
 }
 
@@ -192,142 +195,46 @@ static cJSON *describe(const struct mcp_call *mc, const struct session *s)
 		for (i = 0; arr && i < n; i++)
 			cJSON_AddItemToArray(arr, cJSON_CreateString(keys[i]));
 	}
-	return o; /* memoryBytes: added when the engine answers */
-}
-
-/* get and list: the descriptions now, memory from the engine as it
- * answers; the reply goes when every answer is in. */
-struct gather {
-	void (*done)(cJSON *result, void *arg); /* takes result */
-	void *arg;
-	cJSON *result; /* what is returned */
-	cJSON **items; /* the session objects awaiting memoryBytes */
-	size_t n, pending;
-};
-
-static void gather_finish(struct gather *g)
-{
-	g->done(g->result, g->arg);
-	free(g->items);
-	free(g);
-}
-
-static void finish_call_cb(cJSON *result, void *arg)
-{
-	struct mcp_call *mc = arg;
-
-	mcp_call_finish(mc, tool_ok(mc, result));
-}
-
-struct gather_item {
-	struct gather *g;
-	size_t i;
-};
-
-static void memory_cb(const struct error *err, uint64_t bytes, void *arg)
-{
-	struct gather_item *gi = arg;
-	struct gather *g = gi->g;
-
-	if (!err)
-		cJSON_AddNumberToObject(g->items[gi->i], "memoryBytes",
-					(double)bytes);
-	free(gi);
-	if (--g->pending == 0)
-		gather_finish(g);
-}
-
-static void with_memory(cJSON *result, struct session **v, cJSON **items,
-			size_t n, void (*done)(cJSON *result, void *arg),
-			void *arg)
-{
-	struct gather *g = calloc(1, sizeof(*g));
-	size_t i;
-
-	if (!g) {
-		free(items);
-		done(result, arg);
-		return;
+	/* What is known now: nothing here waits for the engine. */
+	if (in.memory_known) {
+		cJSON_AddNumberToObject(o, "memoryBytes",
+					(double)in.memory_bytes);
+		cJSON_AddNumberToObject(o, "memoryAgeMs",
+					(double)in.memory_age_ms);
 	}
-	g->done = done;
-	g->arg = arg;
-	g->result = result;
-	g->items = items;
-	g->n = n;
-	/* No answer comes before this loop ends (session.h): count as we go.
-	 * A session the engine cannot be asked about keeps memoryBytes
-	 * null. */
-	for (i = 0; i < n; i++) {
-		struct gather_item *gi = malloc(sizeof(*gi));
-
-		if (!gi)
-			continue;
-		gi->g = g;
-		gi->i = i;
-		if (session_memory(v[i], memory_cb, gi, NULL))
-			free(gi);
-		else
-			g->pending++;
-	}
-	if (g->pending == 0)
-		gather_finish(g);
+	return o;
 }
 
-void tool_sessions_json(const struct tool_env *env, const struct mcp_call *mc,
-			void (*done)(cJSON *result, void *arg), void *arg)
+cJSON *tool_sessions_json(const struct tool_env *env, const struct mcp_call *mc)
 {
 	const struct tenant *t = mcp_call_tenant(mc);
-	struct session *s, **v;
+	struct session *s;
 	struct session_info in;
-	cJSON *result = cJSON_CreateObject(), *arr, **items;
-	size_t n = 0, i = 0;
+	cJSON *arr = cJSON_CreateArray();
 
-	for (s = session_next(env->sessions, NULL); s;
-	     s = session_next(env->sessions, s))
-		n++;
-	arr = cJSON_AddArrayToObject(result, "sessions");
-	/* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers */
-	v = calloc(n + 1, sizeof(*v));
-	items = calloc(n + 1, sizeof(*items));
-	/* NOLINTEND(bugprone-sizeof-expression) */
-	if (!v || !items) {
-		free(v);
-		free(items);
-		done(result, arg); /* no session described */
-		return;
-	}
-	for (s = session_next(env->sessions, NULL); s && i < n;
+	for (s = session_next(env->sessions, NULL); arr && s;
 	     s = session_next(env->sessions, s)) {
 		session_info(s, &in);
-		if (!tool_owns(t, in.name))
-			continue; /* another tenant's */
-		v[i] = s;
-		items[i] = describe(mc, s);
-		cJSON_AddItemToArray(arr, items[i]);
-		i++;
+		if (tool_owns(t, in.name)) /* not another tenant's */
+			cJSON_AddItemToArray(arr, describe(mc, s));
 	}
-	with_memory(result, v, items, i, done, arg);
-	free(v); /* items are kept by the gather until it finishes */
+	return arr;
 }
 
 static void do_list(const struct tool_env *env, struct mcp_call *mc)
 {
-	tool_sessions_json(env, mc, finish_call_cb, mc);
+	cJSON *result = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(result, "sessions", tool_sessions_json(env, mc));
+	mcp_call_finish(mc, tool_ok(mc, result));
 }
 
-static void reply_one(struct mcp_call *mc, struct session *s, int memory)
+static void reply_one(struct mcp_call *mc, struct session *s)
 {
-	cJSON *result = cJSON_CreateObject(), *item = describe(mc, s), **items;
+	cJSON *result = cJSON_CreateObject();
 
-	cJSON_AddItemToObject(result, "session", item);
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	items = memory ? malloc(sizeof(*items)) : NULL;
-	if (!items) {
-		mcp_call_finish(mc, tool_ok(mc, result));
-		return;
-	}
-	items[0] = item;
-	with_memory(result, &s, items, 1, finish_call_cb, mc);
+	cJSON_AddItemToObject(result, "session", describe(mc, s));
+	mcp_call_finish(mc, tool_ok(mc, result));
 }
 
 static void done_cb(struct session *s, const struct error *err, void *arg)
@@ -337,7 +244,7 @@ static void done_cb(struct session *s, const struct error *err, void *arg)
 	if (err)
 		mcp_call_finish_error(mc, err);
 	else
-		reply_one(mc, s, 0);
+		reply_one(mc, s);
 }
 
 /* create with packages: the set is installed first, then the session is
@@ -558,7 +465,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		return;
 	}
 	if (strcmp(action, "get") == 0) {
-		reply_one(mc, s, 1);
+		reply_one(mc, s);
 	} else if (strcmp(action, "pause") == 0) {
 		if (session_pause(s, done_cb, mc, &err))
 			mcp_call_finish_error(mc, &err);
@@ -569,7 +476,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		if (session_extend(s, ttl_s, &err))
 			mcp_call_finish_error(mc, &err);
 		else
-			reply_one(mc, s, 0);
+			reply_one(mc, s);
 	} else if (strcmp(action, "destroy") == 0) {
 		cJSON *result = cJSON_CreateObject();
 

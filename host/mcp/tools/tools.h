@@ -155,12 +155,11 @@ struct session *tool_find_session(const struct tool_env *env,
 				  const struct mcp_call *call,
 				  const char *name);
 
-/* The caller's sessions as sandbox_session list describes them,
- * {"sessions": [...]} with each one's memory asked of the engine:
- * done(result, arg) takes result, once every answer is in (at once when
- * there is no session). */
-void tool_sessions_json(const struct tool_env *env, const struct mcp_call *call,
-			void (*done)(cJSON *result, void *arg), void *arg);
+/* The caller's sessions as sandbox_session list describes them: an
+ * array the caller owns, each with its memory as last measured (nothing
+ * is asked of the engine; session.h, struct session_info). */
+cJSON *tool_sessions_json(const struct tool_env *env,
+			  const struct mcp_call *call);
 
 /* Content blocks: an image (its bytes base64-encoded), and a
  * resource_link to uri for an artifact's {path, size, mime} JSON. NULL

@@ -1,8 +1,13 @@
 // A few read-only calls to the Docker Engine API, straight over its socket
-// (no docker CLI needed): is the engine there, and which containers exist.
-// The endpoint is the one the server uses by default: $DOCKER_HOST, else
-// unix:///var/run/docker.sock.
+// (no docker CLI needed): is the engine there, and which containers exist;
+// and a gate in front of the engine that holds or fails the requests a test
+// picks. The endpoint is the one the server uses by default: $DOCKER_HOST,
+// else unix:///var/run/docker.sock.
+import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 function endpoint() {
   const host = process.env.DOCKER_HOST || 'unix:///var/run/docker.sock';
@@ -87,4 +92,76 @@ export async function bridgeGateway() {
   const [base] = c.Subnet.split('/');
   const n = base.split('.').reduce((a, b) => a * 256 + Number(b), 0) + 1;
   return [24, 16, 8, 0].map((sh) => Math.floor(n / 2 ** sh) % 256).join('.');
+}
+
+/** The Engine API's statistics request: GET [/v1.41]/containers/{id}/stats. */
+export const STATS_REQUEST = /^GET (\/v[\d.]+)?\/containers\/[^/\s]+\/stats[?\s]/;
+
+/**
+ * A unix socket in front of the engine (give the server `host` as
+ * DOCKER_HOST) that passes everything through but the requests whose first
+ * bytes match `match` (a request starts a client's write: the server's
+ * client sends one request at a time on a connection, and a hijacked
+ * stream carries agent frames, never "GET /"). What happens to those is
+ * the gate's mode, which the test changes as it goes:
+ *   hold()  from now on they wait, the connection kept and nothing sent,
+ *           until pass() sends them on;
+ *   fail()  from now on the gate answers them itself, 500 with a message;
+ *   pass()  they go through (held ones too), as everything else does.
+ * seen() counts the matching requests so far, held(text) those waiting
+ * whose client is still connected (whose request line has text in it:
+ * a container's id, say).
+ */
+export function engineGate(h, { match = STATS_REQUEST, mode = 'pass' } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-gate-'));
+  const sock = path.join(dir, 'docker.sock');
+  const engine = (process.env.DOCKER_HOST || 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '');
+  const open = new Set();
+  const waiting = new Map(); // the held: () => send on, to the request line
+  let seen = 0;
+  const FAILED = '{"message":"failed by the test\'s gate"}';
+  const server = net.createServer((c) => {
+    const u = net.connect(engine);
+    let held = null; // the bytes kept since the connection was held
+    const release = () => {
+      waiting.delete(release);
+      if (held === null) return;
+      for (const b of held) u.write(b);
+      held = null;
+    };
+    open.add(c);
+    open.add(u);
+    c.on('data', (b) => {
+      if (held !== null) return void held.push(b);
+      if (match.test(b.toString('latin1', 0, 200))) {
+        seen++;
+        if (mode === 'hold') {
+          held = [b];
+          waiting.set(release, b.toString('latin1', 0, 200).split('\r\n')[0]);
+          return;
+        }
+        if (mode === 'fail') {
+          c.write(`HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: ${FAILED.length}\r\n\r\n${FAILED}`);
+          return;
+        }
+      }
+      u.write(b);
+    });
+    u.pipe(c);
+    const end = () => { waiting.delete(release); c.destroy(); u.destroy(); open.delete(c); open.delete(u); };
+    c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
+  });
+  h.t.after(() => new Promise((r) => {
+    for (const x of open) x.destroy();
+    server.close(() => r());
+    fs.rmSync(dir, { recursive: true, force: true });
+  }));
+  return new Promise((resolve) => server.listen(sock, () => resolve({
+    host: `unix://${sock}`,
+    hold: () => { mode = 'hold'; },
+    fail: () => { mode = 'fail'; },
+    pass: () => { mode = 'pass'; for (const go of [...waiting.keys()]) go(); },
+    seen: () => seen,
+    held: (text = '') => [...waiting.values()].filter((l) => l.includes(text)).length,
+  })));
 }

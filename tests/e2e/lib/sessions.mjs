@@ -192,8 +192,10 @@ export function checkSession(info, { name, language } = {}) {
   assert.ok(Number.isInteger(info.executions) && info.executions >= 0, `executions ${info.executions}`);
   assert.ok(Number.isInteger(info.queued) && info.queued >= 0, `queued ${info.queued}`);
   assert.equal(typeof info.keepsMemory, 'boolean', 'keepsMemory');
-  // Absent when not asked (create) or when the engine cannot tell.
+  // Absent until the first measurement, and then with its age (docs/sessions.md, "Memory").
   assert.ok(info.memoryBytes === undefined || Number.isInteger(info.memoryBytes), `memoryBytes ${info.memoryBytes}`);
+  assert.equal(info.memoryAgeMs === undefined, info.memoryBytes === undefined, `memoryAgeMs ${info.memoryAgeMs} with memoryBytes ${info.memoryBytes}`);
+  assert.ok(info.memoryAgeMs === undefined || (Number.isInteger(info.memoryAgeMs) && info.memoryAgeMs >= 0), `memoryAgeMs ${info.memoryAgeMs}`);
   assert.ok(Date.parse(info.created) <= Date.parse(info.lastUsed) + 1, 'created <= lastUsed');
   assert.ok(Date.parse(info.expires) <= Date.parse(info.deadline), 'expires <= deadline');
   return info;
