@@ -195,6 +195,13 @@ e2e('files: [{path, from}] take a file or a directory from the files root, one-o
   const e = toolError(await off.call({ language: 'python', code: 'print(1)', files: [{ path: 'x', from: 'a' }] }));
   assert.equal(e.code, 'files_root_not_set');
   assert.match(e.message, /--files-root/);
+  // Import and export take a host path absolute inside the root too, and
+  // one outside says what the root is.
+  await fopOk(s, { action: 'import', session: 'from', from: path.join(root, 'proj/c.txt'), path: 'c2.txt' });
+  await fopOk(s, { action: 'export', session: 'from', path: 'c2.txt', to: path.join(root, 'out/c3.txt') });
+  assert.equal(fs.readFileSync(path.join(root, 'out/c3.txt'), 'utf8'), 'C');
+  const outside = await fopErr(s, { action: 'import', session: 'from', from: '/etc/hostname', path: 'h' }, 'invalid_path');
+  assert.match(outside.message, new RegExp(`outside the files root ${root}`));
   // The server goes on.
   assert.equal((await s.execute('python', 'print(6*7)')).stdout.trim(), '42');
 });
