@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -274,6 +275,7 @@ int exec_start(struct exec *e, const struct ap_frame *f, struct error *err)
 	}
 	e->id = f->id;
 	e->oom_known = procs_oom_kills(&e->oom_before) == 0;
+	e->pids_known = procs_pids_max(&e->pids_before) == 0;
 	now = agent_now_ms();
 	e->start_ms = now;
 	e->deadline_ms =
@@ -543,6 +545,33 @@ uint64_t exec_deadline(const struct exec *e)
 	return d;
 }
 
+/* A tmpfs with less than this free when the call ends counts as full:
+ * a write that found no room leaves at most a page or so. */
+#define FULL_BELOW (64u * 1024)
+
+static int full(const char *dir)
+{
+	struct statfs fs;
+
+	return !statfs(dir, &fs) && fs.f_blocks &&
+	       (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize < FULL_BELOW;
+}
+
+/* The limits the call ran into that it may not have said itself. */
+static uint32_t limits_hit(const struct exec *e)
+{
+	uint64_t now;
+	uint32_t l = 0;
+
+	if (e->pids_known && procs_pids_max(&now) == 0 && now > e->pids_before)
+		l |= AP_LIMIT_PIDS;
+	if (full(AGENT_WORKDIR))
+		l |= AP_LIMIT_WORK;
+	if (full("/tmp"))
+		l |= AP_LIMIT_TMP;
+	return l;
+}
+
 static void send_done(struct exec *e)
 {
 	static const char fail_msg[] = "cannot build AP_EXEC_DONE";
@@ -573,6 +602,7 @@ static void send_done(struct exec *e)
 	/* Killed for memory: the count rose while the call ran. */
 	m.oom_killed = e->oom_known && procs_oom_kills(&oom_now) == 0 &&
 		       oom_now > e->oom_before;
+	m.limits = limits_hit(e);
 	ap_buf_init(&made);
 	if (e->req.artifacts) {
 		const char *src =

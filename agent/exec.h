@@ -55,8 +55,10 @@ struct exec {
 	enum exec_kill kill;
 	int draining; /* main process gone, everything killed */
 	uint32_t survivors;
-	int oom_known;	     /* oom_before was read */
-	uint64_t oom_before; /* procs_oom_kills() when the call started */
+	int oom_known;	      /* oom_before was read */
+	uint64_t oom_before;  /* procs_oom_kills() when the call started */
+	int pids_known;	      /* pids_before was read */
+	uint64_t pids_before; /* procs_pids_max() when the call started */
 	uint64_t start_ms, end_ms, deadline_ms, drain_until_ms;
 	int fd_out, fd_err, fd_in; /* our pipe ends, -1 when closed */
 	int zygote;	  /* this run step is a child of the fork server;

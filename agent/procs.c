@@ -224,10 +224,11 @@ unsigned procs_kill_all(void)
 	return n;
 }
 
-/* "oom_kill N" in one of the memory cgroup's files: the container's own
- * cgroup is the root of what it sees. */
-static int oom_kills_in(const char *path, uint64_t *n)
+/* "KEY N" in one of a cgroup's files: the container's own cgroup is the
+ * root of what it sees. */
+static int counter_in(const char *path, const char *key, uint64_t *n)
 {
+	size_t klen = strlen(key);
 	char line[128];
 	FILE *f = fopen(path, "re");
 	int rc = -1;
@@ -235,7 +236,8 @@ static int oom_kills_in(const char *path, uint64_t *n)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "oom_kill %" SCNu64, n) == 1) {
+		if (!strncmp(line, key, klen) && line[klen] == ' ' &&
+		    sscanf(line + klen, " %" SCNu64, n) == 1) {
 			rc = 0;
 			break;
 		}
@@ -245,7 +247,15 @@ static int oom_kills_in(const char *path, uint64_t *n)
 
 int procs_oom_kills(uint64_t *n)
 {
-	if (oom_kills_in("/sys/fs/cgroup/memory.events", n) == 0)
+	if (counter_in("/sys/fs/cgroup/memory.events", "oom_kill", n) == 0)
 		return 0;
-	return oom_kills_in("/sys/fs/cgroup/memory/memory.oom_control", n);
+	return counter_in("/sys/fs/cgroup/memory/memory.oom_control",
+			  "oom_kill", n);
+}
+
+int procs_pids_max(uint64_t *n)
+{
+	if (counter_in("/sys/fs/cgroup/pids.events", "max", n) == 0)
+		return 0;
+	return counter_in("/sys/fs/cgroup/pids/pids.events", "max", n);
 }

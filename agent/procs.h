@@ -39,5 +39,8 @@ void procs_spare(pid_t pid, int on);
  * (the memory cgroup's oom_kill count, v1 or v2). 0 and *n set, or -1
  * when the kernel does not say. */
 int procs_oom_kills(uint64_t *n);
+/* How many times a fork failed at the pids limit (the pids cgroup's
+ * "max" event count, v1 or v2); like procs_oom_kills(). */
+int procs_pids_max(uint64_t *n);
 
 #endif

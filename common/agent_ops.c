@@ -158,6 +158,8 @@ int ap_exec_done_encode(struct ap_buf *b, uint32_t id,
 		rc = ap_put_u8(b, AP_T_OOM_KILLED, m->oom_killed);
 	if (!rc && m->prestarted)
 		rc = ap_put_u8(b, AP_T_PRESTARTED, m->prestarted);
+	if (!rc && m->limits)
+		rc = ap_put_u32(b, AP_T_LIMITS, m->limits);
 	return rc ? rc : ap_frame_end(b);
 }
 
@@ -558,6 +560,9 @@ int ap_exec_done_decode(const struct ap_frame *f, struct ap_exec_done *m,
 			break;
 		case AP_T_PRESTARTED:
 			rc = dec_u8(&d, &m->prestarted);
+			break;
+		case AP_T_LIMITS:
+			rc = dec_u32(&d, &m->limits);
 			break;
 		default:
 			rc = 0;

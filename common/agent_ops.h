@@ -200,6 +200,7 @@ struct ap_exec_done {
 	uint32_t nentries; /* counted by the decoder */
 	uint32_t more;
 	uint8_t prestarted; /* AP_T_PRESTARTED */
+	uint32_t limits;    /* AP_T_LIMITS: AP_LIMIT_* (agent_proto.h) */
 };
 
 int ap_exec_done_encode(struct ap_buf *b, uint32_t id,

@@ -131,7 +131,14 @@ enum ap_tag {
 	/* AP_EXEC_DONE */
 	AP_T_PRESTARTED = 58, /* u8: the run step was the pre-started
 			       * interpreter */
+	AP_T_LIMITS = 59,     /* u32: AP_LIMIT_* the call ran into */
 };
+
+/* AP_T_LIMITS: limits a call ran into, which it may not have reported
+ * itself (a failed fork, a write that found no room). */
+#define AP_LIMIT_PIDS 0x1u /* a fork failed at the pids limit */
+#define AP_LIMIT_WORK 0x2u /* /work was full when the call ended */
+#define AP_LIMIT_TMP 0x4u  /* /tmp was full when the call ended */
 
 /* A growable output buffer with a hard maximum (AP_MAX_FRAME). */
 struct ap_buf {

@@ -133,6 +133,7 @@ static void on_exec_done(struct agent_client *ac, const struct ap_frame *f)
 		.phase = "run",
 		.survivors = m.survivors,
 		.oom_killed = m.oom_killed,
+		.limits = m.limits,
 		.state_kept = m.state_kept,
 		.fresh = m.fresh,
 		.artifacts = m.entries,

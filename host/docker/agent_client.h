@@ -64,9 +64,10 @@ struct agent_exec_result {
 	int err_truncated;
 	char phase[8]; /* "build" or "run" */
 	uint32_t survivors;
-	int oom_killed; /* the memory limit killed a process of the call */
-	int state_kept; /* interpreter mode: state survived */
-	int fresh;	/* interpreter mode: started by this call */
+	int oom_killed;	 /* the memory limit killed a process of the call */
+	uint32_t limits; /* AP_LIMIT_*: other limits it ran into */
+	int state_kept;	 /* interpreter mode: state survived */
+	int fresh;	 /* interpreter mode: started by this call */
 	/* The artifacts: packed entries (ap_entries_next()), and how many
 	 * more there were (UINT32_MAX: unknown, events were lost). */
 	const unsigned char *artifacts;

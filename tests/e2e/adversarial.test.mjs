@@ -50,10 +50,28 @@ e2e('adversarial: filling /work and /tmp ends in "No space left on device", and 
   ].join('\n'), { timeout: 20_000 });
   assert.equal(fill.stdout, 'No space left on device\nwork=1\nNo space left on device\ntmp=1\n');
   assert.equal(fill.oomKilled, false);
+  // Both full when the call ended: each named, with its size and setting.
+  assert.deepEqual(fill.limitsHit, ['work', 'tmp'], JSON.stringify(fill));
+  assert.match(fill.message, /\/work is full \(64 MiB\).*work_mb in \[limits\] or \[bash\] of sandbox\.ini \(SANDBOX_BASH_WORK_MB\)/);
+  assert.match(fill.message, /\/tmp is full \(32 MiB\).*SANDBOX_BASH_TMP_MB/);
+
   const flood = await s.execute('bash', 'yes "$(printf %0100d 0)"', { timeout: 2000 });
   assert.equal(flood.timedOut, true);
   assert.equal(flood.stdoutTruncated, true);
   assert.ok(flood.stdout.length < 300_000, `stdout is capped: ${flood.stdout.length} chars`);
+  await alive(s);
+});
+
+e2e('adversarial: the file size and open-file limits say their names and settings', { timeoutMs: 120_000 }, async (h) => {
+  const s = await h.start({ env: { ...ENV, SANDBOX_PYTHON_FSIZE_MB: '1', SANDBOX_PYTHON_NOFILE: '32' } });
+  const big = await s.execute('python', "open('/work/f', 'wb').write(b'x' * (2 << 20))", { timeout: 20_000 });
+  assert.match(big.stderr, /File too large/, JSON.stringify(big).slice(0, 500));
+  assert.deepEqual(big.limitsHit, ['fsize']);
+  assert.match(big.message, /the file size limit \(1 MiB\); raise it with fsize_mb in \[limits\] or \[python\] of sandbox\.ini \(SANDBOX_PYTHON_FSIZE_MB\)/);
+  const fds = await s.execute('python', "fs = [open('/work/g%d' % i, 'w') for i in range(100)]", { timeout: 20_000 });
+  assert.match(fds.stderr, /Too many open files/, JSON.stringify(fds).slice(0, 500));
+  assert.deepEqual(fds.limitsHit, ['nofile']);
+  assert.match(fds.message, /the limit is 32 open files\); close files, or raise it with nofile .*SANDBOX_PYTHON_NOFILE/);
   await alive(s);
 });
 

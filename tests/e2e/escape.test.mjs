@@ -48,6 +48,9 @@ except OSError as e:
   assert.match(r.stdout, /^stopped after \d+ forks: EAGAIN$/m, JSON.stringify(r));
   const n = Number(r.stdout.match(/after (\d+)/)[1]);
   assert.ok(n < 64, `at most the pids limit (64) of processes, got ${n}`);
+  // The result names the limit and its setting, though the program did not.
+  assert.deepEqual(r.limitsHit, ['pids'], JSON.stringify(r));
+  assert.match(r.message, /the limit of 64 processes and threads was reached; raise it with pids in \[limits\] or \[python\] of sandbox\.ini \(SANDBOX_PYTHON_PIDS\)/);
   const after = await s.execute('python', 'print("ok")');
   assert.equal(after.stdout, 'ok\n');
 });
@@ -62,9 +65,13 @@ e2e('exceeding the memory limit kills the program, not the server', { timeoutMs:
   assert.equal(r.signal, 'SIGKILL', JSON.stringify(r));
   assert.equal(r.oomKilled, true, JSON.stringify(r));
   assert.match(r.message, /more than the 128 MiB memory limit/);
+  assert.match(r.message, /SANDBOX_PYTHON_MEMORY_MB/);
+  assert.deepEqual(r.limitsHit, ['memory']);
   const after = await s.execute('python', 'print("ok")');
   assert.equal(after.stdout, 'ok\n');
   assert.equal(after.oomKilled, false);
+  assert.equal(after.limitsHit, undefined);
+  assert.equal(after.message, undefined);
   // In a session the interpreter is what the kernel kills: the call says
   // so too, and the next call starts a fresh one.
   const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', name: 'oom' } });
@@ -72,10 +79,17 @@ e2e('exceeding the memory limit kills the program, not the server', { timeoutMs:
   const killed = runResult(await s.call({ session: 'oom', code: 'x = bytearray(400 * 1024 * 1024)' }));
   assert.equal(killed.oomKilled, true, JSON.stringify(killed));
   assert.match(killed.message, /more than the 128 MiB memory limit/);
+  assert.match(killed.message, /interpreter went with it, so its variables, imports and definitions are gone/);
+  assert.match(killed.message, /SANDBOX_PYTHON_MEMORY_MB/);
   assert.equal(killed.stateKept, false);
   const next = runResult(await s.call({ session: 'oom', code: 'print(1 + 1)' }));
   assert.equal(next.stdout, '2\n');
   assert.equal(next.oomKilled, false);
+  // Not "state kept" and "fresh state" at once: the state was lost before.
+  assert.deepEqual([next.freshState, next.stateKept], [true, false], JSON.stringify(next));
+  assert.match(next.message, /new interpreter: the variables, imports and definitions of earlier calls are gone/);
+  const then = runResult(await s.call({ session: 'oom', code: 'y = 1\nprint(y)' }));
+  assert.deepEqual([then.freshState, then.stateKept, then.message], [false, true, undefined]);
 });
 
 e2e('tmpfs sizes that exceed the memory limit are refused when the configuration loads', { docker: false }, async () => {

@@ -1519,6 +1519,7 @@ static void t_prestart(void)
 	};
 	const struct ap_reset_done ok = {.ok = 1};
 	const struct ap_exec_done done = {.has_exit_code = 1, .prestarted = 1};
+	struct ap_exec_done limited = {.has_exit_code = 1};
 	struct ap_reset_done rd;
 	struct ap_exec_done dd;
 	struct ap_exec x;
@@ -1619,6 +1620,27 @@ static void t_prestart(void)
 			      .len = b.len - AP_HEADER_LEN};
 	CHECK(ap_exec_done_decode(&f, &dd, &err) == 0 && dd.prestarted == 1);
 	CHECK(b.data[b.len - 6] == AP_T_PRESTARTED);
+	ap_buf_close(&b);
+
+	/* The limits a call ran into: a u32 last, absent when none. */
+	ap_buf_init(&b);
+	limited.limits = AP_LIMIT_PIDS | AP_LIMIT_TMP;
+	CHECK(ap_exec_done_encode(&b, 15, &limited) == 0);
+	f = (struct ap_frame){.type = AP_EXEC_DONE,
+			      .id = 15,
+			      .payload = b.data + AP_HEADER_LEN,
+			      .len = b.len - AP_HEADER_LEN};
+	CHECK(ap_exec_done_decode(&f, &dd, &err) == 0 &&
+	      dd.limits == (AP_LIMIT_PIDS | AP_LIMIT_TMP));
+	CHECK(b.data[b.len - 9] == AP_T_LIMITS);
+	ap_buf_close(&b);
+	ap_buf_init(&b);
+	CHECK(ap_exec_done_encode(&b, 16, &done) == 0);
+	f = (struct ap_frame){.type = AP_EXEC_DONE,
+			      .id = 16,
+			      .payload = b.data + AP_HEADER_LEN,
+			      .len = b.len - AP_HEADER_LEN};
+	CHECK(ap_exec_done_decode(&f, &dd, &err) == 0 && dd.limits == 0);
 	ap_buf_close(&b);
 }
 

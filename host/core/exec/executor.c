@@ -326,6 +326,8 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 	o.timed_out = r->timed_out;
 	o.cancelled = r->cancelled;
 	o.oom_killed = r->oom_killed;
+	o.limits_hit = r->limits;
+	o.lang_limits = &j->pl->policy.limits;
 	o.memory_mb = j->pl->policy.limits.memory_mb;
 	o.duration_ms = r->duration_ms;
 	o.out = r->out;

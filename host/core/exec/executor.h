@@ -142,8 +142,10 @@ struct exec_outcome {
 	int signal;
 	int timed_out;
 	int cancelled;
-	int oom_killed;	    /* the memory limit killed a process of it */
-	uint32_t memory_mb; /* ... which is this */
+	int oom_killed;	     /* the memory limit killed a process of it */
+	uint32_t limits_hit; /* AP_LIMIT_* (common/agent_proto.h) it ran into */
+	const struct sbx_limits *lang_limits; /* the language's, or NULL */
+	uint32_t memory_mb;		      /* ... which is this */
 	uint32_t duration_ms;
 	const char *out;
 	size_t out_len;

@@ -3,6 +3,7 @@
  */
 #include "run_result.h"
 
+#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,131 @@ static void add_artifacts(cJSON *r, const struct exec_outcome *o)
 					o->artifacts_more == UINT32_MAX
 						? -1
 						: (double)o->artifacts_more);
+}
+
+/* Appends a sentence to the result's message (one string, sentences in
+ * the order they matter). */
+static void add_sentence(cJSON *r, const char *s)
+{
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "message");
+	char *joined;
+	size_t n;
+
+	if (!cJSON_IsString(m)) {
+		cJSON_AddStringToObject(r, "message", s);
+		return;
+	}
+	n = strlen(m->valuestring) + strlen(s) + 2;
+	joined = malloc(n);
+	if (!joined)
+		return;
+	snprintf(joined, n, "%s %s", m->valuestring, s);
+	cJSON_SetValuestring(m, joined);
+	free(joined);
+}
+
+/* Case-insensitive: is needle in the first n bytes of hay? */
+static int says(const char *hay, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i, j;
+
+	for (i = 0; k <= n && i <= n - k; i++) {
+		for (j = 0;
+		     j < k && tolower((unsigned char)hay[i + j]) == needle[j];
+		     j++)
+			;
+		if (j == k)
+			return 1;
+	}
+	return 0;
+}
+
+/* Every limit that ended or stunted the call, by name, with the setting
+ * that raises it (docs/limits.md): `limitsHit` for a program, `message`
+ * for the model. The errno texts are what every libc-based runtime
+ * prints (strerror), in any language. */
+static void add_limits(cJSON *r, const struct exec_outcome *o,
+		       const char *session)
+{
+	const struct sbx_limits *l = o->lang_limits;
+	const char *lang = o->language;
+	cJSON *hit = cJSON_CreateArray();
+	char msg[512], how[160];
+	int sig_xfsz = !o->exited && o->signal == SIGXFSZ;
+
+	if (!hit)
+		return;
+	if (o->oom_killed) {
+		cJSON_AddItemToArray(hit, cJSON_CreateString("memory"));
+		snprintf(msg, sizeof(msg),
+			 "A process was killed for using more than the %u MiB "
+			 "memory limit (files in /work, /tmp and /dev/shm "
+			 "count toward it)%s; raise it with %s.",
+			 o->memory_mb,
+			 session && o->interpreter && !o->state_kept
+				 ? ": the session's interpreter went with it, "
+				   "so its variables, imports and definitions "
+				   "are gone and the next call starts a fresh "
+				   "one"
+				 : "",
+			 tool_setting(how, sizeof(how), lang, "memory_mb"));
+		add_sentence(r, msg);
+	}
+	if (o->limits_hit & AP_LIMIT_PIDS) {
+		cJSON_AddItemToArray(hit, cJSON_CreateString("pids"));
+		snprintf(msg, sizeof(msg),
+			 "A process could not be started: the limit of %u "
+			 "processes and threads was reached; raise it with %s.",
+			 l ? l->pids : 0,
+			 tool_setting(how, sizeof(how), lang, "pids"));
+		add_sentence(r, msg);
+	}
+	if (o->limits_hit & AP_LIMIT_WORK) {
+		cJSON_AddItemToArray(hit, cJSON_CreateString("work"));
+		snprintf(msg, sizeof(msg),
+			 "/work is full (%u MiB): writes there fail with \"No "
+			 "space left on device\"; delete files or raise its "
+			 "size with %s (it counts toward the memory limit).",
+			 l ? l->work_mb : 0,
+			 tool_setting(how, sizeof(how), lang, "work_mb"));
+		add_sentence(r, msg);
+	}
+	if (o->limits_hit & AP_LIMIT_TMP) {
+		cJSON_AddItemToArray(hit, cJSON_CreateString("tmp"));
+		snprintf(msg, sizeof(msg),
+			 "/tmp is full (%u MiB): write large files to /work, "
+			 "or raise its size with %s.",
+			 l ? l->tmp_mb : 0,
+			 tool_setting(how, sizeof(how), lang, "tmp_mb"));
+		add_sentence(r, msg);
+	}
+	if (sig_xfsz || says(o->err, o->err_len, "file too large")) {
+		cJSON_AddItemToArray(hit, cJSON_CreateString("fsize"));
+		snprintf(msg, sizeof(msg),
+			 "A file reached the file size limit (%u MiB); raise "
+			 "it with %s.",
+			 l ? l->fsize_mb : 0,
+			 tool_setting(how, sizeof(how), lang, "fsize_mb"));
+		add_sentence(r, msg);
+	}
+	if (says(o->err, o->err_len, "too many open files") ||
+	    says(o->out, o->out_len, "too many open files")) {
+		cJSON_AddItemToArray(hit, cJSON_CreateString("nofile"));
+		snprintf(msg, sizeof(msg),
+			 "A process ran out of file descriptors (the limit is "
+			 "%u open files); close files, or raise it with %s.",
+			 l ? l->nofile : 0,
+			 tool_setting(how, sizeof(how), lang, "nofile"));
+		add_sentence(r, msg);
+	}
+	if (session && o->interpreter && o->fresh && !o->oom_killed)
+		add_sentence(r, "This call ran in a new interpreter: the "
+				"variables, imports and definitions of earlier "
+				"calls are gone (files in /work are kept).");
+	if (cJSON_GetArraySize(hit))
+		cJSON_AddItemToObject(r, "limitsHit", hit);
+	else
+		cJSON_Delete(hit);
 }
 
 /* blocklist = warn: what matched, with where (the code ran). */
@@ -108,16 +234,7 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 	cJSON_AddBoolToObject(r, "stderrTruncated", o->err_truncated);
 	cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
 	cJSON_AddBoolToObject(r, "oomKilled", o->oom_killed);
-	if (o->oom_killed) {
-		char msg[200];
-
-		snprintf(msg, sizeof(msg),
-			 "a process was killed for using more than the %u MiB "
-			 "memory limit (files in /work, /tmp and /dev/shm "
-			 "count toward it)",
-			 o->memory_mb);
-		cJSON_AddStringToObject(r, "message", msg);
-	}
+	add_limits(r, o, session);
 	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
 	cJSON_AddStringToObject(r, "language", o->language);
 	if (o->engine)
@@ -128,8 +245,11 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 		cJSON_AddItemToObject(r, "blocklist", bl);
 	if (session) {
 		cJSON_AddStringToObject(r, "session", session);
+		/* The state from before the call is there after it: not
+		 * when the call had to start a new interpreter. */
 		cJSON_AddBoolToObject(r, "stateKept",
-				      o->interpreter && o->state_kept);
+				      o->interpreter && o->state_kept &&
+					      !o->fresh);
 		cJSON_AddBoolToObject(r, "freshState",
 				      !o->interpreter || o->fresh);
 	}

@@ -4,7 +4,6 @@
  * session_file(); the agent does the work as the sandbox user,
  * agent/files.h). docs/files.md has the rules.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,22 +125,15 @@ struct files_call {
 static void finish_error(struct files_call *fc, const struct error *err)
 {
 	struct error e;
-	char env[64];
-	size_t i, n;
+	char how[160];
 
 	if (err->code != ERR_NO_SPACE || !fc->pl) {
 		mcp_call_finish_error(fc->call, err);
 		return;
 	}
-	n = (size_t)snprintf(env, sizeof(env), "SANDBOX_%s",
-			     fc->pl->desc->name);
-	for (i = 8; i < n && i < sizeof(env); i++)
-		env[i] = env[i] == '-' ? '_'
-				       : (char)toupper((unsigned char)env[i]);
-	error_set(&e, err->code,
-		  "%s; its size is work_mb in [limits] or [%s] of sandbox.ini "
-		  "(%s_WORK_MB)",
-		  err->msg, fc->pl->desc->name, env);
+	error_set(
+		&e, err->code, "%s; its size is %s", err->msg,
+		tool_setting(how, sizeof(how), fc->pl->desc->name, "work_mb"));
 	mcp_call_finish_error(fc->call, &e);
 }
 

@@ -3,6 +3,7 @@
  */
 #include "tools.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -236,6 +237,21 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 	while (*values)
 		cJSON_AddItemToArray(en, cJSON_CreateString(*values++));
 	return p;
+}
+
+const char *tool_setting(char *buf, size_t size, const char *lang,
+			 const char *key)
+{
+	char env[80];
+	size_t i, n;
+
+	n = (size_t)snprintf(env, sizeof(env), "SANDBOX_%s_%s", lang, key);
+	for (i = 8; i < n && i < sizeof(env); i++)
+		env[i] = env[i] == '-' ? '_'
+				       : (char)toupper((unsigned char)env[i]);
+	snprintf(buf, size, "%s in [limits] or [%s] of sandbox.ini (%s)", key,
+		 lang, env);
+	return buf;
 }
 
 const char *tool_host_path(const struct tool_env *env, struct mcp_call *mc,

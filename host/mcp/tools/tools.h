@@ -183,6 +183,11 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
 				  const char *what, size_t *len,
 				  struct error *err);
 
+/* How to raise a language's limit: "KEY in [limits] or [LANG] of
+ * sandbox.ini (SANDBOX_LANG_KEY)", into buf. */
+const char *tool_setting(char *buf, size_t size, const char *lang,
+			 const char *key);
+
 /* A path on the user's machine under the files root (export's `to`,
  * import's and a staged input's `from`): relative to the root, or
  * absolute inside it. Returns it relative to the root (pointing into
