@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent_proto.h"
 #include "util/log.h"
 
 #define LOG_MODULE "plugins"
@@ -878,6 +879,32 @@ static int warm_listed(const struct config *cfg, const struct sbx_plugin *d)
 	return 0;
 }
 
+/* Both streams come back in one agent reply, at most AP_MAX_FRAME
+ * (24 MiB) with the rest of it: caps that add up to more are lowered in
+ * proportion (sandbox.ini's too: a reply over the frame would end every
+ * chatty call in an error). */
+#define OUTPUT_CAPS_MAX (20u << 20)
+_Static_assert(OUTPUT_CAPS_MAX + (4u << 20) <= AP_MAX_FRAME,
+	       "room for the rest of AP_EXEC_DONE");
+
+static void output_caps_fit(struct policy *p, const struct sbx_plugin *d)
+{
+	uint64_t sum = (uint64_t)p->limits.stdout_cap + p->limits.stderr_cap;
+	uint32_t out;
+
+	if (sum <= OUTPUT_CAPS_MAX)
+		return;
+	out = (uint32_t)((uint64_t)p->limits.stdout_cap * OUTPUT_CAPS_MAX /
+			 sum);
+	log_warn("[%s] stdout_cap %u and stderr_cap %u are over %u bytes "
+		 "together, what one reply of the agent carries: lowered to "
+		 "%u and %u",
+		 d->name, p->limits.stdout_cap, p->limits.stderr_cap,
+		 OUTPUT_CAPS_MAX, out, OUTPUT_CAPS_MAX - out);
+	p->limits.stdout_cap = out;
+	p->limits.stderr_cap = OUTPUT_CAPS_MAX - out;
+}
+
 static int policy_resolve(struct policy *p, const struct config *cfg,
 			  const struct sbx_plugin *d)
 {
@@ -916,6 +943,7 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	CAP(pids, cfg->max_pids);
 	CAP(stdout_cap, cfg->max_output_cap);
 	CAP(stderr_cap, cfg->max_output_cap);
+	output_caps_fit(p, d);
 	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms
 						     : cfg->max_timeout_ms;
 	if (p->limits.timeout_ms > p->max_timeout_ms) {
