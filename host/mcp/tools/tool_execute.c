@@ -1071,7 +1071,11 @@ const struct tool tool_execute = {
 		       "artifact's contents use sandbox_file_ops read (or "
 		       "export to save it into the user's project) with the "
 		       "artifact's `uri` as path; in a session its path "
-		       "works too.",
+		       "works too. A long output is cut to its beginning "
+		       "and end so the result stays small; the whole of it is "
+		       "kept: `message` says how much, and sandbox_file_ops "
+		       "read with path `stdoutUri` (or `stderrUri`), offset "
+		       "and length reads the rest.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
 	.read_only = 0,
