@@ -175,24 +175,23 @@ static void check_cut(void)
 	free(buf);
 }
 
+/* 1 when streams costing a and b get want_a and want_b of room. */
+static int shares(size_t a, size_t b, size_t room, size_t want_a, size_t want_b)
+{
+	size_t cost[2] = {a, b}, share[2];
+
+	output_fit_share(cost, room, share);
+	return share[0] == want_a && share[1] == want_b;
+}
+
 static void check_share(void)
 {
-	size_t cost[2], share[2];
-
-	cost[0] = 100, cost[1] = 200;
-	output_fit_share(cost, 1000, share);
-	CHECK(share[0] == 100 && share[1] == 200);
+	CHECK(shares(100, 200, 1000, 100, 200));
 	/* A quiet stream keeps its own; the chatty one gets the rest. */
-	cost[0] = 100, cost[1] = 5000;
-	output_fit_share(cost, 1000, share);
-	CHECK(share[0] == 100 && share[1] == 900);
-	cost[0] = 5000, cost[1] = 10;
-	output_fit_share(cost, 1000, share);
-	CHECK(share[0] == 990 && share[1] == 10);
+	CHECK(shares(100, 5000, 1000, 100, 900));
+	CHECK(shares(5000, 10, 1000, 990, 10));
 	/* Both chatty: half each. */
-	cost[0] = 5000, cost[1] = 700;
-	output_fit_share(cost, 1001, share);
-	CHECK(share[0] == 500 && share[1] == 501);
+	CHECK(shares(5000, 700, 1001, 500, 501));
 }
 
 /* A result with these streams, fitted to budget tokens and filled in:

@@ -286,25 +286,25 @@ int run_result_fit(const cJSON *r, struct run_streams *rs, uint32_t budget,
 	return any;
 }
 
+/* A stream as captured, shown whole. */
+static struct run_stream whole(const char *data, size_t len, uint64_t total,
+			       uint32_t cap, int capped)
+{
+	return (struct run_stream){.data = data,
+				   .len = len,
+				   .total = total,
+				   .cap = cap,
+				   .capped = capped,
+				   .cut = {len, len}};
+}
+
 void run_streams_init(struct run_streams *rs, const struct exec_outcome *o)
 {
 	memset(rs, 0, sizeof(*rs));
-	rs->s[0] = (struct run_stream){
-		.data = o->out,
-		.len = o->out_len,
-		.total = o->out_total,
-		.cap = o->out_cap,
-		.capped = o->out_truncated,
-		.cut = {o->out_len, o->out_len},
-	};
-	rs->s[1] = (struct run_stream){
-		.data = o->err,
-		.len = o->err_len,
-		.total = o->err_total,
-		.cap = o->err_cap,
-		.capped = o->err_truncated,
-		.cut = {o->err_len, o->err_len},
-	};
+	rs->s[0] = whole(o->out, o->out_len, o->out_total, o->out_cap,
+			 o->out_truncated);
+	rs->s[1] = whole(o->err, o->err_len, o->err_total, o->err_cap,
+			 o->err_truncated);
 	rs->language = o->language;
 }
 

@@ -610,6 +610,9 @@ static int keep(struct execute_call *ec, const struct exec_outcome *o)
 	ec->kept_as = malloc(o->nartifacts * sizeof(*ec->kept_as));
 	if (!files || !ec->kept_as) {
 		free(files);
+		free(ec->kept_as);
+		ec->kept_as = NULL; /* artifacts_done() reads it by nkept_as */
+		ec->nkept_as = 0;
 		return 0;
 	}
 	ec->nkept_as = o->nartifacts;
