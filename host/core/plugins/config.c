@@ -294,7 +294,7 @@ void config_init(struct config *cfg)
 	cfg->max_memory_mb = 4096;
 	cfg->max_cpu_millis = 4000;
 	cfg->max_pids = 1024;
-	cfg->max_output_cap = 16u << 20;
+	cfg->max_output_cap = 8u << 20; /* what the agent captures at most */
 	/* Claude Code warns above 10 000 tokens and refuses a result over
 	 * MAX_MCP_OUTPUT_TOKENS (25 000). */
 	cfg->result_max_tokens = 10000;

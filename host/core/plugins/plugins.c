@@ -879,30 +879,21 @@ static int warm_listed(const struct config *cfg, const struct sbx_plugin *d)
 	return 0;
 }
 
-/* Both streams come back in one agent reply, at most AP_MAX_FRAME
- * (24 MiB) with the rest of it: caps that add up to more are lowered in
- * proportion (sandbox.ini's too: a reply over the frame would end every
- * chatty call in an error). */
-#define OUTPUT_CAPS_MAX (20u << 20)
-_Static_assert(OUTPUT_CAPS_MAX + (4u << 20) <= AP_MAX_FRAME,
+/* The most the agent captures of a stream (docs/agent-protocol.md,
+ * STDOUT_CAP): a larger cap would be a promise it does not keep. Both
+ * streams then fit one reply (AP_MAX_FRAME) with the rest of it. */
+#define OUTPUT_CAP_MAX (8u << 20)
+_Static_assert(2 * OUTPUT_CAP_MAX + (4u << 20) <= AP_MAX_FRAME,
 	       "room for the rest of AP_EXEC_DONE");
 
-static void output_caps_fit(struct policy *p, const struct sbx_plugin *d)
+static void output_cap_fit(const char *lang, const char *name, uint32_t *cap)
 {
-	uint64_t sum = (uint64_t)p->limits.stdout_cap + p->limits.stderr_cap;
-	uint32_t out;
-
-	if (sum <= OUTPUT_CAPS_MAX)
+	if (*cap <= OUTPUT_CAP_MAX)
 		return;
-	out = (uint32_t)((uint64_t)p->limits.stdout_cap * OUTPUT_CAPS_MAX /
-			 sum);
-	log_warn("[%s] stdout_cap %u and stderr_cap %u are over %u bytes "
-		 "together, what one reply of the agent carries: lowered to "
-		 "%u and %u",
-		 d->name, p->limits.stdout_cap, p->limits.stderr_cap,
-		 OUTPUT_CAPS_MAX, out, OUTPUT_CAPS_MAX - out);
-	p->limits.stdout_cap = out;
-	p->limits.stderr_cap = OUTPUT_CAPS_MAX - out;
+	log_warn("[%s] %s %u is over %u, the most the agent captures of a "
+		 "stream: lowered to it",
+		 lang, name, *cap, OUTPUT_CAP_MAX);
+	*cap = OUTPUT_CAP_MAX;
 }
 
 static int policy_resolve(struct policy *p, const struct config *cfg,
@@ -943,7 +934,8 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	CAP(pids, cfg->max_pids);
 	CAP(stdout_cap, cfg->max_output_cap);
 	CAP(stderr_cap, cfg->max_output_cap);
-	output_caps_fit(p, d);
+	output_cap_fit(d->name, "stdout_cap", &p->limits.stdout_cap);
+	output_cap_fit(d->name, "stderr_cap", &p->limits.stderr_cap);
 	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms
 						     : cfg->max_timeout_ms;
 	if (p->limits.timeout_ms > p->max_timeout_ms) {
