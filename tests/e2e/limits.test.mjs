@@ -90,7 +90,7 @@ e2e('stdout over the cap keeps its beginning and end with a marker between, and 
   assertCappedSeq(r.stdout, 102400);
   assert.equal(r.stdoutBytes, seqBytes(200000));
   assert.equal('stdoutUri' in r, false, 'nothing more to read: the middle was never captured');
-  assert.match(r.message, /stdout was \d+ bytes, over its capture cap of 102400: .* \(raise stdout_cap in sandbox\.ini's \[limits\] or \[bash\] section, or SANDBOX_BASH_STDOUT_CAP\)/);
+  assert.match(r.message, /stdout was \d+ bytes, over its capture cap of 102400: .* \(raise stdout_cap in sandbox\.ini's \[limits\] or \[bash\] section, or SANDBOX_BASH_STDOUT_CAP; at most 8388608\)/);
 });
 
 e2e('stderr over the cap likewise, with caps set through the environment', {}, async (h) => {

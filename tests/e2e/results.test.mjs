@@ -210,7 +210,7 @@ e2e('a stream over its capture cap says so, with its size and the setting that r
   for (let i = 1; i <= 200000; i++) total += String(i).length + 1;
   assert.equal(run.stdoutTruncated, true);
   assert.equal(run.stdoutBytes, total, 'the program\'s own count, past the cap');
-  assert.match(run.message, /stdout was \d+ bytes, over its capture cap of 65536: its beginning and end were kept, its middle was not \(raise stdout_cap in sandbox\.ini's \[limits\] or \[bash\] section, or SANDBOX_BASH_STDOUT_CAP\)/);
+  assert.match(run.message, /stdout was \d+ bytes, over its capture cap of 65536: its beginning and end were kept, its middle was not \(raise stdout_cap in sandbox\.ini's \[limits\] or \[bash\] section, or SANDBOX_BASH_STDOUT_CAP; at most 8388608\)/);
   assert.match(run.message, /under 3000 tokens/);
   // What is kept is what was captured: the beginning, the agent's marker, the end.
   const kept = await readAll(s, run.stdoutUri, pageOf(run));

@@ -302,8 +302,17 @@ static void check_capped(void)
 			      "34: its beginning and end were kept, its "
 			      "middle was not (raise stdout_cap in "
 			      "sandbox.ini's [limits] or [python-ml] section, "
-			      "or SANDBOX_PYTHON_ML_STDOUT_CAP).");
+			      "or SANDBOX_PYTHON_ML_STDOUT_CAP; at most "
+			      "8388608).");
 	CHECK(!strstr(t, "stderrBytes"));
+	free(t);
+	cJSON_Delete(r);
+	/* At the most the agent captures: no setting helps, a file does. */
+	o.out_cap = 8u << 20;
+	r = run_result_json(&o, NULL);
+	t = cJSON_PrintUnformatted(r);
+	CHECK_STR_CONTAINS(t, "(8388608 is the most captured: write output "
+			      "that large to a file in /work instead).");
 	free(t);
 	cJSON_Delete(r);
 }

@@ -879,21 +879,19 @@ static int warm_listed(const struct config *cfg, const struct sbx_plugin *d)
 	return 0;
 }
 
-/* The most the agent captures of a stream (docs/agent-protocol.md,
- * STDOUT_CAP): a larger cap would be a promise it does not keep. Both
- * streams then fit one reply (AP_MAX_FRAME) with the rest of it. */
-#define OUTPUT_CAP_MAX (8u << 20)
-_Static_assert(2 * OUTPUT_CAP_MAX + (4u << 20) <= AP_MAX_FRAME,
+/* A larger cap would be a promise the agent does not keep. Both streams
+ * then fit one reply (AP_MAX_FRAME) with the rest of it. */
+_Static_assert(2 * POLICY_OUTPUT_CAP_MAX + (4u << 20) <= AP_MAX_FRAME,
 	       "room for the rest of AP_EXEC_DONE");
 
 static void output_cap_fit(const char *lang, const char *name, uint32_t *cap)
 {
-	if (*cap <= OUTPUT_CAP_MAX)
+	if (*cap <= POLICY_OUTPUT_CAP_MAX)
 		return;
 	log_warn("[%s] %s %u is over %u, the most the agent captures of a "
 		 "stream: lowered to it",
-		 lang, name, *cap, OUTPUT_CAP_MAX);
-	*cap = OUTPUT_CAP_MAX;
+		 lang, name, *cap, POLICY_OUTPUT_CAP_MAX);
+	*cap = POLICY_OUTPUT_CAP_MAX;
 }
 
 static int policy_resolve(struct policy *p, const struct config *cfg,

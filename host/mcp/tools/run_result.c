@@ -145,10 +145,16 @@ static void say_capped(char *m, size_t size, const struct run_streams *rs,
 		    "%s passed its capture cap of %u bytes: its middle was "
 		    "not kept",
 		    field[i], st->cap);
-	say(m, size,
-	    " (raise %s_cap in sandbox.ini's [limits] or [%s] section, or "
-	    "%s).",
-	    field[i], rs->language, env);
+	if (st->cap < POLICY_OUTPUT_CAP_MAX)
+		say(m, size,
+		    " (raise %s_cap in sandbox.ini's [limits] or [%s] "
+		    "section, or %s; at most %u).",
+		    field[i], rs->language, env, POLICY_OUTPUT_CAP_MAX);
+	else
+		say(m, size,
+		    " (%u is the most captured: write output that large to "
+		    "a file in /work instead).",
+		    st->cap);
 }
 
 /* What the budget cut (cut[i]), and how to read the rest. */
