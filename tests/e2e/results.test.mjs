@@ -218,6 +218,19 @@ e2e('a stream over its capture cap says so, with its size and the setting that r
   assert.match(kept.toString(), /^1\n2\n3\n[\s\S]*\n\.\.\. \[\d+ bytes truncated\] \.\.\.\n[\s\S]*199999\n200000\n$/);
 });
 
+e2e('with no artifact store the result still fits, and says the rest is not kept', { timeoutMs: 60_000 }, async (h) => {
+  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0', SANDBOX_ARTIFACTS_STORE_MAX_MB: '0' } });
+  const r = await s.call({ language: 'bash', code: 'seq 1 100000' });
+  assertClaudeCodeTakes(r);
+  const run = runResult(r);
+  assert.equal(run.stdoutTruncated, true);
+  assert.equal(run.stdoutBytes, 588895);
+  assert.equal('stdoutUri' in run, false);
+  assert.match(run.message, /The rest is not kept: no artifacts are kept here \(\[artifacts\] store_max_mb is 0\)\./);
+  // The marker names no place to read from.
+  assert.match(run.stdout, /\n\.\.\. \[\d+ bytes truncated\] \.\.\.\n/);
+});
+
 e2e('mcp-sandbox run --json prints the streams whole (no budget: a script reads it, not a model)', { timeoutMs: 120_000 }, async () => {
   const p = spawnSync(BIN, ['run', 'bash', '-', '--json'], {
     input: 'seq 1 100000',

@@ -178,8 +178,9 @@ static void say_cut(char *m, size_t size, const struct run_streams *rs,
 		    both ? "stdoutUri or stderrUri" : uri_field[one], rs->page);
 	else
 		say(m, size, " The rest is not kept: %.200s.",
-		    rs->not_kept ? rs->not_kept
-				 : "the artifact store refused it");
+		    rs->not_kept && *rs->not_kept
+			    ? rs->not_kept
+			    : "the artifact store refused it");
 }
 
 /* r's stream fields from rs, with text[i] shown for stream i, cut[i]
