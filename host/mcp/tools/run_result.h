@@ -1,7 +1,9 @@
 /*
  * run_result.h - the JSON of one run, built in one place for every front
  * end: sandbox_execute's text result and `mcp-sandbox run --json` print
- * the same object (its fields: README, "What a result holds").
+ * the same object (its fields: README, "What a result holds"), the tool's
+ * with its streams fitted into [limits] result_max_tokens (docs/files.md,
+ * "Results that fit Claude Code"), the CLI's with them whole.
  */
 #ifndef SBX_RUN_RESULT_H
 #define SBX_RUN_RESULT_H

@@ -460,9 +460,11 @@ static int keep_streams(struct execute_call *ec)
 		snprintf(ec->not_kept, sizeof(ec->not_kept), "%s", err.msg);
 		return 0;
 	}
-	ec->streams.not_kept = ec->not_kept;
-	return artifact_store_put(ec->env->artifacts, t ? t->name : NULL, files,
-				  n, ec->stream_id, streams_kept_cb, ec) == 0;
+	if (artifact_store_put(ec->env->artifacts, t ? t->name : NULL, files, n,
+			       ec->stream_id, streams_kept_cb, ec) == 0)
+		return 1;
+	snprintf(ec->not_kept, sizeof(ec->not_kept), "out of memory");
+	return 0;
 }
 
 /* The streams fitted into the result's budget ([limits]
