@@ -157,6 +157,66 @@ char *utf8_sanitize(const char *buf, size_t len)
 	return out;
 }
 
+/* The unit utf8_sanitize() makes of p[0..avail): the bytes it takes
+ * (a character, or one byte that becomes U+FFFD) and what it costs once
+ * cJSON prints it in a string (a quote, a backslash, \b \f \n \r \t
+ * take 2, other controls 6 as \u00XX, U+FFFD 3, the rest its own
+ * bytes). */
+static size_t json_unit(const unsigned char *p, size_t avail, size_t *cost)
+{
+	size_t n = utf8_seq(p, avail);
+
+	if (n == 0 || p[0] == 0) {
+		*cost = 3;
+		return 1;
+	}
+	if (n > 1) {
+		*cost = n;
+		return n;
+	}
+	switch (p[0]) {
+	case '"':
+	case '\\':
+	case '\b':
+	case '\f':
+	case '\n':
+	case '\r':
+	case '\t':
+		*cost = 2;
+		break;
+	default:
+		*cost = p[0] < 0x20 ? 6 : 1;
+	}
+	return 1;
+}
+
+size_t utf8_json_len(const char *buf, size_t len, size_t limit)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t i = 0, total = 0, c;
+
+	while (i < len && total <= limit) {
+		i += json_unit(p + i, len - i, &c);
+		total += c;
+	}
+	return total;
+}
+
+size_t utf8_json_prefix(const char *buf, size_t len, size_t room)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t i = 0, total = 0, n, c;
+
+	while (i < len) {
+		n = json_unit(p + i, len - i, &c);
+		if (total + c > room)
+			break;
+		total += c;
+		i += n;
+	}
+	return i;
+}
+
 static const char *type_of(const cJSON *v)
 {
 	if (cJSON_IsNull(v))

@@ -28,6 +28,17 @@ size_t utf8_cut_tail(const char *buf, size_t len);
  * Returns NULL when out of memory. Caller frees. */
 char *utf8_sanitize(const char *buf, size_t len);
 
+/* The bytes utf8_sanitize(buf, len) takes once printed as the content
+ * of a JSON string by cJSON (escapes counted, quotes not); counting stops
+ * once past limit (SIZE_MAX: the whole), so the answer is then only
+ * "more than limit". */
+size_t utf8_json_len(const char *buf, size_t len, size_t limit);
+
+/* The longest prefix of buf[0..len) that ends between two of
+ * utf8_sanitize()'s units (never inside a character) and takes at most
+ * room bytes by utf8_json_len(). */
+size_t utf8_json_prefix(const char *buf, size_t len, size_t room);
+
 /* 1 if v is a whole number a double holds exactly (|v| <= 2^53 - 1), as
  * JSON-RPC ids, progress tokens and "integer" arguments must be. No libm:
  * calling floor() would map a library's pages into every server. */

@@ -17,7 +17,7 @@ async function inspect(s, what) {
 }
 
 e2e('sandbox_inspect limits and plugins show the effective settings: a changed setting is seen, the plugin default otherwise', { docker: false }, async (h) => {
-  const changed = await h.start({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_MEMORY_MB: '768', SANDBOX_BASH_PIDS: '99', SANDBOX_PYTHON_BLOCKLIST: 'block', SANDBOX_LIMITS_TIMEOUT_MS: '4321' } });
+  const changed = await h.start({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_MEMORY_MB: '768', SANDBOX_BASH_PIDS: '99', SANDBOX_PYTHON_BLOCKLIST: 'block', SANDBOX_LIMITS_TIMEOUT_MS: '4321', SANDBOX_LIMITS_RESULT_MAX_TOKENS: '5000', SANDBOX_BASH_STDOUT_CAP: '65536' } });
   const plain = await h.start({ env: { SANDBOX_POOL_SIZE: '0' } });
   const a = (await inspect(changed, 'limits')).limits;
   const b = (await inspect(plain, 'limits')).limits;
@@ -25,6 +25,8 @@ e2e('sandbox_inspect limits and plugins show the effective settings: a changed s
   assert.deepEqual([a.bash.pids, b.bash.pids], [99, 128]);
   assert.deepEqual([a.python.blocklist, b.python.blocklist, a.bash.blocklist], ['block', 'warn', 'warn']);
   assert.deepEqual([a.go.timeoutMs, b.go.timeoutMs], [4321, 30000]);
+  assert.deepEqual([a.python.resultMaxTokens, b.python.resultMaxTokens], [5000, 10000]);
+  assert.deepEqual([a.bash.stdoutCap, a.python.stdoutCap, b.bash.stderrCap], [65536, 4194304, 4194304]);
   assert.ok(a.python.blocklistRules > 0);
   assert.equal(a.python.network, 'none');
   const { plugins } = await inspect(plain, 'plugins');

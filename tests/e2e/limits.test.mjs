@@ -76,14 +76,21 @@ function assertCappedSeq(out, cap) {
   return { head, tail };
 }
 
-e2e('stdout over the cap keeps its beginning and end with a marker between', {}, async (h) => {
-  const s = await h.start({ env: { SANDBOX_PYTHON_POOL_SIZE: '0' } });
+e2e('stdout over the cap keeps its beginning and end with a marker between, and says how to raise the cap', {}, async (h) => {
+  // No result budget (result_max_tokens = 0): the capture as it is
+  // (results.test.mjs has the budget).
+  const s = await h.start({
+    env: { SANDBOX_PYTHON_POOL_SIZE: '0', SANDBOX_LIMITS_STDOUT_CAP: '102400', SANDBOX_LIMITS_RESULT_MAX_TOKENS: '0' },
+  });
   const r = await s.execute('bash', 'seq 1 200000; echo done >&2');
   assert.equal(r.exitCode, 0);
   assert.equal(r.stdoutTruncated, true);
   assert.equal(r.stderrTruncated, false);
   assert.equal(r.stderr, 'done\n');
   assertCappedSeq(r.stdout, 102400);
+  assert.equal(r.stdoutBytes, seqBytes(200000));
+  assert.equal('stdoutUri' in r, false, 'nothing more to read: the middle was never captured');
+  assert.match(r.message, /stdout was \d+ bytes, over its capture cap of 102400: .* \(raise stdout_cap in sandbox\.ini's \[limits\] or \[bash\] section, or SANDBOX_BASH_STDOUT_CAP; at most 8388608\)/);
 });
 
 e2e('stderr over the cap likewise, with caps set through the environment', {}, async (h) => {

@@ -28,7 +28,7 @@ static void defaults(void)
 
 	config_init(&c);
 	CHECK(c.limits.timeout_ms == 30000);
-	CHECK(c.limits.stdout_cap == 100 * 1024);
+	CHECK(c.limits.stdout_cap == 4u << 20);
 	CHECK(strcmp(c.network, "none") == 0);
 	CHECK(c.pool_size == 2);
 	CHECK(c.pool_max_size == 8);

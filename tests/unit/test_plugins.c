@@ -199,8 +199,19 @@ static void fixtures(const char *dir)
 			CHECK(g->policy.limits.timeout_ms == c.max_timeout_ms);
 		}
 		CHECK(config_set(&c, "greedy", "memory_mb", "8192", NULL) == 0);
+		/* The administrator's word, but not more than the agent
+		 * captures. */
+		CHECK(config_set(&c, "greedy", "stdout_cap", "20000000",
+				 NULL) == 0);
+		warnings[0] = '\0';
+		log_set_sink(warning_sink, NULL);
 		CHECK(plugins_apply_config(&s, &c) == 0);
+		log_set_sink(NULL, NULL);
 		CHECK(g && g->policy.limits.memory_mb == 8192);
+		CHECK(g && g->policy.limits.stdout_cap == 8u << 20);
+		CHECK_STR_CONTAINS(warnings, "[greedy] stdout_cap 20000000 is "
+					     "over 8388608, the most the "
+					     "agent captures");
 		config_close(&c);
 	}
 	plugins_close(&s);

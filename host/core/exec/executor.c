@@ -275,6 +275,34 @@ static int engine_check(struct exec_job *j, struct docker *d, const char *msg)
 	return 0;
 }
 
+/* What a program wrote to a stream the agent capped at cap: the agent
+ * keeps cap / 2 bytes, then "\n... [N bytes truncated] ...\n", then the
+ * end (docs/agent-protocol.md, "Output capture"). UINT64_MAX when the
+ * marker is not where it belongs (an agent that broke the format). */
+static uint64_t stream_total(const char *buf, size_t len, int truncated,
+			     uint32_t cap)
+{
+	static const char open[] = "\n... [",
+			  close[] = " bytes truncated] ...\n";
+	size_t at = cap / 2, i;
+	uint64_t n = 0;
+
+	if (!truncated)
+		return len;
+	if (at + sizeof(open) - 1 > len ||
+	    memcmp(buf + at, open, sizeof(open) - 1) != 0)
+		return UINT64_MAX;
+	for (i = at + sizeof(open) - 1;
+	     i < len && buf[i] >= '0' && buf[i] <= '9' && n < UINT64_MAX / 10;
+	     i++)
+		n = n * 10 + (uint64_t)(buf[i] - '0');
+	if (i + sizeof(close) - 1 > len ||
+	    memcmp(buf + i, close, sizeof(close) - 1) != 0)
+		return UINT64_MAX;
+	i += sizeof(close) - 1;
+	return (uint64_t)(len - (i - at)) + n;
+}
+
 static void exec_cb(struct agent_client *ac, const struct error *err,
 		    const struct agent_exec_result *r, void *arg)
 {
@@ -348,6 +376,12 @@ static void exec_cb(struct agent_client *ac, const struct error *err,
 		o.err_truncated = 1;
 		anomaly = 1;
 	}
+	o.out_cap = j->pl->policy.limits.stdout_cap;
+	o.err_cap = j->pl->policy.limits.stderr_cap;
+	o.out_total =
+		stream_total(o.out, o.out_len, o.out_truncated, o.out_cap);
+	o.err_total =
+		stream_total(o.err, o.err_len, o.err_truncated, o.err_cap);
 	o.phase = r->phase;
 	o.interpreter = j->interpreter;
 	o.state_kept = r->state_kept;

@@ -151,8 +151,15 @@ struct exec_outcome {
 	size_t out_len;
 	const char *err;
 	size_t err_len;
-	int out_truncated;
+	int out_truncated; /* over its cap: out holds the beginning and the
+			      end with the agent's marker between
+			      (docs/agent-protocol.md, "Output capture") */
 	int err_truncated;
+	uint64_t out_total; /* bytes the program wrote (out_len unless
+			       truncated); UINT64_MAX: not known */
+	uint64_t err_total;
+	uint32_t out_cap; /* the caps the agent was given */
+	uint32_t err_cap;
 	const char *phase;
 	int interpreter; /* ran through a session interpreter */
 	int state_kept;	 /* ... which survived with its state */

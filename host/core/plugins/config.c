@@ -177,6 +177,7 @@ static const struct key_desc limits_only_keys[] = {
 	{"max_cpu_millis", KT_U32, CFG(max_cpu_millis), 10, 256000},
 	{"max_pids", KT_U32, CFG(max_pids), 8, 1u << 20},
 	{"max_output_cap", KT_U32, CFG(max_output_cap), 1024, 64u << 20},
+	{"result_max_tokens", KT_U32, CFG(result_max_tokens), 0, 1000000},
 	{"start_timeout_ms", KT_U32, CFG(start_timeout_ms), 1000, 600000},
 	{"reset_timeout_ms", KT_U32, CFG(reset_timeout_ms), 1000, 600000},
 	{"max_code_bytes", KT_U32, CFG(max_code_bytes), 1024, 16u << 20},
@@ -283,8 +284,10 @@ void config_init(struct config *cfg)
 		.cpu_millis = 1000,
 		.pids = 128,
 		.timeout_ms = 30000,
-		.stdout_cap = 100 * 1024,
-		.stderr_cap = 100 * 1024,
+		/* Kept whole and readable as a resource; a result shows
+		 * [limits] result_max_tokens of them (run_result.h). */
+		.stdout_cap = 4u << 20,
+		.stderr_cap = 4u << 20,
 		.nofile = 1024,
 		.fsize_mb = 0, /* the /work size (plugins.c) */
 		.work_mb = 256,
@@ -294,7 +297,10 @@ void config_init(struct config *cfg)
 	cfg->max_memory_mb = 4096;
 	cfg->max_cpu_millis = 4000;
 	cfg->max_pids = 1024;
-	cfg->max_output_cap = 16u << 20;
+	cfg->max_output_cap = 8u << 20; /* what the agent captures at most */
+	/* Claude Code warns above 10 000 tokens and refuses a result over
+	 * MAX_MCP_OUTPUT_TOKENS (25 000). */
+	cfg->result_max_tokens = 10000;
 	cfg->start_timeout_ms = 60000;
 	cfg->reset_timeout_ms = 15000;
 	cfg->max_code_bytes = 4u << 20;

@@ -192,6 +192,9 @@ struct config {
 	uint32_t max_cpu_millis;
 	uint32_t max_pids;
 	uint32_t max_output_cap; /* stdout_cap and stderr_cap */
+	/* A sandbox_execute result's text at most, in tokens counted as 2
+	 * bytes each (run_result.h); 0: streams shown whole. */
+	uint32_t result_max_tokens;
 	/* A new container's start and warm-up, and a session interpreter's
 	 * start (python-ml imports its libraries then). */
 	uint32_t start_timeout_ms;

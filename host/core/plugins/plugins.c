@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent_proto.h"
 #include "util/log.h"
 
 #define LOG_MODULE "plugins"
@@ -878,6 +879,21 @@ static int warm_listed(const struct config *cfg, const struct sbx_plugin *d)
 	return 0;
 }
 
+/* A larger cap would be a promise the agent does not keep. Both streams
+ * then fit one reply (AP_MAX_FRAME) with the rest of it. */
+_Static_assert(2 * POLICY_OUTPUT_CAP_MAX + (4u << 20) <= AP_MAX_FRAME,
+	       "room for the rest of AP_EXEC_DONE");
+
+static void output_cap_fit(const char *lang, const char *name, uint32_t *cap)
+{
+	if (*cap <= POLICY_OUTPUT_CAP_MAX)
+		return;
+	log_warn("[%s] %s %u is over %u, the most the agent captures of a "
+		 "stream: lowered to it",
+		 lang, name, *cap, POLICY_OUTPUT_CAP_MAX);
+	*cap = POLICY_OUTPUT_CAP_MAX;
+}
+
 static int policy_resolve(struct policy *p, const struct config *cfg,
 			  const struct sbx_plugin *d)
 {
@@ -920,6 +936,8 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 	CAP(pids, cfg->max_pids);
 	CAP(stdout_cap, cfg->max_output_cap);
 	CAP(stderr_cap, cfg->max_output_cap);
+	output_cap_fit(d->name, "stdout_cap", &p->limits.stdout_cap);
+	output_cap_fit(d->name, "stderr_cap", &p->limits.stderr_cap);
 	p->max_timeout_ms = lc && lc->max_timeout_ms ? lc->max_timeout_ms
 						     : cfg->max_timeout_ms;
 	if (p->limits.timeout_ms > p->max_timeout_ms) {

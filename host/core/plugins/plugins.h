@@ -18,6 +18,10 @@
 #include "error.h"
 #include <mcp-sandbox/plugin.h>
 
+/* The most the agent captures of a stream (docs/agent-protocol.md,
+ * STDOUT_CAP): stdout_cap and stderr_cap never pass it. */
+#define POLICY_OUTPUT_CAP_MAX (8u << 20)
+
 /* A language's effective policy: plugin defaults, then [limits]/[pool] for
  * what the plugin leaves at 0, with the [language] section on top (and
  * SANDBOX_* variables over the file). Resolved once, at start, by

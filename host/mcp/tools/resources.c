@@ -188,7 +188,9 @@ static void artifact_resource(const char *key, const char *path, uint64_t size,
 	cJSON_AddStringToObject(o, "uri", uri ? uri : "");
 	free(uri);
 	cJSON_AddStringToObject(o, "name", path);
-	cJSON_AddStringToObject(o, "title", "A file a one-off run made");
+	cJSON_AddStringToObject(o, "title",
+				"A file a one-off run made, or a run's stdout "
+				"or stderr kept whole");
 	cJSON_AddStringToObject(o, "mimeType", media_type(path, 0));
 	cJSON_AddNumberToObject(o, "size", (double)size);
 	iso_time_ms(mtime_ms, when, sizeof(when));
@@ -230,11 +232,13 @@ cJSON *resources_templates(void)
 	cJSON_AddStringToObject(o, "uriTemplate",
 				ARTIFACT_PREFIX "{id}/{+path}");
 	cJSON_AddStringToObject(o, "name", "artifact");
-	cJSON_AddStringToObject(o, "title", "A file kept from a one-off run");
+	cJSON_AddStringToObject(o, "title",
+				"A file kept from a one-off run, or a run's "
+				"output");
 	cJSON_AddStringToObject(o, "description",
-				"The `uri` of a sandbox_execute artifact; "
-				"kept for a while ([artifacts] "
-				"keep_minutes).");
+				"The `uri` of a sandbox_execute artifact, or "
+				"its stdoutUri or stderrUri; kept for a while "
+				"([artifacts] keep_minutes).");
 	cJSON_AddItemToArray(arr, o);
 	return r;
 }

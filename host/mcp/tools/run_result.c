@@ -4,7 +4,9 @@
 #include "run_result.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +59,13 @@ static void add_sentence(cJSON *r, const char *s)
 	char *joined;
 	size_t n;
 
-	if (!cJSON_IsString(m)) {
+	if (!m) {
 		cJSON_AddStringToObject(r, "message", s);
+		return;
+	}
+	if (!cJSON_IsString(m)) { /* the placeholder */
+		cJSON_ReplaceItemInObjectCaseSensitive(r, "message",
+						       cJSON_CreateString(s));
 		return;
 	}
 	n = strlen(m->valuestring) + strlen(s) + 2;
@@ -213,10 +220,236 @@ const char *run_result_signal(const struct exec_outcome *o, char *buf,
 	return buf;
 }
 
-cJSON *run_result_json(const struct exec_outcome *o, const char *session)
+static const char *const field[2] = {"stdout", "stderr"};
+static const char *const uri_field[2] = {"stdoutUri", "stderrUri"};
+
+/* r's value under key replaced in its place (added when missing); v NULL:
+ * the key goes. */
+static void set_item(cJSON *r, const char *key, cJSON *v)
+{
+	if (!v)
+		cJSON_DeleteItemFromObjectCaseSensitive(r, key);
+	else if (cJSON_HasObjectItem(r, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(r, key, v);
+	else
+		cJSON_AddItemToObject(r, key, v);
+}
+
+/* Appends to out (size bytes, NUL-terminated) what printf would. */
+static void say(char *out, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *out, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(out);
+	va_list ap;
+
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Why stream i is not whole though nothing cut it for the budget: its
+ * capture cap, and the settings that raise it. */
+static void say_capped(char *m, size_t size, const struct run_streams *rs,
+		       int i)
+{
+	const struct run_stream *st = &rs->s[i];
+	char env[64];
+	size_t k;
+
+	snprintf(env, sizeof(env), "SANDBOX_%s_%s_CAP", rs->language, field[i]);
+	for (k = 0; env[k]; k++)
+		env[k] = env[k] == '-' ? '_'
+				       : (char)toupper((unsigned char)env[k]);
+	say(m, size, "%s", *m ? " " : "");
+	if (st->total != UINT64_MAX)
+		say(m, size,
+		    "%s was %llu bytes, over its capture cap of %u: its "
+		    "beginning and end were kept, its middle was not",
+		    field[i], (unsigned long long)st->total, st->cap);
+	else
+		say(m, size,
+		    "%s passed its capture cap of %u bytes: its middle was "
+		    "not kept",
+		    field[i], st->cap);
+	if (st->cap < POLICY_OUTPUT_CAP_MAX)
+		say(m, size,
+		    " (raise %s_cap in sandbox.ini's [limits] or [%s] "
+		    "section, or %s; at most %u).",
+		    field[i], rs->language, env, POLICY_OUTPUT_CAP_MAX);
+	else
+		say(m, size,
+		    " (%u is the most captured: write output that large to "
+		    "a file in /work instead).",
+		    st->cap);
+}
+
+/* What the budget cut (cut[i]), and how to read the rest. */
+static void say_cut(char *m, size_t size, const struct run_streams *rs,
+		    const int cut[2], const char *const uri[2])
+{
+	int both = cut[0] && cut[1];
+	int kept = (!cut[0] || uri[0]) && (!cut[1] || uri[1]);
+	int one = cut[0] ? 0 : 1; /* the one cut, unless both are */
+
+	say(m, size,
+	    "%sOnly the beginning and end of %s %s shown here, to keep this "
+	    "result under %u tokens ([limits] result_max_tokens).",
+	    *m ? " " : "", both ? "stdout and stderr" : field[one],
+	    both ? "are" : "is", rs->budget);
+	if (kept)
+		say(m, size,
+		    " The rest is kept: read it with sandbox_file_ops "
+		    "{action: \"read\", path: <%s>, offset: <the byte the "
+		    "marker names>, length: %u}, then on from nextOffset.",
+		    both ? "stdoutUri or stderrUri" : uri_field[one], rs->page);
+	else
+		say(m, size, " The rest is not kept: %.200s.",
+		    rs->not_kept && *rs->not_kept
+			    ? rs->not_kept
+			    : "the artifact store refused it");
+}
+
+/* r's stream fields from rs, with text[i] shown for stream i, cut[i]
+ * when the budget cut it and uri[i] where it is kept. */
+static int fill(cJSON *r, const struct run_streams *rs,
+		const char *const text[2], const int cut[2],
+		const char *const uri[2])
+{
+	char m[2048], key[32];
+	const cJSON *old = cJSON_GetObjectItemCaseSensitive(r, "message");
+	int i;
+
+	m[0] = '\0';
+	if (cJSON_IsString(old))
+		say(m, sizeof(m), "%s", old->valuestring);
+	for (i = 0; i < 2; i++) {
+		const struct run_stream *st = &rs->s[i];
+		int not_whole = st->capped || cut[i];
+
+		set_item(r, field[i], cJSON_CreateString(text[i]));
+		snprintf(key, sizeof(key), "%sTruncated", field[i]);
+		set_item(r, key, cJSON_CreateBool(not_whole));
+		snprintf(key, sizeof(key), "%sBytes", field[i]);
+		set_item(r, key,
+			 not_whole && st->total != UINT64_MAX
+				 ? cJSON_CreateNumber((double)st->total)
+				 : NULL);
+		set_item(r, uri_field[i],
+			 cut[i] && uri[i] ? cJSON_CreateString(uri[i]) : NULL);
+		if (st->capped)
+			say_capped(m, sizeof(m), rs, i);
+	}
+	if (cut[0] || cut[1])
+		say_cut(m, sizeof(m), rs, cut, uri);
+	set_item(r, "message", *m ? cJSON_CreateString(m) : NULL);
+	return cJSON_GetObjectItemCaseSensitive(r, "stderr") ? 0 : -ENOMEM;
+}
+
+int run_result_streams(cJSON *r, const struct run_streams *rs)
+{
+	char *text[2] = {NULL, NULL};
+	int cut[2], i, rc = -ENOMEM;
+	const char *uri[2];
+
+	for (i = 0; i < 2; i++) {
+		const struct run_stream *st = &rs->s[i];
+
+		cut[i] = output_fit_is_cut(&st->cut);
+		uri[i] = cut[i] ? st->uri : NULL;
+		text[i] = output_fit_text(st->data, st->len, &st->cut,
+					  uri[i] ? uri_field[i] : NULL);
+	}
+	if (text[0] && text[1])
+		rc = fill(r, rs, (const char *const *)text, cut, uri);
+	free(text[0]);
+	free(text[1]);
+	return rc;
+}
+
+/* The bytes r's text would take with the streams as cut[] says and
+ * shown empty (a kept stream's uri as long as a real one). */
+static size_t measure(const cJSON *r, const struct run_streams *rs,
+		      const int cut[2])
+{
+	static const char *const empty[2] = {"", ""};
+	static const char *const uri[2] = {
+		"sandbox://artifact/0123456789abcdef/stdout",
+		"sandbox://artifact/0123456789abcdef/stderr"};
+	cJSON *d = cJSON_Duplicate(r, 1);
+	char *text = NULL;
+	size_t n = SIZE_MAX;
+
+	if (d && fill(d, rs, empty, cut, uri) == 0 &&
+	    (text = cJSON_PrintUnformatted(d)))
+		n = strlen(text);
+	free(text);
+	cJSON_Delete(d);
+	return n;
+}
+
+int run_result_fit(const cJSON *r, struct run_streams *rs, uint32_t budget,
+		   uint32_t page)
+{
+	static const int none[2] = {0, 0}, both[2] = {1, 1};
+	size_t room, rest, cost[2], share[2];
+	int i, any = 0;
+
+	rs->budget = budget;
+	rs->page = page;
+	for (i = 0; i < 2; i++)
+		rs->s[i].cut = (struct output_cut){rs->s[i].len, rs->s[i].len};
+	if (!budget)
+		return 0;
+	room = 2 * (size_t)budget;
+	for (i = 0; i < 2; i++)
+		cost[i] = output_fit_cost(rs->s[i].data, rs->s[i].len, room);
+	rest = measure(r, rs, none);
+	if (rest <= room && cost[0] <= room - rest &&
+	    cost[1] <= room - rest - cost[0])
+		return 0;
+	/* Room for the fields and the message a cut brings, as if both
+	 * were cut and kept (the longest they can be). */
+	rest = measure(r, rs, both);
+	output_fit_share(cost, rest < room ? room - rest : 0, share);
+	for (i = 0; i < 2; i++) {
+		output_fit_cut(rs->s[i].data, rs->s[i].len, share[i],
+			       uri_field[i], &rs->s[i].cut);
+		any |= output_fit_is_cut(&rs->s[i].cut);
+	}
+	return any;
+}
+
+/* A stream as captured, shown whole. */
+static struct run_stream whole(const char *data, size_t len, uint64_t total,
+			       uint32_t cap, int capped)
+{
+	return (struct run_stream){.data = data,
+				   .len = len,
+				   .total = total,
+				   .cap = cap,
+				   .capped = capped,
+				   .cut = {len, len}};
+}
+
+void run_streams_init(struct run_streams *rs, const struct exec_outcome *o)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->s[0] = whole(o->out, o->out_len, o->out_total, o->out_cap,
+			 o->out_truncated);
+	rs->s[1] = whole(o->err, o->err_len, o->err_total, o->err_cap,
+			 o->err_truncated);
+	rs->language = o->language;
+}
+
+cJSON *run_result_base(const struct exec_outcome *o, const char *session)
 {
 	cJSON *r = cJSON_CreateObject(), *bl;
 	char sig[32];
+	int i;
 
 	if (!r)
 		return NULL;
@@ -228,12 +461,24 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 		cJSON_AddStringToObject(r, "signal", sig);
 	else
 		cJSON_AddNullToObject(r, "signal");
-	add_text(r, "stdout", o->out, o->out_len);
-	add_text(r, "stderr", o->err, o->err_len);
-	cJSON_AddBoolToObject(r, "stdoutTruncated", o->out_truncated);
-	cJSON_AddBoolToObject(r, "stderrTruncated", o->err_truncated);
+	/* Placeholders, in the order the fields are read. */
+	cJSON_AddStringToObject(r, "stdout", "");
+	cJSON_AddStringToObject(r, "stderr", "");
+	cJSON_AddBoolToObject(r, "stdoutTruncated", 0);
+	cJSON_AddBoolToObject(r, "stderrTruncated", 0);
+	for (i = 0; i < 2; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%sBytes", field[i]);
+		cJSON_AddNullToObject(r, key);
+	}
+	cJSON_AddNullToObject(r, uri_field[0]);
+	cJSON_AddNullToObject(r, uri_field[1]);
 	cJSON_AddBoolToObject(r, "timedOut", o->timed_out);
 	cJSON_AddBoolToObject(r, "oomKilled", o->oom_killed);
+	/* A placeholder where it is read: add_limits() and the streams
+	 * fill it, or it goes. */
+	cJSON_AddNullToObject(r, "message");
 	add_limits(r, o, session);
 	cJSON_AddNumberToObject(r, "durationMs", o->duration_ms);
 	cJSON_AddStringToObject(r, "language", o->language);
@@ -252,6 +497,19 @@ cJSON *run_result_json(const struct exec_outcome *o, const char *session)
 					      !o->fresh);
 		cJSON_AddBoolToObject(r, "freshState",
 				      !o->interpreter || o->fresh);
+	}
+	return r;
+}
+
+cJSON *run_result_json(const struct exec_outcome *o, const char *session)
+{
+	cJSON *r = run_result_base(o, session);
+	struct run_streams rs;
+
+	run_streams_init(&rs, o);
+	if (r && run_result_streams(r, &rs)) {
+		cJSON_Delete(r);
+		return NULL;
 	}
 	return r;
 }

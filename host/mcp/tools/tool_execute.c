@@ -2,6 +2,7 @@
  * tool_execute.c - sandbox_execute: run code once in a fresh-or-reset
  * container of the requested language.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,14 @@ struct execute_call {
 	size_t npaths;
 	char store_id[ARTIFACT_ID_LEN + 1];
 	cJSON *packages; /* the installed set's summary, or NULL */
+	cJSON *links;	 /* resource_link blocks of the kept artifacts */
+	/* stdout and stderr (copied: the outcome is borrowed), fitted into
+	 * the result's budget, and where the cut ones are kept. */
+	struct run_streams streams;
+	char *stream_bytes;
+	char *stream_uri[2];
+	char stream_id[ARTIFACT_ID_LEN + 1];
+	char not_kept[ERROR_MSG_MAX];
 };
 
 /* A call with packages, while they are installed. */
@@ -235,6 +244,10 @@ static void ec_closed_cb(uv_handle_t *h)
 	cJSON_Delete(ec->result);
 	cJSON_Delete(ec->images);
 	cJSON_Delete(ec->packages);
+	cJSON_Delete(ec->links);
+	free(ec->stream_bytes);
+	free(ec->stream_uri[0]);
+	free(ec->stream_uri[1]);
 	free(ec->kept_as);
 	while (ec->npaths)
 		free(ec->paths[--ec->npaths]);
@@ -373,11 +386,118 @@ static int add_image(struct execute_call *ec, cJSON *a,
 	return 1;
 }
 
-/* The result's text, images and links, then the answer. */
-static void answer(struct execute_call *ec, const unsigned char *kept)
+/* The result's text (its streams filled in), images and links, then the
+ * answer. */
+static void answer(struct execute_call *ec)
+{
+	cJSON *res, *content;
+
+	if (run_result_streams(ec->result, &ec->streams)) {
+		mcp_call_finish_errorf(ec->call, ERR_SANDBOX, "out of memory");
+		ec_free(ec);
+		return;
+	}
+	res = tool_ok_text(ec->result);
+	ec->result = NULL;
+	content = cJSON_GetObjectItemCaseSensitive(res, "content");
+	while (cJSON_GetArraySize(ec->images))
+		cJSON_AddItemToArray(content,
+				     cJSON_DetachItemFromArray(ec->images, 0));
+	while (cJSON_GetArraySize(ec->links))
+		cJSON_AddItemToArray(content,
+				     cJSON_DetachItemFromArray(ec->links, 0));
+	mcp_call_finish(ec->call, res);
+	ec_free(ec);
+}
+
+static int hold_quota(struct execute_call *ec, uint64_t bytes,
+		      struct error *err);
+
+static void streams_kept_cb(const struct error *err, const unsigned char *kept,
+			    void *arg)
+{
+	struct execute_call *ec = arg;
+	size_t i, n = 0;
+
+	if (err)
+		snprintf(ec->not_kept, sizeof(ec->not_kept), "%s", err->msg);
+	for (i = 0; i < 2; i++) {
+		struct run_stream *st = &ec->streams.s[i];
+
+		if (!output_fit_is_cut(&st->cut))
+			continue;
+		if (!err && kept[n] &&
+		    (ec->stream_uri[i] =
+			     resources_uri("artifact", ec->stream_id,
+					   i ? "stderr" : "stdout")))
+			st->uri = ec->stream_uri[i];
+		n++;
+	}
+	answer(ec);
+}
+
+/* The streams a cut left partly unseen go to the artifact store, as
+ * sandbox://artifact/<id>/stdout and .../stderr, one-off or in a session
+ * (1: answer() follows from streams_kept_cb); else not_kept says why. */
+static int keep_streams(struct execute_call *ec)
+{
+	const struct tenant *t = mcp_call_tenant(ec->call);
+	struct exec_file files[2];
+	uint64_t bytes = 0;
+	struct error err;
+	size_t i, n = 0;
+
+	if (!ec->env->artifacts) {
+		snprintf(ec->not_kept, sizeof(ec->not_kept),
+			 "no artifacts are kept here ([artifacts] "
+			 "store_max_mb is 0)");
+		return 0;
+	}
+	for (i = 0; i < 2; i++) {
+		const struct run_stream *st = &ec->streams.s[i];
+
+		if (!output_fit_is_cut(&st->cut))
+			continue;
+		files[n++] = (struct exec_file){i ? "stderr" : "stdout",
+						(const unsigned char *)st->data,
+						st->len, NULL};
+		bytes += st->len;
+	}
+	if (hold_quota(ec, bytes, &err)) {
+		snprintf(ec->not_kept, sizeof(ec->not_kept), "%s", err.msg);
+		return 0;
+	}
+	if (artifact_store_put(ec->env->artifacts, t ? t->name : NULL, files, n,
+			       ec->stream_id, streams_kept_cb, ec) == 0)
+		return 1;
+	snprintf(ec->not_kept, sizeof(ec->not_kept), "out of memory");
+	return 0;
+}
+
+/* The streams fitted into the result's budget ([limits]
+ * result_max_tokens), the rest of the result being final. */
+static void fit_streams(struct execute_call *ec)
+{
+	const struct config *cfg = ec->env->cfg;
+	/* A byte a token: a page fits the same budget even when escaping
+	 * makes its text twice as long. */
+	uint32_t page = cfg->result_max_tokens;
+
+	ec->streams.not_kept = ec->not_kept;
+	if (page > cfg->files_max_read)
+		page = cfg->files_max_read;
+	if (!run_result_fit(ec->result, &ec->streams, cfg->result_max_tokens,
+			    page) ||
+	    !keep_streams(ec))
+		answer(ec);
+}
+
+/* The kept artifacts' uris (and links), the packages installed, then the
+ * streams. */
+static void artifacts_done(struct execute_call *ec, const unsigned char *kept)
 {
 	cJSON *arts = cJSON_GetObjectItemCaseSensitive(ec->result, "artifacts");
-	cJSON *res, *content, *a, *links = cJSON_CreateArray();
+	cJSON *a;
 	size_t i = 0;
 
 	cJSON_ArrayForEach(a, arts)
@@ -411,25 +531,15 @@ static void answer(struct execute_call *ec, const unsigned char *kept)
 			free(url);
 		}
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shown")))
-			cJSON_AddItemToArray(links, tool_link_block(a, uri));
+			cJSON_AddItemToArray(ec->links,
+					     tool_link_block(a, uri));
 		free(uri);
 	}
 	if (ec->packages) {
 		cJSON_AddItemToObject(ec->result, "packages", ec->packages);
 		ec->packages = NULL;
 	}
-	res = tool_ok_text(ec->result);
-	ec->result = NULL;
-	content = cJSON_GetObjectItemCaseSensitive(res, "content");
-	while (cJSON_GetArraySize(ec->images))
-		cJSON_AddItemToArray(content,
-				     cJSON_DetachItemFromArray(ec->images, 0));
-	while (cJSON_GetArraySize(links))
-		cJSON_AddItemToArray(content,
-				     cJSON_DetachItemFromArray(links, 0));
-	cJSON_Delete(links);
-	mcp_call_finish(ec->call, res);
-	ec_free(ec);
+	fit_streams(ec);
 }
 
 static void kept_cb(const struct error *err, const unsigned char *kept,
@@ -437,7 +547,7 @@ static void kept_cb(const struct error *err, const unsigned char *kept,
 {
 	struct execute_call *ec = arg;
 
-	answer(ec, err ? NULL : kept);
+	artifacts_done(ec, err ? NULL : kept);
 }
 
 struct usage {
@@ -456,22 +566,30 @@ static void usage_cb(const char *key, const char *path, uint64_t size,
 		u->bytes += size;
 }
 
-/* 1 when a tenant's artifact quota has no room for bytes more: each
- * file of the call then says so. Else the room is held until the call
+/* Room in a tenant's artifact quota for bytes more, held until the call
  * ends (the store keeps the files off the loop: calls that end together
- * must not each see the same free bytes). */
-static int over_artifact_quota(struct execute_call *ec, uint64_t bytes)
+ * must not each see the same free bytes). 0, or the code with err. */
+static int hold_quota(struct execute_call *ec, uint64_t bytes,
+		      struct error *err)
 {
 	const struct tenant *t = mcp_call_tenant(ec->call);
 	struct usage u = {t, 0};
-	struct error err;
-	char note[ERROR_MSG_MAX + 32];
-	cJSON *a;
 
 	if (!t || !t->quota.artifact_bytes)
 		return 0;
 	artifact_store_each(ec->env->artifacts, SIZE_MAX, usage_cb, &u);
-	if (mcp_call_hold_artifacts(ec->call, u.bytes, bytes, &err) == 0)
+	return mcp_call_hold_artifacts(ec->call, u.bytes, bytes, err);
+}
+
+/* 1 when a tenant's artifact quota has no room for bytes more: each
+ * file of the call then says so. Else the room is held (hold_quota). */
+static int over_artifact_quota(struct execute_call *ec, uint64_t bytes)
+{
+	struct error err;
+	char note[ERROR_MSG_MAX + 32];
+	cJSON *a;
+
+	if (hold_quota(ec, bytes, &err) == 0)
 		return 0;
 	snprintf(note, sizeof(note), "not kept: quota_exceeded (%s)", err.msg);
 	cJSON_ArrayForEach(
@@ -485,8 +603,8 @@ static int over_artifact_quota(struct execute_call *ec, uint64_t bytes)
 }
 
 /* A one-off box is reset after the call: what was read back of it goes to
- * the artifact store first (1: answer() follows from kept_cb). A tenant's
- * set is its own (tenants.h). */
+ * the artifact store first (1: artifacts_done() follows from kept_cb). A
+ * tenant's set is its own (tenants.h). */
 static int keep(struct execute_call *ec, const struct exec_outcome *o)
 {
 	const struct tenant *t = mcp_call_tenant(ec->call);
@@ -501,6 +619,9 @@ static int keep(struct execute_call *ec, const struct exec_outcome *o)
 	ec->kept_as = malloc(o->nartifacts * sizeof(*ec->kept_as));
 	if (!files || !ec->kept_as) {
 		free(files);
+		free(ec->kept_as);
+		ec->kept_as = NULL; /* artifacts_done() reads it by nkept_as */
+		ec->nkept_as = 0;
 		return 0;
 	}
 	ec->nkept_as = o->nartifacts;
@@ -524,6 +645,23 @@ static int keep(struct execute_call *ec, const struct exec_outcome *o)
 	return rc == 0;
 }
 
+/* The outcome's streams, copied: the result is finished after the
+ * outcome has gone (artifacts kept off the loop). 0 or -ENOMEM. */
+static int copy_streams(struct execute_call *ec, const struct exec_outcome *o)
+{
+	struct run_streams *rs = &ec->streams;
+
+	run_streams_init(rs, o);
+	ec->stream_bytes = malloc(o->out_len + o->err_len + 1);
+	if (!ec->stream_bytes)
+		return -ENOMEM;
+	memcpy(ec->stream_bytes, o->out, o->out_len);
+	memcpy(ec->stream_bytes + o->out_len, o->err, o->err_len);
+	rs->s[0].data = ec->stream_bytes;
+	rs->s[1].data = ec->stream_bytes + o->out_len;
+	return 0; /* rs->language is the plugin's name: it outlives the call */
+}
+
 static void done_cb(const struct error *err, const struct exec_outcome *o,
 		    void *arg)
 {
@@ -538,10 +676,11 @@ static void done_cb(const struct error *err, const struct exec_outcome *o,
 		ec_free(ec);
 		return;
 	}
-	ec->result = run_result_json(o, ec->session);
+	ec->result = run_result_base(o, ec->session);
 	mcp_call_note_run(ec->call, o);
 	ec->images = cJSON_CreateArray();
-	if (!ec->result || !ec->images) {
+	ec->links = cJSON_CreateArray();
+	if (!ec->result || !ec->images || !ec->links || copy_streams(ec, o)) {
 		mcp_call_finish_errorf(ec->call, ERR_SANDBOX, "out of memory");
 		ec_free(ec);
 		return;
@@ -574,7 +713,7 @@ static void done_cb(const struct error *err, const struct exec_outcome *o,
 			keep_note(a, e, ec->env->cfg);
 	}
 	if (!keep(ec, o))
-		answer(ec, NULL);
+		artifacts_done(ec, NULL);
 }
 
 /* sandbox_execute's files as exec_files (the bytes in bufs, freed by the
@@ -968,7 +1107,11 @@ const struct tool tool_execute = {
 		       "artifact's contents use sandbox_file_ops read (or "
 		       "export to save it into the user's project) with the "
 		       "artifact's `uri` as path; in a session its path "
-		       "works too.",
+		       "works too. A long output is cut to its beginning "
+		       "and end so the result stays small; the whole of it is "
+		       "kept: `message` says how much, and sandbox_file_ops "
+		       "read with path `stdoutUri` (or `stderrUri`), offset "
+		       "and length reads the rest.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
 	.read_only = 0,

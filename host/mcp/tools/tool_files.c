@@ -63,7 +63,8 @@ static cJSON *input_schema(const struct tool_env *env)
 		  "Path in the session, relative to /work or absolute under "
 		  "/work (list: default /work); or the `uri` of an artifact "
 		  "from a sandbox_execute result (sandbox://artifact/... for "
-		  "read and export, sandbox://session/... for any action).");
+		  "read and export, sandbox://session/... for any action), "
+		  "or its stdoutUri or stderrUri.");
 	tool_prop(props, "content", "string",
 		  "write: the file's content, text or base64 (see encoding).");
 	tool_enum_prop(
@@ -640,7 +641,9 @@ const struct tool tool_files = {
 		"append, or import it); mkdir {created}; export and import "
 		"{size, files, leftOut?}. "
 		"Files a one-off sandbox_execute made are read or exported "
-		"with their artifact `uri` as path (no session).",
+		"with their artifact `uri` as path (no session), and so is "
+		"the whole of a stream a result cut (its stdoutUri or "
+		"stderrUri): read it in pages with offset and length.",
 	.input_schema = input_schema,
 	.read_only = 0,
 	.destructive = 1,

@@ -227,6 +227,8 @@ static cJSON *limits_json(const struct tool_env *env)
 		cJSON_AddNumberToObject(l, "maxTimeoutMs", po->max_timeout_ms);
 		cJSON_AddNumberToObject(l, "stdoutCap", lim->stdout_cap);
 		cJSON_AddNumberToObject(l, "stderrCap", lim->stderr_cap);
+		cJSON_AddNumberToObject(l, "resultMaxTokens",
+					env->cfg->result_max_tokens);
 		cJSON_AddNumberToObject(l, "nofile", lim->nofile);
 		cJSON_AddNumberToObject(l, "fsizeMb", lim->fsize_mb);
 		cJSON_AddNumberToObject(l, "workMb", lim->work_mb);
