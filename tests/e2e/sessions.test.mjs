@@ -255,7 +255,34 @@ e2e('python-ml (create with ml: true): numpy state persists', { timeoutMs: 180_0
   assert.equal((await sexecOk(s, 'ml', 'int(a.sum())')).stdout, '10\n');
   // python with ml: true is the same language as the session's.
   assert.equal((await sexecOk(s, 'ml', 'print(a[-1])', { language: 'python', ml: true })).stdout, '4\n');
-  assert.equal((await sexecErr(s, 'ml', 'print(a)', { language: 'python' })).code, 'language_mismatch');
+  // So is python without it: one family, and the session fixes the
+  // runtime (docs/sessions.md, "Running code in a session").
+  for (const args of [{ language: 'python' }, { language: 'python', ml: false }, { language: 'py' }]) {
+    const r = await sexecOk(s, 'ml', 'import torch\nprint(a[-1], torch.tensor([2]).item())', args);
+    assert.deepEqual([r.stdout, r.language, r.stateKept], ['4 2\n', 'python-ml', true], JSON.stringify(args));
+  }
+  // Another language is still another.
+  const bash = await sexecErr(s, 'ml', 'echo hi', { language: 'bash' });
+  assert.equal(bash.code, 'language_mismatch');
+  assert.match(bash.message, /^session 'ml' runs python-ml, not bash$/);
+});
+
+e2e('a python session refuses the machine-learning runtime and says to create an ml session', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_PYTHON_ML_POOL_SIZE: '0' });
+  await createSession(s, 'python', { name: 'plain' });
+  const want = /^session 'plain' runs python, without its machine-learning runtime python-ml: create a session with ml: true \(language python-ml\) for that, or run once with ml: true and no session$/;
+  for (const args of [{ language: 'python-ml' }, { language: 'python_ml' }, { language: 'python', ml: true }]) {
+    const e = await sexecErr(s, 'plain', 'import torch', args);
+    assert.equal(e.code, 'language_mismatch', JSON.stringify(args));
+    assert.match(e.message, want, JSON.stringify(args));
+    // sandbox_install names the same runtime the same way.
+    const i = toolError(await s.client.callTool({ name: 'sandbox_install', arguments: { session: 'plain', packages: ['x'], ...args } }));
+    assert.equal(i.code, 'language_mismatch', JSON.stringify(args));
+    assert.match(i.message, want);
+  }
+  // The session is untouched: plain python still runs there.
+  assert.equal((await sexecOk(s, 'plain', 'print(6 * 7)', { language: 'python', ml: false })).stdout, '42\n');
 });
 
 e2e('javascript: top-level let, functions and classes persist; the completion value is displayed', { timeoutMs: 150_000 }, async (h) => {
