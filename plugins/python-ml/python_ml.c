@@ -20,6 +20,7 @@
 #include <mcp-sandbox/plugin.h>
 
 #include <mcp-sandbox/lex.h>
+#include "../common/pip_packages.h"
 #include "../common/python_blocklist.h"
 #include "../common/python_samples.h"
 
@@ -68,6 +69,19 @@ static const struct sbx_plugin plugin = {
 	 * container joins the pool, not on somebody's first call. */
 	.warmup_code = "pass\n",
 	.session_cmd = session_cmd,
+	/* pip as in python (the image has python's pip and pkgtool.py). A
+	 * one-off run with packages has PYTHONPATH in its environment, so
+	 * the agent restarts the fork server with it (its imports again);
+	 * a session's interpreter has imported the preload list before it
+	 * sees the packages' paths (docs/packages.md). */
+	.install_cmd = install_cmd,
+	.package_ecosystem = "pypi",
+	.manifest_cmd = manifest_cmd,
+	.registry_cmd = registry_cmd,
+	.registry_env = registry_env,
+	.install_env = install_env,
+	.package_path = "",
+	.package_env = package_env,
 	.blocklist = python_blocklist,
 	.lex_mask = sbx_lex_python,
 	.samples = &python_samples,

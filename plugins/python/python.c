@@ -8,6 +8,7 @@
 #include <mcp-sandbox/plugin.h>
 
 #include <mcp-sandbox/lex.h>
+#include "../common/pip_packages.h"
 #include "../common/python_blocklist.h"
 #include "../common/python_samples.h"
 
@@ -23,21 +24,6 @@ static const char *const env[] = {
 static const char *const session_cmd[] = {
 	"python3", "-u", "-B", "/opt/sbx/repl.py", NULL,
 };
-/* Packages (docs/packages.md): pip, driven by the image's
- * /opt/sbx/pkgtool.py, into a directory that runs get on PYTHONPATH. */
-static const char *const install_cmd[] = {
-	"python3",    "-B", "/opt/sbx/pkgtool.py", "install", "{dir}",
-	"{packages}", NULL,
-};
-static const char *const manifest_cmd[] = {
-	"python3", "-B", "/opt/sbx/pkgtool.py", "manifest", "{dir}", NULL,
-};
-static const char *const registry_cmd[] = {
-	"python3", "-B", "/opt/sbx/pkgtool.py", "registries", NULL,
-};
-static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
-static const char *const install_env[] = {"PIP_CERT={ca}", NULL};
-static const char *const package_env[] = {"PYTHONPATH={path}", NULL};
 
 /* The next one-off call's python waits in every warm box, started with
  * run_cmd itself (docs/prestart.md); images/python/sitecustomize.py holds

@@ -129,6 +129,46 @@ e2e('packages: pip from a local index on the install network; bad specs refused 
   assert.equal(toolError(await install(s, { language: 'bash', packages: ['curl'] })).code, 'no_installer');
 });
 
+e2e('packages: pip into python-ml from a local index: a one-off run, a new session and a running one import the set', { timeoutMs: 600_000 }, async (h) => {
+  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
+  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
+  addWheel(index, 'sbxmldemo', '1.0', "def hello():\n    return 'hello from sbxmldemo'\n");
+  const p = packageEnv(h, { SANDBOX_PYTHON_ML_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_POOL_SIZE: '0' });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-local'], index);
+  const s = await h.start({ env: p.env });
+
+  // python with ml: true names python-ml's installer (as sandbox_execute
+  // does): pip, in a container of the python-ml image, through the proxy.
+  const first = await installOk(s, { language: 'python', ml: true, packages: ['SBXMLDemo==1.0'] });
+  assert.deepEqual([first.language, first.cached, first.specs], ['python-ml', false, ['sbxmldemo==1.0']]);
+  assert.deepEqual(first.packages.map((x) => [x.name, x.version, x.requested]), [['sbxmldemo', '1.0', true]]);
+  assert.match(first.installer, /^pip \d+\./);
+  assert.ok(first.connections.some((c) => c.host === 'pypi-local' && c.port === 8080 && c.allowed), JSON.stringify(first.connections));
+
+  // A one-off run through the fork server: the set on sys.path beside the
+  // preloaded libraries, read-only.
+  const code = 'import sbxmldemo, torch\nprint(sbxmldemo.hello(), sbxmldemo.__file__.startswith("/opt/sbx/pkgs/"), torch.tensor([2]).item())';
+  const run = runResult(await s.call({ language: 'python-ml', packages: ['sbxmldemo==1.0'], code }, { requestTimeoutMs: 180_000 }));
+  assert.equal(run.stdout, 'hello from sbxmldemo True 2\n', run.stderr);
+  assert.deepEqual([run.language, run.packages.cached, run.packages.key], ['python-ml', true, first.key]);
+
+  // A session created with the set, and one given it while it runs: its
+  // interpreter keeps its variables.
+  const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', ml: true, name: 'mlnew', packages: ['sbxmldemo==1.0'] } }, undefined, { timeout: 240_000 });
+  assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
+  assert.deepEqual([created.structuredContent.installed.cached, created.structuredContent.session.packages], [true, [first.key]]);
+  assert.equal(sessionResult(await sessionExecCall(s, 'mlnew', 'import sbxmldemo\nprint(sbxmldemo.hello())', { requestTimeoutMs: 180_000 }), 'mlnew').stdout, 'hello from sbxmldemo\n');
+  await createSession(s, 'python', { name: 'mlpkgs', ml: true });
+  const before = sessionResult(await sessionExecCall(s, 'mlpkgs', 'x = 41\ntry:\n    import sbxmldemo\nexcept ImportError:\n    print("not yet")', { requestTimeoutMs: 180_000 }), 'mlpkgs');
+  assert.equal(before.stdout, 'not yet\n', before.stderr);
+  const into = await installOk(s, { session: 'mlpkgs', language: 'python', packages: ['sbxmldemo==1.0'] });
+  assert.deepEqual([into.session, into.language, into.cached, into.key], ['mlpkgs', 'python-ml', true, first.key]);
+  const after = sessionResult(await sessionExecCall(s, 'mlpkgs', 'import sbxmldemo\nprint(x + 1, sbxmldemo.hello())'), 'mlpkgs');
+  assert.equal(after.stdout, '42 hello from sbxmldemo\n', after.stderr);
+  assert.equal(after.stateKept, true);
+});
+
 e2e('packages: [packages] network = none turns installs off with a clear error', { timeoutMs: 60_000 }, async (h) => {
   const s = await h.start({ env: { SANDBOX_PACKAGES_NETWORK: 'none', SANDBOX_POOL_WARM_AT_START: '' } });
   const e = toolError(await install(s, { language: 'python', packages: ['requests'] }));
