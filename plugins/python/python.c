@@ -60,6 +60,12 @@ static const struct sbx_plugin plugin = {
 	.lex_mask = sbx_lex_python,
 	.prestart = &prestart,
 	.samples = &python_samples,
+	/* The last line of an uncaught ImportError of a module that is not
+	 * there at all (a missing submodule names its whole path, so
+	 * "sklearn.foo" does not match): when python-ml has it, the result
+	 * gets a hint (ABI 1.9). */
+	.missing_module = "ModuleNotFoundError: No module named "
+			  "'([A-Za-z0-9_]+)'",
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/exec/executor.h"
+#include "core/plugins/plugins.h"
 
 /* exitCode, signal, stdout, stderr (UTF-8, invalid bytes as U+FFFD),
  * stdoutTruncated, stderrTruncated, timedOut, durationMs, language, phase;
@@ -16,6 +17,14 @@
  * be a run (exec_done_cb's err NULL). Returns a new object the caller owns, or
  * NULL when out of memory. */
 cJSON *run_result_json(const struct exec_outcome *o, const char *session);
+
+/* hint: one line when a run that failed says, in the end of its stderr,
+ * that a module is missing that its language's machine-learning runtime
+ * has (plugins_module_elsewhere): "sklearn is in the python-ml runtime,
+ * not in python: ...". Added to r, a run_result_json() of o; set: the
+ * loaded plugins. */
+void run_result_add_hint(cJSON *r, const struct plugin_set *set,
+			 const struct exec_outcome *o);
 
 /* blocklist = warn's matches as the result lists them ({line, column,
  * match, reason, rule}), or NULL when there is none. New. */

@@ -523,6 +523,7 @@ static void done_cb(const struct error *err, const struct exec_outcome *o,
 		return;
 	}
 	ec->result = run_result_json(o, ec->session);
+	run_result_add_hint(ec->result, ec->env->plugins, o);
 	mcp_call_note_run(ec->call, o);
 	ec->images = cJSON_CreateArray();
 	if (!ec->result || !ec->images) {
