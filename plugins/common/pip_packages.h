@@ -22,4 +22,11 @@ static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
 static const char *const install_env[] = {"PIP_CERT={ca}", NULL};
 static const char *const package_env[] = {"PYTHONPATH={path}", NULL};
 
+/* The descriptor's package fields (ABI 1.4), the same in both plugins. */
+#define PIP_PACKAGE_FIELDS                                                     \
+	.install_cmd = install_cmd, .package_ecosystem = "pypi",               \
+	.manifest_cmd = manifest_cmd, .registry_cmd = registry_cmd,            \
+	.registry_env = registry_env, .install_env = install_env,              \
+	.package_path = "", .package_env = package_env
+
 #endif

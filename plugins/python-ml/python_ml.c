@@ -77,14 +77,7 @@ static const struct sbx_plugin plugin = {
 	 * the agent restarts the fork server with it (its imports again);
 	 * a session's interpreter has imported the preload list before it
 	 * sees the packages' paths (docs/packages.md). */
-	.install_cmd = install_cmd,
-	.package_ecosystem = "pypi",
-	.manifest_cmd = manifest_cmd,
-	.registry_cmd = registry_cmd,
-	.registry_env = registry_env,
-	.install_env = install_env,
-	.package_path = "",
-	.package_env = package_env,
+	PIP_PACKAGE_FIELDS,
 	.blocklist = python_blocklist,
 	.lex_mask = sbx_lex_python,
 	.samples = &python_samples,

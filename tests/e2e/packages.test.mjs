@@ -14,9 +14,9 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
-import { install, installOk, packageEnv, volumeKeys } from './lib/packages.mjs';
+import { install, installOk, packageEnv, pipIndexEnv, volumeKeys } from './lib/packages.mjs';
 import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
-import { addWheel, docker, serveRegistry } from './lib/registry.mjs';
+import { docker } from './lib/registry.mjs';
 
 e2e('packages: npm from the real registry through the proxy, cached, and a sandbox that uses it has no network', { timeoutMs: 600_000 }, async (h) => {
   const p = packageEnv(h);
@@ -75,13 +75,7 @@ e2e('packages: npm from the real registry through the proxy, cached, and a sandb
 });
 
 e2e('packages: pip from a local index on the install network; bad specs refused before anything runs', { timeoutMs: 600_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  addWheel(index, 'sbxdemo', '1.0', "def hello():\n    return 'hello from sbxdemo'\n");
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/' });
-  // The network first (internal, as the server wants it), then the index.
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
+  const p = pipIndexEnv(h, [['sbxdemo', '1.0', "def hello():\n    return 'hello from sbxdemo'\n"]]);
   const s = await h.start({ env: p.env });
 
   const first = await installOk(s, { language: 'python', packages: ['SBXDemo==1.0'] });
@@ -130,12 +124,7 @@ e2e('packages: pip from a local index on the install network; bad specs refused 
 });
 
 e2e('packages: pip into python-ml from a local index: a one-off run, a new session and a running one import the set', { timeoutMs: 600_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  addWheel(index, 'sbxmldemo', '1.0', "def hello():\n    return 'hello from sbxmldemo'\n");
-  const p = packageEnv(h, { SANDBOX_PYTHON_ML_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_POOL_SIZE: '0' });
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
+  const p = pipIndexEnv(h, [['sbxmldemo', '1.0', "def hello():\n    return 'hello from sbxmldemo'\n"]], { languages: ['python-ml'], extra: { SANDBOX_POOL_SIZE: '0' } });
   const s = await h.start({ env: p.env });
 
   // python with ml: true names python-ml's installer (as sandbox_execute
@@ -178,16 +167,11 @@ e2e('packages: [packages] network = none turns installs off with a clear error',
 });
 
 e2e('packages: the cache tells the truth: one install for concurrent requests, any order of specs, LRU past the cap, a volume removed under the server', { timeoutMs: 600_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
   // 1.5 MB each (files over 1 MB, as real packages have): two of them
-  // are over a 2 MB cache.
-  addWheel(index, 'pa', '1.0', 'A = 1\n', 1_500_000);
-  addWheel(index, 'pb', '1.0', 'B = 2\n', 1_500_000);
-  // A pool floor of 0: the containers removed below are not replaced.
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_CACHE_MAX_MB: '2', SANDBOX_POOL_SIZE: '0' });
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
+  // are over a 2 MB cache. A pool floor of 0: the containers removed
+  // below are not replaced.
+  const p = pipIndexEnv(h, [['pa', '1.0', 'A = 1\n', 1_500_000], ['pb', '1.0', 'B = 2\n', 1_500_000]],
+    { extra: { SANDBOX_PACKAGES_CACHE_MAX_MB: '2', SANDBOX_POOL_SIZE: '0' } });
   const s = await h.start({ env: p.env });
 
   // Two requests for one set at once: one install, both answered by it.
@@ -223,12 +207,7 @@ e2e('packages: the cache tells the truth: one install for concurrent requests, a
 });
 
 e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeoutMs: 300_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  addWheel(index, 'clidemo', '2.0', 'V = 2\n');
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/' });
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
+  const p = pipIndexEnv(h, [['clidemo', '2.0', 'V = 2\n']]);
   const cli = (...args) => spawnSync(BIN, args, { env: { ...process.env, ...p.env }, encoding: 'utf8', timeout: 240_000 });
 
   const first = cli('install', 'python', 'CliDemo==2.0', '--json');
