@@ -46,7 +46,10 @@ static void run_done_cb(const struct error *err, const struct exec_outcome *o,
 		/* One JSON object: the MCP tool's result, built by the same
 		 * function. */
 		cJSON *r = run_result_json(o, NULL);
-		char *text = r ? cJSON_PrintUnformatted(r) : NULL;
+		char *text;
+
+		run_result_add_hint(r, &a->plugins, o);
+		text = r ? cJSON_PrintUnformatted(r) : NULL;
 
 		if (text)
 			puts(text);

@@ -8,6 +8,7 @@
 #include <mcp-sandbox/plugin.h>
 
 #include <mcp-sandbox/lex.h>
+#include "../common/pip_packages.h"
 #include "../common/python_blocklist.h"
 #include "../common/python_samples.h"
 
@@ -23,21 +24,6 @@ static const char *const env[] = {
 static const char *const session_cmd[] = {
 	"python3", "-u", "-B", "/opt/sbx/repl.py", NULL,
 };
-/* Packages (docs/packages.md): pip, driven by the image's
- * /opt/sbx/pkgtool.py, into a directory that runs get on PYTHONPATH. */
-static const char *const install_cmd[] = {
-	"python3",    "-B", "/opt/sbx/pkgtool.py", "install", "{dir}",
-	"{packages}", NULL,
-};
-static const char *const manifest_cmd[] = {
-	"python3", "-B", "/opt/sbx/pkgtool.py", "manifest", "{dir}", NULL,
-};
-static const char *const registry_cmd[] = {
-	"python3", "-B", "/opt/sbx/pkgtool.py", "registries", NULL,
-};
-static const char *const registry_env[] = {"SBX_REGISTRY={registry}", NULL};
-static const char *const install_env[] = {"PIP_CERT={ca}", NULL};
-static const char *const package_env[] = {"PYTHONPATH={path}", NULL};
 
 /* The next one-off call's python waits in every warm box, started with
  * run_cmd itself (docs/prestart.md); images/python/sitecustomize.py holds
@@ -60,20 +46,19 @@ static const struct sbx_plugin plugin = {
 			.memory_mb = 512,
 			.pids = 128,
 		},
-	.install_cmd = install_cmd,
 	.ml_variant = "python-ml",
 	.session_cmd = session_cmd,
-	.package_ecosystem = "pypi",
-	.manifest_cmd = manifest_cmd,
-	.registry_cmd = registry_cmd,
-	.registry_env = registry_env,
-	.install_env = install_env,
-	.package_path = "",
-	.package_env = package_env,
+	PIP_PACKAGE_FIELDS,
 	.blocklist = python_blocklist,
 	.lex_mask = sbx_lex_python,
 	.prestart = &prestart,
 	.samples = &python_samples,
+	/* The last line of an uncaught ImportError of a module that is not
+	 * there at all (a missing submodule names its whole path, so
+	 * "sklearn.foo" does not match): when python-ml has it, the result
+	 * gets a hint (ABI 1.9). */
+	.missing_module = "ModuleNotFoundError: No module named "
+			  "'([A-Za-z0-9_]+)'",
 };
 
 SBX_PLUGIN_EXPORT const struct sbx_plugin *

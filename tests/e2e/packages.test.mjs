@@ -14,9 +14,9 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
-import { install, installOk, packageEnv, volumeKeys } from './lib/packages.mjs';
+import { install, installOk, packageEnv, pipIndexEnv, volumeKeys } from './lib/packages.mjs';
 import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
-import { addWheel, docker, serveRegistry } from './lib/registry.mjs';
+import { docker } from './lib/registry.mjs';
 
 e2e('packages: npm from the real registry through the proxy, cached, and a sandbox that uses it has no network', { timeoutMs: 600_000 }, async (h) => {
   const p = packageEnv(h);
@@ -75,13 +75,7 @@ e2e('packages: npm from the real registry through the proxy, cached, and a sandb
 });
 
 e2e('packages: pip from a local index on the install network; bad specs refused before anything runs', { timeoutMs: 600_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  addWheel(index, 'sbxdemo', '1.0', "def hello():\n    return 'hello from sbxdemo'\n");
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/' });
-  // The network first (internal, as the server wants it), then the index.
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
+  const p = pipIndexEnv(h, [['sbxdemo', '1.0', "def hello():\n    return 'hello from sbxdemo'\n"]]);
   const s = await h.start({ env: p.env });
 
   const first = await installOk(s, { language: 'python', packages: ['SBXDemo==1.0'] });
@@ -129,6 +123,41 @@ e2e('packages: pip from a local index on the install network; bad specs refused 
   assert.equal(toolError(await install(s, { language: 'bash', packages: ['curl'] })).code, 'no_installer');
 });
 
+e2e('packages: pip into python-ml from a local index: a one-off run, a new session and a running one import the set', { timeoutMs: 600_000 }, async (h) => {
+  const p = pipIndexEnv(h, [['sbxmldemo', '1.0', "def hello():\n    return 'hello from sbxmldemo'\n"]], { languages: ['python-ml'], extra: { SANDBOX_POOL_SIZE: '0' } });
+  const s = await h.start({ env: p.env });
+
+  // python with ml: true names python-ml's installer (as sandbox_execute
+  // does): pip, in a container of the python-ml image, through the proxy.
+  const first = await installOk(s, { language: 'python', ml: true, packages: ['SBXMLDemo==1.0'] });
+  assert.deepEqual([first.language, first.cached, first.specs], ['python-ml', false, ['sbxmldemo==1.0']]);
+  assert.deepEqual(first.packages.map((x) => [x.name, x.version, x.requested]), [['sbxmldemo', '1.0', true]]);
+  assert.match(first.installer, /^pip \d+\./);
+  assert.ok(first.connections.some((c) => c.host === 'pypi-local' && c.port === 8080 && c.allowed), JSON.stringify(first.connections));
+
+  // A one-off run through the fork server: the set on sys.path beside the
+  // preloaded libraries, read-only.
+  const code = 'import sbxmldemo, torch\nprint(sbxmldemo.hello(), sbxmldemo.__file__.startswith("/opt/sbx/pkgs/"), torch.tensor([2]).item())';
+  const run = runResult(await s.call({ language: 'python-ml', packages: ['sbxmldemo==1.0'], code }, { requestTimeoutMs: 180_000 }));
+  assert.equal(run.stdout, 'hello from sbxmldemo True 2\n', run.stderr);
+  assert.deepEqual([run.language, run.packages.cached, run.packages.key], ['python-ml', true, first.key]);
+
+  // A session created with the set, and one given it while it runs: its
+  // interpreter keeps its variables.
+  const created = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', ml: true, name: 'mlnew', packages: ['sbxmldemo==1.0'] } }, undefined, { timeout: 240_000 });
+  assert.equal(created.isError ?? false, false, created.content?.[0]?.text);
+  assert.deepEqual([created.structuredContent.installed.cached, created.structuredContent.session.packages], [true, [first.key]]);
+  assert.equal(sessionResult(await sessionExecCall(s, 'mlnew', 'import sbxmldemo\nprint(sbxmldemo.hello())', { requestTimeoutMs: 180_000 }), 'mlnew').stdout, 'hello from sbxmldemo\n');
+  await createSession(s, 'python', { name: 'mlpkgs', ml: true });
+  const before = sessionResult(await sessionExecCall(s, 'mlpkgs', 'x = 41\ntry:\n    import sbxmldemo\nexcept ImportError:\n    print("not yet")', { requestTimeoutMs: 180_000 }), 'mlpkgs');
+  assert.equal(before.stdout, 'not yet\n', before.stderr);
+  const into = await installOk(s, { session: 'mlpkgs', language: 'python', packages: ['sbxmldemo==1.0'] });
+  assert.deepEqual([into.session, into.language, into.cached, into.key], ['mlpkgs', 'python-ml', true, first.key]);
+  const after = sessionResult(await sessionExecCall(s, 'mlpkgs', 'import sbxmldemo\nprint(x + 1, sbxmldemo.hello())'), 'mlpkgs');
+  assert.equal(after.stdout, '42 hello from sbxmldemo\n', after.stderr);
+  assert.equal(after.stateKept, true);
+});
+
 e2e('packages: [packages] network = none turns installs off with a clear error', { timeoutMs: 60_000 }, async (h) => {
   const s = await h.start({ env: { SANDBOX_PACKAGES_NETWORK: 'none', SANDBOX_POOL_WARM_AT_START: '' } });
   const e = toolError(await install(s, { language: 'python', packages: ['requests'] }));
@@ -138,16 +167,11 @@ e2e('packages: [packages] network = none turns installs off with a clear error',
 });
 
 e2e('packages: the cache tells the truth: one install for concurrent requests, any order of specs, LRU past the cap, a volume removed under the server', { timeoutMs: 600_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
   // 1.5 MB each (files over 1 MB, as real packages have): two of them
-  // are over a 2 MB cache.
-  addWheel(index, 'pa', '1.0', 'A = 1\n', 1_500_000);
-  addWheel(index, 'pb', '1.0', 'B = 2\n', 1_500_000);
-  // A pool floor of 0: the containers removed below are not replaced.
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/', SANDBOX_PACKAGES_CACHE_MAX_MB: '2', SANDBOX_POOL_SIZE: '0' });
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
+  // are over a 2 MB cache. A pool floor of 0: the containers removed
+  // below are not replaced.
+  const p = pipIndexEnv(h, [['pa', '1.0', 'A = 1\n', 1_500_000], ['pb', '1.0', 'B = 2\n', 1_500_000]],
+    { extra: { SANDBOX_PACKAGES_CACHE_MAX_MB: '2', SANDBOX_POOL_SIZE: '0' } });
   const s = await h.start({ env: p.env });
 
   // Two requests for one set at once: one install, both answered by it.
@@ -183,12 +207,7 @@ e2e('packages: the cache tells the truth: one install for concurrent requests, a
 });
 
 e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeoutMs: 300_000 }, async (h) => {
-  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
-  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
-  addWheel(index, 'clidemo', '2.0', 'V = 2\n');
-  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/' });
-  docker('network', 'create', '--internal', p.network);
-  serveRegistry(p.network, ['pypi-local'], index);
+  const p = pipIndexEnv(h, [['clidemo', '2.0', 'V = 2\n']]);
   const cli = (...args) => spawnSync(BIN, args, { env: { ...process.env, ...p.env }, encoding: 'utf8', timeout: 240_000 });
 
   const first = cli('install', 'python', 'CliDemo==2.0', '--json');

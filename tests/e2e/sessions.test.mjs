@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { e2e, runResult, toolError } from './lib/server.mjs';
 import {
   GENERATED_NAME,
+  SESSION_PREFIX,
   checkSession,
   createSession,
   listNames,
@@ -36,6 +37,7 @@ import {
 } from './lib/sessions.mjs';
 import { eventually, progressText, waitFor } from './lib/wait.mjs';
 import { bridgeGateway } from './lib/docker.mjs';
+import { serverContainers } from './lib/sandbox.mjs';
 
 // Most tests only need python; bash warms up only where it is used.
 const PYTHON = { SANDBOX_BASH_POOL_SIZE: '0' };
@@ -258,7 +260,59 @@ e2e('python-ml (create with ml: true): numpy state persists', { timeoutMs: 180_0
   assert.equal((await sexecOk(s, 'ml', 'int(a.sum())')).stdout, '10\n');
   // python with ml: true is the same language as the session's.
   assert.equal((await sexecOk(s, 'ml', 'print(a[-1])', { language: 'python', ml: true })).stdout, '4\n');
-  assert.equal((await sexecErr(s, 'ml', 'print(a)', { language: 'python' })).code, 'language_mismatch');
+  // So is python without it: one family, and the session fixes the
+  // runtime (docs/sessions.md, "Running code in a session").
+  for (const args of [{ language: 'python' }, { language: 'python', ml: false }, { language: 'py' }]) {
+    const r = await sexecOk(s, 'ml', 'import torch\nprint(a[-1], torch.tensor([2]).item())', args);
+    assert.deepEqual([r.stdout, r.language, r.stateKept], ['4 2\n', 'python-ml', true], JSON.stringify(args));
+  }
+  // Another language is still another.
+  const bash = await sexecErr(s, 'ml', 'echo hi', { language: 'bash' });
+  assert.equal(bash.code, 'language_mismatch');
+  assert.match(bash.message, /^session 'ml' runs python-ml, not bash$/);
+});
+
+e2e('while a python-ml session\'s interpreter starts, the pool starts no container to refill itself; then it does', { timeoutMs: 240_000 }, async (h) => {
+  const st = withStateDir(h);
+  // python-ml keeps one warm container once in use (the session's, taken
+  // cold, leaves the pool), nothing else is warm.
+  const s = await st.start({ SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_ML_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: '' });
+  const pooled = async () => (await serverContainers(s.pid))
+    .filter((c) => c.Labels['org.mcp-sandbox.language'] === 'python-ml' && !c.Names.some((n) => n.startsWith(`/${SESSION_PREFIX}`)));
+  await createSession(s, 'python', { name: 'mlhold', ml: true });
+  // The containers first, then the state: a session still starting at
+  // the second look was starting at the first. Its imports take seconds,
+  // so there is a look while they run.
+  let looks = 0;
+  for (;;) {
+    const before = await pooled();
+    const { state } = (await sessionOk(s, { action: 'get', name: 'mlhold' })).session;
+    if (state !== 'starting') break;
+    looks++;
+    assert.deepEqual(before.map((c) => c.Names[0]), [], 'no container warms up beside the interpreter\'s imports');
+  }
+  assert.ok(looks > 0, 'the interpreter was seen starting');
+  assert.equal((await sexecOk(s, 'mlhold', 'import torch\nprint(torch.tensor([3]).item())')).stdout, '3\n');
+  // Then the floor is kept again.
+  await waitFor(async () => (await pooled()).length === 1, { timeoutMs: 120_000, what: 'the python-ml floor refilled' });
+});
+
+e2e('a python session refuses the machine-learning runtime and says to create an ml session', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ ...PYTHON, SANDBOX_PYTHON_ML_POOL_SIZE: '0' });
+  await createSession(s, 'python', { name: 'plain' });
+  const want = /^session 'plain' runs python, without its machine-learning runtime python-ml: create a session with ml: true \(language python-ml\) for that, or run once with ml: true and no session$/;
+  for (const args of [{ language: 'python-ml' }, { language: 'python_ml' }, { language: 'python', ml: true }]) {
+    const e = await sexecErr(s, 'plain', 'import torch', args);
+    assert.equal(e.code, 'language_mismatch', JSON.stringify(args));
+    assert.match(e.message, want, JSON.stringify(args));
+    // sandbox_install names the same runtime the same way.
+    const i = toolError(await s.client.callTool({ name: 'sandbox_install', arguments: { session: 'plain', packages: ['x'], ...args } }));
+    assert.equal(i.code, 'language_mismatch', JSON.stringify(args));
+    assert.match(i.message, want);
+  }
+  // The session is untouched: plain python still runs there.
+  assert.equal((await sexecOk(s, 'plain', 'print(6 * 7)', { language: 'python', ml: false })).stdout, '42\n');
 });
 
 e2e('javascript: top-level let, functions and classes persist; the completion value is displayed', { timeoutMs: 150_000 }, async (h) => {

@@ -26,6 +26,74 @@ static int hits(const struct policy *p, const char *code)
 			      BLOCKLIST_MAX_HITS);
 }
 
+/* python's missing_module and python-ml's modules, generated from its
+ * image's recipe (ABI 1.9): the hint's module, or "" when there is none. */
+static const char *elsewhere(const struct plugin_set *s, const char *lang,
+			     const char *text, size_t len)
+{
+	static char module[129];
+	const struct plugin *pl = plugins_find(s, lang);
+
+	module[0] = '\0';
+	if (!pl ||
+	    !plugins_module_elsewhere(s, pl, text, len, module, sizeof(module)))
+		module[0] = '\0';
+	return module;
+}
+
+static void ml_hint(struct plugin_set *s, struct config *c)
+{
+	static const char tb[] = "Traceback (most recent call last):\n"
+				 "  File \"/work/main.py\", line 1\n"
+				 "ModuleNotFoundError: No module named '%s'\n";
+	char text[16384], *big;
+	const struct plugin *ml = plugins_find(s, "python-ml");
+	size_t i;
+
+	CHECK(ml && ml->desc->modules);
+	/* From images/python-ml/packages and its parent's. */
+	for (i = 0; ml && ml->desc->modules[i]; i++)
+		;
+	CHECK(i >= 7);
+	for (const char *const *m =
+		     (const char *const[]){"sklearn", "seaborn", "torch",
+					   "numpy", NULL};
+	     *m; m++) {
+		snprintf(text, sizeof(text), tb, *m);
+		CHECK(strcmp(elsewhere(s, "python", text, strlen(text)), *m) ==
+		      0);
+	}
+	/* Not python-ml's, a missing submodule, python-ml's own runs, a
+	 * message that is not the exception's */
+	snprintf(text, sizeof(text), tb, "requests");
+	CHECK(*elsewhere(s, "python", text, strlen(text)) == '\0');
+	snprintf(text, sizeof(text), tb, "sklearn.nothing");
+	CHECK(*elsewhere(s, "python", text, strlen(text)) == '\0');
+	snprintf(text, sizeof(text), tb, "torch");
+	CHECK(*elsewhere(s, "python-ml", text, strlen(text)) == '\0');
+	CHECK(*elsewhere(s, "bash", text, strlen(text)) == '\0');
+	CHECK(*elsewhere(s, "python", "No module named 'torch'", 23) == '\0');
+	/* Only the end counts: NULs and megabytes before it do not matter,
+	 * an error long before the end is not the run's last word. */
+	big = calloc(1, 1u << 20);
+	if (big) {
+		int n = snprintf(text, sizeof(text), tb, "seaborn");
+
+		memcpy(big + (1u << 20) - (size_t)n, text, (size_t)n);
+		CHECK(strcmp(elsewhere(s, "python", big, 1u << 20),
+			     "seaborn") == 0);
+		memset(big + (1u << 20) - (size_t)n, 'x', (size_t)n);
+		memcpy(big, text, (size_t)n);
+		CHECK(*elsewhere(s, "python", big, 1u << 20) == '\0');
+		free(big);
+	}
+	/* No hint toward a runtime sandbox.ini turned off. */
+	snprintf(text, sizeof(text), tb, "torch");
+	CHECK(config_set(c, "python-ml", "enabled", "false", NULL) == 0);
+	CHECK(plugins_apply_config(s, c) == 0);
+	CHECK(*elsewhere(s, "python", text, strlen(text)) == '\0');
+}
+
 static void real_plugins(const char *dir)
 {
 	struct plugin_set s = {0};
@@ -85,6 +153,7 @@ static void real_plugins(const char *dir)
 		CHECK(py->policy.seccomp_profile &&
 		      strstr(py->policy.seccomp_profile, "\"io_uring_setup\""));
 	}
+	ml_hint(&s, &c);
 	plugins_close(&s);
 	config_close(&c);
 }
@@ -243,6 +312,12 @@ static void validate(void)
 	CHECK_STR_CONTAINS(err.msg, "smaller than its ABI minor's");
 	d.abi_minor = 6; /* the same size, honestly 1.6 */
 	CHECK(plugin_validate(&d, &err) == 0);
+	/* A 1.8 plugin ends before missing_module. */
+	d.abi_minor = 8;
+	d.struct_size = offsetof(struct sbx_plugin, missing_module);
+	CHECK(plugin_validate(&d, &err) == 0);
+	d.abi_minor = 9;
+	CHECK(plugin_validate(&d, &err) < 0);
 	/* A newer minor than the host's loads; its unknown fields are not
 	 * read. */
 	d.abi_minor = SBX_PLUGIN_ABI_MINOR + 1;
@@ -281,6 +356,14 @@ static void validate(void)
 			     char **, size_t *))validate,
 		    "session_request without a session_cmd");
 		BAD(package_ecosystem, "maven", "package_ecosystem");
+		{
+			static const char *const bad_mods[] = {"ok", "a b",
+							       NULL};
+
+			BAD(missing_module, "No module named '(", "ERE");
+			BAD(missing_module, "No module named", "subexpression");
+			BAD(modules, bad_mods, "modules");
+		}
 		{
 			struct sbx_plugin ok = d;
 

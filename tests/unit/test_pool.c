@@ -5,7 +5,8 @@
  * served again; an anomaly, max_uses and a failed reset cost the container
  * (DELETE) and the next caller gets a new one; callers beyond
  * max_containers are served in FIFO order; start failures reach the
- * waiting caller with the right code; shutdown removes every container.
+ * waiting caller with the right code; shutdown removes every container;
+ * a hold (a session's interpreter starting) stops the refill only.
  *
  * Sizing (how many boxes prewarm or refill start) is the pool's own
  * business: these scenarios bound it with max_containers or refill off,
@@ -339,6 +340,38 @@ static void t_start_timeout(void)
 	env_close(&e);
 }
 
+/* Held (a session's interpreter starting), the pool starts nothing to
+ * keep its floor, but a caller still gets a container at once; given
+ * back, the hold lets the floor be refilled. */
+static void t_hold_warm(void)
+{
+	static const char *const cfg[] = {"fake", "pool_size", "1", NULL};
+	struct env e;
+	struct acq a;
+	struct box *b;
+
+	env_open(&e, "hold-warm", cfg, 0);
+	pool_hold_warm(e.pool, 1);
+	pool_hold_warm(e.pool, 1);
+	pool_prewarm(e.pool);
+	CHECK(stats(&e, e.pl).starting == 0 && stats(&e, e.pl).idle == 0);
+	b = env_take(&e, e.pl, &a);
+	CHECK(b != NULL);
+	CHECK(stats(&e, e.pl).starting == 0); /* the floor counts it */
+	if (b)
+		pool_release(e.pool, b, 1); /* discarded: the floor wants one */
+	RUN_UNTIL(&e, env_removed(&e, 0));
+	CHECK(stats(&e, e.pl).starting == 0 && stats(&e, e.pl).idle == 0);
+	pool_hold_warm(e.pool, -1);
+	CHECK(stats(&e, e.pl).starting == 0); /* one hold is left */
+	pool_hold_warm(e.pool, -1);
+	CHECK(stats(&e, e.pl).starting == 1);
+	RUN_UNTIL(&e, stats(&e, e.pl).idle == 1);
+	pool_hold_warm(e.pool, -1); /* one too many: ignored */
+	CHECK(stats(&e, e.pl).idle == 1);
+	env_close(&e);
+}
+
 static const struct env_scenario scenarios[] = {
 	{"warm-box", t_warm_box},
 	{"reset-and-reuse", t_reset_and_reuse},
@@ -349,6 +382,7 @@ static const struct env_scenario scenarios[] = {
 	{"start-failures", t_start_failures},
 	{"shutdown", t_shutdown},
 	{"start-timeout", t_start_timeout},
+	{"hold-warm", t_hold_warm},
 };
 
 int main(int argc, char **argv)

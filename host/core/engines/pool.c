@@ -110,7 +110,8 @@ struct pool {
 	int quick;
 	unsigned unwaited;
 	unsigned removed_at_shutdown; /* for the shutdown's log */
-	int refill; /* keep idle boxes warm (off for one-shot runs) */
+	int refill;	     /* keep idle boxes warm (off for one-shot runs) */
+	unsigned warm_holds; /* pool_hold_warm: no refill while above 0 */
 	pool_warmup_fn warmup;
 	unsigned pending_removals;
 	void (*done)(void *);
@@ -806,6 +807,13 @@ static void start_warm(struct pool *p, struct lang_state *ls)
 	    ls->start_failures >= 3)
 		return;
 	tally(p, pl, &t);
+	if (!w && p->warm_holds) {
+		if (t.total < floor)
+			log_debug("[%s] refill waits: a session's interpreter "
+				  "starts",
+				  pl->desc->name);
+		return;
+	}
 	while ((w ? t.starting < w : t.total < floor) &&
 	       t.total < po->pool_max_size && p->nboxes < p->max_containers &&
 	       budget_allows(p, ls)) {
@@ -939,6 +947,24 @@ static void housekeeping_cb(uv_timer_t *t)
 void pool_prewarm(struct pool *p)
 {
 	dispatch(p);
+}
+
+void pool_hold_warm(struct pool *p, int delta)
+{
+	size_t i;
+
+	if (delta > 0) {
+		p->warm_holds++;
+		return;
+	}
+	if (!p->warm_holds || --p->warm_holds || p->shutting_down)
+		return;
+	/* Only the warm starts: nothing here calls a caller back. */
+	if (p->dispatching)
+		p->again = 1;
+	else
+		for (i = 0; i < p->ps->n; i++)
+			start_warm(p, &p->langs[i]);
 }
 
 void pool_set_refill(struct pool *p, int on)

@@ -73,6 +73,13 @@ int pool_new(uv_loop_t *loop, struct docker *d, const struct plugin_set *ps,
 /* Start filling the languages that are warm at start up to their floor (in
  * the background). */
 void pool_prewarm(struct pool *p);
+/* While held (delta +1 takes a hold, -1 gives it back), the pool starts
+ * no container only to keep a floor; containers for callers, and growth
+ * for callers waiting, still start. A session holds it while its
+ * interpreter starts, so that the start-up (python-ml: seconds of
+ * imports) does not share the CPUs with new containers warming up their
+ * own (docs/sessions.md). */
+void pool_hold_warm(struct pool *p, int delta);
 /* Refill on (default) or off: off keeps no idle container (one-shot CLI). */
 void pool_set_refill(struct pool *p, int on);
 

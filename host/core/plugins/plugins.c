@@ -214,6 +214,14 @@ static int valid_env(const char *const *v)
 	return 1;
 }
 
+/* A module's name as a hint may print it. */
+static int valid_module(const char *s)
+{
+	return bounded(s, 128) && *s &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_.@/-") == strlen(s);
+}
+
 /* Where each minor's fields end: a descriptor of minor m is at least
  * this long. */
 static const size_t minor_end[] = {
@@ -225,7 +233,8 @@ static const size_t minor_end[] = {
 	offsetof(struct sbx_plugin, lex_mask),		  /* 1.5 */
 	offsetof(struct sbx_plugin, init_msg),		  /* 1.6 */
 	offsetof(struct sbx_plugin, prestart),		  /* 1.7 */
-	sizeof(struct sbx_plugin),			  /* 1.8 */
+	offsetof(struct sbx_plugin, missing_module),	  /* 1.8 */
+	sizeof(struct sbx_plugin),			  /* 1.9 */
 };
 _Static_assert(sizeof(minor_end) / sizeof(minor_end[0]) ==
 		       SBX_PLUGIN_ABI_MINOR + 1,
@@ -350,6 +359,26 @@ static int validate_fields(const struct sbx_plugin *d, struct error *err)
 			FAIL("prestart.cmd must be NULL or a non-empty argv, "
 			     "prestart.env KEY=VALUE entries");
 	}
+	/* 1.9 */
+	if (d->missing_module) {
+		regex_t re;
+		int one;
+
+		if (!bounded(d->missing_module, 4096) ||
+		    regcomp(&re, d->missing_module,
+			    REG_EXTENDED | REG_NEWLINE) != 0)
+			FAIL("missing_module is not a valid ERE of 4096 bytes "
+			     "at most");
+		one = re.re_nsub >= 1;
+		regfree(&re);
+		if (!one)
+			FAIL("missing_module has no subexpression for the "
+			     "module's name");
+	}
+	for (i = 0; d->modules && d->modules[i]; i++)
+		if (i >= 4096 || !valid_module(d->modules[i]))
+			FAIL("modules: 4096 names at most, each 1 to 128 "
+			     "bytes of [A-Za-z0-9_.@/-]");
 #undef FAIL
 	return 0;
 }
@@ -795,8 +824,47 @@ const struct plugin *plugins_find(const struct plugin_set *set,
 	return NULL;
 }
 
+/* The end of a run's stderr that the hint looks at: where an uncaught
+ * exception is printed, however much came before. */
+#define HINT_TAIL 4096
+
+const struct plugin *plugins_module_elsewhere(const struct plugin_set *set,
+					      const struct plugin *pl,
+					      const char *text, size_t len,
+					      char *module, size_t size)
+{
+	const struct plugin *v;
+	char tail[HINT_TAIL + 1];
+	regmatch_t m[2];
+	size_t n, i;
+
+	if (!pl->policy.has_missing_module || !pl->desc->ml_variant || !len)
+		return NULL;
+	v = plugins_find(set, pl->desc->ml_variant);
+	if (!v || v == pl || !v->policy.enabled || !v->desc->modules)
+		return NULL;
+	n = len < HINT_TAIL ? len : HINT_TAIL;
+	memcpy(tail, text + len - n, n);
+	tail[n] = '\0';
+	for (i = 0; i < n; i++)
+		if (!tail[i])
+			tail[i] = ' ';
+	if (regexec(&pl->policy.missing_module, tail, 2, m, 0) != 0 ||
+	    m[1].rm_so < 0 || (size_t)(m[1].rm_eo - m[1].rm_so) >= size)
+		return NULL;
+	n = (size_t)(m[1].rm_eo - m[1].rm_so);
+	memcpy(module, tail + m[1].rm_so, n);
+	module[n] = '\0';
+	for (i = 0; v->desc->modules[i]; i++)
+		if (strcmp(v->desc->modules[i], module) == 0)
+			return v;
+	return NULL;
+}
+
 static void policy_close(struct policy *p)
 {
+	if (p->has_missing_module)
+		regfree(&p->missing_module);
 	blocklist_close(&p->blocklist);
 	free(p->seccomp_deny);
 	free(p->seccomp_profile);
@@ -983,6 +1051,13 @@ static int policy_resolve(struct policy *p, const struct config *cfg,
 
 	if (!p->image || !p->network || policy_blocklist(p, d, lc, cfg))
 		goto nomem;
+	/* Checked by validate_fields: only memory can fail here. */
+	if (d->missing_module) {
+		if (regcomp(&p->missing_module, d->missing_module,
+			    REG_EXTENDED | REG_NEWLINE) != 0)
+			goto nomem;
+		p->has_missing_module = 1;
+	}
 
 	n = 0;
 	if (lc && lc->has_seccomp_deny)

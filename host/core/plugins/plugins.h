@@ -54,6 +54,9 @@ struct policy {
 	char *seccomp_profile;
 	/* The same as a file, for Podman (plugins_write_seccomp), or NULL. */
 	char *seccomp_file;
+	/* The plugin's missing_module, compiled, when has_missing_module. */
+	regex_t missing_module;
+	int has_missing_module;
 };
 
 struct plugin {
@@ -128,6 +131,15 @@ int plugin_file_check(const char *path, int *fd, char *real, size_t real_size,
 /* Resolve each loaded plugin's policy against cfg. Returns 0 or -ENOMEM;
  * a bad configured pattern is reported and skipped. */
 int plugins_apply_config(struct plugin_set *set, const struct config *cfg);
+
+/* The enabled plugin that pl's ml_variant names, when pl's
+ * missing_module finds in the end of text (a run's stderr, len bytes) the
+ * name of a module that the variant's `modules` hold (plugin.h, ABI 1.9):
+ * the name is written to module (size bytes). NULL otherwise. */
+const struct plugin *plugins_module_elsewhere(const struct plugin_set *set,
+					      const struct plugin *pl,
+					      const char *text, size_t len,
+					      char *module, size_t size);
 
 /* By name or alias; NULL if unknown or disabled. */
 const struct plugin *plugins_find(const struct plugin_set *set,

@@ -364,6 +364,7 @@ static void created(struct create_op *op, struct box *b)
 {
 	struct session_mgr *m = op->m;
 	struct agent_client *ac = NULL;
+	struct pool *hold = NULL;
 	char cname[256];
 	struct session *s;
 	int64_t now = session_now_ms();
@@ -378,8 +379,17 @@ static void created(struct create_op *op, struct box *b)
 	s = session_alloc(m, op->pl, op->name);
 	if (s)
 		session_set_engine(s, engines_of_pool(m->es, box_pool(b)));
+	/* While the interpreter starts (python-ml: seconds of imports), no
+	 * container starts only to refill the pool, not even the one that
+	 * replaces this box: its start-up gets the CPUs (docs/sessions.md). */
+	if (s && op->pl->desc->session_cmd) {
+		hold = box_pool(b);
+		pool_hold_warm(hold, 1);
+	}
 	if (!s || !s->eng ||
 	    pool_detach(box_pool(b), b, s->id, sizeof(s->id), &ac)) {
+		if (hold)
+			pool_hold_warm(hold, -1);
 		if (s)
 			session_unlink_free(s);
 		pool_release(box_pool(b), b, 1);
@@ -402,7 +412,7 @@ static void created(struct create_op *op, struct box *b)
 		 s->deadline_ms / 1000, s->pl->desc->name, s->name);
 	log_info("[%s] session %s created (container %.12s on engine %s)",
 		 s->pl->desc->name, s->name, s->id, engine_name(s->eng));
-	session_queue_interpreter(s);
+	session_queue_interpreter(s, hold);
 	session_memory_sample(s);
 	session_save(m);
 	op->serial = s->serial;

@@ -32,6 +32,9 @@ struct session_call {
 	 * session's running call with no operation at the agent. */
 	session_hold_cb hcb;
 	int idle;
+	/* The interpreter's start-up holds its engine's pool from refilling
+	 * (pool_hold_warm) until the call is freed; else NULL. */
+	struct pool *warm_hold;
 	struct session_call *next;
 };
 
@@ -185,8 +188,10 @@ void session_queue_fail(struct session *s, const struct error *err);
 /* The connection s->ac is about to go: a running call whose code has not
  * reached the agent yet (being scanned) ends now, without it. */
 void session_queue_abort_unsent(struct session *s);
-/* Queue the interpreter's start-up (languages that have one). */
-void session_queue_interpreter(struct session *s);
+/* Queue the interpreter's start-up (languages that have one). hold: a
+ * pool_hold_warm() taken for it, which the start-up gives back when it
+ * ends (now, when there is nothing to start), or NULL. */
+void session_queue_interpreter(struct session *s, struct pool *hold);
 
 /* session_adopt.c */
 /* The saved entry of the unavailable session name, or NULL (borrowed

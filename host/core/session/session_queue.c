@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/engines/pool.h"
 #include "core/packages/install.h"
 #include "util/log.h"
 
@@ -17,6 +18,8 @@
 
 static void call_free(struct session_call *c)
 {
+	if (c->warm_hold)
+		pool_hold_warm(c->warm_hold, -1);
 	free(c->code);
 	free(c->stdin_data);
 	free(c->files);
@@ -491,18 +494,23 @@ void session_call_cancel(struct session_call *c)
  * first call does not wait for it (it queues behind it if it comes first).
  * Its start-up may take long (python-ml imports its libraries): the
  * language's start_timeout_ms bounds it. */
-void session_queue_interpreter(struct session *s)
+void session_queue_interpreter(struct session *s, struct pool *hold)
 {
 	struct exec_request req;
-	struct session_call *c;
+	struct session_call *c = NULL;
 
-	if (!s->pl->desc->session_cmd)
+	if (s->pl->desc->session_cmd) {
+		memset(&req, 0, sizeof(req));
+		req.pl = s->pl;
+		req.code = "";
+		req.timeout_ms = s->pl->policy.start_timeout_ms;
+		c = call_new(s, &req);
+	}
+	if (!c) {
+		if (hold)
+			pool_hold_warm(hold, -1);
 		return;
-	memset(&req, 0, sizeof(req));
-	req.pl = s->pl;
-	req.code = "";
-	req.timeout_ms = s->pl->policy.start_timeout_ms;
-	c = call_new(s, &req);
-	if (c)
-		enqueue(s, c);
+	}
+	c->warm_hold = hold;
+	enqueue(s, c);
 }

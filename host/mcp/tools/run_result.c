@@ -181,6 +181,27 @@ static void add_limits(cJSON *r, const struct exec_outcome *o,
 		cJSON_Delete(hit);
 }
 
+void run_result_add_hint(cJSON *r, const struct plugin_set *set,
+			 const struct exec_outcome *o)
+{
+	const struct plugin *pl =
+		o->language ? plugins_find(set, o->language) : NULL;
+	const struct plugin *v;
+	char module[129], hint[400];
+
+	/* A run that failed: one that dealt with the error went on. */
+	if (!r || !pl || (o->exited && o->exit_code == 0) ||
+	    !(v = plugins_module_elsewhere(set, pl, o->err, o->err_len, module,
+					   sizeof(module))))
+		return;
+	snprintf(hint, sizeof(hint),
+		 "%s is in the %s runtime, not in %s: create the session "
+		 "with ml: true, or pass ml: true for a one-off run (or "
+		 "language %s)",
+		 module, v->desc->name, pl->desc->name, v->desc->name);
+	cJSON_AddStringToObject(r, "hint", hint);
+}
+
 /* blocklist = warn: what matched, with where (the code ran). */
 cJSON *run_result_blocklist(const struct exec_outcome *o)
 {

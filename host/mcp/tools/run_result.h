@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/exec/executor.h"
+#include "core/plugins/plugins.h"
 #include "output_fit.h"
 
 /* One of a run's two streams, as the result shows it. */
@@ -67,6 +68,14 @@ int run_result_fit(const cJSON *r, struct run_streams *rs, uint32_t budget,
  * message saying what was cut, why, and how to read the rest or raise the
  * cap; unused placeholders go. 0, or -ENOMEM. */
 int run_result_streams(cJSON *r, const struct run_streams *rs);
+
+/* hint: one line when a run that failed says, in the end of its stderr,
+ * that a module is missing that its language's machine-learning runtime
+ * has (plugins_module_elsewhere): "sklearn is in the python-ml runtime,
+ * not in python: ...". Added to r, a run_result_base() or run_result_json() of o; set: the
+ * loaded plugins. */
+void run_result_add_hint(cJSON *r, const struct plugin_set *set,
+			 const struct exec_outcome *o);
 
 /* blocklist = warn's matches as the result lists them ({line, column,
  * match, reason, rule}), or NULL when there is none. New. */

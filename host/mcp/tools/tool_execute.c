@@ -63,17 +63,6 @@ struct pending_run {
 	struct engine *on; /* where the set is installed: the run goes there */
 };
 
-static int any_ml_variant(const struct tool_env *env)
-{
-	size_t i;
-
-	for (i = 0; i < env->plugins->n; i++)
-		if (env->plugins->v[i].policy.enabled &&
-		    env->plugins->v[i].desc->ml_variant)
-			return 1;
-	return 0;
-}
-
 /* One boolean property per option name, whichever languages offer it. */
 static void add_option_props(const struct tool_env *env, cJSON *props)
 {
@@ -146,7 +135,9 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 				"instead of a fresh container: "
 				"files and, for interpreted languages, "
 				"variables persist between calls. "
-				"language may then be omitted.");
+				"language may then be omitted; the session "
+				"fixes the runtime (python in a session "
+				"created with ml: true runs in python-ml).");
 
 	p = cJSON_AddObjectToObject(props, "code");
 	cJSON_AddStringToObject(p, "type", "string");
@@ -203,7 +194,7 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		p, "description",
 		"Text fed to the program's standard input (default: empty).");
 
-	if (any_ml_variant(env)) {
+	if (tool_any_ml_variant(env)) {
 		p = cJSON_AddObjectToObject(props, "ml");
 		cJSON_AddStringToObject(p, "type", "boolean");
 		cJSON_AddStringToObject(
@@ -677,6 +668,7 @@ static void done_cb(const struct error *err, const struct exec_outcome *o,
 		return;
 	}
 	ec->result = run_result_base(o, ec->session);
+	run_result_add_hint(ec->result, ec->env->plugins, o);
 	mcp_call_note_run(ec->call, o);
 	ec->images = cJSON_CreateArray();
 	ec->links = cJSON_CreateArray();
@@ -846,12 +838,9 @@ static const struct plugin *call_target(const struct tool_env *env,
 			  "language is required (unless session is given)");
 		return NULL;
 	}
-	if (*session && pl != session_plugin(*session)) {
-		error_set(err, ERR_LANGUAGE_MISMATCH,
-			  "session '%s' runs %s, not %s", sess->valuestring,
-			  session_plugin(*session)->desc->name, pl->desc->name);
+	if (*session && !(pl = tool_session_language(
+				  env, *session, sess->valuestring, pl, err)))
 		return NULL;
-	}
 	if (pk && *session) {
 		error_set(err, ERR_INVALID_ARGUMENTS,
 			  "packages go with a one-off run; a session gets "

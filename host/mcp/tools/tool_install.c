@@ -174,6 +174,10 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 				"The language whose installer to use.");
 	if (with_enum)
 		tool_language_enum(env, p);
+	if (tool_any_ml_variant(env))
+		tool_prop(props, "ml", "boolean",
+			  "Install for the language's machine-learning "
+			  "runtime (as sandbox_execute's ml).");
 	tool_packages_schema(props, "");
 	tool_prop(props, "session", "string",
 		  "Install into this session: its next call (the running "
@@ -245,6 +249,7 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
 	const cJSON *sess = cJSON_GetObjectItemCaseSensitive(args, "session");
 	const struct plugin *pl = NULL;
@@ -257,7 +262,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		mcp_call_finish_error(mc, &err);
 		return;
 	}
-	if (lang && !(pl = tool_language(env, lang->valuestring, 0, &err))) {
+	if (lang && !(pl = tool_language(env, lang->valuestring,
+					 cJSON_IsTrue(ml), &err))) {
 		mcp_call_finish_error(mc, &err);
 		return;
 	}
@@ -267,11 +273,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 				       "session is given)");
 		return;
 	}
-	if (s && pl && pl != session_plugin(s)) {
-		mcp_call_finish_errorf(
-			mc, ERR_LANGUAGE_MISMATCH,
-			"session '%s' runs %s, not %s", sess->valuestring,
-			session_plugin(s)->desc->name, pl->desc->name);
+	if (s && pl &&
+	    !(pl = tool_session_language(env, s, sess->valuestring, pl,
+					 &err))) {
+		mcp_call_finish_error(mc, &err);
 		return;
 	}
 	if (s)

@@ -165,6 +165,15 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured)
 	return res;
 }
 
+/* The plugin that pl's ml_variant names, or NULL. */
+static const struct plugin *ml_of(const struct tool_env *env,
+				  const struct plugin *pl)
+{
+	return pl->desc->ml_variant
+		       ? plugins_find(env->plugins, pl->desc->ml_variant)
+		       : NULL;
+}
+
 const struct plugin *tool_language(const struct tool_env *env, const char *name,
 				   int ml, struct error *err)
 {
@@ -173,11 +182,7 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 	size_t i, off = 0;
 
 	if (pl && pl->policy.enabled && ml) {
-		const struct plugin *v =
-			pl->desc->ml_variant
-				? plugins_find(env->plugins,
-					       pl->desc->ml_variant)
-				: NULL;
+		const struct plugin *v = ml_of(env, pl);
 
 		if (v != pl && (!v || !v->policy.enabled)) {
 			error_set(err, ERR_UNKNOWN_LANGUAGE,
@@ -203,6 +208,41 @@ const struct plugin *tool_language(const struct tool_env *env, const char *name,
 			  : "(name too long)",
 		  off ? names : "none (no plugins loaded)");
 	return NULL;
+}
+
+const struct plugin *tool_session_language(const struct tool_env *env,
+					   const struct session *s,
+					   const char *name,
+					   const struct plugin *pl,
+					   struct error *err)
+{
+	const struct plugin *sp = session_plugin(s);
+
+	if (pl == sp || ml_of(env, pl) == sp)
+		return sp;
+	if (ml_of(env, sp) == pl)
+		error_set(err, ERR_LANGUAGE_MISMATCH,
+			  "session '%s' runs %s, without its "
+			  "machine-learning runtime %s: create a session "
+			  "with ml: true (language %s) for that, or run once "
+			  "with ml: true and no session",
+			  name, sp->desc->name, pl->desc->name, pl->desc->name);
+	else
+		error_set(err, ERR_LANGUAGE_MISMATCH,
+			  "session '%s' runs %s, not %s", name, sp->desc->name,
+			  pl->desc->name);
+	return NULL;
+}
+
+int tool_any_ml_variant(const struct tool_env *env)
+{
+	size_t i;
+
+	for (i = 0; i < env->plugins->n; i++)
+		if (env->plugins->v[i].policy.enabled &&
+		    env->plugins->v[i].desc->ml_variant)
+			return 1;
+	return 0;
 }
 
 void tool_language_enum(const struct tool_env *env, cJSON *prop)

@@ -223,6 +223,21 @@ cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
  * languages there are. */
 const struct plugin *tool_language(const struct tool_env *env, const char *name,
 				   int ml, struct error *err);
+/* The plugin that a call naming pl (tool_language's answer) runs with in
+ * session s (name: as the caller gave it): the session's own, which fixes
+ * the runtime. pl may be the session's language or the language whose
+ * ml_variant the session runs (python in a python-ml session: one family).
+ * The session's own ml_variant (python-ml, or python with ml: true, in a
+ * python session) is language_mismatch saying to create an ml session;
+ * any other language too. NULL with err then. */
+const struct plugin *tool_session_language(const struct tool_env *env,
+					   const struct session *s,
+					   const char *name,
+					   const struct plugin *pl,
+					   struct error *err);
+/* 1 when an enabled language has an ml_variant (the tools then take
+ * "ml"). */
+int tool_any_ml_variant(const struct tool_env *env);
 /* An "enum" of the enabled languages' names, added to prop. */
 void tool_language_enum(const struct tool_env *env, cJSON *prop);
 

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 8
+#define SBX_PLUGIN_ABI_MINOR 9
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -307,6 +307,24 @@ struct sbx_plugin {
 	/* The pre-started interpreter of the language's warm boxes, or
 	 * NULL: every run step is started when its call arrives. */
 	const struct sbx_prestart *prestart;
+
+	/* ABI 1.9: the hint of a module that the ml_variant has */
+
+	/* A POSIX extended regular expression (compiled with REG_NEWLINE)
+	 * matched against the end of a run's stderr, whose first
+	 * subexpression is the name of a module the program could not
+	 * import (python: "ModuleNotFoundError: No module named
+	 * '([A-Za-z0-9_]+)'"). When this language has an ml_variant whose
+	 * `modules` hold that name, the run's result gains a one-line
+	 * `hint` saying to use the machine-learning runtime. NULL: no
+	 * hint. */
+	const char *missing_module;
+	/* The top-level modules this runtime offers, or NULL: what the
+	 * hint above looks the name up in when this plugin is another
+	 * language's ml_variant. Generate it from the image's recipe rather
+	 * than typing it (python-ml: plugins/CMakeLists.txt reads the
+	 * python3-<module> packages of images/python-ml). */
+	const char *const *modules;
 };
 
 /*
@@ -381,7 +399,9 @@ SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, samples) == 296, "1.7 moved");
 SBX_LAYOUT_ASSERT(sizeof(struct sbx_prestart) == 24, "sbx_prestart moved");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, prestart) == 304,
 		  "1.8 must start where 1.7 ended");
-SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 312, "1.8's size");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, missing_module) == 312,
+		  "1.9 must start where 1.8 ended");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 328, "1.9's size");
 #undef SBX_LAYOUT_ASSERT
 #endif
 

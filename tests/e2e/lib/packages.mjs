@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { docker } from './registry.mjs';
+import { addWheel, docker, serveRegistry } from './registry.mjs';
 import { runResult } from './server.mjs';
 
 /** A volume and an internal network of the test's own, removed at the end. */
@@ -42,6 +42,25 @@ export function packageEnv(h, extra = {}) {
       ...extra,
     },
   };
+}
+
+/**
+ * packageEnv's volume and network, with a pip index of these wheels
+ * ([name, version, body, payload?] each, addWheel's arguments) served on
+ * that network as http://pypi-local:8080/simple/: the registry of each
+ * language in `languages` (sandbox.ini's `registry`). extra: more of the
+ * server's env.
+ */
+export function pipIndexEnv(h, wheels, { languages = ['python'], extra = {} } = {}) {
+  const index = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pypi-'));
+  h.t.after(() => fs.rmSync(index, { recursive: true, force: true }));
+  for (const w of wheels) addWheel(index, ...w);
+  const registries = Object.fromEntries(languages.map((l) => [`SANDBOX_${l.toUpperCase().replace(/-/g, '_')}_REGISTRY`, 'http://pypi-local:8080/simple/']));
+  const p = packageEnv(h, { ...registries, ...extra });
+  // The network first (internal, as the server wants it), then the index.
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-local'], index);
+  return p;
 }
 
 export async function install(s, args, { requestTimeoutMs = 240_000 } = {}) {
