@@ -543,15 +543,12 @@ int exec_files_copy(const struct exec_file *in, size_t n,
 
 static void run_on_agent(struct exec_job *j);
 
-/* One staged file is in /work: the next, or the code. */
-static void staged_cb(struct agent_client *ac, const struct error *err,
-		      const struct ap_file_done *res, void *arg)
+/* A staged input is in /work (err NULL): the next, or the code. A
+ * broken connection discards the box; a refusal or a cancel ends the
+ * call, saying which input (what: "" or "from "). */
+static void staged(struct exec_job *j, const struct error *err,
+		   const char *what, const char *name)
 {
-	struct exec_job *j = arg;
-	const char *path = j->files[j->nstaged].path;
-
-	(void)ac;
-	(void)res;
 	if (err && !error_is_ours(err->code)) {
 		send_failed(j, ERR_SANDBOX, err->msg);
 		return;
@@ -561,9 +558,9 @@ static void staged_cb(struct agent_client *ac, const struct error *err,
 		if (j->box)
 			pool_release(box_pool(j->box), j->box, 0);
 		j->box = NULL;
-		if (err)
-			job_fail(j, err->code, "files[%zu] (%s): %s",
-				 j->nstaged, path, err->msg);
+		if (err && err->code != ERR_CANCELLED)
+			job_fail(j, err->code, "files[%zu] (%s%s): %s",
+				 j->nstaged, what, name, err->msg);
 		else
 			job_fail(j, ERR_CANCELLED, NULL);
 		return;
@@ -572,34 +569,25 @@ static void staged_cb(struct agent_client *ac, const struct error *err,
 	run_on_agent(j);
 }
 
+static void staged_cb(struct agent_client *ac, const struct error *err,
+		      const struct ap_file_done *res, void *arg)
+{
+	struct exec_job *j = arg;
+
+	(void)ac;
+	(void)res;
+	staged(j, err, "", j->files[j->nstaged].path);
+}
+
 /* A file (or directory) from the files root is in /work, or not. */
 static void stage_done_cb(const struct error *err, const struct stage_done *d,
 			  void *arg)
 {
 	struct exec_job *j = arg;
-	const struct exec_file *f = &j->files[j->nstaged];
 
 	(void)d;
 	j->stage = NULL;
-	if (err && !error_is_ours(err->code)) {
-		send_failed(j, ERR_SANDBOX, err->msg);
-		return;
-	}
-	if (err || j->cancelled) {
-		if (j->box)
-			pool_release(box_pool(j->box), j->box, 0);
-		j->box = NULL;
-		if (err && err->code == ERR_CANCELLED)
-			job_fail(j, ERR_CANCELLED, NULL);
-		else if (err)
-			job_fail(j, err->code, "files[%zu] (from %s): %s",
-				 j->nstaged, f->from, err->msg);
-		else
-			job_fail(j, ERR_CANCELLED, NULL);
-		return;
-	}
-	j->nstaged++;
-	run_on_agent(j);
+	staged(j, err, "from ", j->files[j->nstaged].from);
 }
 
 static void stage_from(struct exec_job *j, const struct exec_file *f)

@@ -93,6 +93,23 @@ static int says(const char *hay, size_t n, const char *needle)
 	return 0;
 }
 
+/* One limit the call ran into: name in hit, fmt's sentence in message. */
+static void limit_hit(cJSON *r, cJSON *hit, const char *name, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+
+static void limit_hit(cJSON *r, cJSON *hit, const char *name, const char *fmt,
+		      ...)
+{
+	char msg[512];
+	va_list ap;
+
+	cJSON_AddItemToArray(hit, cJSON_CreateString(name));
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	add_sentence(r, msg);
+}
+
 /* Every limit that ended or stunted the call, by name, with the setting
  * that raises it (docs/limits.md): `limitsHit` for a program, `message`
  * for the model. The errno texts are what every libc-based runtime
@@ -124,53 +141,39 @@ static void add_limits(cJSON *r, const struct exec_outcome *o,
 			 tool_setting(how, sizeof(how), lang, "memory_mb"));
 		add_sentence(r, msg);
 	}
-	if (o->limits_hit & AP_LIMIT_PIDS) {
-		cJSON_AddItemToArray(hit, cJSON_CreateString("pids"));
-		snprintf(msg, sizeof(msg),
-			 "A process could not be started: the limit of %u "
-			 "processes and threads was reached; raise it with %s.",
-			 l ? l->pids : 0,
-			 tool_setting(how, sizeof(how), lang, "pids"));
-		add_sentence(r, msg);
-	}
-	if (o->limits_hit & AP_LIMIT_WORK) {
-		cJSON_AddItemToArray(hit, cJSON_CreateString("work"));
-		snprintf(msg, sizeof(msg),
-			 "/work is full (%u MiB): writes there fail with \"No "
-			 "space left on device\"; delete files or raise its "
-			 "size with %s (it counts toward the memory limit).",
-			 l ? l->work_mb : 0,
-			 tool_setting(how, sizeof(how), lang, "work_mb"));
-		add_sentence(r, msg);
-	}
-	if (o->limits_hit & AP_LIMIT_TMP) {
-		cJSON_AddItemToArray(hit, cJSON_CreateString("tmp"));
-		snprintf(msg, sizeof(msg),
-			 "/tmp is full (%u MiB): write large files to /work, "
-			 "or raise its size with %s.",
-			 l ? l->tmp_mb : 0,
-			 tool_setting(how, sizeof(how), lang, "tmp_mb"));
-		add_sentence(r, msg);
-	}
-	if (sig_xfsz || says(o->err, o->err_len, "file too large")) {
-		cJSON_AddItemToArray(hit, cJSON_CreateString("fsize"));
-		snprintf(msg, sizeof(msg),
-			 "A file reached the file size limit (%u MiB); raise "
-			 "it with %s.",
-			 l ? l->fsize_mb : 0,
-			 tool_setting(how, sizeof(how), lang, "fsize_mb"));
-		add_sentence(r, msg);
-	}
+	if (o->limits_hit & AP_LIMIT_PIDS)
+		limit_hit(r, hit, "pids",
+			  "A process could not be started: the limit of %u "
+			  "processes and threads was reached; raise it with "
+			  "%s.",
+			  l ? l->pids : 0,
+			  tool_setting(how, sizeof(how), lang, "pids"));
+	if (o->limits_hit & AP_LIMIT_WORK)
+		limit_hit(r, hit, "work",
+			  "/work is full (%u MiB): writes there fail with \"No "
+			  "space left on device\"; delete files or raise its "
+			  "size with %s (it counts toward the memory limit).",
+			  l ? l->work_mb : 0,
+			  tool_setting(how, sizeof(how), lang, "work_mb"));
+	if (o->limits_hit & AP_LIMIT_TMP)
+		limit_hit(r, hit, "tmp",
+			  "/tmp is full (%u MiB): write large files to /work, "
+			  "or raise its size with %s.",
+			  l ? l->tmp_mb : 0,
+			  tool_setting(how, sizeof(how), lang, "tmp_mb"));
+	if (sig_xfsz || says(o->err, o->err_len, "file too large"))
+		limit_hit(r, hit, "fsize",
+			  "A file reached the file size limit (%u MiB); raise "
+			  "it with %s.",
+			  l ? l->fsize_mb : 0,
+			  tool_setting(how, sizeof(how), lang, "fsize_mb"));
 	if (says(o->err, o->err_len, "too many open files") ||
-	    says(o->out, o->out_len, "too many open files")) {
-		cJSON_AddItemToArray(hit, cJSON_CreateString("nofile"));
-		snprintf(msg, sizeof(msg),
-			 "A process ran out of file descriptors (the limit is "
-			 "%u open files); close files, or raise it with %s.",
-			 l ? l->nofile : 0,
-			 tool_setting(how, sizeof(how), lang, "nofile"));
-		add_sentence(r, msg);
-	}
+	    says(o->out, o->out_len, "too many open files"))
+		limit_hit(r, hit, "nofile",
+			  "A process ran out of file descriptors (the limit is "
+			  "%u open files); close files, or raise it with %s.",
+			  l ? l->nofile : 0,
+			  tool_setting(how, sizeof(how), lang, "nofile"));
 	if (session && o->interpreter && o->fresh && !o->oom_killed)
 		add_sentence(r, "This call ran in a new interpreter: the "
 				"variables, imports and definitions of earlier "
