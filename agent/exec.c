@@ -547,7 +547,7 @@ uint64_t exec_deadline(const struct exec *e)
 
 /* A tmpfs with less than this free when the call ends counts as full:
  * a write that found no room leaves at most a page or so. */
-#define FULL_BELOW (64u * 1024)
+#define FULL_BELOW ((uint64_t)64 << 10)
 
 static int full(const char *dir)
 {

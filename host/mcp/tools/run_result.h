@@ -72,8 +72,8 @@ int run_result_streams(cJSON *r, const struct run_streams *rs);
 /* hint: one line when a run that failed says, in the end of its stderr,
  * that a module is missing that its language's machine-learning runtime
  * has (plugins_module_elsewhere): "sklearn is in the python-ml runtime,
- * not in python: ...". Added to r, a run_result_base() or run_result_json() of o; set: the
- * loaded plugins. */
+ * not in python: ...". Added to r, a run_result_base() or run_result_json() of
+ * o; set: the loaded plugins. */
 void run_result_add_hint(cJSON *r, const struct plugin_set *set,
 			 const struct exec_outcome *o);
 
