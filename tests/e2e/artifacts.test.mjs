@@ -10,16 +10,7 @@ import path from 'node:path';
 import { e2e, toolError } from './lib/server.mjs';
 import { sessionExecCall, sessionResult, sexecOk, waitActive, withStateDir } from './lib/sessions.mjs';
 import { fopErr, fopOk, pythonSession } from './lib/files.mjs';
-
-/**
- * What Claude Code passes to the model from a CallToolResult: the JSON of
- * structuredContent when there is one (every other block dropped, images
- * included), else the content blocks.
- */
-function claudeCodeSees(result) {
-  if (result.structuredContent !== undefined) return [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
-  return result.content;
-}
+import { claudeCodeSees } from './lib/claude_code.mjs';
 
 /** The width and height a PNG's header gives. */
 function pngSize(b64) {

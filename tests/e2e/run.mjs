@@ -55,7 +55,7 @@ const ADVERSARIAL = ['adversarial.test.mjs', 'escape.test.mjs', 'hardening.test.
 // more than one more than the CPUs (MAX_HEAVY) run at once, so that the
 // calls of the others still get CPU (they wait on containers much of the
 // time: on 2 cores, 3 at once still left a quarter of the CPU idle).
-const HEAVY = new Set(['blocklist.test.mjs', 'compiled.test.mjs', 'conformance.test.mjs', 'engines.test.mjs', 'files_large.test.mjs', 'ml.test.mjs',
+const HEAVY = new Set(['analyst.test.mjs', 'blocklist.test.mjs', 'compiled.test.mjs', 'conformance.test.mjs', 'engines.test.mjs', 'files_large.test.mjs', 'ml.test.mjs',
   'package.test.mjs', 'packages.test.mjs', 'packages_registries.test.mjs', 'plugin_kit.test.mjs', 'prestart.test.mjs', 'sdk_example.test.mjs',
   'seccomp.test.mjs']);
 const CPUS = os.availableParallelism?.() ?? os.cpus().length;
@@ -77,6 +77,7 @@ const LONG = {
   'restart.test.mjs': 59,
   'files.test.mjs': 52,
   'package.test.mjs': 48,
+  'analyst.test.mjs': 45,
   'files_large.test.mjs': 30,
   'prestart.test.mjs': 31,
   'seccomp.test.mjs': 26,
