@@ -201,6 +201,15 @@ static int busy(const struct agent *a)
 	       files_busy(&a->files) || a->prestart_pending;
 }
 
+/* A file operation may run beside a call of the session interpreter
+ * (AP_VERSION 3): the host sends one only while the interpreter starts,
+ * so that a session's first file does not wait for its imports. */
+static int file_beside(const struct agent *a)
+{
+	return exec_in_interpreter(&a->exec) && !reset_busy(&a->reset) &&
+	       !files_busy(&a->files) && !a->prestart_pending;
+}
+
 /* AP_PRESTART: the description now, the interpreter at once when nothing
  * runs (a fresh container), the reply when it waits. */
 static void start_prestart(struct agent *a, const struct ap_frame *f)
@@ -278,7 +287,7 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 			send_error(a, f->id, err.msg);
 		break;
 	case AP_FILE:
-		if (busy(a))
+		if (busy(a) && !file_beside(a))
 			send_error(a, f->id, "busy");
 		else if (files_start(&a->files, f, &err))
 			send_error(a, f->id, err.msg);

@@ -84,6 +84,11 @@ int exec_busy(const struct exec *e)
 	return e->active;
 }
 
+int exec_in_interpreter(const struct exec *e)
+{
+	return e->active && e->repl && !e->stale;
+}
+
 /* The run step through the fork server: (re)start it if needed, hand it
  * the request. -EMSGSIZE: run it the ordinary way. */
 static int start_zygote(struct exec *e, const struct spawn_opts *o)

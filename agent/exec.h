@@ -90,6 +90,9 @@ void exec_init(struct exec *e, struct ap_buf *out);
  * kills the processes. */
 void exec_close(struct exec *e);
 int exec_busy(const struct exec *e);
+/* 1 while a call runs through the session interpreter (nothing of the
+ * user's runs beside it but the interpreter). */
+int exec_in_interpreter(const struct exec *e);
 
 /* Start the execution described by f. On failure returns a negative errno
  * and fills err (may be NULL) with it and the message for AP_ERROR;

@@ -23,6 +23,7 @@
 #include "agent.h"
 #include "agent_ops.h"
 #include "log.h"
+#include "procs.h"
 #include "spawn.h"
 
 /* ---- the worker ------------------------------------------------------- */
@@ -806,8 +807,10 @@ void files_init(struct files *fs, struct ap_buf *out)
 
 static void files_clear(struct files *fs)
 {
-	if (fs->pid)
+	if (fs->pid) {
+		procs_spare(fs->pid, 0);
 		kill(fs->pid, SIGKILL); /* the reaper collects it */
+	}
 	if (fs->fd >= 0)
 		close(fs->fd);
 	fs->fd = -1;
@@ -873,6 +876,9 @@ int files_start(struct files *fs, const struct ap_frame *f, struct error *err)
 	fs->active = 1;
 	fs->id = f->id;
 	fs->pid = pid;
+	/* It may run beside a call of the session interpreter, whose end
+	 * kills the user's other processes. */
+	procs_spare(pid, 1);
 	fs->status = 0;
 	fs->fd = p[0];
 	fs->deadline_ms = agent_now_ms() + timeout_ms;
@@ -883,6 +889,7 @@ int files_child_exited(struct files *fs, pid_t pid, int status)
 {
 	if (!fs->active || pid != fs->pid)
 		return 0;
+	procs_spare(pid, 0);
 	fs->pid = 0;
 	fs->status = status;
 	return 1;

@@ -32,7 +32,7 @@ unsigned procs_kill_all(void);
 /* on 1: leave pid (the fork server, zygote.h, or the session interpreter,
  * repl.h) out of procs_kill_all() and its count from now on; on 0: stop
  * sparing it. At most PROCS_MAX_SPARE at once. */
-#define PROCS_MAX_SPARE 4
+#define PROCS_MAX_SPARE 6
 void procs_spare(pid_t pid, int on);
 
 /* How many times the memory limit has killed a process in this container

@@ -28,8 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 2: AP_PRESTART (a pre-started interpreter per warm box). */
-#define AP_VERSION 2u
+/* 2: AP_PRESTART (a pre-started interpreter per warm box). 3: an AP_FILE
+ * is taken while an AP_EXEC runs through the session interpreter (its
+ * start-up: a file operation does not wait for the imports). */
+#define AP_VERSION 3u
 /* Largest frame either side accepts: 1 MiB of code plus caps with margin. */
 #define AP_MAX_FRAME (24u << 20)
 #define AP_HEADER_LEN 9u /* length + type + id */

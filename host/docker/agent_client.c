@@ -56,7 +56,26 @@ struct agent_client {
 	int opened;
 	uint32_t version; /* the agent's protocol, from AP_HELLO_OK */
 	int broken;	  /* protocol violation: stream closing */
+	/* A file operation beside the pending exec (agent_client_file_beside),
+	 * timed by `deadline` (an exec's own watchdog is its caller's). */
+	int beside;
+	uint32_t beside_id;
+	agent_file_cb beside_cb;
+	void *beside_arg;
 };
+
+/* The file operation beside an exec fails with err (the connection's). */
+static void fail_beside(struct agent_client *ac, int err, const char *msg)
+{
+	struct error e;
+
+	if (!ac->beside)
+		return;
+	ac->beside = 0;
+	uv_timer_stop(&ac->deadline);
+	error_set_msg(&e, err, msg);
+	ac->beside_cb(ac, &e, NULL, ac->beside_arg);
+}
 
 static void fail_pending(struct agent_client *ac, int err, const char *msg)
 {
@@ -213,8 +232,13 @@ static int file_error_code(uint32_t status)
 	return codes[status];
 }
 
-static void on_file_done(struct agent_client *ac, const struct ap_frame *f)
+/* A file operation's answer to cb: the pending one, or the one beside
+ * the pending exec (beside). */
+static void on_file_done(struct agent_client *ac, const struct ap_frame *f,
+			 int beside)
 {
+	agent_file_cb cb = beside ? ac->beside_cb : ac->file_cb;
+	void *arg = beside ? ac->beside_arg : ac->req_arg;
 	struct ap_file_done m;
 	struct error e;
 	char msg[sizeof(e.msg)];
@@ -224,15 +248,41 @@ static void on_file_done(struct agent_client *ac, const struct ap_frame *f)
 		protocol_violation(ac, "malformed reply");
 		return;
 	}
-	ac->pending = PENDING_NONE;
+	if (beside)
+		ac->beside = 0;
+	else
+		ac->pending = PENDING_NONE;
 	uv_timer_stop(&ac->deadline);
 	if (m.status == AP_FS_OK) {
-		ac->file_cb(ac, NULL, &m, ac->req_arg);
+		cb(ac, NULL, &m, arg);
 		return;
 	}
 	copy_message(m.message, m.message_len, msg, sizeof(msg));
 	error_set_msg(&e, file_error_code(m.status), msg[0] ? msg : NULL);
-	ac->file_cb(ac, &e, NULL, ac->req_arg);
+	cb(ac, &e, NULL, arg);
+}
+
+/* The answer to the file operation beside the pending exec. */
+static void on_beside(struct agent_client *ac, const struct ap_frame *f)
+{
+	struct ap_error error;
+	struct error why;
+	char msg[512];
+
+	if (f->type == AP_FILE_DONE) {
+		on_file_done(ac, f, 1);
+		return;
+	}
+	if (ap_error_decode(f, &error, &why)) {
+		log_bad_frame(ac, f, why.msg);
+		protocol_violation(ac, "malformed reply");
+		return;
+	}
+	copy_message(error.message, error.message_len, msg, sizeof(msg));
+	ac->beside = 0;
+	uv_timer_stop(&ac->deadline);
+	error_set_msg(&why, -EPROTO, msg[0] ? msg : "agent error");
+	ac->beside_cb(ac, &why, NULL, ac->beside_arg);
 }
 
 static void on_frame(struct agent_client *ac, const struct ap_frame *f)
@@ -244,6 +294,11 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 	struct ap_error error;
 	struct error why;
 
+	if (ac->beside && f->id == ac->beside_id &&
+	    (f->type == AP_FILE_DONE || f->type == AP_ERROR)) {
+		on_beside(ac, f);
+		return;
+	}
 	if (f->id != ac->pending_id || !reply_expected(ac, f->type)) {
 		snprintf(msg, sizeof(msg), "unexpected frame type 0x%02x id %u",
 			 f->type, f->id);
@@ -271,7 +326,7 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 			      output.err_len, ac->req_arg);
 		return;
 	case AP_FILE_DONE:
-		on_file_done(ac, f);
+		on_file_done(ac, f, 0);
 		return;
 	case AP_RESET_DONE:
 	case AP_PRESTART_DONE: /* the same fields, the same callback */
@@ -398,6 +453,9 @@ static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 			     ac->closing
 				     ? "cancelled"
 				     : "connection to the container was lost");
+	fail_beside(ac, ac->closing ? -ECANCELED : -EPIPE,
+		    ac->closing ? "cancelled"
+				: "connection to the container was lost");
 	/* Decided after fail_pending: its callback may have closed us. */
 	if (ac->opened && !ac->closing && ac->lost_cb)
 		ac->lost_cb(ac, ac->arg);
@@ -592,13 +650,16 @@ static void deadline_cb(uv_timer_t *t)
 {
 	struct agent_client *ac = t->data;
 
-	if (ac->pending != PENDING_FILE)
+	if (ac->pending != PENDING_FILE && !ac->beside)
 		return;
 	log_error("%s: no answer to a file operation in time: closing the "
 		  "connection",
 		  ac->id);
 	ac->broken = 1;
-	fail_pending(ac, -ETIMEDOUT, "the sandbox did not answer in time");
+	if (ac->pending == PENDING_FILE)
+		fail_pending(ac, -ETIMEDOUT,
+			     "the sandbox did not answer in time");
+	fail_beside(ac, -ETIMEDOUT, "the sandbox did not answer in time");
 	if (ac->stream)
 		docker_stream_close(ac->stream);
 }
@@ -617,6 +678,40 @@ int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 	ac->file_cb = cb;
 	/* The agent's worker is killed at timeout_ms (10 s when 0) and
 	 * answered for; nothing after that plus a margin. */
+	uv_timer_start(&ac->deadline, deadline_cb,
+		       (uint64_t)(req->timeout_ms ? req->timeout_ms
+						  : AP_FILE_TIMEOUT_MS) +
+			       FILE_DEADLINE_GRACE_MS,
+		       0);
+	return 0;
+}
+
+int agent_client_beside_ok(const struct agent_client *ac)
+{
+	return ac->version >= 3 && ac->pending == PENDING_EXEC && !ac->beside &&
+	       ac->stream && !ac->closing && !ac->broken;
+}
+
+int agent_client_file_beside(struct agent_client *ac, const struct ap_file *req,
+			     agent_file_cb cb, void *arg)
+{
+	uint32_t id;
+	int rc;
+
+	if (ac->pending == PENDING_NONE)
+		return agent_client_file(ac, req, cb, arg);
+	if (!agent_client_beside_ok(ac))
+		return -EBUSY;
+	id = ac->next_id++;
+	rc = ap_file_encode(&ac->out, id, req);
+	if (!rc)
+		rc = send_frame(ac);
+	if (rc)
+		return rc;
+	ac->beside = 1;
+	ac->beside_id = id;
+	ac->beside_cb = cb;
+	ac->beside_arg = arg;
 	uv_timer_start(&ac->deadline, deadline_cb,
 		       (uint64_t)(req->timeout_ms ? req->timeout_ms
 						  : AP_FILE_TIMEOUT_MS) +

@@ -159,6 +159,16 @@ int agent_client_prestart(struct agent_client *ac,
  * this returns). */
 int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 		      agent_file_cb cb, void *arg);
+/* 1 when a file operation can go beside the pending execution now: the
+ * agent speaks AP_VERSION 3 (it takes one while an execution runs through
+ * the session interpreter) and none is beside it yet. */
+int agent_client_beside_ok(const struct agent_client *ac);
+/* Like agent_client_file(), also while an execution is pending (then
+ * only when agent_client_beside_ok(); else -EBUSY). The caller sends one
+ * only beside an interpreter's start-up, where nothing else of the user's
+ * runs (session_queue.c). */
+int agent_client_file_beside(struct agent_client *ac, const struct ap_file *req,
+			     agent_file_cb cb, void *arg);
 /* Ask the agent to stop the running execution (its reply follows as
  * usual, with cancelled set). No-op when nothing runs. */
 void agent_client_cancel(struct agent_client *ac);

@@ -10,6 +10,9 @@
 // (lib/sessions.mjs, withStateDir).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { e2e, runResult, toolError } from './lib/server.mjs';
 import {
   GENERATED_NAME,
@@ -37,6 +40,7 @@ import {
 } from './lib/sessions.mjs';
 import { eventually, progressText, waitFor } from './lib/wait.mjs';
 import { bridgeGateway } from './lib/docker.mjs';
+import { fopOk } from './lib/files.mjs';
 import { serverContainers } from './lib/sandbox.mjs';
 
 // Most tests only need python; bash warms up only where it is used.
@@ -295,6 +299,32 @@ e2e('while a python-ml session\'s interpreter starts, the pool starts no contain
   assert.equal((await sexecOk(s, 'mlhold', 'import torch\nprint(torch.tensor([3]).item())')).stdout, '3\n');
   // Then the floor is kept again.
   await waitFor(async () => (await pooled()).length === 1, { timeoutMs: 120_000, what: 'the python-ml floor refilled' });
+});
+
+e2e('a python-ml session takes files while its interpreter starts: a write and an import do not wait for the imports', { timeoutMs: 240_000 }, async (h) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-sandbox-e2e-root-'));
+  h.t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(root, 'sales.csv'), 'region,amount\nn,1\ns,2\n');
+  const st = withStateDir(h);
+  const s = await h.start({ env: st.env({ SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_ML_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'python-ml' }), args: ['--files-root', root] });
+  await createSession(s, 'python', { name: 'mlfiles', ml: true });
+  const state = async () => (await sessionOk(s, { action: 'get', name: 'mlfiles' })).session.state;
+  // A write and an import that begin and end while the session is still
+  // starting ran beside its imports: before, each waited for them and
+  // the session was active when it answered. The imports take seconds,
+  // the files milliseconds; should they end in between, try again.
+  let beside = false;
+  for (let i = 0; !beside; i++) {
+    if ((await state()) !== 'starting') break;
+    await fopOk(s, { action: 'write', session: 'mlfiles', path: `w${i}.txt`, content: 'x' });
+    await fopOk(s, { action: 'import', session: 'mlfiles', from: 'sales.csv', path: `in${i}.csv` });
+    beside = (await state()) === 'starting';
+  }
+  assert.ok(beside, 'a write and an import answered while the interpreter started');
+  // The files are there for the first call, which runs once it is up.
+  const r = await sexecOk(s, 'mlfiles', "import pandas as pd\nprint(pd.read_csv('in0.csv').amount.sum(), open('w0.txt').read())");
+  assert.equal(r.stdout, '3 x\n');
+  await waitFor(() => /session mlfiles: interpreter ready in \d+ ms/.test(s.stderr), { what: 'the interpreter ready, logged' });
 });
 
 e2e('a python session refuses the machine-learning runtime and says to create an ml session', { timeoutMs: 120_000 }, async (h) => {

@@ -148,7 +148,7 @@ void session_info(const struct session *s, struct session_info *o)
 	else if (s->connecting ||
 		 (s->running && !session_call_is_users(s->running)))
 		o->state = "starting";
-	else if (s->running)
+	else if (s->running || s->beside)
 		o->state = "busy";
 	else
 		o->state = "active";
@@ -650,7 +650,7 @@ static int pause_or_resume(struct session *s, int pause, session_cb cb,
 		return error_set(err, ERR_SESSION_BUSY,
 				 "a pause or resume of this session is in "
 				 "progress");
-	if (pause && s->paused != pause && (s->running || s->nq))
+	if (pause && s->paused != pause && (s->running || s->beside || s->nq))
 		return error_set(err, ERR_SESSION_BUSY,
 				 "the session is running a call; pause it "
 				 "when the call is done (or cancel the call)");
@@ -749,8 +749,8 @@ static void expiry_cb(uv_timer_t *t)
 		next = s->next;
 		if (s->destroying)
 			continue;
-		if (now >= s->deadline_ms ||
-		    (!s->running && !s->nq && now >= expires_at(s))) {
+		if (now >= s->deadline_ms || (!s->running && !s->beside &&
+					      !s->nq && now >= expires_at(s))) {
 			const char *reason =
 				now >= s->deadline_ms
 					? "maximum lifetime reached"

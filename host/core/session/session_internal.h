@@ -32,6 +32,7 @@ struct session_call {
 	 * session's running call with no operation at the agent. */
 	session_hold_cb hcb;
 	int idle;
+	int beside; /* it runs (ran) beside the interpreter's start-up */
 	/* The interpreter's start-up holds its engine's pool from refilling
 	 * (pool_hold_warm) until the call is freed; else NULL. */
 	struct pool *warm_hold;
@@ -69,6 +70,10 @@ struct session {
 	uint64_t executions;
 	uint32_t seq;
 	struct session_call *running;
+	/* A file operation (or a hold) running beside the interpreter's
+	 * start-up, which has nothing of the user's to disturb: a session's
+	 * first files do not wait for its imports. */
+	struct session_call *beside;
 	struct session_call *q_head, *q_tail;
 	unsigned nq;
 	/* Installed package sets, by key, that calls import from. */

@@ -57,8 +57,13 @@ void session_queue_abort_unsent(struct session *s)
 		exec_abort_unsent(c->job);
 	/* A hold between two operations has nothing at the agent to settle
 	 * it: it ends here, for the reason the connection goes. */
+	if (!(c && c->hcb && c->idle))
+		c = s->beside;
 	if (c && c->hcb && c->idle) {
-		s->running = NULL;
+		if (c == s->beside)
+			s->beside = NULL;
+		else
+			s->running = NULL;
 		if (s->m->shutting_down)
 			error_set(&err, ERR_SHUTTING_DOWN, NULL);
 		else if (s->destroying)
@@ -104,6 +109,9 @@ static void call_done_cb(const struct error *err, const struct exec_outcome *o,
 			 s->pl->desc->name, s->name, err ? err->msg : "",
 			 (int)(o->err_len > 300 ? 300 : o->err_len),
 			 o->err ? o->err : "");
+	else if (!c->cb && !c->fcb)
+		log_info("[%s] session %s: interpreter ready in %u ms",
+			 s->pl->desc->name, s->name, o->duration_ms);
 	if (s->m->shutting_down) {
 		/* the executor's ERR_SHUTTING_DOWN stands */
 	} else if (s->destroying && (err || lost)) {
@@ -146,7 +154,10 @@ static void file_done_cb(struct agent_client *ac, const struct error *err,
 	int lost;
 
 	(void)ac;
-	s->running = NULL;
+	if (s->beside == c)
+		s->beside = NULL;
+	else
+		s->running = NULL;
 	s->last_used_ms = session_now_ms();
 	/* The operation's own failures are ours (ERR_*); an errno is the
 	 * connection's. */
@@ -166,7 +177,10 @@ static void file_done_cb(struct agent_client *ac, const struct error *err,
 	/* A hold's own failure (or success) keeps it: the holder goes on
 	 * or releases. */
 	if (c->hcb && !lost && !s->destroying && !s->m->shutting_down) {
-		s->running = c;
+		if (c->beside)
+			s->beside = c;
+		else
+			s->running = c;
 		c->idle = 1;
 		c->hcb(err, res, 1, c->arg);
 		return;
@@ -191,9 +205,14 @@ static void start_file(struct session *s, struct session_call *c)
 	struct error err;
 	int rc;
 
-	rc = agent_client_file(s->ac, &c->freq, file_done_cb, c);
+	rc = c->beside ? agent_client_file_beside(s->ac, &c->freq, file_done_cb,
+						  c)
+		       : agent_client_file(s->ac, &c->freq, file_done_cb, c);
 	if (rc) {
-		s->running = NULL;
+		if (c->beside)
+			s->beside = NULL;
+		else
+			s->running = NULL;
 		error_set(&err, ERR_SANDBOX,
 			  "cannot send the file operation: %s", strerror(-rc));
 		fail_call(c, &err);
@@ -214,15 +233,25 @@ void session_queue_next(struct session *s)
 		session_fail_engine_away(s);
 		return;
 	}
-	if (s->running || !s->q_head || !s->ac || s->paused || s->destroying ||
-	    m->shutting_down)
+	if (!s->q_head || !s->ac || s->paused || s->destroying ||
+	    m->shutting_down || s->beside)
+		return;
+	/* A file operation at the head goes beside the interpreter's
+	 * start-up (nobody's call) when the agent takes one. */
+	if (s->running && (session_call_is_users(s->running) ||
+			   !s->q_head->fcb || !agent_client_beside_ok(s->ac)))
 		return;
 	c = s->q_head;
 	s->q_head = c->next;
 	if (!s->q_head)
 		s->q_tail = NULL;
 	s->nq--;
-	s->running = c;
+	if (s->running) {
+		c->beside = 1;
+		s->beside = c;
+	} else {
+		s->running = c;
+	}
 	if (c->fcb) {
 		start_file(s, c);
 		return;
@@ -444,7 +473,9 @@ int session_file_next(struct session_call *c, const struct ap_file *req,
 	c->fmem = NULL;
 	c->freq = *req;
 	c->idle = 0;
-	rc = agent_client_file(s->ac, &c->freq, file_done_cb, c);
+	rc = c->beside ? agent_client_file_beside(s->ac, &c->freq, file_done_cb,
+						  c)
+		       : agent_client_file(s->ac, &c->freq, file_done_cb, c);
 	if (rc) {
 		session_call_release(c);
 		return error_set(err, ERR_SANDBOX,
@@ -458,7 +489,10 @@ void session_call_release(struct session_call *c)
 {
 	struct session *s = c->s;
 
-	s->running = NULL;
+	if (s->beside == c)
+		s->beside = NULL;
+	else
+		s->running = NULL;
 	s->last_used_ms = session_now_ms();
 	call_free(c);
 	if (!s->destroying)
@@ -471,7 +505,7 @@ void session_call_cancel(struct session_call *c)
 	struct session_call **pp, *prev = NULL;
 	struct error err;
 
-	if (s->running == c) {
+	if (s->running == c || s->beside == c) {
 		if (!c->fcb)
 			exec_cancel(c->job);
 		return;
