@@ -664,6 +664,18 @@ static void deadline_cb(uv_timer_t *t)
 		docker_stream_close(ac->stream);
 }
 
+/* The agent's worker is killed at timeout_ms (10 s when 0) and answered
+ * for; nothing after that plus a margin means the agent is wedged. */
+static void start_file_deadline(struct agent_client *ac,
+				const struct ap_file *req)
+{
+	uv_timer_start(&ac->deadline, deadline_cb,
+		       (uint64_t)(req->timeout_ms ? req->timeout_ms
+						  : AP_FILE_TIMEOUT_MS) +
+			       FILE_DEADLINE_GRACE_MS,
+		       0);
+}
+
 int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 		      agent_file_cb cb, void *arg)
 {
@@ -676,13 +688,7 @@ int agent_client_file(struct agent_client *ac, const struct ap_file *req,
 	if (rc)
 		return rc;
 	ac->file_cb = cb;
-	/* The agent's worker is killed at timeout_ms (10 s when 0) and
-	 * answered for; nothing after that plus a margin. */
-	uv_timer_start(&ac->deadline, deadline_cb,
-		       (uint64_t)(req->timeout_ms ? req->timeout_ms
-						  : AP_FILE_TIMEOUT_MS) +
-			       FILE_DEADLINE_GRACE_MS,
-		       0);
+	start_file_deadline(ac, req);
 	return 0;
 }
 
@@ -712,11 +718,7 @@ int agent_client_file_beside(struct agent_client *ac, const struct ap_file *req,
 	ac->beside_id = id;
 	ac->beside_cb = cb;
 	ac->beside_arg = arg;
-	uv_timer_start(&ac->deadline, deadline_cb,
-		       (uint64_t)(req->timeout_ms ? req->timeout_ms
-						  : AP_FILE_TIMEOUT_MS) +
-			       FILE_DEADLINE_GRACE_MS,
-		       0);
+	start_file_deadline(ac, req);
 	return 0;
 }
 
