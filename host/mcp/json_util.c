@@ -62,6 +62,40 @@ static size_t ascii_run(const unsigned char *p, size_t len, int nul_ok)
 	return i;
 }
 
+#define SWAR_ONES 0x0101010101010101ull
+#define SWAR_HIGHS 0x8080808080808080ull
+
+/* Nonzero when a byte of w is zero. */
+static uint64_t swar_zero(uint64_t w)
+{
+	return (w - SWAR_ONES) & ~w & SWAR_HIGHS;
+}
+
+/* Nonzero when a byte of w is one a JSON string cannot hold as it is: a
+ * quote, a backslash or a control character (below 0x20). */
+static uint64_t swar_special(uint64_t w)
+{
+	return ((w - SWAR_ONES * 0x20) & ~w & SWAR_HIGHS) |
+	       swar_zero(w ^ (SWAR_ONES * '"')) |
+	       swar_zero(w ^ (SWAR_ONES * '\\'));
+}
+
+/* Bytes from p that are none of swar_special()'s, counted 8 at a time
+ * (the rest of the run is left for a byte loop). */
+static size_t plain_run(const unsigned char *p, size_t len)
+{
+	size_t i = 0;
+	uint64_t w;
+
+	while (i + 8 <= len) {
+		memcpy(&w, p + i, 8);
+		if (swar_special(w))
+			break;
+		i += 8;
+	}
+	return i;
+}
+
 static int utf8_check(const char *buf, size_t len, int nul_ok)
 {
 	const unsigned char *p = (const unsigned char *)buf;
@@ -217,6 +251,106 @@ size_t utf8_json_prefix(const char *buf, size_t len, size_t room)
 	return i;
 }
 
+/* ---- strings printed once ---- */
+
+/* What cJSON prints for byte c of a string: its two-character escape
+ * (the second character), 'u' for \u00XX, or 0 for c itself. */
+static char escape_of(unsigned char c)
+{
+	switch (c) {
+	case '"':
+		return '"';
+	case '\\':
+		return '\\';
+	case '\b':
+		return 'b';
+	case '\f':
+		return 'f';
+	case '\n':
+		return 'n';
+	case '\r':
+		return 'r';
+	case '\t':
+		return 't';
+	default:
+		return c < 0x20 ? 'u' : 0;
+	}
+}
+
+/* The length of s[0..len) printed as the inside of a JSON string. */
+static size_t escaped_len(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n = len;
+	char e;
+
+	while (i < len) {
+		i += plain_run(s + i, len - i);
+		if (i == len)
+			break;
+		e = escape_of(s[i++]);
+		n += e == 'u' ? 5 : e ? 1 : 0;
+	}
+	return n;
+}
+
+static char *escape_into(char *o, const unsigned char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, run;
+	char e;
+
+	while (i < len) {
+		run = plain_run(s + i, len - i);
+		while (i + run < len && !escape_of(s[i + run]))
+			run++;
+		memcpy(o, s + i, run);
+		o += run;
+		i += run;
+		if (i == len)
+			break;
+		e = escape_of(s[i]);
+		*o++ = '\\';
+		*o++ = e;
+		if (e == 'u') {
+			*o++ = '0';
+			*o++ = '0';
+			*o++ = hex[s[i] >> 4];
+			*o++ = hex[s[i] & 15];
+		}
+		i++;
+	}
+	return o;
+}
+
+cJSON *json_raw_take(char *text)
+{
+	cJSON *r = text ? cJSON_CreateRaw("") : NULL;
+
+	if (!r) {
+		cJSON_free(text);
+		return NULL;
+	}
+	cJSON_free(r->valuestring);
+	r->valuestring = text;
+	return r;
+}
+
+cJSON *json_raw_string(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = escaped_len(p, len);
+	char *text = n < SIZE_MAX - 3 ? cJSON_malloc(n + 3) : NULL, *o;
+
+	if (!text)
+		return NULL;
+	o = text;
+	*o++ = '"';
+	o = escape_into(o, p, len);
+	*o++ = '"';
+	*o = '\0';
+	return json_raw_take(text);
+}
+
 static const char *type_of(const cJSON *v)
 {
 	if (cJSON_IsNull(v))
@@ -325,13 +459,16 @@ static int validate(const cJSON *s, const cJSON *v, const char *path,
 		}
 	}
 	if (cJSON_IsString(v)) {
-		size_t n = utf8_chars(v->valuestring);
+		const cJSON *lo = cJSON_GetObjectItemCaseSensitive(s, "minLength");
+		const cJSON *hi = cJSON_GetObjectItemCaseSensitive(s, "maxLength");
+		/* Counted only when bounded: a write's content is megabytes. */
+		size_t n = cJSON_IsNumber(lo) || cJSON_IsNumber(hi)
+				   ? utf8_chars(v->valuestring)
+				   : 0;
 
-		k = cJSON_GetObjectItemCaseSensitive(s, "minLength");
-		if (cJSON_IsNumber(k) && (double)n < k->valuedouble)
+		if (cJSON_IsNumber(lo) && (double)n < lo->valuedouble)
 			return fail(err, path, "%s", "string is too short");
-		k = cJSON_GetObjectItemCaseSensitive(s, "maxLength");
-		if (cJSON_IsNumber(k) && (double)n > k->valuedouble)
+		if (cJSON_IsNumber(hi) && (double)n > hi->valuedouble)
 			return fail(err, path, "%s", "string is too long");
 	}
 	if (cJSON_IsArray(v)) {
@@ -659,8 +796,16 @@ long json_not_strict(const char *line, size_t len, const char **what, int *nul)
 
 	*nul = 0;
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
+		unsigned char c;
 
+		/* Most of a large message is inside strings: the bytes that
+		 * need no look are passed 8 at a time. */
+		if (in_string) {
+			i += plain_run((const unsigned char *)line + i, len - i);
+			if (i == len)
+				break;
+		}
+		c = (unsigned char)line[i];
 		if (in_string) {
 			if (c == '\\') {
 				if ((*what = bad_escape(line, len, i, nul)))

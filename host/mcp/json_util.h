@@ -39,6 +39,22 @@ size_t utf8_json_len(const char *buf, size_t len, size_t limit);
  * room bytes by utf8_json_len(). */
 size_t utf8_json_prefix(const char *buf, size_t len, size_t room);
 
+/*
+ * s[0..len) as a JSON string, quotes included, escaped as cJSON escapes
+ * (\" \\ \b \f \n \r \t, other controls \u00XX, the rest as it is), in
+ * a raw item (cJSON_Raw): cJSON prints a raw item as it is, so a large
+ * string (a file's bytes, a tool's result text) is escaped here in one
+ * pass, a word at a time, and only copied when its message is printed,
+ * instead of cJSON's two passes a byte at a time. A raw item is not a
+ * string to cJSON_IsString(): use it for what is only printed. NULL when
+ * out of memory.
+ */
+cJSON *json_raw_string(const char *s, size_t len);
+
+/* A raw item of text (JSON text, allocated with cJSON_malloc(); taken,
+ * also on failure); NULL when out of memory or text is NULL. */
+cJSON *json_raw_take(char *text);
+
 /* 1 if v is a whole number a double holds exactly (|v| <= 2^53 - 1), as
  * JSON-RPC ids, progress tokens and "integer" arguments must be. No libm:
  * calling floor() would map a library's pages into every server. */

@@ -94,9 +94,10 @@ static void send_msg(struct mcp_server *s, void *ex, cJSON *msg,
 	if (s->tr) {
 		if (transport_send(s->tr, text, strlen(text)) != 0)
 			log_error("cannot write a reply to stdout");
-	} else if (s->out.send) {
-		s->out.send(s->out.arg, ex, kind, text, strlen(text));
+		return; /* text taken */
 	}
+	if (s->out.send)
+		s->out.send(s->out.arg, ex, kind, text, strlen(text));
 	free(text);
 }
 

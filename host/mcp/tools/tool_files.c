@@ -117,7 +117,7 @@ struct files_call {
 	uint64_t offset;
 	char *path;
 	char *to;
-	unsigned char *data;	 /* write: the decoded content */
+	unsigned char *data;	 /* write: the decoded base64 content */
 	const struct plugin *pl; /* the session's, to name its settings */
 };
 
@@ -513,13 +513,12 @@ static int write_request(const struct tool_env *env, const struct plugin *pl,
 				 "default the /work size, [limits] work_mb)",
 				 (unsigned long long)at,
 				 (unsigned long long)cap);
-	fc->data = tool_content_bytes(content ? content->valuestring : "",
-				      fc->want_base64, cap - at, "content",
-				      &req->data_len, err);
-	if (!fc->data)
-		return err->code;
-	req->data = fc->data;
-	return 0;
+	/* Text is not copied: session_file() takes it from the arguments
+	 * before it returns. */
+	return tool_content(content ? content->valuestring : "",
+			    fc->want_base64, cap - at, "content",
+			    &req->data, &req->data_len,
+			    &fc->data, err);
 }
 
 /* Every action on a session's /work. */
