@@ -8,6 +8,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "util/log.h"
@@ -19,6 +20,8 @@
  * resident size returns to what it was. */
 #define LINE_KEEP (256u << 10)
 #define QUEUE_KEEP (1u << 20)
+/* Room asked for in stdout's pipe or socket. */
+#define OUT_ROOM (1 << 20)
 
 struct transport {
 	uv_loop_t *loop;
@@ -225,6 +228,17 @@ int transport_guard_stdout(void)
 	return fd;
 }
 
+/* A reply of a megabyte (a file read) goes to the client in one write
+ * rather than a 64 KiB or 200 KiB piece at each of the client's reads
+ * (the kernel bounds it: pipe-max-size, wmem_max). Best effort. */
+static void roomy(int fd)
+{
+	int size = OUT_ROOM;
+
+	if (fcntl(fd, F_SETPIPE_SZ, size) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
 int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 		   const struct transport_cbs *cbs, void *arg,
 		   struct transport **out)
@@ -242,6 +256,7 @@ int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 	t->out_fd = out_fd;
 	t->out_is_pipe = uv_guess_handle(t->out_fd) == UV_NAMED_PIPE;
 	if (t->out_is_pipe) {
+		roomy(t->out_fd);
 		uv_pipe_init(loop, &t->out, 0);
 		t->out.data = t;
 		if (uv_pipe_open(&t->out, t->out_fd) != 0)

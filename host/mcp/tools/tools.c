@@ -32,9 +32,9 @@ const struct tool *const tools_all[] = {
 	&tool_security, &tool_inspect, NULL,
 };
 
-/* The result of one text block. Its text goes in escaped, as printed
- * (json_raw_string()): a read's megabyte is not scanned by cJSON again. */
-static cJSON *text_result(char *text, int is_error)
+/* The result of one text block; text is its JSON string, printed
+ * (a raw item, taken): cJSON does not scan a large one again. */
+static cJSON *text_block(cJSON *text, int is_error)
 {
 	cJSON *res = cJSON_CreateObject(), *content, *item;
 
@@ -42,11 +42,16 @@ static cJSON *text_result(char *text, int is_error)
 	item = cJSON_CreateObject();
 	cJSON_AddStringToObject(item, "type", "text");
 	cJSON_AddItemToObject(item, "text",
-			      json_raw_string(text ? text : "",
-					      text ? strlen(text) : 0));
+			      text ? text : cJSON_CreateString(""));
 	cJSON_AddItemToArray(content, item);
 	cJSON_AddBoolToObject(res, "isError", is_error);
 	return res;
+}
+
+static cJSON *text_result(const char *text, int is_error)
+{
+	return text_block(text ? json_raw_string(text, strlen(text)) : NULL,
+			  is_error);
 }
 
 const char *tool_error_code(int code)
@@ -84,6 +89,43 @@ cJSON *tool_error(int code, const char *fmt, ...)
 	error_vset(&e, code, fmt, ap);
 	va_end(ap);
 	return tool_error_result(&e);
+}
+
+cJSON *tool_ok_text_bytes(cJSON *json, const char *key, const unsigned char *p,
+			  size_t n, int is_text)
+{
+	char *head = cJSON_PrintUnformatted(json), *text, *o;
+	size_t hl, kl = strlen(key), body;
+
+	cJSON_Delete(json);
+	hl = head ? strlen(head) : 0;
+	if (hl < 2 || head[hl - 1] != '}') {
+		free(head);
+		return tool_error(ERR_SANDBOX, "out of memory");
+	}
+	hl--; /* the closing brace: the member goes before it */
+	/* In the text block the member's string is inside a string: escaped
+	 * twice, in one pass; base64 needs no escape. */
+	body = is_text ? json_escaped_len((const char *)p, n, 1)
+		       : 4 * ((n + 2) / 3);
+	text = cJSON_malloc(json_escaped_len(head, hl, 0) + kl + body + 16);
+	if (!text) {
+		free(head);
+		return tool_error(ERR_SANDBOX, "out of memory");
+	}
+	o = text;
+	*o++ = '"';
+	o = json_escape(o, head, hl, 0);
+	free(head);
+	if (hl > 1)
+		*o++ = ',';
+	o += sprintf(o, "\\\"%s\\\":\\\"", key); /* \"key\":\" */
+	if (is_text)
+		o = json_escape(o, (const char *)p, n, 1);
+	else
+		o += EVP_EncodeBlock((unsigned char *)o, p, (int)n);
+	memcpy(o, "\\\"}\"", 5); /* \"}" and the NUL */
+	return text_block(json_raw_take(text), 0);
 }
 
 cJSON *tool_ok_text(cJSON *json)
@@ -382,8 +424,8 @@ int tool_content(const char *s, int base64, uint64_t max, const char *what,
 	got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
 	if (got < 0) {
 		free(out);
-		return error_set(err, ERR_INVALID_ARGUMENTS,
-				 "%s is not base64", what);
+		return error_set(err, ERR_INVALID_ARGUMENTS, "%s is not base64",
+				 what);
 	}
 	/* EVP_DecodeBlock counts the padding as zero bytes. */
 	pad = (size_t)(n && s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');

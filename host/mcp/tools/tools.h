@@ -132,6 +132,13 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
  * without an output schema whose results are large (the bytes go once,
  * not twice). Takes ownership of json. */
 cJSON *tool_ok_text(cJSON *json);
+/* tool_ok_text() of json with one more member, last: key (nothing in it
+ * to escape) and the bytes p[0..n) as a string, as they are (is_text:
+ * UTF-8 without NUL) or in base64. The bytes go straight into the text
+ * block, escaped for both levels in one pass: a read's megabyte is not
+ * printed by cJSON twice. Takes ownership of json. */
+cJSON *tool_ok_text_bytes(cJSON *json, const char *key, const unsigned char *p,
+			  size_t n, int is_text);
 /* The error for a call that names no live session, into e: session_lost
  * when one of that name was lost, else session_not_found. name: as the
  * caller gave it. Returns the code. */
