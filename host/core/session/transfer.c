@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,9 @@ static void finish(struct transfer *t, const struct error *err)
 	free(t->mem);
 	free(t->strs);
 	free(t);
+	/* Its pieces (megabytes) go back to the system: the server's size
+	 * returns to what it was (docs/architecture.md, "Memory"). */
+	malloc_trim(0);
 }
 
 /* ---- the thread pool side ---- */
