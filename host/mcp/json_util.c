@@ -283,11 +283,11 @@ size_t json_escaped_len(const char *s, size_t len, int twice)
 		if (i == len)
 			break;
 		e = escape_of(p[i++]);
+		if (!e)
+			continue;
 		/* \u00XX 5 more, \n 1, \" 1; twice: one more backslash,
 		 * and for \" and \\ one more again. */
-		n += (e == 'u' ? 5
-		      : e      ? 1
-			       : 0) +
+		n += (e == 'u' ? 5 : 1) +
 		     (twice ? 1 + (e == '"' || e == '\\') : 0);
 	}
 	return n;
