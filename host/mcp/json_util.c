@@ -328,17 +328,24 @@ char *json_escape(char *o, const char *s, size_t len, int twice)
 	return o;
 }
 
-cJSON *json_raw_take(char *text)
+/* item (a string or raw item cJSON made) with text (cJSON_malloc()ed,
+ * taken, also on failure) in place of its own copy; NULL when either is
+ * NULL. */
+static cJSON *item_taking(cJSON *item, char *text)
 {
-	cJSON *r = text ? cJSON_CreateRaw("") : NULL;
-
-	if (!r) {
+	if (!item || !text) {
+		cJSON_Delete(item);
 		cJSON_free(text);
 		return NULL;
 	}
-	cJSON_free(r->valuestring);
-	r->valuestring = text;
-	return r;
+	cJSON_free(item->valuestring);
+	item->valuestring = text;
+	return item;
+}
+
+cJSON *json_raw_take(char *text)
+{
+	return item_taking(text ? cJSON_CreateRaw("") : NULL, text);
 }
 
 cJSON *json_raw_string(const char *s, size_t len)
@@ -1076,7 +1083,8 @@ static cJSON *fast_number(struct fast *f)
 
 	/* cJSON reads '.' as the locale's decimal point. */
 	if (!n || n >= sizeof(buf) ||
-	    (memchr(f->p, '.', n) && strcmp(localeconv()->decimal_point, ".")))
+	    (memchr(f->p, '.', n) &&
+	     strcmp(localeconv()->decimal_point, ".") != 0))
 		return NULL;
 	memcpy(buf, f->p, n);
 	buf[n] = '\0';
@@ -1152,16 +1160,9 @@ static cJSON *fast_value(struct fast *f)
 		return fast_container(f, *f->p == '{');
 	case '"':
 		s = fast_string(f);
-		v = s ? cJSON_CreateString("") : NULL;
-		if (!v) {
-			cJSON_free(s);
-			return NULL;
-		}
-		cJSON_free(v->valuestring);
-		v->valuestring = s;
-		return v;
+		return item_taking(s ? cJSON_CreateString("") : NULL, s);
 	case 't':
-		if (left < 4 || memcmp(f->p, "true", 4))
+		if (left < 4 || memcmp(f->p, "true", 4) != 0)
 			return NULL;
 		f->p += 4;
 		v = cJSON_CreateTrue();
@@ -1169,12 +1170,12 @@ static cJSON *fast_value(struct fast *f)
 			v->valueint = 1; /* as cJSON's parser sets it */
 		return v;
 	case 'f':
-		if (left < 5 || memcmp(f->p, "false", 5))
+		if (left < 5 || memcmp(f->p, "false", 5) != 0)
 			return NULL;
 		f->p += 5;
 		return cJSON_CreateFalse();
 	case 'n':
-		if (left < 4 || memcmp(f->p, "null", 4))
+		if (left < 4 || memcmp(f->p, "null", 4) != 0)
 			return NULL;
 		f->p += 4;
 		return cJSON_CreateNull();

@@ -510,19 +510,30 @@ static void export_got(struct transfer *t, const unsigned char *data,
 	export_pump(t);
 }
 
-static void read_cb(const struct error *err, const struct ap_file_done *r,
-		    void *arg)
+/* The answer to a read (the session's or the store's): err, or a
+ * piece. */
+static void export_answer(struct transfer *t, const struct error *err,
+			  const unsigned char *data, size_t len, int eof)
 {
-	struct transfer *t = arg;
-
-	t->sc = NULL;
 	t->asked = 0;
 	if (t->failed)
 		settle(t);
 	else if (err)
 		fail(t, err);
 	else
-		export_got(t, r->data, r->data_len, r->eof);
+		export_got(t, data, len, eof);
+}
+
+static void read_cb(const struct error *err, const struct ap_file_done *r,
+		    void *arg)
+{
+	struct transfer *t = arg;
+
+	t->sc = NULL;
+	if (err)
+		export_answer(t, err, NULL, 0, 0);
+	else
+		export_answer(t, NULL, r->data, r->data_len, r->eof);
 }
 
 /* q (op and its own fields set) to the session, on the transfer's path;
@@ -548,13 +559,7 @@ static void stored_cb(const struct error *err, const unsigned char *data,
 	struct transfer *t = arg;
 
 	(void)size;
-	t->asked = 0;
-	if (t->failed)
-		settle(t);
-	else if (err)
-		fail(t, err);
-	else
-		export_got(t, data, len, eof);
+	export_answer(t, err, data, len, eof);
 }
 
 static void read_next(struct transfer *t)

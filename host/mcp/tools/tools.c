@@ -449,10 +449,11 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
 				  const char *what, size_t *len,
 				  struct error *err)
 {
-	const unsigned char *bytes;
+	const unsigned char *bytes = NULL;
 	unsigned char *out;
 
-	if (tool_content(s, base64, max, what, &bytes, len, &out, err))
+	if (tool_content(s, base64, max, what, &bytes, len, &out, err) ||
+	    !bytes)
 		return NULL;
 	if (out)
 		return out;
