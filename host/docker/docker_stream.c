@@ -505,7 +505,7 @@ static void stream_update_poll(struct docker_stream *s)
  * connection keeps the kernel's own sizing. Best effort. */
 static void roomy(curl_socket_t fd)
 {
-	struct sockaddr_storage a;
+	struct sockaddr_storage a = {0};
 	socklen_t n = sizeof(a);
 	int size = STREAM_SNDBUF;
 
