@@ -44,6 +44,8 @@
 /* Reads per poll wakeup: level-triggered polling brings us back for the rest,
  * and a chatty container cannot starve the other handles on the loop. */
 #define STREAM_READS_PER_WAKEUP 16
+/* Room asked for in the kernel for what is sent (roomy()). */
+#define STREAM_SNDBUF (4 << 20)
 
 struct wchunk {
 	struct wchunk *next;
@@ -497,6 +499,21 @@ static void stream_update_poll(struct docker_stream *s)
 	s->poll_events = events;
 }
 
+/* On the engine's unix socket, room for a whole agent frame (a file's
+ * piece, a write's content) in the kernel, bounded by wmem_max: it goes
+ * in one send() rather than a copy queued here and sent in parts. A TCP
+ * connection keeps the kernel's own sizing. Best effort. */
+static void roomy(curl_socket_t fd)
+{
+	struct sockaddr_storage a = {0};
+	socklen_t n = sizeof(a);
+	int size = STREAM_SNDBUF;
+
+	if (getsockname(fd, (struct sockaddr *)&a, &n) == 0 &&
+	    a.ss_family == AF_UNIX)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
 static void stream_multi_done(struct docker_multi *m, CURL *easy, CURLcode rc)
 {
 	struct docker_stream *s =
@@ -526,6 +543,7 @@ static void stream_multi_done(struct docker_multi *m, CURL *easy, CURLcode rc)
 	 * is plain non-blocking send()/recv() on the socket. TLS lives in
 	 * curl's connection, so over TLS curl keeps it. */
 	s->fd = fd;
+	roomy(fd);
 	s->tls = docker_tls(s->d);
 	if (!s->tls)
 		stream_release_multi(s);

@@ -39,6 +39,32 @@ size_t utf8_json_len(const char *buf, size_t len, size_t limit);
  * room bytes by utf8_json_len(). */
 size_t utf8_json_prefix(const char *buf, size_t len, size_t room);
 
+/*
+ * s[0..len) printed as the inside of a JSON string, as cJSON prints it
+ * (\" \\ \b \f \n \r \t, other controls \u00XX, the rest as it is);
+ * twice: that text printed again as the inside of a string (a string in
+ * JSON text that is itself a string: a tool's JSON result in its text
+ * block). json_escaped_len() is the length, json_escape() writes it at o
+ * (no NUL) and returns its end. Both pass 16 bytes at a time where
+ * nothing needs escaping.
+ */
+size_t json_escaped_len(const char *s, size_t len, int twice);
+char *json_escape(char *o, const char *s, size_t len, int twice);
+
+/*
+ * s[0..len) as a JSON string, quotes included (json_escape() once), in
+ * a raw item (cJSON_Raw): cJSON prints a raw item as it is, so a large
+ * string (a tool's result text) is escaped here, 16 bytes at a time, and
+ * only copied when its message is printed, instead of cJSON's passes a
+ * byte at a time. A raw item is not a string to cJSON_IsString(): use it
+ * for what is only printed. NULL when out of memory.
+ */
+cJSON *json_raw_string(const char *s, size_t len);
+
+/* A raw item of text (JSON text, allocated with cJSON_malloc(); taken,
+ * also on failure); NULL when out of memory or text is NULL. */
+cJSON *json_raw_take(char *text);
+
 /* 1 if v is a whole number a double holds exactly (|v| <= 2^53 - 1), as
  * JSON-RPC ids, progress tokens and "integer" arguments must be. No libm:
  * calling floor() would map a library's pages into every server. */
@@ -55,6 +81,18 @@ int json_safe_integer(double v);
  * saying what it is, or -1.
  */
 long json_not_strict(const char *text, size_t len, const char **what, int *nul);
+
+/*
+ * The message text[0..len) read in one pass, when it is plainly strict
+ * JSON: valid UTF-8, no \u0000, no escaped surrogate, nested at most 64
+ * deep, no number of 64 characters or more, nothing but JSON's
+ * whitespace around it. Then the tree is the one cJSON's parser gives
+ * for the same text, and utf8_valid() and json_not_strict() would pass
+ * it: those passes (a byte at a time in cJSON) are saved. NULL for
+ * anything else, out of memory included: the caller reads it the slow
+ * way, which says what is wrong. Caller frees with cJSON_Delete().
+ */
+cJSON *json_parse_fast(const char *text, size_t len);
 
 /* The first key that an object of v (at any depth) holds twice, or NULL:
  * cJSON takes the first, another parser maybe the last. Borrowed from

@@ -94,9 +94,10 @@ static void send_msg(struct mcp_server *s, void *ex, cJSON *msg,
 	if (s->tr) {
 		if (transport_send(s->tr, text, strlen(text)) != 0)
 			log_error("cannot write a reply to stdout");
-	} else if (s->out.send) {
-		s->out.send(s->out.arg, ex, kind, text, strlen(text));
+		return; /* text taken */
 	}
+	if (s->out.send)
+		s->out.send(s->out.arg, ex, kind, text, strlen(text));
 	free(text);
 }
 
@@ -686,37 +687,55 @@ static void refuse_line(struct mcp_server *s, const char *line, size_t len,
 	cJSON_Delete(id);
 }
 
-static void handle_line(struct mcp_server *s, const char *line, size_t len)
+/* The message of line, read strictly (json_util.h); NULL when the line
+ * was refused (and answered). */
+static cJSON *read_line(struct mcp_server *s, const char *line, size_t len)
 {
-	const char *dup, *what = NULL;
+	const char *what = NULL;
 	char why[200];
 	cJSON *msg;
 	long at;
 	int nul;
 
+	/* Most messages are plainly strict: read in one pass. */
+	msg = json_parse_fast(line, len);
+	if (msg)
+		return msg;
 	if (!utf8_valid(line, len)) {
 		send_error(s, NULL, JSONRPC_PARSE_ERROR,
 			   "Parse error: the message is not valid UTF-8");
-		return;
+		return NULL;
 	}
 	msg = cJSON_ParseWithLengthOpts(line, len + 1, NULL, 1);
 	if (!msg) {
 		/* Also the answer for nesting beyond cJSON's limit. */
 		send_error(s, NULL, JSONRPC_PARSE_ERROR,
 			   "Parse error: invalid JSON");
-		return;
+		return NULL;
 	}
-	if ((at = json_not_strict(line, len, &what, &nul)) >= 0) {
-		/* \u0000 is JSON, but not a request this server takes. */
-		if (nul)
-			snprintf(why, sizeof(why), "%s", what);
-		else
-			snprintf(why, sizeof(why),
-				 "Parse error: %s at byte %ld", what, at);
-		refuse_line(s, line, len,
-			    nul ? JSONRPC_INVALID_REQUEST : JSONRPC_PARSE_ERROR,
-			    why);
-	} else if ((dup = json_duplicate_key(msg))) {
+	if ((at = json_not_strict(line, len, &what, &nul)) < 0)
+		return msg;
+	/* \u0000 is JSON, but not a request this server takes. */
+	if (nul)
+		snprintf(why, sizeof(why), "%s", what);
+	else
+		snprintf(why, sizeof(why), "Parse error: %s at byte %ld", what,
+			 at);
+	refuse_line(s, line, len,
+		    nul ? JSONRPC_INVALID_REQUEST : JSONRPC_PARSE_ERROR, why);
+	cJSON_Delete(msg);
+	return NULL;
+}
+
+static void handle_line(struct mcp_server *s, const char *line, size_t len)
+{
+	cJSON *msg = read_line(s, line, len);
+	const char *dup;
+	char why[200];
+
+	if (!msg)
+		return;
+	if ((dup = json_duplicate_key(msg))) {
 		snprintf(why, sizeof(why),
 			 "duplicate key \"%.*s\" in an object",
 			 utf8_prefix(dup, 100), dup);

@@ -8,6 +8,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "util/log.h"
@@ -19,6 +20,8 @@
  * resident size returns to what it was. */
 #define LINE_KEEP (256u << 10)
 #define QUEUE_KEEP (1u << 20)
+/* Room asked for in stdout's pipe or socket. */
+#define OUT_ROOM (1 << 20)
 
 struct transport {
 	uv_loop_t *loop;
@@ -225,6 +228,17 @@ int transport_guard_stdout(void)
 	return fd;
 }
 
+/* A reply of a megabyte (a file read) goes to the client in one write
+ * rather than a 64 KiB or 200 KiB piece at each of the client's reads
+ * (the kernel bounds it: pipe-max-size, wmem_max). Best effort. */
+static void roomy(int fd)
+{
+	int size = OUT_ROOM;
+
+	if (fcntl(fd, F_SETPIPE_SZ, size) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
 int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 		   const struct transport_cbs *cbs, void *arg,
 		   struct transport **out)
@@ -242,6 +256,7 @@ int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 	t->out_fd = out_fd;
 	t->out_is_pipe = uv_guess_handle(t->out_fd) == UV_NAMED_PIPE;
 	if (t->out_is_pipe) {
+		roomy(t->out_fd);
 		uv_pipe_init(loop, &t->out, 0);
 		t->out.data = t;
 		if (uv_pipe_open(&t->out, t->out_fd) != 0)
@@ -310,7 +325,7 @@ struct write_req {
 	uv_write_t req;
 	struct transport *t;
 	size_t len;
-	char data[];
+	char *data; /* the message and its newline; owned */
 };
 
 static void write_cb(uv_write_t *req, int status)
@@ -322,6 +337,7 @@ static void write_cb(uv_write_t *req, int status)
 		log_error("writing to stdout: %s", uv_strerror(status));
 	t->pending_writes--;
 	t->queued -= sizeof(*w) + w->len;
+	free(w->data);
 	free(w);
 	if (!t->queued && t->queued_peak > QUEUE_KEEP) {
 		t->queued_peak = 0;
@@ -330,26 +346,25 @@ static void write_cb(uv_write_t *req, int status)
 	maybe_finish(t);
 }
 
-int transport_send(struct transport *t, const char *json, size_t len)
+int transport_send(struct transport *t, char *json, size_t len)
 {
 	struct write_req *w;
 	uv_buf_t b;
 	size_t off = 0;
 	int rc;
 
-	if (t->out_closed)
+	if (t->out_closed) {
+		free(json);
 		return -EPIPE;
-	w = malloc(sizeof(*w) + len + 1);
-	if (!w)
-		return -ENOMEM;
-	memcpy(w->data, json, len);
-	w->data[len] = '\n';
+	}
+	/* The message's terminating NUL becomes its newline: sent as it
+	 * is, never copied (a read's result is megabytes). */
+	json[len] = '\n';
 	if (!t->out_is_pipe) {
 		/* A file or terminal: a plain write cannot stall on a reader.
 		 */
 		while (off < len + 1) {
-			ssize_t n =
-				write(t->out_fd, w->data + off, len + 1 - off);
+			ssize_t n = write(t->out_fd, json + off, len + 1 - off);
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -357,14 +372,21 @@ int transport_send(struct transport *t, const char *json, size_t len)
 				break;
 			off += (size_t)n;
 		}
-		free(w);
+		free(json);
 		return off == len + 1 ? 0 : -EIO;
+	}
+	w = malloc(sizeof(*w));
+	if (!w) {
+		free(json);
+		return -ENOMEM;
 	}
 	w->t = t;
 	w->len = len + 1;
-	b = uv_buf_init(w->data, (unsigned)(len + 1));
+	w->data = json;
+	b = uv_buf_init(json, (unsigned)(len + 1));
 	rc = uv_write(&w->req, (uv_stream_t *)&t->out, &b, 1, write_cb);
 	if (rc) {
+		free(json);
 		free(w);
 		return rc;
 	}

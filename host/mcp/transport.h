@@ -40,9 +40,11 @@ int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 		   const struct transport_cbs *cbs, void *arg,
 		   struct transport **out);
 
-/* Queue one message; a newline is appended. Never blocks the loop when
- * stdout is a pipe. Returns 0 or a negative code. */
-int transport_send(struct transport *t, const char *json, size_t len);
+/* Queue one message: json, len bytes and one more (its NUL, which
+ * becomes the newline), allocated with malloc() (cJSON_PrintUnformatted()
+ * is), is taken, also on failure. Never blocks the loop when stdout is a
+ * pipe. Returns 0 or a negative code. */
+int transport_send(struct transport *t, char *json, size_t len);
 
 /* Stop reading stdin (no more callbacks). */
 void transport_stop_reading(struct transport *t);

@@ -1,6 +1,7 @@
 // Files of any size, both ways: import and export move a 300 MiB file in
 // pieces through the agent channel while the server's peak RSS grows by
-// less than 16 MiB; an import holds the session's queue (a call sent right
+// less than 16 MiB; a session destroyed in the middle of either leaves no
+// temporary file; an import holds the session's queue (a call sent right
 // behind it sees the whole file, never half of it); write takes a file in
 // pieces (offset, append); a full /work and the caps say their numbers
 // and leave no temporary file; the fsize limit no longer stops a file
@@ -11,8 +12,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { e2e, toolError } from './lib/server.mjs';
-import { sessionExecCall, sessionOk, sessionResult, sexecOk } from './lib/sessions.mjs';
+import { createSession, sessionExecCall, sessionOk, sessionResult, sexecOk, waitActive } from './lib/sessions.mjs';
 import { fop, fopErr, fopOk, pythonSession } from './lib/files.mjs';
+import { waitFor } from './lib/wait.mjs';
 
 const MiB = 1 << 20;
 
@@ -83,11 +85,25 @@ e2e('a 300 MiB file goes in and out in pieces: byte-exact, in order with the cal
   h.t.diagnostic(`peak RSS growth moving 600 MiB: ${grew} KiB`);
   assert.ok(grew < 16 * 1024, `the server's peak RSS grew by ${grew} KiB moving 600 MiB (limit 16 MiB)`);
 
+  // The session destroyed while an export moves it (its temporary file
+  // is on the host, a piece being written, the next one asked for): the
+  // export fails, and its temporary file goes.
+  const exporting = fop(s, { action: 'export', session, path: 'data/big.bin', to: 'cut/big.bin' }, { requestTimeoutMs: 240_000 });
+  const cutDir = path.join(root, 'cut');
+  await waitFor(() => fs.existsSync(cutDir) && fs.readdirSync(cutDir).some((n) => n.startsWith('.sbx-export-')),
+    { timeoutMs: 60_000, intervalMs: 20, what: "the export's temporary file" });
+  await sessionOk(s, { action: 'destroy', name: session });
+  const cutExport = toolError(await exporting);
+  assert.ok(['session_destroyed', 'session_not_found'].includes(cutExport.code), JSON.stringify(cutExport));
+  assert.deepEqual(fs.readdirSync(cutDir), [], 'no temporary file is left on the host');
+
   // The session destroyed while an import moves it: the import ends with
   // session_destroyed, and the server goes on.
+  await createSession(s, 'python', { name: 'large2' });
+  await waitActive(s, 'large2');
   const [cut] = await Promise.all([
-    fop(s, { action: 'import', session, from: 'big.bin', path: 'again.bin' }, { requestTimeoutMs: 240_000 }),
-    sessionOk(s, { action: 'destroy', name: session }),
+    fop(s, { action: 'import', session: 'large2', from: 'big.bin', path: 'again.bin' }, { requestTimeoutMs: 240_000 }),
+    sessionOk(s, { action: 'destroy', name: 'large2' }),
   ]);
   assert.equal(toolError(cut).code, 'session_destroyed', JSON.stringify(cut).slice(0, 300));
   assert.equal((await s.execute('python', 'print(6*7)')).stdout.trim(), '42');

@@ -13,7 +13,9 @@
  * skipped (sessions, files, the audit log, installs, resources).
  * The id scan of an oversize line (json_util.h) sees every input too, cut
  * in two at a point the input picks: an id it gives must be JSON that
- * parses as a string or a number.
+ * parses as a string or a number. A line the one-pass reading takes
+ * (json_parse_fast) must be one the slow way takes (UTF-8, cJSON, the
+ * strict rules), read to the same tree.
  * Under ASan and UBSan.
  */
 #include <cjson/cJSON.h>
@@ -144,6 +146,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			cJSON_Delete(v);
 		}
+	}
+	/* The one-pass reading agrees with the slow way. */
+	{
+		cJSON *fast = json_parse_fast(line, size), *slow = NULL;
+		const char *what;
+		char *pf, *ps;
+		int nul;
+
+		if (fast) {
+			if (!utf8_valid(line, size) ||
+			    !(slow = cJSON_ParseWithLengthOpts(line, size + 1,
+							       NULL, 1)) ||
+			    json_not_strict(line, size, &what, &nul) >= 0)
+				abort();
+			pf = cJSON_PrintUnformatted(fast);
+			ps = cJSON_PrintUnformatted(slow);
+			if (!pf || !ps || strcmp(pf, ps) != 0)
+				abort();
+			free(pf);
+			free(ps);
+		}
+		cJSON_Delete(fast);
+		cJSON_Delete(slow);
 	}
 	/* What the HTTP transport reads first to route a body. */
 	{

@@ -13,6 +13,7 @@
 
 #include "mcp/json_util.h"
 #include "mcp/mcp_server.h"
+#include "mcp/tools/tools.h"
 #include "testlib.h"
 #include "util/log.h"
 
@@ -519,6 +520,281 @@ static void id_scan(void)
 	       "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700");
 }
 
+/* What cJSON prints for s as a string (caller frees). */
+static char *cjson_string(const char *s)
+{
+	cJSON *v = cJSON_CreateString(s);
+	char *out = cJSON_PrintUnformatted(v);
+
+	cJSON_Delete(v);
+	return out;
+}
+
+/* json_escape() and json_raw_string() print what cJSON prints, once and
+ * twice (a string inside a string), across the 16-byte words. */
+static void json_out(void)
+{
+	char s[300], buf[2100], *want, *twice, *o;
+	cJSON *raw;
+	size_t i, n;
+
+	for (i = 1; i < 256; i++) { /* every byte, at every place of a word */
+		for (n = 0; n < 40; n++)
+			s[n] = (char)('a' + n % 26);
+		s[(i * 7) % 40] = (char)i;
+		s[40] = '\0';
+		want = cjson_string(s);
+		raw = json_raw_string(s, 40);
+		CHECK(raw && strcmp(raw->valuestring, want) == 0);
+		CHECK(json_escaped_len(s, 40, 0) == strlen(want) - 2);
+		/* Twice: the string of the string's JSON, less its quotes. */
+		twice = cjson_string(want);
+		o = json_escape(buf, s, 40, 0);
+		CHECK((size_t)(o - buf) == strlen(want) - 2);
+		o = json_escape(buf, s, 40, 1);
+		*o = '\0';
+		CHECK(strlen(twice) == strlen(buf) + 6 &&
+		      strncmp(twice + 3, buf, strlen(buf)) == 0);
+		CHECK(json_escaped_len(s, 40, 1) == strlen(buf));
+		free(want);
+		free(twice);
+		cJSON_Delete(raw);
+	}
+	for (n = 0; n < sizeof(s) - 1; n++) /* long runs, then specials */
+		s[n] = n % 37 == 36 ? '"' : n % 53 == 52 ? '\n' : 'x';
+	s[sizeof(s) - 1] = '\0';
+	want = cjson_string(s);
+	raw = json_raw_string(s, strlen(s));
+	CHECK(raw && strcmp(raw->valuestring, want) == 0);
+	free(want);
+	cJSON_Delete(raw);
+}
+
+/* A read's result: the tool's JSON with its bytes last, in one text
+ * block, as tool_ok_text() of the whole object would give it. */
+static void ok_text_bytes(void)
+{
+	static const unsigned char bin[] = {0, 1, 2, 0xff, 'a'};
+	cJSON *res, *o, *text, *body;
+	char *printed;
+	const char *kinds[] = {"text", "base64", "empty"};
+	int k, failed;
+
+	for (k = 0; k < 3; k++) {
+		failed = t_failed;
+		o = cJSON_CreateObject();
+		if (k < 2)
+			cJSON_AddStringToObject(o, "path", "a\"b\\c\n");
+		res = k == 1 ? tool_ok_text_bytes(o, "content", bin,
+						  sizeof(bin), 0)
+			     : tool_ok_text_bytes(o, "content",
+						  (const unsigned char
+							   *)"x\"y\\z\n\x01\xc3"
+							     "\xa9",
+						  9, 1);
+		printed = cJSON_PrintUnformatted(res);
+		cJSON_Delete(res);
+		res = cJSON_Parse(printed);
+		free(printed);
+		text = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+						   res, "content"),
+					   0),
+			"text");
+		CHECK(cJSON_IsString(text));
+		body = cJSON_IsString(text) ? cJSON_Parse(text->valuestring)
+					    : NULL;
+		CHECK(body != NULL);
+		if (k < 2)
+			CHECK_STR_CONTAINS(
+				cJSON_GetStringValue(
+					cJSON_GetObjectItemCaseSensitive(
+						body, "path")),
+				"a\"b\\c\n");
+		CHECK(cJSON_GetArraySize(body) == (k < 2 ? 2 : 1));
+		if (k == 1)
+			CHECK(strcmp(cJSON_GetStringValue(
+					     cJSON_GetObjectItemCaseSensitive(
+						     body, "content")),
+				     "AAEC/2E=") == 0);
+		else
+			CHECK(strcmp(cJSON_GetStringValue(
+					     cJSON_GetObjectItemCaseSensitive(
+						     body, "content")),
+				     "x\"y\\z\n\x01\xc3\xa9") == 0);
+		if (t_failed > failed)
+			fprintf(stderr, "  (%s)\n", kinds[k]);
+		cJSON_Delete(body);
+		cJSON_Delete(res);
+	}
+}
+
+/* The slow reading of a line (utf8_valid, cJSON, json_not_strict), or
+ * NULL where it refuses it. */
+static cJSON *slow_parse(const char *line, size_t len)
+{
+	const char *what;
+	char *z = malloc(len + 1); /* NUL-terminated, as the transport has it */
+	cJSON *v = NULL;
+	int nul;
+
+	if (!z)
+		return NULL;
+	memcpy(z, line, len);
+	z[len] = '\0';
+	if (utf8_valid(z, len))
+		v = cJSON_ParseWithLengthOpts(z, len + 1, NULL, 1);
+	if (v && json_not_strict(z, len, &what, &nul) >= 0) {
+		cJSON_Delete(v);
+		v = NULL;
+	}
+	free(z);
+	return v;
+}
+
+/* 1 when a and b are the same tree: types, keys, strings, numbers to
+ * the bit (inf too), members in order. */
+static int same_tree(const cJSON *a, const cJSON *b)
+{
+	for (; a && b; a = a->next, b = b->next)
+		if (a->type != b->type || a->valueint != b->valueint ||
+		    memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)) !=
+			    0 ||
+		    !a->string != !b->string ||
+		    (a->string && strcmp(a->string, b->string) != 0) ||
+		    !a->valuestring != !b->valuestring ||
+		    (a->valuestring &&
+		     strcmp(a->valuestring, b->valuestring) != 0) ||
+		    !same_tree(a->child, b->child))
+			return 0;
+	return !a && !b;
+}
+
+/* json_parse_fast() takes only what the slow way takes, and gives the
+ * same tree (same members in the same order, same values). Returns 1
+ * when the fast way took it. */
+static int same_as_slow(const char *line, size_t len)
+{
+	cJSON *fast = json_parse_fast(line, len), *slow;
+	char *pf, *ps;
+	int same;
+
+	if (!fast)
+		return 0;
+	slow = slow_parse(line, len);
+	pf = cJSON_PrintUnformatted(fast);
+	ps = slow ? cJSON_PrintUnformatted(slow) : NULL;
+	same = slow && same_tree(fast, slow);
+	CHECK(same);
+	if (!same)
+		fprintf(stderr, "  fast and slow differ on '%.*s' (%s, %s)\n",
+			(int)len, line, pf ? pf : "-", ps ? ps : "-");
+	free(pf);
+	free(ps);
+	cJSON_Delete(fast);
+	cJSON_Delete(slow);
+	return 1;
+}
+
+static void fast_parse(void)
+{
+	static const char *const taken[] = {
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+		"\"params\":{\"name\":\"sandbox_file_ops\",\"arguments\":{"
+		"\"action\":\"write\",\"content\":\"a,b\\n1,\\\"2\\\"\\r\\n\\t"
+		"\\u00e9\\u20ac\\/\\\\ \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\","
+		"\"offset\":0,\"x\":[true,false,null,-1.5e3,0.25,-0,1E2]}}}",
+		" [ 1 , { } , [ ] , \"\" ] \r\n",
+		"\"a\\u0041\\u007f\\u0080\\u07ff\\u0800\\uffff\"",
+		"123456789012345678901234567890",
+		"{\"a\":1,\"a\":2}", /* the caller refuses duplicates */
+		"{\"\":{\"\":[]}}",
+	};
+	static const char *const slow[] = {
+		"",
+		"   ",
+		"{",
+		"{\"a\":1,}",
+		"[1,]",
+		"01",
+		"1.",
+		"-",
+		".5",
+		"+1",
+		"1e",
+		"\"\\u0000\"",
+		"\"\\ud83d\\ude00\"",
+		"\"\\udc00\"",
+		"\"a\tb\"",
+		"\"\\x\"",
+		"\"\\u12\"",
+		"\"\xff\"",
+		"\"\xed\xa0\x80\"",
+		"\xef\xbb\xbf{}",
+		"{}\x01",
+		"{} {}",
+		"tru",
+		"nul",
+		"{\"a\" 1}",
+		"\"abc",
+		"[1 2]",
+		"\x0b{}",
+		"{\"n\":1234567890123456789012345678901234567890123456789012345"
+		"678901234567890}",
+	};
+	/* Bytes that make and break JSON, for the mutations below. */
+	static const char alphabet[] = "\"\\u0d8eE.-+:,{}[] \t\n\r\x01\x1f"
+				       "\x7f\x80\xbf\xc3\xa9\xed\xa0\xef";
+	char deep[2 * 70 + 1], line[512];
+	unsigned seed = 29, r;
+	size_t i, n, len;
+	int k, taken_n = 0;
+
+	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		CHECK(same_as_slow(taken[i], strlen(taken[i])));
+	for (i = 0; i < sizeof(slow) / sizeof(slow[0]); i++)
+		CHECK(!json_parse_fast(slow[i], strlen(slow[i])));
+	/* A NUL byte is not JSON's. */
+	CHECK(!json_parse_fast("{}\0", 3) && !json_parse_fast("\"a\0\"", 4));
+	/* Deeper than the fast way goes: the slow way's. */
+	memset(deep, '[', 70);
+	memset(deep + 70, ']', 70);
+	CHECK(!json_parse_fast(deep, 140));
+	CHECK(same_as_slow(deep + 6, 128));
+	/* Random edits of what is taken: never taken unless the slow way
+	 * takes it the same. */
+	for (k = 0; k < 20000; k++) {
+		const char *base =
+			taken[k % (sizeof(taken) / sizeof(taken[0]))];
+
+		len = strlen(base);
+		memcpy(line, base, len);
+		for (n = 0; n < 1 + (size_t)k % 3; n++) {
+			seed = seed * 1103515245u + 12345u;
+			r = seed >> 8;
+			i = r % (len + 1);
+			if (r % 3 == 0 && len < sizeof(line) - 1) { /* insert */
+				memmove(line + i + 1, line + i, len - i);
+				line[i] = alphabet[(r >> 4) %
+						   (sizeof(alphabet) - 1)];
+				len++;
+			} else if (r % 3 == 1 && i < len) { /* delete */
+				memmove(line + i, line + i + 1, len - i - 1);
+				len--;
+			} else if (i < len) {
+				line[i] = alphabet[(r >> 4) %
+						   (sizeof(alphabet) - 1)];
+			}
+		}
+		taken_n += same_as_slow(line, len);
+	}
+	/* Both ways were taken (the edits left many lines JSON). */
+	CHECK(taken_n > 2000 && taken_n < 18000);
+	if (taken_n <= 2000 || taken_n >= 18000)
+		fprintf(stderr, "  %d of 20000 edited lines read fast\n",
+			taken_n);
+}
+
 int main(int argc, char **argv)
 {
 	static struct plugin_set ps;
@@ -541,6 +817,9 @@ int main(int argc, char **argv)
 	stateless();
 	tools();
 	utf8();
+	json_out();
+	ok_text_bytes();
+	fast_parse();
 	id_scan();
 	plugins_close(&ps);
 	config_close(&cfg);

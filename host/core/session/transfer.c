@@ -2,11 +2,21 @@
  * transfer.c - export and import between a session and the host directory
  * the user allowed (transfer.h). Host file work runs on the thread pool;
  * the session's side goes through session_file().
+ *
+ * A file moves in pieces of req.chunk bytes through two buffers, one
+ * piece ahead: an export asks the session for piece N+1 while the thread
+ * pool writes piece N to the host file, and an import reads piece N+1
+ * from the host file while the session writes piece N. So the disk and
+ * the agent channel work at the same time, and the server holds two
+ * pieces at most. After a failure nothing new starts: what is in flight
+ * ends first (settle()), then the temporary file goes and the transfer
+ * ends with the first error.
  */
 #include "transfer.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +41,15 @@ enum step {
 /* A directory export copies at most this many entries. */
 #define EXPORT_MAX_ENTRIES 10000
 
+/* One piece of a file on its way. */
+struct piece {
+	unsigned char *buf; /* req.chunk bytes */
+	size_t len;
+	uint64_t offset; /* in the file */
+	int full;	 /* holds bytes not yet written */
+	int eof;	 /* the file's last piece */
+};
+
 struct transfer {
 	uv_loop_t *loop;
 	uv_work_t work;
@@ -49,21 +68,24 @@ struct transfer {
 	int werr;	     /* errno of the last work step, 0 */
 	unsigned long nlink; /* import: the links of a file refused for them */
 	const char *wwhat;   /* what it was doing */
-	/* the bytes */
-	unsigned char *buf;
-	size_t len;
-	uint64_t offset;
-	int eof;
+	/* The bytes: two pieces, one being written (to the host file, or
+	 * to the session) while the other is read. */
+	unsigned char *mem; /* both pieces' buffers */
+	struct piece pc[2];
+	struct piece *rp, *wp; /* the thread pool's: read into, write from */
+	uint64_t offset;       /* bytes written (where the next piece goes) */
+	uint64_t rd_off;       /* bytes read (where the next read starts) */
+	int rd_eof;	       /* the last piece has been read */
 	struct session_call *sc;
-	struct error err; /* what ends it, once the temp file is gone */
-	/* An import: the host file's size when opened, the temporary name
-	 * in the session it is written to in pieces (then moved to spath),
-	 * and where the held session call is. */
-	uint64_t size;
+	int asked;	  /* a session operation (or store read) in flight */
+	int failed;	  /* err is set: nothing new starts (settle()) */
+	struct error err; /* the first failure */
+	/* An import: the temporary name in the session the file is written
+	 * to in pieces (then moved to spath); sc is the hold of the
+	 * session's queue while asked is 0. */
 	char *stmp;
 	enum { IMP_STAT, IMP_WRITE, IMP_MOVE, IMP_CLEAN } phase;
 	int working; /* a step is on the thread pool */
-	int gone;    /* the hold ended meanwhile: abort when it is back */
 	/* A directory's export: its entries below it, sorted (a directory
 	 * before what it holds), and where the copy is. */
 	int dir;
@@ -102,9 +124,12 @@ static void finish(struct transfer *t, const struct error *err)
 	free(t->cursor);
 	free(t->cur);
 	free(t->stmp);
-	free(t->buf);
+	free(t->mem);
 	free(t->strs);
 	free(t);
+	/* Its pieces (megabytes) go back to the system: the server's size
+	 * returns to what it was (docs/architecture.md, "Memory"). */
+	malloc_trim(0);
 }
 
 /* ---- the thread pool side ---- */
@@ -167,12 +192,13 @@ static void w_export_open(struct transfer *t)
 
 static void w_write(struct transfer *t)
 {
+	const struct piece *p = t->wp;
 	size_t done = 0;
 	ssize_t w;
 
-	while (done < t->len) {
-		w = pwrite(t->fd, t->buf + done, t->len - done,
-			   (off_t)(t->offset + done));
+	while (done < p->len) {
+		w = pwrite(t->fd, p->buf + done, p->len - done,
+			   (off_t)(p->offset + done));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
@@ -212,12 +238,13 @@ static void w_abort(struct transfer *t)
  * read (it grew) is refused like one that was too large from the start. */
 static void w_import_read(struct transfer *t)
 {
+	struct piece *p = t->rp;
 	ssize_t n;
 
-	t->len = 0;
-	while (t->len < t->req.chunk) {
-		n = pread(t->fd, t->buf + t->len, t->req.chunk - t->len,
-			  (off_t)(t->offset + t->len));
+	p->len = 0;
+	while (p->len < t->req.chunk) {
+		n = pread(t->fd, p->buf + p->len, t->req.chunk - p->len,
+			  (off_t)(p->offset + p->len));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -226,10 +253,10 @@ static void w_import_read(struct transfer *t)
 		}
 		if (n == 0)
 			break;
-		t->len += (size_t)n;
+		p->len += (size_t)n;
 	}
-	t->eof = t->len < t->req.chunk;
-	if (t->offset + t->len > t->req.max_bytes)
+	p->eof = p->len < t->req.chunk;
+	if (p->offset + p->len > t->req.max_bytes)
 		fail_w(t, EFBIG, "import");
 }
 
@@ -262,8 +289,7 @@ static void w_import_open(struct transfer *t)
 		fail_w(t, EMLINK, "import");
 		return;
 	}
-	t->size = (uint64_t)st.st_size;
-	if (t->size > t->req.max_bytes) {
+	if ((uint64_t)st.st_size > t->req.max_bytes) {
 		fail_w(t, EFBIG, "import");
 		return;
 	}
@@ -332,28 +358,54 @@ static void work_cb(uv_work_t *w)
 
 static void after_work(uv_work_t *w, int status);
 
-static void queue(struct transfer *t, enum step step)
+/* 0, or -1 when the transfer has ended (t is gone). */
+static int queue(struct transfer *t, enum step step)
 {
 	int rc;
 
 	t->step = step;
 	t->working = 1;
 	rc = uv_queue_work(t->loop, &t->work, work_cb, after_work);
-	if (rc) {
-		t->working = 0;
-		/* Only an invalid argument fails here: not expected. */
-		error_set(&t->err, ERR_SANDBOX, "thread pool: %s",
-			  uv_strerror(rc));
-		finish(t, &t->err);
-	}
+	if (!rc)
+		return 0;
+	/* Only an invalid argument fails here: not expected. */
+	t->working = 0;
+	error_set(&t->err, ERR_SANDBOX, "thread pool: %s", uv_strerror(rc));
+	finish(t, &t->err);
+	return -1;
 }
 
-/* Remove the temporary file, then end with err. */
-static void abort_with(struct transfer *t, const struct error *err)
+static void import_clean(struct transfer *t);
+
+/* After a failure, once nothing is in flight: an import's temporary file
+ * in the session is removed and its hold released; then W_ABORT removes
+ * an export's temporary file on the host and the transfer ends. Called
+ * again by whatever was in flight when it ends. */
+static void settle(struct transfer *t)
 {
-	if (err != &t->err)
-		t->err = *err;
-	queue(t, W_ABORT);
+	if (t->asked)
+		return;
+	if (t->sc && t->stmp && t->phase != IMP_CLEAN) {
+		import_clean(t);
+		return;
+	}
+	if (t->sc) { /* an import's hold (an export's calls end alone) */
+		session_call_release(t->sc);
+		t->sc = NULL;
+	}
+	if (!t->working)
+		queue(t, W_ABORT);
+}
+
+/* The transfer fails with err (the first failure is the one told). */
+static void fail(struct transfer *t, const struct error *err)
+{
+	if (!t->failed) {
+		if (err != &t->err)
+			t->err = *err;
+		t->failed = 1;
+	}
+	settle(t);
 }
 
 static void host_error(struct transfer *t, struct error *e)
@@ -399,29 +451,93 @@ static struct session *find(struct transfer *t, struct error *err)
 	return s;
 }
 
+/* A free piece, or NULL. */
+static struct piece *free_piece(struct transfer *t)
+{
+	return !t->pc[0].full ? &t->pc[0] : !t->pc[1].full ? &t->pc[1] : NULL;
+}
+
+/* The piece that is written next (it starts at offset), or NULL. */
+static struct piece *next_piece(struct transfer *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (t->pc[i].full && t->pc[i].offset == t->offset)
+			return &t->pc[i];
+	return NULL;
+}
+
+/* ---- export: the session's file in pieces into a temporary file on
+ * the host, renamed into place ---- */
+
+static void read_next(struct transfer *t);
+
+/* What comes next: the next piece to the thread pool, the next read to
+ * the session (a free buffer and more to read), the rename at the end. */
+static void export_pump(struct transfer *t)
+{
+	if (!t->working) {
+		t->wp = next_piece(t);
+		if (t->wp && queue(t, W_WRITE))
+			return;
+		if (!t->wp && t->rd_eof && !t->asked) {
+			queue(t, W_COMMIT);
+			return;
+		}
+	}
+	if (!t->asked && !t->rd_eof && free_piece(t))
+		read_next(t);
+}
+
+/* A piece read (the agent's, or the store's): into a free buffer. */
+static void export_got(struct transfer *t, const unsigned char *data,
+		       size_t len, int eof)
+{
+	struct piece *p = free_piece(t);
+
+	if (len > t->req.chunk || !p) { /* the agent never sends more */
+		error_set(&t->err, ERR_SANDBOX, "the agent sent too much");
+		fail(t, &t->err);
+		return;
+	}
+	memcpy(p->buf, data, len);
+	p->len = len;
+	p->offset = t->rd_off;
+	p->full = 1;
+	t->rd_off += len;
+	t->rd_eof = eof || !len;
+	export_pump(t);
+}
+
+/* The answer to a read (the session's or the store's): err, or a
+ * piece. */
+static void export_answer(struct transfer *t, const struct error *err,
+			  const unsigned char *data, size_t len, int eof)
+{
+	t->asked = 0;
+	if (t->failed)
+		settle(t);
+	else if (err)
+		fail(t, err);
+	else
+		export_got(t, data, len, eof);
+}
+
 static void read_cb(const struct error *err, const struct ap_file_done *r,
 		    void *arg)
 {
 	struct transfer *t = arg;
 
 	t->sc = NULL;
-	if (err) {
-		abort_with(t, err);
-		return;
-	}
-	if (r->data_len > t->req.chunk) { /* the agent never sends more */
-		error_set(&t->err, ERR_SANDBOX, "the agent sent too much");
-		abort_with(t, &t->err);
-		return;
-	}
-	memcpy(t->buf, r->data, r->data_len);
-	t->len = r->data_len;
-	t->eof = r->eof || !r->data_len;
-	queue(t, W_WRITE);
+	if (err)
+		export_answer(t, err, NULL, 0, 0);
+	else
+		export_answer(t, NULL, r->data, r->data_len, r->eof);
 }
 
 /* q (op and its own fields set) to the session, on the transfer's path;
- * a failure ends the transfer through abort_with(). */
+ * a failure ends the transfer through fail(). */
 static void session_op(struct transfer *t, struct ap_file *q,
 		       session_file_cb cb)
 {
@@ -430,8 +546,11 @@ static void session_op(struct transfer *t, struct ap_file *q,
 	q->path = t->spath;
 	q->path_len = strlen(q->path);
 	q->timeout_ms = t->req.timeout_ms;
-	if (!s || session_file(s, q, cb, t, &t->sc, &t->err))
-		abort_with(t, &t->err);
+	if (!s || session_file(s, q, cb, t, &t->sc, &t->err)) {
+		fail(t, &t->err);
+		return;
+	}
+	t->asked = 1;
 }
 
 static void stored_cb(const struct error *err, const unsigned char *data,
@@ -440,14 +559,7 @@ static void stored_cb(const struct error *err, const unsigned char *data,
 	struct transfer *t = arg;
 
 	(void)size;
-	if (err) {
-		abort_with(t, err);
-		return;
-	}
-	memcpy(t->buf, data, len);
-	t->len = len;
-	t->eof = eof || !len;
-	queue(t, W_WRITE);
+	export_answer(t, err, data, len, eof);
 }
 
 static void read_next(struct transfer *t)
@@ -456,18 +568,29 @@ static void read_next(struct transfer *t)
 
 	if (t->req.store) {
 		if (artifact_store_read(t->req.store, t->req.artifact_id,
-					t->spath, t->offset, t->req.chunk,
+					t->spath, t->rd_off, t->req.chunk,
 					stored_cb, t)) {
 			error_set(&t->err, ERR_SANDBOX, "out of memory");
-			abort_with(t, &t->err);
+			fail(t, &t->err);
+			return;
 		}
+		t->asked = 1;
 		return;
 	}
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_READ;
-	q.offset = t->offset;
+	q.offset = t->rd_off;
 	q.length = t->req.chunk;
 	session_op(t, &q, read_cb);
+}
+
+/* A file's export starts (its temporary file is open). */
+static void export_start(struct transfer *t)
+{
+	t->offset = t->rd_off = 0;
+	t->rd_eof = 0;
+	t->pc[0].full = t->pc[1].full = 0;
+	export_pump(t);
 }
 
 /* ---- import: the host file in pieces into a temporary name in the
@@ -483,8 +606,10 @@ static void import_op(struct transfer *t, struct ap_file *q)
 	q->timeout_ms = t->req.timeout_ms;
 	if (session_file_next(t->sc, q, &t->err)) {
 		t->sc = NULL; /* the hold is over */
-		abort_with(t, &t->err);
+		fail(t, &t->err);
+		return;
 	}
+	t->asked = 1;
 }
 
 static void set_path(struct ap_file *q, const char *path)
@@ -514,64 +639,87 @@ static int import_tmp_name(struct transfer *t)
 	return 0;
 }
 
-static void import_write(struct transfer *t)
+/* The move into place, once every piece is in. */
+static void import_move(struct transfer *t)
 {
 	struct ap_file q;
 
 	memset(&q, 0, sizeof(q));
-	if (!t->stmp && import_tmp_name(t)) {
-		error_set(&t->err, ERR_SANDBOX, "out of memory");
-		abort_with(t, &t->err);
-		return;
-	}
-	/* Every piece but an empty last one (the first, even empty, makes
-	 * the file). */
-	if (t->len || !t->offset) {
-		t->phase = IMP_WRITE;
-		q.op = AP_FOP_WRITE;
-		q.flags = AP_FF_AT | AP_FF_PARENTS;
-		q.offset = t->offset;
-		q.data = t->buf;
-		q.data_len = t->len;
-		set_path(&q, t->stmp);
-	} else {
-		t->phase = IMP_MOVE;
-		q.op = AP_FOP_MOVE;
-		q.flags = t->req.overwrite ? AP_FF_OVERWRITE : 0;
-		set_path(&q, t->stmp);
-		q.path2 = t->spath;
-		q.path2_len = strlen(t->spath);
-	}
+	t->phase = IMP_MOVE;
+	q.op = AP_FOP_MOVE;
+	q.flags = t->req.overwrite ? AP_FF_OVERWRITE : 0;
+	set_path(&q, t->stmp);
+	q.path2 = t->spath;
+	q.path2_len = strlen(t->spath);
 	import_op(t, &q);
 }
 
-/* A failure while the session is held: remove the temporary file, then
- * release and end with err. */
-static void import_clean(struct transfer *t, const struct error *err)
+/* What comes next: the next piece to the session, the next read of the
+ * host file (a free buffer and more to read), the move at the end. */
+static void import_pump(struct transfer *t)
+{
+	struct piece *p;
+	struct ap_file q;
+
+	if (!t->asked) {
+		p = next_piece(t);
+		/* An empty piece is written only to make an empty file. */
+		if (p && !p->len && p->offset) {
+			p->full = 0;
+			p = NULL;
+		}
+		if (p) {
+			memset(&q, 0, sizeof(q));
+			t->phase = IMP_WRITE;
+			q.op = AP_FOP_WRITE;
+			q.flags = AP_FF_AT | AP_FF_PARENTS;
+			q.offset = p->offset;
+			q.data = p->buf;
+			q.data_len = p->len;
+			set_path(&q, t->stmp);
+			import_op(t, &q);
+			if (t->failed)
+				return;
+		} else if (t->rd_eof && !t->working && !next_piece(t)) {
+			import_move(t);
+			return;
+		}
+	}
+	p = free_piece(t);
+	if (!t->working && !t->rd_eof && p) {
+		t->rp = p;
+		p->offset = t->rd_off;
+		queue(t, W_IMPORT_READ);
+	}
+}
+
+/* A piece of the host file read (W_IMPORT_OPEN, W_IMPORT_READ). */
+static void import_got(struct transfer *t)
+{
+	struct piece *p = t->rp;
+
+	p->full = 1;
+	t->rd_off += p->len;
+	t->rd_eof = p->eof;
+	if (!t->stmp && import_tmp_name(t)) {
+		error_set(&t->err, ERR_SANDBOX, "out of memory");
+		fail(t, &t->err);
+		return;
+	}
+	import_pump(t);
+}
+
+/* A failure while the session is held: remove the temporary file (the
+ * agent's answer goes to settle()). */
+static void import_clean(struct transfer *t)
 {
 	struct ap_file q;
 
-	t->err = *err;
 	t->phase = IMP_CLEAN;
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_DELETE;
 	set_path(&q, t->stmp);
 	import_op(t, &q);
-}
-
-/* Releases the session (if held) and ends: err, or the file in place. */
-static void import_end(struct transfer *t, const struct error *err)
-{
-	if (t->sc) {
-		session_call_release(t->sc);
-		t->sc = NULL;
-	}
-	if (err) {
-		abort_with(t, err);
-		return;
-	}
-	t->files = 1;
-	finish(t, NULL);
 }
 
 /* The target, asked first (it takes the session's queue at once, so the
@@ -581,28 +729,29 @@ static void import_checked(struct transfer *t, const struct error *err,
 			   const struct ap_file_done *r)
 {
 	struct ap_file_entry e;
-	struct error x;
 	size_t off = 0;
 
 	if (err && err->code != ERR_NOT_FOUND) {
-		import_end(t, err);
+		fail(t, err);
 		return;
 	}
 	if (!err && ap_file_entry_next(r, &off, &e)) {
 		if (e.type == AP_FT_DIR) {
-			error_set(&x, ERR_NOT_A_FILE, "%s is a directory",
+			error_set(&t->err, ERR_NOT_A_FILE, "%s is a directory",
 				  t->spath);
-			import_end(t, &x);
+			fail(t, &t->err);
 			return;
 		}
 		if (!t->req.overwrite) {
-			error_set(&x, ERR_FILE_EXISTS,
+			error_set(&t->err, ERR_FILE_EXISTS,
 				  "%s exists (overwrite to replace it)",
 				  t->spath);
-			import_end(t, &x);
+			fail(t, &t->err);
 			return;
 		}
 	}
+	t->rp = &t->pc[0];
+	t->rp->offset = 0;
 	queue(t, W_IMPORT_OPEN);
 }
 
@@ -610,43 +759,43 @@ static void import_hold_cb(const struct error *err,
 			   const struct ap_file_done *r, int held, void *arg)
 {
 	struct transfer *t = arg;
+	struct piece *p;
 	struct error e;
 
+	t->asked = 0;
 	if (!held) { /* the session went: its /work with it */
 		t->sc = NULL;
-		t->err = *err;
-		if (t->working)
-			t->gone = 1;
-		else
-			abort_with(t, &t->err);
+		fail(t, err);
+		return;
+	}
+	if (t->failed) { /* the temporary file is gone, or in flight */
+		settle(t);
 		return;
 	}
 	if (t->phase == IMP_STAT) {
 		import_checked(t, err, r);
 		return;
 	}
-	if (t->phase == IMP_CLEAN) { /* the temporary file is gone */
-		import_end(t, &t->err);
-		return;
-	}
 	if (err) {
 		/* The agent's message names the temporary file. */
 		error_set(&e, err->code, "importing into %s: %s", t->spath,
 			  err->msg);
-		import_clean(t, &e);
+		fail(t, &e);
 		return;
 	}
 	if (t->phase == IMP_MOVE) {
-		import_end(t, NULL);
+		session_call_release(t->sc);
+		t->sc = NULL;
+		t->files = 1;
+		finish(t, NULL);
 		return;
 	}
-	t->offset += t->len;
-	if (t->eof) {
-		t->len = 0;
-		import_write(t); /* the move */
-	} else {
-		queue(t, W_IMPORT_READ);
+	p = next_piece(t); /* the piece just written */
+	if (p) {
+		p->full = 0;
+		t->offset += p->len;
 	}
+	import_pump(t);
 }
 
 static void next_entry(struct transfer *t);
@@ -663,8 +812,9 @@ static void list_cb(const struct error *err, const struct ap_file_done *r,
 	size_t off = 0;
 
 	t->sc = NULL;
+	t->asked = 0;
 	if (err) {
-		abort_with(t, err);
+		fail(t, err);
 		return;
 	}
 	while (ap_file_entry_next(r, &off, &e)) {
@@ -683,7 +833,7 @@ static void list_cb(const struct error *err, const struct ap_file_done *r,
 			error_set(&t->err, ERR_TOO_LARGE,
 				  "%s holds more than %u entries",
 				  t->req.session_path, EXPORT_MAX_ENTRIES);
-			abort_with(t, &t->err);
+			fail(t, &t->err);
 			return;
 		}
 		nv = realloc(t->names, (t->nnames + 1) * sizeof(*nv));
@@ -695,7 +845,7 @@ static void list_cb(const struct error *err, const struct ap_file_done *r,
 		if (!tv ||
 		    !(t->names[t->nnames] = strndup(e.name, e.name_len))) {
 			error_set(&t->err, ERR_SANDBOX, "out of memory");
-			abort_with(t, &t->err);
+			fail(t, &t->err);
 			return;
 		}
 		t->types[t->nnames++] = e.type;
@@ -741,15 +891,13 @@ static void next_entry(struct transfer *t)
 	t->cur = malloc(sl + hl + 2 * nl + 4);
 	if (!t->cur) {
 		error_set(&t->err, ERR_SANDBOX, "out of memory");
-		abort_with(t, &t->err);
+		fail(t, &t->err);
 		return;
 	}
 	sprintf(t->cur, "%s/%s", t->req.session_path, name);
 	t->spath = t->cur;
 	t->hpath = t->cur + sl + nl + 2;
 	sprintf((char *)t->hpath, "%s/%s", t->req.host_path, name);
-	t->offset = 0;
-	t->eof = 0;
 	queue(t, t->types[t->next++] == AP_FT_DIR ? W_MKDIR : W_EXPORT_OPEN);
 }
 
@@ -762,8 +910,9 @@ static void stat_cb(const struct error *err, const struct ap_file_done *r,
 	size_t off = 0;
 
 	t->sc = NULL;
+	t->asked = 0;
 	if (err) {
-		abort_with(t, err);
+		fail(t, err);
 		return;
 	}
 	if (!ap_file_entry_next(r, &off, &e) ||
@@ -771,7 +920,7 @@ static void stat_cb(const struct error *err, const struct ap_file_done *r,
 		error_set(&t->err, ERR_NOT_A_FILE,
 			  "%s is neither a regular file nor a directory",
 			  t->req.session_path);
-		abort_with(t, &t->err);
+		fail(t, &t->err);
 		return;
 	}
 	t->dir = e.type == AP_FT_DIR;
@@ -789,30 +938,23 @@ static void after_work(uv_work_t *w, int status)
 		finish(t, &t->err);
 		return;
 	}
-	if (t->gone) { /* the session's hold ended while this ran */
-		abort_with(t, &t->err);
+	if (t->werr && !t->failed) {
+		host_error(t, &e);
+		fail(t, &e);
 		return;
 	}
-	if (t->werr) {
-		host_error(t, &e);
-		if (t->sc && t->stmp) /* an import half-way */
-			import_clean(t, &e);
-		else if (t->sc)
-			import_end(t, &e);
-		else
-			abort_with(t, &e);
+	if (t->failed) {
+		settle(t);
 		return;
 	}
 	switch (t->step) {
 	case W_EXPORT_OPEN:
-		read_next(t);
+		export_start(t);
 		break;
 	case W_WRITE:
-		t->offset += t->len;
-		if (t->eof)
-			queue(t, W_COMMIT);
-		else
-			read_next(t);
+		t->wp->full = 0;
+		t->offset += t->wp->len;
+		export_pump(t);
 		break;
 	case W_COMMIT:
 		t->total += t->offset;
@@ -830,7 +972,7 @@ static void after_work(uv_work_t *w, int status)
 		break;
 	case W_IMPORT_OPEN:
 	case W_IMPORT_READ:
-		import_write(t);
+		import_got(t);
 		break;
 	case W_ABORT:
 		break;
@@ -845,7 +987,7 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 	const char *v[5] = {req->session ? req->session : "", req->root,
 			    req->session_path, req->host_path,
 			    req->artifact_id ? req->artifact_id : ""};
-	size_t n = 0, i;
+	size_t n = 0, i, chunk;
 	struct transfer *t;
 	char *p;
 
@@ -877,6 +1019,16 @@ static struct transfer *transfer_new(uv_loop_t *loop,
 		error_set(err, ERR_SANDBOX, "out of memory");
 		return NULL;
 	}
+	chunk = req->chunk ? req->chunk : 1;
+	t->mem = malloc(2 * (size_t)chunk);
+	if (!t->mem) {
+		free(t->strs);
+		free(t);
+		error_set(err, ERR_SANDBOX, "out of memory");
+		return NULL;
+	}
+	t->pc[0].buf = t->mem;
+	t->pc[1].buf = t->mem + chunk;
 	t->loop = loop;
 	t->work.data = t;
 	t->req = *req;
@@ -909,12 +1061,6 @@ int transfer_export(uv_loop_t *loop, const struct transfer_req *req,
 
 	if (!t)
 		return err->code;
-	t->buf = malloc(req->chunk ? req->chunk : 1);
-	if (!t->buf) {
-		free(t->strs);
-		free(t);
-		return error_set(err, ERR_SANDBOX, "out of memory");
-	}
 	if (req->store) { /* a kept file: never a directory */
 		queue(t, W_EXPORT_OPEN);
 		return 0;
@@ -934,12 +1080,6 @@ int transfer_import(uv_loop_t *loop, const struct transfer_req *req,
 
 	if (!t)
 		return err->code;
-	t->buf = malloc(req->chunk ? req->chunk : 1);
-	if (!t->buf) {
-		free(t->strs);
-		free(t);
-		return error_set(err, ERR_SANDBOX, "out of memory");
-	}
 	s = find(t, err);
 	memset(&q, 0, sizeof(q));
 	q.op = AP_FOP_STAT;
@@ -947,10 +1087,11 @@ int transfer_import(uv_loop_t *loop, const struct transfer_req *req,
 	q.timeout_ms = t->req.timeout_ms;
 	t->phase = IMP_STAT;
 	if (!s || session_file_hold(s, &q, import_hold_cb, t, &t->sc, err)) {
-		free(t->buf);
+		free(t->mem);
 		free(t->strs);
 		free(t);
 		return err->code;
 	}
+	t->asked = 1;
 	return 0;
 }

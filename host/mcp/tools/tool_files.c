@@ -117,7 +117,7 @@ struct files_call {
 	uint64_t offset;
 	char *path;
 	char *to;
-	unsigned char *data;	 /* write: the decoded content */
+	unsigned char *data;	 /* write: the decoded base64 content */
 	const struct plugin *pl; /* the session's, to name its settings */
 };
 
@@ -146,8 +146,10 @@ static void fc_free(struct files_call *fc)
 	free(fc);
 }
 
-static void add_read(struct files_call *fc, cJSON *o, const unsigned char *data,
-		     size_t len, uint64_t size, int eof)
+/* A read's result: o (taken) with the read's fields, its bytes last. */
+static cJSON *read_result(struct files_call *fc, cJSON *o,
+			  const unsigned char *data, size_t len, uint64_t size,
+			  int eof)
 {
 	size_t cut = 0;
 	int text;
@@ -162,9 +164,7 @@ static void add_read(struct files_call *fc, cJSON *o, const unsigned char *data,
 			cut = 0;
 	}
 	len -= cut;
-	cJSON_AddItemToObject(
-		o, "content",
-		tool_bytes_string(data, len, !fc->want_base64, &text));
+	text = !fc->want_base64 && utf8_text((const char *)data, len);
 	cJSON_AddStringToObject(o, "encoding", text ? "utf-8" : "base64");
 	cJSON_AddNumberToObject(o, "offset", (double)fc->offset);
 	cJSON_AddNumberToObject(o, "length", (double)len);
@@ -175,6 +175,7 @@ static void add_read(struct files_call *fc, cJSON *o, const unsigned char *data,
 					(double)(fc->offset + len));
 	if (cut)
 		cJSON_AddNumberToObject(o, "heldBack", (double)cut);
+	return tool_ok_text_bytes(o, "content", data, len, text);
 }
 
 static void file_cb(const struct error *err, const struct ap_file_done *r,
@@ -182,7 +183,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 {
 	struct files_call *fc = arg;
 	struct ap_file_entry e;
-	cJSON *o, *list;
+	cJSON *o, *list, *res = NULL;
 	size_t off = 0;
 	char mode[8];
 
@@ -201,7 +202,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 		cJSON_AddBoolToObject(o, "created", r->created);
 		break;
 	case AP_FOP_READ:
-		add_read(fc, o, r->data, r->data_len, r->size, r->eof);
+		res = read_result(fc, o, r->data, r->data_len, r->size, r->eof);
 		break;
 	case AP_FOP_LIST:
 		list = cJSON_AddArrayToObject(o, "entries");
@@ -243,7 +244,7 @@ static void file_cb(const struct error *err, const struct ap_file_done *r,
 		cJSON_AddStringToObject(o, "to", fc->to);
 		break;
 	}
-	mcp_call_finish(fc->call, tool_ok_text(o));
+	mcp_call_finish(fc->call, res ? res : tool_ok_text(o));
 	fc_free(fc);
 }
 
@@ -380,8 +381,8 @@ static void stored_cb(const struct error *err, const unsigned char *data,
 	} else {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "path", fc->path);
-		add_read(fc, o, data, len, size, eof);
-		mcp_call_finish(fc->call, tool_ok_text(o));
+		mcp_call_finish(fc->call,
+				read_result(fc, o, data, len, size, eof));
 	}
 	fc_free(fc);
 }
@@ -513,13 +514,11 @@ static int write_request(const struct tool_env *env, const struct plugin *pl,
 				 "default the /work size, [limits] work_mb)",
 				 (unsigned long long)at,
 				 (unsigned long long)cap);
-	fc->data = tool_content_bytes(content ? content->valuestring : "",
-				      fc->want_base64, cap - at, "content",
-				      &req->data_len, err);
-	if (!fc->data)
-		return err->code;
-	req->data = fc->data;
-	return 0;
+	/* Text is not copied: session_file() takes it from the arguments
+	 * before it returns. */
+	return tool_content(content ? content->valuestring : "",
+			    fc->want_base64, cap - at, "content", &req->data,
+			    &req->data_len, &fc->data, err);
 }
 
 /* Every action on a session's /work. */
@@ -629,9 +628,9 @@ const struct tool tool_files = {
 		"are refused (invalid_path). Operations run in order with the "
 		"session's sandbox_execute calls. The result is one JSON "
 		"text, with pathEscaped (list: nameEscaped) when a name holds "
-		"control or bidirectional characters: read {content, "
-		"encoding, offset, length, size, eof, "
-		"nextOffset?, heldBack?} (content is text only when the bytes "
+		"control or bidirectional characters: read {encoding, "
+		"offset, length, size, eof, nextOffset?, heldBack?, "
+		"content} (content is text only when the bytes "
 		"are UTF-8 without NUL, else base64; length is the bytes "
 		"delivered; heldBack: bytes of a character cut by length, "
 		"left for nextOffset); list {entries: [{name, type, size, "

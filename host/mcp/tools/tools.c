@@ -32,17 +32,26 @@ const struct tool *const tools_all[] = {
 	&tool_security, &tool_inspect, NULL,
 };
 
-static cJSON *text_result(char *text, int is_error)
+/* The result of one text block; text is its JSON string, printed
+ * (a raw item, taken): cJSON does not scan a large one again. */
+static cJSON *text_block(cJSON *text, int is_error)
 {
 	cJSON *res = cJSON_CreateObject(), *content, *item;
 
 	content = cJSON_AddArrayToObject(res, "content");
 	item = cJSON_CreateObject();
 	cJSON_AddStringToObject(item, "type", "text");
-	cJSON_AddStringToObject(item, "text", text ? text : "");
+	cJSON_AddItemToObject(item, "text",
+			      text ? text : cJSON_CreateString(""));
 	cJSON_AddItemToArray(content, item);
 	cJSON_AddBoolToObject(res, "isError", is_error);
 	return res;
+}
+
+static cJSON *text_result(const char *text, int is_error)
+{
+	return text_block(text ? json_raw_string(text, strlen(text)) : NULL,
+			  is_error);
 }
 
 const char *tool_error_code(int code)
@@ -80,6 +89,43 @@ cJSON *tool_error(int code, const char *fmt, ...)
 	error_vset(&e, code, fmt, ap);
 	va_end(ap);
 	return tool_error_result(&e);
+}
+
+cJSON *tool_ok_text_bytes(cJSON *json, const char *key, const unsigned char *p,
+			  size_t n, int is_text)
+{
+	char *head = cJSON_PrintUnformatted(json), *text, *o;
+	size_t hl, kl = strlen(key), body;
+
+	cJSON_Delete(json);
+	hl = head ? strlen(head) : 0;
+	if (hl < 2 || head[hl - 1] != '}') {
+		free(head);
+		return tool_error(ERR_SANDBOX, "out of memory");
+	}
+	hl--; /* the closing brace: the member goes before it */
+	/* In the text block the member's string is inside a string: escaped
+	 * twice, in one pass; base64 needs no escape. */
+	body = is_text ? json_escaped_len((const char *)p, n, 1)
+		       : 4 * ((n + 2) / 3);
+	text = cJSON_malloc(json_escaped_len(head, hl, 0) + kl + body + 16);
+	if (!text) {
+		free(head);
+		return tool_error(ERR_SANDBOX, "out of memory");
+	}
+	o = text;
+	*o++ = '"';
+	o = json_escape(o, head, hl, 0);
+	free(head);
+	if (hl > 1)
+		*o++ = ',';
+	o += sprintf(o, "\\\"%s\\\":\\\"", key); /* \"key\":\" */
+	if (is_text)
+		o = json_escape(o, (const char *)p, n, 1);
+	else
+		o += EVP_EncodeBlock((unsigned char *)o, p, (int)n);
+	memcpy(o, "\\\"}\"", 5); /* \"}" and the NUL */
+	return text_block(json_raw_take(text), 0);
 }
 
 cJSON *tool_ok_text(cJSON *json)
@@ -349,40 +395,37 @@ uint64_t tool_file_cap(const struct tool_env *env, const struct plugin *pl)
 	return (uint64_t)pl->policy.limits.work_mb << 20;
 }
 
-unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
-				  const char *what, size_t *len,
-				  struct error *err)
+int tool_content(const char *s, int base64, uint64_t max, const char *what,
+		 const unsigned char **bytes, size_t *len,
+		 unsigned char **owned, struct error *err)
 {
 	size_t n = strlen(s), pad;
 	unsigned char *out;
 	int got;
 
+	*owned = NULL;
 	if (!base64) {
 		if (n > max)
 			goto too_large;
-		out = malloc(n + 1);
-		if (out)
-			memcpy(out, s, n + 1);
+		*bytes = (const unsigned char *)s;
 		*len = n;
-		goto done;
+		return 0;
 	}
 	if ((uint64_t)(n / 4 * 3) > max + 2)
 		goto too_large;
-	if (n % 4) {
-		error_set(err, ERR_INVALID_ARGUMENTS,
-			  "%s is not base64 (its length is not a multiple "
-			  "of 4)",
-			  what);
-		return NULL;
-	}
+	if (n % 4)
+		return error_set(err, ERR_INVALID_ARGUMENTS,
+				 "%s is not base64 (its length is not a "
+				 "multiple of 4)",
+				 what);
 	out = malloc(n / 4 * 3 + 1);
 	if (!out)
-		goto done;
+		return error_set(err, ERR_SANDBOX, "out of memory");
 	got = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
 	if (got < 0) {
 		free(out);
-		error_set(err, ERR_INVALID_ARGUMENTS, "%s is not base64", what);
-		return NULL;
+		return error_set(err, ERR_INVALID_ARGUMENTS, "%s is not base64",
+				 what);
 	}
 	/* EVP_DecodeBlock counts the padding as zero bytes. */
 	pad = (size_t)(n && s[n - 1] == '=') + (n > 1 && s[n - 2] == '=');
@@ -391,17 +434,36 @@ unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
 		free(out);
 		goto too_large;
 	}
-done:
-	if (!out)
-		error_set(err, ERR_SANDBOX, "out of memory");
-	return out;
+	*bytes = *owned = out;
+	return 0;
 too_large:
-	error_set(err, ERR_TOO_LARGE,
-		  "%s is over %llu bytes, the largest file taken: 0 to %llu "
-		  "([files] max_write_bytes, by default the /work size, "
-		  "[limits] work_mb)",
-		  what, (unsigned long long)max, (unsigned long long)max);
-	return NULL;
+	return error_set(err, ERR_TOO_LARGE,
+			 "%s is over %llu bytes, the largest file taken: 0 to "
+			 "%llu ([files] max_write_bytes, by default the /work "
+			 "size, [limits] work_mb)",
+			 what, (unsigned long long)max,
+			 (unsigned long long)max);
+}
+
+unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
+				  const char *what, size_t *len,
+				  struct error *err)
+{
+	const unsigned char *bytes = NULL;
+	unsigned char *out;
+
+	if (tool_content(s, base64, max, what, &bytes, len, &out, err) ||
+	    !bytes)
+		return NULL;
+	if (out)
+		return out;
+	out = malloc(*len + 1);
+	if (!out) {
+		error_set(err, ERR_SANDBOX, "out of memory");
+		return NULL;
+	}
+	memcpy(out, bytes, *len + 1);
+	return out;
 }
 
 cJSON *tool_entry_json(const struct ap_file_entry *e)
@@ -442,22 +504,20 @@ cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 			 int *is_text)
 {
 	char *s;
-	cJSON *str;
+	int k;
 
 	*is_text = text_ok && utf8_text((const char *)p, n);
-	s = malloc(*is_text ? n + 1 : 4 * ((n + 2) / 3) + 1);
+	if (*is_text)
+		return json_raw_string((const char *)p, n);
+	/* base64 needs no escape: its JSON string is itself in quotes. */
+	s = cJSON_malloc(4 * ((n + 2) / 3) + 3);
 	if (!s)
-		return cJSON_CreateString("");
-	if (*is_text) {
-		if (n)
-			memcpy(s, p, n);
-		s[n] = '\0';
-	} else {
-		EVP_EncodeBlock((unsigned char *)s, p, (int)n);
-	}
-	str = cJSON_CreateString(s);
-	free(s);
-	return str;
+		return NULL;
+	s[0] = '"';
+	k = EVP_EncodeBlock((unsigned char *)s + 1, p, (int)n);
+	s[k + 1] = '"';
+	s[k + 2] = '\0';
+	return json_raw_take(s);
 }
 
 cJSON *tool_image_block(const unsigned char *data, size_t len, const char *mime)

@@ -132,6 +132,13 @@ cJSON *tool_ok(const struct mcp_call *call, cJSON *structured);
  * without an output schema whose results are large (the bytes go once,
  * not twice). Takes ownership of json. */
 cJSON *tool_ok_text(cJSON *json);
+/* tool_ok_text() of json with one more member, last: key (nothing in it
+ * to escape) and the bytes p[0..n) as a string, as they are (is_text:
+ * UTF-8 without NUL) or in base64. The bytes go straight into the text
+ * block, escaped for both levels in one pass: a read's megabyte is not
+ * printed by cJSON twice. Takes ownership of json. */
+cJSON *tool_ok_text_bytes(cJSON *json, const char *key, const unsigned char *p,
+			  size_t n, int is_text);
 /* The error for a call that names no live session, into e: session_lost
  * when one of that name was lost, else session_not_found. name: as the
  * caller gave it. Returns the code. */
@@ -176,9 +183,16 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 		      const char *desc);
 
 /* The bytes of a content argument: text as it is, or base64 decoded;
- * at most max of them (checked before decoding). NULL with err set to
+ * at most max of them (checked before decoding). 0 with *bytes (*len
+ * long): s itself for text (borrowed from s, *owned NULL), else the
+ * decoded bytes in *owned (caller frees); or err set to
  * invalid_arguments, too_large or sandbox_error; what names the argument
- * in the message. Free the bytes (NUL-terminated, *len long). */
+ * in the message. */
+int tool_content(const char *s, int base64, uint64_t max, const char *what,
+		 const unsigned char **bytes, size_t *len,
+		 unsigned char **owned, struct error *err);
+/* tool_content() always into a copy: NULL with err set, or the bytes
+ * (NUL-terminated, *len long; caller frees). */
 unsigned char *tool_content_bytes(const char *s, int base64, uint64_t max,
 				  const char *what, size_t *len,
 				  struct error *err);
@@ -212,7 +226,8 @@ void tool_add_escaped(cJSON *o, const char *key, const char *name, size_t len);
 cJSON *tool_entry_json(const struct ap_file_entry *e);
 /* Bytes as one JSON string: themselves when text_ok and they are text,
  * UTF-8 without NUL (*is_text 1), else base64 (*is_text 0): every byte
- * is in the string either way. */
+ * is in the string either way. A raw item, printed as it is
+ * (json_raw_string()); NULL when out of memory. */
 cJSON *tool_bytes_string(const unsigned char *p, size_t n, int text_ok,
 			 int *is_text);
 
