@@ -367,7 +367,7 @@ if [ $rc -ne 0 ]; then
 	sed 's/^/# /' "$work/err"
 fi
 
-check "hello" 1.type=HELLO_OK 1.version=2 1.workdir=/work
+check "hello" 1.type=HELLO_OK 1.version=3 1.workdir=/work
 check "streams and exit code" 2.exit_code=3 '2.stdout=hi\n' '2.stderr=err\n' \
 	2.phase=run 2.timed_out=0 2.cancelled=0 2.survivors=0 \
 	2.stdout_trunc=0 2.stderr_trunc=0
