@@ -1,5 +1,6 @@
 /*
- * json_util.c - UTF-8 checks and a small JSON Schema validator.
+ * json_util.c - UTF-8 checks, strict JSON in and escaped strings out, and
+ * a small JSON Schema validator (json_util.h).
  */
 #include "json_util.h"
 

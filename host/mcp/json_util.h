@@ -1,7 +1,8 @@
 /*
  * json_util.h - UTF-8 hygiene, the strict reading of JSON (what cJSON
- * takes and JSON does not), the JSON Schema subset our tools use, and the
- * streaming scan for a message's id.
+ * takes and JSON does not; a plainly strict message read in one pass),
+ * strings escaped for printing once, the JSON Schema subset our tools
+ * use, and the streaming scan for a message's id.
  */
 #ifndef SBX_JSON_UTIL_H
 #define SBX_JSON_UTIL_H

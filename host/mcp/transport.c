@@ -20,8 +20,8 @@
  * resident size returns to what it was. */
 #define LINE_KEEP (256u << 10)
 #define QUEUE_KEEP (1u << 20)
-/* Room asked for in stdout's pipe or socket. */
-#define OUT_ROOM (1 << 20)
+/* Room asked for in stdin's and stdout's pipes (roomy()). */
+#define ROOM (1 << 20)
 
 struct transport {
 	uv_loop_t *loop;
@@ -228,14 +228,16 @@ int transport_guard_stdout(void)
 	return fd;
 }
 
-/* A reply of a megabyte (a file read) goes to the client in one write
- * rather than a 64 KiB or 200 KiB piece at each of the client's reads
- * (the kernel bounds it: pipe-max-size, wmem_max). Best effort. */
-static void roomy(int fd)
+/* A message of a megabyte (a file's write or read) passes in one write
+ * rather than in pieces of 64 KiB or 200 KiB, each waiting for the other
+ * side to read: room in stdout's pipe or socket, and in stdin's pipe (a
+ * socket's room is its sender's). The kernel bounds it (pipe-max-size,
+ * wmem_max). Best effort. */
+static void roomy(int fd, int out)
 {
-	int size = OUT_ROOM;
+	int size = ROOM;
 
-	if (fcntl(fd, F_SETPIPE_SZ, size) < 0)
+	if (fcntl(fd, F_SETPIPE_SZ, size) < 0 && out)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 }
 
@@ -256,7 +258,7 @@ int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 	t->out_fd = out_fd;
 	t->out_is_pipe = uv_guess_handle(t->out_fd) == UV_NAMED_PIPE;
 	if (t->out_is_pipe) {
-		roomy(t->out_fd);
+		roomy(t->out_fd, 1);
 		uv_pipe_init(loop, &t->out, 0);
 		t->out.data = t;
 		if (uv_pipe_open(&t->out, t->out_fd) != 0)
@@ -267,6 +269,7 @@ int transport_open(uv_loop_t *loop, int out_fd, size_t max_line,
 	t->reading = 1;
 	switch (t->in_kind) {
 	case UV_NAMED_PIPE:
+		roomy(0, 0);
 		uv_pipe_init(loop, &t->in.pipe, 0);
 		t->in.pipe.data = t;
 		t->in_handle = 1;
