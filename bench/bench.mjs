@@ -635,11 +635,12 @@ async function transfer(n, rounds) {
   const { client } = srv;
   execFileSync("docker", ["run", "-d", "--name", floor, "--network", "none", "--entrypoint", "sleep",
     "mcp-sandbox/python:latest", "infinity"], { stdio: "ignore" });
+  let session;
   try {
     await warm(srv, ["python"]);
     const r = await client.callTool({ name: "sandbox_session", arguments: { action: "create", language: "python" } });
     if (r.isError) throw new Error(JSON.stringify(r));
-    const session = r.structuredContent.session.name;
+    session = r.structuredContent.session.name;
     const fop = async (args) => {
       const x = await client.callTool({ name: "sandbox_file_ops", arguments: { session, ...args } }, undefined, { timeout: 600_000 });
       if (x.isError) throw new Error(JSON.stringify(x).slice(0, 500));
@@ -689,6 +690,8 @@ async function transfer(n, rounds) {
     out.rss = memKiB(srv.pid).rss;
   } finally {
     execFileSync("docker", ["rm", "-f", floor], { stdio: "ignore" });
+    // A session outlives its server: destroy it, or its container stays.
+    if (session) await client.callTool({ name: "sandbox_session", arguments: { action: "destroy", name: session } }).catch(() => {});
     await client.close();
     rmSync(stateDir, { recursive: true, force: true });
     rmSync(root, { recursive: true, force: true });
