@@ -27,9 +27,8 @@ struct session_call {
 	session_file_cb fcb;
 	struct ap_file freq;
 	char *fmem;
-	/* session_file_hold(): hcb gets the answers (fcb is a stub so that
-	 * the call is a file operation everywhere); idle while it is the
-	 * session's running call with no operation at the agent. */
+	/* session_file_hold(): hcb gets every answer instead of fcb; idle
+	 * while it holds the session with no operation at the agent. */
 	session_hold_cb hcb;
 	int idle;
 	int beside; /* it runs (ran) beside the interpreter's start-up */
@@ -42,7 +41,13 @@ struct session_call {
 /* A call somebody waits for (not the interpreter's start-up). */
 static inline int session_call_is_users(const struct session_call *c)
 {
-	return c->cb || c->fcb;
+	return c->cb || c->fcb || c->hcb;
+}
+
+/* A file operation (or a hold), not an execution. */
+static inline int session_call_is_file(const struct session_call *c)
+{
+	return c->fcb || c->hcb;
 }
 
 struct session {

@@ -53,7 +53,7 @@ void session_queue_abort_unsent(struct session *s)
 	struct session_call *c = s->running;
 	struct error err;
 
-	if (c && !c->fcb)
+	if (c && !session_call_is_file(c))
 		exec_abort_unsent(c->job);
 	/* A hold between two operations has nothing at the agent to settle
 	 * it: it ends here, for the reason the connection goes. */
@@ -109,7 +109,7 @@ static void call_done_cb(const struct error *err, const struct exec_outcome *o,
 			 s->pl->desc->name, s->name, err ? err->msg : "",
 			 (int)(o->err_len > 300 ? 300 : o->err_len),
 			 o->err ? o->err : "");
-	else if (!c->cb && !c->fcb)
+	else if (!c->cb)
 		log_info("[%s] session %s: interpreter ready in %u ms",
 			 s->pl->desc->name, s->name, o->duration_ms);
 	if (s->m->shutting_down) {
@@ -239,7 +239,8 @@ void session_queue_next(struct session *s)
 	/* A file operation at the head goes beside the interpreter's
 	 * start-up (nobody's call) when the agent takes one. */
 	if (s->running && (session_call_is_users(s->running) ||
-			   !s->q_head->fcb || !agent_client_beside_ok(s->ac)))
+			   !session_call_is_file(s->q_head) ||
+			   !agent_client_beside_ok(s->ac)))
 		return;
 	c = s->q_head;
 	s->q_head = c->next;
@@ -252,7 +253,7 @@ void session_queue_next(struct session *s)
 	} else {
 		s->running = c;
 	}
-	if (c->fcb) {
+	if (session_call_is_file(c)) {
 		start_file(s, c);
 		return;
 	}
@@ -413,9 +414,10 @@ static char *copy_file_req(const struct ap_file *req, struct ap_file *out)
 	return mem;
 }
 
-int session_file(struct session *s, const struct ap_file *req,
-		 session_file_cb cb, void *arg, struct session_call **out,
-		 struct error *err)
+/* A file call, queued: fcb gets its one answer, or hcb (a hold) each. */
+static int file_call(struct session *s, const struct ap_file *req,
+		     session_file_cb fcb, session_hold_cb hcb, void *arg,
+		     struct session_call **out, struct error *err)
 {
 	struct session_call *c;
 
@@ -429,31 +431,26 @@ int session_file(struct session *s, const struct ap_file *req,
 		return error_set(err, ERR_SANDBOX, "out of memory");
 	}
 	c->s = s;
-	c->fcb = cb;
+	c->fcb = fcb;
+	c->hcb = hcb;
 	c->arg = arg;
 	*out = c;
 	enqueue(s, c);
 	return 0;
 }
 
-/* The fcb of a held call: never called (hcb gets its answers). */
-static void hold_stub(const struct error *err, const struct ap_file_done *res,
-		      void *arg)
+int session_file(struct session *s, const struct ap_file *req,
+		 session_file_cb cb, void *arg, struct session_call **out,
+		 struct error *err)
 {
-	(void)err;
-	(void)res;
-	(void)arg;
+	return file_call(s, req, cb, NULL, arg, out, err);
 }
 
 int session_file_hold(struct session *s, const struct ap_file *req,
 		      session_hold_cb cb, void *arg, struct session_call **out,
 		      struct error *err)
 {
-	int rc = session_file(s, req, hold_stub, arg, out, err);
-
-	if (!rc)
-		(*out)->hcb = cb;
-	return rc;
+	return file_call(s, req, NULL, cb, arg, out, err);
 }
 
 int session_file_next(struct session_call *c, const struct ap_file *req,
@@ -506,7 +503,7 @@ void session_call_cancel(struct session_call *c)
 	struct error err;
 
 	if (s->running == c || s->beside == c) {
-		if (!c->fcb)
+		if (!session_call_is_file(c))
 			exec_cancel(c->job);
 		return;
 	}
