@@ -77,20 +77,11 @@ static void add_sentence(cJSON *r, const char *s)
 	free(joined);
 }
 
-/* Case-insensitive: is needle in the first n bytes of hay? */
-static int says(const char *hay, size_t n, const char *needle)
+/* Does stderr say strerror's text (errno's, in every runtime; its first
+ * letter's case varies, "Too many" or "too many", so it is left out)? */
+static int says(const struct exec_outcome *o, const char *rest)
 {
-	size_t k = strlen(needle), i, j;
-
-	for (i = 0; k <= n && i <= n - k; i++) {
-		for (j = 0;
-		     j < k && tolower((unsigned char)hay[i + j]) == needle[j];
-		     j++)
-			;
-		if (j == k)
-			return 1;
-	}
-	return 0;
+	return o->err && memmem(o->err, o->err_len, rest, strlen(rest));
 }
 
 /* One limit the call ran into: name in hit, fmt's sentence in message. */
@@ -161,14 +152,13 @@ static void add_limits(cJSON *r, const struct exec_outcome *o,
 			  "or raise its size with %s.",
 			  l ? l->tmp_mb : 0,
 			  tool_setting(how, sizeof(how), lang, "tmp_mb"));
-	if (sig_xfsz || says(o->err, o->err_len, "file too large"))
+	if (sig_xfsz || says(o, "ile too large"))
 		limit_hit(r, hit, "fsize",
 			  "A file reached the file size limit (%u MiB); raise "
 			  "it with %s.",
 			  l ? l->fsize_mb : 0,
 			  tool_setting(how, sizeof(how), lang, "fsize_mb"));
-	if (says(o->err, o->err_len, "too many open files") ||
-	    says(o->out, o->out_len, "too many open files"))
+	if (says(o, "oo many open files"))
 		limit_hit(r, hit, "nofile",
 			  "A process ran out of file descriptors (the limit is "
 			  "%u open files); close files, or raise it with %s.",
