@@ -29,17 +29,18 @@
 #   static               in the background at the lowest CPU priority;
 #                        clang-tidy skips the files whose inputs it passed
 #                        before (SBX_TIDY_CACHE, at tidy_keys below)
-#   ASan build, fuzz     in the background at a low CPU priority, then the
-#     build, fuzzers     three fuzzers side by side there
+#   ASan build, unit     in the background at a low CPU priority: the ASan
+#     under ASan, fuzz   build, its unit tests (ctest -j), then the fuzz
+#     build, fuzzers     build and the three fuzzers side by side there
 #   unit                 ctest -j, in the background at a low priority
 #   end-to-end, alone    run.mjs: the files that must run alone, one after
 #                        the other (tests/e2e/README.md); they mostly wait,
 #                        the background steps take the CPU they leave
-#   unit under ASan      ctest -j, once build-asan is there
-#   end-to-end, soak     alone, against build-asan's server
-#   end-to-end, side by  run.mjs: the other files, several at a time, with
-#     side; integration  the integration tests (ctest -j) beside them; then
-#                        the checks of what the end-to-end tests left
+#   end-to-end, side by  run.mjs, once the unit tests under ASan are done:
+#                        the other files, several at a time (the
+#     side; integration  soak among them, against build-asan's server),
+#                        with the integration tests (ctest -j) beside them;
+#                        then the checks of what the end-to-end tests left
 #
 # and ends with each step's and each layer's wall time (a layer's from its
 # first step's start to its last's end: they overlap), the counts per layer
@@ -398,9 +399,13 @@ static_layer() {
 bg_step static 19 static_layer
 
 # ---- the builds: ASan/UBSan, then the fuzz harnesses ----
-# In the background at a low CPU priority (the tests beside them go first),
-# then the fuzzers there too; "asan.done" says when build-asan is there
-# (or failed).
+# In the background at a low CPU priority (the tests beside them go first):
+# the ASan build and the unit tests again under AddressSanitizer and UBSan
+# (the static agent and the Docker-bound tests are not instrumented there),
+# beside the files that run alone (they mostly wait: beside the files that
+# run side by side, the plugin kit's bound on a lexer's speed, 10 s for 4
+# MiB, failed under ASan), then the fuzzers; "asan.done" says when those
+# unit tests are done and build-asan is there (or failed).
 asan_build() {
 	if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null &&
 		cmake --build build-asan -j"$JOBS" >/dev/null; }; then
@@ -453,6 +458,10 @@ fuzzers() {
 builds() {
 	local rc=0
 	step unit "asan build" asan_build || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		step unit "asan ctest" ctest_layer unit build-asan unit asan \
+			ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
+	fi
 	echo "$rc" >"$res/asan.done"
 	if step unit "fuzz build" fuzz_build; then
 		fuzzers
@@ -565,25 +574,15 @@ if [ "$npm_ready" -eq 1 ]; then
 	# The files that must run alone, one after the other, with no other
 	# test on the engine, while the builds, the fuzzers and the static
 	# analysis take the CPU these files leave (most of it: they wait on
-	# daemons and containers); soak.test.mjs, which needs build-asan,
-	# after the unit tests under ASan.
-	step end-to-end "e2e alone" e2e_run --only=alone --skip=soak.test.mjs
+	# daemons and containers).
+	step end-to-end "e2e alone" e2e_run --only=alone
 fi
 
-# The unit tests again under AddressSanitizer and UBSan (the static agent
-# and the Docker-bound tests are not instrumented there), once build-asan
-# is there, with the machine to themselves but for the background steps:
-# beside the files that run side by side, the plugin kit's bound on a
-# lexer's speed (10 s for 4 MiB) failed under ASan.
+# The soak (side by side) needs build-asan, and the unit tests under ASan
+# must not share the machine with those files.
 while [ ! -f "$res/asan.done" ]; do sleep 1; done
-if [ "$(cat "$res/asan.done")" -eq 0 ]; then
-	step unit "asan ctest" ctest_layer unit build-asan unit asan \
-		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
-fi
 
 if [ "$npm_ready" -eq 1 ]; then
-	# The soak runs alone against the server built there.
-	step end-to-end "e2e soak" e2e_run soak.test.mjs
 	# The integration tests (real Docker, containers of their own) beside
 	# the files that run side by side, several at a time, and the
 	# adversarial suite a second time with the code blocklist off:

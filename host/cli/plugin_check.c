@@ -7,7 +7,8 @@
  * the built-in defaults, and each hook it has is run on a table of hostile
  * inputs, each in a child process with a deadline, so that a crash or a
  * hang is a failed check, not a dead kit. With --run, its sample programs
- * (ABI 1.7 `samples`) run through the real engine by `mcp-sandbox run`.
+ * (ABI 1.7 `samples`) run through the real engine, one-off calls to a
+ * server of this binary that serves only the plugin's directory.
  */
 #include "plugin_check.h"
 #include "core/plugins/plugins.h"
@@ -232,115 +233,18 @@ static void hook_check(struct kit *k, const struct plugin *pl, enum hook h,
 	    n);
 }
 
-/* ---- --run: the samples through `mcp-sandbox run` ---- */
+/* ---- --run: the samples through the server ---- */
 
 /* In a child about to exec this binary: serve only the plugins of dir,
- * with no warm pool. */
-static void serve_only(const char *dir)
+ * with no warm pool; one_box: one container at most, which the calls take
+ * in turn (the samples, one after the other, need no second one). */
+static void serve_only(const char *dir, int one_box)
 {
 	setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
 	setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
 	setenv("SANDBOX_POOL_SIZE", "0", 1);
-}
-
-/* Runs `self run LANG FILE --json [--stdin F] [--timeout MS]` with the
- * plugin's directory as the plugins; the parsed result, or NULL. */
-static cJSON *run_sample(const char *self, const char *dir, const char *lang,
-			 const char *code, const char *stdin_text,
-			 unsigned timeout_ms, struct error *err)
-{
-	char src[] = "/tmp/sbx-check-XXXXXX", in[] = "/tmp/sbx-check-XXXXXX",
-	     errpath[] = "/tmp/sbx-check-XXXXXX", ms[16], buf[65536];
-	int sfd, ifd = -1, errfd, out[2], status;
-	size_t got = 0;
-	ssize_t r;
-	pid_t pid;
-	cJSON *j = NULL;
-
-	sfd = mkstemp(src);
-	if (sfd < 0 || write(sfd, code, strlen(code)) < 0) {
-		error_set(err, -errno, "temporary file: %s", strerror(errno));
-		if (sfd >= 0)
-			close(sfd);
-		return NULL;
-	}
-	close(sfd);
-	if (stdin_text) {
-		ifd = mkstemp(in);
-		if (ifd < 0 || write(ifd, stdin_text, strlen(stdin_text)) < 0) {
-			error_set(err, -errno, "temporary file: %s",
-				  strerror(errno));
-			unlink(src);
-			if (ifd >= 0)
-				close(ifd);
-			return NULL;
-		}
-		close(ifd);
-	}
-	snprintf(ms, sizeof(ms), "%u", timeout_ms);
-	errfd = mkstemp(errpath);
-	if (errfd >= 0)
-		unlink(errpath);
-	if (errfd < 0 || pipe(out) != 0) {
-		error_set(err, -errno, "pipe: %s", strerror(errno));
-		if (errfd >= 0)
-			close(errfd);
-		unlink(src);
-		if (stdin_text)
-			unlink(in);
-		return NULL;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		const char *argv[12];
-		int n = 0;
-
-		/* Its log (the plugin directory's other files, rejected or
-		 * not) is no part of the verdict. */
-		dup2(errfd, 2);
-		dup2(out[1], 1);
-		close(out[0]);
-		close(out[1]);
-		serve_only(dir);
-		argv[n++] = self;
-		argv[n++] = "run";
-		argv[n++] = lang;
-		argv[n++] = src;
-		argv[n++] = "--json";
-		argv[n++] = "--timeout";
-		argv[n++] = ms;
-		if (stdin_text) {
-			argv[n++] = "--stdin";
-			argv[n++] = in;
-		}
-		argv[n] = NULL;
-		execv(self, (char *const *)argv);
-		_exit(127);
-	}
-	close(out[1]);
-	while (pid > 0 && got < sizeof(buf) - 1 &&
-	       (r = read(out[0], buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += (size_t)r;
-	buf[got] = '\0';
-	close(out[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	unlink(src);
-	if (stdin_text)
-		unlink(in);
-	j = cJSON_Parse(buf);
-	if (!j) {
-		/* The end of its log says why. */
-		off_t end = lseek(errfd, 0, SEEK_END);
-		ssize_t k = pread(errfd, buf, 400, end > 400 ? end - 400 : 0);
-
-		buf[k > 0 ? k : 0] = '\0';
-		error_set(err, -EPROTO, "mcp-sandbox run printed no result: %s",
-			  buf);
-	}
-	close(errfd);
-	return j;
+	if (one_box)
+		setenv("SANDBOX_POOL_MAX_SIZE", "1", 1);
 }
 
 static const char *str_of(const cJSON *j, const char *k)
@@ -357,7 +261,7 @@ static double num_of(const cJSON *j, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
-/* ---- --run's session check: the server itself over a pipe ---- */
+/* ---- the server itself over a pipe ---- */
 
 struct rpc {
 	pid_t pid;
@@ -375,7 +279,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 }
 
 /* Starts `self` serving MCP with only dir's plugins. */
-static int rpc_start(struct rpc *r, const char *self, const char *dir)
+static int rpc_start(struct rpc *r, const char *self, const char *dir,
+		     int one_box)
 {
 	char errpath[] = "/tmp/sbx-check-XXXXXX";
 	int to[2], from[2];
@@ -400,7 +305,7 @@ static int rpc_start(struct rpc *r, const char *self, const char *dir)
 		dup2(r->err, 2);
 		close(to[1]);
 		close(from[0]);
-		serve_only(dir);
+		serve_only(dir, one_box);
 		setenv("SANDBOX_SESSIONS_STATE_DIR", r->state, 1);
 		execl(self, self, (char *)NULL);
 		_exit(127);
@@ -516,11 +421,11 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 /* The server started and initialized (MCP 2025-06-18): 0, or a negative
  * code with err. */
 static int rpc_open(struct rpc *r, const char *self, const char *dir,
-		    struct error *err)
+		    int one_box, struct error *err)
 {
 	cJSON *init;
 
-	if (rpc_start(r, self, dir) != 0)
+	if (rpc_start(r, self, dir, one_box) != 0)
 		return error_set(err, -EIO, "cannot start the server");
 	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
 		    "\"params\":{\"protocolVersion\":\"2025-06-18\","
@@ -561,7 +466,7 @@ static void prestart_check(struct kit *k, const char *self, const char *dir,
 		    "the plugin has no hello and echo samples");
 		return;
 	}
-	ok = rpc_open(&r, self, dir, &err) == 0;
+	ok = rpc_open(&r, self, dir, 0, &err) == 0;
 	for (i = 0; ok && i < 2; i++) {
 		a = cJSON_CreateObject();
 		cJSON_AddStringToObject(a, "language", pl->desc->name);
@@ -627,7 +532,7 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 		    "program");
 		return;
 	}
-	if (rpc_open(&r, self, dir, &err) != 0) {
+	if (rpc_open(&r, self, dir, 0, &err) != 0) {
 		say(k, "FAIL", "run: session", "%s", err.msg);
 		rpc_stop(&r);
 		return;
@@ -671,45 +576,83 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 	rpc_stop(&r);
 }
 
-static void sample_check(struct kit *k, const char *self, const char *dir,
+/* One sample through the samples' server (call id), judged by what it
+ * must give. */
+static void sample_check(struct kit *k, struct rpc *r, int id,
 			 const struct plugin *pl, const char *check,
 			 const char *code, const char *stdin_text,
 			 unsigned timeout_ms, int want_exit,
 			 const char *want_stdout, const char *want_stderr,
 			 int want_timeout)
 {
-	struct error err;
-	cJSON *r;
+	struct error err = {0};
+	cJSON *a, *got;
 	int timed_out;
 
 	if (!code) {
 		say(k, "skip", check, "the plugin has no such sample");
 		return;
 	}
-	r = run_sample(self, dir, pl->desc->name, code, stdin_text, timeout_ms,
-		       &err);
-	if (!r) {
-		/* At most the 319 bytes it always showed. */
+	a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "language", pl->desc->name);
+	cJSON_AddStringToObject(a, "code", code);
+	if (stdin_text)
+		cJSON_AddStringToObject(a, "stdin", stdin_text);
+	cJSON_AddNumberToObject(a, "timeout", timeout_ms);
+	got = rpc_tool(r, id, "sandbox_execute", a, &err);
+	if (!got) {
 		say(k, "FAIL", check, "%.319s", err.msg);
 		return;
 	}
 	timed_out =
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "timedOut"));
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(got, "timedOut"));
 	if (want_timeout ? !timed_out
-			 : (timed_out || num_of(r, "exitCode") != want_exit ||
+			 : (timed_out || num_of(got, "exitCode") != want_exit ||
 			    (want_stdout &&
-			     strcmp(str_of(r, "stdout"), want_stdout) != 0) ||
+			     strcmp(str_of(got, "stdout"), want_stdout) != 0) ||
 			    (want_stderr &&
-			     !strstr(str_of(r, "stderr"), want_stderr))))
+			     !strstr(str_of(got, "stderr"), want_stderr))))
 		say(k, "FAIL", check,
 		    "exit %g, timed out: %s, stdout '%.80s', stderr '%.80s'",
-		    num_of(r, "exitCode"), timed_out ? "yes" : "no",
-		    str_of(r, "stdout"), str_of(r, "stderr"));
+		    num_of(got, "exitCode"), timed_out ? "yes" : "no",
+		    str_of(got, "stdout"), str_of(got, "stderr"));
 	else
 		say(k, "pass", check, "%s",
 		    want_timeout ? "ended by its timeout"
 				 : "the output and exit status expected");
-	cJSON_Delete(r);
+	cJSON_Delete(got);
+}
+
+/* The samples, one-off calls one after the other through one server that
+ * serves only the plugin's directory: one container, reset between them,
+ * as the pool does for any caller. */
+static void samples_check(struct kit *k, const char *self, const char *dir,
+			  const struct plugin *pl)
+{
+	const struct sbx_samples *s = pl->desc->samples;
+	static const char *const checks[] = {"run: hello", "run: stdin",
+					     "run: failing program",
+					     "run: timeout"};
+	struct error err = {0};
+	struct rpc r;
+
+	if (rpc_open(&r, self, dir, 1, &err) != 0) {
+		for (size_t i = 0; i < sizeof(checks) / sizeof(*checks); i++)
+			say(k, "FAIL", checks[i], "%s", err.msg);
+		rpc_stop(&r);
+		return;
+	}
+	sample_check(k, &r, 2, pl, checks[0], s->hello, NULL, 60000, 0,
+		     "hello\n", NULL, 0);
+	sample_check(k, &r, 3, pl, checks[1], s->echo, "ping\n", 60000, 0,
+		     "ping\n", NULL, 0);
+	sample_check(k, &r, 4, pl, checks[2], s->fail, NULL, 60000, 3, NULL,
+		     "oops", 0);
+	/* 1 s: the timeout covers the run, not the build, and a spinning
+	 * sample burns a core for all of it. */
+	sample_check(k, &r, 5, pl, checks[3], s->spin, NULL, 1000, 0, NULL,
+		     NULL, 1);
+	rpc_stop(&r);
 }
 
 int plugin_check(const char *path, int run, const char *self)
@@ -790,14 +733,7 @@ int plugin_check(const char *path, int run, const char *self)
 			    "--run needs the plugin's samples (ABI 1.7)");
 			goto out;
 		}
-		sample_check(&k, self, pdir, pl, "run: hello", s->hello, NULL,
-			     60000, 0, "hello\n", NULL, 0);
-		sample_check(&k, self, pdir, pl, "run: stdin", s->echo,
-			     "ping\n", 60000, 0, "ping\n", NULL, 0);
-		sample_check(&k, self, pdir, pl, "run: failing program",
-			     s->fail, NULL, 60000, 3, NULL, "oops", 0);
-		sample_check(&k, self, pdir, pl, "run: timeout", s->spin, NULL,
-			     5000, 0, NULL, NULL, 1);
+		samples_check(&k, self, pdir, pl);
 		prestart_check(&k, self, pdir, pl);
 		session_check(&k, self, pdir, pl);
 	}

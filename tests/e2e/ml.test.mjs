@@ -6,7 +6,9 @@ import { parseStatus } from './lib/sandbox.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 // One warm python-ml container and nothing else, so consecutive calls meet
-// the same container (and its fork server) after a reset.
+// the same container (and its fork server) after a reset. The tests share
+// one such server (each fork server imports the whole stack, about 3 s of
+// CPU), but the last, which watches a new server's pool warm up.
 const ML_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_ML_POOL_SIZE: '1' };
 // The first call of a container also waits for the server's imports.
 const SLOW = { requestTimeoutMs: 120_000 };
@@ -21,7 +23,7 @@ print(others, ppid)
 `;
 
 e2e('python-ml: numpy, pandas, sklearn and torch import and compute', { timeoutMs: 180_000 }, async (h) => {
-  const s = await h.start({ env: ML_ONLY });
+  const s = await h.shared({ env: ML_ONLY });
   const r = await s.execute(
     'python-ml',
     'import numpy, pandas, sklearn, torch; print(torch.tensor([1,2]).sum().item())',
@@ -34,7 +36,7 @@ e2e('python-ml: numpy, pandas, sklearn and torch import and compute', { timeoutM
 });
 
 e2e('python-ml: matplotlib saves a PNG with the Agg backend and no warnings', { timeoutMs: 180_000 }, async (h) => {
-  const s = await h.start({ env: ML_ONLY });
+  const s = await h.shared({ env: ML_ONLY });
   const code = `import matplotlib
 import matplotlib.pyplot as plt
 import seaborn
@@ -52,7 +54,7 @@ print(matplotlib.get_backend(), data[:8] == b"\\x89PNG\\r\\n\\x1a\\n", len(data)
 });
 
 e2e('python-ml: every execution has fresh random state, from one surviving fork server', { timeoutMs: 180_000 }, async (h) => {
-  const s = await h.start({ env: ML_ONLY });
+  const s = await h.shared({ env: ML_ONLY });
   const code = `import os, random, socket, numpy, torch
 print(socket.gethostname(), os.getppid(), random.random(), numpy.random.rand(), torch.rand(1).item())
 `;
@@ -82,7 +84,7 @@ print(socket.gethostname(), os.getppid(), random.random(), numpy.random.rand(), 
 });
 
 e2e('python-ml: ordinary code runs; an exception gives a traceback and exit 1', { timeoutMs: 180_000 }, async (h) => {
-  const s = await h.start({ env: ML_ONLY });
+  const s = await h.shared({ env: ML_ONLY });
   const ok = `import os, sys, re
 import torch
 model = torch.nn.Linear(2, 1)
@@ -106,7 +108,7 @@ print(re.compile(r"a+").fullmatch("aaa") is not None, sys.argv, __name__, os.get
 });
 
 e2e('python-ml: a timeout kills the program and its daemons, not the fork server', { timeoutMs: 180_000 }, async (h) => {
-  const s = await h.start({ env: ML_ONLY });
+  const s = await h.shared({ env: ML_ONLY });
   // Warm the servers first (the pool may alternate between two
   // containers), so the timeout hits user code, not the imports.
   const hosts = new Set();
@@ -129,7 +131,7 @@ time.sleep(1000)
 });
 
 e2e('python-ml: uid 1000, no capabilities, no_new_privs and seccomp hold in forked children', { timeoutMs: 180_000 }, async (h) => {
-  const s = await h.start({ env: ML_ONLY });
+  const s = await h.shared({ env: ML_ONLY });
   const r = await s.execute(
     'python-ml',
     'import os, ctypes\nprint(os.getuid(), os.getgid(), os.getppid() != 1)\n' +
@@ -150,7 +152,7 @@ e2e('python-ml: uid 1000, no capabilities, no_new_privs and seccomp hold in fork
 });
 
 e2e('python with "ml": true runs python-ml', { timeoutMs: 180_000 }, async (h) => {
-  const s = await h.start({ env: ML_ONLY });
+  const s = await h.shared({ env: ML_ONLY });
   const r = await s.execute('python', 'import torch; print(torch.tensor([1,2]).sum().item())', { ml: true, ...SLOW });
   assert.equal(r.stdout, '3\n');
   assert.equal(r.language, 'python-ml');

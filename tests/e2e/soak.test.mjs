@@ -3,7 +3,9 @@
 // AddressSanitizer and UBSan (build-asan, which scripts/test.sh builds
 // before this suite): no leak or memory error reported at exit, and the
 // server's descriptors, its containers and the engine's networks back to
-// their starting counts, its resident size near where it started.
+// where they were, its resident size near where it started. It runs beside
+// other files: the networks they make and remove while it runs (the
+// package tests', sbx-test-pkgnet-*) are theirs, not its.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +19,10 @@ const PARALLEL = 4;
 
 const fdCount = (pid) => fs.readdirSync(`/proc/${pid}/fd`).length;
 const rssKiB = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m)[1]);
-const networks = async () => (await dockerGet('/networks')).body.length;
+// The engine's networks by name, but those the package tests beside this
+// file make and remove (lib/packages.mjs).
+const networks = async () => (await dockerGet('/networks')).body.map((n) => n.Name)
+  .filter((n) => !n.startsWith('sbx-test-pkgnet-')).sort();
 const mine = async (pid) => (await containersWithLabels([`org.mcp-sandbox.owner-pid=${pid}`])).length;
 
 // The i-th call: what it sends and what it must answer.
@@ -91,7 +96,7 @@ e2e(`soak: ${CALLS} mixed calls under ASan leave no leak, descriptor, container 
   assert.deepEqual(exit, { code: 0, signal: null }, `the server's exit\n${s.stderr.slice(-4000)}`);
   assert.doesNotMatch(s.stderr, /ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:/, s.stderr.slice(-6000));
   await waitFor(async () => (await mine(pid)) === 0, { timeoutMs: 30_000, what: 'the server\'s containers gone' });
-  assert.equal(await networks(), nets0, 'no Docker network left behind');
+  assert.deepEqual(await networks(), nets0, 'no Docker network left behind');
 });
 
 async function one(s, i) {
