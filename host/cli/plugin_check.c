@@ -236,15 +236,15 @@ static void hook_check(struct kit *k, const struct plugin *pl, enum hook h,
 /* ---- --run: the samples through the server ---- */
 
 /* In a child about to exec this binary: serve only the plugins of dir,
- * with no warm pool; one_box: one container at most, which the calls take
- * in turn (the samples, one after the other, need no second one). */
-static void serve_only(const char *dir, int one_box)
+ * with no warm pool; fresh: a new container for each call (each sample
+ * meets the image as it is, not a container a sample before it used). */
+static void serve_only(const char *dir, int fresh)
 {
 	setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
 	setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
 	setenv("SANDBOX_POOL_SIZE", "0", 1);
-	if (one_box)
-		setenv("SANDBOX_POOL_MAX_SIZE", "1", 1);
+	if (fresh)
+		setenv("SANDBOX_POOL_MAX_USES", "1", 1);
 }
 
 static const char *str_of(const cJSON *j, const char *k)
@@ -280,7 +280,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag,
 
 /* Starts `self` serving MCP with only dir's plugins. */
 static int rpc_start(struct rpc *r, const char *self, const char *dir,
-		     int one_box)
+		     int fresh)
 {
 	char errpath[] = "/tmp/sbx-check-XXXXXX";
 	int to[2], from[2];
@@ -305,7 +305,7 @@ static int rpc_start(struct rpc *r, const char *self, const char *dir,
 		dup2(r->err, 2);
 		close(to[1]);
 		close(from[0]);
-		serve_only(dir, one_box);
+		serve_only(dir, fresh);
 		setenv("SANDBOX_SESSIONS_STATE_DIR", r->state, 1);
 		execl(self, self, (char *)NULL);
 		_exit(127);
@@ -421,11 +421,11 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 /* The server started and initialized (MCP 2025-06-18): 0, or a negative
  * code with err. */
 static int rpc_open(struct rpc *r, const char *self, const char *dir,
-		    int one_box, struct error *err)
+		    int fresh, struct error *err)
 {
 	cJSON *init;
 
-	if (rpc_start(r, self, dir, one_box) != 0)
+	if (rpc_start(r, self, dir, fresh) != 0)
 		return error_set(err, -EIO, "cannot start the server");
 	rpc_send(r, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
 		    "\"params\":{\"protocolVersion\":\"2025-06-18\","
@@ -624,8 +624,7 @@ static void sample_check(struct kit *k, struct rpc *r, int id,
 }
 
 /* The samples, one-off calls one after the other through one server that
- * serves only the plugin's directory: one container, reset between them,
- * as the pool does for any caller. */
+ * serves only the plugin's directory, each in a container of its own. */
 static void samples_check(struct kit *k, const char *self, const char *dir,
 			  const struct plugin *pl)
 {

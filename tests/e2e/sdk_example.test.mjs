@@ -17,6 +17,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, e2e, IN_CI } from './lib/server.mjs';
 import { createSession, sexecOk, withStateDir } from './lib/sessions.mjs';
+import { eventually } from './lib/wait.mjs';
 
 const run = promisify(execFile);
 const EXAMPLE = path.join(ROOT, 'sdk/examples/ruby');
@@ -104,10 +105,16 @@ e2e('a Ruby plugin built outside the tree against the installed SDK passes check
   const flood = await s.execute('ruby', 'print "x" * 300_000');
   assert.equal(flood.stdoutTruncated, true);
   assert.ok(flood.stdout.length <= 100 * 1024, `${flood.stdout.length} bytes came back`);
-  const events = fs.readFileSync(audit, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  // Six calls: two one-off, two in the session, the probe, the flood.
-  const calls = events.filter((e) => e.tool === 'sandbox_execute');
-  assert.equal(calls.length, 6, JSON.stringify(events).slice(0, 3000));
+  // Six calls: two one-off, two in the session, the probe, the flood. A
+  // call's event is written once its result is on its way: the last one
+  // may come a moment after it.
+  let events = [];
+  const calls = await eventually(() => {
+    events = fs.readFileSync(audit, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const c = events.filter((e) => e.tool === 'sandbox_execute');
+    return c.length >= 6 && c;
+  }, { timeoutMs: 10_000 });
+  assert.equal(calls?.length, 6, JSON.stringify(events).slice(0, 3000));
   // By the plugin's name, whatever alias the call used.
   assert.ok(calls.every((e) => (e.language ? e.language === 'ruby' : e.session === 'rb')), JSON.stringify(calls).slice(0, 3000));
   assert.equal(calls.filter((e) => e.languageAsked === 'rb').length, 1);
