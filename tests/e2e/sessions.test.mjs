@@ -297,6 +297,18 @@ e2e('while a python-ml session\'s interpreter starts, the pool starts no contain
   }
   assert.ok(looks > 0, 'the interpreter was seen starting');
   assert.equal((await sexecOk(s, 'mlhold', 'import torch\nprint(torch.tensor([3]).item())')).stdout, '3\n');
+  // Its container was started for it, so not warmed up: no fork server
+  // holds a second copy of the imports beside the interpreter (POOL_BARE).
+  const zygotes = await sexecOk(s, 'mlhold', [
+    'import os',
+    'def cmd(p):',
+    '    try:',
+    '        return open(f"/proc/{p}/cmdline", "rb").read()',
+    '    except OSError:',
+    '        return b""',
+    'print(sum(b"/opt/sbx/zygote" in cmd(p) for p in os.listdir("/proc") if p.isdigit()))',
+  ].join('\n'));
+  assert.equal(zygotes.stdout, '0\n', 'no fork server in a container started for the session');
   // Then the floor is kept again.
   await waitFor(async () => (await pooled()).length === 1, { timeoutMs: 120_000, what: 'the python-ml floor refilled' });
 });

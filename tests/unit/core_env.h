@@ -254,7 +254,7 @@ static inline int env_acquire(struct env *e, const struct plugin *pl,
 {
 	memset(a, 0, sizeof(*a));
 	env_in_call = 1;
-	a->rc = pool_acquire(e->pool, pl, env_acq_cb, a, &a->box, &a->wait);
+	a->rc = pool_acquire(e->pool, pl, 0, env_acq_cb, a, &a->box, &a->wait);
 	env_in_call = 0;
 	return a->rc;
 }

@@ -372,6 +372,47 @@ static void t_hold_warm(void)
 	env_close(&e);
 }
 
+/* The warm-up hook's calls (it has nothing to do: the box is ready). */
+static unsigned warmups;
+
+static int count_warmup(struct box *b, const struct plugin *pl,
+			pool_warmup_done_cb done, void *arg)
+{
+	(void)b, (void)pl, (void)done, (void)arg;
+	warmups++;
+	return 1;
+}
+
+/* A container started for a POOL_BARE caller is not warmed up; one started
+ * for any other caller, or to keep the floor, is. */
+static void t_bare(void)
+{
+	static const char *const cfg[] = {"fake", "pool_size", "0", NULL};
+	struct env e;
+	struct acq a, a2;
+	struct box *b;
+
+	env_open(&e, "bare", cfg, 0);
+	pool_set_warmup(e.pool, count_warmup);
+	warmups = 0;
+	memset(&a, 0, sizeof(a));
+	CHECK(pool_acquire(e.pool, e.pl, POOL_BARE, env_acq_cb, &a, &a.box,
+			   &a.wait) == 1);
+	RUN_UNTIL(&e, a.n == 1);
+	CHECK(a.err == 0 && a.box != NULL);
+	CHECK(warmups == 0);
+	/* The bare box is still held: this caller gets a new one. */
+	b = env_take(&e, e.pl, &a2);
+	CHECK(b != NULL && b != a.box);
+	CHECK(warmups == 1);
+	if (b)
+		pool_release(e.pool, b, 1);
+	if (a.box)
+		pool_release(e.pool, a.box, 1);
+	RUN_UNTIL(&e, env_removed(&e, 0) && env_removed(&e, 1));
+	env_close(&e);
+}
+
 static const struct env_scenario scenarios[] = {
 	{"warm-box", t_warm_box},
 	{"reset-and-reuse", t_reset_and_reuse},
@@ -383,6 +424,7 @@ static const struct env_scenario scenarios[] = {
 	{"shutdown", t_shutdown},
 	{"start-timeout", t_start_timeout},
 	{"hold-warm", t_hold_warm},
+	{"bare", t_bare},
 };
 
 int main(int argc, char **argv)

@@ -21,6 +21,7 @@ struct engines_wait {
 	struct engines *es;
 	const struct plugin *pl;
 	struct engine *only;
+	unsigned flags; /* pool_acquire()'s */
 	pool_acquire_cb cb;
 	void *arg;
 	struct engine *at;    /* the engine whose pool it waits in, or NULL */
@@ -623,7 +624,8 @@ static int place(struct engines_wait *pr, struct box **out)
 			return -1;
 		}
 		pr->tried |= 1u << e->index;
-		rc = pool_acquire(e->pool, pr->pl, placed_cb, pr, out, &pr->pw);
+		rc = pool_acquire(e->pool, pr->pl, pr->flags, placed_cb, pr,
+				  out, &pr->pw);
 		if (rc == 0) {
 			e->placed++;
 			return 0;
@@ -802,8 +804,8 @@ static void placement_unpark(struct engines *es)
 }
 
 int engines_acquire(struct engines *es, const struct plugin *pl,
-		    struct engine *only, pool_acquire_cb cb, void *arg,
-		    struct box **out, struct engines_wait **wait)
+		    struct engine *only, unsigned flags, pool_acquire_cb cb,
+		    void *arg, struct box **out, struct engines_wait **wait)
 {
 	struct engines_wait *pr;
 	int rc;
@@ -818,6 +820,7 @@ int engines_acquire(struct engines *es, const struct plugin *pl,
 	pr->es = es;
 	pr->pl = pl;
 	pr->only = only;
+	pr->flags = flags;
 	pr->cb = cb;
 	pr->arg = arg;
 	placement_link(pr);

@@ -115,7 +115,8 @@ const char *engine_health_name(enum engine_health h);
 
 /*
  * A box for pl from the engine placement picks (above), or from only
- * (a session's engine, say) when not NULL. Same contract as pool_acquire():
+ * (a session's engine, say) when not NULL, with pool_acquire()'s flags.
+ * Same contract as pool_acquire():
  * 0 with *out, 1 when cb follows from the loop (*wait, if wait is not
  * NULL, gets the request's handle), or a negative code
  * (ERR_SHUTTING_DOWN, ERR_DOCKER_UNAVAILABLE when no engine can take it,
@@ -123,8 +124,8 @@ const char *engine_health_name(enum engine_health h);
  * pool_release(box_pool(b), ...).
  */
 int engines_acquire(struct engines *es, const struct plugin *pl,
-		    struct engine *only, pool_acquire_cb cb, void *arg,
-		    struct box **out, struct engines_wait **wait);
+		    struct engine *only, unsigned flags, pool_acquire_cb cb,
+		    void *arg, struct box **out, struct engines_wait **wait);
 /* Withdraw a waiting acquire (its handle, before its callback has run):
  * its callback will not run. */
 void engines_cancel_acquire(struct engines_wait *wait);

@@ -41,6 +41,7 @@ struct box {
 	uint64_t mem;	     /* bytes in use, last sample; 0 unmeasured */
 	int samples;	     /* memory samples asked for (2 at most) */
 	int held;	     /* a caller has it (BUSY, or doomed while BUSY) */
+	int bare;	     /* started for a POOL_BARE caller: no warm-up */
 	int removed;	     /* the DELETE answered */
 	int doomed;	     /* remove as soon as possible */
 	int start_timed_out;
@@ -59,6 +60,7 @@ struct box {
 struct pool_wait {
 	struct pool *pool;
 	const struct plugin *pl;
+	unsigned flags; /* enum pool_acquire_flags */
 	pool_acquire_cb cb;
 	void *arg;
 	struct pool_wait *next;
@@ -577,10 +579,11 @@ static void box_opened(struct box *b)
 	ls->start_failures = 0;
 	ls->started++;
 	/* Still STARTING while it warms up: nobody gets it before. */
-	if (b->pool->warmup &&
+	if (!b->bare && b->pool->warmup &&
 	    b->pool->warmup(b, b->pl, warmup_done, b->pool) == 0)
 		return;
-	log_debug("[%s] container %.12s ready", b->pl->desc->name, b->id);
+	log_debug("[%s] container %.12s ready%s", b->pl->desc->name, b->id,
+		  b->bare ? " (no warm-up: its caller would not use it)" : "");
 	box_ready(b);
 	dispatch(b->pool);
 }
@@ -667,7 +670,7 @@ static void started_cb(const struct error *err, const char *id, void *arg)
 		start_failed(b, rc, "cannot attach to the container");
 }
 
-static int box_start(struct pool *p, const struct plugin *pl)
+static int box_start(struct pool *p, const struct plugin *pl, int bare)
 {
 	const struct policy *po = &pl->policy;
 	char lang_label[64];
@@ -689,6 +692,7 @@ static int box_start(struct pool *p, const struct plugin *pl)
 		return -ENOMEM;
 	b->pool = p;
 	b->pl = pl;
+	b->bare = bare;
 	b->state = BOX_STARTING;
 	b->started_at = uv_now(p->loop);
 	for (i = 0; i < p->nlabels; i++)
@@ -770,6 +774,19 @@ static int evict_one(struct pool *p, const struct plugin *for_pl)
  * so a waiter counts on it before a new container (hundreds of
  * milliseconds, seconds for a fork server). Never held back by the ceiling
  * or the budget. */
+/* Whether the n-th waiter for pl (0: the first) asked for a bare box;
+ * one past the last: no. */
+static int waiter_bare(const struct pool *p, const struct plugin *pl,
+		       unsigned n)
+{
+	const struct pool_wait *w;
+
+	for (w = p->wq_head; w; w = w->next)
+		if (w->pl == pl && n-- == 0)
+			return (w->flags & POOL_BARE) != 0;
+	return 0;
+}
+
 static void start_misses(struct pool *p, struct lang_state *ls)
 {
 	const struct plugin *pl = ls->pl;
@@ -783,7 +800,9 @@ static void start_misses(struct pool *p, struct lang_state *ls)
 	while (t.starting + t.resetting < w) {
 		if (p->nboxes >= p->max_containers && !evict_one(p, pl))
 			return;
-		rc = box_start(p, pl);
+		/* For the first waiter the boxes on their way do not cover. */
+		rc = box_start(p, pl,
+			       waiter_bare(p, pl, t.starting + t.resetting));
 		if (rc) {
 			fail_waiters(p, pl, rc, "cannot start a container");
 			return;
@@ -817,7 +836,7 @@ static void start_warm(struct pool *p, struct lang_state *ls)
 	while ((w ? t.starting < w : t.total < floor) &&
 	       t.total < po->pool_max_size && p->nboxes < p->max_containers &&
 	       budget_allows(p, ls)) {
-		if (box_start(p, pl) != 0)
+		if (box_start(p, pl, 0) != 0)
 			return;
 		ls->held_back = 0;
 		if (w) {
@@ -977,8 +996,9 @@ void pool_set_warmup(struct pool *p, pool_warmup_fn fn)
 	p->warmup = fn;
 }
 
-int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
-		 void *arg, struct box **out, struct pool_wait **wait)
+int pool_acquire(struct pool *p, const struct plugin *pl, unsigned flags,
+		 pool_acquire_cb cb, void *arg, struct box **out,
+		 struct pool_wait **wait)
 {
 	struct pool_wait *w;
 	struct box *b;
@@ -1007,6 +1027,7 @@ int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
 		return -ENOMEM;
 	w->pool = p;
 	w->pl = pl;
+	w->flags = flags;
 	w->cb = cb;
 	w->arg = arg;
 	if (wait)

@@ -83,14 +83,26 @@ void pool_hold_warm(struct pool *p, int delta);
 /* Refill on (default) or off: off keeps no idle container (one-shot CLI). */
 void pool_set_refill(struct pool *p, int on);
 
+/* What a caller of pool_acquire() asks besides a box. */
+enum pool_acquire_flags {
+	/* A container started for this caller skips the plugin's warm-up
+	 * (warmup_code, the pre-started interpreter): the caller would not
+	 * use it. A session's interpreter imports for itself; a python-ml
+	 * fork server started without a call's packages is started again
+	 * with them. An idle warm box still goes to such a caller. */
+	POOL_BARE = 1,
+};
+
 /*
- * Take a box for plugin pl. Returns 0 with *out set when a warm box was
- * ready (cb is not called), 1 when the request waits (cb is called exactly
- * once later, from the loop; *wait, if wait is not NULL, gets its handle),
- * or a negative code (cb not called): ERR_SHUTTING_DOWN, -ENOMEM.
+ * Take a box for plugin pl (flags: enum pool_acquire_flags). Returns 0
+ * with *out set when a warm box was ready (cb is not called), 1 when the
+ * request waits (cb is called exactly once later, from the loop; *wait, if
+ * wait is not NULL, gets its handle), or a negative code (cb not called):
+ * ERR_SHUTTING_DOWN, -ENOMEM.
  */
-int pool_acquire(struct pool *p, const struct plugin *pl, pool_acquire_cb cb,
-		 void *arg, struct box **out, struct pool_wait **wait);
+int pool_acquire(struct pool *p, const struct plugin *pl, unsigned flags,
+		 pool_acquire_cb cb, void *arg, struct box **out,
+		 struct pool_wait **wait);
 
 /* Warm-up of new containers: fn prepares the fresh box (runs the plugin's
  * warmup_code, starts its pre-started interpreter) and calls done(box,

@@ -1031,7 +1031,7 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 	const struct sbx_plugin *d = req->pl->desc;
 	char msg[ERROR_MSG_MAX];
 	struct box *b = NULL;
-	int rc;
+	int rc, bare;
 
 	j->timeout_ms =
 		req->timeout_ms ? req->timeout_ms : po->limits.timeout_ms;
@@ -1121,8 +1121,12 @@ static void start_job(struct exec_job *j, const struct exec_request *req)
 		run_on_agent(j);
 		return;
 	}
-	rc = engines_acquire(j->es, req->pl, req->engine, acquired_cb, j, &b,
-			     &j->wait);
+	/* With packages (their paths in extra_env), a warm-up's fork server
+	 * or waiting interpreter, started without them, would be started
+	 * again. */
+	bare = req->extra_env && req->extra_env[0];
+	rc = engines_acquire(j->es, req->pl, req->engine, bare ? POOL_BARE : 0,
+			     acquired_cb, j, &b, &j->wait);
 	if (rc < 0) {
 		job_fail(j, rc == ERR_SHUTTING_DOWN ? rc : ERR_SANDBOX,
 			 "cannot get a sandbox container");

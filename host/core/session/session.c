@@ -497,7 +497,12 @@ int session_create(struct session_mgr *m, const struct plugin *pl,
 		return error_set(err, ERR_SANDBOX,
 				 "no randomness for a session name");
 	}
-	rc = engines_acquire(m->es, pl, on, acquired_cb, op, &b, NULL);
+	/* A container started for it is not warmed up: the interpreter
+	 * imports for itself (python-ml's fork server would hold its own
+	 * copy of the same imports, seconds of CPU and 300 MiB). */
+	rc = engines_acquire(m->es, pl, on,
+			     pl->desc->session_cmd ? POOL_BARE : 0, acquired_cb,
+			     op, &b, NULL);
 	if (rc < 0) {
 		free(op);
 		return error_set(err,
