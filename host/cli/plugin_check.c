@@ -420,8 +420,8 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 
 /* The server started and initialized (MCP 2025-06-18): 0, or a negative
  * code with err. */
-static int rpc_open(struct rpc *r, const char *self, const char *dir,
-		    int fresh, struct error *err)
+static int rpc_open(struct rpc *r, const char *self, const char *dir, int fresh,
+		    struct error *err)
 {
 	cJSON *init;
 

@@ -101,7 +101,13 @@ e2e('every corpus program runs through sandbox_execute at the default setting wi
   const run = async (p) => {
     // Programs of a second or less, with room for a machine busy with
     // other test files.
-    const r = runResult(await s.call({ language: p.language, code: fs.readFileSync(p.file, 'utf8'), timeout: 90_000 }, { requestTimeoutMs: 120_000 }));
+    let r;
+    try {
+      r = runResult(await s.call({ language: p.language, code: fs.readFileSync(p.file, 'utf8'), timeout: 90_000 }, { requestTimeoutMs: 180_000 }));
+    } catch (e) {
+      failures.push(`${p.name}: ${e.message}`);
+      return;
+    }
     if (r.blocklist) failures.push(`${p.name}: flagged ${JSON.stringify(r.blocklist)}`);
     if (r.exitCode !== 0) failures.push(`${p.name}: exit ${r.exitCode} (${r.phase}${r.timedOut ? ', timed out' : ''}${r.signal ? `, ${r.signal}` : ''}${r.oomKilled ? ', out of memory' : ''}) ${r.stderr.slice(0, 400)}`);
     // Every program prints: an empty stdout means it did not really run

@@ -696,8 +696,11 @@ static void warmup_exec_cb(struct agent_client *ac, const struct error *err,
 
 	(void)ac;
 	if (!ok && !(err && err->code == -ECANCELED)) /* shutting down */
-		log_warn("[%s] warm-up of %.12s failed: %s%.*s",
+		log_warn("[%s] warm-up of %.12s failed: %s%s%.*s",
 			 w->pl->desc->name, box_id(w->box), err ? err->msg : "",
+			 r && r->timed_out ? "it ran out of the language's "
+					     "start_timeout_ms "
+					   : "",
 			 r ? (int)(r->err_len > 300 ? 300 : r->err_len) : 0,
 			 r ? r->err : "");
 	if (!ok && !err) {
@@ -719,8 +722,12 @@ static int warmup_code(struct warmup *w)
 		return -EINVAL;
 	q.code = code;
 	q.code_len = strlen(code);
-	/* Bounded by the pool's start timeout, which closes the connection
-	 * (and so settles this request) if the warm-up hangs. */
+	/* Part of the container's start, and bounded as it is: by the
+	 * language's start_timeout_ms, not a program's timeout (python-ml's
+	 * fork server imports here: seconds, tens of seconds on a machine
+	 * that shares its CPUs). The pool closes the connection (and so
+	 * settles this request) when the start as a whole runs out of it. */
+	q.timeout_ms = w->pl->policy.start_timeout_ms;
 	return agent_client_exec(box_agent(w->box), &q, warmup_exec_cb, w);
 }
 
