@@ -10,6 +10,9 @@ import { eventually, waitFor } from './lib/wait.mjs';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const NO_POOL = { SANDBOX_POOL_SIZE: '0' };
+// python and bash with a container each from the start (lib/server.mjs's
+// pool sizes), for the tests that count on containers being there.
+const WARM = { SANDBOX_POOL_WARM_AT_START: 'python, bash' };
 
 e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sandbox_install, sandbox_security and sandbox_inspect with their schemas', { docker: false }, async (h) => {
   const s = await h.start({ env: NO_POOL });
@@ -119,7 +122,7 @@ async function instanceOf(s) {
 }
 
 e2e('closing the client removes every container of the server', {}, async (h) => {
-  const s = await h.start();
+  const s = await h.start({ env: WARM });
   const { instance } = await instanceOf(s);
   assert.ok((await instanceContainers(instance)).length >= 2);
   await s.close(); // stdin EOF, as every MCP host does
@@ -132,7 +135,7 @@ e2e('closing the client removes every container of the server', {}, async (h) =>
 });
 
 e2e('stdin EOF: the server exits 0 by itself and leaves no container', {}, async (h) => {
-  const s = await h.startRaw();
+  const s = await h.startRaw({ env: WARM });
   await s.initialize();
   const r = await s.request('run', 'tools/call', {
     name: 'sandbox_execute',
@@ -148,7 +151,7 @@ e2e('stdin EOF: the server exits 0 by itself and leaves no container', {}, async
 });
 
 e2e('SIGTERM: the server exits at once and every container of it goes', {}, async (h) => {
-  const s = await h.startRaw();
+  const s = await h.startRaw({ env: WARM });
   await s.initialize();
   // A call still running when the signal comes.
   const running = s.request('run', 'tools/call', {
@@ -237,7 +240,7 @@ const ENDINGS = {
 
 for (const [how, end] of Object.entries(ENDINGS)) {
   e2e(`pool containers end with their server: ${how}`, { timeoutMs: 90_000 }, async (h) => {
-    const s = await h.startRaw({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '1', SANDBOX_BASH_POOL_SIZE: '1' } });
+    const s = await h.startRaw({ env: { ...WARM, SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '1', SANDBOX_BASH_POOL_SIZE: '1' } });
     await s.initialize();
     // A call in each language: their containers are up and attached.
     for (const [language, code] of [['bash', 'echo hi'], ['python', 'print("hi")']]) {
@@ -312,7 +315,7 @@ e2e('signals that keep coming while the server leaves do not cut its last writes
 // containers: each container goes once, and "already being removed" or
 // "no such container" is done for the other, with no warning.
 e2e('two servers starting at once clean up a dead server\'s containers without a warning', { timeoutMs: 120_000 }, async (h) => {
-  const dead = await h.startRaw({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1' } });
+  const dead = await h.startRaw({ env: { SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' } });
   await dead.initialize();
   const r = await dead.request('x', 'tools/call', { name: 'sandbox_execute', arguments: { language: 'bash', code: 'echo x' } }, { timeoutMs: 60_000 });
   assert.equal(runResult(r.result).stdout, 'x\n');

@@ -9,7 +9,7 @@ import { waitFor } from './lib/wait.mjs';
 // the same container (and its fork server) after a reset. The tests share
 // one such server (each fork server imports the whole stack, about 3 s of
 // CPU), but the last, which watches a new server's pool warm up.
-const ML_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_ML_POOL_SIZE: '1' };
+const ML_ONLY = { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_ML_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'python-ml' };
 // The first call of a container also waits for the server's imports.
 const SLOW = { requestTimeoutMs: 120_000 };
 

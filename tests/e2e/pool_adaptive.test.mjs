@@ -67,6 +67,7 @@ e2e('a first call in a language that is not warm succeeds and warms that languag
 e2e('the pool grows with concurrent callers and shrinks back to its floor when idle', { timeoutMs: 120_000 }, async (h) => {
   const s = await h.start({
     env: {
+      SANDBOX_POOL_WARM_AT_START: 'python',
       SANDBOX_BASH_POOL_SIZE: '0',
       SANDBOX_PYTHON_POOL_SIZE: '1',
       SANDBOX_PYTHON_POOL_MAX_SIZE: '2',
@@ -96,7 +97,7 @@ e2e('the pool grows with concurrent callers and shrinks back to its floor when i
 
 e2e('the memory budget holds back warm containers but never a caller\'s own', { timeoutMs: 120_000 }, async (h) => {
   const s = await h.start({
-    env: { SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '2', SANDBOX_POOL_MEMORY_BUDGET_MB: '1' },
+    env: { SANDBOX_POOL_WARM_AT_START: 'python', SANDBOX_BASH_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '2', SANDBOX_POOL_MEMORY_BUDGET_MB: '1' },
   });
   await logged(s, /\[python\] no more warm containers: the memory budget \(1 MiB\) would be exceeded/);
   assert.deepEqual(await perLanguage(s), {}, 'no warm container fits in 1 MiB');

@@ -46,16 +46,19 @@ export const PLUGIN_ABI = (() => {
 // One warm container per language instead of the default two, and none for
 // the languages that most tests do not use: the machine has two cores and
 // every test starts its own server. A test that needs more sets its own
-// values (a language's own key beats SANDBOX_POOL_SIZE). Every language is
-// warm from the start, so that these pool sizes say which containers a
-// test's server starts with; pool_adaptive.test.mjs runs with the shipped
-// pool settings instead (SHIPPED_POOL).
+// values (a language's own key beats SANDBOX_POOL_SIZE). No language is
+// warm from the start: a language's first call starts its container, and
+// a server that never runs python or bash starts none (two warm containers
+// cost each server start about 0.5 s of CPU, and the suite starts a few
+// hundred). A test that wants containers waiting names them
+// (SANDBOX_POOL_WARM_AT_START); pool_adaptive.test.mjs runs with the
+// shipped pool settings instead (SHIPPED_POOL).
 // Sessions are remembered in a state directory; tests never use the user's
 // (one per test process, removed at its exit; session tests use their own).
 const STATE_DIR = mkdtempSync(path.join(os.tmpdir(), 'sbx-e2e-state-'));
 process.on('exit', () => rmSync(STATE_DIR, { recursive: true, force: true }));
 const POOL_ENV = {
-  SANDBOX_POOL_WARM_AT_START: '*',
+  SANDBOX_POOL_WARM_AT_START: '',
   SANDBOX_POOL_SIZE: '1',
   SANDBOX_JAVASCRIPT_POOL_SIZE: '0',
   SANDBOX_TYPESCRIPT_POOL_SIZE: '0',
