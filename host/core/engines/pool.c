@@ -769,11 +769,6 @@ static int evict_one(struct pool *p, const struct plugin *for_pl)
 	return 0;
 }
 
-/* Misses: start a container for each waiter that no box being reset or
- * started will serve. A box being reset is idle again within milliseconds,
- * so a waiter counts on it before a new container (hundreds of
- * milliseconds, seconds for a fork server). Never held back by the ceiling
- * or the budget. */
 /* Whether the n-th waiter for pl (0: the first) asked for a bare box;
  * one past the last: no. */
 static int waiter_bare(const struct pool *p, const struct plugin *pl,
@@ -787,6 +782,11 @@ static int waiter_bare(const struct pool *p, const struct plugin *pl,
 	return 0;
 }
 
+/* Misses: start a container for each waiter that no box being reset or
+ * started will serve. A box being reset is idle again within milliseconds,
+ * so a waiter counts on it before a new container (hundreds of
+ * milliseconds, seconds for a fork server). Never held back by the ceiling
+ * or the budget. */
 static void start_misses(struct pool *p, struct lang_state *ls)
 {
 	const struct plugin *pl = ls->pl;
