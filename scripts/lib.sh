@@ -91,3 +91,17 @@ sbx_node_pkgs() {
 	[ "$major" -eq 0 ] || sbx_warn "node $(node --version) is older than 18; installing Debian's"
 	echo nodejs npm
 }
+
+# Compiles through ccache when this machine has it and the caller chose no
+# launcher of its own (CMAKE_C_COMPILER_LAUNCHER): sets SBX_LAUNCHER to the
+# cmake option ("" otherwise). Paths under the tree are hashed relative to
+# it (CCACHE_BASEDIR), so a second clone of the same revision, CI's clean
+# clone included, compiles nothing again. SBX_CCACHE=off compiles every
+# file.
+sbx_use_ccache() {
+	SBX_LAUNCHER=
+	[ "${SBX_CCACHE:-}" != off ] && [ -z "${CMAKE_C_COMPILER_LAUNCHER:-}" ] &&
+		command -v ccache >/dev/null 2>&1 || return 0
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$SBX_ROOT}
+	SBX_LAUNCHER=-DCMAKE_C_COMPILER_LAUNCHER=ccache
+}

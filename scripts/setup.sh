@@ -90,7 +90,7 @@ step build
 # Their lines start with [lang].
 scripts/build-images.sh --packages-only ${images[@]+"${images[@]}"} &
 layers=$!
-pkgs=(build-essential cmake pkg-config libuv1-dev libcjson-dev libcurl4-openssl-dev
+pkgs=(build-essential cmake pkg-config ccache libuv1-dev libcjson-dev libcurl4-openssl-dev
 	libseccomp-dev libssl-dev libinih-dev libh2o-dev)
 # npm fetches Node and the TypeScript tools into the node image.
 if [ "${#images[@]}" -eq 0 ] || printf '%s\n' "${images[@]}" | grep -qxE 'node|javascript|typescript'; then
@@ -104,8 +104,9 @@ fi
 # The compiler's output goes to a log, which a failure shows.
 mkdir -p build
 t_build=$(sbx_now)
+sbx_use_ccache
 # shellcheck disable=SC2086 # SBX_CMAKE_ARGS is a list of options
-if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo ${SBX_CMAKE_ARGS:-} &&
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $SBX_LAUNCHER ${SBX_CMAKE_ARGS:-} &&
 	cmake --build build -j"$(nproc)"; } >build/build.log 2>&1; then
 	kill "$layers" 2>/dev/null || true
 	tail -n 40 build/build.log >&2

@@ -25,7 +25,9 @@
 # so the steps share the machine where they cannot disturb each other:
 #
 #   npm ci (tests/e2e)   beside set-up, until the end-to-end tests need it
-#   setup
+#   setup                (every build through ccache when there is one:
+#                        a clean clone's unchanged files are not compiled
+#                        again; SBX_CCACHE=off compiles them all)
 #   static               in the background at the lowest CPU priority;
 #                        clang-tidy skips the files whose inputs it passed
 #                        before (SBX_TIDY_CACHE, at tidy_keys below)
@@ -58,6 +60,12 @@ if [ -n "${CI+set}" ]; then export CI; fi
 T0=$(sbx_now)
 LAYERS=(static unit integration end-to-end)
 JOBS=$(nproc)
+# Every build here (build/ through setup.sh, build-asan/, build-fuzz/)
+# compiles through ccache when the machine has it (setup.sh installs it):
+# an unchanged file of a fresh clone is not compiled again. Their debug
+# information may name the directory an object was first compiled in.
+sbx_use_ccache
+export CCACHE_NOHASHDIR=true
 # What the steps report (some run in a subshell in the background), one
 # line each: "count LAYER PASSED FAILED", "failed LAYER WHAT",
 # "time LAYER START END STEP".
@@ -414,7 +422,7 @@ bg_step static 19 static_layer
 # MiB, failed under ASan), then the fuzzers; "asan.done" says when those
 # unit tests are done and build-asan is there (or failed).
 asan_build() {
-	if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON >/dev/null &&
+	if ! { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON $SBX_LAUNCHER >/dev/null &&
 		cmake --build build-asan -j"$JOBS" >/dev/null; }; then
 		layer_failed unit "asan build"
 		return 1
@@ -422,7 +430,7 @@ asan_build() {
 }
 fuzz_build() {
 	if ! { CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON \
-		-DSBX_FUZZ=ON -DSBX_WERROR=OFF >/dev/null &&
+		-DSBX_FUZZ=ON -DSBX_WERROR=OFF $SBX_LAUNCHER >/dev/null &&
 		cmake --build build-fuzz -j"$JOBS" --target fuzz_agent_codec fuzz_mcp_line fuzz_lex >/dev/null; }; then
 		layer_failed unit "fuzz build"
 		return 1
