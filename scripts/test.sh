@@ -30,7 +30,9 @@
 #                        again; SBX_CCACHE=off compiles them all)
 #   static               in the background at the lowest CPU priority;
 #                        clang-tidy skips the files whose inputs it passed
-#                        before (SBX_TIDY_CACHE, at tidy_keys below)
+#                        before (SBX_TIDY_CACHE, at tidy_keys below),
+#                        cppcheck those it analysed before
+#                        (SBX_CPPCHECK_CACHE, at cppcheck_check)
 #   ASan build, unit     in the background at a low CPU priority: the ASan
 #     under ASan, fuzz   build, its unit tests (ctest -j), then the fuzz
 #     build, fuzzers     build and the three fuzzers side by side there
@@ -44,8 +46,9 @@
 #                        with the integration tests (ctest -j) beside them;
 #                        then the checks of what the end-to-end tests left
 #
-# and ends with each step's and each layer's wall time (a layer's from its
-# first step's start to its last's end: they overlap), the counts per layer
+# and ends with each step's wall time and when it started (seconds into the
+# run), each layer's wall time (from its first step's start to its last's
+# end: they overlap), the counts per layer
 # on one line, then, alone on the last line, "N passed, N failed" (CI reads
 # it). Exits non-zero if anything failed or a layer ran nothing. Under
 # CI=true the Docker-bound tests fail instead of skipping when Docker or an
@@ -125,7 +128,7 @@ summary() {
 			;;
 		time)
 			read -r a b what <<<"$rest"
-			steps+="${steps:+; }$what $(secs "$a" "$b") s"
+			steps+="${steps:+; }$what $(secs "$a" "$b") s from $(secs "$T0" "$a")"
 			[ -n "${first[$layer]:-}" ] || first[$layer]=$a
 			last[$layer]=$b
 			;;
@@ -298,16 +301,27 @@ format_check() {
 # from the build's compile_commands.json; both must report nothing. Their
 # suppressions, each with its reason, are in .clang-tidy and
 # scripts/cppcheck-cjson.cfg.
+#
+# cppcheck keeps what it found in each file, and the file's checksum, in
+# its build directory (SBX_CPPCHECK_CACHE, default
+# ~/.cache/mcp-sandbox/cppcheck; "off" for a new one each run), and
+# analyses again only the files whose preprocessed code changed; the whole
+# program checks (a null passed to a function that dereferences it, across
+# files) run on every file's stored summary each time.
 cppcheck_check() {
-	local out
+	local out dir
 	out=$(mktemp -p "$res")
+	dir=${SBX_CPPCHECK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-sandbox/cppcheck}
+	if [ "$dir" = off ] || ! mkdir -p "$dir"; then
+		dir=$(mktemp -d -p "$res")
+	fi
 	if ! command -v cppcheck >/dev/null 2>&1; then
 		sbx_log "error: cppcheck is missing (scripts/setup.sh installs it)"
 		layer_failed static cppcheck
 	elif cppcheck --project=build/compile_commands.json \
 		--enable=warning,portability,performance --inline-suppr \
 		--library=scripts/cppcheck-cjson.cfg --error-exitcode=1 --quiet \
-		-j"$JOBS" >"$out" 2>&1 && [ ! -s "$out" ]; then
+		--cppcheck-build-dir="$dir" -j"$JOBS" >"$out" 2>&1 && [ ! -s "$out" ]; then
 		count static 1 0
 	else
 		cat "$out" >&2

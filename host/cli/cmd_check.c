@@ -141,12 +141,14 @@ static void doctor_report_cb(const struct error *err, cJSON *report, int ok,
 	cJSON_Delete(report);
 }
 
-static void doctor_start(struct app *a, struct docker *d, int cli)
+static void doctor_start(struct app *a, struct docker *d, const cJSON *desc,
+			 int cli)
 {
 	struct doctor_env env = {
 		.cfg = &a->cfg,
 		.plugins = &a->plugins,
 		.docker = d,
+		.desc = desc,
 		.in_tree = self_in_build_tree(),
 	};
 	char dir[PATH_MAX / 2], script[PATH_MAX];
@@ -166,9 +168,9 @@ static void doctor_start(struct app *a, struct docker *d, int cli)
 		log_error("doctor: out of memory");
 }
 
-void cmd_doctor_log(struct app *a, struct docker *d)
+void cmd_doctor_log(struct app *a, struct docker *d, const struct cJSON *desc)
 {
-	doctor_start(a, d, 0);
+	doctor_start(a, d, desc, 0);
 }
 
 static void negotiated_cb(const struct docker_response *res, void *arg)
@@ -202,7 +204,7 @@ static int doctor_run_cli(struct app *a, int mode)
 		}
 		docker_negotiate(a->docker, negotiated_cb, a);
 		a->exit_code = 1;
-		doctor_start(a, a->docker, mode);
+		doctor_start(a, a->docker, NULL, mode);
 		uv_run(a->loop, UV_RUN_DEFAULT);
 		docker_free(a->docker);
 		a->docker = NULL;

@@ -62,7 +62,7 @@ static void engine_up_cb(struct engine *e, int first, void *arg)
 		return;
 	identity_reap_orphans(engine_docker(e), &a->id);
 	(void)engine_checks_start(a->loop, engine_docker(e));
-	cmd_doctor_log(a, engine_docker(e));
+	cmd_doctor_log(a, engine_docker(e), engine_description(e));
 }
 
 /*

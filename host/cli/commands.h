@@ -9,6 +9,7 @@
 #define SBX_CLI_COMMANDS_H
 
 struct app;
+struct cJSON;
 struct docker;
 
 int cmd_serve(struct app *a, int argc, char **argv);	    /* cmd_serve.c */
@@ -24,7 +25,8 @@ int cmd_check_plugin(struct app *a, int argc, char **argv); /* cmd_check.c */
 
 /* serve: the doctor's checks on an engine that answers for the first
  * time, logged (what fails or warns at warning level, the rest at info);
- * they end on the loop. */
-void cmd_doctor_log(struct app *a, struct docker *d);
+ * they end on the loop. desc: the engine's description as it came up
+ * (engine_description), so that it is not asked again. */
+void cmd_doctor_log(struct app *a, struct docker *d, const struct cJSON *desc);
 
 #endif

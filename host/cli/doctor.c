@@ -453,7 +453,13 @@ int doctor_run(const struct doctor_env *env, doctor_cb cb, void *arg)
 	dr->pending = 2; /* the engine's answer, and this function */
 	host_checks(dr);
 	/* NOLINTBEGIN(clang-analyzer-unix.Malloc): pending keeps dr alive */
-	if (engine_info_get(env->docker, info_cb, dr) != 0) {
+	if (env->desc) {
+		cJSON *info = cJSON_Duplicate(env->desc, 1);
+		struct error err;
+
+		error_set(&err, -ENOMEM, "out of memory");
+		info_cb(info ? NULL : &err, info, dr);
+	} else if (engine_info_get(env->docker, info_cb, dr) != 0) {
 		struct error err;
 
 		error_set(&err, ERR_DOCKER_UNAVAILABLE,

@@ -32,6 +32,9 @@ struct doctor_env {
 	const char *build_images;
 	/* Nonzero when the binary runs from its build tree. */
 	int in_tree;
+	/* The engine's description (engine_info.h) when the caller has one
+	 * (a serving engine that just came up), or NULL: the doctor asks. */
+	const cJSON *desc;
 };
 
 /* err NULL and report: [{check, status: "ok"|"warn"|"fail", detail,

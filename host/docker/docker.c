@@ -200,6 +200,7 @@ int docker_easy_connect_opts(const struct docker *d, CURL *easy)
 void docker_maybe_free(struct docker *d)
 {
 	if (d->closing && d->multi_closed && !d->streams) {
+		free(d->version_body);
 		free(d);
 		curl_global_cleanup();
 	}
@@ -246,6 +247,11 @@ int docker_tls(const struct docker *d)
 int docker_is_podman(const struct docker *d)
 {
 	return d->podman;
+}
+
+const char *docker_version_body(const struct docker *d)
+{
+	return d->version_body;
 }
 
 void docker_set_cpus(struct docker *d, unsigned cpus)

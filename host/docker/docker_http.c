@@ -171,6 +171,8 @@ static void negotiate_finish(struct docker *d, struct docker_response *res,
 		return;
 	}
 	d->podman = docker_version_is_podman(res->body, res->body_len);
+	free(d->version_body);
+	d->version_body = strndup(res->body, res->body_len);
 	log_info("%s speaks API %s; using %s%s", d->host.endpoint, theirs,
 		 d->version, d->podman ? " (Podman)" : "");
 }

@@ -72,9 +72,10 @@ struct docker {
 	uv_loop_t *loop;
 	struct docker_multi m; /* plain requests; keeps connections alive */
 	struct docker_host host;
-	char version[16]; /* "" until negotiated */
-	int podman;	  /* the daemon is Podman's service (negotiation) */
-	unsigned cpus;	  /* its CPUs (docker_set_cpus), 0: unknown */
+	char version[16];   /* "" until negotiated */
+	int podman;	    /* the daemon is Podman's service (negotiation) */
+	char *version_body; /* the last negotiation's /version answer */
+	unsigned cpus;	    /* its CPUs (docker_set_cpus), 0: unknown */
 	struct docker_req *reqs;
 	struct docker_stream *streams;
 	int closing;

@@ -16,6 +16,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after } from 'node:test';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { dockerGet } from './lib/docker.mjs';
@@ -67,10 +68,28 @@ const tlsKeys = (certs, client = certs.client) => ({
   tls_ca: certs.ca.cert, tls_cert: client.cert, tls_key: client.key,
 });
 
-/** This machine's engine as "local" and one of the test's own over TLS as "remote". */
+// The dockerd over mutual TLS that the first three tests share: started
+// by the first that asks, gone when the file's tests are done. A new one
+// a test would load the image again (about 5 CPU seconds). Each test's
+// servers have their own state directory and remove their containers as
+// they close; the third leaves the engine running, as it found it.
+const fileEnds = [];
+after(async () => {
+  for (const f of fileEnds.reverse()) await f();
+});
+let tlsShared = null;
+function tlsEngine() {
+  tlsShared ??= (async () => {
+    const file = { t: { after: (f) => fileEnds.push(f) } };
+    const certs = makeCerts(file);
+    return { certs, eng: await startEngine(file, { tls: certs, images: [IMAGE] }) };
+  })();
+  return tlsShared;
+}
+
+/** This machine's engine as "local" and the shared one over TLS as "remote". */
 async function twoEngines(h, extra = '') {
-  const certs = makeCerts(h);
-  const eng = await startEngine(h, { tls: certs, images: [IMAGE] });
+  const { certs, eng } = await tlsEngine();
   const config = engineConfig(h, {
     local: { host: 'unix:///var/run/docker.sock' },
     remote: { host: eng.url, ...tlsKeys(certs) },
@@ -90,8 +109,7 @@ async function session(s, action, args) {
 
 e2e('an engine over mutual TLS: runs, sessions and files work; a wrong CA, a client certificate of another CA, expired certificates, no client certificate and plain TCP are refused', { timeoutMs: 240_000 }, async (h) => {
   if (!needRoot(h)) return;
-  const certs = makeCerts(h);
-  const eng = await startEngine(h, { tls: certs, images: [IMAGE] });
+  const { certs, eng } = await tlsEngine();
 
   // The docker CLI's variables, as a user who already talks to this
   // engine with `docker --tlsverify` has them.

@@ -214,6 +214,20 @@ int engine_info_get(struct docker *d, engine_info_cb cb, void *arg)
 	a->d = d;
 	a->cb = cb;
 	a->arg = arg;
+	/* The negotiation's /version answer, when there was one: the
+	 * version it describes is the one the client speaks to. */
+	if (docker_version_body(d)) {
+		if (!(a->version = strdup(docker_version_body(d)))) {
+			free(a);
+			return -ENOMEM;
+		}
+		rc = docker_request(d, "GET", "/info", NULL, 10000, info_cb, a);
+		if (rc) {
+			free(a->version);
+			free(a);
+		}
+		return rc;
+	}
 	rc = docker_request(d, "GET", "/version", NULL, 10000, version_cb, a);
 	if (rc)
 		free(a);

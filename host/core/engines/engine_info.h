@@ -19,7 +19,9 @@ struct docker;
 typedef void (*engine_info_cb)(const struct error *err, cJSON *info, void *arg);
 
 /*
- * Ask the engine. Returns 0 and calls cb exactly once, later, from the
+ * Ask the engine: GET /info (and Podman's /libpod/info), with the
+ * negotiation's /version answer when the client has one, else GET
+ * /version first. Returns 0 and calls cb exactly once, later, from the
  * loop; or a negative errno without calling it. The description:
  * {endpoint, kind ("docker"), version, apiVersion, apiVersionUsed, os, kernel,
  * arch, cgroupVersion, cgroupDriver, enforces: {memory, swap, pids, cpu},

@@ -53,6 +53,7 @@ struct engine {
 	int64_t since_ms;  /* of the current health */
 	unsigned long placed, failovers, downs;
 	char last_error[256];
+	cJSON *desc; /* what it said of itself when it last came up */
 };
 
 struct engines {
@@ -208,6 +209,11 @@ struct docker *engine_docker(const struct engine *e)
 	return e->d;
 }
 
+const cJSON *engine_description(const struct engine *e)
+{
+	return e->desc;
+}
+
 struct pool *engine_pool(const struct engine *e)
 {
 	return e->pool;
@@ -357,7 +363,8 @@ static void limits_cb(const struct error *err, cJSON *info, void *arg)
 		return;
 	}
 	cpus_known(e, info);
-	cJSON_Delete(info);
+	cJSON_Delete(e->desc);
+	e->desc = info;
 	go_up(e);
 }
 
@@ -1030,8 +1037,10 @@ void engines_free(struct engines *es)
 
 	if (!es)
 		return;
-	for (i = 0; i < es->n; i++)
+	for (i = 0; i < es->n; i++) {
 		pool_free(es->v[i].pool);
+		cJSON_Delete(es->v[i].desc);
+	}
 	/* Answers the loop never delivered (it is closed). */
 	for (pr = es->waiting; pr; pr = next) {
 		next = pr->next;

@@ -99,6 +99,10 @@ const char *engine_name(const struct engine *e);
  * containers get at most that many thousand cpu_millis. */
 unsigned engine_cpus(const struct engine *e);
 struct docker *engine_docker(const struct engine *e);
+/* The engine's description (engine_info.h) as it gave it when it last
+ * came up, or NULL before: the start-up checks read it rather than ask
+ * again. Valid until it comes up again or the engines are freed. */
+const cJSON *engine_description(const struct engine *e);
 struct pool *engine_pool(const struct engine *e);
 enum engine_health engine_health(const struct engine *e);
 /* The engine's package installer (install.h: its own egress proxy, cache
