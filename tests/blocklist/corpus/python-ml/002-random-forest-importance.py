@@ -25,7 +25,7 @@ df["price"] = (120 * df.sqft + 8000 * df.bedrooms - 900 * df.age - 4000 * np.log
 features = [c for c in df.columns if c != "price"]
 X_train, X_test, y_train, y_test = train_test_split(df[features], df["price"], random_state=1)
 
-forest = RandomForestRegressor(n_estimators=80, max_depth=10, n_jobs=1, random_state=1)
+forest = RandomForestRegressor(n_estimators=30, max_depth=10, n_jobs=1, random_state=1)
 forest.fit(X_train, y_train)
 pred = forest.predict(X_test)
 print(f"R^2 = {r2_score(y_test, pred):.3f}, MAE = {mean_absolute_error(y_test, pred):,.0f}")

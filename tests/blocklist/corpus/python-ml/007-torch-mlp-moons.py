@@ -31,7 +31,7 @@ model = MLP()
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
 loss_fn = nn.BCEWithLogitsLoss()
 
-for epoch in range(200):
+for epoch in range(60):
     model.train()
     perm = torch.randperm(len(X_tr))
     for i in range(0, len(perm), 64):
@@ -40,7 +40,7 @@ for epoch in range(200):
         loss = loss_fn(model(X_tr[idx]), y_tr[idx])
         loss.backward()
         opt.step()
-    if epoch % 50 == 49:
+    if epoch % 20 == 19:
         model.eval()
         with torch.no_grad():
             acc = ((model(X_te) > 0).float() == y_te).float().mean().item()

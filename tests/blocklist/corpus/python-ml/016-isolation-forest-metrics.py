@@ -27,7 +27,7 @@ for i, kind in incidents.items():
 df = pd.DataFrame({"cpu": cpu, "latency_ms": latency, "errors": errors}, index=minutes)
 X = RobustScaler().fit_transform(df)
 
-iso = IsolationForest(n_estimators=150, contamination=0.01, random_state=17).fit(X)
+iso = IsolationForest(n_estimators=60, contamination=0.01, random_state=17).fit(X)
 df["iso_score"] = -iso.score_samples(X)
 df["iso_flag"] = iso.predict(X) == -1
 lof = LocalOutlierFactor(n_neighbors=30, contamination=0.01)

@@ -27,10 +27,10 @@ class AutoEncoder(nn.Module):
 
 model = AutoEncoder()
 opt = torch.optim.Adam(model.parameters(), lr=5e-3)
-sched = torch.optim.lr_scheduler.StepLR(opt, step_size=40, gamma=0.5)
+sched = torch.optim.lr_scheduler.StepLR(opt, step_size=15, gamma=0.5)
 mse = nn.MSELoss()
 
-for epoch in range(1, 121):
+for epoch in range(1, 41):
     model.train()
     for batch in x_train[torch.randperm(800)].split(100):
         opt.zero_grad()
@@ -38,7 +38,7 @@ for epoch in range(1, 121):
         loss.backward()
         opt.step()
     sched.step()
-    if epoch % 30 == 0:
+    if epoch % 10 == 0:
         model.eval()
         with torch.no_grad():
             val = mse(model(x_val), x_val).item()

@@ -30,7 +30,7 @@ class EarlyStopping:
         return self.bad_epochs >= self.patience
 
 
-def train(lr, hidden, weight_decay, seed=0, max_epochs=60):
+def train(lr, hidden, weight_decay, seed=0, max_epochs=30):
     torch.manual_seed(seed)
     model = nn.Sequential(nn.Linear(10, hidden), nn.ReLU(), nn.Linear(hidden, 1))
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
@@ -52,7 +52,7 @@ def train(lr, hidden, weight_decay, seed=0, max_epochs=60):
 
 rng = random.Random(3)
 trials = []
-for trial in range(8):
+for trial in range(4):
     params = {
         "lr": 10 ** rng.uniform(-3.5, -1),
         "hidden": rng.choice([8, 16, 32, 64]),
