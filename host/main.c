@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -29,7 +30,9 @@ struct cmdline {
  * this program never uses TLS: about 0.8 MiB of resident memory for
  * nothing. GnuTLS skips that when GNUTLS_NO_IMPLICIT_INIT is set at load
  * time, so the process re-executes itself once with it set. If the
- * re-exec fails, it simply carries on.
+ * re-exec fails, it simply carries on. (An ELF pre-initializer cannot set
+ * the variable instead: libc's initialization, which runs after it and
+ * before GnuTLS's, resets the environment.)
  */
 static void skip_gnutls_init(char **argv)
 {
@@ -38,6 +41,25 @@ static void skip_gnutls_init(char **argv)
 	if (setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 1) != 0)
 		return;
 	execv("/proc/self/exe", argv);
+}
+
+/*
+ * The kernel names a process after the file it executed, and the re-exec
+ * above executed "/proc/self/exe": without this the server shows as "exe"
+ * in ps and top, and `pgrep -x mcp-sandbox` finds nothing. The name goes
+ * back to the one it was started under (argv[0]'s last component, as the
+ * kernel cuts it: 15 bytes).
+ */
+static void keep_name(const char *argv0)
+{
+	const char *base;
+
+	if (!argv0 || !*argv0)
+		return;
+	base = strrchr(argv0, '/');
+	base = base ? base + 1 : argv0;
+	if (*base)
+		prctl(PR_SET_NAME, base, 0, 0, 0);
 }
 
 /* libuv's thread pool does one job here, writing the sessions' state file
@@ -128,6 +150,7 @@ int main(int argc, char **argv)
 
 	small_threadpool();
 	skip_gnutls_init(argv);
+	keep_name(argv[0]);
 	signal(SIGPIPE, SIG_IGN);
 	rc = parse_global(argc, argv, &cl);
 	if (rc >= 0)

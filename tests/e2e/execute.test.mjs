@@ -1,8 +1,10 @@
 // sandbox_execute as a user meets it: programs that work, programs that
 // fail (a normal result), and the host-side refusals (isError results).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { e2e, toolError } from './lib/server.mjs';
+import { BIN, e2e, toolError } from './lib/server.mjs';
 
 // Only python runs in most tests here: no warm bash container needed. Tests
 // with the same settings share a server (h.shared).
@@ -155,4 +157,15 @@ e2e('stdin feeds the program; without it the program reads EOF', {}, async (h) =
   assert.equal(sh.stdout, 'two one\n');
   const none = await s.execute('bash', 'cat; echo "rc=$?"');
   assert.equal(none.stdout, 'rc=0\n');
+});
+
+// main.c re-executes the server once (through /proc/self/exe, so that
+// GnuTLS skips its start-up): the process keeps the name it was started
+// under, so ps, top and `pgrep -x mcp-sandbox` find it.
+e2e('the server is named mcp-sandbox in ps, not "exe" after its re-exec', {}, async (h) => {
+  const s = await h.shared({ env: PYTHON_ONLY });
+  assert.equal(fs.readFileSync(`/proc/${s.pid}/comm`, 'utf8'), 'mcp-sandbox\n');
+  assert.equal(fs.readlinkSync(`/proc/${s.pid}/exe`), fs.realpathSync(BIN), 'the re-exec ran this binary');
+  const found = execFileSync('pgrep', ['-x', 'mcp-sandbox'], { encoding: 'utf8' }).split('\n');
+  assert.ok(found.includes(String(s.pid)), `pgrep -x mcp-sandbox: ${found.join(' ')}`);
 });
