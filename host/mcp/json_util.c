@@ -432,6 +432,35 @@ static int fail(struct error *err, const char *path, const char *fmt, ...)
 	return error_set_msg(err, ERR_INVALID_ARGUMENTS, all);
 }
 
+/* An enum's values for a message, "a, b, c" (strings bare, others as
+ * JSON), cut with "..." where the rest does not fit. */
+static void enum_list(const cJSON *en, char *buf, size_t size)
+{
+	static const char more[] = ", ...";
+	const cJSON *e;
+	size_t off = 0, room;
+	char *one;
+	int n;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(e, en)
+	{
+		/* The last value needs only itself; any other, room for the
+		 * "..." that may have to follow it. */
+		room = size - off - (e->next ? sizeof(more) - 1 : 0);
+		one = cJSON_IsString(e) ? NULL : cJSON_PrintUnformatted(e);
+		n = snprintf(buf + off, size - off, "%s%s", off ? ", " : "",
+			     one ? one : e->valuestring);
+		free(one);
+		if (n < 0 || (size_t)n >= room) {
+			snprintf(buf + off, size - off, "%s",
+				 off ? more : more + 2);
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
 static int validate(const cJSON *s, const cJSON *v, const char *path,
 		    struct error *err)
 {
@@ -453,9 +482,15 @@ static int validate(const cJSON *s, const cJSON *v, const char *path,
 		int found = 0;
 
 		cJSON_ArrayForEach(p, en) if (cJSON_Compare(p, v, 1)) found = 1;
-		if (!found)
-			return fail(err, path, "%s",
-				    "value is not one of the allowed values");
+		if (!found) {
+			char list[200];
+
+			enum_list(en, list, sizeof(list));
+			return fail(
+				err, path,
+				"value is not one of the allowed values: %s",
+				list);
+		}
 	}
 	if (cJSON_IsNumber(v)) {
 		k = cJSON_GetObjectItemCaseSensitive(s, "minimum");

@@ -368,6 +368,48 @@ static void tools(void)
 	       "call\",\"params\":{\"name\":\"sandbox_execute\",\"arguments\":{"
 	       "\"language\":\"cobol\",\"code\":\"x\"}}}",
 	       "available: bash, ");
+	/* A value outside an enum: the message lists the allowed ones. */
+	EXPECT("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/"
+	       "call\",\"params\":{\"name\":\"sandbox_inspect\",\"arguments\":{"
+	       "\"what\":\"nope\"}}}",
+	       "what: value is not one of the allowed values: all, pool, "
+	       "sessions, engine, plugins, limits");
+}
+
+/* schema_validate's enum message: every value while they fit, numbers as
+ * JSON, then "..." (never a value cut in two). */
+static void enum_message(void)
+{
+	struct error err;
+	cJSON *schema, *v;
+	char big[4096];
+	size_t off = 0;
+	int i;
+
+	schema = cJSON_Parse("{\"enum\":[1,2.5,\"x\",true]}");
+	v = cJSON_CreateString("y");
+	memset(&err, 0, sizeof(err));
+	CHECK(schema_validate(schema, v, &err) == ERR_INVALID_ARGUMENTS);
+	CHECK(strcmp(err.msg, "value is not one of the allowed values: 1, 2.5, "
+			      "x, true") == 0);
+	cJSON_Delete(schema);
+
+	off += (size_t)snprintf(big, sizeof(big), "{\"enum\":[");
+	for (i = 0; i < 60; i++)
+		off += (size_t)snprintf(big + off, sizeof(big) - off,
+					"%s\"value%02d\"", i ? "," : "", i);
+	snprintf(big + off, sizeof(big) - off, "]}");
+	schema = cJSON_Parse(big);
+	memset(&err, 0, sizeof(err));
+	CHECK(schema_validate(schema, v, &err) == ERR_INVALID_ARGUMENTS);
+	CHECK(strstr(err.msg, "allowed values: value00, value01, ") != NULL);
+	CHECK(strlen(err.msg) > 5 &&
+	      strcmp(err.msg + strlen(err.msg) - 5, ", ...") == 0);
+	CHECK(strstr(err.msg, "value59") == NULL);
+	/* Whole values only before the "...". */
+	CHECK(strstr(err.msg, "value, ...") == NULL);
+	cJSON_Delete(schema);
+	cJSON_Delete(v);
 }
 
 static void utf8(void)
@@ -816,6 +858,7 @@ int main(int argc, char **argv)
 	lifecycle();
 	stateless();
 	tools();
+	enum_message();
 	utf8();
 	json_out();
 	ok_text_bytes();
