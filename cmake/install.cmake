@@ -68,8 +68,12 @@ install(FILES docs/plugin-sdk.md docs/plugin-abi.md
 # tree (scripts/lib.sh finds the root as scripts/..):
 #   SBX_AGENT=/usr/libexec/mcp-sandbox/sbx-agent SBX_IMAGE_WORK=DIR \
 #     /usr/share/mcp-sandbox/scripts/build-images.sh
+# Python's byte code is a build output, not a recipe: left out should a
+# python3 run on this machine have written some beside the sources.
 install(DIRECTORY images/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/images
-  USE_SOURCE_PERMISSIONS)
+  USE_SOURCE_PERMISSIONS
+  PATTERN "__pycache__" EXCLUDE
+  PATTERN "*.pyc" EXCLUDE)
 install(PROGRAMS scripts/build-images.sh
   DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/scripts)
 install(FILES scripts/lib.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/scripts)

@@ -204,7 +204,8 @@ pkgs_tag() {
 }
 
 # What the final image's org.mcp-sandbox.recipe label must say: the hash
-# of the Dockerfile, the hook's files and the packages layer's id.
+# of the Dockerfile, the hook's files (not Python's byte code, which a
+# python3 run here may leave beside them) and the packages layer's id.
 recipe() {
 	local dir f
 	dir=$(rdir "$1")
@@ -215,7 +216,8 @@ recipe() {
 				printf '%s\n' "${f#"$dir"/}"
 				cat "$f"
 			done < <(find "$dir" -type f ! -name packages ! -name Dockerfile ! -name README.md \
-				! -name parent ! -name dpkg.cfg ! -name languages -print0 | LC_ALL=C sort -z)
+				! -name parent ! -name dpkg.cfg ! -name languages \
+				! -name '*.pyc' ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z)
 		fi
 		# Files of other images' directories that the hook copies in,
 		# one path relative to images/ per line.

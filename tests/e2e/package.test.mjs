@@ -114,9 +114,12 @@ async function buildDebian12() {
 }
 
 /** Files below dir, relative to it. */
+/** The files under dir, but Python's byte code (a build output, not in the package). */
 function walk(dir, rel = '') {
-  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(dir, path.join(rel, e.name)) : [path.join(rel, e.name)]);
+  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) => {
+    if (e.name === '__pycache__' || e.name.endsWith('.pyc')) return [];
+    return e.isDirectory() ? walk(dir, path.join(rel, e.name)) : [path.join(rel, e.name)];
+  });
 }
 
 // What setup() made, for the cleanup at the end (pass or fail).
@@ -188,6 +191,8 @@ ptest('cpack builds a .deb: /usr and /etc only, gzipped man pages, Depends by dp
   const files = (await run('dpkg-deb', ['-c', s.deb])).stdout
     .split('\n').filter(Boolean).map((l) => l.split(/\s+/).slice(5).join(' ').replace(/^\./, ''));
   for (const f of files) assert.match(f, /^\/(usr|etc)\//, `${f}: only /usr and /etc`);
+  // No build output: Python's byte code once came along with a recipe.
+  assert.deepEqual(files.filter((f) => /__pycache__|\.pyc$/.test(f)), [], 'no byte code in the package');
   assert.ok(!files.some((f) => f.startsWith('/usr/local')), 'nothing in /usr/local');
   for (const f of [
     '/usr/bin/mcp-sandbox',
