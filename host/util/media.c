@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A few types a client may render; the rest is octet-stream. */
+/* The types a client may render or open, by the name's last extension;
+ * the rest is octet-stream. */
 static const char *const types[][2] = {
 	{".png", "image/png"},
 	{".jpg", "image/jpeg"},
@@ -32,6 +33,35 @@ static const char *const types[][2] = {
 	{".js", "text/javascript"},
 	{".ts", "text/x-typescript"},
 	{".sh", "text/x-shellscript"},
+	{".jsonl", "application/x-ndjson"},
+	{".ndjson", "application/x-ndjson"},
+	{".ipynb", "application/x-ipynb+json"},
+	{".htm", "text/html"},
+	{".css", "text/css"},
+	{".toml", "application/toml"},
+	{".sql", "application/sql"},
+	/* What an analysis hands back: office documents, columnar data,
+	 * archives. */
+	{".xlsx", "application/vnd.openxmlformats-officedocument."
+		  "spreadsheetml.sheet"},
+	{".xls", "application/vnd.ms-excel"},
+	{".docx", "application/vnd.openxmlformats-officedocument."
+		  "wordprocessingml.document"},
+	{".doc", "application/msword"},
+	{".pptx", "application/vnd.openxmlformats-officedocument."
+		  "presentationml.presentation"},
+	{".ods", "application/vnd.oasis.opendocument.spreadsheet"},
+	{".odt", "application/vnd.oasis.opendocument.text"},
+	{".rtf", "application/rtf"},
+	{".parquet", "application/vnd.apache.parquet"},
+	{".arrow", "application/vnd.apache.arrow.file"},
+	{".feather", "application/vnd.apache.arrow.file"},
+	{".h5", "application/x-hdf5"},
+	{".hdf5", "application/x-hdf5"},
+	{".sqlite", "application/vnd.sqlite3"},
+	{".zip", "application/zip"},
+	{".gz", "application/gzip"},
+	{".tar", "application/x-tar"},
 };
 
 const char *media_type(const char *path, int text)

@@ -414,6 +414,10 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   r = await s.client.readResource({ uri: 'sandbox://session/res/p.bin' });
   assert.equal(r.contents[0].mimeType, 'application/octet-stream');
   assert.deepEqual([...Buffer.from(r.contents[0].blob, 'base64')], [0, 255, 1]);
+  // A spreadsheet an analysis wrote is one, by its name.
+  await sexecOk(s, 'res', "open('report.xlsx','wb').write(b'PK\\x03\\x04')");
+  r = await s.client.readResource({ uri: 'sandbox://session/res/report.xlsx' });
+  assert.equal(r.contents[0].mimeType, 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
   // Paths in URIs are percent-encoded; a file over what one read returns
   // is refused, not cut short.
   await sexecOk(s, 'res', "open('a b%.txt','w').write('sp')\nopen('big.txt','w').write('x' * (1 << 20 | 1))");

@@ -43,6 +43,20 @@ static void check_names(void)
 	CHECK(strcmp(media_type("x.png", 0), "image/png") == 0);
 	CHECK(strcmp(media_type("noext", 1), "text/plain") == 0);
 	CHECK(strcmp(media_type("noext", 0), "application/octet-stream") == 0);
+	/* What an analysis hands back (issue 30). */
+	CHECK(strcmp(media_type("report.xlsx", 0),
+		     "application/vnd.openxmlformats-officedocument."
+		     "spreadsheetml.sheet") == 0);
+	CHECK(strcmp(media_type("memo.docx", 0),
+		     "application/vnd.openxmlformats-officedocument."
+		     "wordprocessingml.document") == 0);
+	CHECK(strcmp(media_type("t.parquet", 0),
+		     "application/vnd.apache.parquet") == 0);
+	CHECK(strcmp(media_type("a.jsonl", 0), "application/x-ndjson") == 0);
+	CHECK(strcmp(media_type("n.ipynb", 0), "application/x-ipynb+json") ==
+	      0);
+	CHECK(strcmp(media_type("x.tar.gz", 0), "application/gzip") == 0);
+	CHECK(!media_is_image_name("report.xlsx"));
 	CHECK(media_is_image_name("fig.png"));
 	CHECK(media_is_image_name("a.jpeg") && media_is_image_name("a.jpg"));
 	CHECK(media_is_image_name("a.gif") && media_is_image_name("a.webp"));
