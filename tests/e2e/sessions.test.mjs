@@ -156,6 +156,10 @@ e2e('sandbox_session errors: invalid_name, session_exists, unknown_language, ses
 
   const mismatch = await sexecErr(s, 'dup', 'echo hi', { language: 'bash' });
   assert.equal(mismatch.code, 'language_mismatch');
+  // Packages in a session call: the error says how a session gets them.
+  const pk = await sexecErr(s, 'dup', 'print(1)', { packages: ['tabulate'] });
+  assert.equal(pk.code, 'invalid_arguments');
+  assert.match(pk.message, /for session 'dup' call sandbox_install \{session: "dup", packages\}/);
 
   const cases = [
     { action: 'create' }, // no language

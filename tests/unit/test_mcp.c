@@ -376,6 +376,49 @@ static void tools(void)
 	       "sessions, engine, plugins, limits");
 }
 
+/* sandbox_install's schema offers only the languages with an installer
+ * (bash has none), and sandbox_execute offers them all. */
+static void install_enum(void)
+{
+	char *r =
+		ask("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+	cJSON *msg = r ? cJSON_Parse(r) : NULL, *t, *en;
+	const cJSON *tools = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(msg, "result"), "tools");
+	int install = 0, execute = 0;
+
+	cJSON_ArrayForEach(t, tools)
+	{
+		const char *name =
+			cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"));
+		int bash = 0, go = 0;
+		const cJSON *v;
+
+		en = cJSON_GetObjectItem(
+			cJSON_GetObjectItem(
+				cJSON_GetObjectItem(
+					cJSON_GetObjectItem(t, "inputSchema"),
+					"properties"),
+				"language"),
+			"enum");
+		cJSON_ArrayForEach(v, en)
+		{
+			bash |= strcmp(cJSON_GetStringValue(v), "bash") == 0;
+			go |= strcmp(cJSON_GetStringValue(v), "go") == 0;
+		}
+		if (name && strcmp(name, "sandbox_install") == 0) {
+			install = 1;
+			CHECK(go && !bash);
+		} else if (name && strcmp(name, "sandbox_execute") == 0) {
+			execute = 1;
+			CHECK(go && bash);
+		}
+	}
+	CHECK(install && execute);
+	cJSON_Delete(msg);
+	free(r);
+}
+
 /* schema_validate's enum message: every value while they fit, numbers as
  * JSON, then "..." (never a value cut in two). */
 static void enum_message(void)
@@ -859,6 +902,7 @@ int main(int argc, char **argv)
 	stateless();
 	tools();
 	enum_message();
+	install_enum();
 	utf8();
 	json_out();
 	ok_text_bytes();

@@ -843,8 +843,11 @@ static const struct plugin *call_target(const struct tool_env *env,
 		return NULL;
 	if (pk && *session) {
 		error_set(err, ERR_INVALID_ARGUMENTS,
-			  "packages go with a one-off run; a session gets "
-			  "them at sandbox_session create");
+			  "packages go with a one-off run; for session '%.64s' "
+			  "call sandbox_install {session: \"%.64s\", packages} "
+			  "(its next call imports them) or give them to "
+			  "sandbox_session create",
+			  sess->valuestring, sess->valuestring);
 		return NULL;
 	}
 	return pl;

@@ -162,6 +162,40 @@ int tool_packages(const struct tool_env *env, struct mcp_call *mc,
 
 /* ---- sandbox_install ---- */
 
+static int has_installer(const struct plugin *pl)
+{
+	return pl && pl->policy.enabled && pl->desc->package_ecosystem &&
+	       pl->desc->install_cmd;
+}
+
+/* The schema lists only what works: the languages with an installer, and
+ * ml only when a machine-learning runtime has one (bash and python-ml
+ * answer no_installer). */
+static void installer_enum(const struct tool_env *env, cJSON *prop)
+{
+	cJSON *en = cJSON_AddArrayToObject(prop, "enum");
+	size_t i;
+
+	for (i = 0; i < env->plugins->n; i++)
+		if (has_installer(&env->plugins->v[i]))
+			cJSON_AddItemToArray(
+				en, cJSON_CreateString(
+					    env->plugins->v[i].desc->name));
+}
+
+static int any_ml_installer(const struct tool_env *env)
+{
+	size_t i;
+
+	for (i = 0; i < env->plugins->n; i++)
+		if (env->plugins->v[i].policy.enabled &&
+		    env->plugins->v[i].desc->ml_variant &&
+		    has_installer(plugins_find(
+			    env->plugins, env->plugins->v[i].desc->ml_variant)))
+			return 1;
+	return 0;
+}
+
 static cJSON *schema_common(const struct tool_env *env, int with_enum)
 {
 	cJSON *s = cJSON_CreateObject(), *props, *p, *req;
@@ -173,8 +207,8 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 	cJSON_AddStringToObject(p, "description",
 				"The language whose installer to use.");
 	if (with_enum)
-		tool_language_enum(env, p);
-	if (tool_any_ml_variant(env))
+		installer_enum(env, p);
+	if (!with_enum || any_ml_installer(env))
 		tool_prop(props, "ml", "boolean",
 			  "Install for the language's machine-learning "
 			  "runtime (as sandbox_execute's ml).");
