@@ -44,6 +44,13 @@ e2e('images: every figure of a one-off run is an image block the model sees in C
     code: "from PIL import Image\nim = Image.new('RGB', (30, 20), 'red')\nim.save('a.jpg')\nim.save('b.gif')\nim.save('c.webp')",
   });
   assert.deepEqual(more.content.slice(1).map((b) => [b.type, b.mimeType]), [['image', 'image/jpeg'], ['image', 'image/gif'], ['image', 'image/webp']]);
+  // In the order the run made them, not by name.
+  const order = await s.call({
+    language: 'python',
+    code: "import time\nfrom PIL import Image\nImage.new('RGB', (30, 20)).save('z-first.png')\ntime.sleep(0.05)\nImage.new('RGB', (10, 10)).save('a-second.png')",
+  });
+  assert.deepEqual(order.content.slice(1).map((b) => pngSize(b.data)), [[30, 20], [10, 10]]);
+  assert.deepEqual(JSON.parse(order.content[0].text).artifacts.map((a) => a.path), ['z-first.png', 'a-second.png']);
 
   // A python-ml session: the same, and the files stay in the session.
   await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', ml: true, name: 'mlimg' } });

@@ -33,12 +33,28 @@ struct collect {
 	char *paths;	   /* the items' paths */
 };
 
+/* The order the run made its files in, as near as the listing tells:
+ * by the time each was last written, then by path. */
+static int made_before(const void *pa, const void *pb)
+{
+	const struct ap_file_entry *a = pa, *b = pb;
+	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	int c;
+
+	if (a->mtime_ms != b->mtime_ms)
+		return a->mtime_ms < b->mtime_ms ? -1 : 1;
+	c = memcmp(a->name, b->name, n);
+	if (c)
+		return c;
+	return a->name_len < b->name_len ? -1 : a->name_len > b->name_len;
+}
+
 struct collect *collect_new(const struct exec_collect *pol,
 			    const unsigned char *entries, size_t len)
 {
-	struct ap_file_entry e;
+	struct ap_file_entry e, *ents;
 	struct collect *c;
-	size_t off = 0, n = 0, bytes = 0;
+	size_t off = 0, n = 0, bytes = 0, i;
 	uint32_t images = 0;
 	uint64_t planned = 0;
 	char *p;
@@ -58,19 +74,28 @@ struct collect *collect_new(const struct exec_collect *pol,
 	c->arts = calloc(n ? n : 1, sizeof(*c->arts));
 	c->v = calloc(n ? n : 1, sizeof(*c->v));
 	c->paths = malloc(bytes ? bytes : 1);
-	if (!c->arts || !c->v || !c->paths) {
+	ents = calloc(n ? n : 1, sizeof(*ents));
+	if (!c->arts || !c->v || !c->paths || !ents) {
+		free(ents);
 		collect_free(c);
 		return NULL;
 	}
-	p = c->paths;
+	/* The files in the order they were made (the agent lists them by
+	 * path): the first images made are the ones shown, in that order. */
 	off = 0;
-	while (ap_entries_next(entries, len, &off, &e)) {
+	i = 0;
+	while (i < n && ap_entries_next(entries, len, &off, &e))
+		if (!memchr(e.name, 0, e.name_len))
+			ents[i++] = e;
+	n = i;
+	qsort(ents, n, sizeof(*ents), made_before);
+	p = c->paths;
+	for (i = 0; i < n; i++) {
 		struct exec_artifact *a;
 		struct item *it;
 		int shown;
 
-		if (memchr(e.name, 0, e.name_len))
-			continue;
+		e = ents[i];
 		a = &c->arts[c->n];
 		it = &c->v[c->n++];
 		memcpy(p, e.name, e.name_len);
@@ -108,6 +133,7 @@ struct collect *collect_new(const struct exec_collect *pol,
 			images += shown;
 		}
 	}
+	free(ents);
 	return c;
 }
 
