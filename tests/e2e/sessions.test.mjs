@@ -289,6 +289,10 @@ e2e('while a python-ml session\'s interpreter starts, the pool starts no contain
   const pooled = async () => (await serverContainers(s.pid))
     .filter((c) => c.Labels['org.mcp-sandbox.language'] === 'python-ml' && !c.Names.some((n) => n.startsWith(`/${SESSION_PREFIX}`)));
   await createSession(s, 'python', { name: 'mlhold', ml: true });
+  // A pause while it starts says so (no call is running yet).
+  const early = await sessionErr(s, { action: 'pause', name: 'mlhold' });
+  assert.equal(early.code, 'session_busy');
+  assert.match(early.message, /^the session is starting \(its interpreter is loading\); pause it once its state is active$/);
   // The containers first, then the state: a session still starting at
   // the second look was starting at the first. Its imports take seconds,
   // so there are looks while they run, 100 ms apart: back to back, each

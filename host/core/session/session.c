@@ -655,6 +655,12 @@ static int pause_or_resume(struct session *s, int pause, session_cb cb,
 		return error_set(err, ERR_SESSION_BUSY,
 				 "a pause or resume of this session is in "
 				 "progress");
+	if (pause && s->paused != pause &&
+	    (s->connecting ||
+	     (s->running && !session_call_is_users(s->running))))
+		return error_set(err, ERR_SESSION_BUSY,
+				 "the session is starting (its interpreter is "
+				 "loading); pause it once its state is active");
 	if (pause && s->paused != pause && (s->running || s->beside || s->nq))
 		return error_set(err, ERR_SESSION_BUSY,
 				 "the session is running a call; pause it "
