@@ -9,8 +9,9 @@
 #   /etc/mcp-sandbox/sandbox.ini              <prefix>/etc/... for another prefix
 #   /usr/include/mcp-sandbox/plugin.h         the plugin SDK: header,
 #   /usr/share/pkgconfig/mcp-sandbox-plugin.pc  pkg-config file,
-#   /usr/lib/<multiarch>/cmake/McpSandboxPlugin/  CMake package,
-#   /usr/share/mcp-sandbox/sdk/               README, example, guide
+#   /usr/lib/cmake/McpSandboxPlugin/          CMake package,
+#   /usr/share/mcp-sandbox/sdk/               README, examples,
+#   /usr/share/mcp-sandbox/docs/              the guide and every doc it names
 #   /usr/share/mcp-sandbox/images/            the image recipes and the
 #   /usr/share/mcp-sandbox/scripts/           script that builds them
 #   /usr/share/man/man1/mcp-sandbox.1.gz, man5/sandbox.ini.5.gz
@@ -20,15 +21,17 @@
 # the configuration in <prefix>/etc/mcp-sandbox or /etc/mcp-sandbox.
 
 # Man pages: troff in docs/man, gzipped at build time (Debian policy).
+# @SBX_PLUGIN_ABI@ in them becomes the header's ABI (configure_file: an
+# ABI bump, which configures again, updates the pages).
 find_program(SBX_GZIP gzip REQUIRED)
 set(SBX_MAN_PAGES mcp-sandbox.1 sandbox.ini.5)
 set(SBX_MAN_GZ)
 foreach(page ${SBX_MAN_PAGES})
-  set(src ${PROJECT_SOURCE_DIR}/docs/man/${page})
+  set(src ${CMAKE_BINARY_DIR}/man/${page})
+  configure_file(${PROJECT_SOURCE_DIR}/docs/man/${page} ${src} @ONLY)
   set(gz ${CMAKE_BINARY_DIR}/man/${page}.gz)
   # -n: no name or time stamp in the header, so a rebuild is identical.
   add_custom_command(OUTPUT ${gz}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
     COMMAND ${SBX_GZIP} -9 -n -c ${src} > ${gz}
     DEPENDS ${src}
     COMMENT "Compressing the man page ${page}")
@@ -61,8 +64,10 @@ install(FILES sdk/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk
 install(FILES sdk/example/perl.c
   DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk/example)
 install(DIRECTORY sdk/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/sdk/examples)
-install(FILES docs/plugin-sdk.md docs/plugin-abi.md
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/docs)
+# The guide and every document it names (docs/NAME.md), and those name
+# in turn: all of docs/*.md, so no reference in them is dead.
+file(GLOB SBX_DOCS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${SBX_DOCS} DESTINATION ${CMAKE_INSTALL_DATADIR}/mcp-sandbox/docs)
 
 # The image recipes and the script that builds them, laid out as in the
 # tree (scripts/lib.sh finds the root as scripts/..):

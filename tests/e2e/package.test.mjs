@@ -220,6 +220,17 @@ ptest('cpack builds a .deb: /usr and /etc only, gzipped man pages, Depends by dp
     '/usr/share/doc/mcp-sandbox/copyright',
   ])
     assert.ok(files.includes(f), `${f} in the package`);
+  // The SDK's guide and every document it and those name (docs/NAME.md)
+  // are installed: a contributor with the package only finds no dead
+  // reference.
+  const docsDir = path.join(s.tree, 'usr/share/mcp-sandbox/docs');
+  const docs = fs.readdirSync(docsDir);
+  for (const d of ['plugin-sdk.md', 'session-interpreters.md', 'prestart.md', 'security.md', 'sessions.md', 'packages.md'])
+    assert.ok(docs.includes(d), `docs/${d} in the package`);
+  const sdkReadme = path.join(s.tree, 'usr/share/mcp-sandbox/sdk/README.md');
+  for (const f of [...docs.map((d) => path.join(docsDir, d)), sdkReadme])
+    for (const m of fs.readFileSync(f, 'utf8').matchAll(/\bdocs\/([A-Za-z0-9_-]+\.md)\b/g))
+      assert.ok(docs.includes(m[1]), `${path.basename(f)} names docs/${m[1]}, which the package does not have`);
   // Every recipe of the tree is in the package, byte for byte (the image
   // builder hashes them).
   for (const f of walk(path.join(ROOT, 'images')))

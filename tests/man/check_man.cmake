@@ -3,8 +3,11 @@
 #     mcp-sandbox.1;
 #   - every key of host/core/plugins/config.c's tables, and every section and key
 #     of the shipped sandbox.ini, is in sandbox.ini.5;
+#   - the page as built (MAN_DIR) gives the plugin ABI that `mcp-sandbox
+#     --version` says (the source has @SBX_PLUGIN_ABI@, from the header);
 #   - with groff installed, both pages format without a warning.
-# Variables: BIN (the binary), SRC (the source tree).
+# Variables: BIN (the binary), SRC (the source tree), MAN_DIR (the build
+# tree's man/).
 
 file(READ ${SRC}/docs/man/mcp-sandbox.1 man1)
 file(READ ${SRC}/docs/man/sandbox.ini.5 man5)
@@ -80,6 +83,16 @@ foreach(k enabled block seccomp_deny)
     list(APPEND missing "sandbox.ini.5: language key ${k}")
   endif()
 endforeach()
+
+execute_process(COMMAND ${BIN} --version OUTPUT_VARIABLE version RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT version MATCHES "plugin ABI ([0-9]+\\.[0-9]+)\\)")
+  message(FATAL_ERROR "${BIN} --version: ${version}")
+endif()
+set(abi ${CMAKE_MATCH_1})
+file(READ ${MAN_DIR}/mcp-sandbox.1 built)
+if(NOT built MATCHES "plugin ABI ${abi}\\)")
+  list(APPEND missing "${MAN_DIR}/mcp-sandbox.1: plugin ABI ${abi} (from --version) in the --version example")
+endif()
 
 if(missing)
   list(JOIN missing "\n  " text)
