@@ -610,8 +610,10 @@ static void send_done(struct exec *e)
 	m.limits = limits_hit(e);
 	ap_buf_init(&made);
 	if (e->req.artifacts) {
-		const char *src =
-			e->req.build_argv[0] ? NULL : e->req.file_name;
+		/* The program's own source is never something it made: a
+		 * build that failed never reached the run step, whose start
+		 * would have forgotten the file's writing. */
+		const char *src = e->req.file_name;
 
 		if (artifacts_end(&made, e->req.artifacts, src, &m.more) ==
 		    -EOVERFLOW)

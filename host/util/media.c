@@ -33,6 +33,8 @@ static const char *const types[][2] = {
 	{".js", "text/javascript"},
 	{".ts", "text/x-typescript"},
 	{".sh", "text/x-shellscript"},
+	{".go", "text/x-go"},
+	{".rs", "text/x-rust"},
 	{".jsonl", "application/x-ndjson"},
 	{".ndjson", "application/x-ndjson"},
 	{".ipynb", "application/x-ipynb+json"},

@@ -234,6 +234,17 @@ e2e('artifacts: every result lists the files the run created or changed, one-off
   // A compiled language: the build's binary is not an artifact, the program's output is.
   r = await s.execute('go', 'package main\nimport "os"\nfunc main() { os.WriteFile("g.txt", []byte("go"), 0o644) }');
   assert.deepEqual(r.artifacts.map(({ path, size, mime }) => ({ path, size, mime })), [{ path: 'g.txt', size: 2, mime: 'text/plain' }]);
+  // A build that fails made nothing: the program's own source is not an
+  // artifact (go, rust, typescript's typecheck).
+  for (const [language, code, extra] of [
+    ['go', 'package main\nfunc main() { x }'],
+    ['rust', 'fn main() { x }'],
+    ['typescript', 'const n: number = "s"; console.log(n)', { typecheck: true }],
+  ]) {
+    const f = await s.execute(language, code, extra);
+    assert.equal(f.phase, 'build', `${language}: ${f.stderr}`);
+    assert.equal(f.artifacts, undefined, `${language}: ${JSON.stringify(f.artifacts)}`);
+  }
 
   // In a session: only this call's files, and a deleted one is not listed.
   await sexecOk(s, 'art', "open('keep.txt','w').write('1')");
