@@ -41,6 +41,10 @@ e2e('packages: npm from the real registry through the proxy, cached, and a sandb
   // The same set again: from the cache, no container, no download.
   const again = await installOk(s, { language: 'js', packages: ['is-odd@3.0.1'] });
   assert.deepEqual([again.cached, again.key, again.connections], [true, first.key, undefined]);
+  // typescript has javascript's installer in the same image: the same set,
+  // not a second download.
+  const ts = await installOk(s, { language: 'typescript', packages: ['is-odd@3.0.1'] });
+  assert.deepEqual([ts.language, ts.cached, ts.key, ts.connections], ['typescript', true, first.key, undefined]);
 
   // A one-off run with the set: ES import and require() both find it.
   const run = runResult(await s.call({

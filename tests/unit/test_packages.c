@@ -2,6 +2,7 @@
  * ecosystem accepts and refuses, their normal form, cache keys, registry URLs,
  * the proxy's log, manifests, and the index's LRU eviction and volume binding.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,10 +150,10 @@ static void check_names_keys(void)
 	CHECK(pkg_key("python", "sha256:1", "", a, n, k1) == 0);
 	CHECK(pkg_key("python", "sha256:1", "", b, 2, k2) == 0);
 	CHECK(strcmp(k1, k2) == 0 && pkg_key_valid(k1));
-	/* Every part counts: image, language, options, specs. */
+	/* Every part counts: image, installer, options, specs. */
 	CHECK(pkg_key("python", "sha256:2", "", b, 2, k3) == 0 &&
 	      strcmp(k1, k3) != 0);
-	CHECK(pkg_key("python-ml", "sha256:1", "", b, 2, k3) == 0 &&
+	CHECK(pkg_key("pypi\npip\n", "sha256:1", "", b, 2, k3) == 0 &&
 	      strcmp(k1, k3) != 0);
 	CHECK(pkg_key("python", "sha256:1", "registry=x", b, 2, k3) == 0 &&
 	      strcmp(k1, k3) != 0);
@@ -165,6 +166,28 @@ static void check_names_keys(void)
 		CHECK(pkg_key("l", "i", "", ab, 1, k2) == 0 &&
 		      pkg_key("l", "i", "", a_b, 2, k3) == 0 &&
 		      strcmp(k2, k3) != 0);
+	}
+	/* The installer, not the language: one ecosystem, command and
+	 * environment is one installer (javascript's and typescript's); a
+	 * part moved from the command to the environment is another. */
+	{
+		const char *cmd[] = {"npm-pkg", "install", "{dir}", NULL};
+		const char *cmd2[] = {"npm-pkg", "install", NULL};
+		const char *env[] = {"CA={ca}", NULL};
+		const char *env2[] = {"{dir}", "CA={ca}", NULL};
+		char i1[256], i2[256], i3[256], small[8];
+
+		CHECK(pkg_installer_id("npm", cmd, env, i1, sizeof(i1)) == 0);
+		CHECK(pkg_installer_id("npm", cmd, env, i2, sizeof(i2)) == 0);
+		CHECK(strcmp(i1, i2) == 0);
+		CHECK(pkg_installer_id("npm", cmd2, env2, i3, sizeof(i3)) == 0);
+		CHECK(strcmp(i1, i3) != 0);
+		CHECK(pkg_installer_id("pypi", cmd, env, i3, sizeof(i3)) == 0);
+		CHECK(strcmp(i1, i3) != 0);
+		CHECK(pkg_installer_id("npm", cmd, NULL, i3, sizeof(i3)) == 0);
+		CHECK(strcmp(i1, i3) != 0);
+		CHECK(pkg_installer_id("npm", cmd, env, small, sizeof(small)) ==
+		      -ENAMETOOLONG);
 	}
 	CHECK(!pkg_key_valid("abc") && !pkg_key_valid("../x"));
 	free(a[0]);

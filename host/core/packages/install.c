@@ -384,6 +384,7 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 {
 	struct lookup *l = arg;
 	char **v = l->specs.v;
+	char installer[1024];
 
 	if (l->cancelled) {
 		lookup_fail(l, ERR_CANCELLED, "the install was cancelled");
@@ -398,7 +399,12 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 		return;
 	}
 	snprintf(l->image_id, sizeof(l->image_id), "%s", id);
-	if (pkg_key(l->pl->desc->name, l->image_id, l->options, v, l->specs.n,
+	/* Keyed by the installer, not the language: languages that share
+	 * one installer and one image share their sets. */
+	if (pkg_installer_id(l->pl->desc->package_ecosystem,
+			     l->pl->desc->install_cmd, l->pl->desc->install_env,
+			     installer, sizeof(installer)) ||
+	    pkg_key(installer, l->image_id, l->options, v, l->specs.n,
 		    l->key)) {
 		lookup_fail(l, -ENOMEM, NULL);
 		return;

@@ -368,7 +368,37 @@ size_t pkg_specs_sort(char **specs, size_t n)
 	return o;
 }
 
-int pkg_key(const char *lang, const char *image_id, const char *options,
+int pkg_installer_id(const char *ecosystem, const char *const *cmd,
+		     const char *const *env, char *out, size_t size)
+{
+	const char *const *parts[2] = {cmd, env};
+	size_t off, k;
+	int n;
+
+	n = snprintf(out, size, "%s\n", ecosystem ? ecosystem : "");
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	off = (size_t)n;
+	for (k = 0; k < 2; k++) {
+		const char *const *a;
+
+		for (a = parts[k]; a && *a; a++) {
+			n = snprintf(out + off, size - off, "%s\n", *a);
+			if (n < 0 || (size_t)n >= size - off)
+				return -ENAMETOOLONG;
+			off += (size_t)n;
+		}
+		/* An empty line ends the command: "a b" and "a" + env "b"
+		 * differ. */
+		n = snprintf(out + off, size - off, "\n");
+		if (n < 0 || (size_t)n >= size - off)
+			return -ENAMETOOLONG;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int pkg_key(const char *installer, const char *image_id, const char *options,
 	    char *const *specs, size_t n, char out[PKG_KEY_LEN + 1])
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -381,8 +411,8 @@ int pkg_key(const char *lang, const char *image_id, const char *options,
 		return -ENOMEM;
 	/* Every part ends with a NUL, so no two sets hash the same text. */
 	ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
-	     EVP_DigestUpdate(ctx, "mcp-sandbox packages 1", 23) &&
-	     EVP_DigestUpdate(ctx, lang, strlen(lang) + 1) &&
+	     EVP_DigestUpdate(ctx, "mcp-sandbox packages 2", 23) &&
+	     EVP_DigestUpdate(ctx, installer, strlen(installer) + 1) &&
 	     EVP_DigestUpdate(ctx, image_id, strlen(image_id) + 1) &&
 	     EVP_DigestUpdate(ctx, options, strlen(options) + 1);
 	for (i = 0; ok && i < n; i++)

@@ -49,12 +49,20 @@ size_t pkg_specs_sort(char **specs, size_t n);
 
 /*
  * The cache key of a set (docs/packages.md, "The cache key"): SHA-256 of
- * the language, the image id (which pins the installer and its version),
- * the installer options and the sorted normal-form specs. out gets
- * PKG_KEY_LEN hex digits and a NUL. Returns 0 or -ENOMEM.
+ * the installer (what pkg_installer_id says of the plugin: not the
+ * language, so javascript and typescript, one installer in one image,
+ * share their sets), the image id (which pins the installer and its
+ * version), the installer options and the sorted normal-form specs. out
+ * gets PKG_KEY_LEN hex digits and a NUL. Returns 0 or -ENOMEM.
  */
-int pkg_key(const char *lang, const char *image_id, const char *options,
+int pkg_key(const char *installer, const char *image_id, const char *options,
 	    char *const *specs, size_t n, char out[PKG_KEY_LEN + 1]);
+
+/* The installer of a plugin as one string for pkg_key: its ecosystem,
+ * command and environment, each part on a line of its own. 0, or
+ * -ENAMETOOLONG when it does not fit size. */
+int pkg_installer_id(const char *ecosystem, const char *const *cmd,
+		     const char *const *env, char *out, size_t size);
 
 /* 1 if s is PKG_KEY_LEN lower-case hex digits. */
 int pkg_key_valid(const char *s);
