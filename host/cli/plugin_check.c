@@ -30,6 +30,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/self.h"
 #include "util/log.h"
 
 struct kit {
@@ -654,6 +655,70 @@ static void samples_check(struct kit *k, const char *self, const char *dir,
 	rpc_stop(&r);
 }
 
+/* Does d answer to name (its name or an alias)? */
+static int answers_to(const struct sbx_plugin *d, const char *name)
+{
+	if (strcmp(d->name, name) == 0)
+		return 1;
+	for (size_t i = 0; d->aliases && d->aliases[i]; i++)
+		if (strcmp(d->aliases[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* A name or alias of the built-in plugins (self's directory, as the
+ * server loads them, before any plugins_dir) that pl's name or an alias
+ * of it repeats: the server would refuse pl. The file being checked,
+ * when it is a built-in itself, is not its own rival. */
+static void name_check(struct kit *k, const struct plugin *pl, const char *real)
+{
+	const struct sbx_plugin *d = pl->desc;
+	struct plugin_set builtin = {0};
+	char dir[PATH_MAX], bdir[PATH_MAX + 64], other[PATH_MAX];
+	const struct plugin *b;
+	const char *clash = NULL, *by = NULL;
+	enum log_level level;
+	size_t i, others = 0;
+
+	if (self_dir(dir, sizeof(dir)) != 0) {
+		say(k, "skip", "name", "the built-in plugins cannot be found");
+		return;
+	}
+	snprintf(bdir, sizeof(bdir), "%s/../" SBX_PLUGIN_INSTALL_DIR, dir);
+	/* Their own problems are not this plugin's. */
+	level = log_get_level();
+	log_set_level(LOG_LEVEL_ERROR);
+	(void)plugins_load_dir(&builtin, bdir);
+	log_set_level(level);
+	for (i = 0; i < builtin.n && !clash; i++) {
+		b = &builtin.v[i];
+		if (realpath(b->path, other) && strcmp(other, real) == 0)
+			continue;
+		others++;
+		if (answers_to(b->desc, d->name))
+			clash = d->name;
+		for (size_t j = 0; !clash && d->aliases && d->aliases[j]; j++)
+			if (answers_to(b->desc, d->aliases[j]))
+				clash = d->aliases[j];
+		if (clash)
+			by = b->desc->name;
+	}
+	if (clash)
+		say(k, "FAIL", "name",
+		    "'%s' is a name of the built-in %s plugin: a server loads "
+		    "the built-ins first and refuses this one; choose "
+		    "another",
+		    clash, by);
+	else
+		say(k, "pass", "name",
+		    "'%s'%s: none of the %zu other built-in plugins answers to "
+		    "it",
+		    d->name,
+		    d->aliases && d->aliases[0] ? " and its aliases" : "",
+		    others);
+	plugins_close(&builtin);
+}
+
 int plugin_check(const char *path, int run, const char *self)
 {
 	struct kit k = {0};
@@ -687,6 +752,7 @@ int plugin_check(const char *path, int run, const char *self)
 	say(&k, "pass", "load", "%s %s, ABI %u.%u: descriptor valid, init ok",
 	    pl->desc->name, pl->desc->version ? pl->desc->version : "?",
 	    pl->desc->abi_major, pl->desc->abi_minor);
+	name_check(&k, pl, real);
 	config_init(&cfg);
 	/* The defaults' [pool] warm_at_start names languages this set
 	 * lacks: not the plugin's business. */

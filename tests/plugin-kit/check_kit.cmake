@@ -30,14 +30,18 @@ if(n LESS 7)
   message(FATAL_ERROR "${n} plugins in ${PLUGINS}, want the 7 built-in ones")
 endif()
 foreach(so ${builtin})
-  kit(${so} 0 "pass  load" "pass  policy" "pass  lex_mask" "pass  blocklist"
-      " 0 failed")
+  kit(${so} 0 "pass  load" "pass  name" "pass  policy" "pass  lex_mask"
+      "pass  blocklist" " 0 failed")
 endforeach()
 
 kit(${FIXTURES}/bad_abi.so 1 "FAIL  load                   ABI 99.0, the host supports 1.x")
 kit(${FIXTURES}/short_struct.so 1 "FAIL  load                   descriptor struct_size is smaller than its ABI minor's")
 kit(${FIXTURES}/no_session_cmd.so 1 "FAIL  load                   session_request without a session_cmd")
 kit(${FIXTURES}/bad_name.so 1 "FAIL  load                   name must match")
+# A built-in language's name, or an alias of one: the server would refuse
+# the plugin, so the kit fails it.
+kit(${FIXTURES}/shadow/shadow_python.so 1 "FAIL  name                   'python' is a name of the built-in python plugin")
+kit(${FIXTURES}/shadow/shadow_alias.so 1 "FAIL  name                   'py' is a name of the built-in python plugin")
 kit(${FIXTURES}/init_fails.so 1 "its init hook failed: the runtime is not installed")
 if(SANITIZED)
   # Under ASan the reads that catch a foreign buffer and the NULL
