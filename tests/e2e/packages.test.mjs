@@ -71,19 +71,10 @@ e2e('packages: npm from the real registry through the proxy, cached, and a sandb
   // typecheck sees the installed set: a package's own declarations
   // (dayjs) and an @types package (lodash's), right and wrong.
   const typedSet = ['dayjs@1.11.13', 'lodash@4.17.21', '@types/lodash@4.17.13'];
-  const typed = runResult(await s.call({
-    language: 'typescript',
-    typecheck: true,
-    packages: typedSet,
-    code: "import dayjs from 'dayjs';\nimport _ from 'lodash';\nconst n: number = _.sum([1, 2]);\nconsole.log(n, dayjs('2024-01-02').format('YYYY'));",
-  }, { requestTimeoutMs: 240_000 }));
+  const checked = async (code) => runResult(await s.call({ language: 'typescript', typecheck: true, packages: typedSet, code }, { requestTimeoutMs: 240_000 }));
+  const typed = await checked("import dayjs from 'dayjs';\nimport _ from 'lodash';\nconst n: number = _.sum([1, 2]);\nconsole.log(n, dayjs('2024-01-02').format('YYYY'));");
   assert.deepEqual([typed.phase, typed.exitCode, typed.stdout], ['run', 0, '3 2024\n'], typed.stderr);
-  const wrong = runResult(await s.call({
-    language: 'typescript',
-    typecheck: true,
-    packages: typedSet,
-    code: "import dayjs from 'dayjs';\nimport _ from 'lodash';\nconst s: string = _.sum([1, 2]);\nconst d: number = dayjs();\nconsole.log(s, d);",
-  }, { requestTimeoutMs: 120_000 }));
+  const wrong = await checked("import dayjs from 'dayjs';\nimport _ from 'lodash';\nconst s: string = _.sum([1, 2]);\nconst d: number = dayjs();\nconsole.log(s, d);");
   assert.equal(wrong.phase, 'build');
   assert.match(wrong.stderr, /main\.ts\(3,7\): error TS2322: Type 'number' is not assignable to type 'string'/);
   assert.match(wrong.stderr, /main\.ts\(4,7\): error TS2322: Type 'Dayjs' is not assignable to type 'number'/);
