@@ -151,17 +151,9 @@ static void doctor_start(struct app *a, struct docker *d, const cJSON *desc,
 		.desc = desc,
 		.in_tree = self_in_build_tree(),
 	};
-	char dir[PATH_MAX / 2], script[PATH_MAX];
 
-	if (env.in_tree)
-		env.build_images = SBX_SOURCE_DIR "/scripts/build-images.sh";
-	else if (self_dir(dir, sizeof(dir)) == 0) {
-		snprintf(script, sizeof(script),
-			 "%s/../share/mcp-sandbox/scripts/build-images.sh",
-			 dir);
-		if (realpath(script, a->build_images))
-			env.build_images = a->build_images;
-	}
+	if (self_build_images(a->build_images) == 0)
+		env.build_images = a->build_images;
 	memcpy(env.agent_sha, a->agent_sha, sizeof(env.agent_sha));
 	a->doctor_cli = cli;
 	if (doctor_run(&env, doctor_report_cb, a) != 0)
@@ -275,8 +267,10 @@ int cmd_check_config(struct app *a, int argc, char **argv)
  * the configured ones (a is NULL: CLI_NO_CONFIG). */
 int cmd_check_plugin(struct app *a, int argc, char **argv)
 {
-	char self[PATH_MAX];
+	char self[PATH_MAX], dir[PATH_MAX], builtin[PATH_MAX + 64];
+	char script[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct kit_paths where = {0};
 
 	(void)a;
 	if (argc < 1 || len < 0 ||
@@ -285,7 +279,15 @@ int cmd_check_plugin(struct app *a, int argc, char **argv)
 		return 2;
 	}
 	self[len] = '\0';
+	where.self = self;
+	if (self_dir(dir, sizeof(dir)) == 0) {
+		snprintf(builtin, sizeof(builtin),
+			 "%s/../" SBX_PLUGIN_INSTALL_DIR, dir);
+		where.builtin = builtin;
+	}
+	if (self_build_images(script) == 0)
+		where.build_images = script;
 	if (!app_has_flag(argc, argv, "-v"))
 		log_set_level(LOG_LEVEL_WARNING);
-	return plugin_check(argv[0], app_has_flag(argc, argv, "--run"), self);
+	return plugin_check(argv[0], app_has_flag(argc, argv, "--run"), &where);
 }

@@ -3,12 +3,15 @@
  */
 #include "doctor.h"
 
-#include <limits.h>
+#include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -326,6 +329,78 @@ struct image_ask {
 	const struct plugin *pl;
 };
 
+/* Is path a regular file? */
+static int regular_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Does a line of the file at path read exactly word? */
+static int lists(const char *path, const char *word)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		found = strcmp(line, word) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Do the recipes in dir (images/) build lang, as build-images.sh reads
+ * its arguments? */
+static int has_recipe(const char *dir, const char *lang)
+{
+	char path[2 * PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int found;
+
+	snprintf(path, sizeof(path), "%s/%s/Dockerfile", dir, lang);
+	if (regular_file(path))
+		return 1;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	for (found = 0; !found && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/languages", dir, e->d_name);
+		found = lists(path, lang);
+	}
+	closedir(d);
+	return found;
+}
+
+void doctor_image_fix(const char *script, const char *lang, const char *image,
+		      char *out, size_t size)
+{
+	char root[PATH_MAX], images[PATH_MAX + 16];
+
+	if (!script || strncmp(image, "mcp-sandbox/", 12) != 0) {
+		snprintf(out, size, "build or pull %s", image);
+		return;
+	}
+	/* <root>/scripts/build-images.sh: the recipes are <root>/images. */
+	snprintf(root, sizeof(root), "%s", script);
+	snprintf(images, sizeof(images), "%s/../images", dirname(root));
+	if (has_recipe(images, lang))
+		snprintf(out, size, "%s %s", script, lang);
+	else
+		snprintf(out, size,
+			 "%s DIR, DIR being the %s plugin's own image recipe "
+			 "(the directory with its Dockerfile: the recipes "
+			 "beside the script have none for %s)",
+			 script, lang, lang);
+}
+
 static void image_cb(const struct docker_response *res, void *arg)
 {
 	struct image_ask *ia = arg;
@@ -336,12 +411,9 @@ static void image_cb(const struct docker_response *res, void *arg)
 	const char *sha;
 
 	snprintf(check, sizeof(check), "image %s", lang);
-	/* Our recipes make the mcp-sandbox/ images; the script takes a
-	 * language's name. */
-	if (strncmp(image, "mcp-sandbox/", 12) == 0 && dr->env.build_images)
-		snprintf(fix, sizeof(fix), "%s %s", dr->env.build_images, lang);
-	else
-		snprintf(fix, sizeof(fix), "build or pull %s", image);
+	/* The script takes a language's name when its recipes have one,
+	 * else the plugin's own recipe directory. */
+	doctor_image_fix(dr->env.build_images, lang, image, fix, sizeof(fix));
 	if (res->err || res->status != 200) {
 		add(dr, check, "fail", fix, "%s: %s", image,
 		    res->status == 404 ? "not built"

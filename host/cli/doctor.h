@@ -59,4 +59,14 @@ void doctor_agent_sha(const char *path, char out[65]);
  * the revision (1.1.5+ds1-1+deb12u1 has CVE-2024-21626's fix). */
 void doctor_runc_missing(const char *version, char *buf, size_t size);
 
+/* How to make lang's image, for a fix (script: the image script,
+ * build-images.sh, or NULL): "<script> <lang>" when the script's recipes
+ * (<script>/../../images) have one for lang (a directory of its name, or
+ * one whose `languages` file lists it); "<script> DIR" saying that DIR is
+ * the plugin's own recipe directory when they have none (a plugin from
+ * outside, its recipe beside it); "build or pull <image>" for an image
+ * that is not an mcp-sandbox/ one, or without a script. */
+void doctor_image_fix(const char *script, const char *lang, const char *image,
+		      char *out, size_t size);
+
 #endif

@@ -30,11 +30,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/self.h"
+#include "cli/doctor.h"
 #include "util/log.h"
 
 struct kit {
 	int passed, failed, skipped;
+	const struct kit_paths *where;
+	int no_image; /* the engine has no image for the plugin */
 };
 
 static void say(struct kit *k, const char *verdict, const char *check,
@@ -244,6 +246,9 @@ static void serve_only(const char *dir, int fresh)
 	setenv("SANDBOX_SERVER_PLUGINS_DIR", dir, 1);
 	setenv("SANDBOX_SERVER_BUILTIN_PLUGINS", "no", 1);
 	setenv("SANDBOX_POOL_SIZE", "0", 1);
+	/* The defaults warm python and bash, which this server lacks: its
+	 * warnings would say so before the real cause of a failure. */
+	setenv("SANDBOX_POOL_WARM_AT_START", "", 1);
 	if (fresh)
 		setenv("SANDBOX_POOL_MAX_USES", "1", 1);
 }
@@ -411,6 +416,11 @@ static cJSON *rpc_tool(struct rpc *r, int id, const char *tool, cJSON *args,
 			  cJSON_IsString(text) ? text->valuestring
 					       : "no answer from the server");
 	if (body &&
+	    strcmp(str_of(cJSON_GetObjectItemCaseSensitive(body, "error"),
+			  "code"),
+		   "image_missing") == 0)
+		err->code = ERR_IMAGE_MISSING;
+	if (body &&
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result, "isError"))) {
 		cJSON_Delete(body);
 		body = NULL;
@@ -465,6 +475,10 @@ static void prestart_check(struct kit *k, const char *self, const char *dir,
 	if (!s->hello || !s->echo) {
 		say(k, "skip", "run: prestart",
 		    "the plugin has no hello and echo samples");
+		return;
+	}
+	if (k->no_image) {
+		say(k, "skip", "run: prestart", "the image is missing (above)");
 		return;
 	}
 	ok = rpc_open(&r, self, dir, 0, &err) == 0;
@@ -533,6 +547,10 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 		    "program");
 		return;
 	}
+	if (k->no_image) {
+		say(k, "skip", "run: session", "the image is missing (above)");
+		return;
+	}
 	if (rpc_open(&r, self, dir, 0, &err) != 0) {
 		say(k, "FAIL", "run: session", "%s", err.msg);
 		rpc_stop(&r);
@@ -577,6 +595,20 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 	rpc_stop(&r);
 }
 
+/* The image the server said is missing ("image NAME is missing: ..." in
+ * its message, which the environment may have set), else the plugin's. */
+static void missing_image(const char *msg, const struct plugin *pl, char *out,
+			  size_t size)
+{
+	const char *p = strstr(msg, "image "), *end;
+
+	end = p ? strstr(p + 6, " is missing") : NULL;
+	if (p && end && end > p + 6 && (size_t)(end - p - 6) < size)
+		snprintf(out, size, "%.*s", (int)(end - p - 6), p + 6);
+	else
+		snprintf(out, size, "%s", pl->policy.image);
+}
+
 /* One sample through the samples' server (call id), judged by what it
  * must give. */
 static void sample_check(struct kit *k, struct rpc *r, int id,
@@ -600,7 +632,24 @@ static void sample_check(struct kit *k, struct rpc *r, int id,
 	if (stdin_text)
 		cJSON_AddStringToObject(a, "stdin", stdin_text);
 	cJSON_AddNumberToObject(a, "timeout", timeout_ms);
+	if (k->no_image) {
+		say(k, "skip", check, "the image is missing (above)");
+		cJSON_Delete(a);
+		return;
+	}
 	got = rpc_tool(r, id, "sandbox_execute", a, &err);
+	if (!got && err.code == ERR_IMAGE_MISSING) {
+		char fix[PATH_MAX + 300], image[256];
+
+		missing_image(err.msg, pl, image, sizeof(image));
+		doctor_image_fix(k->where->build_images, pl->desc->name, image,
+				 fix, sizeof(fix));
+		k->no_image = 1;
+		say(k, "FAIL", check,
+		    "image %s is missing (image_missing): build it with %s",
+		    image, fix);
+		return;
+	}
 	if (!got) {
 		say(k, "FAIL", check, "%.319s", err.msg);
 		return;
@@ -674,21 +723,20 @@ static void name_check(struct kit *k, const struct plugin *pl, const char *real)
 {
 	const struct sbx_plugin *d = pl->desc;
 	struct plugin_set builtin = {0};
-	char dir[PATH_MAX], bdir[PATH_MAX + 64], other[PATH_MAX];
+	char other[PATH_MAX];
 	const struct plugin *b;
 	const char *clash = NULL, *by = NULL;
 	enum log_level level;
 	size_t i, others = 0;
 
-	if (self_dir(dir, sizeof(dir)) != 0) {
+	if (!k->where->builtin) {
 		say(k, "skip", "name", "the built-in plugins cannot be found");
 		return;
 	}
-	snprintf(bdir, sizeof(bdir), "%s/../" SBX_PLUGIN_INSTALL_DIR, dir);
 	/* Their own problems are not this plugin's. */
 	level = log_get_level();
 	log_set_level(LOG_LEVEL_ERROR);
-	(void)plugins_load_dir(&builtin, bdir);
+	(void)plugins_load_dir(&builtin, k->where->builtin);
 	log_set_level(level);
 	for (i = 0; i < builtin.n && !clash; i++) {
 		b = &builtin.v[i];
@@ -719,9 +767,10 @@ static void name_check(struct kit *k, const struct plugin *pl, const char *real)
 	plugins_close(&builtin);
 }
 
-int plugin_check(const char *path, int run, const char *self)
+int plugin_check(const char *path, int run, const struct kit_paths *where)
 {
-	struct kit k = {0};
+	struct kit k = {.where = where};
+	const char *self = where->self;
 	struct plugin_set set = {0};
 	struct input in[16];
 	struct config cfg;

@@ -77,3 +77,19 @@ const char *self_find_config(const char *arg, char *buf, size_t size)
 		return "/etc/mcp-sandbox/sandbox.ini";
 	return NULL;
 }
+
+int self_build_images(char *buf)
+{
+	char dir[PATH_MAX / 2], script[PATH_MAX];
+
+	if (self_in_build_tree()) {
+		snprintf(buf, PATH_MAX, "%s",
+			 SBX_SOURCE_DIR "/scripts/build-images.sh");
+		return 0;
+	}
+	if (self_dir(dir, sizeof(dir)) != 0)
+		return -1;
+	snprintf(script, sizeof(script),
+		 "%s/../share/mcp-sandbox/scripts/build-images.sh", dir);
+	return realpath(script, buf) ? 0 : -1;
+}

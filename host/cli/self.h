@@ -31,6 +31,11 @@ int self_in_build_tree(void);
  * exists. */
 int self_agent_path(char *buf, size_t size);
 
+/* The image script (scripts/build-images.sh): the source tree's when
+ * running from its build tree, else <prefix>/share/mcp-sandbox/scripts',
+ * into buf (PATH_MAX bytes). 0, or -1 when there is none. */
+int self_build_images(char *buf);
+
 /* --config, else $SANDBOX_CONFIG, else the source tree's sandbox.ini when
  * running from its build tree, else <prefix>/etc/mcp-sandbox/sandbox.ini,
  * else /etc/mcp-sandbox/sandbox.ini, else built-in defaults (NULL). The

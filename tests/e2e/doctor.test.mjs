@@ -4,7 +4,9 @@
 // log.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { dockerGet } from './lib/docker.mjs';
 import { BIN, PLUGIN_ABI, ROOT, e2e } from './lib/server.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -53,6 +55,24 @@ e2e('doctor fails, with the fix, on a missing image, an engine that does not ans
   const img = r.report.find((c) => c.check === 'image python');
   assert.deepEqual([img.status, img.fix], ['fail', `${ROOT}/scripts/build-images.sh python`]);
   assert.match(img.detail, /no-such-image:latest: not built/);
+
+  // A plugin from outside, whose recipe is not among the script's: the
+  // fix names the recipe's directory, not a language the script lacks.
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-doctor-plugins-'));
+  try {
+    fs.copyFileSync(path.join(ROOT, 'build/tests/fixture-plugins/perl.so'), path.join(outside, 'perl.so'));
+    fs.chmodSync(outside, 0o755);
+    r = doctor({ SANDBOX_SERVER_PLUGINS_DIR: outside, SANDBOX_PERL_IMAGE: 'mcp-sandbox/perl-nope:latest' });
+    const perl = r.report.find((c) => c.check === 'image perl');
+    assert.equal(perl?.status, 'fail', JSON.stringify(r.report));
+    assert.equal(perl.fix, `${ROOT}/scripts/build-images.sh DIR, DIR being the perl plugin's own image recipe (the directory with its Dockerfile: the recipes beside the script have none for perl)`);
+    // A language of the tree's recipes (javascript: images/node's
+    // languages file) is still fixed by its name.
+    r = doctor({ SANDBOX_JAVASCRIPT_IMAGE: 'mcp-sandbox/no-such-image:latest' });
+    assert.equal(r.report.find((c) => c.check === 'image javascript')?.fix, `${ROOT}/scripts/build-images.sh javascript`);
+  } finally {
+    fs.rmSync(outside, { recursive: true, force: true });
+  }
 
   // check-config says the same of the images, as a problem.
   const cc = spawnSync(BIN, ['check-config'], { encoding: 'utf8', env: { ...process.env, SANDBOX_PYTHON_IMAGE: 'mcp-sandbox/no-such-image:latest' }, timeout: 60_000 });

@@ -60,3 +60,19 @@ e2e('check-plugin --run on a plugin whose image does not wait: the samples pass,
   assert.match(r.out, /^FAIL {2}run: prestart {10}0 of 2 calls ran in a waiting interpreter \(2 the ordinary way\)/m, r.out);
   assert.equal(r.code, 1, r.out);
 });
+
+// A plugin whose image the engine lacks: the first sample says so, with
+// the command that builds it (the plugin's own recipe directory, as its
+// language has none among the script's), and the other run checks are
+// skipped, not failed again; no word about languages this server lacks.
+e2e('check-plugin --run on a plugin whose image is missing: the real cause first, with the command that builds it', { timeoutMs: 300_000 }, async () => {
+  const r = await run(BIN, ['check-plugin', PERL, '--run'], { timeout: 280_000, maxBuffer: 4 << 20, env: { ...process.env, SANDBOX_PERL_IMAGE: 'mcp-sandbox/perl-nope:latest' } }).then(
+    (x) => ({ code: 0, out: x.stdout, err: x.stderr }),
+    (e) => ({ code: e.code, out: e.stdout, err: e.stderr }),
+  );
+  assert.equal(r.code, 1, r.out);
+  assert.match(r.out, new RegExp(`^FAIL {2}run: hello {13}image mcp-sandbox/perl-nope:latest is missing \\(image_missing\\): build it with ${ROOT.replace(/[.]/g, '\\.')}/scripts/build-images\\.sh DIR, DIR being the perl plugin's own image recipe`, 'm'), r.out);
+  for (const check of ['run: stdin', 'run: failing program', 'run: timeout'])
+    assert.match(r.out, new RegExp(`^skip  ${check} +the image is missing \\(above\\)$`, 'm'), r.out);
+  assert.doesNotMatch(r.out + r.err, /no plugin provides/);
+});

@@ -395,8 +395,10 @@ static void start_failed(struct box *b, int err, const char *msg)
 	if (err == ERR_IMAGE_MISSING) {
 		snprintf(buf, sizeof(buf),
 			 "image %s is missing: build it with "
-			 "scripts/build-images.sh %s (an installed server: "
-			 "mcp-sandbox doctor names the script)",
+			 "scripts/build-images.sh %s, or for a plugin with a "
+			 "recipe of its own, scripts/build-images.sh "
+			 "<that recipe's directory> (`mcp-sandbox doctor` "
+			 "gives the exact command)",
 			 pl->policy.image, pl->desc->name);
 		if (!ls->image_missing)
 			log_error("%s", buf);
