@@ -412,9 +412,12 @@ static void image_cb(const struct docker_response *res, void *arg)
 
 	snprintf(check, sizeof(check), "image %s", lang);
 	/* The script takes a language's name when its recipes have one,
-	 * else the plugin's own recipe directory. */
-	doctor_image_fix(dr->env.build_images, lang, image, fix, sizeof(fix));
+	 * else the plugin's own recipe directory. Looked up (a few files
+	 * read) only for an image that needs a fix: in a server the doctor
+	 * runs on its loop. */
 	if (res->err || res->status != 200) {
+		doctor_image_fix(dr->env.build_images, lang, image, fix,
+				 sizeof(fix));
 		add(dr, check, "fail", fix, "%s: %s", image,
 		    res->status == 404 ? "not built"
 				       : (res->errmsg ? res->errmsg : "?"));
@@ -424,16 +427,19 @@ static void image_cb(const struct docker_response *res, void *arg)
 		sha = docker_label_find(img.labels, img.nlabels,
 					"org.mcp-sandbox.agent-sha256");
 		if (dr->env.agent_sha[0] && sha &&
-		    strcmp(sha, dr->env.agent_sha) != 0)
+		    strcmp(sha, dr->env.agent_sha) != 0) {
+			doctor_image_fix(dr->env.build_images, lang, image, fix,
+					 sizeof(fix));
 			add(dr, check, "warn", fix,
 			    "%s carries another agent build than this "
 			    "server's",
 			    image);
-		else
+		} else {
 			add(dr, check, "ok", NULL, "%s%s", image,
 			    dr->env.agent_sha[0] && sha
 				    ? ", with this server's agent"
 				    : "");
+		}
 		docker_image_free(&img);
 	}
 	free(ia);

@@ -626,17 +626,16 @@ static void sample_check(struct kit *k, struct rpc *r, int id,
 		say(k, "skip", check, "the plugin has no such sample");
 		return;
 	}
+	if (k->no_image) {
+		say(k, "skip", check, "the image is missing (above)");
+		return;
+	}
 	a = cJSON_CreateObject();
 	cJSON_AddStringToObject(a, "language", pl->desc->name);
 	cJSON_AddStringToObject(a, "code", code);
 	if (stdin_text)
 		cJSON_AddStringToObject(a, "stdin", stdin_text);
 	cJSON_AddNumberToObject(a, "timeout", timeout_ms);
-	if (k->no_image) {
-		say(k, "skip", check, "the image is missing (above)");
-		cJSON_Delete(a);
-		return;
-	}
 	got = rpc_tool(r, id, "sandbox_execute", a, &err);
 	if (!got && err.code == ERR_IMAGE_MISSING) {
 		char fix[PATH_MAX + 300], image[256];
@@ -704,30 +703,19 @@ static void samples_check(struct kit *k, const char *self, const char *dir,
 	rpc_stop(&r);
 }
 
-/* Does d answer to name (its name or an alias)? */
-static int answers_to(const struct sbx_plugin *d, const char *name)
-{
-	if (strcmp(d->name, name) == 0)
-		return 1;
-	for (size_t i = 0; d->aliases && d->aliases[i]; i++)
-		if (strcmp(d->aliases[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* A name or alias of the built-in plugins (self's directory, as the
- * server loads them, before any plugins_dir) that pl's name or an alias
- * of it repeats: the server would refuse pl. The file being checked,
- * when it is a built-in itself, is not its own rival. */
+/* A built-in plugin (the directory the server loads first) that answers
+ * to pl's name or an alias of it, as plugins_find looks: the server would
+ * refuse pl. The file being checked, when it is a built-in itself, is not
+ * its own rival. */
 static void name_check(struct kit *k, const struct plugin *pl, const char *real)
 {
 	const struct sbx_plugin *d = pl->desc;
 	struct plugin_set builtin = {0};
+	const struct plugin *by = NULL;
+	const char *clash = NULL, *name;
 	char other[PATH_MAX];
-	const struct plugin *b;
-	const char *clash = NULL, *by = NULL;
 	enum log_level level;
-	size_t i, others = 0;
+	size_t i;
 
 	if (!k->where->builtin) {
 		say(k, "skip", "name", "the built-in plugins cannot be found");
@@ -738,32 +726,26 @@ static void name_check(struct kit *k, const struct plugin *pl, const char *real)
 	log_set_level(LOG_LEVEL_ERROR);
 	(void)plugins_load_dir(&builtin, k->where->builtin);
 	log_set_level(level);
-	for (i = 0; i < builtin.n && !clash; i++) {
-		b = &builtin.v[i];
-		if (realpath(b->path, other) && strcmp(other, real) == 0)
-			continue;
-		others++;
-		if (answers_to(b->desc, d->name))
-			clash = d->name;
-		for (size_t j = 0; !clash && d->aliases && d->aliases[j]; j++)
-			if (answers_to(b->desc, d->aliases[j]))
-				clash = d->aliases[j];
-		if (clash)
-			by = b->desc->name;
+	for (i = 0, name = d->name; name && !clash;
+	     name = d->aliases ? d->aliases[i++] : NULL) {
+		by = plugins_find(&builtin, name);
+		if (by &&
+		    !(realpath(by->path, other) && strcmp(other, real) == 0))
+			clash = name;
 	}
 	if (clash)
 		say(k, "FAIL", "name",
 		    "'%s' is a name of the built-in %s plugin: a server loads "
 		    "the built-ins first and refuses this one; choose "
 		    "another",
-		    clash, by);
+		    clash, by->desc->name);
 	else
 		say(k, "pass", "name",
-		    "'%s'%s: none of the %zu other built-in plugins answers to "
+		    "'%s'%s: no other of the %zu built-in plugins answers to "
 		    "it",
 		    d->name,
 		    d->aliases && d->aliases[0] ? " and its aliases" : "",
-		    others);
+		    builtin.n);
 	plugins_close(&builtin);
 }
 

@@ -44,10 +44,11 @@ e2e('images: every figure of a one-off run is an image block the model sees in C
     code: "from PIL import Image\nim = Image.new('RGB', (30, 20), 'red')\nim.save('a.jpg')\nim.save('b.gif')\nim.save('c.webp')",
   });
   assert.deepEqual(more.content.slice(1).map((b) => [b.type, b.mimeType]), [['image', 'image/jpeg'], ['image', 'image/gif'], ['image', 'image/webp']]);
-  // In the order the run made them, not by name.
+  // In the order the run made them (their last writes), not by name. The
+  // times are set, not waited for: two saves may fall in one millisecond.
   const order = await s.call({
     language: 'python',
-    code: "import time\nfrom PIL import Image\nImage.new('RGB', (30, 20)).save('z-first.png')\ntime.sleep(0.05)\nImage.new('RGB', (10, 10)).save('a-second.png')",
+    code: "import os\nfrom PIL import Image\nImage.new('RGB', (30, 20)).save('z-first.png')\nImage.new('RGB', (10, 10)).save('a-second.png')\nos.utime('z-first.png', (1000, 1000))\nos.utime('a-second.png', (2000, 2000))",
   });
   assert.deepEqual(order.content.slice(1).map((b) => pngSize(b.data)), [[30, 20], [10, 10]]);
   assert.deepEqual(JSON.parse(order.content[0].text).artifacts.map((a) => a.path), ['z-first.png', 'a-second.png']);

@@ -168,9 +168,9 @@ static int has_installer(const struct plugin *pl)
 	       pl->desc->install_cmd;
 }
 
-/* The schema lists only what works: the languages with an installer, and
- * ml only when a machine-learning runtime has one (bash and python-ml
- * answer no_installer). */
+/* The schema lists only what works: the languages with an installer
+ * (bash has none: no_installer), and ml only when a machine-learning
+ * runtime has one. */
 static void installer_enum(const struct tool_env *env, cJSON *prop)
 {
 	cJSON *en = cJSON_AddArrayToObject(prop, "enum");
