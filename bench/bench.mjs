@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import os from "node:os";
 import { promisify } from "node:util";
-import { addWheel, serveRegistry } from "../tests/e2e/lib/registry.mjs";
+import { addWheel, serveListener, serveRegistry } from "../tests/e2e/lib/registry.mjs";
 import {
   HELLO, call, connect, runJson, containersMemory, line, logged, memKiB, pct, poolSizes,
   serverContainers, series, timed, warm, warmCount, warmRe,
@@ -527,14 +527,22 @@ function mlSessionReport(r) {
 // configured with, through the proxy) beside `npm install` run directly in
 // a container of the same image with the host's network and CA bundle.
 // The python set comes from a local index on a network of this run's own.
+// Then a registry that cannot be reached: a first python install that
+// works (a new set from the local index each round) beside the same
+// install through an upstream proxy that answers 500, through a mirror
+// that never answers (registry_timeout_ms at its default), and answered
+// from the memory of the last failure; interleaved.
 async function packages(n) {
   const id = `${process.pid}`;
   const net = `sbx-bench-pkgnet-${id}`, vols = [];
   const dir = mkdtempSync(path.join(os.tmpdir(), "sbx-bench-pypi-"));
   const state = mkdtempSync(path.join(os.tmpdir(), "sbx-bench-state-"));
   addWheel(dir, "benchpkg", "1.0", "X = 1\n");
+  const rounds = quick ? 2 : 5;
+  for (let i = 0; i < rounds; i++) addWheel(dir, `benchfirst${i}`, "1.0", "X = 1\n");
   execFileSync("docker", ["network", "create", "--internal", net], { stdio: "ignore" });
   const reg = serveRegistry(net, ["pypi-local"], dir);
+  const listeners = [serveListener(net, ["upstream-500"], "500"), serveListener(net, ["silent-registry"], "silent")];
   const env = (v) => {
     vols.push(v);
     return { SANDBOX_PACKAGES_NETWORK: net, SANDBOX_PACKAGES_VOLUME: v, SANDBOX_SESSIONS_STATE_DIR: state,
@@ -564,7 +572,6 @@ async function packages(n) {
     // First installs: a new volume each time, so each is a miss.
     out.npmOurs = [];
     out.npmDirect = [];
-    const rounds = quick ? 2 : 5;
     for (let i = 0; i < rounds; i++) {
       const s = await connect(env(`sbx-bench-npm-${id}-${i}`));
       out.npmOurs.push(await timed(async () => {
@@ -579,7 +586,26 @@ async function packages(n) {
         "-e", "npm_config_cache=/tmp/npm-cache", "--tmpfs", "/out:exec", "--entrypoint", "npm", "mcp-sandbox/node:latest",
         "install", "--prefix", "/out/pkg", "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=warn", "is-odd@3.0.1"])));
     }
+
+    const unreachable = async (srv) => {
+      const r = await srv.client.callTool({ name: "sandbox_install", arguments: { language: "python", packages: ["benchpkg==1.0"] } }, undefined, { timeout: 300_000 });
+      if (!r.isError || !/"registry_unreachable"/.test(r.content[0].text)) throw new Error(`not registry_unreachable: ${r.content[0].text}`);
+    };
+    const works = await connect(env(`sbx-bench-first-${id}`));
+    const up = await connect({ ...env(`sbx-bench-up-${id}`), SANDBOX_PACKAGES_UPSTREAM_PROXY: "upstream-500:8080", SANDBOX_PACKAGES_REGISTRY_RETRY_MS: "0" });
+    const silent = await connect({ ...env(`sbx-bench-silent-${id}`), SANDBOX_PYTHON_REGISTRY: "http://silent-registry:8080/simple/", SANDBOX_PACKAGES_REGISTRY_RETRY_MS: "0" });
+    const remembers = await connect({ ...env(`sbx-bench-rem-${id}`), SANDBOX_PACKAGES_UPSTREAM_PROXY: "upstream-500:8080" });
+    await unreachable(remembers);
+    out.firstOk = []; out.up500 = []; out.silent = []; out.remembered = [];
+    for (let i = 0; i < rounds; i++) {
+      out.firstOk.push(await timed(() => install(works, "python", [`benchfirst${i}==1.0`])));
+      out.up500.push(await timed(() => unreachable(up)));
+      out.silent.push(await timed(() => unreachable(silent)));
+      out.remembered.push(await timed(() => unreachable(remembers)));
+    }
+    for (const srv of [works, up, silent, remembers]) await srv.client.close();
   } finally {
+    for (const l of listeners) execFileSync("docker", ["rm", "-f", l], { stdio: "ignore" });
     execFileSync("docker", ["rm", "-f", reg], { stdio: "ignore" });
     for (const v of vols) try { execFileSync("docker", ["volume", "rm", "-f", v], { stdio: "ignore" }); } catch { /* in use or gone */ }
     try { execFileSync("docker", ["network", "rm", net], { stdio: "ignore" }); } catch { /* in use */ }
@@ -587,6 +613,15 @@ async function packages(n) {
     rmSync(state, { recursive: true, force: true });
   }
   return out;
+}
+
+// Issue 30: an unreachable registry fails in <= 3 s, the whole call (its
+// containers' start included); one that never answers is bounded by
+// registry_timeout_ms (3 s) after they start.
+function registryTargets(r, ok) {
+  console.log(`an install whose upstream proxy answers 500 fails in <= 3 s, p50: ${(r.up500 / 1000).toFixed(2)} s ${ok(r.up500 <= 3000)}`);
+  console.log(`an install whose registry never answers fails in <= 3 s + the containers' start, p50: ${(r.silent / 1000).toFixed(2)} s`);
+  console.log(`a remembered failure p50 <= 20 ms: ${r.remembered.toFixed(1)} ms ${ok(r.remembered <= 20)}`);
 }
 
 function packagesReport(pk) {
@@ -597,7 +632,12 @@ function packagesReport(pk) {
   const o = line("npm is-odd, first install, ours", pk.npmOurs);
   const d = line("npm is-odd, docker run npm install", pk.npmDirect);
   console.log(`the proxy and the install container: ${(o - d).toFixed(0)} ms over a direct npm install (${(o / d).toFixed(2)}x)`);
-  return { extra: b - a, hit: h };
+  const f = line("python first install, local index (works)", pk.firstOk);
+  const u = line("python install, upstream proxy answers 500", pk.up500);
+  const q = line("python install, mirror never answers", pk.silent);
+  const m = line("python install, the failure remembered", pk.remembered);
+  console.log(`a registry that cannot be reached: ${(u - f).toFixed(0)} ms (500) and ${(q - f).toFixed(0)} ms (no answer) beside a first install that works`);
+  return { extra: b - a, hit: h, up500: u, silent: q, remembered: m };
 }
 
 // Transfer at the floor (issue 29, part 7; docs/files.md): in one run, the
@@ -762,6 +802,7 @@ async function main() {
     console.log("\n## targets");
     console.log(`one cached package adds <= 5 ms p50 to a one-off python run: ${r.extra.toFixed(1)} ms ${ok(r.extra <= 5)}`);
     console.log(`sandbox_install cache hit p50 <= 20 ms: ${r.hit.toFixed(1)} ms ${ok(r.hit <= 20)}`);
+    registryTargets(r, ok);
     return;
   }
   console.log(`# mcp-sandbox benchmark  ${new Date().toISOString()}`);
@@ -873,6 +914,7 @@ async function main() {
   console.log(`python-ml session call drawing and returning one figure p50 <= 250 ms: ${mf.toFixed(1)} ms ${ok(mf <= 250)}`);
   console.log(`one cached package adds <= 5 ms p50 to a one-off python run: ${pkr.extra.toFixed(1)} ms ${ok(pkr.extra <= 5)}`);
   console.log(`sandbox_install cache hit p50 <= 20 ms: ${pkr.hit.toFixed(1)} ms ${ok(pkr.hit <= 20)}`);
+  registryTargets(pkr, ok);
   sessionLooksTargets(slr);
   console.log(`python-ml session usable <= 3 s after create, p50, cold / warm: ${(mls.cold / 1000).toFixed(2)} / ${(mls.warm / 1000).toFixed(2)} s ${ok(mls.cold <= 3000 && mls.warm <= 3000)}`);
 }

@@ -86,6 +86,8 @@
 	  "no host directory is allowed for export and import")                \
 	X(INVALID_PACKAGE, "invalid_package", "not a package spec")            \
 	X(INSTALL_FAILED, "install_failed", "the install failed")              \
+	X(REGISTRY_UNREACHABLE, "registry_unreachable",                        \
+	  "a package registry cannot be reached")                              \
 	X(INSTALLS_DISABLED, "installs_disabled",                              \
 	  "package installs are turned off ([packages] network = none)")       \
 	X(NO_INSTALLER, "no_installer", "this language installs no packages")  \

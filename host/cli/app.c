@@ -147,7 +147,6 @@ int app_load(struct app *a, const char *config_arg, const char *files_root)
 
 int app_start_engines(struct app *a)
 {
-	char dir[PATH_MAX];
 	struct error err;
 	int rc;
 
@@ -171,6 +170,15 @@ int app_start_engines(struct app *a)
 		log_error("%s", err.msg);
 		return rc;
 	}
+	app_seccomp_files(a);
+	return 0;
+}
+
+void app_seccomp_files(struct app *a)
+{
+	char dir[PATH_MAX];
+	struct error err;
+
 	/* Podman takes seccomp profiles as files on its host (this one). */
 	if (state_dir_subdir(a->cfg.state_dir, "seccomp", dir, sizeof(dir)) !=
 		    0 ||
@@ -178,7 +186,6 @@ int app_start_engines(struct app *a)
 		log_warn("seccomp profiles as files: %s: Podman engines "
 			 "cannot start sandboxes",
 			 dir);
-	return 0;
 }
 
 void app_stop_engines(struct app *a)

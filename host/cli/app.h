@@ -68,6 +68,9 @@ int app_load(struct app *a, const char *config_arg, const char *files_root);
 
 /* The engines, their clients and pools; nothing is contacted yet. */
 int app_start_engines(struct app *a);
+/* The plugins' seccomp profiles as files in the state directory, which
+ * Podman engines take (a warning when they cannot be written). */
+void app_seccomp_files(struct app *a);
 /* After app_start_engines and the command's loop: the installers and
  * the engines' clients closed, every handle closed, the loop closed. */
 void app_stop_engines(struct app *a);

@@ -64,7 +64,7 @@ static const struct cli_command commands[] = {
 	},
 	{
 		.name = "doctor",
-		.synopsis = "[--json]",
+		.synopsis = "[--json] [--no-registries]",
 		.run = cmd_doctor,
 		.flags = CLI_OWN_ARGS | CLI_QUIET,
 	},

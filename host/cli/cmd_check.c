@@ -17,7 +17,10 @@
 #include "commands.h"
 #include "cli/doctor.h"
 #include "cli/plugin_check.h"
+#include "core/packages/install.h"
+#include "core/packages/pkg_cache.h"
 #include "docker/docker.h"
+#include "util/state_dir.h"
 #include "self.h"
 #include "util/log.h"
 
@@ -142,7 +145,7 @@ static void doctor_report_cb(const struct error *err, cJSON *report, int ok,
 }
 
 static void doctor_start(struct app *a, struct docker *d, const cJSON *desc,
-			 int cli)
+			 int cli, struct installer *in)
 {
 	struct doctor_env env = {
 		.cfg = &a->cfg,
@@ -150,6 +153,7 @@ static void doctor_start(struct app *a, struct docker *d, const cJSON *desc,
 		.docker = d,
 		.desc = desc,
 		.in_tree = self_in_build_tree(),
+		.installer = in,
 	};
 
 	if (self_build_images(a->build_images) == 0)
@@ -162,7 +166,7 @@ static void doctor_start(struct app *a, struct docker *d, const cJSON *desc,
 
 void cmd_doctor_log(struct app *a, struct docker *d, const struct cJSON *desc)
 {
-	doctor_start(a, d, desc, 0);
+	doctor_start(a, d, desc, 0, NULL);
 }
 
 static void negotiated_cb(const struct docker_response *res, void *arg)
@@ -173,17 +177,47 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 			  res->errmsg ? res->errmsg : "?");
 }
 
+/* The doctor's installer on engine i, with the index that engine's
+ * installer uses (it learns the registries as an install would), or
+ * NULL (installs off, no state directory: the check says nothing). */
+static struct installer *doctor_installer(struct app *a, size_t i,
+					  const char *engine,
+					  struct pkg_cache **cache)
+{
+	struct installer *in = NULL;
+	char dir[PATH_MAX], name[80];
+
+	*cache = NULL;
+	if (strcmp(a->cfg.pkg_network, "none") == 0 ||
+	    (!a->id.instance[0] && identity_init(&a->id) != 0) ||
+	    state_dir_resolve(a->cfg.state_dir, dir, sizeof(dir)) != 0)
+		return NULL;
+	snprintf(name, sizeof(name), i ? "packages-%s" : "packages", engine);
+	if (pkg_cache_open(a->loop, dir, name, cache) != 0)
+		return NULL;
+	if (installer_new(a->loop, a->docker, &a->cfg, a->id.label_ptrs,
+			  a->id.instance, *cache, &in) != 0) {
+		pkg_cache_close(*cache);
+		*cache = NULL;
+		return NULL;
+	}
+	return in;
+}
+
 /* Runs the doctor's checks on the loop until they end, engine after
  * engine (mode: 1 prints the report, DOCTOR_IMAGES only the images'
  * problems; with several engines each report is headed by its engine's
  * name, one JSON array a line with --json); a->exit_code is the worst.
- * 0, or -1 when a Docker client cannot be made. */
-static int doctor_run_cli(struct app *a, int mode)
+ * registries: also check each installer's registries. 0, or -1 when a
+ * Docker client cannot be made. */
+static int doctor_run_cli(struct app *a, int mode, int registries)
 {
 	size_t i, n;
 	const struct engine_config *ec = config_engines(&a->cfg, &n);
 	int worst = 0;
 	struct error err;
+	struct installer *in;
+	struct pkg_cache *cache;
 
 	for (i = 0; i < n; i++) {
 		if (n > 1 && !a->json)
@@ -196,8 +230,12 @@ static int doctor_run_cli(struct app *a, int mode)
 		}
 		docker_negotiate(a->docker, negotiated_cb, a);
 		a->exit_code = 1;
-		doctor_start(a, a->docker, NULL, mode);
+		in = registries ? doctor_installer(a, i, ec[i].name, &cache)
+				: NULL;
+		doctor_start(a, a->docker, NULL, mode, in);
 		uv_run(a->loop, UV_RUN_DEFAULT);
+		installer_free(in);
+		pkg_cache_close(in ? cache : NULL);
 		docker_free(a->docker);
 		a->docker = NULL;
 		uv_walk(a->loop, app_close_walk_cb, NULL);
@@ -217,11 +255,15 @@ int cmd_doctor(struct app *a, int argc, char **argv)
 {
 	int loaded = a->loaded;
 
+	int registries = 1;
+
 	/* The agent the images should carry, read before the loop runs. */
 	app_agent_sha(a);
 	for (int k = 0; k < argc; k++) {
 		if (strcmp(argv[k], "--json") == 0) {
 			a->json = 1;
+		} else if (strcmp(argv[k], "--no-registries") == 0) {
+			registries = 0;
 		} else {
 			cli_usage(stderr);
 			return 2;
@@ -231,7 +273,9 @@ int cmd_doctor(struct app *a, int argc, char **argv)
 		fprintf(stderr, "doctor: sandbox.ini or the plugins were "
 				"refused (see above): the server would not "
 				"start\n");
-	if (doctor_run_cli(a, 1) != 0)
+	if (registries && !loaded)
+		app_seccomp_files(a);
+	if (doctor_run_cli(a, 1, registries && !loaded) != 0)
 		return 1;
 	return loaded ? 1 : a->exit_code;
 }
@@ -249,7 +293,7 @@ int cmd_check_config(struct app *a, int argc, char **argv)
 		check_cpus(a);
 	/* The images the languages name, when an engine answers. */
 	if (!rc && a->plugins.n)
-		doctor_run_cli(a, DOCTOR_IMAGES);
+		doctor_run_cli(a, DOCTOR_IMAGES, 0);
 	fprintf(stderr,
 		"%s: %d problem(s), %zu plugin(s) loaded, %zu "
 		"rejected, %d image(s) missing%s\n",

@@ -18,6 +18,8 @@
 #include "docker/docker.h"
 #include "core/records/audit.h"
 #include "core/engines/engine_info.h"
+#include "core/packages/install.h"
+#include "core/packages/packages.h"
 #include "util/state_dir.h"
 
 /* Disk under the engine's data root below which images and installs
@@ -471,6 +473,114 @@ static void images(struct doctor *dr)
 	}
 }
 
+/* ---- the installers' registries (`mcp-sandbox doctor`) ---- */
+
+struct registry_ask {
+	struct doctor *dr;
+	char langs[200]; /* the languages that share the installer */
+};
+
+static void registries_cb(const struct error *err,
+			  const struct install_result *res, void *arg)
+{
+	struct registry_ask *ra = arg;
+	struct doctor *dr = ra->dr;
+	char check[240], list[600] = "", first[700];
+	const cJSON *all = res ? res->registries : NULL, *r;
+	size_t o = 0;
+
+	snprintf(check, sizeof(check), "registries %s", ra->langs);
+	cJSON_ArrayForEach(r, all)
+	{
+		const cJSON *name =
+			cJSON_GetObjectItemCaseSensitive(r, "registry");
+
+		if (cJSON_IsString(name) && o < sizeof(list))
+			o += (size_t)snprintf(list + o, sizeof(list) - o,
+					      "%s%s", o ? ", " : "",
+					      name->valuestring);
+	}
+	if (!err) {
+		add(dr, check, "ok", NULL,
+		    "%s answer%s through the egress proxy", list,
+		    strchr(list, ',') ? "" : "s");
+	} else if (err->code == ERR_REGISTRY_UNREACHABLE) {
+		/* "registry unreachable: ...\n<lang>'s installer needs it:
+		 * <what to set>." */
+		const char *nl = strchr(err->msg, '\n');
+		const char *fix = nl ? strstr(nl, ": ") : NULL;
+
+		snprintf(first, sizeof(first), "%.*s",
+			 (int)(nl ? (size_t)(nl - err->msg) : strlen(err->msg)),
+			 err->msg);
+		add(dr, check, "warn", fix ? fix + 2 : NULL,
+		    "%s: installs of %s will fail", first, ra->langs);
+	} else {
+		add(dr, check, "warn", NULL, "not checked: %s: %.400s",
+		    error_name(err->code), err->msg);
+	}
+	free(ra);
+	done(dr);
+}
+
+/* Each installer once: languages that share it, its image and its mirror
+ * share the check (javascript and typescript). */
+static void registries(struct doctor *dr)
+{
+	const struct plugin_set *ps = dr->env.plugins;
+	char ids[16][1100], id[1024];
+	struct registry_ask *asks[16];
+	const struct plugin *first[16];
+	size_t n = 0, i, k;
+	struct error err;
+
+	if (!dr->env.installer || !installer_enabled(dr->env.installer))
+		return;
+	for (i = 0; i < ps->n; i++) {
+		const struct plugin *pl = &ps->v[i];
+		const char *reg = pl->policy.registry;
+
+		if (!pl->policy.enabled || !pl->desc->package_ecosystem ||
+		    !pl->desc->install_cmd ||
+		    pkg_installer_id(pl->desc->package_ecosystem,
+				     pl->desc->install_cmd,
+				     pl->desc->install_env, id, 800))
+			continue;
+		snprintf(id + strlen(id), sizeof(id) - strlen(id), " %s",
+			 pl->policy.image);
+		for (k = 0; k < n; k++)
+			if (strncmp(ids[k], id, strlen(id)) == 0 &&
+			    strcmp(ids[k] + strlen(id), reg ? reg : "") == 0)
+				break;
+		if (k < n) {
+			size_t used = strlen(asks[k]->langs);
+
+			snprintf(asks[k]->langs + used,
+				 sizeof(asks[k]->langs) - used, ", %s",
+				 pl->desc->name);
+			continue;
+		}
+		if (n == 16 || !(asks[n] = calloc(1, sizeof(**asks))))
+			continue;
+		snprintf(ids[n], sizeof(ids[n]), "%s%s", id, reg ? reg : "");
+		asks[n]->dr = dr;
+		snprintf(asks[n]->langs, sizeof(asks[n]->langs), "%s",
+			 pl->desc->name);
+		first[n++] = pl;
+	}
+	for (k = 0; k < n; k++) {
+		dr->pending++;
+		if (installer_check_registries(dr->env.installer, first[k],
+					       NULL, registries_cb, asks[k],
+					       &err) != 0) {
+			add(dr, "registries", "warn", NULL,
+			    "%s: not checked: %s", asks[k]->langs, err.msg);
+			free(asks[k]);
+			dr->pending--;
+		}
+	}
+}
+
 static void info_cb(const struct error *err, cJSON *info, void *arg)
 {
 	struct doctor *dr = arg;
@@ -484,6 +594,7 @@ static void info_cb(const struct error *err, cJSON *info, void *arg)
 		engine_checks(dr, info);
 		cJSON_Delete(info);
 		images(dr);
+		registries(dr);
 	}
 	done(dr);
 }

@@ -5,8 +5,10 @@
  * directory, the engine (reachable, its API, the cgroup controllers it
  * enforces limits with, seccomp, the OCI runtime and the container-escape
  * fixes it carries), each language's cpu_millis against the engine's
- * CPUs, each language's image and the agent in it, and the disk under
- * the engine's data root. A failed check says how to fix it.
+ * CPUs, each language's image and the agent in it, the disk under the
+ * engine's data root, and (`mcp-sandbox doctor` only) whether each
+ * installer's registries answer through an egress proxy. A failed check
+ * says how to fix it.
  */
 #ifndef SBX_CLI_DOCTOR_H
 #define SBX_CLI_DOCTOR_H
@@ -18,6 +20,7 @@
 #include "error.h"
 
 struct docker;
+struct installer;
 
 struct doctor_env {
 	const struct config *cfg;
@@ -35,6 +38,11 @@ struct doctor_env {
 	/* The engine's description (engine_info.h) when the caller has one
 	 * (a serving engine that just came up), or NULL: the doctor asks. */
 	const cJSON *desc;
+	/* An installer on this engine: each installer's registries are
+	 * checked through an egress proxy (install.h,
+	 * installer_check_registries), a warning for each that does not
+	 * answer; NULL: not checked (a server's start-up). */
+	struct installer *installer;
 };
 
 /* err NULL and report: [{check, status: "ok"|"warn"|"fail", detail,

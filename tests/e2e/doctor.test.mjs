@@ -1,17 +1,22 @@
 // mcp-sandbox doctor (host/cli/doctor.c): every check against what this
 // machine really has, the exit status saying whether a server can run,
-// each failure with its fix; and the same checks in a server's start-up
-// log.
+// each failure with its fix; the installers' registries, checked through
+// an egress proxy against registries of the test's own; and the same
+// checks in a server's start-up log.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dockerGet } from './lib/docker.mjs';
+import { packageEnv } from './lib/packages.mjs';
+import { addWheel, docker, serveRegistry } from './lib/registry.mjs';
 import { BIN, PLUGIN_ABI, ROOT, e2e } from './lib/server.mjs';
 import { waitFor } from './lib/wait.mjs';
 
-function doctor(env = {}, args = ['--json']) {
+// The registries are left out but where a test is about them: they are
+// this machine's own only when the test serves them.
+function doctor(env = {}, args = ['--json', '--no-registries']) {
   const r = spawnSync(BIN, ['doctor', ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, report: args.includes('--json') && r.stdout ? JSON.parse(r.stdout) : null };
 }
@@ -43,10 +48,42 @@ e2e('doctor on this machine: every check as the engine and the host say, the run
     assert.notEqual(by[`image ${lang}`]?.status ?? 'fail', 'fail', JSON.stringify(by[`image ${lang}`]));
   assert.ok(report.every((c) => c.status === 'ok' || typeof c.fix === 'string'), 'every warning and failure says how to fix it');
 
-  const text = doctor({}, []);
+  const text = doctor({}, ['--no-registries']);
   assert.equal(text.status, 0);
   assert.match(text.stdout, /^ok {4}engine {11}Docker /m);
   assert.match(text.stdout, /^the server can run here$/m);
+});
+
+e2e('doctor checks each installer\'s registries through an egress proxy: those that answer, and those that do not with how and what to set', { timeoutMs: 120_000 }, async (h) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-doc-reg-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  addWheel(dir, 'x', '1.0', 'X = 1\n');
+  const p = packageEnv(h, {
+    SANDBOX_PYTHON_REGISTRY: 'http://pypi-local:8080/simple/',
+    SANDBOX_PYTHON_ML_REGISTRY: 'http://pypi-local:8080/simple/',
+    SANDBOX_GO_REGISTRY: 'http://pypi-local:8080/',
+    // a host of the test's network where nothing listens on that port
+    SANDBOX_JAVASCRIPT_REGISTRY: 'http://pypi-local:8081/',
+    SANDBOX_TYPESCRIPT_REGISTRY: 'http://pypi-local:8081/',
+    SANDBOX_RUST_REGISTRY: 'http://pypi-local:8082/index/',
+  });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-local'], dir);
+  const r = doctor(p.env, ['--json']);
+  assert.equal(r.status, 0, `registries that fail are warnings: ${r.stderr}`);
+  const by = Object.fromEntries(r.report.filter((c) => c.check.startsWith('registries ')).map((c) => [c.check, c]));
+  assert.deepEqual(Object.keys(by).sort(), ['registries go', 'registries javascript, typescript', 'registries python', 'registries python-ml', 'registries rust'], JSON.stringify(r.report));
+  for (const k of ['registries python', 'registries python-ml', 'registries go'])
+    assert.deepEqual([by[k].status, by[k].detail], ['ok', 'pypi-local:8080 answers through the egress proxy'], JSON.stringify(by[k]));
+  const js = by['registries javascript, typescript'];
+  assert.equal(js.status, 'warn');
+  assert.equal(js.detail, 'registry unreachable: pypi-local:8081: refused the connection (TCP): installs of javascript, typescript will fail');
+  assert.match(js.fix, /^check the mirror set as \[javascript\] registry = http:\/\/pypi-local:8081\/ \(SANDBOX_JAVASCRIPT_REGISTRY\), or change it; to reach it through a proxy, set \[packages\] upstream_proxy = host:port/);
+  assert.equal(by['registries rust'].status, 'warn');
+  assert.match(by['registries rust'].detail, /^registry unreachable: pypi-local:8082: refused the connection \(TCP\)/);
+  // The check's proxies (on the test's network) are gone with it; the
+  // suite's end finds any other container or volume left behind.
+  assert.equal(docker('ps', '-aq', '--filter', `network=${p.network}`).split('\n').filter(Boolean).length, 1, 'only the registry is left');
 });
 
 e2e('doctor fails, with the fix, on a missing image, an engine that does not answer and a refused sandbox.ini', { timeoutMs: 120_000 }, async () => {

@@ -291,7 +291,7 @@ ptest('/etc/mcp-sandbox/sandbox.ini is a conffile: an edit survives reinstalling
 });
 
 ptest('doctor --json: the plugins, the engine through the socket, the images and the agent they carry', async (s) => {
-  const d = await inBox(['mcp-sandbox', 'doctor', '--json'], { ok: [0, 1] });
+  const d = await inBox(['mcp-sandbox', 'doctor', '--json', '--no-registries'], { ok: [0, 1] });
   const report = JSON.parse(d.stdout);
   const check = (name) => report.find((r) => r.check === name) ?? assert.fail(`no check "${name}" in ${d.stdout}`);
   assert.deepEqual(check('config'), { check: 'config', status: 'ok', detail: '/etc/mcp-sandbox/sandbox.ini' });

@@ -1,9 +1,11 @@
 // Packages at their edges (docs/packages.md), beside packages.test.mjs
 // (which has npm, pip, the cache and the CLI): what the egress proxy
 // refuses, the time and disk budgets of an install, an upstream proxy the
-// egress proxy chains to, and the installers whose registries this machine
-// cannot reach, Go's module proxy and Cargo's sparse registry, each served
-// by the test from a container on the package tests' own install network.
+// egress proxy chains to, registries that cannot be reached (named at
+// once, with what to set, and not tried again for a while), and the
+// installers whose registries this machine cannot reach, Go's module proxy
+// and Cargo's sparse registry, each served by the test from a container
+// on the package tests' own install network.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +14,7 @@ import path from 'node:path';
 import { e2e, runResult, toolError } from './lib/server.mjs';
 import { install, installOk, packageEnv, volumeKeys } from './lib/packages.mjs';
 import { sessionExecCall, sessionResult } from './lib/sessions.mjs';
-import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, serveRegistry, waitLogged } from './lib/registry.mjs';
+import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, listenerHits, serveListener, serveRegistry, waitLogged } from './lib/registry.mjs';
 
 e2e('packages: faults: a destination off the list is refused by the proxy and logged; time and disk budgets; nothing half-made stays', { timeoutMs: 600_000 }, async (h) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-reg-'));
@@ -173,6 +175,58 @@ e2e('packages: the egress proxy chains to an upstream proxy from sandbox.ini', {
   assert.ok(set.connections.some((c) => c.host === 'pypi-local' && c.allowed));
   const upLog = docker('logs', up);
   assert.match(upLog, /^sbx \S+ GET http:\/\/pypi-local:8080\/simple\/viaup\/ 200 /m, `the upstream proxy carried the install:\n${upLog}`);
+});
+
+
+e2e('packages: a registry that cannot be reached is named at once, with how and what to set (pip, npm, Go, cargo), and not tried again for a while', { timeoutMs: 300_000 }, async (h) => {
+  // The "corporate" proxy answers 500 to everything, as this machine's
+  // way out does for pip's, Go's and Cargo's registries.
+  const p = packageEnv(h, { SANDBOX_PACKAGES_UPSTREAM_PROXY: 'upstream-500:8080' });
+  docker('network', 'create', '--internal', p.network);
+  const up = serveListener(p.network, ['upstream-500'], '500');
+  const s = await h.start({ env: p.env });
+  const specs = { python: 'tabulate', javascript: 'is-odd@3.0.1', go: 'example.test/greet@v1.0.0', rust: 'serde@1' };
+  const errors = await Promise.all(Object.entries(specs).map(async ([language, spec]) => [language, toolError(await install(s, { language, packages: [spec] }))]));
+  for (const [language, e] of errors) {
+    assert.equal(e.code, 'registry_unreachable', `${language}: ${e.message}`);
+    const [first, second] = e.message.split('\n');
+    // Which host, how, and what to set, before anything else.
+    assert.match(first, /^registry unreachable: [a-z0-9.-]+:443(, [a-z0-9.-]+:443)*: the upstream proxy upstream-500:8080 answered 500 Internal Server Error$/, `${language}: ${e.message}`);
+    assert.match(second, new RegExp(`^${language}'s installer needs it: to use a mirror, set \\[${language}\\] registry = URL in sandbox.ini`), e.message);
+    assert.match(second, /\[packages\] upstream_proxy = upstream-500:8080: check it, or change it/);
+  }
+  const seen = listenerHits(up);
+  assert.ok(seen >= 4, `the checks went through the upstream proxy (${seen} connections)`);
+  // Within registry_retry_ms a request that needs the same registries
+  // gets the same answer at once: nothing reaches the upstream proxy.
+  const again = toolError(await s.client.callTool({ name: 'sandbox_execute', arguments: { language: 'python', code: 'import tabulate', packages: ['tabulate==0.9.0'] } }, undefined, { timeout: 60_000 }));
+  assert.equal(again.code, 'registry_unreachable');
+  assert.match(again.message, /^registry unreachable: /);
+  assert.match(again.message, /Found [\d.]+ s ago, and not tried again for [\d.]+ s more \(\[packages\] registry_retry_ms\)/);
+  assert.equal(listenerHits(up), seen, 'the remembered failure made no connection');
+  await s.close();
+
+  // Mirrors on the install network: one that never answers, one whose
+  // port is closed; registry_retry_ms = 0 tries again every time.
+  const q = packageEnv(h, {
+    SANDBOX_PYTHON_REGISTRY: 'http://silent-registry:8080/simple/',
+    SANDBOX_JAVASCRIPT_REGISTRY: 'http://closed-registry:8081/',
+    SANDBOX_PACKAGES_REGISTRY_TIMEOUT_MS: '1500',
+    SANDBOX_PACKAGES_REGISTRY_RETRY_MS: '0',
+  });
+  docker('network', 'create', '--internal', q.network);
+  const silent = serveListener(q.network, ['silent-registry', 'closed-registry'], 'silent');
+  const t = await h.start({ env: q.env });
+  for (let round = 0; round < 2; round++) {
+    const py = toolError(await install(t, { language: 'python', packages: ['tabulate'] }));
+    assert.equal(py.code, 'registry_unreachable');
+    assert.match(py.message, /^registry unreachable: silent-registry:8080: no answer within 1\.5 s\npython's installer needs it: check the mirror set as \[python\] registry = http:\/\/silent-registry:8080\/simple\/ \(SANDBOX_PYTHON_REGISTRY\), or change it; to reach it through a proxy, set \[packages\] upstream_proxy/, py.message);
+    assert.doesNotMatch(py.message, /not tried again/);
+    assert.equal(listenerHits(silent), round + 1, 'each round asked the registry again');
+  }
+  const js = toolError(await install(t, { language: 'javascript', packages: ['is-odd'] }));
+  assert.equal(js.code, 'registry_unreachable');
+  assert.match(js.message, /^registry unreachable: closed-registry:8081: refused the connection \(TCP\)\n/, js.message);
 });
 
 e2e('packages: crates from a local Cargo sparse registry, built once at install and linked by a rust program', { timeoutMs: 400_000 }, async (h) => {

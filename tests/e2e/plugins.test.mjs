@@ -60,7 +60,7 @@ e2e('a plugins directory from the environment adds to the built-in plugins; unsa
   assert.match(why['bash.so'], /language name 'bash' is already provided by .*\/bash\.so/);
 
   // doctor says the same, one check per file, and the server can run.
-  const d = spawnSync(BIN, ['doctor', '--json'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SANDBOX_SERVER_PLUGINS_DIR: dir } });
+  const d = spawnSync(BIN, ['doctor', '--json', '--no-registries'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SANDBOX_SERVER_PLUGINS_DIR: dir } });
   const report = JSON.parse(d.stdout);
   const check = (name) => report.find((c) => c.check === name);
   assert.equal(check('plugins').detail, '8 loaded, 3 rejected');

@@ -1,6 +1,8 @@
-/* core/packages/packages.c and core/packages/pkg_cache.c: the specs each
- * ecosystem accepts and refuses, their normal form, cache keys, registry URLs,
- * the proxy's log, manifests, and the index's LRU eviction and volume binding.
+/* core/packages/packages.c, core/packages/pkg_cache.c and
+ * core/packages/registry_check.c: the specs each ecosystem accepts and
+ * refuses, their normal form, cache keys, registry URLs, the proxy's log,
+ * manifests, the index's LRU eviction and volume binding, and the registry
+ * check's answer in words.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 
 #include "core/packages/packages.h"
 #include "core/packages/pkg_cache.h"
+#include "core/packages/registry_check.h"
 #include "testlib.h"
 
 static int ok(const char *eco, const char *spec, const char *want)
@@ -233,11 +236,21 @@ static void check_proxy_log(void)
 		"0 0 NONE_NONE 0\n"
 		"2026/11/23 22:40:03| a cache.log line\n"
 		"sbx 1795473604.400 GET http://pypi-local:8080/simple/x/ 200 "
-		"120 900 TCP_MISS 5";
+		"120 900 TCP_MISS 5\n"
+		"sbx 1795866070.245 CONNECT gone.example:443 500 53 0 "
+		"NONE_NONE 1 ERR_CANNOT_FORWARD\n"
+		"sbx 1795866070.304 CONNECT reg.example:443 200 92 143 "
+		"TCP_TUNNEL 51 -";
 	unsigned refused = 0;
 	cJSON *arr = pkg_proxy_log_json(log, strlen(log), &refused), *c;
 
-	CHECK(cJSON_GetArraySize(arr) == 3 && refused == 1);
+	CHECK(cJSON_GetArraySize(arr) == 5 && refused == 1);
+	c = cJSON_GetArrayItem(arr, 3);
+	CHECK(cJSON_GetObjectItem(c, "status")->valueint == 500);
+	CHECK(strcmp(cJSON_GetObjectItem(c, "error")->valuestring,
+		     "ERR_CANNOT_FORWARD") == 0);
+	CHECK(!cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 4), "error"));
+	CHECK(!cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 0), "error"));
 	c = cJSON_GetArrayItem(arr, 0);
 	CHECK(strcmp(cJSON_GetObjectItem(c, "host")->valuestring,
 		     "reg.example") == 0);
@@ -251,6 +264,79 @@ static void check_proxy_log(void)
 		     "pypi-local") == 0);
 	CHECK(cJSON_GetObjectItem(c, "port")->valueint == 8080);
 	cJSON_Delete(arr);
+}
+
+/* The check script's lines (as bash printed them against Squid 5 on this
+ * kind of machine) and what a person reads of them. */
+static void check_registry_check(void)
+{
+	static const char out[] =
+		"sbx-registry reg.example:443 ok 200\n"
+		"sbx-registry gone.example:443 status 500 ERR_CANNOT_FORWARD:0 "
+		"Internal Server Error\n"
+		"noise\n"
+		"sbx-registry 127.0.0.1:9 status 503 ERR_CONNECT_FAIL:111 "
+		"Service Unavailable\n"
+		"sbx-registry up.example:443 status 500 - Internal Server "
+		"Error\n"
+		"sbx-registry slow.example:8080 silent\n"
+		"sbx-registry mute.example:443 mute\n"
+		"sbx-registry dns.example:80 status 503 ERR_DNS_FAIL:0 Service "
+		"Unavailable\n"
+		"sbx-registry shut.example:443 closed";
+	struct registry_result r[16];
+	size_t n = registry_check_parse(out, strlen(out), r, 16);
+	char how[400];
+
+	CHECK(n == 8);
+	CHECK(r[0].state == REGISTRY_OK && r[0].status == 200 &&
+	      strcmp(r[0].hostport, "reg.example:443") == 0);
+	CHECK(r[1].state == REGISTRY_STATUS && r[1].status == 500 &&
+	      strcmp(r[1].squid, "ERR_CANNOT_FORWARD:0") == 0 &&
+	      strcmp(r[1].reason, "Internal Server Error") == 0);
+	registry_describe(&r[1], "", 3000, how, sizeof(how));
+	CHECK(strstr(how, "does not resolve") && strstr(how, "500"));
+	registry_describe(&r[2], "", 3000, how, sizeof(how));
+	CHECK(strcmp(how, "refused the connection (TCP)") == 0);
+	/* No Squid error page: the upstream proxy's own answer. */
+	CHECK(r[3].squid[0] == '\0');
+	registry_describe(&r[3], "corp:3128", 3000, how, sizeof(how));
+	CHECK(strcmp(how, "the upstream proxy corp:3128 answered 500 "
+			  "Internal Server Error") == 0);
+	registry_describe(&r[3], "", 3000, how, sizeof(how));
+	CHECK(strcmp(how, "answered 500 Internal Server Error") == 0);
+	registry_describe(&r[4], "", 2500, how, sizeof(how));
+	CHECK(strcmp(how, "no answer within 2.5 s") == 0);
+	registry_describe(&r[5], "", 3000, how, sizeof(how));
+	CHECK(strstr(how, "accepted the connection but sent nothing"));
+	registry_describe(&r[6], "", 3000, how, sizeof(how));
+	CHECK(strstr(how, "its name does not resolve (DNS"));
+	CHECK(r[7].state == REGISTRY_CLOSED);
+	CHECK(registry_check_parse(out, strlen(out), r, 2) == 2);
+
+	registry_advice("python-ml", NULL, "", how, sizeof(how));
+	CHECK(strstr(how, "[python-ml] registry = URL") &&
+	      strstr(how, "SANDBOX_PYTHON_ML_REGISTRY=URL") &&
+	      strstr(how, "set [packages] upstream_proxy = host:port"));
+	registry_advice("go", "http://m:8080/", "corp:3128", how, sizeof(how));
+	CHECK(strstr(how, "check the mirror set as [go] registry = "
+			  "http://m:8080/") &&
+	      strstr(how, "upstream_proxy = corp:3128: check it"));
+
+	/* Real installers' words for an untrusted certificate. */
+	CHECK(registry_tls_untrusted(
+		"SSLError(SSLCertVerificationError(1, '[SSL: "
+		"CERTIFICATE_VERIFY_FAILED] certificate verify failed: "
+		"self-signed certificate in certificate chain"));
+	CHECK(registry_tls_untrusted(
+		"npm error code SELF_SIGNED_CERT_IN_CHAIN"));
+	CHECK(registry_tls_untrusted("tls: failed to verify certificate: "
+				     "x509: certificate signed by unknown "
+				     "authority"));
+	CHECK(registry_tls_untrusted("[60] SSL peer certificate or SSH remote "
+				     "key was not OK (SSL certificate problem: "
+				     "self-signed certificate)"));
+	CHECK(!registry_tls_untrusted("ERROR: No matching distribution found"));
 }
 
 static void check_manifest(void)
@@ -358,6 +444,7 @@ int main(void)
 	check_names_keys();
 	check_urls();
 	check_proxy_log();
+	check_registry_check();
 	check_manifest();
 	check_cache();
 	return t_summary("packages");

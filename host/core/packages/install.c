@@ -209,7 +209,8 @@ static double since(uint64_t t0)
 /* The request's one answer; the handle is freed after it. */
 static void answer_waiter(struct install_req *w, const struct error *err,
 			  const struct pkg_entry *e, int cached, double secs,
-			  const cJSON *conns, int egress_refused)
+			  const cJSON *conns, int egress_refused,
+			  const cJSON *registries)
 {
 	struct install_result res = {
 		.entry = err ? NULL : e,
@@ -217,6 +218,7 @@ static void answer_waiter(struct install_req *w, const struct error *err,
 		.seconds = secs,
 		.connections = conns,
 		.egress_refused = err && egress_refused,
+		.registries = registries,
 	};
 
 	w->cb(err, &res, w->arg);
@@ -246,6 +248,62 @@ static void job_unlink(struct job *j)
 		}
 }
 
+/* ---- registries found unreachable ([packages] registry_retry_ms) ---- */
+
+static void unreachable_add(struct installer *in, const struct job *j)
+{
+	struct unreachable *u = &in->unreachable[0];
+	uint64_t now = uv_now(in->loop);
+	size_t i;
+
+	if (!in->cfg->pkg_registry_retry_ms)
+		return;
+	/* The same key's slot, else the oldest. */
+	for (i = 0; i < sizeof(in->unreachable) / sizeof(*u); i++) {
+		struct unreachable *x = &in->unreachable[i];
+		char key[sizeof(x->key)];
+
+		install_registries_key(j, key, sizeof(key));
+		if (strcmp(x->key, key) == 0) {
+			u = x;
+			break;
+		}
+		if (x->until < u->until)
+			u = x;
+	}
+	install_registries_key(j, u->key, sizeof(u->key));
+	u->at = now;
+	u->until = now + in->cfg->pkg_registry_retry_ms;
+	snprintf(u->msg, sizeof(u->msg), "%s", j->err.msg);
+}
+
+/* A registry this image (and mirror) needs failed lately: its answer,
+ * said again, into e; else 0. */
+static int unreachable_find(struct installer *in, const char *image_id,
+			    const struct plugin *pl, struct error *e)
+{
+	uint64_t now = uv_now(in->loop);
+	char key[sizeof(in->unreachable[0].key)];
+	size_t i;
+
+	install_registries_key_of(image_id, pl, key, sizeof(key));
+	for (i = 0; i < sizeof(in->unreachable) / sizeof(in->unreachable[0]);
+	     i++) {
+		const struct unreachable *u = &in->unreachable[i];
+
+		if (u->until > now && strcmp(u->key, key) == 0) {
+			error_set(e, ERR_REGISTRY_UNREACHABLE,
+				  "%s\nFound %.1f s ago, and not tried again "
+				  "for %.1f s more ([packages] "
+				  "registry_retry_ms).",
+				  u->msg, (double)(now - u->at) / 1e3,
+				  (double)(u->until - now) / 1e3);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void install_job_end(struct job *j)
 {
 	struct installer *in = j->in;
@@ -253,7 +311,9 @@ void install_job_end(struct job *j)
 	size_t i;
 
 	job_unlink(j);
-	if (!j->failed) {
+	if (j->failed && j->unreachable)
+		unreachable_add(in, j);
+	if (!j->failed && !j->check_only) {
 		cJSON *specs = specs_json(&j->specs);
 
 		e = pkg_cache_add(j->in->cache, j->key, j->pl->desc->name,
@@ -271,11 +331,15 @@ void install_job_end(struct job *j)
 				 since(j->t0));
 	}
 	for (i = 0; i < j->nw; i++)
-		answer_waiter(j->w[i], e ? NULL : &j->err, e, j->cached,
-			      since(j->t0), j->connections, j->egress_refused);
+		answer_waiter(j->w[i],
+			      e || (j->check_only && !j->failed) ? NULL
+								 : &j->err,
+			      e, j->cached, since(j->t0), j->connections,
+			      j->egress_refused, j->registries);
 	install_specs_free(&j->specs);
 	cJSON_Delete(j->manifest);
 	cJSON_Delete(j->connections);
+	cJSON_Delete(j->registries);
 	free(j);
 	if (in->closing && !in->jobs)
 		installer_destroy(in);
@@ -293,6 +357,7 @@ struct lookup {
 	char image_id[160];
 	char key[PKG_KEY_LEN + 1];
 	char options[512];
+	int check_only; /* installer_check_registries() */
 };
 
 static void lookup_free(struct lookup *l)
@@ -313,7 +378,7 @@ static void lookup_fail(struct lookup *l, int code, const char *msg)
 	struct error e;
 
 	error_set_msg(&e, code, msg);
-	answer_waiter(l->w, &e, NULL, 0, 0, NULL, 0);
+	answer_waiter(l->w, &e, NULL, 0, 0, NULL, 0, NULL);
 	lookup_free(l);
 }
 
@@ -326,6 +391,31 @@ static void join(struct job *j, struct lookup *l)
 	lookup_free(l);
 }
 
+/* A job for the lookup's request, which waits for it from now on. */
+static void job_new(struct lookup *l)
+{
+	struct installer *in = l->in;
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j || (l->check_only && !(j->registries = cJSON_CreateArray()))) {
+		free(j);
+		lookup_fail(l, -ENOMEM, NULL);
+		return;
+	}
+	j->in = in;
+	j->pl = l->pl;
+	j->check_only = l->check_only;
+	j->specs = l->specs;
+	l->specs.n = 0;
+	memcpy(j->key, l->key, sizeof(j->key));
+	memcpy(j->image_id, l->image_id, sizeof(j->image_id));
+	j->t0 = l->t0;
+	join(j, l);
+	j->next = in->jobs;
+	in->jobs = j;
+	install_job_run(j);
+}
+
 static void volume_cb_(const struct error *err, const char *created_at,
 		       int created, void *arg)
 {
@@ -333,6 +423,7 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	struct installer *in = l->in;
 	struct pkg_entry *e;
 	struct job *j;
+	struct error e2;
 
 	if (l->cancelled) {
 		lookup_fail(l, ERR_CANCELLED, "the install was cancelled");
@@ -352,7 +443,7 @@ static void volume_cb_(const struct error *err, const char *created_at,
 	if (e) {
 		e->last_used = (int64_t)time(NULL);
 		pkg_cache_save(in->cache);
-		answer_waiter(l->w, NULL, e, 1, since(l->t0), NULL, 0);
+		answer_waiter(l->w, NULL, e, 1, since(l->t0), NULL, 0, NULL);
 		lookup_free(l);
 		return;
 	}
@@ -362,22 +453,11 @@ static void volume_cb_(const struct error *err, const char *created_at,
 			join(j, l);
 			return;
 		}
-	j = calloc(1, sizeof(*j));
-	if (!j) {
-		lookup_fail(l, -ENOMEM, NULL);
+	if (unreachable_find(in, l->image_id, l->pl, &e2)) {
+		lookup_fail(l, e2.code, e2.msg);
 		return;
 	}
-	j->in = in;
-	j->pl = l->pl;
-	j->specs = l->specs;
-	l->specs.n = 0;
-	memcpy(j->key, l->key, sizeof(j->key));
-	memcpy(j->image_id, l->image_id, sizeof(j->image_id));
-	j->t0 = l->t0;
-	join(j, l);
-	j->next = in->jobs;
-	in->jobs = j;
-	install_job_run(j);
+	job_new(l);
 }
 
 static void image_cb_(const struct error *err, const char *id, void *arg)
@@ -399,6 +479,11 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 		return;
 	}
 	snprintf(l->image_id, sizeof(l->image_id), "%s", id);
+	if (l->check_only) {
+		snprintf(l->key, sizeof(l->key), "registry-check");
+		job_new(l);
+		return;
+	}
 	/* Keyed by the installer, not the language: languages that share
 	 * one installer and one image share their sets. */
 	if (pkg_installer_id(l->pl->desc->package_ecosystem,
@@ -416,10 +501,11 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 			    "the package volume name is not valid");
 }
 
-int installer_install(struct installer *in, const struct plugin *pl,
-		      const char *owner, struct install_specs *specs,
-		      install_progress_cb progress_cb, install_cb cb, void *arg,
-		      struct install_req **req, struct error *err)
+static int lookup_begin(struct installer *in, const struct plugin *pl,
+			const char *owner, struct install_specs *specs,
+			int check_only, install_progress_cb progress_cb,
+			install_cb cb, void *arg, struct install_req **req,
+			struct error *err)
 {
 	struct install_req *w;
 	struct lookup *l;
@@ -447,6 +533,7 @@ int installer_install(struct installer *in, const struct plugin *pl,
 	specs->n = 0;
 	l->w = w;
 	l->t0 = uv_hrtime();
+	l->check_only = check_only;
 	/* The installer's options: the mirror it is pointed at; and whose
 	 * set it is, so that a tenant's sets are its own (a cache hit on
 	 * another's would tell what that one installed). */
@@ -466,6 +553,25 @@ int installer_install(struct installer *in, const struct plugin *pl,
 	if (req)
 		*req = w;
 	return 0;
+}
+
+int installer_install(struct installer *in, const struct plugin *pl,
+		      const char *owner, struct install_specs *specs,
+		      install_progress_cb progress_cb, install_cb cb, void *arg,
+		      struct install_req **req, struct error *err)
+{
+	return lookup_begin(in, pl, owner, specs, 0, progress_cb, cb, arg, req,
+			    err);
+}
+
+int installer_check_registries(struct installer *in, const struct plugin *pl,
+			       install_progress_cb progress_cb, install_cb cb,
+			       void *arg, struct error *err)
+{
+	struct install_specs none = {.n = 0};
+
+	return lookup_begin(in, pl, NULL, &none, 1, progress_cb, cb, arg, NULL,
+			    err);
 }
 
 void installer_cancel(struct install_req *r)
@@ -495,7 +601,7 @@ void installer_cancel(struct install_req *r)
 			agent_client_cancel(j->ac);
 	}
 	error_set(&e, ERR_CANCELLED, "the install was cancelled");
-	answer_waiter(r, &e, NULL, 0, since(j->t0), NULL, 0);
+	answer_waiter(r, &e, NULL, 0, since(j->t0), NULL, 0, NULL);
 }
 
 void installer_free(struct installer *in)

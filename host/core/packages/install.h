@@ -77,6 +77,9 @@ struct install_result {
 	/* The install failed and the egress proxy had refused what it
 	 * asked for (err's message names the destinations). */
 	int egress_refused;
+	/* installer_check_registries(): [{registry: "host:port", ok,
+	 * problem?}], or NULL */
+	const cJSON *registries;
 };
 
 /* err NULL and res; or err (ERR_INSTALL_FAILED with the installer's output
@@ -98,6 +101,15 @@ int installer_install(struct installer *in, const struct plugin *pl,
 		      const char *owner, struct install_specs *specs,
 		      install_progress_cb progress, install_cb cb, void *arg,
 		      struct install_req **req, struct error *err);
+
+/* Check pl's registries through an egress proxy as an install would
+ * (the same containers, the same check; installs nothing, stores
+ * nothing): cb gets err NULL when each answered, else
+ * ERR_REGISTRY_UNREACHABLE saying which did not, how, and what to set;
+ * res->registries lists each one checked. 0, or as installer_install(). */
+int installer_check_registries(struct installer *in, const struct plugin *pl,
+			       install_progress_cb progress, install_cb cb,
+			       void *arg, struct error *err);
 
 /* Withdraw the request r (before its callback has run): its cb runs with
  * ERR_CANCELLED, now or when its cache lookup ends. An install that no

@@ -184,12 +184,46 @@ void install_env_free(char **env)
 
 /* ---- the egress proxy's allow-list ---- */
 
+void install_registries_key_of(const char *image_id, const struct plugin *pl,
+			       char *out, size_t size)
+{
+	const char *reg = pl->policy.registry;
+
+	snprintf(out, size, "%s%s%s", image_id, reg ? " " : "", reg ? reg : "");
+}
+
 void install_registries_key(const struct job *j, char *out, size_t size)
 {
-	const char *reg = j->pl->policy.registry;
+	install_registries_key_of(j->image_id, j->pl, out, size);
+}
 
-	snprintf(out, size, "%s%s%s", j->image_id, reg ? " " : "",
-		 reg ? reg : "");
+/* One registry's URL into the allow-list: its host:port, and for an http
+ * one the URL the check asks for (the path kept when it is plain). */
+static void allow_add(struct job *j, const char *url)
+{
+	char hp[300];
+	const char *path;
+	size_t k, i;
+
+	if (pkg_url_hostport(url, hp, sizeof(hp)) != 0)
+		return;
+	for (k = 0; k < j->nallow; k++)
+		if (strcmp(j->allow[k], hp) == 0)
+			return;
+	if (j->nallow >= MAX_ALLOW)
+		return;
+	memcpy(j->allow[k], hp, sizeof(hp));
+	j->check[k][0] = '\0';
+	if (strncmp(url, "http://", 7) == 0) {
+		path = url + 7 + strcspn(url + 7, "/?#");
+		for (i = 0; path[i] && path[i] > ' ' && path[i] < 0x7f; i++)
+			;
+		if (*path != '/' || path[i] || strlen(path) > 200)
+			path = "/";
+		snprintf(j->check[k], sizeof(j->check[k]), "http://%s%s", hp,
+			 path);
+	}
+	j->nallow++;
 }
 
 int install_allow_urls(struct job *j, const char *text, size_t len)
@@ -199,46 +233,58 @@ int install_allow_urls(struct job *j, const char *text, size_t len)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char url[512], hp[300];
-		size_t k;
+		char url[512];
 
 		if (n && n < sizeof(url)) {
 			memcpy(url, p, n);
 			url[n] = '\0';
 			while (n && (url[n - 1] == '\r' || url[n - 1] == ' '))
 				url[--n] = '\0';
-			if (n && pkg_url_hostport(url, hp, sizeof(hp)) == 0) {
-				for (k = 0; k < j->nallow; k++)
-					if (strcmp(j->allow[k], hp) == 0)
-						break;
-				if (k == j->nallow && j->nallow < MAX_ALLOW)
-					memcpy(j->allow[j->nallow++], hp,
-					       sizeof(hp));
-			}
+			if (n)
+				allow_add(j, url);
 		}
 		p += n + 1;
 	}
 	return j->nallow ? 0 : -ENOENT;
 }
 
-void install_allow_join(const struct job *j, char *out, size_t size)
+static void allow_join(const struct job *j, int urls, char *out, size_t size)
 {
 	size_t i, o = 0;
 
 	out[0] = '\0';
 	for (i = 0; i < j->nallow && o < size; i++)
 		o += (size_t)snprintf(out + o, size - o, "%s%s", i ? " " : "",
-				      j->allow[i]);
+				      urls && j->check[i][0] ? j->check[i]
+							     : j->allow[i]);
+}
+
+void install_allow_join(const struct job *j, char *out, size_t size)
+{
+	allow_join(j, 0, out, size);
+}
+
+void install_allow_join_urls(const struct job *j, char *out, size_t size)
+{
+	allow_join(j, 1, out, size);
 }
 
 void install_allow_split(struct job *j, const char *s)
 {
+	char one[300];
+
 	while (*s && j->nallow < MAX_ALLOW) {
 		size_t n = strcspn(s, " ");
 
-		if (n && n < sizeof(j->allow[0]))
-			snprintf(j->allow[j->nallow++], sizeof(j->allow[0]),
-				 "%.*s", (int)n, s);
+		if (n && n < sizeof(one)) {
+			snprintf(one, sizeof(one), "%.*s", (int)n, s);
+			if (strstr(one, "://")) {
+				allow_add(j, one);
+			} else {
+				memcpy(j->allow[j->nallow], one, sizeof(one));
+				j->check[j->nallow++][0] = '\0';
+			}
+		}
 		s += n;
 		s += strspn(s, " ");
 	}

@@ -68,7 +68,26 @@ struct job {
 	int box_failed;
 	struct error box_err;
 	char allow[MAX_ALLOW][300];
+	/* How the registry check asks for allow[i]: "" (https: a CONNECT to
+	 * it) or the http URL the installer named (a HEAD of it). */
+	char check[MAX_ALLOW][520];
 	size_t nallow;
+	unsigned checked; /* allow[i] was checked: bit i */
+	int proxy_ready;  /* the current proxy answered the check script */
+	/* The proxied step waiting for the registry check (job_exec_proxied) */
+	struct {
+		const char *what;
+		const char *const *cmd;
+		uint32_t timeout_ms;
+		int stream;
+		void (*next)(struct job *j, const struct agent_exec_result *r);
+	} after_check;
+	/* Only check the registries, install nothing (`doctor`):
+	 * registries collects [{registry, ok, problem?}]. */
+	int check_only;
+	cJSON *registries;
+	int unreachable; /* err is the check's: remembered (registry_retry_ms)
+			  */
 
 	cJSON *manifest;
 	cJSON *connections;
@@ -113,6 +132,14 @@ struct installer {
 	unsigned long seq;
 	pkg_busy_fn busy;
 	void *busy_arg;
+	/* Registries found unreachable lately, by install_registries_key():
+	 * a request that needs them fails at once ([packages]
+	 * registry_retry_ms). */
+	struct unreachable {
+		char key[200];
+		uint64_t at, until; /* uv_now() */
+		char msg[ERROR_MSG_MAX];
+	} unreachable[8];
 };
 
 /* ---- install.c ---- */
@@ -157,14 +184,19 @@ int install_expand(const char *const *cmd, const struct install_specs *s,
 void install_job_env(struct job *j, struct env_buf *e, int with_install);
 void install_env_buf_free(struct env_buf *e);
 
-/* Where the allow-list found for this job's image (and mirror) is kept in
- * the index. */
+/* Where the allow-list found for an image (and mirror) is kept in the
+ * index, and the key of install.c's memory of unreachable registries. */
 void install_registries_key(const struct job *j, char *out, size_t size);
+void install_registries_key_of(const char *image_id, const struct plugin *pl,
+			       char *out, size_t size);
 /* Take the registries' URLs (one a line) as the proxy's allow-list. */
 int install_allow_urls(struct job *j, const char *text, size_t len);
-/* The allow-list as one string, "host:port host:port". */
+/* The allow-list as one string, "host:port host:port" (the proxy's). */
 void install_allow_join(const struct job *j, char *out, size_t size);
-/* The allow-list from install_allow_join()'s form. */
+/* ... with an http registry's URL in place of its host:port (the index's
+ * form, which keeps how to check it). */
+void install_allow_join_urls(const struct job *j, char *out, size_t size);
+/* The allow-list from either form. */
 void install_allow_split(struct job *j, const char *s);
 
 #endif

@@ -31,6 +31,7 @@
 #include "docker/network.h"
 #include "install_internal.h"
 #include "install_proxy.h"
+#include "registry_check.h"
 #include "util/log.h"
 
 #define LOG_MODULE "install"
@@ -150,6 +151,62 @@ static void connections_add(struct job *j, cJSON *more)
 	cJSON_Delete(more);
 }
 
+/* A failed installer's message, said again with what the proxy's log
+ * and its output tell first: a registry the proxy could not reach (an
+ * allowed request it answered with a 5xx: its own error, then named, or
+ * the upstream's; a client that went away is logged with the status it
+ * had, not one of these), or a certificate the installer did not trust. */
+static void explain_failure(struct job *j)
+{
+	char first[600] = "", advice[600], msg[ERROR_MSG_MAX + 1400];
+	size_t used = 0, bad = 0;
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, j->connections)
+	{
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(c, "host");
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "port");
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "status");
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(c, "error");
+		int status = cJSON_IsNumber(st) ? st->valueint : 0;
+
+		if (!cJSON_IsTrue(
+			    cJSON_GetObjectItemCaseSensitive(c, "allowed")) ||
+		    !cJSON_IsString(h) || status < 500 ||
+		    used >= sizeof(first) || bad >= 3)
+			continue;
+		used += (size_t)snprintf(
+			first + used, sizeof(first) - used,
+			"%s%s:%d: answered %d through the egress proxy%s%s%s",
+			bad++ ? "; " : "", h->valuestring,
+			cJSON_IsNumber(p) ? p->valueint : 0, status,
+			cJSON_IsString(e) ? " (its error: " : "",
+			cJSON_IsString(e) ? e->valuestring : "",
+			cJSON_IsString(e) ? ")" : "");
+	}
+	registry_advice(j->pl->desc->name, j->pl->policy.registry,
+			j->in->upstream, advice, sizeof(advice));
+	if (bad)
+		snprintf(msg, sizeof(msg),
+			 "registry unreachable: %s\n%s's installer needs it: "
+			 "%s.\n%s",
+			 first, j->pl->desc->name, advice, j->err.msg);
+	else if (registry_tls_untrusted(j->tail))
+		snprintf(msg, sizeof(msg),
+			 "registry TLS failure: %s's installer did not trust "
+			 "a registry's certificate (a network that intercepts "
+			 "TLS?): set [packages] ca_bundle = the PEM file of "
+			 "its CA (SANDBOX_PACKAGES_CA_BUNDLE)%s.\n%s",
+			 j->pl->desc->name,
+			 j->in->ca ? "; the bundle given now does not have it"
+				   : "",
+			 j->err.msg);
+	else
+		return;
+	error_set_msg(&j->err, ERR_REGISTRY_UNREACHABLE, msg);
+	j->unreachable = bad > 0;
+}
+
 static void logs_cb(const struct error *err, const char *text, size_t len,
 		    void *arg)
 {
@@ -181,6 +238,8 @@ static void logs_cb(const struct error *err, const char *text, size_t len,
 				 " %s:%d", h->valuestring,
 				 cJSON_IsNumber(p) ? p->valueint : 0);
 		}
+	} else if (j->failed && j->err.code == ERR_INSTALL_FAILED) {
+		explain_failure(j);
 	}
 	job_cleanup(j);
 }
@@ -364,6 +423,32 @@ static void tail_add(struct job *j, const char *p, size_t n)
 	j->tail[have + n] = '\0';
 }
 
+/* The tail for a person: from its first whole line (when it was cut),
+ * without pip's retry warnings, which repeat one error five times. */
+static void tail_trim(const char *tail, char *out, size_t size)
+{
+	const char *p = tail, *nl;
+	size_t o = 0;
+
+	if (strlen(tail) >= TAIL_MAX && (nl = strchr(tail, '\n')))
+		p = nl + 1;
+	out[0] = '\0';
+	while (*p && o + 1 < size) {
+		size_t n = strcspn(p, "\n");
+
+		if (!memmem(p, n, "Retrying (Retry(", 16)) {
+			size_t k = n + (p[n] == '\n') < size - 1 - o
+					   ? n + (p[n] == '\n')
+					   : size - 1 - o;
+
+			memcpy(out + o, p, k);
+			o += k;
+			out[o] = '\0';
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
 static void step_output_cb(const char *out, size_t out_len, const char *err,
 			   size_t err_len, void *arg)
 {
@@ -408,11 +493,14 @@ static void step_done_cb(struct agent_client *ac, const struct error *err,
 		return;
 	}
 	if (!res->exited || res->exit_code != 0) {
+		char tail[TAIL_MAX + 1];
+
 		tail_add(j, res->out, res->out_len);
 		tail_add(j, res->err, res->err_len);
+		tail_trim(j->tail, tail, sizeof(tail));
 		job_fail(j, ERR_INSTALL_FAILED, "%s failed (%s %d):\n%s", what,
 			 res->exited ? "exit status" : "signal",
-			 res->exited ? res->exit_code : res->signal, j->tail);
+			 res->exited ? res->exit_code : res->signal, tail);
 		return;
 	}
 	next(j, res);
@@ -615,27 +703,161 @@ static void job_step_probe(struct job *j)
 	install_env_buf_free(&env);
 }
 
+/* The proxied step that waited for the registry check runs, with the
+ * proxy variables, the mirror and the CA bundle. */
+static void job_run_after_check(struct job *j)
+{
+	const char *argv[MAX_ARGS];
+	struct env_buf env;
+
+	if (install_expand(j->after_check.cmd, &j->specs, argv, MAX_ARGS)) {
+		job_fail(j, ERR_PLUGIN, "%s: %s: too many arguments",
+			 j->pl->desc->name, j->after_check.what);
+		return;
+	}
+	install_job_env(j, &env, 1);
+	job_exec(j, j->after_check.what, NULL, argv, &env,
+		 j->after_check.timeout_ms, j->in->ca ? CA_FILE : NULL,
+		 j->in->ca, j->in->ca_len, j->after_check.stream,
+		 j->after_check.next);
+	install_env_buf_free(&env);
+}
+
+static size_t allow_index(const struct job *j, const char *hostport)
+{
+	size_t k;
+
+	for (k = 0; k < j->nallow; k++)
+		if (strcmp(j->allow[k], hostport) == 0)
+			break;
+	return k;
+}
+
+/* The check's answer: every registry answered, or the install fails
+ * with each one that did not, how, and what to set. */
+static void job_step_checked(struct job *j, const struct agent_exec_result *r)
+{
+	struct registry_result res[MAX_ALLOW];
+	size_t n = registry_check_parse(r->out, r->out_len, res, MAX_ALLOW);
+	const struct config *cfg = j->in->cfg;
+	char how[MAX_ALLOW][400], msg[ERROR_MSG_MAX], advice[600];
+	size_t i, k, used = 0, bad = 0;
+
+	j->proxy_ready = 1;
+	/* In the allow-list's order, not the order they answered in. */
+	for (i = 1; i < n; i++)
+		for (k = i;
+		     k > 0 && allow_index(j, res[k].hostport) <
+				      allow_index(j, res[k - 1].hostport);
+		     k--) {
+			struct registry_result t = res[k];
+
+			res[k] = res[k - 1];
+			res[k - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		k = allow_index(j, res[i].hostport);
+		if (k < j->nallow)
+			j->checked |= 1u << k;
+		registry_describe(&res[i], j->in->upstream,
+				  cfg->pkg_registry_timeout_ms, how[i],
+				  sizeof(how[i]));
+		if (o && j->registries) {
+			cJSON_AddStringToObject(o, "registry", res[i].hostport);
+			cJSON_AddBoolToObject(o, "ok",
+					      res[i].state == REGISTRY_OK);
+			if (res[i].state != REGISTRY_OK)
+				cJSON_AddStringToObject(o, "problem", how[i]);
+			cJSON_AddItemToArray(j->registries, o);
+		} else {
+			cJSON_Delete(o);
+		}
+	}
+	/* Registries that failed alike are named together. */
+	for (i = 0; i < n; i++) {
+		if (res[i].state == REGISTRY_OK)
+			continue;
+		for (k = 0; k < i; k++)
+			if (res[k].state != REGISTRY_OK &&
+			    strcmp(how[k], how[i]) == 0)
+				break;
+		if (k < i || used >= sizeof(msg))
+			continue;
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s",
+					 bad++ ? "; " : "", res[i].hostport);
+		for (k = i + 1; k < n && used < sizeof(msg); k++)
+			if (res[k].state != REGISTRY_OK &&
+			    strcmp(how[k], how[i]) == 0)
+				used += (size_t)snprintf(
+					msg + used, sizeof(msg) - used, ", %s",
+					res[k].hostport);
+		if (used < sizeof(msg))
+			used += (size_t)snprintf(msg + used, sizeof(msg) - used,
+						 ": %s", how[i]);
+	}
+	if (bad) {
+		registry_advice(j->pl->desc->name, j->pl->policy.registry,
+				j->in->upstream, advice, sizeof(advice));
+		j->unreachable = 1;
+		job_fail(j, ERR_REGISTRY_UNREACHABLE,
+			 "registry unreachable: %s\n%s's installer needs it: "
+			 "%s.",
+			 msg, j->pl->desc->name, advice);
+		return;
+	}
+	if (j->check_only)
+		job_finish(j);
+	else
+		job_run_after_check(j);
+}
+
+/* Check the registries not checked yet through the current proxy (which
+ * the script waits for first), then go on with the waiting step (or, for
+ * a check alone, end). */
+static void job_check_registries(struct job *j)
+{
+	const char *argv[MAX_ALLOW + 8];
+	char ms[16];
+	size_t n = 0, i;
+	struct env_buf env;
+
+	argv[n++] = "bash";
+	argv[n++] = "-c";
+	argv[n++] = registry_check_script;
+	argv[n++] = "check";
+	snprintf(ms, sizeof(ms), "%u", j->in->cfg->pkg_registry_timeout_ms);
+	argv[n++] = ms;
+	for (i = 0; i < j->nallow; i++)
+		if (!(j->checked & (1u << i)))
+			argv[n++] = j->check[i][0] ? j->check[i] : j->allow[i];
+	argv[n] = NULL;
+	if (n == 5 && j->proxy_ready) {
+		if (j->check_only)
+			job_finish(j);
+		else
+			job_run_after_check(j);
+		return;
+	}
+	install_job_env(j, &env, 0);
+	job_exec(j, "checking the registries", NULL, argv, &env,
+		 STEP_TIMEOUT_MS, NULL, NULL, 0, 0, job_step_checked);
+	install_env_buf_free(&env);
+}
+
 /* Run one of the plugin's commands through the egress proxy: once the
- * proxy answers, with the proxy variables, the mirror and the CA bundle. */
+ * proxy answers and the registries it allows answer through it. */
 static void job_exec_proxied(struct job *j, const char *what,
 			     const char *const *cmd, uint32_t timeout_ms,
 			     int stream, step_fn next)
 {
-	const char *argv[MAX_ARGS];
-	const char *wait[] = {"bash", "-c", install_proxy_wait_script, "wait",
-			      NULL};
-	struct env_buf env;
-
-	if (install_expand(cmd, &j->specs, argv, MAX_ARGS)) {
-		job_fail(j, ERR_PLUGIN, "%s: %s: too many arguments",
-			 j->pl->desc->name, what);
-		return;
-	}
-	install_job_env(j, &env, 1);
-	job_exec(j, what, wait, argv, &env, timeout_ms,
-		 j->in->ca ? CA_FILE : NULL, j->in->ca, j->in->ca_len, stream,
-		 next);
-	install_env_buf_free(&env);
+	j->after_check.what = what;
+	j->after_check.cmd = cmd;
+	j->after_check.timeout_ms = timeout_ms;
+	j->after_check.stream = stream;
+	j->after_check.next = next;
+	job_check_registries(j);
 }
 
 static void job_step_install(struct job *j)
@@ -688,6 +910,7 @@ static void job_step_proxy(struct job *j)
 	struct install_proxy_spec spec;
 
 	install_allow_join(j, allow, sizeof(allow));
+	j->proxy_ready = 0;
 	role_labels(j->in, "proxy", role_buf, sizeof(role_buf), labels);
 	snprintf(j->proxy_name, sizeof(j->proxy_name), "sbx-proxy-%s-%lx",
 		 j->in->nonce, ++j->in->seq);
@@ -779,7 +1002,7 @@ static void job_step_follow(struct job *j)
  * hosts (once per image and mirror), then look for the set. */
 static void job_after_proxy(struct job *j)
 {
-	char key[sizeof(j->image_id) + 512], allow[MAX_ALLOW * 300];
+	char key[sizeof(j->image_id) + 512], allow[MAX_ALLOW * 520];
 
 	if (!j->known && !j->followed && j->pl->desc->registry_follow_cmd) {
 		job_step_follow(j);
@@ -788,11 +1011,14 @@ static void job_after_proxy(struct job *j)
 	if (!j->known) {
 		/* The next install of this image starts its proxy at once. */
 		install_registries_key(j, key, sizeof(key));
-		install_allow_join(j, allow, sizeof(allow));
+		install_allow_join_urls(j, allow, sizeof(allow));
 		pkg_cache_set_registries(j->in->cache, key, allow);
 		j->known = 1;
 	}
-	job_step_probe(j);
+	if (j->check_only)
+		job_check_registries(j);
+	else
+		job_step_probe(j);
 }
 
 /* The forwarder runs and the agent answered (or one of them failed). */

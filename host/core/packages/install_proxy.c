@@ -14,16 +14,6 @@
 #define SOCKET_DIR "/run/sbx-proxy"
 #define SOCKET_PATH SOCKET_DIR "/proxy.sock"
 
-/* The request is refused by the proxy at once and left out of its log
- * (images/proxy/proxy-start): an answer means the whole path works. */
-const char install_proxy_wait_script[] =
-	"for i in $(seq 400); do (exec "
-	"3<>/dev/tcp/127.0.0.1/" INSTALL_PROXY_PORT
-	" && printf 'HEAD http://sbx-ready.invalid/ HTTP/1.0\\r\\n\\r\\n' >&3 "
-	"&& IFS= read -r -t 5 l <&3 && case $l in HTTP/*) exit 0;; esac; "
-	"exit 1) 2>/dev/null && exit 0; sleep 0.025; done; "
-	"echo 'the egress proxy did not answer' >&2; exit 1";
-
 int install_proxy_run(struct docker *d, const struct install_proxy_spec *s,
 		      container_cb cb, void *arg)
 {

@@ -61,9 +61,4 @@ int install_socket_volume_create(struct docker *d, const char *name,
 				 const char *const *labels, network_cb cb,
 				 void *arg);
 
-/* A bash script run in the install container before a step that uses the
- * proxy: waits (bounded) until a request through the forwarder gets the
- * proxy's answer, then exits 0; else prints why and exits 1. */
-extern const char install_proxy_wait_script[];
-
 #endif

@@ -482,21 +482,27 @@ int pkg_url_hostport(const char *url, char *out, size_t size)
 	return 0;
 }
 
-/* "sbx <time> <method> <target> <status> <in> <out> <verdict> <ms>" */
+/* "sbx <time> <method> <target> <status> <in> <out> <verdict> <ms>
+ * [<error>]" (the error is "-" or Squid's ERR_ name; images before it
+ * logged none) */
 static int parse_line(const char *line, size_t len, struct pkg_conn *c)
 {
 	char buf[600], verdict[64];
 	double t;
 	unsigned long long in, out;
-	int status;
+	int status, n;
 
 	if (len >= sizeof(buf) || len < 4 || memcmp(line, "sbx ", 4) != 0)
 		return -EINVAL;
 	memcpy(buf, line, len);
 	buf[len] = '\0';
-	if (sscanf(buf, "sbx %lf %15s %255s %d %llu %llu %63s", &t, c->method,
-		   c->target, &status, &in, &out, verdict) != 7)
+	c->error[0] = '\0';
+	n = sscanf(buf, "sbx %lf %15s %255s %d %llu %llu %63s %*s %47s", &t,
+		   c->method, c->target, &status, &in, &out, verdict, c->error);
+	if (n < 7)
 		return -EINVAL;
+	if (n < 8 || strncmp(c->error, "ERR_", 4) != 0)
+		c->error[0] = '\0';
 	/* A connection that sent no request (the readiness probe of the
 	 * install step) is not a request. */
 	if (strcmp(c->method, "-") == 0)
@@ -549,6 +555,8 @@ cJSON *pkg_proxy_log_json(const char *log, size_t len, unsigned *refused)
 						(double)c.bytes_in);
 			cJSON_AddNumberToObject(o, "bytesOut",
 						(double)c.bytes_out);
+			if (c.error[0])
+				cJSON_AddStringToObject(o, "error", c.error);
 			cJSON_AddItemToArray(arr, o);
 			if (!c.allowed)
 				(*refused)++;

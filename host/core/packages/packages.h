@@ -81,11 +81,13 @@ struct pkg_conn {
 	int status;	  /* HTTP status the proxy answered */
 	uint64_t bytes_in, bytes_out;
 	int allowed;
+	char error[48]; /* Squid's error ("ERR_CANNOT_FORWARD"), or "" */
 };
 
 /*
  * The proxy's log (the container's stdout) as a JSON array of
- * {host, port, method, status, allowed, bytesIn, bytesOut}; lines that
+ * {host, port, method, status, allowed, bytesIn, bytesOut, error?}
+ * (error: the proxy's own, "ERR_CONNECT_FAIL", when it had one); lines that
  * are not request lines are skipped. *refused counts the refused
  * requests. Returns the array, or NULL without memory.
  */

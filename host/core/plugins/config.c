@@ -120,6 +120,9 @@ static const struct key_desc package_keys[] = {
 	{"timeout_ms", KT_U32, CFG(pkg_timeout_ms), 1000, 3600000},
 	{"disk_mb", KT_U32, CFG(pkg_disk_mb), 16, 1u << 20},
 	{"memory_mb", KT_U32, CFG(pkg_memory_mb), 64, 1u << 20},
+	{"registry_timeout_ms", KT_U32, CFG(pkg_registry_timeout_ms), 200,
+	 60000},
+	{"registry_retry_ms", KT_U32, CFG(pkg_registry_retry_ms), 0, 3600000},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -315,6 +318,8 @@ void config_init(struct config *cfg)
 	cfg->pkg_cache_max_mb = 4096;
 	cfg->pkg_timeout_ms = 300000;
 	cfg->pkg_disk_mb = 1024;
+	cfg->pkg_registry_timeout_ms = 3000;
+	cfg->pkg_registry_retry_ms = 30000;
 	cfg->pkg_memory_mb = 1024;
 	cfg->audit_max_kb = 10240;
 	cfg->audit_keep = 5;

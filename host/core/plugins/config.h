@@ -152,6 +152,10 @@ struct config {
 	uint32_t pkg_timeout_ms;   /* one install's time budget */
 	uint32_t pkg_disk_mb;	   /* one install's disk budget */
 	uint32_t pkg_memory_mb;	   /* one install container's memory */
+	/* A registry must answer the install's check within this... */
+	uint32_t pkg_registry_timeout_ms;
+	/* ...and one that did not is not tried again for this long. */
+	uint32_t pkg_registry_retry_ms;
 
 	/* [audit] (host/core/records/audit.h) */
 	char *audit_file;      /* NULL: <state_dir>/audit.log; "none": off */

@@ -345,7 +345,8 @@ const struct tool tool_install = {
 		"result lists each package's resolved version and size, and "
 		"`cached` (true when nothing had to be downloaded). An install "
 		"that fails returns install_failed with the installer's "
-		"output.",
+		"output, or registry_unreachable naming the registry that "
+		"did not answer and the setting that points at a mirror.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
 	.read_only = 0,

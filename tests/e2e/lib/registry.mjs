@@ -61,6 +61,47 @@ export function serveRegistry(network, aliases, dir) {
   return id;
 }
 
+// A listener: "500" answers every request with 500 Internal Server Error
+// (an upstream proxy that refuses), "silent" accepts connections and never
+// answers. Each connection is logged as "hit".
+const LISTENER = `
+import socket, sys
+mode, port = sys.argv[1], int(sys.argv[2])
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", port))
+s.listen(64)
+print("listening", flush=True)
+held = []
+while True:
+    c, _ = s.accept()
+    print("hit", flush=True)
+    if mode == "500":
+        c.recv(65536)
+        c.sendall(b"HTTP/1.1 500 Internal Server Error\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n")
+        c.close()
+    else:
+        held.append(c)
+`;
+
+/**
+ * A listener of mode "500" or "silent" on network as <alias>:8080 for
+ * every alias, once it listens (removed with the network by the caller's
+ * clean-up). Returns the container id.
+ */
+export function serveListener(network, aliases, mode) {
+  const args = ['run', '-d', '--rm', '--network', network];
+  for (const a of aliases) args.push('--network-alias', a);
+  const id = docker(...args, '--read-only', '--user', '1000', '--entrypoint', 'python3', 'mcp-sandbox/python:latest', '-c', LISTENER, mode, '8080');
+  waitLogged(id, /^listening$/m);
+  return id;
+}
+
+/** How many connections a listener has had. */
+export function listenerHits(id) {
+  return (docker('logs', id).match(/^hit$/gm) ?? []).length;
+}
+
 /** A wheel of a pure-python package (with payload random bytes in it), and its index page. */
 export function addWheel(dir, name, version, body, payload = 0) {
   const py = `
