@@ -79,3 +79,43 @@ e2e('check-plugin --run on a plugin whose image is missing: the real cause first
   assert.doesNotMatch(r.out + r.err, /no plugin provides/);
 });
 
+// Session interpreters that break the contract one way each
+// (tests/fixtures/plugins/session.c): each fails its check, with the
+// reason, and passes the others, so a check fails what it is for and
+// nothing else.
+async function kit(so) {
+  return run(BIN, ['check-plugin', so, '--run'], { timeout: 280_000, maxBuffer: 4 << 20 }).then(
+    (x) => ({ code: 0, out: x.stdout }),
+    (e) => ({ code: e.code, out: e.stdout }),
+  );
+}
+
+e2e('check-plugin --run on an interpreter that dies at the second interrupt: the interrupts check fails, the others pass', { timeoutMs: 300_000 }, async () => {
+  const r = await kit(path.join(ROOT, 'build/tests/fixture-plugins/fragile/fragile.so'));
+  for (const check of ['run: hello', 'run: timeout', 'run: session', 'run: control fds'])
+    assert.match(r.out, new RegExp(`^pass  ${check} `, 'm'), r.out);
+  assert.match(r.out, /^FAIL {2}run: interrupts {8}spin, interrupt 2 of 2: timed out yes, signal \S+, state kept no\b/m, r.out);
+  assert.match(r.out, /^\d+ passed, 1 failed, /m, r.out);
+  assert.equal(r.code, 1, r.out);
+});
+
+e2e('check-plugin --run on an interpreter that leaves its control pipes to the programs it starts: the control fds check fails, the others pass', { timeoutMs: 300_000 }, async () => {
+  const r = await kit(path.join(ROOT, 'build/tests/fixture-plugins/leaky/leaky.so'));
+  for (const check of ['run: hello', 'run: timeout', 'run: session', 'run: interrupts'])
+    assert.match(r.out, new RegExp(`^pass  ${check} `, 'm'), r.out);
+  assert.match(r.out, /^FAIL {2}run: control fds {7}a program the user's code starts inherits the same pipe in two calls, the interpreter's request or reply pipe: fd 0 on pipe:\[\d+\], fd 3 on pipe:\[\d+\];/m, r.out);
+  assert.match(r.out, /^\d+ passed, 1 failed, /m, r.out);
+  assert.equal(r.code, 1, r.out);
+});
+
+// The same interpreter in a plugin built for ABI 1.9: its samples end
+// before session_fds (the fixture's struct has one, which the host must
+// not read), so the check is skipped with the reason, not failed and not
+// passed.
+e2e('check-plugin --run on a plugin built for ABI 1.9: the control fds check is skipped, its sample not read', { timeoutMs: 300_000 }, async () => {
+  const r = await kit(path.join(ROOT, 'build/tests/fixture-plugins/old/old.so'));
+  assert.match(r.out, /^skip {2}run: control fds {7}built for ABI 1\.9: its samples end before session_fds \(1\.10\)$/m, r.out);
+  for (const check of ['run: session', 'run: interrupts'])
+    assert.match(r.out, new RegExp(`^pass  ${check} `, 'm'), r.out);
+  assert.equal(r.code, 0, r.out);
+});
