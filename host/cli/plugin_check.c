@@ -527,32 +527,248 @@ static void prestart_check(struct kit *k, const char *self, const char *dir,
 	rpc_stop(&r);
 }
 
+/* One call in the kit's session (timeout_ms 0: the language's own), its
+ * result or NULL with err. */
+static cJSON *session_call(struct rpc *r, int id, const char *code,
+			   unsigned timeout_ms, struct error *err)
+{
+	cJSON *a = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(a, "session", "kit");
+	cJSON_AddStringToObject(a, "code", code);
+	if (timeout_ms)
+		cJSON_AddNumberToObject(a, "timeout", timeout_ms);
+	return rpc_tool(r, id, "sandbox_execute", a, err);
+}
+
+/* session_get, after whatever came before it: 0 when it printed 42 with
+ * the interpreter's state kept, else -EINVAL with err. */
+static int session_get_42(struct rpc *r, int id, const struct sbx_samples *s,
+			  struct error *err)
+{
+	cJSON *got = session_call(r, id, s->session_get, 0, err);
+	int rc = 0;
+
+	if (!got)
+		return -EPROTO;
+	if (num_of(got, "exitCode") != 0 ||
+	    strcmp(str_of(got, "stdout"), "42\n") != 0 ||
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(got, "stateKept")))
+		rc = error_set(err, -EINVAL,
+			       "session_get: exit %g, stdout '%.80s', stderr "
+			       "'%.80s'%s",
+			       num_of(got, "exitCode"), str_of(got, "stdout"),
+			       str_of(got, "stderr"),
+			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				       got, "freshState"))
+				       ? " (a new interpreter)"
+				       : "");
+	cJSON_Delete(got);
+	return rc;
+}
+
+/* The pipes of one `ls -l /proc/self/fd` listing at fd 0 or from fd 3
+ * on (fds 1 and 2 are the call's output, pipes by design). */
+struct fd_pipes {
+	int n, listed; /* listed: the listing has fd 1, so ls ran */
+	int fd[32];
+	unsigned long inode[32];
+};
+
+static void fd_pipes_parse(const char *text, struct fd_pipes *p)
+{
+	const char *line, *next, *nl, *arrow, *num;
+	unsigned long inode;
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	for (line = text; *line; line = next) {
+		nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		/* "lr-x------ 1 sandbox sandbox 64 Nov 28 11:40 0 -> target" */
+		arrow = strstr(line, " -> ");
+		if (!arrow || (nl && arrow > nl))
+			continue;
+		for (num = arrow;
+		     num > line && num[-1] >= '0' && num[-1] <= '9'; num--)
+			;
+		if (num == arrow || (num > line && num[-1] != ' ') ||
+		    arrow - num > 9)
+			continue;
+		fd = atoi(num);
+		if (fd == 1)
+			p->listed = 1;
+		if (fd == 1 || fd == 2 ||
+		    sscanf(arrow + 4, "pipe:[%lu]", &inode) != 1 ||
+		    p->n == (int)(sizeof(p->fd) / sizeof(p->fd[0])))
+			continue;
+		p->fd[p->n] = fd;
+		p->inode[p->n++] = inode;
+	}
+}
+
+/* The interpreter hides its control pipes (docs/session-interpreters.md,
+ * "How it is started"): a program that user code starts, the way
+ * system() does, lists its descriptors twice. The request and reply
+ * pipes are the interpreter's for its whole life, so a pipe other than
+ * the output at fd 0 or from fd 3 on, the same in both calls, is one of
+ * them (a pipe made for one call's stdin is new each time). Only a child
+ * can tell: an interpreter may keep fds 0 and 3 itself (bash does, and
+ * closes them for each call's eval), and code in its own process can
+ * find them in /proc/self/fd whatever it does. */
+static void fds_check(struct kit *k, struct rpc *r, int *id,
+		      const struct sbx_plugin *d, const struct sbx_samples *s)
+{
+	static const char check[] = "run: control fds";
+	struct fd_pipes seen[2];
+	struct error err = {0};
+	char leaked[128] = "";
+	size_t at = 0;
+	cJSON *got;
+	int i, j, c;
+
+	if (d->abi_minor < 10) {
+		say(k, "skip", check,
+		    "built for ABI 1.%u: its samples end before session_fds "
+		    "(1.10)",
+		    d->abi_minor);
+		return;
+	}
+	if (!s->session_fds) {
+		say(k, "skip", check, "the plugin has no session_fds sample");
+		return;
+	}
+	for (c = 0; c < 2; c++) {
+		got = session_call(r, (*id)++, s->session_fds, 0, &err);
+		if (!got) {
+			say(k, "FAIL", check, "%s", err.msg);
+			return;
+		}
+		fd_pipes_parse(str_of(got, "stdout"), &seen[c]);
+		if (num_of(got, "exitCode") != 0 || !seen[c].listed) {
+			say(k, "FAIL", check,
+			    "session_fds: exit %g, no listing of fd 1 in "
+			    "stdout '%.120s', stderr '%.80s'",
+			    num_of(got, "exitCode"), str_of(got, "stdout"),
+			    str_of(got, "stderr"));
+			cJSON_Delete(got);
+			return;
+		}
+		cJSON_Delete(got);
+	}
+	for (i = 0; i < seen[1].n; i++)
+		for (j = 0; j < seen[0].n; j++)
+			if (seen[1].inode[i] == seen[0].inode[j] &&
+			    at < sizeof(leaked) - 40)
+				at += (size_t)snprintf(
+					leaked + at, sizeof(leaked) - at,
+					"%sfd %d on pipe:[%lu]", at ? ", " : "",
+					seen[1].fd[i], seen[1].inode[i]);
+	if (at)
+		say(k, "FAIL", check,
+		    "a program the user's code starts inherits the same pipe "
+		    "in two calls, the interpreter's request or reply pipe: "
+		    "%s; move fds 0 and 3 away close-on-exec, put /dev/null "
+		    "on 0 and close 3 (docs/session-interpreters.md)",
+		    leaked);
+	else
+		say(k, "pass", check,
+		    "a program started by user code has neither control "
+		    "pipe");
+}
+
+/* A session call that runs past its timeout is interrupted (SIGINT);
+ * the interpreter must stop the code, keep its state and answer, every
+ * time (docs/session-interpreters.md, "Interrupts"): spin twice, then
+ * the variable session_set left must still be there. One that survives
+ * only the first interrupt is killed by the agent after the grace, or
+ * dies: its state is gone. */
+static void interrupt_check(struct kit *k, struct rpc *r, int *id,
+			    const struct sbx_samples *s, const char *why_not)
+{
+	static const char check[] = "run: interrupts";
+	struct error err = {0};
+	cJSON *got;
+	int i, ok;
+
+	if (!s->spin) {
+		say(k, "skip", check, "the plugin has no spin sample");
+		return;
+	}
+	if (why_not) {
+		say(k, "skip", check, "%s", why_not);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		/* 1 s, as the one-off timeout check. */
+		got = session_call(r, (*id)++, s->spin, 1000, &err);
+		if (!got) {
+			say(k, "FAIL", check, "%s", err.msg);
+			return;
+		}
+		ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			     got, "timedOut")) &&
+		     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			     got, "stateKept"));
+		if (!ok)
+			say(k, "FAIL", check,
+			    "spin, interrupt %d of 2: timed out %s, signal "
+			    "%s, state kept %s, stderr '%.80s': on SIGINT the "
+			    "interpreter must stop the code, keep its state "
+			    "and answer 130, every time",
+			    i + 1,
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				    got, "timedOut"))
+				    ? "yes"
+				    : "no",
+			    *str_of(got, "signal") ? str_of(got, "signal")
+						   : "none",
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				    got, "stateKept"))
+				    ? "yes"
+				    : "no",
+			    str_of(got, "stderr"));
+		cJSON_Delete(got);
+		if (!ok)
+			return;
+	}
+	if (session_get_42(r, (*id)++, s, &err) != 0)
+		say(k, "FAIL", check, "after two interrupts, %s", err.msg);
+	else
+		say(k, "pass", check,
+		    "two calls interrupted in a row, the variable kept");
+}
+
+/* The session contract through one session: a variable kept between
+ * calls, the control pipes hidden from what user code starts, and two
+ * interrupts survived. */
 static void session_check(struct kit *k, const char *self, const char *dir,
 			  const struct plugin *pl)
 {
-	const struct sbx_samples *s = pl->desc->samples;
+	static const char *const checks[] = {"run: session", "run: control fds",
+					     "run: interrupts"};
+	const char *skip = NULL;
+	struct sbx_samples s;
 	struct error err = {0};
 	struct rpc r;
 	cJSON *a, *got;
-	int ok;
+	int ok, id = 2;
+	size_t i;
 
-	if (!s->session_set || !s->session_get) {
-		say(k, "skip", "run: session",
-		    "the plugin has no such samples");
-		return;
-	}
-	if (!pl->desc->session_cmd) {
-		say(k, "skip", "run: session",
-		    "no session interpreter: a session runs each call as a "
-		    "program");
-		return;
-	}
-	if (k->no_image) {
-		say(k, "skip", "run: session", "the image is missing (above)");
+	plugin_samples_copy(pl->desc, &s);
+	if (!pl->desc->session_cmd)
+		skip = "no session interpreter: a session runs each call as "
+		       "a program";
+	else if (k->no_image)
+		skip = "the image is missing (above)";
+	if (skip) {
+		for (i = 0; i < sizeof(checks) / sizeof(*checks); i++)
+			say(k, "skip", checks[i], "%s", skip);
 		return;
 	}
 	if (rpc_open(&r, self, dir, 0, &err) != 0) {
-		say(k, "FAIL", "run: session", "%s", err.msg);
+		for (i = 0; i < sizeof(checks) / sizeof(*checks); i++)
+			say(k, "FAIL", checks[i], "%s", err.msg);
 		rpc_stop(&r);
 		return;
 	}
@@ -560,38 +776,44 @@ static void session_check(struct kit *k, const char *self, const char *dir,
 	cJSON_AddStringToObject(a, "action", "create");
 	cJSON_AddStringToObject(a, "language", pl->desc->name);
 	cJSON_AddStringToObject(a, "name", "kit");
-	got = rpc_tool(&r, 2, "sandbox_session", a, &err);
+	got = rpc_tool(&r, id++, "sandbox_session", a, &err);
 	ok = got != NULL;
 	cJSON_Delete(got);
-	for (int step = 0; ok && step < 2; step++) {
-		a = cJSON_CreateObject();
-		cJSON_AddStringToObject(a, "session", "kit");
-		cJSON_AddStringToObject(a, "code",
-					step ? s->session_get : s->session_set);
-		got = rpc_tool(&r, 3 + step, "sandbox_execute", a, &err);
-		ok = got != NULL;
-		if (ok &&
-		    (num_of(got, "exitCode") != 0 ||
-		     (step && strcmp(str_of(got, "stdout"), "42\n") != 0))) {
+	if (!ok) {
+		for (i = 0; i < sizeof(checks) / sizeof(*checks); i++)
+			say(k, "FAIL", checks[i], "%s", err.msg);
+		rpc_stop(&r);
+		return;
+	}
+	if (!s.session_set || !s.session_get) {
+		say(k, "skip", checks[0], "the plugin has no such samples");
+		skip = "the plugin has no session_set and session_get samples";
+	} else {
+		got = session_call(&r, id++, s.session_set, 0, &err);
+		ok = got && num_of(got, "exitCode") == 0;
+		if (got && !ok)
 			error_set(&err, -EINVAL,
-				  "%s: exit %g, stdout '%.80s', stderr '%.80s'",
-				  step ? "session_get" : "session_set",
+				  "session_set: exit %g, stdout '%.80s', "
+				  "stderr '%.80s'",
 				  num_of(got, "exitCode"),
 				  str_of(got, "stdout"), str_of(got, "stderr"));
-			ok = 0;
-		}
 		cJSON_Delete(got);
+		ok = ok && session_get_42(&r, id++, &s, &err) == 0;
+		if (ok) {
+			say(k, "pass", checks[0],
+			    "a variable kept between two calls");
+		} else {
+			say(k, "FAIL", checks[0], "%s", err.msg);
+			skip = "the session check failed (above)";
+		}
 	}
-	if (ok)
-		say(k, "pass", "run: session",
-		    "a variable kept between two calls");
-	else
-		say(k, "FAIL", "run: session", "%s", err.msg);
-	/* The session goes with the check. */
+	fds_check(k, &r, &id, pl->desc, &s);
+	interrupt_check(k, &r, &id, &s, skip);
+	/* The session goes with the checks. */
 	a = cJSON_CreateObject();
 	cJSON_AddStringToObject(a, "action", "destroy");
 	cJSON_AddStringToObject(a, "name", "kit");
-	cJSON_Delete(rpc_tool(&r, 5, "sandbox_session", a, &err));
+	cJSON_Delete(rpc_tool(&r, id, "sandbox_session", a, &err));
 	rpc_stop(&r);
 }
 

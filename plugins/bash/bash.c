@@ -319,7 +319,7 @@ static const struct sbx_block_rule blocklist[] = {
 };
 #undef CMD
 
-/* What check-plugin --run runs (ABI 1.7). */
+/* What check-plugin --run runs (ABI 1.7; session_fds 1.10). */
 static const struct sbx_samples samples = {
 	.hello = "echo hello",
 	.echo = "cat",
@@ -327,6 +327,7 @@ static const struct sbx_samples samples = {
 	.spin = "while :; do :; done",
 	.session_set = "x=41",
 	.session_get = "echo $((x + 1))",
+	.session_fds = "ls -l /proc/self/fd",
 };
 
 /* The next one-off call's bash waits in every warm box (docs/prestart.md):

@@ -38,7 +38,7 @@ static const char *const session_cmd[] = {
 	"/opt/sbx/repl.mjs",
 	NULL,
 };
-/* What check-plugin --run runs (ABI 1.7). */
+/* What check-plugin --run runs (ABI 1.7; session_fds 1.10). */
 static const struct sbx_samples samples = {
 	.hello = "console.log('hello')",
 	.echo = "process.stdin.pipe(process.stdout)",
@@ -46,6 +46,8 @@ static const struct sbx_samples samples = {
 	.spin = "for (;;) {}",
 	.session_set = "globalThis.x = 41",
 	.session_get = "console.log(x + 1)",
+	.session_fds = "void require('node:child_process').execSync("
+		       "'ls -l /proc/self/fd', { stdio: 'inherit' })",
 };
 
 /* The next one-off call's node waits in every warm box, started with

@@ -68,7 +68,7 @@ static const struct sbx_option options[] = {
 	{.name = NULL},
 };
 
-/* What check-plugin --run runs (ABI 1.7). */
+/* What check-plugin --run runs (ABI 1.7; session_fds 1.10). */
 static const struct sbx_samples samples = {
 	.hello = "const greeting: string = 'hello'; console.log(greeting)",
 	.echo = "process.stdin.pipe(process.stdout)",
@@ -76,6 +76,8 @@ static const struct sbx_samples samples = {
 	.spin = "for (;;) {}",
 	.session_set = "(globalThis as any).x = 41",
 	.session_get = "console.log((globalThis as any).x + 1)",
+	.session_fds = "void require('node:child_process').execSync("
+		       "'ls -l /proc/self/fd', { stdio: 'inherit' })",
 };
 
 /* The run step's node waits in every warm box while nothing runs, and

@@ -61,7 +61,10 @@ static int prepare_code(const struct sbx_host_api *h, const char *code,
 	return 0;
 }
 
-/* What `mcp-sandbox check-plugin perl.so --run` runs (ABI 1.7). */
+/* What `mcp-sandbox check-plugin perl.so --run` runs (ABI 1.7). A
+ * language with a session interpreter adds session_set, session_get and
+ * session_fds (ABI 1.10: `system("ls -l /proc/self/fd");` here), and its
+ * spin must survive two interrupts in a row in a session. */
 static const struct sbx_samples samples = {
 	.hello = "print \"hello\\n\";",
 	.echo = "print while <STDIN>;",

@@ -326,6 +326,31 @@ static void validate(void)
 	d.abi_minor = SBX_PLUGIN_ABI_MINOR;
 	d.struct_size = sizeof(d);
 
+	/* struct sbx_samples has no size: a 1.9 plugin's ends before
+	 * session_fds (1.10), so whatever follows it is not read (here a
+	 * sample over 64 KiB, which 1.10 refuses). */
+	{
+		static char huge[70000];
+		struct sbx_samples mine = {.hello = "1", .session_fds = huge};
+		struct sbx_samples got;
+
+		memset(huge, 'a', sizeof(huge) - 1);
+		d.samples = &mine;
+		d.abi_minor = 9;
+		plugin_samples_copy(&d, &got);
+		CHECK(got.hello == mine.hello && got.session_fds == NULL);
+		CHECK(plugin_validate(&d, &err) == 0);
+		d.abi_minor = 10;
+		plugin_samples_copy(&d, &got);
+		CHECK(got.session_fds == huge);
+		CHECK(plugin_validate(&d, &err) < 0);
+		CHECK_STR_CONTAINS(err.msg, "sample program is over 64 KiB");
+		d.samples = NULL;
+		plugin_samples_copy(&d, &got);
+		CHECK(got.hello == NULL && got.session_fds == NULL);
+		d.abi_minor = SBX_PLUGIN_ABI_MINOR;
+	}
+
 #define BAD(field, value, words)                                               \
 	do {                                                                   \
 		struct sbx_plugin b = d;                                       \

@@ -235,6 +235,7 @@ static const size_t minor_end[] = {
 	offsetof(struct sbx_plugin, prestart),		  /* 1.7 */
 	offsetof(struct sbx_plugin, missing_module),	  /* 1.8 */
 	sizeof(struct sbx_plugin),			  /* 1.9 */
+	sizeof(struct sbx_plugin),			  /* 1.10 */
 };
 _Static_assert(sizeof(minor_end) / sizeof(minor_end[0]) ==
 		       SBX_PLUGIN_ABI_MINOR + 1,
@@ -339,13 +340,15 @@ static int validate_fields(const struct sbx_plugin *d, struct error *err)
 			FAIL("package_path must be empty or a plain directory "
 			     "name");
 	}
-	/* 1.7 */
+	/* 1.7, 1.10 */
 	if (d->samples) {
-		const struct sbx_samples *x = d->samples;
-		const char *const v[] = {x->hello,	 x->echo,
-					 x->fail,	 x->spin,
-					 x->session_set, x->session_get};
+		struct sbx_samples x;
+		const char *v[7];
 
+		plugin_samples_copy(d, &x);
+		v[0] = x.hello, v[1] = x.echo, v[2] = x.fail, v[3] = x.spin;
+		v[4] = x.session_set, v[5] = x.session_get;
+		v[6] = x.session_fds;
 		for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			if (v[i] && !bounded(v[i], 65536))
 				FAIL("a sample program is over 64 KiB");
@@ -421,6 +424,18 @@ void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out)
 	memset(out, 0, sizeof(*out));
 	memcpy(out, d, n);
 	out->struct_size = sizeof(*out);
+}
+
+void plugin_samples_copy(const struct sbx_plugin *d, struct sbx_samples *out)
+{
+	/* No size of its own: the plugin's minor says where it ends. */
+	size_t n = d->abi_minor >= 10
+			   ? sizeof(*out)
+			   : offsetof(struct sbx_samples, session_fds);
+
+	memset(out, 0, sizeof(*out));
+	if (d->samples)
+		memcpy(out, d->samples, n);
 }
 
 const struct sbx_option *plugin_option(const struct plugin *pl,

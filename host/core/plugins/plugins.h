@@ -94,6 +94,11 @@ int plugin_validate(const struct sbx_plugin *d, struct error *err);
  * minors the plugin does not have. */
 void plugin_descriptor_copy(const struct sbx_plugin *d, struct sbx_plugin *out);
 
+/* Copy d's samples into out (all NULL when it has none), zero-filling
+ * the samples of newer minors than d's: struct sbx_samples carries no
+ * size, so a field past the plugin's minor is never read. */
+void plugin_samples_copy(const struct sbx_plugin *d, struct sbx_samples *out);
+
 /* Takes a buffer one of pl's hooks returned (from host->alloc): a copy of
  * its len bytes, NUL-terminated, in the host's own memory (*out_len set),
  * and the plugin's buffer freed. With out_len NULL, buf is a message: its

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define SBX_PLUGIN_ABI_MAJOR 1
-#define SBX_PLUGIN_ABI_MINOR 9
+#define SBX_PLUGIN_ABI_MINOR 10
 #define SBX_PLUGIN_ENTRY_SYMBOL "sbx_plugin_entry"
 
 /* Visibility of the entry point (build plugins with -fvisibility=hidden). */
@@ -116,15 +116,26 @@ struct sbx_option {
 /*
  * Programs in the language that the conformance kit (`mcp-sandbox
  * check-plugin PATH --run`) runs through a real engine (ABI 1.7). Each may
- * be NULL: the kit then skips that check.
+ * be NULL: the kit then skips that check. The struct is pointed to once,
+ * never an array: a minor may append a sample, which the host reads only
+ * from plugins of that minor on.
  */
 struct sbx_samples {
 	const char *hello;	 /* prints "hello\n", exits 0 */
 	const char *echo;	 /* copies its stdin to its stdout, exits 0 */
 	const char *fail;	 /* prints "oops\n" on stderr, exits with 3 */
-	const char *spin;	 /* runs until the kit's timeout ends it */
+	const char *spin;	 /* runs until the kit's timeout ends it (in a
+				  * session too, twice: the interrupts) */
 	const char *session_set; /* in a session: sets a variable to 41 */
 	const char *session_get; /* then: prints that variable plus 1 */
+	/* ABI 1.10: in a session, runs the shell command
+	 * "ls -l /proc/self/fd" the way the language's system() does (a
+	 * child that inherits the interpreter's fd 0 and every descriptor
+	 * not close-on-exec) with no stdin given; python: "import os\n_ =
+	 * os.system('ls -l /proc/self/fd')". The kit wants none of the
+	 * interpreter's control pipes in the listing (its other lines are
+	 * ignored). */
+	const char *session_fds;
 };
 
 /*
@@ -299,7 +310,8 @@ struct sbx_plugin {
 	 * "perl is not installed in mcp-sandbox/perl:latest". */
 	int (*init_msg)(const struct sbx_host_api *host, char *why,
 			size_t size);
-	/* Sample programs for the conformance kit, or NULL. */
+	/* Sample programs for the conformance kit, or NULL (ABI 1.10
+	 * appends session_fds to them; the descriptor does not grow). */
 	const struct sbx_samples *samples;
 
 	/* ABI 1.8 */
@@ -394,14 +406,16 @@ SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, lex_mask) == 280,
 		  "1.6 must start where 1.5 ended");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, init_msg) == 288,
 		  "1.7 must start where 1.6 ended");
-SBX_LAYOUT_ASSERT(sizeof(struct sbx_samples) == 48, "sbx_samples moved");
+SBX_LAYOUT_ASSERT(offsetof(struct sbx_samples, session_fds) == 48,
+		  "sbx_samples moved");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_samples) == 56, "1.10's sbx_samples");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, samples) == 296, "1.7 moved");
 SBX_LAYOUT_ASSERT(sizeof(struct sbx_prestart) == 24, "sbx_prestart moved");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, prestart) == 304,
 		  "1.8 must start where 1.7 ended");
 SBX_LAYOUT_ASSERT(offsetof(struct sbx_plugin, missing_module) == 312,
 		  "1.9 must start where 1.8 ended");
-SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 328, "1.9's size");
+SBX_LAYOUT_ASSERT(sizeof(struct sbx_plugin) == 328, "1.9's and 1.10's size");
 #undef SBX_LAYOUT_ASSERT
 #endif
 
