@@ -88,44 +88,59 @@ static void cli_pruned_cb(const struct error *err, size_t sets, uint64_t bytes,
 	cli_finish(a);
 }
 
-static int cache_list(struct app *a)
+/* The volume's own listing (installer_list), with this state
+ * directory's last use of each set. */
+static void cli_listed_cb(const struct error *err, const struct pkg_entry *sets,
+			  size_t n, void *arg)
 {
-	cJSON *o = cJSON_CreateObject(), *arr;
-	struct pkg_entry *e;
+	struct app *a = arg;
+	uint64_t bytes = 0, max = (uint64_t)a->cfg.pkg_cache_max_mb << 20;
+	cJSON *o, *arr;
 	char *text;
 	size_t i;
 
+	if (err) {
+		fprintf(stderr, "mcp-sandbox: %s: %s\n",
+			tool_error_code(err->code), err->msg);
+		a->exit_code = 1;
+		cli_finish(a);
+		return;
+	}
+	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "volume", a->cfg.pkg_volume);
-	cJSON_AddNumberToObject(o, "bytes",
-				(double)pkg_cache_bytes(a->pkg_cache));
-	cJSON_AddNumberToObject(
-		o, "maxBytes",
-		(double)((uint64_t)a->cfg.pkg_cache_max_mb << 20));
 	arr = cJSON_AddArrayToObject(o, "sets");
-	for (i = 0; (e = pkg_cache_at(a->pkg_cache, i)); i++) {
+	for (i = 0; i < n; i++) {
+		const struct pkg_entry *e = &sets[i];
+
+		bytes += e->bytes;
 		cJSON_AddItemToArray(arr, pkg_entry_json(e));
 		if (!a->json) {
-			char *specs = cJSON_PrintUnformatted(e->specs);
+			char *specs = e->specs
+					      ? cJSON_PrintUnformatted(e->specs)
+					      : NULL;
 
-			printf("%.12s  %-10s %10llu  %s\n", e->key, e->lang,
+			printf("%.12s  %-10s %10llu  %s\n", e->key,
+			       e->lang[0] ? e->lang : "-",
 			       (unsigned long long)e->bytes,
-			       specs ? specs : "");
+			       specs ? specs : "-");
 			free(specs);
 		}
 	}
+	cJSON_AddNumberToObject(o, "bytes", (double)bytes);
+	cJSON_AddNumberToObject(o, "maxBytes", (double)max);
 	if (a->json) {
 		text = cJSON_PrintUnformatted(o);
 		if (text)
 			puts(text);
 		free(text);
 	} else {
-		printf("%zu set(s), %llu of %llu bytes, volume %s\n", i,
-		       (unsigned long long)pkg_cache_bytes(a->pkg_cache),
-		       (unsigned long long)a->cfg.pkg_cache_max_mb << 20,
+		printf("%zu set(s), %llu of %llu bytes, volume %s\n", n,
+		       (unsigned long long)bytes, (unsigned long long)max,
 		       a->cfg.pkg_volume);
 	}
 	cJSON_Delete(o);
-	return 0;
+	a->exit_code = 0;
+	cli_finish(a);
 }
 
 static int packages_cli(struct app *a, const char *cmd, int argc, char **argv)
@@ -142,12 +157,15 @@ static int packages_cli(struct app *a, const char *cmd, int argc, char **argv)
 		return 1;
 	if (strcmp(cmd, "cache") == 0) {
 		if (argc >= 1 && strcmp(argv[0], "list") == 0)
-			return cache_list(a);
-		if (argc != 1 || strcmp(argv[0], "prune") != 0) {
+			rc = installer_list(a->installer, cli_listed_cb, a,
+					    &err);
+		else if (argc == 1 && strcmp(argv[0], "prune") == 0)
+			rc = installer_prune(a->installer, cli_pruned_cb, a,
+					     &err);
+		else {
 			cli_usage(stderr);
 			return 2;
 		}
-		rc = installer_prune(a->installer, cli_pruned_cb, a, &err);
 	} else {
 		if (argc < 2) {
 			cli_usage(stderr);

@@ -14,7 +14,7 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
-import { install, installOk, packageEnv, pipIndexEnv, volumeKeys } from './lib/packages.mjs';
+import { install, installOk, onVolume, packageEnv, pipIndexEnv, volumeKeys } from './lib/packages.mjs';
 import { createSession, sessionExecCall, sessionResult } from './lib/sessions.mjs';
 import { docker } from './lib/registry.mjs';
 
@@ -221,9 +221,10 @@ e2e('packages: the cache tells the truth: one install for concurrent requests, a
   assert.equal(run.stdout, '1\n', run.stderr);
 });
 
-e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeoutMs: 300_000 }, async (h) => {
+e2e('packages: the CLI installs into the cache, lists it and prunes it; any state directory lists what the volume holds', { timeoutMs: 300_000 }, async (h) => {
   const p = pipIndexEnv(h, [['clidemo', '2.0', 'V = 2\n']]);
-  const cli = (...args) => spawnSync(BIN, args, { env: { ...process.env, ...p.env }, encoding: 'utf8', timeout: 240_000 });
+  const cliIn = (env, ...args) => spawnSync(BIN, args, { env: { ...process.env, ...p.env, ...env }, encoding: 'utf8', timeout: 240_000 });
+  const cli = (...args) => cliIn({}, ...args);
 
   const first = cli('install', 'python', 'CliDemo==2.0', '--json');
   assert.equal(first.status, 0, first.stderr);
@@ -234,6 +235,11 @@ e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeo
   const listed = JSON.parse(cli('cache', 'list', '--json').stdout);
   assert.deepEqual(listed.sets.map((x) => x.key), [out.key]);
   assert.equal(listed.volume, p.volume);
+  const [set] = listed.sets;
+  assert.deepEqual([set.language, set.specs, set.installer.split(' ')[0], set.packages.map((x) => x.name)],
+    ['python', ['clidemo==2.0'], 'pip', ['clidemo']]);
+  assert.ok(set.bytes > 0 && listed.bytes === set.bytes, 'its size is counted');
+  assert.equal(typeof set.lastUsed, 'number', 'this state directory used it');
 
   // A server started now finds the set in the cache.
   const s = await h.start({ env: p.env });
@@ -258,4 +264,59 @@ e2e('packages: the CLI installs into the cache, lists it and prunes it', { timeo
   const bad = cli('install', 'python', 'x;y');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /invalid_package/);
+
+  // `cache list` reads the volume, not the state directory: a state
+  // directory that installed nothing lists what another one installed,
+  // and a set an older server stored (its manifest only, here a long one:
+  // more than a line of the engine's log) is listed by both.
+  const mine = JSON.parse(cli('install', 'python', 'clidemo==2.0', '--json').stdout);
+  assert.equal(mine.cached, false, 'the prune removed it');
+  const old = 'e'.repeat(64);
+  const oldPackages = Array.from({ length: 400 }, (_, i) => ({ name: `old-dependency-${i}`, version: '1.0.0', requested: i === 0, bytes: 100 }));
+  onVolume(p.volume, 'mkdir "/v/$1" && printf %s "$2" > "/v/$1/manifest.json"', old,
+    JSON.stringify({ installer: 'pip 23.0', packages: oldPackages }));
+  const listIn = (env) => {
+    const r = cliIn(env, 'cache', 'list', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-pkg-state-'));
+  h.t.after(() => fs.rmSync(fresh, { recursive: true, force: true }));
+  const here = listIn({});
+  const there = listIn({ SANDBOX_SESSIONS_STATE_DIR: fresh });
+  const keys = [mine.key, old].sort();
+  assert.deepEqual(here.sets.map((x) => x.key).sort(), keys);
+  assert.deepEqual(there.sets.map((x) => x.key).sort(), keys, 'a state directory that installed nothing lists the same sets');
+  // What the volume knows is the same from every state directory; the
+  // last use is each one's own.
+  const strip = (l) => l.sets.map(({ lastUsed, ...rest }) => rest);
+  assert.deepEqual(strip(there), strip(here));
+  assert.deepEqual(strip(listIn({ SANDBOX_SESSIONS_STATE_DIR: other })), strip(here));
+  assert.equal(there.bytes, here.bytes);
+  const by = (l, k) => l.sets.find((x) => x.key === k);
+  assert.deepEqual([by(there, mine.key).language, by(there, mine.key).specs, by(there, mine.key).lastUsed], ['python', ['clidemo==2.0'], null]);
+  assert.equal(typeof by(here, mine.key).lastUsed, 'number');
+  const o = by(there, old);
+  assert.deepEqual([o.language, o.specs, o.installer, o.packages.length, o.bytes], [null, null, 'pip 23.0', 400, 40_000]);
+  assert.ok(o.created > 0, 'its directory dates it');
+  const text = cliIn({ SANDBOX_SESSIONS_STATE_DIR: fresh }, 'cache', 'list');
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, new RegExp(`^${mine.key.slice(0, 12)}  python +\\d+  \\["clidemo==2.0"\\]$`, 'm'));
+  assert.match(text.stdout, new RegExp(`^${old.slice(0, 12)}  - +40000  -$`, 'm'));
+  assert.match(text.stdout, new RegExp(`^2 set\\(s\\), ${here.bytes} of \\d+ bytes, volume ${p.volume}$`, 'm'));
+
+  // A set removed from the volume (this state directory's index still
+  // has it) leaves every listing.
+  onVolume(p.volume, 'rm -rf "/v/$1"', mine.key);
+  assert.deepEqual(listIn({}).sets.map((x) => x.key), [old]);
+  assert.deepEqual(listIn({ SANDBOX_SESSIONS_STATE_DIR: fresh }).sets.map((x) => x.key), [old]);
+  // The listing's helper is gone, and it wrote nothing.
+  assert.equal(docker('ps', '-aq', '--filter', `volume=${p.volume}`), '');
+  assert.deepEqual(onVolume(p.volume, 'cd /v && ls -A').split('\n'), [old]);
+
+  // No engine: said so, and no list from the index instead.
+  const down = cliIn({ DOCKER_HOST: 'unix:///nonexistent/docker.sock' }, 'cache', 'list', '--json');
+  assert.equal(down.status, 1);
+  assert.equal(down.stdout, '');
+  assert.match(down.stderr, /docker_unavailable: listing the package volume .* failed: cannot connect/);
 });

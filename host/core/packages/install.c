@@ -189,7 +189,7 @@ int install_specs_parse(const struct plugin *pl, const cJSON *packages,
 	return 0;
 }
 
-static cJSON *specs_json(const struct install_specs *s)
+cJSON *install_specs_json(const struct install_specs *s)
 {
 	cJSON *arr = cJSON_CreateArray();
 	size_t i;
@@ -314,7 +314,7 @@ void install_job_end(struct job *j)
 	if (j->failed && j->unreachable)
 		unreachable_add(in, j);
 	if (!j->failed && !j->check_only) {
-		cJSON *specs = specs_json(&j->specs);
+		cJSON *specs = install_specs_json(&j->specs);
 
 		e = pkg_cache_add(j->in->cache, j->key, j->pl->desc->name,
 				  specs, j->manifest, since(j->t0),

@@ -139,4 +139,23 @@ typedef void (*install_prune_cb)(const struct error *err, size_t sets,
 int installer_prune(struct installer *in, install_prune_cb cb, void *arg,
 		    struct error *err);
 
+/*
+ * The sets the package volume holds, as the volume itself says
+ * (pkg_volume.h, docs/packages.md "Listing"), read by a one-shot helper
+ * container: root, no network, no capability, the volume read-only. A
+ * set's last use comes from this server's index, when the index describes
+ * this volume and knows the set (else last_used is 0), and so do the
+ * language and specs that the record of an older server lacks; nothing
+ * else does, and a set the index knows but the volume lacks is not
+ * listed. cb gets the sets, oldest stored first (borrowed for the call),
+ * or err (ERR_DOCKER_UNAVAILABLE: the engine cannot be reached;
+ * ERR_INSTALL_FAILED: the helper or its listing failed). Returns 0 (cb
+ * runs later) or a negative code with err.
+ */
+typedef void (*install_list_cb)(const struct error *err,
+				const struct pkg_entry *sets, size_t n,
+				void *arg);
+int installer_list(struct installer *in, install_list_cb cb, void *arg,
+		   struct error *err);
+
 #endif

@@ -1,10 +1,11 @@
 /*
- * install_internal.h - what the four parts of the installer share:
+ * install_internal.h - what the parts of the installer share:
  * install.c (the installer, its requests: look-up, waiting, answering,
  * cancellation), install_job.c (an install that is not in the cache: its
  * containers and the steps run in the install box), install_env.c (what
- * an installer runs with: argv, environment, the proxy's allow-list) and
- * install_prune.c (cache prune). Not for other modules.
+ * an installer runs with: argv, environment, the proxy's allow-list),
+ * install_prune.c (cache prune) and install_list.c (cache list). Not for
+ * other modules.
  */
 #ifndef SBX_INSTALL_INTERNAL_H
 #define SBX_INSTALL_INTERNAL_H
@@ -146,6 +147,8 @@ struct installer {
 
 /* Every container is gone: answer and free. */
 void install_job_end(struct job *j);
+/* The specs as a JSON array of strings (new), or NULL without memory. */
+cJSON *install_specs_json(const struct install_specs *s);
 
 /* ---- install_job.c ---- */
 
@@ -153,19 +156,30 @@ void install_job_end(struct job *j);
  * the install network first; it ends in install_job_end(). */
 void install_job_run(struct job *j);
 
-/* A one-shot helper container, run to its end and removed: done gets
- * err NULL when argv exited 0, else why. */
-typedef void (*helper_done_fn)(const struct error *err, void *arg);
+/* A one-shot helper container (install_run_helper): argv run as user in
+ * image, with the package volume at INSTALL_MOUNT, no network, small
+ * limits. */
+struct install_helper {
+	const char *role; /* its org.mcp-sandbox.role label */
+	const char *image;
+	const char *user;
+	const char *const *caps; /* the only capabilities, or NULL: none */
+	const char *const *argv;
+	/* The hand-over volume, read-only at SCRATCH_MOUNT, or NULL. */
+	const char *scratch;
+	int volume_ro; /* the package volume read-only (else read-write) */
+	int output;    /* its stdout is read back for done */
+};
 
-/* argv run as user in image, with the package volume read-write at
- * INSTALL_MOUNT (and the hand-over volume scratch, when not NULL,
- * read-only at SCRATCH_MOUNT), no network, the capabilities in caps only
- * and small limits. Returns 0 (done is called later) or a negative
- * code. */
-int install_run_helper(struct installer *in, const char *role,
-		       const char *image, const char *user,
-		       const char *const *caps, const char *const *argv,
-		       const char *scratch, helper_done_fn done, void *arg);
+/* Run to its end and removed: done gets err NULL when argv exited 0,
+ * else why; out (len bytes, NUL-terminated, borrowed for the call) its
+ * stdout when the helper asked for it and it exited 0, else NULL. */
+typedef void (*helper_done_fn)(const struct error *err, const char *out,
+			       size_t len, void *arg);
+
+/* Returns 0 (done is called later) or a negative code. */
+int install_run_helper(struct installer *in, const struct install_helper *h,
+		       helper_done_fn done, void *arg);
 
 /* ---- install_env.c ---- */
 

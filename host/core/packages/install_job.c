@@ -26,11 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "docker/container.h"
 #include "docker/network.h"
 #include "install_internal.h"
 #include "install_proxy.h"
+#include "pkg_volume.h"
 #include "registry_check.h"
 #include "util/log.h"
 
@@ -298,14 +300,19 @@ struct helper {
 	struct installer *in;
 	helper_done_fn done;
 	void *arg;
+	int output;
 	char id[80];
+	char *out; /* its stdout, when asked for */
+	size_t out_len;
 	struct error err;
 	int failed;
 };
 
 static void helper_end(struct helper *h)
 {
-	h->done(h->failed ? &h->err : NULL, h->arg);
+	h->done(h->failed ? &h->err : NULL, h->failed ? NULL : h->out,
+		h->out_len, h->arg);
+	free(h->out);
 	free(h);
 }
 
@@ -315,6 +322,32 @@ static void helper_removed_cb(const struct error *err, const char *id,
 	(void)err;
 	(void)id;
 	helper_end(arg);
+}
+
+static void helper_remove(struct helper *h)
+{
+	if (container_remove(h->in->d, h->id, helper_removed_cb, h))
+		helper_end(h);
+}
+
+static void helper_logs_cb(const struct error *err, const char *text,
+			   size_t len, void *arg)
+{
+	struct helper *h = arg;
+
+	if (err) {
+		h->failed = 1;
+		error_set(&h->err, ERR_INSTALL_FAILED, "reading its output: %s",
+			  err->msg);
+	} else if (!(h->out = malloc(len + 1))) {
+		h->failed = 1;
+		error_set(&h->err, -ENOMEM, NULL);
+	} else {
+		memcpy(h->out, text, len);
+		h->out[len] = '\0';
+		h->out_len = len;
+	}
+	helper_remove(h);
 }
 
 static void helper_waited_cb(const struct error *err, int status, void *arg)
@@ -329,8 +362,17 @@ static void helper_waited_cb(const struct error *err, int status, void *arg)
 			error_set(&h->err, ERR_INSTALL_FAILED,
 				  "it exited with status %d", status);
 	}
-	if (container_remove(h->in->d, h->id, helper_removed_cb, h))
-		helper_end(h);
+	/* Its log is read before it is removed (a service container is
+	 * not removed by the engine as it exits). */
+	if (!h->failed && h->output &&
+	    container_logs(h->in->d, h->id, helper_logs_cb, h) == 0)
+		return;
+	if (!h->failed && h->output) {
+		h->failed = 1;
+		error_set(&h->err, ERR_INSTALL_FAILED,
+			  "its output could not be read");
+	}
+	helper_remove(h);
 }
 
 static void helper_started_cb(const struct error *err, const char *id,
@@ -349,21 +391,20 @@ static void helper_started_cb(const struct error *err, const char *id,
 		helper_waited_cb(NULL, -1, h);
 }
 
-int install_run_helper(struct installer *in, const char *role,
-		       const char *image, const char *user,
-		       const char *const *caps, const char *const *argv,
-		       const char *scratch, helper_done_fn done, void *arg)
+int install_run_helper(struct installer *in, const struct install_helper *hs,
+		       helper_done_fn done, void *arg)
 {
 	const struct container_mount mounts[] = {
-		{in->cfg->pkg_volume, INSTALL_MOUNT, 0, in->volume_labels},
-		{scratch, SCRATCH_MOUNT, 1, NULL},
+		{in->cfg->pkg_volume, INSTALL_MOUNT, hs->volume_ro,
+		 in->volume_labels},
+		{hs->scratch, SCRATCH_MOUNT, 1, NULL},
 		{NULL, NULL, 0, NULL},
 	};
 	const char *labels[24];
 	char role_buf[64];
 	struct container_spec spec = {
-		.image = image,
-		.labels = role_labels(in, role, role_buf, sizeof(role_buf),
+		.image = hs->image,
+		.labels = role_labels(in, hs->role, role_buf, sizeof(role_buf),
 				      labels),
 		.memory_mb = 256,
 		.cpu_millis = 1000,
@@ -375,9 +416,9 @@ int install_run_helper(struct installer *in, const char *role,
 		.network = "none",
 		.mounts = mounts,
 		.service = 1,
-		.user = user,
-		.caps = caps,
-		.entrypoint = argv,
+		.user = hs->user,
+		.caps = hs->caps,
+		.entrypoint = hs->argv,
 		.seccomp = in->seccomp,
 		.seccomp_file = in->seccomp_file,
 	};
@@ -389,6 +430,7 @@ int install_run_helper(struct installer *in, const char *role,
 	h->in = in;
 	h->done = done;
 	h->arg = arg;
+	h->output = hs->output;
 	rc = container_run(in->d, &spec, helper_started_cb, h);
 	if (rc)
 		free(h);
@@ -569,10 +611,13 @@ static const char store_script[] =
 	"k=$2; shift 2; for v; do [ \"$v\" != \"$k\" ] && rm -rf \"$v\"; "
 	"done; true";
 
-static void store_done(const struct error *err, void *arg)
+static void store_done(const struct error *err, const char *out, size_t len,
+		       void *arg)
 {
 	struct job *j = arg;
 
+	(void)out;
+	(void)len;
 	if (err) {
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "storing the set in the package volume failed: %s",
@@ -586,6 +631,14 @@ static void job_step_store(struct job *j, const struct agent_exec_result *r)
 {
 	static const char *const caps[] = {"DAC_READ_SEARCH", NULL};
 	const char *argv[MAX_EVICT + 8];
+	const struct install_helper hs = {
+		.role = "store",
+		.image = j->pl->policy.image,
+		.user = "0",
+		.caps = caps,
+		.argv = argv,
+		.scratch = j->scratch,
+	};
 	uint64_t cap = (uint64_t)j->in->cfg->pkg_cache_max_mb << 20;
 	uint64_t mine = pkg_manifest_bytes(j->manifest);
 	char nonce[32];
@@ -609,21 +662,28 @@ static void job_step_store(struct job *j, const struct agent_exec_result *r)
 		argv[n++] = j->evicted[i];
 	argv[n] = NULL;
 	progress(j, "storing the set in the cache");
-	if (install_run_helper(j->in, "store", j->pl->policy.image, "0", caps,
-			       argv, j->scratch, store_done, j))
+	if (install_run_helper(j->in, &hs, store_done, j))
 		job_fail(j, ERR_INSTALL_FAILED,
 			 "the store step could not be started");
 }
 
-/* The install container puts the manifest beside the set it installed
- * into the hand-over volume. */
+/* The install container puts the set's record (pkg_volume.h: the
+ * manifest, and what lets any server list the set without an index of
+ * its own) beside the set it installed into the hand-over volume. */
 static void job_step_handover(struct job *j)
 {
 	const char *argv[] = {"/bin/cp", "/work/manifest.json",
 			      SCRATCH_MOUNT "/manifest.json", NULL};
 	struct env_buf env;
-	char *text = cJSON_PrintUnformatted(j->manifest);
+	cJSON *specs = install_specs_json(&j->specs);
+	cJSON *rec = specs ? pkg_record_new(j->manifest, j->pl->desc->name,
+					    specs, (int64_t)time(NULL),
+					    (double)(uv_hrtime() - j->t0) / 1e9)
+			   : NULL;
+	char *text = rec ? cJSON_PrintUnformatted(rec) : NULL;
 
+	cJSON_Delete(specs);
+	cJSON_Delete(rec);
 	if (!text) {
 		job_fail(j, -ENOMEM, NULL);
 		return;

@@ -41,10 +41,13 @@ static void prune_end(struct prune *pr)
 	free(pr);
 }
 
-static void prune_done(const struct error *err, void *arg)
+static void prune_done(const struct error *err, const char *out, size_t len,
+		       void *arg)
 {
 	struct prune *pr = arg;
 
+	(void)out;
+	(void)len;
 	if (err) {
 		pr->failed = 1;
 		error_set(&pr->err, ERR_INSTALL_FAILED,
@@ -59,6 +62,12 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 	struct prune *pr = arg;
 	struct installer *in = pr->in;
 	const char *argv[MAX_EVICT * 3 + 16];
+	const struct install_helper hs = {
+		.role = "prune",
+		.image = in->cfg->pkg_proxy_image,
+		.user = "0",
+		.argv = argv,
+	};
 	struct pkg_entry *e;
 	size_t n = 0, i;
 
@@ -95,8 +104,7 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 	argv[n++] = "{}";
 	argv[n++] = "+";
 	argv[n] = NULL;
-	if (install_run_helper(in, "prune", in->cfg->pkg_proxy_image, "0", NULL,
-			       argv, NULL, prune_done, pr)) {
+	if (install_run_helper(in, &hs, prune_done, pr)) {
 		pr->failed = 1;
 		error_set(&pr->err, ERR_INSTALL_FAILED,
 			  "removing the cached sets failed");

@@ -277,8 +277,14 @@ cJSON *pkg_entry_json(const struct pkg_entry *e)
 		cJSON_GetObjectItemCaseSensitive(e->manifest, "installer");
 
 	cJSON_AddStringToObject(o, "key", e->key);
-	cJSON_AddStringToObject(o, "language", e->lang);
-	cJSON_AddItemToObject(o, "specs", cJSON_Duplicate(e->specs, 1));
+	if (e->lang[0])
+		cJSON_AddStringToObject(o, "language", e->lang);
+	else
+		cJSON_AddNullToObject(o, "language");
+	if (e->specs)
+		cJSON_AddItemToObject(o, "specs", cJSON_Duplicate(e->specs, 1));
+	else
+		cJSON_AddNullToObject(o, "specs");
 	cJSON_AddItemToObject(o, "packages",
 			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
 						      e->manifest, "packages"),
@@ -287,7 +293,10 @@ cJSON *pkg_entry_json(const struct pkg_entry *e)
 	cJSON_AddStringToObject(o, "installer",
 				cJSON_IsString(inst) ? inst->valuestring : "");
 	cJSON_AddNumberToObject(o, "created", (double)e->created);
-	cJSON_AddNumberToObject(o, "lastUsed", (double)e->last_used);
+	if (e->last_used)
+		cJSON_AddNumberToObject(o, "lastUsed", (double)e->last_used);
+	else
+		cJSON_AddNullToObject(o, "lastUsed");
 	return o;
 }
 

@@ -2,8 +2,9 @@
  * pkg_cache.h - what this server knows of the package cache volume: one
  * entry per installed set (its key, language, specs and the installer's
  * manifest), with sizes and last use for LRU eviction. The volume holds
- * the files and each entry's manifest.json; this index is kept in
- * <state_dir>/packages.json and is dropped whole when the volume it
+ * the files and each set's record (pkg_volume.h), which is what `cache
+ * list` shows; this index is kept in <state_dir>/packages.json and is
+ * dropped whole when the volume it
  * describes is not the one the engine has (a volume removed and made
  * again has a new CreatedAt). docs/packages.md, "The cache".
  */
@@ -83,7 +84,8 @@ void pkg_cache_set_registries(struct pkg_cache *c, const char *image_id,
 void pkg_cache_save(struct pkg_cache *c);
 
 /* The entry as the tools show it: {key, language, specs, packages,
- * bytes, installer, created, lastUsed}. */
+ * bytes, installer, created, lastUsed}; what the entry does not know
+ * (lang "", specs NULL, last_used 0) is null. */
 cJSON *pkg_entry_json(const struct pkg_entry *e);
 
 #endif

@@ -73,6 +73,16 @@ export async function installOk(s, args, opts) {
   return JSON.parse(r.content[0].text);
 }
 
+/**
+ * Run a bash script (with args as $1...) as root in a container of the
+ * proxy image with the package volume at /v, as an operator (or another
+ * server) might change it. Its stdout.
+ */
+export function onVolume(volume, script, ...args) {
+  return docker('run', '--rm', '--network', 'none', '-u', '0', '-v', `${volume}:/v`,
+    '--entrypoint', 'bash', 'mcp-sandbox/proxy:latest', '-c', script, 'on-volume', ...args);
+}
+
 /** What the package volume holds, as a sandbox sees it (sorted). */
 export async function volumeKeys(s) {
   const r = runResult(await s.call({ language: 'python', code: "import os\nprint(' '.join(sorted(os.listdir('/opt/sbx/pkgs'))))" }));
