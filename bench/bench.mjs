@@ -165,6 +165,15 @@ async function prestart(n, seconds) {
       const l = await poolIdle(on, lang);
       out.counts[lang] = { prestarted: l.prestarted, cold: l.cold };
     }
+    // typescript beside javascript, in turns (issue 30: esbuild's service
+    // in the pre-started node, no compiler process per call).
+    out.pair = { javascript: [], typescript: [] };
+    for (let i = 0; i < n + 5; i++)
+      for (const lang of ["javascript", "typescript"]) {
+        await poolIdle(on, lang);
+        const t = await timed(() => call(on.client, lang, PRESTART_LANGS[lang]));
+        if (i >= 5) out.pair[lang].push(t);
+      }
   } finally {
     await on.client.close();
     await off.client.close();
@@ -211,6 +220,10 @@ function prestartReport(r) {
   for (const [lang, a, c] of rows)
     console.log(`${lang} one-off p50 <= ${PRESTART_TARGET[lang].toFixed(2)} x docker exec (${(PRESTART_TARGET[lang] * b).toFixed(1)} ms): ${a.toFixed(1)} ms = ${(a / b).toFixed(3)} x ${ok(a <= PRESTART_TARGET[lang] * b)} (off: ${c.toFixed(1)} ms = ${(c / b).toFixed(3)} x)`);
   console.log(`4 callers >= 2 x the cold path's sequential rate: ${r.preFour.toFixed(1)} / ${r.coldSeq.toFixed(1)} = ${(r.preFour / r.coldSeq).toFixed(2)} x ${ok(r.preFour >= 2 * r.coldSeq)}`);
+  console.log("\n## typescript beside javascript, prestart on, in turns (issue 30)");
+  const js = line("mcp javascript", r.pair.javascript);
+  const ts = line("mcp typescript", r.pair.typescript);
+  console.log(`typescript one-off p50 <= 1.3 x javascript one-off: ${ts.toFixed(1)} / ${js.toFixed(1)} ms = ${(ts / js).toFixed(2)} x ${ok(ts <= 1.3 * js)}`);
 }
 
 // python print(1) for `seconds` from `concurrency` callers; executions/s.
