@@ -178,8 +178,9 @@ static void negotiated_cb(const struct docker_response *res, void *arg)
 }
 
 /* The doctor's installer on engine i, with the index that engine's
- * installer uses (it learns the registries as an install would), or
- * NULL (installs off, no state directory: the check says nothing). */
+ * installer uses (read for the registries found before; a check writes
+ * nothing to it), or NULL (installs off, no state directory: the check
+ * says nothing). */
 static struct installer *doctor_installer(struct app *a, size_t i,
 					  const char *engine,
 					  struct pkg_cache **cache)

@@ -25,6 +25,14 @@ static void cli_finish(struct app *a)
 	}
 }
 
+/* The command failed: why, on stderr, and exit status 1. */
+static void cli_fail(struct app *a, const struct error *err)
+{
+	fprintf(stderr, "mcp-sandbox: %s: %s\n", tool_error_code(err->code),
+		err->msg);
+	a->exit_code = 1;
+}
+
 static void cli_progress_cb(const char *text, void *arg)
 {
 	(void)arg;
@@ -41,9 +49,7 @@ static void cli_installed_cb(const struct error *err,
 	char *text;
 
 	if (err) {
-		fprintf(stderr, "mcp-sandbox: %s: %s\n",
-			tool_error_code(err->code), err->msg);
-		a->exit_code = 1;
+		cli_fail(a, err);
 		cli_finish(a);
 		return;
 	}
@@ -77,9 +83,7 @@ static void cli_pruned_cb(const struct error *err, size_t sets, uint64_t bytes,
 	struct app *a = arg;
 
 	if (err) {
-		fprintf(stderr, "mcp-sandbox: %s: %s\n",
-			tool_error_code(err->code), err->msg);
-		a->exit_code = 1;
+		cli_fail(a, err);
 	} else {
 		printf("removed %zu package set(s), %llu bytes\n", sets,
 		       (unsigned long long)bytes);
@@ -100,9 +104,7 @@ static void cli_listed_cb(const struct error *err, const struct pkg_entry *sets,
 	size_t i;
 
 	if (err) {
-		fprintf(stderr, "mcp-sandbox: %s: %s\n",
-			tool_error_code(err->code), err->msg);
-		a->exit_code = 1;
+		cli_fail(a, err);
 		cli_finish(a);
 		return;
 	}

@@ -254,16 +254,16 @@ static void unreachable_add(struct installer *in, const struct job *j)
 {
 	struct unreachable *u = &in->unreachable[0];
 	uint64_t now = uv_now(in->loop);
+	char key[sizeof(u->key)];
 	size_t i;
 
 	if (!in->cfg->pkg_registry_retry_ms)
 		return;
+	install_registries_key(j, key, sizeof(key));
 	/* The same key's slot, else the oldest. */
 	for (i = 0; i < sizeof(in->unreachable) / sizeof(*u); i++) {
 		struct unreachable *x = &in->unreachable[i];
-		char key[sizeof(x->key)];
 
-		install_registries_key(j, key, sizeof(key));
 		if (strcmp(x->key, key) == 0) {
 			u = x;
 			break;
@@ -271,7 +271,7 @@ static void unreachable_add(struct installer *in, const struct job *j)
 		if (x->until < u->until)
 			u = x;
 	}
-	install_registries_key(j, u->key, sizeof(u->key));
+	memcpy(u->key, key, sizeof(key));
 	u->at = now;
 	u->until = now + in->cfg->pkg_registry_retry_ms;
 	snprintf(u->msg, sizeof(u->msg), "%s", j->err.msg);

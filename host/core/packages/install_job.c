@@ -1068,13 +1068,15 @@ static void job_after_proxy(struct job *j)
 		job_step_follow(j);
 		return;
 	}
-	if (!j->known) {
-		/* The next install of this image starts its proxy at once. */
+	if (!j->known && !j->check_only) {
+		/* The next install of this image starts its proxy at once.
+		 * (A check alone writes no index: `doctor` may run beside a
+		 * server that saves the same file.) */
 		install_registries_key(j, key, sizeof(key));
 		install_allow_join_urls(j, allow, sizeof(allow));
 		pkg_cache_set_registries(j->in->cache, key, allow);
-		j->known = 1;
 	}
+	j->known = 1;
 	if (j->check_only)
 		job_check_registries(j);
 	else

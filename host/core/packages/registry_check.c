@@ -223,7 +223,7 @@ void registry_advice(const char *lang, const char *mirror, const char *upstream,
 	char var[80];
 	size_t i, o = 0;
 
-	for (i = 0; lang[i] && i < 60; i++)
+	for (i = 0; i < 60 && lang[i]; i++)
 		var[i] = lang[i] == '-' ? '_'
 					: (char)toupper((unsigned char)lang[i]);
 	var[i] = '\0';
