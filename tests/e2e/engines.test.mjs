@@ -464,7 +464,9 @@ e2e('each engine installs packages with its own egress proxy, network and cache:
     SANDBOX_CONFIG: ini, SANDBOX_POOL_SIZE: '0', SANDBOX_POOL_WARM_AT_START: '',
     SANDBOX_PACKAGES_NETWORK: network, SANDBOX_PACKAGES_VOLUME: volume, SANDBOX_JAVASCRIPT_REGISTRY: 'http://npm-local:8080/',
   });
-  // Sessions spread: the second lands on the second engine.
+  // Sessions spread: the second lands on the second engine (once both
+  // answer: an engine slow to answer first is no candidate yet).
+  await waitFor(async () => (await inspectEngines(s)).every((x) => x.health === 'up'), { what: 'both engines up' });
   const engines = {};
   for (const name of ['one', 'two']) {
     const c = await session(s, 'create', { language: 'javascript', name });

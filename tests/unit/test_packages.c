@@ -296,6 +296,9 @@ static void check_registry_check(void)
 	      strcmp(r[1].reason, "Internal Server Error") == 0);
 	registry_describe(&r[1], "", 3000, how, sizeof(how));
 	CHECK(strstr(how, "does not resolve") && strstr(how, "500"));
+	registry_describe(&r[1], "corp:3128", 3000, how, sizeof(how));
+	CHECK(strcmp(how, "the egress proxy got no way through the upstream "
+			  "proxy corp:3128 (500 ERR_CANNOT_FORWARD)") == 0);
 	registry_describe(&r[2], "", 3000, how, sizeof(how));
 	CHECK(strcmp(how, "refused the connection (TCP)") == 0);
 	/* No Squid error page: the upstream proxy's own answer. */

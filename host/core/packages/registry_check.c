@@ -194,6 +194,15 @@ void registry_describe(const struct registry_result *r, const char *upstream,
 				 r->reason[0] ? " " : "", r->reason);
 		return;
 	}
+	if (upstream && *upstream) {
+		/* Everything goes through the upstream proxy (never_direct):
+		 * Squid's own error is about reaching it or its answer. */
+		snprintf(out, size,
+			 "the egress proxy got no way through the upstream "
+			 "proxy %s (%d %.*s)",
+			 upstream, r->status, (int)n, r->squid);
+		return;
+	}
 	if (n == 12 && strncmp(r->squid, "ERR_DNS_FAIL", n) == 0)
 		snprintf(what, sizeof(what),
 			 "its name does not resolve (DNS, asked by the "
@@ -214,7 +223,7 @@ void registry_describe(const struct registry_result *r, const char *upstream,
 		snprintf(what, sizeof(what),
 			 "the egress proxy answered %d (%.*s)", r->status,
 			 (int)n, r->squid);
-	snprintf(out, size, "%s%s", what, via);
+	snprintf(out, size, "%s", what);
 }
 
 void registry_advice(const char *lang, const char *mirror, const char *upstream,
