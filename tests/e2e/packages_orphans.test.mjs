@@ -52,7 +52,11 @@ e2e('packages: a cancelled install stops and leaves nothing; a server killed mid
   await killServer(s);
   await pending;
   const left = (role) => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`, '--filter', `label=org.mcp-sandbox.role=${role}`).split('\n').filter(Boolean).length;
-  assert.deepEqual([left('install'), left('proxy'), left('forwarder')], [1, 1, 1], 'the dead server left its install container, proxy and forwarder');
+  // The install container's agent sees its connection end and exits, and
+  // the engine removes it (AutoRemove): it may be gone already. The proxy
+  // and the forwarder, services, stay for the next server.
+  assert.ok(left('install') <= 1);
+  assert.deepEqual([left('proxy'), left('forwarder')], [1, 1], 'the dead server left its proxy and forwarder');
 
   await h.start({ env: p.env });
   await waitFor(() => docker('ps', '-aq', '--filter', `label=org.mcp-sandbox.owner-pid=${pid}`) === '' &&
