@@ -1,10 +1,12 @@
 /*
  * install_prune.c - cache prune (installer_prune(), install.h): a helper
  * container removes every set of the package volume but those in use,
- * then the index forgets them.
+ * saying the size of each as it goes, then the index forgets them. The
+ * count is the volume's, whatever this state directory's index knew.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "docker/network.h"
 #include "install_internal.h"
@@ -15,30 +17,58 @@ struct prune {
 	void *arg;
 	struct error err;
 	int failed;
+	size_t sets;	/* removed from the volume: sets under their key */
+	uint64_t bytes; /* ... and everything removed, in bytes */
 };
 
 static void prune_end(struct prune *pr)
 {
 	struct pkg_cache *c = pr->in->cache;
-	size_t sets = 0, i = 0;
-	uint64_t bytes = 0;
+	size_t i = 0;
 	struct pkg_entry *e;
 
 	if (!pr->failed) {
-		/* What the container removed: every set but those in use. */
+		/* The volume has every set but those in use no more. */
 		while ((e = pkg_cache_at(c, i))) {
 			if (pr->in->busy &&
 			    pr->in->busy(e->key, pr->in->busy_arg)) {
 				i++;
 				continue;
 			}
-			sets++;
-			bytes += e->bytes;
 			pkg_cache_remove(c, e->key);
 		}
 	}
-	pr->cb(pr->failed ? &pr->err : NULL, sets, bytes, pr->arg);
+	pr->cb(pr->failed ? &pr->err : NULL, pr->sets, pr->bytes, pr->arg);
 	free(pr);
+}
+
+/* du's lines, "<bytes>\t<path>", one for each entry removed: a set is a
+ * directory named by its key; the rest (a .tmp- copy an install left) is
+ * counted in bytes only. */
+static void prune_count(struct prune *pr, const char *out, size_t len)
+{
+	const char *p = out, *end = out + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end,
+			   *tab = memchr(p, '\t', (size_t)(le - p));
+		const char *name;
+		size_t n, k;
+
+		if (tab) {
+			pr->bytes += strtoull(p, NULL, 10);
+			for (name = le; name > tab && name[-1] != '/'; name--)
+				;
+			n = (size_t)(le - name);
+			for (k = 0;
+			     k < n && strchr("0123456789abcdef", name[k]); k++)
+				;
+			if (n == PKG_KEY_LEN && k == n)
+				pr->sets++;
+		}
+		p = le + 1;
+	}
 }
 
 static void prune_done(const struct error *err, const char *out, size_t len,
@@ -46,8 +76,8 @@ static void prune_done(const struct error *err, const char *out, size_t len,
 {
 	struct prune *pr = arg;
 
-	(void)out;
-	(void)len;
+	if (!err && out)
+		prune_count(pr, out, len);
 	if (err) {
 		pr->failed = 1;
 		error_set(&pr->err, ERR_INSTALL_FAILED,
@@ -61,12 +91,13 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 {
 	struct prune *pr = arg;
 	struct installer *in = pr->in;
-	const char *argv[MAX_EVICT * 3 + 16];
+	const char *argv[MAX_EVICT * 3 + 20];
 	const struct install_helper hs = {
 		.role = "prune",
 		.image = in->cfg->pkg_proxy_image,
 		.user = "0",
 		.argv = argv,
+		.output = 1,
 	};
 	struct pkg_entry *e;
 	size_t n = 0, i;
@@ -83,7 +114,8 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 	}
 	pkg_cache_bind_volume(in->cache, ident);
 	/* find, not a shell: every entry of the volume but the sets in use
-	 * (and nothing when the volume is empty). */
+	 * (and nothing when the volume is empty), its size said, then
+	 * removed. */
 	argv[n++] = "/usr/bin/find";
 	argv[n++] = INSTALL_MOUNT;
 	argv[n++] = "-mindepth";
@@ -99,10 +131,15 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 		argv[n++] = e->key;
 	}
 	argv[n++] = "-exec";
+	argv[n++] = "du";
+	argv[n++] = "-sb";
+	argv[n++] = "{}";
+	argv[n++] = ";";
+	argv[n++] = "-exec";
 	argv[n++] = "rm";
 	argv[n++] = "-rf";
 	argv[n++] = "{}";
-	argv[n++] = "+";
+	argv[n++] = ";";
 	argv[n] = NULL;
 	if (install_run_helper(in, &hs, prune_done, pr)) {
 		pr->failed = 1;
