@@ -14,7 +14,7 @@ import path from 'node:path';
 import { e2e, runResult, toolError } from './lib/server.mjs';
 import { install, installOk, packageEnv, volumeKeys } from './lib/packages.mjs';
 import { sessionExecCall, sessionResult } from './lib/sessions.mjs';
-import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, listenerHits, serveListener, serveRegistry, waitLogged } from './lib/registry.mjs';
+import { addCrate, addGoModule, addNpmPackage, addProbePackages, addWheel, docker, listenerHits, serveListener, serveRegistry, testCertificates, waitLogged } from './lib/registry.mjs';
 
 e2e('packages: faults: a destination off the list is refused by the proxy and logged; time and disk budgets; nothing half-made stays', { timeoutMs: 600_000 }, async (h) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-reg-'));
@@ -229,6 +229,31 @@ e2e('packages: a registry that cannot be reached is named at once, with how and 
   const js = toolError(await install(t, { language: 'javascript', packages: ['is-odd'] }));
   assert.equal(js.code, 'registry_unreachable');
   assert.match(js.message, /^registry unreachable: closed-registry:8081: refused the connection \(TCP\)\n/, js.message);
+});
+
+e2e('packages: a registry whose certificate the installer does not trust is said first, with [packages] ca_bundle; with its CA there, the install works', { timeoutMs: 300_000 }, async (h) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-tls-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  addWheel(path.join(dir, 'index'), 'overtls', '1.0', 'T = 1\n');
+  const certs = testCertificates(path.join(dir, 'certs'), ['pypi-tls']);
+  // A TLS-intercepting network's way: a certificate of a CA that the
+  // host's bundle (the default ca_bundle) does not have.
+  const p = packageEnv(h, { SANDBOX_PYTHON_REGISTRY: 'https://pypi-tls:8080/simple/' });
+  docker('network', 'create', '--internal', p.network);
+  serveRegistry(p.network, ['pypi-tls'], path.join(dir, 'index'), { tls: certs });
+  const s = await h.start({ env: p.env });
+  const e = toolError(await install(s, { language: 'python', packages: ['overtls==1.0'] }));
+  assert.equal(e.code, 'registry_unreachable', e.message);
+  assert.match(e.message, /^registry TLS failure: python's installer did not trust a registry's certificate \(a network that intercepts TLS\?\): set \[packages\] ca_bundle = the PEM file of its CA \(SANDBOX_PACKAGES_CA_BUNDLE\); the bundle given now does not have it\.\n/, e.message);
+  assert.match(e.message, /CERTIFICATE_VERIFY_FAILED|certificate verify failed/);
+  await s.close();
+
+  const t = await h.start({ env: { ...p.env, SANDBOX_PACKAGES_CA_BUNDLE: certs.ca } });
+  const set = await installOk(t, { language: 'python', packages: ['overtls==1.0'] });
+  assert.deepEqual(set.packages.map((x) => [x.name, x.version]), [['overtls', '1.0']]);
+  assert.ok(set.connections.some((c) => c.host === 'pypi-tls' && c.method === 'CONNECT' && c.allowed), JSON.stringify(set.connections));
+  const run = runResult(await t.call({ language: 'python', packages: ['overtls==1.0'], code: 'import overtls\nprint(overtls.T)' }, { requestTimeoutMs: 120_000 }));
+  assert.equal(run.stdout, '1\n', run.stderr);
 });
 
 e2e('packages: crates from a local Cargo sparse registry, built once at install and linked by a rust program', { timeoutMs: 400_000 }, async (h) => {

@@ -466,11 +466,12 @@ static void tail_add(struct job *j, const char *p, size_t n)
 }
 
 /* The tail for a person: from its first whole line (when it was cut),
- * without pip's retry warnings, which repeat one error five times. */
+ * with one of pip's retry warnings, which repeat one error five times. */
 static void tail_trim(const char *tail, char *out, size_t size)
 {
 	const char *p = tail, *nl;
 	size_t o = 0;
+	int retries = 0;
 
 	if (strlen(tail) >= TAIL_MAX && (nl = strchr(tail, '\n')))
 		p = nl + 1;
@@ -478,7 +479,7 @@ static void tail_trim(const char *tail, char *out, size_t size)
 	while (*p && o + 1 < size) {
 		size_t n = strcspn(p, "\n");
 
-		if (!memmem(p, n, "Retrying (Retry(", 16)) {
+		if (!memmem(p, n, "Retrying (Retry(", 16) || !retries++) {
 			size_t k = n + (p[n] == '\n') < size - 1 - o
 					   ? n + (p[n] == '\n')
 					   : size - 1 - o;

@@ -25,6 +25,12 @@ class H(http.server.SimpleHTTPRequestHandler):
         pass
 os.chdir("/srv")
 server = http.server.ThreadingHTTPServer(("", 8080), H)
+if len(sys.argv) > 1:
+    # https, with the certificate and key in that directory
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(sys.argv[1] + "/server.pem", sys.argv[1] + "/server.key")
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
 print("listening", flush=True)
 server.serve_forever()
 `;
@@ -47,18 +53,37 @@ export function waitLogged(id, re, { host } = {}) {
 
 /**
  * Serves dir on network as http://<alias>:8080/ for every alias, once it
- * listens. The network must exist. Returns the container id (removed with
- * the network by the caller's clean-up).
+ * listens (https with tls: testCertificates()'s, for those names). The
+ * network must exist. Returns the container id (removed with the network
+ * by the caller's clean-up).
  */
-export function serveRegistry(network, aliases, dir) {
+export function serveRegistry(network, aliases, dir, { tls } = {}) {
   fs.chmodSync(dir, 0o755);
   const args = ['run', '-d', '--rm', '--network', network];
   for (const a of aliases) args.push('--network-alias', a);
+  if (tls) args.push('-v', `${tls.dir}:/tls:ro`);
   args.push('--read-only', '--user', '1000', '-v', `${dir}:/srv:ro`, '--entrypoint', 'python3',
-    'mcp-sandbox/python:latest', '-c', SERVER);
+    'mcp-sandbox/python:latest', '-c', SERVER, ...(tls ? ['/tls'] : []));
   const id = docker(...args);
   waitLogged(id, /^listening$/m);
   return id;
+}
+
+/**
+ * A certificate authority of the test's own and a server certificate it
+ * signed for names, in dir (made): ca.pem, server.pem, server.key
+ * (readable by the registry's user).
+ */
+export function testCertificates(dir, names) {
+  fs.mkdirSync(dir, { recursive: true });
+  const ssl = (...a) => execFileSync('openssl', a, { cwd: dir, stdio: 'pipe' });
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=sbx test CA', '-keyout', 'ca.key', '-out', 'ca.pem');
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${names[0]}`, '-keyout', 'server.key', '-out', 'server.csr');
+  fs.writeFileSync(path.join(dir, 'ext.cnf'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n`);
+  ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', 'ext.cnf', '-out', 'server.pem');
+  fs.chmodSync(dir, 0o755);
+  for (const f of ['server.pem', 'server.key', 'ca.pem']) fs.chmodSync(path.join(dir, f), 0o644);
+  return { dir, ca: path.join(dir, 'ca.pem') };
 }
 
 // A listener: "500" answers every request with 500 Internal Server Error
