@@ -20,6 +20,7 @@
 #include "core/engines/engine_info.h"
 #include "core/packages/install.h"
 #include "core/packages/packages.h"
+#include "core/packages/registry_check.h"
 #include "util/state_dir.h"
 
 /* Disk under the engine's data root below which images and installs
@@ -477,7 +478,8 @@ static void images(struct doctor *dr)
 
 struct registry_ask {
 	struct doctor *dr;
-	char langs[200]; /* the languages that share the installer */
+	const struct plugin *pl; /* the first of them */
+	char langs[200];	 /* the languages that share the installer */
 };
 
 static void registries_cb(const struct error *err,
@@ -505,16 +507,18 @@ static void registries_cb(const struct error *err,
 		    "%s answer%s through the egress proxy", list,
 		    strchr(list, ',') ? "" : "s");
 	} else if (err->code == ERR_REGISTRY_UNREACHABLE) {
-		/* "registry unreachable: ...\n<lang>'s installer needs it:
-		 * <what to set>." */
+		/* Its first line says which and how (install.h). */
 		const char *nl = strchr(err->msg, '\n');
-		const char *fix = nl ? strstr(nl, ": ") : NULL;
+		char fix[600];
 
+		registry_advice(ra->pl->desc->name, ra->pl->policy.registry,
+				installer_upstream(dr->env.installer), fix,
+				sizeof(fix));
 		snprintf(first, sizeof(first), "%.*s",
 			 (int)(nl ? (size_t)(nl - err->msg) : strlen(err->msg)),
 			 err->msg);
-		add(dr, check, "warn", fix ? fix + 2 : NULL,
-		    "%s: installs of %s will fail", first, ra->langs);
+		add(dr, check, "warn", fix, "%s: installs of %s will fail",
+		    first, ra->langs);
 	} else {
 		add(dr, check, "warn", NULL, "not checked: %s: %.400s",
 		    error_name(err->code), err->msg);
@@ -528,9 +532,8 @@ static void registries_cb(const struct error *err,
 static void registries(struct doctor *dr)
 {
 	const struct plugin_set *ps = dr->env.plugins;
-	char ids[16][1100], id[1024];
+	char ids[16][1024], id[1024];
 	struct registry_ask *asks[16];
-	const struct plugin *first[16];
 	size_t n = 0, i, k;
 	struct error err;
 
@@ -546,12 +549,10 @@ static void registries(struct doctor *dr)
 				     pl->desc->install_cmd,
 				     pl->desc->install_env, id, 800))
 			continue;
-		snprintf(id + strlen(id), sizeof(id) - strlen(id), " %s",
-			 pl->policy.image);
-		for (k = 0; k < n; k++)
-			if (strncmp(ids[k], id, strlen(id)) == 0 &&
-			    strcmp(ids[k] + strlen(id), reg ? reg : "") == 0)
-				break;
+		snprintf(id + strlen(id), sizeof(id) - strlen(id), " %s %s",
+			 pl->policy.image, reg ? reg : "");
+		for (k = 0; k < n && strcmp(ids[k], id) != 0; k++)
+			;
 		if (k < n) {
 			size_t used = strlen(asks[k]->langs);
 
@@ -562,15 +563,16 @@ static void registries(struct doctor *dr)
 		}
 		if (n == 16 || !(asks[n] = calloc(1, sizeof(**asks))))
 			continue;
-		snprintf(ids[n], sizeof(ids[n]), "%s%s", id, reg ? reg : "");
+		memcpy(ids[n], id, sizeof(id));
 		asks[n]->dr = dr;
+		asks[n]->pl = pl;
 		snprintf(asks[n]->langs, sizeof(asks[n]->langs), "%s",
 			 pl->desc->name);
-		first[n++] = pl;
+		n++;
 	}
 	for (k = 0; k < n; k++) {
 		dr->pending++;
-		if (installer_check_registries(dr->env.installer, first[k],
+		if (installer_check_registries(dr->env.installer, asks[k]->pl,
 					       NULL, registries_cb, asks[k],
 					       &err) != 0) {
 			add(dr, "registries", "warn", NULL,

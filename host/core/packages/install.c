@@ -564,6 +564,11 @@ int installer_install(struct installer *in, const struct plugin *pl,
 			    err);
 }
 
+const char *installer_upstream(const struct installer *in)
+{
+	return in->upstream;
+}
+
 int installer_check_registries(struct installer *in, const struct plugin *pl,
 			       install_progress_cb progress_cb, install_cb cb,
 			       void *arg, struct error *err)

@@ -102,6 +102,9 @@ int installer_install(struct installer *in, const struct plugin *pl,
 		      install_progress_cb progress, install_cb cb, void *arg,
 		      struct install_req **req, struct error *err);
 
+/* "host:port" of the proxy the egress proxies chain to, or "". */
+const char *installer_upstream(const struct installer *in);
+
 /* Check pl's registries through an egress proxy as an install would
  * (the same containers, the same check; installs nothing, stores
  * nothing): cb gets err NULL when each answered, else

@@ -153,6 +153,21 @@ static void connections_add(struct job *j, cJSON *more)
 	cJSON_Delete(more);
 }
 
+/* "registry unreachable: <what>", then what to set for this language,
+ * then (when not NULL) what the installer said, into out. */
+static void unreachable_msg(const struct job *j, const char *what,
+			    const char *then, char *out, size_t size)
+{
+	char advice[600];
+
+	registry_advice(j->pl->desc->name, j->pl->policy.registry,
+			j->in->upstream, advice, sizeof(advice));
+	snprintf(out, size,
+		 "registry unreachable: %s\n%s's installer needs it: %s.%s%s",
+		 what, j->pl->desc->name, advice, then ? "\n" : "",
+		 then ? then : "");
+}
+
 /* A failed installer's message, said again with what the proxy's log
  * and its output tell first: a registry the proxy could not reach (an
  * allowed request it answered with a 5xx: its own error, then named, or
@@ -160,7 +175,7 @@ static void connections_add(struct job *j, cJSON *more)
  * had, not one of these), or a certificate the installer did not trust. */
 static void explain_failure(struct job *j)
 {
-	char first[600] = "", advice[600], msg[ERROR_MSG_MAX + 1400];
+	char first[600] = "", was[ERROR_MSG_MAX], msg[ERROR_MSG_MAX + 600];
 	size_t used = 0, bad = 0;
 	const cJSON *c;
 
@@ -186,14 +201,11 @@ static void explain_failure(struct job *j)
 			cJSON_IsString(e) ? e->valuestring : "",
 			cJSON_IsString(e) ? ")" : "");
 	}
-	registry_advice(j->pl->desc->name, j->pl->policy.registry,
-			j->in->upstream, advice, sizeof(advice));
-	if (bad)
-		snprintf(msg, sizeof(msg),
-			 "registry unreachable: %s\n%s's installer needs it: "
-			 "%s.\n%s",
-			 first, j->pl->desc->name, advice, j->err.msg);
-	else if (registry_tls_untrusted(j->tail))
+	memcpy(was, j->err.msg, sizeof(was));
+	if (bad) {
+		unreachable_msg(j, first, was, msg, sizeof(msg));
+		j->unreachable = 1;
+	} else if (registry_tls_untrusted(j->tail)) {
 		snprintf(msg, sizeof(msg),
 			 "registry TLS failure: %s's installer did not trust "
 			 "a registry's certificate (a network that intercepts "
@@ -202,11 +214,11 @@ static void explain_failure(struct job *j)
 			 j->pl->desc->name,
 			 j->in->ca ? "; the bundle given now does not have it"
 				   : "",
-			 j->err.msg);
-	else
+			 was);
+	} else {
 		return;
+	}
 	error_set_msg(&j->err, ERR_REGISTRY_UNREACHABLE, msg);
-	j->unreachable = bad > 0;
 }
 
 static void logs_cb(const struct error *err, const char *text, size_t len,
@@ -479,16 +491,16 @@ static void tail_trim(const char *tail, char *out, size_t size)
 	while (*p && o + 1 < size) {
 		size_t n = strcspn(p, "\n");
 
+		size_t line = n + (p[n] == '\n');
+
 		if (!memmem(p, n, "Retrying (Retry(", 16) || !retries++) {
-			size_t k = n + (p[n] == '\n') < size - 1 - o
-					   ? n + (p[n] == '\n')
-					   : size - 1 - o;
+			size_t k = line < size - 1 - o ? line : size - 1 - o;
 
 			memcpy(out + o, p, k);
 			o += k;
 			out[o] = '\0';
 		}
-		p += n + (p[n] == '\n');
+		p += line;
 	}
 }
 
@@ -798,80 +810,70 @@ static size_t allow_index(const struct job *j, const char *hostport)
  * with each one that did not, how, and what to set. */
 static void job_step_checked(struct job *j, const struct agent_exec_result *r)
 {
-	struct registry_result res[MAX_ALLOW];
-	size_t n = registry_check_parse(r->out, r->out_len, res, MAX_ALLOW);
+	struct registry_result got[MAX_ALLOW], *res[MAX_ALLOW] = {0};
+	size_t n = registry_check_parse(r->out, r->out_len, got, MAX_ALLOW);
 	const struct config *cfg = j->in->cfg;
-	char how[MAX_ALLOW][400], msg[ERROR_MSG_MAX], advice[600];
+	char how[MAX_ALLOW][400], list[ERROR_MSG_MAX], msg[ERROR_MSG_MAX + 700];
 	size_t i, k, used = 0, bad = 0;
 
 	j->proxy_ready = 1;
 	/* In the allow-list's order, not the order they answered in. */
-	for (i = 1; i < n; i++)
-		for (k = i;
-		     k > 0 && allow_index(j, res[k].hostport) <
-				      allow_index(j, res[k - 1].hostport);
-		     k--) {
-			struct registry_result t = res[k];
-
-			res[k] = res[k - 1];
-			res[k - 1] = t;
-		}
 	for (i = 0; i < n; i++) {
-		cJSON *o = cJSON_CreateObject();
-
-		k = allow_index(j, res[i].hostport);
-		if (k < j->nallow)
+		k = allow_index(j, got[i].hostport);
+		if (k < j->nallow) {
+			res[k] = &got[i];
 			j->checked |= 1u << k;
-		registry_describe(&res[i], j->in->upstream,
+		}
+	}
+	for (i = 0; i < j->nallow; i++) {
+		cJSON *o;
+
+		if (!res[i])
+			continue;
+		registry_describe(res[i], j->in->upstream,
 				  cfg->pkg_registry_timeout_ms, how[i],
 				  sizeof(how[i]));
-		if (o && j->registries) {
-			cJSON_AddStringToObject(o, "registry", res[i].hostport);
-			cJSON_AddBoolToObject(o, "ok",
-					      res[i].state == REGISTRY_OK);
-			if (res[i].state != REGISTRY_OK)
-				cJSON_AddStringToObject(o, "problem", how[i]);
-			cJSON_AddItemToArray(j->registries, o);
-		} else {
-			cJSON_Delete(o);
-		}
+		if (!j->registries || !(o = cJSON_CreateObject()))
+			continue;
+		cJSON_AddStringToObject(o, "registry", res[i]->hostport);
+		cJSON_AddBoolToObject(o, "ok", res[i]->state == REGISTRY_OK);
+		if (res[i]->state != REGISTRY_OK)
+			cJSON_AddStringToObject(o, "problem", how[i]);
+		cJSON_AddItemToArray(j->registries, o);
 	}
 	/* Registries that failed alike are named together. */
-	for (i = 0; i < n; i++) {
-		if (res[i].state == REGISTRY_OK)
+#define FAILED(x) (res[x] && res[x]->state != REGISTRY_OK)
+	for (i = 0; i < j->nallow; i++) {
+		if (!FAILED(i))
 			continue;
-		for (k = 0; k < i; k++)
-			if (res[k].state != REGISTRY_OK &&
-			    strcmp(how[k], how[i]) == 0)
-				break;
-		if (k < i || used >= sizeof(msg))
+		for (k = 0; k < i && !(FAILED(k) && !strcmp(how[k], how[i]));
+		     k++)
+			;
+		if (k < i || used >= sizeof(list))
 			continue;
-		used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s",
-					 bad++ ? "; " : "", res[i].hostport);
-		for (k = i + 1; k < n && used < sizeof(msg); k++)
-			if (res[k].state != REGISTRY_OK &&
-			    strcmp(how[k], how[i]) == 0)
+		used += (size_t)snprintf(list + used, sizeof(list) - used,
+					 "%s%s", bad++ ? "; " : "",
+					 res[i]->hostport);
+		for (k = i + 1; k < j->nallow && used < sizeof(list); k++)
+			if (FAILED(k) && strcmp(how[k], how[i]) == 0)
 				used += (size_t)snprintf(
-					msg + used, sizeof(msg) - used, ", %s",
-					res[k].hostport);
-		if (used < sizeof(msg))
-			used += (size_t)snprintf(msg + used, sizeof(msg) - used,
-						 ": %s", how[i]);
+					list + used, sizeof(list) - used,
+					", %s", res[k]->hostport);
+		if (used < sizeof(list))
+			used += (size_t)snprintf(list + used,
+						 sizeof(list) - used, ": %s",
+						 how[i]);
 	}
+#undef FAILED
 	if (bad) {
-		registry_advice(j->pl->desc->name, j->pl->policy.registry,
-				j->in->upstream, advice, sizeof(advice));
+		unreachable_msg(j, list, NULL, msg, sizeof(msg));
 		j->unreachable = 1;
-		job_fail(j, ERR_REGISTRY_UNREACHABLE,
-			 "registry unreachable: %s\n%s's installer needs it: "
-			 "%s.",
-			 msg, j->pl->desc->name, advice);
-		return;
-	}
-	if (j->check_only)
+		job_fail(j, ERR_REGISTRY_UNREACHABLE, "%s", msg);
+	} else if (j->check_only) {
 		job_finish(j);
-	else
+	} else {
 		job_run_after_check(j);
+	}
 }
 
 /* Check the registries not checked yet through the current proxy (which
