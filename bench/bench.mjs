@@ -165,8 +165,8 @@ async function prestart(n, seconds) {
       const l = await poolIdle(on, lang);
       out.counts[lang] = { prestarted: l.prestarted, cold: l.cold };
     }
-    // typescript beside javascript, in turns (issue 30: esbuild's service
-    // in the pre-started node, no compiler process per call).
+    // typescript beside javascript, in turns (issue 30: swc in the
+    // pre-started node, no compiler process per call).
     out.pair = { javascript: [], typescript: [] };
     for (let i = 0; i < n + 5; i++)
       for (const lang of ["javascript", "typescript"]) {

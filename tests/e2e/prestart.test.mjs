@@ -156,7 +156,7 @@ for (const d of ['/work', '/tmp', '/dev/shm']) fs.writeFileSync(d + '/leaked.txt
 fs.mkdirSync('/work/node_modules/leaked', { recursive: true })
 fs.writeFileSync('/work/node_modules/leaked/index.js', 'console.log("injected")')
 spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }).unref()
-for (const f of ['/opt/sbx/require.mjs', '/opt/sbx/agent']) {
+for (const f of ['/opt/sbx/require.mjs', '/opt/sbx/lib/swc.node', '/opt/sbx/agent']) {
   try { fs.appendFileSync(f, '// tampered'); console.log('WROTE', f) } catch (e) { console.log('refused', f, e.code) }
 }
 console.log(fs.readFileSync('/proc/sys/kernel/hostname', 'utf8').trim())
