@@ -18,6 +18,8 @@
 #include "core/plugins/plugins.h"
 #include "mcp/tools/tools.h"
 
+struct task_store;
+
 struct app {
 	uv_loop_t *loop;
 	struct config cfg;
@@ -41,8 +43,9 @@ struct app {
 	uv_signal_t sigterm, sigint;
 	uv_signal_t sighup; /* serve --http: reload the tokens */
 	int sighup_init;
-	uv_timer_t deadline; /* serve: bounds the shutdown */
-	int proto_fd;	     /* serve: the private copy of stdout */
+	uv_timer_t deadline;	  /* serve: bounds the shutdown */
+	struct task_store *tasks; /* serve: calls kept as tasks */
+	int proto_fd;		  /* serve: the private copy of stdout */
 	int exit_code;
 	int stopping;
 	int quick_stop; /* a signal: pools are shut down quickly */

@@ -24,6 +24,7 @@
 #include "core/tenants/links.h"
 #include "mcp/http_server.h"
 #include "mcp/mcp_server.h"
+#include "mcp/tasks.h"
 #include "util/log.h"
 
 /* The CLI's own lines have always said "main:". */
@@ -86,6 +87,9 @@ static void server_closed_cb(void *arg)
 	a->closed = 1;
 	uv_close((uv_handle_t *)&a->deadline, NULL);
 	app_unwatch_signals(a);
+	task_store_close(a->tasks);
+	a->tasks = NULL;
+	a->env.tasks = NULL;
 	engines_close_clients(a->engines);
 	if (a->audit) {
 		unsigned removed = 0, pending = 0;
@@ -179,6 +183,7 @@ static void serve_shutdown(struct app *a, int quick)
 	}
 	a->stopping = 1;
 	a->quick_stop = quick;
+	task_store_stop(a->tasks);
 	a->stop_deadline_ms =
 		quick && !a->http ? SIGNAL_DEADLINE_MS : SHUTDOWN_DEADLINE_MS;
 	if (a->server)
@@ -328,6 +333,7 @@ static int serve_http(struct app *a)
 
 static int serve(struct app *a)
 {
+	struct error err;
 	int rc;
 
 	rc = session_mgr_new(a->loop, a->engines, &a->plugins, &a->cfg,
@@ -350,6 +356,15 @@ static int serve(struct app *a)
 		.pkg_cache = a->pkg_cache,
 		.audit = a->audit,
 	};
+	/* Calls kept as tasks (mcp/tasks.h): without a state directory
+	 * every call stays synchronous. */
+	if (task_store_open(a->loop, &a->cfg, a->cfg.state_dir, &a->tasks,
+			    &err) == 0) {
+		a->env.tasks = a->tasks;
+		task_store_set_env(a->tasks, &a->env);
+	} else {
+		log_warn("no tasks: %s", err.msg);
+	}
 	session_mgr_set_audit(a->sessions, a->audit);
 	app_watch_signals(a, signal_cb);
 	engines_set_warmup(a->engines, exec_warmup);

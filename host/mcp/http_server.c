@@ -770,7 +770,8 @@ static h2o_iovec_t trimmed(h2o_iovec_t v)
 }
 
 /* What names the target of a stateless request in Mcp-Name: params.name
- * of tools/call and prompts/get, params.uri of resources/read. */
+ * of tools/call and prompts/get, params.uri of resources/read, the task's
+ * id of tasks/get, tasks/update and tasks/cancel (docs/tasks.md). */
 static const cJSON *name_of(const cJSON *msg)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(msg, "method");
@@ -784,6 +785,10 @@ static const cJSON *name_of(const cJSON *msg)
 		k = "name";
 	else if (strcmp(m->valuestring, "resources/read") == 0)
 		k = "uri";
+	else if (strcmp(m->valuestring, "tasks/get") == 0 ||
+		 strcmp(m->valuestring, "tasks/update") == 0 ||
+		 strcmp(m->valuestring, "tasks/cancel") == 0)
+		k = "taskId";
 	return k ? cJSON_GetObjectItemCaseSensitive(p, k) : NULL;
 }
 
@@ -845,8 +850,9 @@ static int modern_refused(struct exchange *ex, h2o_req_t *req, const cJSON *msg)
 		      "target)";
 	else if (hn.base &&
 		 !(cJSON_IsString(name) && iov_is(hn, name->valuestring)))
-		why = "the Mcp-Name header differs from the body's params.name "
-		      "or params.uri";
+		why = "the Mcp-Name header differs from the body's "
+		      "params.name, "
+		      "params.uri or params.taskId";
 	if (!why)
 		return 0;
 	refuse_full(ex, 400, id, code, why, NULL);

@@ -17,8 +17,9 @@ enum jsonrpc_code {
 	JSONRPC_METHOD_NOT_FOUND = -32601,
 	JSONRPC_INVALID_PARAMS = -32602,
 	JSONRPC_INTERNAL_ERROR = -32603,
-	JSONRPC_SERVER_BUSY = -32000,	  /* error.data.code "server_busy" */
-	JSONRPC_HEADER_MISMATCH = -32020, /* the stateless revision's */
+	JSONRPC_SERVER_BUSY = -32000,	     /* error.data.code "server_busy" */
+	JSONRPC_HEADER_MISMATCH = -32020,    /* the stateless revision's */
+	JSONRPC_MISSING_CAPABILITY = -32021, /* the stateless revision's */
 	JSONRPC_UNSUPPORTED_VERSION = -32022, /* the stateless revision's */
 };
 

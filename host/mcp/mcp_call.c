@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adoption_wait.h"
 #include "audit_events.h"
 #include "core/packages/install.h"
 #include "core/tenants/tenants.h"
@@ -237,6 +238,38 @@ void mcp_call_finish_errorf(struct mcp_call *c, int code, const char *fmt, ...)
 	error_vset(&e, code, fmt, ap);
 	va_end(ap);
 	mcp_call_finish_error(c, &e);
+}
+
+const cJSON *mcp_call_id(const struct mcp_call *c)
+{
+	return c->id;
+}
+
+void mcp_call_track_progress(struct mcp_call *c)
+{
+	if (!c->progress_token)
+		c->progress_token = cJSON_CreateString("task");
+}
+
+void mcp_call_start(const struct tool_env *env, struct adoption_wait *w,
+		    struct mcp_call *c, const struct tool *tool,
+		    const cJSON *args)
+{
+	struct error qe;
+
+	if (env->audit)
+		mcp_call_set_audit(
+			c, env->audit,
+			audit_events_call(env, c->tenant, tool, args));
+	/* A tenant's executions count against its quotas until they end. */
+	if (c->tenant && strcmp(tool->name, "sandbox_execute") == 0 &&
+	    mcp_call_begin_execution(c, uv_now(env->loop), &qe)) {
+		mcp_call_finish_error(c, &qe);
+		return;
+	}
+	if (adoption_wait_call(w, env, c, tool, args))
+		return;
+	tool->call(env, c, args); /* may finish c before returning */
 }
 
 void mcp_call_set_tenant(struct mcp_call *c, struct tenant *t)

@@ -53,6 +53,20 @@ int mcp_call_cancel_ex(struct mcp_call_list *list, const void *ex);
 /* 1 if a call for request id has not ended (cancelled ones included). */
 int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id);
 
+/* The request's id (the call's). */
+const cJSON *mcp_call_id(const struct mcp_call *c);
+/* The call reports progress (as with a progress token) though its
+ * request had none: a task's call, whose progress is its status. */
+void mcp_call_track_progress(struct mcp_call *c);
+
+struct adoption_wait;
+/* Run c, a call of tool with args (borrowed): audited, counted against
+ * its tenant's quotas, after the sessions' re-adoption (w) when it names
+ * a session. */
+void mcp_call_start(const struct tool_env *env, struct adoption_wait *w,
+		    struct mcp_call *c, const struct tool *tool,
+		    const cJSON *args);
+
 /* The tenant the call is made for (mcp_server_set_tenant). */
 void mcp_call_set_tenant(struct mcp_call *c, struct tenant *t);
 /* An execution starts: it counts against the tenant's quotas until the

@@ -20,6 +20,7 @@
 #include "mcp/tools/resources.h"
 #include "mcp_call.h"
 #include "mcp_version.h"
+#include "tasks.h"
 #include "tool_table.h"
 #include "transport.h"
 #include "util/defer.h"
@@ -224,6 +225,18 @@ static void on_initialize(struct mcp_server *s, const cJSON *id,
 	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "resources"),
 			      "listChanged", 0);
 	cJSON_AddObjectToObject(caps, "logging");
+	if (s->env->tasks && strcmp(s->version, TASKS_LEGACY_VERSION) == 0) {
+		/* The revision's experimental tasks (docs/tasks.md). */
+		cJSON *t = cJSON_AddObjectToObject(caps, "tasks");
+
+		cJSON_AddObjectToObject(t, "list");
+		cJSON_AddObjectToObject(t, "cancel");
+		cJSON_AddObjectToObject(
+			cJSON_AddObjectToObject(
+				cJSON_AddObjectToObject(t, "requests"),
+				"tools"),
+			"call");
+	}
 	info = mcp_version_server_info();
 	if (!mcp_version_at_least(s->version, "2025-06-18"))
 		cJSON_DeleteItemFromObjectCaseSensitive(info, "title");
@@ -248,8 +261,7 @@ static void on_tools_list(struct mcp_server *s, const cJSON *id,
 }
 
 /* server/discover (stateless revision): what this server speaks and
- * offers. No tasks extension: calls run to their end within the request
- * (progress notifications keep a long one alive). */
+ * offers, the tasks extension included (docs/tasks.md). */
 static void on_discover(struct mcp_server *s, const cJSON *id)
 {
 	cJSON *r = cJSON_CreateObject(), *caps;
@@ -261,6 +273,10 @@ static void on_discover(struct mcp_server *s, const cJSON *id)
 	caps = cJSON_AddObjectToObject(r, "capabilities");
 	cJSON_AddObjectToObject(caps, "tools");
 	cJSON_AddObjectToObject(caps, "resources");
+	if (s->env->tasks)
+		cJSON_AddObjectToObject(
+			cJSON_AddObjectToObject(caps, "extensions"),
+			TASKS_EXTENSION);
 	cJSON_AddStringToObject(r, "instructions", instructions);
 	cJSON_AddNumberToObject(r, "ttlMs", TOOLS_TTL_MS);
 	cJSON_AddStringToObject(r, "cacheScope", "public");
@@ -332,26 +348,68 @@ static const cJSON *call_arguments(struct mcp_server *s, const cJSON *id,
 static void start_call(struct mcp_server *s, struct mcp_call *c,
 		       const struct tool_entry *te, const cJSON *args)
 {
-	struct error qe;
+	mcp_call_start(s->env, &s->waiting, c, te->tool, args);
+}
 
-	if (s->env->audit)
-		mcp_call_set_audit(
-			c, s->env->audit,
-			audit_events_call(s->env, s->tenant, te->tool, args));
-	/* A tenant's executions count against its quotas until they end. */
-	if (s->tenant && strcmp(te->tool->name, "sandbox_execute") == 0 &&
-	    mcp_call_begin_execution(c, uv_now(s->env->loop), &qe)) {
-		mcp_call_finish_error(c, &qe);
-		return;
+/* The client takes tasks (2026-07-28): the extension in the capabilities
+ * of the request's _meta. */
+static int client_has_tasks(const cJSON *params)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
+	const cJSON *caps =
+		cJSON_GetObjectItemCaseSensitive(meta, MCP_META_CAPS);
+	const cJSON *ext = cJSON_GetObjectItemCaseSensitive(caps, "extensions");
+
+	return cJSON_IsObject(
+		cJSON_GetObjectItemCaseSensitive(ext, TASKS_EXTENSION));
+}
+
+/* 1 when this tools/call runs as a task (docs/tasks.md), with the ttl
+ * asked for in *ttl (0: none): in 2025-11-25 when the client asks
+ * (params.task) for a tool that may; in 2026-07-28 when the client
+ * allows it and the call may be long (tasks_policy_wants). -1: refused,
+ * answered. */
+static int task_mode(struct mcp_server *s, const cJSON *id, const cJSON *params,
+		     const struct tool_entry *te, const cJSON *args,
+		     const char *version, uint64_t *ttl)
+{
+	const cJSON *task = cJSON_GetObjectItemCaseSensitive(params, "task");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(task, "ttl");
+
+	*ttl = 0;
+	if (!s->env->tasks)
+		return 0;
+	if (strcmp(version, MCP_MODERN_VERSION) == 0)
+		return client_has_tasks(params) &&
+		       tasks_policy_wants(s->env->cfg, te->tool->name, args);
+	if (strcmp(version, TASKS_LEGACY_VERSION) != 0 || !task)
+		return 0;
+	if (!cJSON_IsObject(task) ||
+	    (t && !(cJSON_IsNumber(t) && t->valuedouble >= 0 &&
+		    json_safe_integer(t->valuedouble)))) {
+		send_error(s, id, JSONRPC_INVALID_PARAMS,
+			   "params.task must be an object, its ttl a number "
+			   "of milliseconds");
+		return -1;
 	}
-	if (adoption_wait_call(&s->waiting, s->env, c, te->tool, args))
-		return;
-	te->tool->call(s->env, c, args); /* may finish c before returning */
+	if (!tasks_tool_supported(te->tool->name)) {
+		send_error(s, id, JSONRPC_METHOD_NOT_FOUND,
+			   "this tool does not run as a task (its "
+			   "execution.taskSupport is forbidden): call it "
+			   "without params.task");
+		return -1;
+	}
+	if (t)
+		*ttl = (uint64_t)t->valuedouble;
+	return 1;
 }
 
 static void on_tools_call(struct mcp_server *s, const cJSON *id,
 			  const cJSON *params, const char *version)
 {
+	uint64_t ttl;
+	int as_task;
+	struct error err;
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
 	const struct tool_entry *te;
 	const cJSON *args;
@@ -375,6 +433,9 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	args = call_arguments(s, id, params, te, version, &empty);
 	if (!args)
 		goto out;
+	as_task = task_mode(s, id, params, te, args, version, &ttl);
+	if (as_task < 0)
+		goto out;
 	if (s->calls.n >= s->env->cfg->max_inflight) {
 		send_result(s, id,
 			    mcp_version_shape(
@@ -392,9 +453,63 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 		goto out;
 	}
 	mcp_call_set_tenant(c, s->tenant);
+	if (as_task) {
+		/* c is answered once the task is written (tasks.h). */
+		if (task_create(s->env->tasks, s->tenant, te->tool, args,
+				version, ttl, c, &err))
+			mcp_call_finish_error(c, &err);
+		goto out;
+	}
 	start_call(s, c, te, args);
 out:
 	cJSON_Delete(empty);
+}
+
+/* The tasks methods (docs/tasks.md). 0 when m is none this era has. */
+static int on_tasks(struct mcp_server *s, const cJSON *id, const char *m,
+		    const cJSON *params, const char *version)
+{
+	int modern = strcmp(version, MCP_MODERN_VERSION) == 0;
+	struct tasks_reply r;
+	struct mcp_call *c;
+	cJSON *data;
+
+	if (!s->env->tasks ||
+	    (!modern && strcmp(version, TASKS_LEGACY_VERSION) != 0))
+		return 0;
+	if (modern && !client_has_tasks(params)) {
+		data = cJSON_CreateObject();
+		cJSON_AddObjectToObject(
+			cJSON_AddObjectToObject(
+				cJSON_AddObjectToObject(data,
+							"requiredCapabilities"),
+				"extensions"),
+			TASKS_EXTENSION);
+		send_error_data(s, id, JSONRPC_MISSING_CAPABILITY,
+				"tasks need the client capability "
+				"extensions[\"" TASKS_EXTENSION "\"] in "
+				"params._meta",
+				data);
+		return 1;
+	}
+	if (!modern && strcmp(m, "tasks/result") == 0) {
+		c = mcp_call_new(&s->calls, s->ex, id, NULL, version, 0);
+		if (!c) {
+			send_error(s, id, JSONRPC_INTERNAL_ERROR,
+				   "out of memory");
+			return 1;
+		}
+		mcp_call_set_tenant(c, s->tenant);
+		tasks_result_wait(s->env->tasks, s->tenant, params, c);
+		return 1;
+	}
+	if (!tasks_method(s->env->tasks, s->tenant, m, params, version, &r))
+		return 0;
+	if (r.result)
+		send_result(s, id, mcp_version_shape(r.result, version, 0));
+	else
+		send_error_data(s, id, r.code, r.message, r.data);
+	return 1;
 }
 
 static void on_resources_read(struct mcp_server *s, const cJSON *id,
@@ -476,6 +591,8 @@ static int dispatch(struct mcp_server *s, const cJSON *id, const char *m,
 			mcp_version_shape(resources_templates(), version, 1));
 	} else if (strcmp(m, "resources/read") == 0) {
 		on_resources_read(s, id, params, version);
+	} else if (strncmp(m, "tasks/", 6) == 0) {
+		return on_tasks(s, id, m, params, version);
 	} else {
 		return 0;
 	}
@@ -944,6 +1061,7 @@ int mcp_server_new(const struct tool_env *env, const struct tool_table *tools,
 void mcp_server_adopted(struct mcp_server *s)
 {
 	adoption_wait_run(&s->waiting, s->env);
+	task_store_adopted(s->env->tasks);
 }
 
 /* The re-adoption is over: the calls that waited for it run. */

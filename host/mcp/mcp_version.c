@@ -37,7 +37,8 @@ cJSON *mcp_version_shape(cJSON *r, const char *version, int cacheable)
 
 	if (!r || strcmp(version, MCP_MODERN_VERSION) != 0)
 		return r;
-	cJSON_AddStringToObject(r, "resultType", "complete");
+	if (!cJSON_GetObjectItemCaseSensitive(r, "resultType"))
+		cJSON_AddStringToObject(r, "resultType", "complete");
 	if (cacheable && !cJSON_GetObjectItemCaseSensitive(r, "ttlMs")) {
 		/* What a session holds changes with every call. */
 		cJSON_AddNumberToObject(r, "ttlMs", 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mcp_version.h"
+#include "tasks.h"
 #include "util/log.h"
 
 #define LOG_MODULE "mcp"
@@ -112,6 +113,12 @@ static cJSON *tool_json(const char *version, const struct tool_entry *te)
 		cJSON_AddBoolToObject(a, "idempotentHint", t->idempotent);
 		cJSON_AddBoolToObject(a, "openWorldHint", t->open_world);
 	}
+	/* The revision's experimental tasks (docs/tasks.md); 2026-07-28's
+	 * extension has no such field: the server decides. */
+	if (strcmp(version, TASKS_LEGACY_VERSION) == 0 &&
+	    tasks_tool_supported(t->name))
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "execution"),
+					"taskSupport", "optional");
 	return o;
 }
 

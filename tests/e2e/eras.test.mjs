@@ -57,7 +57,7 @@ e2e('the 2.x client in the stateless revision: server/discover, then tools and a
   const d = client.getDiscoverResult();
   assert.deepEqual(d?.supportedVersions, ['2026-07-28'], JSON.stringify(d));
   assert.ok(d.capabilities.tools && d.capabilities.resources);
-  assert.equal(d.capabilities.extensions?.['io.modelcontextprotocol/tasks'], undefined, 'tasks are not offered');
+  assert.deepEqual(d.capabilities.extensions, { 'io.modelcontextprotocol/tasks': {} }, 'the tasks extension (docs/tasks.md)');
   await sessionRoundTrip(client, 'modern');
   // A tool's own failure is a result, a protocol error stays an error.
   assert.equal(toolError(await client.callTool({ name: 'sandbox_execute', arguments: { language: 'cobol', code: 'x' } })).code, 'unknown_language');

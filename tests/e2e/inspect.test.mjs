@@ -57,7 +57,7 @@ e2e('sandbox_inspect pool, engine and sessions agree with the engine and with wh
   assert.ok((await inspect(s, 'pool')).pool.languages.python.started >= 2);
 
   const all = await inspect(s);
-  assert.deepEqual(Object.keys(all).sort(), ['engine', 'engines', 'limits', 'plugins', 'pool', 'rejectedPlugins', 'sessions']);
+  assert.deepEqual(Object.keys(all).sort(), ['engine', 'engines', 'limits', 'plugins', 'pool', 'rejectedPlugins', 'sessions', 'tasks']);
   // One engine, the default: up, its load as the engine lists it, its
   // description the same as "engine".
   assert.equal(all.engines.length, 1);

@@ -98,6 +98,16 @@ static const struct key_desc files_keys[] = {
 	{NULL, 0, 0, 0, 0},
 };
 
+static const struct key_desc task_keys[] = {
+	{"threshold_ms", KT_U32, CFG(task_threshold_ms), 0, 86400000},
+	{"ttl_ms", KT_U32, CFG(task_ttl_ms), 1000, 30u * 86400000u},
+	{"max_ttl_ms", KT_U32, CFG(task_max_ttl_ms), 1000, 30u * 86400000u},
+	{"poll_ms", KT_U32, CFG(task_poll_ms), 100, 60000},
+	{"max_live", KT_U32, CFG(task_max_live), 1, 1024},
+	{"max_kept", KT_U32, CFG(task_max_kept), 1, 100000},
+	{NULL, 0, 0, 0, 0},
+};
+
 static const struct key_desc artifact_keys[] = {
 	{"images", KT_U32, CFG(art_images), 0, 64},
 	{"image_max_bytes", KT_U32, CFG(art_image_bytes), 1024, 16u << 20},
@@ -320,6 +330,12 @@ void config_init(struct config *cfg)
 	cfg->pkg_disk_mb = 1024;
 	cfg->pkg_registry_timeout_ms = 3000;
 	cfg->pkg_registry_retry_ms = 30000;
+	cfg->task_threshold_ms = 60000;
+	cfg->task_ttl_ms = 3600000;
+	cfg->task_max_ttl_ms = 86400000;
+	cfg->task_poll_ms = 1000;
+	cfg->task_max_live = 8;
+	cfg->task_max_kept = 256;
 	cfg->pkg_memory_mb = 1024;
 	cfg->audit_max_kb = 10240;
 	cfg->audit_keep = 5;
@@ -718,6 +734,8 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = artifact_keys;
 	else if (strcmp(section, "audit") == 0)
 		t = audit_keys;
+	else if (strcmp(section, "tasks") == 0)
+		t = task_keys;
 	else if (strcmp(section, "http") == 0)
 		t = http_keys;
 	else if (strcmp(section, "packages") == 0) {
@@ -852,8 +870,8 @@ void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		      size_t nlangs)
 {
 	static const char *const fixed[] = {
-		"server", "docker",    "pool",	   "limits", "sessions",
-		"files",  "artifacts", "packages", "audit",  "http"};
+		"server",    "docker",	 "pool",  "limits", "sessions", "files",
+		"artifacts", "packages", "audit", "http",   "tasks"};
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 	char name[128], key[96];
 	const char *section, *k, *eq;

@@ -157,6 +157,14 @@ struct config {
 	/* ...and one that did not is not tried again for this long. */
 	uint32_t pkg_registry_retry_ms;
 
+	/* [tasks] (docs/tasks.md) */
+	uint32_t task_threshold_ms; /* a longer call becomes a task */
+	uint32_t task_ttl_ms;	    /* kept this long unless asked */
+	uint32_t task_max_ttl_ms;   /* the most a client may ask */
+	uint32_t task_poll_ms;	    /* pollInterval suggested */
+	uint32_t task_max_live;	    /* working tasks a tenant may have */
+	uint32_t task_max_kept;	    /* tasks a tenant may have in all */
+
 	/* [audit] (host/core/records/audit.h) */
 	char *audit_file;      /* NULL: <state_dir>/audit.log; "none": off */
 	uint32_t audit_max_kb; /* a file is rotated past this size */

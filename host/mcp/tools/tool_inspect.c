@@ -25,9 +25,10 @@
 #include "core/engines/pool.h"
 #include "tools.h"
 #include "core/tenants/tenants.h"
+#include "mcp/tasks.h"
 
 static const char *const whats[] = {"all",     "pool",	 "sessions", "engine",
-				    "plugins", "limits", NULL};
+				    "plugins", "limits", "tasks",    NULL};
 
 static cJSON *input_schema(const struct tool_env *env)
 {
@@ -41,7 +42,9 @@ static cJSON *input_schema(const struct tool_env *env)
 		       "sessions: open sessions and their memory; engine: the "
 		       "container engine, its runtime and what it enforces; "
 		       "plugins: the language plugins; limits: each "
-		       "language's effective limits; all (default).");
+		       "language's effective limits; tasks: the caller's "
+		       "tasks (calls kept past their request); all "
+		       "(default).");
 	cJSON_AddBoolToObject(s, "additionalProperties", 0);
 	return s;
 }
@@ -387,6 +390,10 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	}
 	if (all || strcmp(what, "limits") == 0)
 		cJSON_AddItemToObject(in->out, "limits", limits_json(env));
+	if ((all || strcmp(what, "tasks") == 0) && env->tasks)
+		cJSON_AddItemToObject(
+			in->out, "tasks",
+			tasks_list_json(env->tasks, mcp_call_tenant(mc)));
 	/* The sessions' memory is as last measured: only the engines are
 	 * asked. */
 	if (all || strcmp(what, "sessions") == 0)
@@ -413,7 +420,8 @@ const struct tool tool_inspect = {
 		"engine (each container engine: its health, capacity and "
 		"load, its runtime, what it enforces), plugins (the "
 		"languages), limits (each language's "
-		"effective limits after sandbox.ini), or all.",
+		"effective limits after sandbox.ini), tasks (the caller's "
+		"calls kept as tasks: status, tool, times), or all.",
 	.input_schema = input_schema,
 	.read_only = 1,
 	.destructive = 0,

@@ -23,6 +23,8 @@ struct artifact_store;
 struct links;
 
 /* What tools may use; all borrowed for the server's lifetime. */
+struct task_store;
+
 struct tool_env {
 	uv_loop_t *loop;
 	const struct config *cfg;
@@ -32,8 +34,9 @@ struct tool_env {
 	struct artifact_store *artifacts; /* NULL: one-off files not kept */
 	struct installer *installer;	  /* NULL: no package installs */
 	struct pkg_cache *pkg_cache;
-	struct audit *audit; /* NULL: no audit log */
-	struct links *links; /* signed artifact links (HTTP), or NULL */
+	struct audit *audit;	  /* NULL: no audit log */
+	struct links *links;	  /* signed artifact links (HTTP), or NULL */
+	struct task_store *tasks; /* calls kept as tasks (mcp/tasks.h) */
 };
 
 struct tool {

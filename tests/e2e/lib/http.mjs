@@ -101,7 +101,8 @@ export function request(url, { method = 'POST', headers = {}, body, ca, timeoutM
 
 /**
  * The headers a 2026-07-28 client sends with a request (MCP-Protocol-Version,
- * Mcp-Method, Mcp-Name), read from the body as such a client would; none
+ * Mcp-Method, Mcp-Name: a tool, a URI or a task's id), read from the body as
+ * such a client would; none
  * for another body. A test overrides or drops one with headers
  * (undefined drops it).
  */
@@ -109,7 +110,13 @@ export function modernHeaders(body) {
   const meta = body?.params?._meta;
   if (!meta?.['io.modelcontextprotocol/protocolVersion']) return {};
   const h = { 'mcp-protocol-version': meta['io.modelcontextprotocol/protocolVersion'], 'mcp-method': body.method };
-  const name = ['tools/call', 'prompts/get'].includes(body.method) ? body.params.name : body.method === 'resources/read' ? body.params.uri : undefined;
+  const name = ['tools/call', 'prompts/get'].includes(body.method)
+    ? body.params.name
+    : body.method === 'resources/read'
+      ? body.params.uri
+      : ['tasks/get', 'tasks/update', 'tasks/cancel'].includes(body.method)
+        ? body.params.taskId
+        : undefined;
   if (name !== undefined) h['mcp-name'] = name;
   return h;
 }
