@@ -15,6 +15,7 @@ import path from "node:path";
 import os from "node:os";
 import { promisify } from "node:util";
 import { addWheel, serveListener, serveRegistry } from "../tests/e2e/lib/registry.mjs";
+import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   HELLO, call, connect, runJson, containersMemory, line, logged, memKiB, pct, poolSizes,
   serverContainers, series, timed, warm, warmCount, warmRe,
@@ -773,7 +774,59 @@ function transferTargets(t) {
   console.log(`1 GiB import (beside docker cp in): ${(t.im / 1000).toFixed(2)} s vs ${(t.ci / 1000).toFixed(2)} s, ${(t.im / t.ci).toFixed(2)}x`);
 }
 
+// Issue 31: what a task costs over the same call made synchronously, in
+// turns on one connection (2025-11-25, the 1.x SDK's own task methods):
+// tools/call with params.task answers the task at once (after its file is
+// written), and tasks/result waits for the end, so the pair measures the
+// task's own cost, not a polling interval.
+async function tasks(n) {
+  const srv = await connect({ SANDBOX_POOL_WARM_AT_START: "python" });
+  const args = { language: "python", code: "print(1)" };
+  const out = { sync: [], task: [], create: [] };
+  try {
+    await warm(srv, ["python"]);
+    for (let i = 0; i < n + 5; i++) {
+      await poolIdle(srv, "python");
+      const s = await timed(() => srv.client.callTool({ name: "sandbox_execute", arguments: args }));
+      await poolIdle(srv, "python");
+      let created = 0;
+      const t = await timed(async () => {
+        const t0 = performance.now();
+        const c = await srv.client.request(
+          { method: "tools/call", params: { name: "sandbox_execute", arguments: args, task: {} } },
+          CreateTaskResultSchema,
+        );
+        created = performance.now() - t0;
+        const r = await srv.client.experimental.tasks.getTaskResult(c.task.taskId, CallToolResultSchema);
+        if (runJson(r).stdout !== "1\n") throw new Error(JSON.stringify(r));
+      });
+      if (i >= 5) {
+        out.sync.push(s);
+        out.task.push(t);
+        out.create.push(created);
+      }
+    }
+  } finally {
+    await srv.client.close();
+  }
+  return out;
+}
+
+function tasksReport(r) {
+  console.log("\n## a call as a task beside the same call made synchronously, in turns (issue 31)");
+  const s = line("mcp python print(1), synchronous", r.sync);
+  const t = line("the same as a task (create + tasks/result)", r.task);
+  line("  of which the task's answer (written)", r.create);
+  const ok = t - s <= 2;
+  console.log(`task overhead over the synchronous call <= 2 ms p50: ${t.toFixed(1)} - ${s.toFixed(1)} = ${(t - s).toFixed(1)} ms ${ok ? "met" : "MISSED"}`);
+}
+
 async function main() {
+  if (ONLY === "tasks") {
+    console.log(`# mcp-sandbox benchmark (tasks only)  ${new Date().toISOString()}`);
+    tasksReport(await tasks(quick ? 20 : 100));
+    return;
+  }
   if (ONLY === "languages") {
     console.log(`# mcp-sandbox benchmark (languages only)  ${new Date().toISOString()}`);
     console.log("\n## hello world per language through MCP (a warm container each)");

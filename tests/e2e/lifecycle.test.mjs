@@ -21,7 +21,7 @@ e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sa
     ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect'],
   );
   const [t, st, ft, it, sec, ins] = s.tools;
-  assert.deepEqual(ins.inputSchema.properties.what.enum, ['all', 'pool', 'sessions', 'engine', 'plugins', 'limits']);
+  assert.deepEqual(ins.inputSchema.properties.what.enum, ['all', 'pool', 'sessions', 'engine', 'plugins', 'limits', 'tasks']);
   // Portable schemas: some clients' function declarations take one type
   // per property, never a list such as ["integer", "null"].
   const lists = [];
