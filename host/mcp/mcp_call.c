@@ -240,6 +240,11 @@ void mcp_call_finish_errorf(struct mcp_call *c, int code, const char *fmt, ...)
 	mcp_call_finish_error(c, &e);
 }
 
+void *mcp_call_origin(const struct mcp_call *c)
+{
+	return c->list->out.arg;
+}
+
 const cJSON *mcp_call_id(const struct mcp_call *c)
 {
 	return c->id;

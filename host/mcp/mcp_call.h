@@ -53,6 +53,8 @@ int mcp_call_cancel_ex(struct mcp_call_list *list, const void *ex);
 /* 1 if a call for request id has not ended (cancelled ones included). */
 int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id);
 
+/* The connection the call came on (its list's out.arg). */
+void *mcp_call_origin(const struct mcp_call *c);
 /* The request's id (the call's). */
 const cJSON *mcp_call_id(const struct mcp_call *c);
 /* The call reports progress (as with a progress token) though its

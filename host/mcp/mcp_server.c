@@ -1027,6 +1027,21 @@ void mcp_server_abort(struct mcp_server *s)
 		transport_close(tr, NULL, NULL);
 }
 
+/* notifications/tasks/status of a task this connection created
+ * (2025-11-25, tasks.h), once it is initialized at that revision. */
+static void task_notify(void *arg, cJSON *params)
+{
+	struct mcp_server *s = arg;
+
+	if (!s->initialized || strcmp(s->version, TASKS_LEGACY_VERSION) != 0) {
+		cJSON_Delete(params);
+		return;
+	}
+	send_msg(s, NULL,
+		 jsonrpc_notification("notifications/tasks/status", params),
+		 JSONRPC_NOTIFICATION);
+}
+
 static struct mcp_server *server_new(const struct tool_env *env,
 				     const struct tool_table *tools)
 {
@@ -1043,6 +1058,7 @@ static struct mcp_server *server_new(const struct tool_env *env,
 		.ended = call_ended,
 		.arg = s,
 	};
+	task_store_listen(env->tasks, s, task_notify);
 	return s;
 }
 
@@ -1109,6 +1125,7 @@ void mcp_server_free(struct mcp_server *s)
 {
 	if (!s)
 		return;
+	task_store_unlisten(s->env->tasks, s);
 	tool_table_free(s->own_tools);
 	free(s);
 }

@@ -70,12 +70,20 @@ struct task {
 	const struct tool *work_tool;	/* what runs once written */
 	cJSON *work_args;
 	struct waiter *waiters;
-	int refs; /* the store's, and each write in flight */
-	int gone; /* removed from the store */
+	void *origin; /* the connection that created it (task_store_listen) */
+	int refs;     /* the store's, and each write in flight */
+	int gone;     /* removed from the store */
+};
+
+struct listener {
+	struct listener *next;
+	void *origin;
+	void (*notify)(void *origin, cJSON *params);
 };
 
 struct task_store {
 	uv_loop_t *loop;
+	struct listener *listeners;
 	const struct config *cfg;
 	const struct tool_env *env;
 	char dir[4096];
@@ -352,6 +360,18 @@ static cJSON *task_json(const struct task *t, int legacy)
 
 static void wake_waiters(struct task *t);
 
+/* 2025-11-25: the connection that created the task hears of its end. */
+static void tell(struct task *t)
+{
+	struct listener *l;
+
+	if (!t->legacy)
+		return;
+	for (l = t->ts->listeners; l; l = l->next)
+		if (l->origin == t->origin)
+			l->notify(l->origin, task_json(t, 1));
+}
+
 static void ended(struct task *t, enum task_status st)
 {
 	if (t->status != TASK_WORKING)
@@ -359,6 +379,7 @@ static void ended(struct task *t, enum task_status st)
 	t->status = st;
 	t->updated = wall_ms();
 	save(t, 0);
+	tell(t);
 	wake_waiters(t);
 }
 
@@ -511,6 +532,7 @@ int task_create(struct task_store *ts, struct tenant *tenant,
 	mcp_call_track_progress(t->call);
 	t->refs = 2; /* the store's; the call's, until call_ended */
 	t->request = request;
+	t->origin = mcp_call_origin(request);
 	t->work_tool = tool;
 	t->next = ts->head;
 	ts->head = t;
@@ -890,6 +912,39 @@ void task_store_set_env(struct task_store *ts, const struct tool_env *env)
 	ts->env = env;
 }
 
+void task_store_listen(struct task_store *ts, void *origin,
+		       void (*notify)(void *origin, cJSON *params))
+{
+	struct listener *l;
+
+	if (!ts || !(l = calloc(1, sizeof(*l))))
+		return;
+	l->origin = origin;
+	l->notify = notify;
+	l->next = ts->listeners;
+	ts->listeners = l;
+}
+
+void task_store_unlisten(struct task_store *ts, void *origin)
+{
+	struct listener **pp = ts ? &ts->listeners : NULL, *l;
+	struct task *t;
+
+	/* Its address may be another connection's next: forgotten. */
+	for (t = ts ? ts->head : NULL; t; t = t->next)
+		if (t->origin == origin)
+			t->origin = NULL;
+
+	while (pp && (l = *pp)) {
+		if (l->origin == origin) {
+			*pp = l->next;
+			free(l);
+		} else {
+			pp = &l->next;
+		}
+	}
+}
+
 void task_store_adopted(struct task_store *ts)
 {
 	if (ts)
@@ -929,6 +984,8 @@ static void maybe_free(struct task_store *ts)
 		ts->head = t->next;
 		task_unref(t);
 	}
+	while (ts->listeners)
+		task_store_unlisten(ts, ts->listeners->origin);
 	free(ts);
 }
 

@@ -69,6 +69,15 @@ int task_create(struct task_store *ts, struct tenant *tenant,
 		const struct tool *tool, const cJSON *args, const char *version,
 		uint64_t ttl_ms, struct mcp_call *request, struct error *err);
 
+/* A connection that hears of its 2025-11-25 tasks' changes
+ * (notifications/tasks/status): notify(origin, params) with the Task
+ * (taken), for a task that a request of that connection created. origin
+ * is the connection (mcp_call_origin of its calls); it stops hearing at
+ * task_store_unlisten, before it is freed. */
+void task_store_listen(struct task_store *ts, void *origin,
+		       void (*notify)(void *origin, cJSON *params));
+void task_store_unlisten(struct task_store *ts, void *origin);
+
 /* The methods. Each answers request id itself through answer (a result
  * or a JSON-RPC error, to be sent for the connection): tenant is the
  * caller's (NULL: none), version the request's. tasks/result may answer

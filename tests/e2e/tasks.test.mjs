@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -123,6 +123,8 @@ e2e('2025-11-25: the 1.x SDK task client: taskSupport, callToolStream, getTask, 
   let stderr = '';
   transport.stderr?.on('data', (c) => { stderr += c; });
   const client = new Client({ name: 'tasks-e2e', version: '1' }, { capabilities: {} });
+  const heard = [];
+  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => { heard.push(n.params); });
   await client.connect(transport);
   h.t.after(async () => {
     await client.close();
@@ -150,6 +152,9 @@ e2e('2025-11-25: the 1.x SDK task client: taskSupport, callToolStream, getTask, 
   assert.equal(runResult(result).stdout, '42\n');
   assert.ok(result._meta?.['io.modelcontextprotocol/related-task']?.taskId);
 
+  // The connection that made it heard of its end (notifications/tasks/status).
+  await waitFor(() => heard.some((p) => p.status === 'completed'), { what: 'notifications/tasks/status' });
+  assert.equal(heard.find((p) => p.status === 'completed').taskId, result._meta['io.modelcontextprotocol/related-task'].taskId);
   const { tasks } = await client.experimental.tasks.listTasks();
   assert.equal(tasks.length, 1);
   assert.equal(tasks[0].status, 'completed');
