@@ -491,6 +491,33 @@ static void count(struct task_store *ts, const char *tenant, unsigned *live,
 	}
 }
 
+static void cancel_task(struct task *t);
+
+/* Tasks past their ttl go: one still working is cancelled first (the
+ * client has stopped asking). On the timer, and before every use of the
+ * store, so that a ttl is exact. */
+static void expire(struct task_store *ts)
+{
+	uint64_t now = wall_ms();
+	struct task *t, *next;
+
+	for (t = ts->head; t; t = next) {
+		next = t->next;
+		if (now < t->created + t->ttl)
+			continue;
+		if (t->status == TASK_WORKING) {
+			set_message(t, "the task's ttl ended while it ran");
+			cancel_task(t);
+		}
+		task_remove(t, 1);
+	}
+}
+
+static void sweep_cb(uv_timer_t *h)
+{
+	expire(h->data);
+}
+
 int task_create(struct task_store *ts, struct tenant *tenant,
 		const struct tool *tool, const cJSON *args, const char *version,
 		uint64_t ttl_ms, struct mcp_call *request, struct error *err)
@@ -499,6 +526,7 @@ int task_create(struct task_store *ts, struct tenant *tenant,
 	struct task *t, *old;
 	unsigned live, all;
 
+	expire(ts);
 	count(ts, tenant_of(tenant), &live, &all, &old);
 	if (live >= cfg->task_max_live)
 		return error_set(err, ERR_QUOTA_EXCEEDED,
@@ -611,9 +639,11 @@ void tasks_result_wait(struct task_store *ts, const struct tenant *tenant,
 		       const cJSON *params, struct mcp_call *c)
 {
 	const char *id = task_id_param(params);
-	struct task *t = id ? find(ts, tenant, id) : NULL;
+	struct task *t;
 	struct waiter *w;
 
+	expire(ts);
+	t = id ? find(ts, tenant, id) : NULL;
 	if (!t) {
 		mcp_call_fail(c, JSONRPC_INVALID_PARAMS,
 			      id ? "no such task (unknown, expired or not "
@@ -665,6 +695,7 @@ int tasks_method(struct task_store *ts, const struct tenant *tenant,
 	cJSON *arr;
 
 	memset(r, 0, sizeof(*r));
+	expire(ts);
 	if (strcmp(method, "tasks/list") == 0) {
 		if (!legacy) {
 			reply_error(r, JSONRPC_METHOD_NOT_FOUND,
@@ -728,6 +759,7 @@ cJSON *tasks_list_json(struct task_store *ts, const struct tenant *tenant)
 	cJSON *arr = cJSON_CreateArray(), *o;
 	struct task *t;
 
+	expire(ts);
 	for (t = ts->head; t; t = t->next) {
 		if (strcmp(t->tenant, tenant_of(tenant)) != 0)
 			continue;
@@ -848,25 +880,6 @@ bad:
 	if (t)
 		task_free(t);
 	log_warn("%s: not a task file of this server: left alone", path);
-}
-
-static void sweep_cb(uv_timer_t *h)
-{
-	struct task_store *ts = h->data;
-	uint64_t now = wall_ms();
-	struct task *t, *next;
-
-	for (t = ts->head; t; t = next) {
-		next = t->next;
-		if (now < t->created + t->ttl)
-			continue;
-		if (t->status == TASK_WORKING) {
-			/* Past its ttl: the client has stopped asking. */
-			set_message(t, "the task's ttl ended while it ran");
-			cancel_task(t);
-		}
-		task_remove(t, 1);
-	}
 }
 
 int task_store_open(uv_loop_t *loop, const struct config *cfg,

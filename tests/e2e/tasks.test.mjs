@@ -12,8 +12,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { request, startHttp } from './lib/http.mjs';
+import { packageEnv } from './lib/packages.mjs';
 import { serverContainers } from './lib/sandbox.mjs';
-import { BIN, ROOT, e2e, runResult, serverEnv } from './lib/server.mjs';
+import { BIN, ROOT, e2e, runResult, serverEnv, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
 
@@ -254,4 +255,35 @@ e2e('over HTTP: a task is its tenant\'s, and Mcp-Name must carry its id', { time
   assert.deepEqual(JSON.parse(mine.json.result.content[0].text).tasks.map((t) => t.taskId), [taskId], mine.body);
   const theirs = await post(bob, 'tools/call', { name: 'sandbox_inspect', arguments: { what: 'tasks' } });
   assert.deepEqual(JSON.parse(theirs.json.result.content[0].text).tasks, [], theirs.body);
+});
+
+e2e('caps and expiry: a call past [tasks] max_live is quota_exceeded at once; a task past its ttl is gone', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await h.startRaw({ env: st.env({ ...ENV, SANDBOX_TASKS_MAX_LIVE: '1', SANDBOX_TASKS_TTL_MS: '1000' }) });
+  const first = (await call(s, 'tools/call', modern(long('import time\ntime.sleep(300)')))).result;
+  assert.equal(first.resultType, 'task');
+  assert.equal(first.ttlMs, 1000);
+  const second = (await call(s, 'tools/call', modern(long('print(1)')))).result;
+  assert.equal(second.resultType, 'complete', JSON.stringify(second));
+  assert.equal(toolError(second).code, 'quota_exceeded');
+  // Past its ttl the task is gone (and its call with it); the cap is free again.
+  await waitFor(async () => (await call(s, 'tasks/get', modern({ taskId: first.taskId }))).error?.code === -32602, {
+    timeoutMs: 30_000,
+    what: 'the task to expire',
+  });
+  const third = (await call(s, 'tools/call', modern(long('print(3)')))).result;
+  assert.equal(third.resultType, 'task', JSON.stringify(third));
+});
+
+e2e('sandbox_install as a task (its budget is past the threshold): npm from the real registry, the result inline', { timeoutMs: 300_000 }, async (h) => {
+  const p = packageEnv(h);
+  const st = withStateDir(h);
+  const s = await h.startRaw({ env: st.env({ ...p.env, SANDBOX_POOL_SIZE: '0' }) });
+  const created = (await call(s, 'tools/call', modern({ name: 'sandbox_install', arguments: { language: 'javascript', packages: ['is-odd@3.0.1'] } }))).result;
+  assert.equal(created.resultType, 'task', JSON.stringify(created));
+  const done = await settle(s, created.taskId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.equal(done.result.isError, false, JSON.stringify(done.result));
+  const installed = JSON.parse(done.result.content[0].text);
+  assert.deepEqual(installed.packages.filter((x) => x.requested).map((x) => [x.name, x.version]), [['is-odd', '3.0.1']]);
 });
