@@ -499,17 +499,24 @@ static void cancel_task(struct task *t);
 static void expire(struct task_store *ts)
 {
 	uint64_t now = wall_ms();
-	struct task *t, *next;
+	struct task **pp, *t;
 
-	for (t = ts->head; t; t = next) {
-		next = t->next;
-		if (now < t->created + t->ttl)
-			continue;
-		if (t->status == TASK_WORKING) {
+	/* The store's reference keeps each alive through its cancel. */
+	for (t = ts->head; t; t = t->next)
+		if (now >= t->created + t->ttl && t->status == TASK_WORKING) {
 			set_message(t, "the task's ttl ended while it ran");
 			cancel_task(t);
 		}
-		task_remove(t, 1);
+	pp = &ts->head;
+	while ((t = *pp)) {
+		if (now < t->created + t->ttl) {
+			pp = &t->next;
+			continue;
+		}
+		*pp = t->next;
+		t->gone = 1;
+		save(t, 1);
+		task_unref(t);
 	}
 }
 
@@ -940,15 +947,17 @@ void task_store_listen(struct task_store *ts, void *origin,
 
 void task_store_unlisten(struct task_store *ts, void *origin)
 {
-	struct listener **pp = ts ? &ts->listeners : NULL, *l;
+	struct listener **pp, *l;
 	struct task *t;
 
+	if (!ts)
+		return;
 	/* Its address may be another connection's next: forgotten. */
-	for (t = ts ? ts->head : NULL; t; t = t->next)
+	for (t = ts->head; t; t = t->next)
 		if (t->origin == origin)
 			t->origin = NULL;
-
-	while (pp && (l = *pp)) {
+	pp = &ts->listeners;
+	while ((l = *pp)) {
 		if (l->origin == origin) {
 			*pp = l->next;
 			free(l);
