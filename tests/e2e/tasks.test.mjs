@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -112,6 +112,10 @@ e2e('2026-07-28: refusals: no extension, unknown or foreign ids, methods of the 
     assert.equal(r.error.code, -32602, JSON.stringify(r));
   }
   assert.equal((await call(s, 'tasks/get', modern({}))).error.code, -32602);
+  for (const taskId of [7, null, ['x'], { id: 1 }, 'f'.repeat(100_000)]) {
+    const r = await call(s, 'tasks/cancel', modern({ taskId }));
+    assert.equal(r.error?.code, -32602, `${JSON.stringify(taskId).slice(0, 40)}: ${JSON.stringify(r).slice(0, 300)}`);
+  }
   assert.equal((await call(s, 'tasks/list', modern({}))).error.code, -32601);
   assert.equal((await call(s, 'tasks/result', modern({ taskId: '0'.repeat(32) }))).error.code, -32601);
   // Nothing was broken: the server still answers.
@@ -175,6 +179,20 @@ e2e('2025-11-25: the 1.x SDK task client: taskSupport, callToolStream, getTask, 
   assert.equal((await client.experimental.tasks.getTask(first.value.task.taskId)).status, 'cancelled');
   await stream.return();
 
+  // A task parameter that is not one, or a ttl that is not a number of ms.
+  for (const task of [[], 'x', { ttl: -1 }, { ttl: 1.5 }, { ttl: '60000' }, { ttl: 2 ** 60 }]) {
+    await assert.rejects(
+      client.request({ method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'python', code: 'print(1)' }, task } }, CallToolResultSchema),
+      (e) => e.code === -32602,
+      JSON.stringify(task),
+    );
+  }
+  // A ttl past [tasks] max_ttl_ms is lowered to it.
+  const capped = await client.request(
+    { method: 'tools/call', params: { name: 'sandbox_execute', arguments: { language: 'python', code: 'print(1)' }, task: { ttl: 10 * 86_400_000 } } },
+    CreateTaskResultSchema,
+  );
+  assert.equal(capped.task.ttl, 86_400_000);
   // A tool that does not run as a task refuses params.task.
   await assert.rejects(
     client.request({ method: 'tools/call', params: { name: 'sandbox_inspect', arguments: {}, task: {} } }, CallToolResultSchema),
