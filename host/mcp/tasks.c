@@ -71,6 +71,8 @@ struct task {
 	cJSON *work_args;
 	struct waiter *waiters;
 	void *origin; /* the connection that created it (task_store_listen) */
+	int saving;   /* a write of its file is in flight */
+	int again;    /* 1: write it again after that one; 2: remove it */
 	int refs;     /* the store's, and each write in flight */
 	int gone;     /* removed from the store */
 };
@@ -225,6 +227,7 @@ static void save_work(uv_work_t *w)
 }
 
 static void start_work(struct task *t);
+static void save(struct task *t, int remove);
 
 static void save_done(uv_work_t *w, int status)
 {
@@ -238,18 +241,37 @@ static void save_done(uv_work_t *w, int status)
 			 strerror(sv->rc ? -sv->rc : EIO));
 	free(sv->text);
 	free(sv);
+	t->saving = 0;
 	if (t->request && !ts->closed)
 		start_work(t); /* its first write: answer, then run */
+	if (t->again) {
+		/* The state changed meanwhile: written (or removed) now, so
+		 * the file always ends as the task last was. */
+		int remove = t->again == 2;
+
+		t->again = 0;
+		save(t, remove);
+	}
 	task_unref(t);
 	ts->saves--;
 	maybe_free(ts);
 }
 
+/* One write of a task's file at a time, whatever the thread pool's size:
+ * a change while one is in flight is written after it. */
 static void save(struct task *t, int remove)
 {
-	struct save *sv = calloc(1, sizeof(*sv));
+	struct save *sv;
 	cJSON *o;
 
+	if (t->gone && !remove)
+		return; /* its file is gone, or going: not written again */
+	if (t->saving) {
+		if (t->again != 2)
+			t->again = remove ? 2 : 1;
+		return;
+	}
+	sv = calloc(1, sizeof(*sv));
 	if (!sv)
 		return;
 	snprintf(sv->path, sizeof(sv->path), "%s/%s.json", t->ts->dir, t->id);
@@ -267,10 +289,11 @@ static void save(struct task *t, int remove)
 	sv->w.data = sv;
 	t->refs++;
 	t->ts->saves++;
-	/* One worker thread (main.c): writes of a task land in order. */
+	t->saving = 1;
 	if (uv_queue_work(t->ts->loop, &sv->w, save_work, save_done)) {
 		t->refs--;
 		t->ts->saves--;
+		t->saving = 0;
 		free(sv->text);
 		free(sv);
 	}

@@ -86,6 +86,23 @@ e2e('2026-07-28: a long call with the extension becomes a task; tasks/get brings
   assert.equal((await call(s, 'tasks/get', modern({ taskId: t.taskId }))).result.status, 'completed');
 });
 
+e2e('2026-07-28: a session\'s long call is a task too, and the session keeps its state', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await h.startRaw({ env: st.env(ENV) });
+  const made = await call(s, 'tools/call', modern({ name: 'sandbox_session', arguments: { action: 'create', language: 'python', name: 'work' } }), { timeoutMs: 60_000 });
+  assert.equal(made.result.isError ?? false, false, JSON.stringify(made));
+  const set = await call(s, 'tools/call', modern({ name: 'sandbox_execute', arguments: { language: 'python', session: 'work', code: 'x = 41' } }));
+  assert.equal(set.result.resultType, 'complete');
+  const t = (await call(s, 'tools/call', modern({ name: 'sandbox_execute', arguments: { language: 'python', session: 'work', code: 'print(x + 1)', timeout: 70_000 } }))).result;
+  assert.equal(t.resultType, 'task', JSON.stringify(t));
+  const done = await settle(s, t.taskId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.equal(runResult(done.result).stdout, '42\n');
+  assert.equal(runResult(done.result).stateKept, true);
+  const gone = await call(s, 'tools/call', modern({ name: 'sandbox_session', arguments: { action: 'destroy', name: 'work' } }));
+  assert.equal(gone.result.isError ?? false, false);
+});
+
 e2e('2026-07-28: tasks/cancel ends a running task, and its container goes', { timeoutMs: 120_000 }, async (h) => {
   const st = withStateDir(h);
   const s = await h.startRaw({ env: st.env(ENV) });
