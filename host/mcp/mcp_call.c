@@ -245,6 +245,11 @@ void *mcp_call_origin(const struct mcp_call *c)
 	return c->list->out.arg;
 }
 
+int mcp_call_cancelled(const struct mcp_call *c)
+{
+	return c->cancelled;
+}
+
 const cJSON *mcp_call_id(const struct mcp_call *c)
 {
 	return c->id;

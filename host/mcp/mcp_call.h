@@ -55,6 +55,8 @@ int mcp_call_in_flight(const struct mcp_call_list *list, const cJSON *id);
 
 /* The connection the call came on (its list's out.arg). */
 void *mcp_call_origin(const struct mcp_call *c);
+/* 1 once the call was cancelled (its answer will not be sent). */
+int mcp_call_cancelled(const struct mcp_call *c);
 /* The request's id (the call's). */
 const cJSON *mcp_call_id(const struct mcp_call *c);
 /* The call reports progress (as with a progress token) though its

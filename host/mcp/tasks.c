@@ -459,6 +459,23 @@ static void start_work(struct task *t)
 	t->request = NULL;
 	t->work_tool = NULL;
 	t->work_args = NULL;
+	if (mcp_call_cancelled(req)) {
+		/* Its request went (the client cancelled it, or its
+		 * connection closed) before the task's id could be told:
+		 * nobody can ask for it, so it does not run. */
+		struct mcp_call *c = t->call;
+
+		mcp_call_finish(req, cJSON_CreateObject());
+		set_message(t, "the request was cancelled before the task's id "
+			       "was answered");
+		ended(t, TASK_CANCELLED);
+		if (c) { /* never started: it ends here, unanswered */
+			mcp_call_cancel_ex(&t->ts->calls, t);
+			mcp_call_finish(c, cJSON_CreateObject());
+		}
+		cJSON_Delete(args);
+		return;
+	}
 	if (t->legacy) {
 		ans = cJSON_CreateObject();
 		cJSON_AddItemToObject(ans, "task", task_json(t, 1));

@@ -113,6 +113,25 @@ e2e('2026-07-28: tasks/cancel ends a running task, and its container goes', { ti
   const after = await settle(s, id);
   assert.equal(after.status, 'cancelled');
   assert.equal(after.result, undefined);
+  // A request cancelled before its task's id was answered: the task does
+  // not run (nobody could ask for it). Both lines in one write, so the
+  // server reads the cancel before the task's file is written.
+  const rid = next++;
+  const req = { jsonrpc: '2.0', id: rid, method: 'tools/call', params: modern(long('print("never")')) };
+  const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: rid, _meta: modern()._meta } };
+  await s.sendLine(`${JSON.stringify(req)}\n${JSON.stringify(cancel)}`);
+  const orphanOf = async () => {
+    const listed = await call(s, 'tools/call', modern({ name: 'sandbox_inspect', arguments: { what: 'tasks' } }));
+    return JSON.parse(listed.result.content[0].text).tasks.find((x) => x.taskId !== id);
+  };
+  // Its file is written first (the task exists), then it ends unstarted.
+  const orphan = await waitFor(async () => {
+    const o = await orphanOf();
+    return o?.status === 'working' ? null : o;
+  }, { what: 'the orphaned task to end' });
+  assert.equal(orphan.status, 'cancelled', JSON.stringify(orphan));
+  assert.match(orphan.statusMessage, /request was cancelled before/);
+  assert.equal(s.messages.filter((m) => m.id === rid).length, 0, 'a cancelled request gets no answer');
   // The server goes on serving, and a new call runs.
   const r = await call(s, 'tools/call', modern({ name: 'sandbox_execute', arguments: { language: 'python', code: 'print(3)' } }));
   assert.equal(runResult(r.result).stdout, '3\n');
