@@ -60,6 +60,16 @@ function issue(dir, ca, name, { cn, kind, expired = false }) {
  * expiredClient and expiredServer (the right CA, valid only in 2020).
  * Each entry is { cert, key } paths (ca and otherCa: { cert }).
  */
+
+/** Unmounts (lazily, the deepest first) every mount at or under dir. */
+function unmountUnder(dir) {
+  const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n')
+    .map((l) => l.split(' ')[4]?.replace(/\\040/g, ' '))
+    .filter((m) => m && (m === dir || m.startsWith(`${dir}/`)));
+  for (const m of mounts.sort((a, b) => b.length - a.length)) {
+    try { execFileSync('umount', ['-l', m], { stdio: 'ignore' }); } catch { /* gone meanwhile */ }
+  }
+}
 export function makeCerts(h) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-certs-'));
   h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -283,7 +293,10 @@ export async function startEngine(h, { tls, netns = false, images = [], args = [
   h.t.after(async () => {
     await stop();
     try { ip(...(netns ? ['netns', 'del', bridge] : ['link', 'del', bridge])); } catch { /* gone */ }
-    fs.rmSync(dir, { recursive: true, force: true });
+    // A mount the daemon left under its data (a container's shm, an
+    // overlay it had not unmounted when it exited) makes rmdir EBUSY.
+    unmountUnder(dir);
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   });
   await start();
   for (const image of images)
