@@ -851,8 +851,7 @@ static int modern_refused(struct exchange *ex, h2o_req_t *req, const cJSON *msg)
 	else if (hn.base &&
 		 !(cJSON_IsString(name) && iov_is(hn, name->valuestring)))
 		why = "the Mcp-Name header differs from the body's "
-		      "params.name, "
-		      "params.uri or params.taskId";
+		      "params.name, params.uri or params.taskId";
 	if (!why)
 		return 0;
 	refuse_full(ex, 400, id, code, why, NULL);

@@ -79,6 +79,7 @@ struct mcp_server {
 	void (*closed)(void *); /* mcp_server_close's done */
 	void *closed_arg;
 	struct adoption_wait waiting;
+	int listening; /* to its tasks' ends (task_store_listen) */
 };
 
 /* msg (taken) for the client: on stdio a line; else to the exchange ex. */
@@ -345,10 +346,19 @@ static const cJSON *call_arguments(struct mcp_server *s, const cJSON *id,
 
 /* A call of te with args runs (or waits for the sessions' re-adoption):
  * audited, counted against a tenant's quotas. */
-static void start_call(struct mcp_server *s, struct mcp_call *c,
-		       const struct tool_entry *te, const cJSON *args)
+/* notifications/tasks/status of a task this connection created
+ * (2025-11-25, tasks.h), once it is initialized at that revision. */
+static void task_notify(void *arg, cJSON *params)
 {
-	mcp_call_start(s->env, &s->waiting, c, te->tool, args);
+	struct mcp_server *s = arg;
+
+	if (!s->initialized || strcmp(s->version, TASKS_LEGACY_VERSION) != 0) {
+		cJSON_Delete(params);
+		return;
+	}
+	send_msg(s, NULL,
+		 jsonrpc_notification("notifications/tasks/status", params),
+		 JSONRPC_NOTIFICATION);
 }
 
 /* The client takes tasks (2026-07-28): the extension in the capabilities
@@ -454,13 +464,18 @@ static void on_tools_call(struct mcp_server *s, const cJSON *id,
 	}
 	mcp_call_set_tenant(c, s->tenant);
 	if (as_task) {
+		/* Its end is told to this connection in 2025-11-25. */
+		if (!s->listening && strcmp(version, MCP_MODERN_VERSION) != 0) {
+			task_store_listen(s->env->tasks, s, task_notify);
+			s->listening = 1;
+		}
 		/* c is answered once the task is written (tasks.h). */
 		if (task_create(s->env->tasks, s->tenant, te->tool, args,
 				version, ttl, c, &err))
 			mcp_call_finish_error(c, &err);
 		goto out;
 	}
-	start_call(s, c, te, args);
+	mcp_call_start(s->env, &s->waiting, c, te->tool, args);
 out:
 	cJSON_Delete(empty);
 }
@@ -508,7 +523,7 @@ static int on_tasks(struct mcp_server *s, const cJSON *id, const char *m,
 	if (r.result)
 		send_result(s, id, mcp_version_shape(r.result, version, 0));
 	else
-		send_error_data(s, id, r.code, r.message, r.data);
+		send_error(s, id, r.code, r.message);
 	return 1;
 }
 
@@ -1027,21 +1042,6 @@ void mcp_server_abort(struct mcp_server *s)
 		transport_close(tr, NULL, NULL);
 }
 
-/* notifications/tasks/status of a task this connection created
- * (2025-11-25, tasks.h), once it is initialized at that revision. */
-static void task_notify(void *arg, cJSON *params)
-{
-	struct mcp_server *s = arg;
-
-	if (!s->initialized || strcmp(s->version, TASKS_LEGACY_VERSION) != 0) {
-		cJSON_Delete(params);
-		return;
-	}
-	send_msg(s, NULL,
-		 jsonrpc_notification("notifications/tasks/status", params),
-		 JSONRPC_NOTIFICATION);
-}
-
 static struct mcp_server *server_new(const struct tool_env *env,
 				     const struct tool_table *tools)
 {
@@ -1058,7 +1058,6 @@ static struct mcp_server *server_new(const struct tool_env *env,
 		.ended = call_ended,
 		.arg = s,
 	};
-	task_store_listen(env->tasks, s, task_notify);
 	return s;
 }
 
@@ -1125,7 +1124,8 @@ void mcp_server_free(struct mcp_server *s)
 {
 	if (!s)
 		return;
-	task_store_unlisten(s->env->tasks, s);
+	if (s->listening)
+		task_store_unlisten(s->env->tasks, s);
 	tool_table_free(s->own_tools);
 	free(s);
 }

@@ -69,6 +69,11 @@ struct task {
 	struct mcp_call *request;	/* tools/call, until it is answered */
 	const struct tool *work_tool;	/* what runs once written */
 	cJSON *work_args;
+	/* 2026-07-28: the call runs before the task is answered; one that
+	 * ends within [tasks] sync_ms is answered as a plain result and the
+	 * task never shows (tasks_policy_wants). */
+	uv_timer_t window;
+	int windowed; /* the timer runs: not answered, not written */
 	struct waiter *waiters;
 	void *origin; /* the connection that created it (task_store_listen) */
 	int saving;   /* a write of its file is in flight */
@@ -227,7 +232,7 @@ static void save_work(uv_work_t *w)
 }
 
 static void start_work(struct task *t);
-static void save(struct task *t, int remove);
+static int save(struct task *t, int remove);
 
 static void save_done(uv_work_t *w, int status)
 {
@@ -258,22 +263,23 @@ static void save_done(uv_work_t *w, int status)
 }
 
 /* One write of a task's file at a time, whatever the thread pool's size:
- * a change while one is in flight is written after it. */
-static void save(struct task *t, int remove)
+ * a change while one is in flight is written after it. 0 (queued, or
+ * to follow the one in flight), or -ENOMEM: not written. */
+static int save(struct task *t, int remove)
 {
 	struct save *sv;
 	cJSON *o;
 
 	if (t->gone && !remove)
-		return; /* its file is gone, or going: not written again */
+		return 0; /* its file is gone, or going: not written again */
 	if (t->saving) {
 		if (t->again != 2)
 			t->again = remove ? 2 : 1;
-		return;
+		return 0;
 	}
 	sv = calloc(1, sizeof(*sv));
 	if (!sv)
-		return;
+		return -ENOMEM;
 	snprintf(sv->path, sizeof(sv->path), "%s/%s.json", t->ts->dir, t->id);
 	snprintf(sv->tmp, sizeof(sv->tmp), "%s/.%s.tmp", t->ts->dir, t->id);
 	if (!remove) {
@@ -282,7 +288,7 @@ static void save(struct task *t, int remove)
 		cJSON_Delete(o);
 		if (!sv->text) {
 			free(sv);
-			return;
+			return -ENOMEM;
 		}
 	}
 	sv->t = t;
@@ -296,7 +302,9 @@ static void save(struct task *t, int remove)
 		t->saving = 0;
 		free(sv->text);
 		free(sv);
+		return -ENOMEM;
 	}
+	return 0;
 }
 
 /* ---- the store's list of tasks ---- */
@@ -395,15 +403,34 @@ static void tell(struct task *t)
 			l->notify(l->origin, task_json(t, 1));
 }
 
+static void answer_now(struct task *t, enum task_status st);
+
 static void ended(struct task *t, enum task_status st)
 {
 	if (t->status != TASK_WORKING)
 		return; /* cancelled before: what came after is dropped */
+	if (t->windowed) {
+		answer_now(t, st);
+		return;
+	}
 	t->status = st;
 	t->updated = wall_ms();
 	save(t, 0);
 	tell(t);
 	wake_waiters(t);
+}
+
+/* A result as the tool made it, not as a response carries it (the
+ * revision's resultType and serverInfo): inline in tasks/get, or shaped
+ * again for the request that gets it. */
+static void unshape(cJSON *r)
+{
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(r, "_meta");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(r, "resultType");
+	cJSON_DeleteItemFromObjectCaseSensitive(meta, MCP_META_SERVER);
+	if (cJSON_IsObject(meta) && !meta->child)
+		cJSON_DeleteItemFromObjectCaseSensitive(r, "_meta");
 }
 
 static void call_send(void *arg, void *ex, cJSON *msg, enum jsonrpc_kind kind)
@@ -424,9 +451,7 @@ static void call_send(void *arg, void *ex, cJSON *msg, enum jsonrpc_kind kind)
 		cJSON_Delete(t->result);
 		t->result =
 			cJSON_DetachItemFromObjectCaseSensitive(msg, "result");
-		/* Inline, it is the tool's result, not a response. */
-		cJSON_DeleteItemFromObjectCaseSensitive(t->result,
-							"resultType");
+		unshape(t->result);
 		ended(t, TASK_COMPLETED);
 	} else if (t->status == TASK_WORKING) {
 		cJSON_Delete(t->error);
@@ -469,9 +494,10 @@ static void start_work(struct task *t)
 		set_message(t, "the request was cancelled before the task's id "
 			       "was answered");
 		ended(t, TASK_CANCELLED);
-		if (c) { /* never started: it ends here, unanswered */
+		if (c) {
 			mcp_call_cancel_ex(&t->ts->calls, t);
-			mcp_call_finish(c, cJSON_CreateObject());
+			if (tool) /* never started: it ends here */
+				mcp_call_finish(c, cJSON_CreateObject());
 		}
 		cJSON_Delete(args);
 		return;
@@ -484,10 +510,80 @@ static void start_work(struct task *t)
 		cJSON_AddStringToObject(ans, "resultType", "task");
 	}
 	mcp_call_finish(req, ans);
-	if (t->call)
+	if (t->call && tool) /* not started in a window before */
 		mcp_call_start(t->ts->env, &t->ts->waiting, t->call, tool,
 			       args);
 	cJSON_Delete(args);
+}
+
+static void window_closed(uv_handle_t *h)
+{
+	struct task *t = h->data;
+	struct task_store *ts = t->ts;
+
+	task_unref(t);
+	maybe_free(ts);
+}
+
+static void window_end(struct task *t)
+{
+	t->windowed = 0;
+	uv_timer_stop(&t->window);
+	uv_close((uv_handle_t *)&t->window, window_closed);
+}
+
+/* The call ended within its window: its request gets the result itself,
+ * and the task, never answered nor written, goes. */
+static void answer_now(struct task *t, enum task_status st)
+{
+	struct mcp_call *req = t->request;
+	const cJSON *code, *msg, *data;
+
+	t->request = NULL;
+	t->status = st;
+	window_end(t);
+	if (st == TASK_COMPLETED && t->result) {
+		mcp_call_finish(req, cJSON_Duplicate(t->result, 1));
+	} else if (st == TASK_FAILED && t->error) {
+		code = cJSON_GetObjectItemCaseSensitive(t->error, "code");
+		msg = cJSON_GetObjectItemCaseSensitive(t->error, "message");
+		data = cJSON_GetObjectItemCaseSensitive(t->error, "data");
+		mcp_call_fail(req,
+			      cJSON_IsNumber(code) ? code->valueint
+						   : JSONRPC_INTERNAL_ERROR,
+			      cJSON_IsString(msg) ? msg->valuestring
+						  : "the call failed",
+			      data ? cJSON_Duplicate(data, 1) : NULL);
+	} else {
+		mcp_call_fail(req, JSONRPC_INTERNAL_ERROR,
+			      t->message ? t->message
+					 : "the call was cancelled",
+			      NULL);
+	}
+	task_remove(t, 0);
+}
+
+/* The window is over and the call still runs: now it is a task,
+ * written, then answered (start_work). */
+static void window_cb(uv_timer_t *h)
+{
+	struct task *t = h->data;
+
+	window_end(t);
+	if (save(t, 0) == 0) {
+		log_info("task %s: %s for %s, past %u ms", t->id, t->tool,
+			 *t->tenant ? t->tenant : "the client",
+			 t->ts->cfg->task_sync_ms);
+		return;
+	}
+	set_message(t, "the task could not be written");
+	ended(t, TASK_FAILED); /* not answered: no one can ask */
+	mcp_call_finish_errorf(t->request, ERR_SANDBOX,
+			       "cannot write the task");
+	t->request = NULL;
+	if (t->call)
+		mcp_call_cancel_ex(&t->ts->calls, t);
+	task_remove(t, 0);
 }
 
 /* ---- creating one ---- */
@@ -611,10 +707,33 @@ int task_create(struct task_store *ts, struct tenant *tenant,
 	t->work_tool = tool;
 	t->next = ts->head;
 	ts->head = t;
+	if (!t->legacy && ts->cfg->task_sync_ms) {
+		/* Run now; a task only if it outlasts the window. */
+		t->windowed = 1;
+		t->refs++; /* the timer's, until window_closed */
+		uv_timer_init(ts->loop, &t->window);
+		t->window.data = t;
+		uv_timer_start(&t->window, window_cb, ts->cfg->task_sync_ms, 0);
+		t->work_tool = NULL;
+		cJSON_Delete(t->work_args);
+		t->work_args = NULL;
+		mcp_call_start(ts->env, &ts->waiting, t->call, tool, args);
+		return 0; /* t may be gone: answered at once */
+	}
+	if (save(t, 0)) {
+		/* Not written, so not answered: it goes, its call unstarted. */
+		struct mcp_call *c = t->call;
+
+		t->request = NULL;
+		t->status = TASK_CANCELLED;
+		mcp_call_cancel_ex(&ts->calls, t);
+		mcp_call_finish(c, cJSON_CreateObject());
+		task_remove(t, 0);
+		return error_set(err, ERR_SANDBOX, "cannot write the task");
+	}
 	log_info("task %s: %s for %s", t->id, t->tool,
 		 *t->tenant ? t->tenant : "the client");
-	save(t, 0); /* then start_work */
-	return 0;
+	return 0; /* start_work follows the write */
 }
 
 /* ---- the methods ---- */

@@ -72,22 +72,21 @@ int task_create(struct task_store *ts, struct tenant *tenant,
 /* A connection that hears of its 2025-11-25 tasks' changes
  * (notifications/tasks/status): notify(origin, params) with the Task
  * (taken), for a task that a request of that connection created. origin
- * is the connection (mcp_call_origin of its calls); it stops hearing at
- * task_store_unlisten, before it is freed. */
+ * is the connection (mcp_call_origin of its calls); a connection listens
+ * once it creates such a task, and stops at task_store_unlisten, before
+ * it is freed. */
 void task_store_listen(struct task_store *ts, void *origin,
 		       void (*notify)(void *origin, cJSON *params));
 void task_store_unlisten(struct task_store *ts, void *origin);
 
-/* The methods. Each answers request id itself through answer (a result
- * or a JSON-RPC error, to be sent for the connection): tenant is the
- * caller's (NULL: none), version the request's. tasks/result may answer
- * later: it takes a call of the connection's list (waiting), which the
- * connection may cancel. Return 1 when method is one of them. */
+/* tasks/get, tasks/list, tasks/cancel, tasks/update as the era of
+ * version has them: reply is filled with the result or the JSON-RPC
+ * error the connection sends; tenant is the caller's (NULL: none). 1
+ * when method is one of them. (tasks/result: tasks_result_wait.) */
 struct tasks_reply {
-	cJSON *result; /* a result object, or NULL */
+	cJSON *result; /* a result object (the caller's), or NULL */
 	int code;      /* else an error */
 	char message[200];
-	cJSON *data;
 };
 int tasks_method(struct task_store *ts, const struct tenant *tenant,
 		 const char *method, const cJSON *params, const char *version,

@@ -20,7 +20,9 @@ import { waitFor } from './lib/wait.mjs';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const V = '2026-07-28';
-const ENV = { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '1' };
+// [tasks] sync_ms 0: every call the policy picks is a task at once (the
+// window of the default is its own test below).
+const ENV = { SANDBOX_POOL_SIZE: '0', SANDBOX_PYTHON_POOL_SIZE: '1', SANDBOX_TASKS_SYNC_MS: '0' };
 
 /** A 2026-07-28 request's params: _meta with the version and, when tasks, the extension. */
 function modern(params = {}, { tasks = true } = {}) {
@@ -39,15 +41,16 @@ async function call(s, method, params, opts) {
   return s.request(next++, method, params, opts);
 }
 
-/** tasks/get until the task is no longer working; each wait is the pollIntervalMs the server asked for. */
+/** tasks/get until the task is no longer working (polled at the interval the server asks for), within a deadline. */
 async function settle(s, taskId, { tasks = true } = {}) {
-  for (;;) {
+  let last;
+  return waitFor(async () => {
     const r = await call(s, 'tasks/get', modern({ taskId }, { tasks }));
     assert.ok(r.result, JSON.stringify(r));
-    if (r.result.status !== 'working') return r.result;
-    assert.equal(typeof r.result.pollIntervalMs, 'number');
-    await new Promise((res) => setTimeout(res, r.result.pollIntervalMs));
-  }
+    last = r.result;
+    if (r.result.status === 'working') assert.equal(typeof r.result.pollIntervalMs, 'number');
+    return r.result.status !== 'working' && r.result;
+  }, { timeoutMs: 90_000, intervalMs: 1000, what: `task ${taskId} to end (last: ${JSON.stringify(last)})` });
 }
 
 const long = (code) => ({ name: 'sandbox_execute', arguments: { language: 'python', code, timeout: 70_000 } });
@@ -84,6 +87,28 @@ e2e('2026-07-28: a long call with the extension becomes a task; tasks/get brings
   const ack = await call(s, 'tasks/cancel', modern({ taskId: t.taskId }));
   assert.equal(ack.result.resultType, 'complete', JSON.stringify(ack));
   assert.equal((await call(s, 'tasks/get', modern({ taskId: t.taskId }))).result.status, 'completed');
+});
+
+e2e('2026-07-28, the default [tasks] sync_ms: a call that ends within it is a plain result, one that outlasts it a task', { timeoutMs: 120_000 }, async (h) => {
+  const st = withStateDir(h);
+  const { SANDBOX_TASKS_SYNC_MS, ...env } = ENV;
+  assert.equal(SANDBOX_TASKS_SYNC_MS, '0');
+  // 30 s: a print(1) ends within it however loaded the machine is.
+  const s = await h.startRaw({ env: st.env({ ...env, SANDBOX_TASKS_SYNC_MS: '30000' }) });
+  const quick = (await call(s, 'tools/call', modern(long('print(1)')), { timeoutMs: 60_000 })).result;
+  assert.equal(quick.resultType, 'complete', JSON.stringify(quick));
+  assert.equal(runResult(quick).stdout, '1\n');
+  const listed = async () => JSON.parse((await call(s, 'tools/call', modern({ name: 'sandbox_inspect', arguments: { what: 'tasks' } }))).result.content[0].text).tasks;
+  assert.deepEqual(await listed(), [], 'a call answered in its window leaves no task');
+
+  // The shipped window (1 s): a program that sleeps 3 s outlasts it.
+  const d = await h.startRaw({ env: withStateDir(h).env(env) });
+  const slow = (await call(d, 'tools/call', modern(long('import time\ntime.sleep(3)\nprint("slept")')))).result;
+  assert.equal(slow.resultType, 'task', JSON.stringify(slow));
+  const done = await settle(d, slow.taskId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  assert.equal(runResult(done.result).stdout, 'slept\n');
+  assert.equal(done.result._meta, undefined, 'the inline result is the tool\'s, without the response\'s serverInfo');
 });
 
 e2e('2026-07-28: a session\'s long call is a task too, and the session keeps its state', { timeoutMs: 120_000 }, async (h) => {
@@ -274,7 +299,7 @@ e2e('over HTTP: a task is its tenant\'s, and Mcp-Name must carry its id', { time
   const alice = token('alice');
   const bob = token('bob');
   const st = withStateDir(h);
-  const s = await startHttp(h, { env: st.env({ SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_HTTP_TOKENS_FILE: file }) });
+  const s = await startHttp(h, { env: st.env({ SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_TASKS_SYNC_MS: '0', SANDBOX_HTTP_TOKENS_FILE: file }) });
   const post = (who, method, params, headers = {}) =>
     request(s.url, { headers: { authorization: `Bearer ${who}`, accept: 'application/json', ...headers }, body: { jsonrpc: '2.0', id: next++, method, params: modern(params) } });
 
@@ -296,12 +321,11 @@ e2e('over HTTP: a task is its tenant\'s, and Mcp-Name must carry its id', { time
   assert.equal(r.status, 400);
   assert.equal(r.json.error.code, -32020, r.body);
 
-  for (;;) {
-    r = await post(alice, 'tasks/get', { taskId });
-    assert.equal(r.status, 200, r.body);
-    if (r.json.result.status !== 'working') break;
-    await new Promise((res) => setTimeout(res, r.json.result.pollIntervalMs));
-  }
+  r = await waitFor(async () => {
+    const g = await post(alice, 'tasks/get', { taskId });
+    assert.equal(g.status, 200, g.body);
+    return g.json.result.status !== 'working' && g;
+  }, { timeoutMs: 60_000, intervalMs: 1000, what: 'alice\'s task to end' });
   assert.equal(r.json.result.status, 'completed', r.body);
   assert.equal(runResult(r.json.result.result).stdout, 'alice-only\n');
   // Listed to its owner only (sandbox_inspect).
@@ -332,7 +356,7 @@ e2e('caps and expiry: a call past [tasks] max_live is quota_exceeded at once; a 
 e2e('sandbox_install as a task (its budget is past the threshold): npm from the real registry, the result inline', { timeoutMs: 300_000 }, async (h) => {
   const p = packageEnv(h);
   const st = withStateDir(h);
-  const s = await h.startRaw({ env: st.env({ ...p.env, SANDBOX_POOL_SIZE: '0' }) });
+  const s = await h.startRaw({ env: st.env({ ...p.env, SANDBOX_POOL_SIZE: '0', SANDBOX_TASKS_SYNC_MS: '0' }) });
   const created = (await call(s, 'tools/call', modern({ name: 'sandbox_install', arguments: { language: 'javascript', packages: ['is-odd@3.0.1'] } }))).result;
   assert.equal(created.resultType, 'task', JSON.stringify(created));
   const done = await settle(s, created.taskId);

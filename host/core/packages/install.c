@@ -430,10 +430,7 @@ static void volume_cb_(const struct error *err, const char *created_at,
 		return;
 	}
 	if (err) {
-		lookup_fail(l,
-			    err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
-						 : ERR_INSTALL_FAILED,
-			    err->msg);
+		lookup_fail(l, install_engine_code(err), err->msg);
 		return;
 	}
 	/* A volume this index does not describe: its sets are unknown. */
@@ -465,6 +462,7 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 	struct lookup *l = arg;
 	char **v = l->specs.v;
 	char installer[1024];
+	struct error e;
 
 	if (l->cancelled) {
 		lookup_fail(l, ERR_CANCELLED, "the install was cancelled");
@@ -472,9 +470,8 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 	}
 	if (err) {
 		lookup_fail(l,
-			    err->code == -ENOENT   ? ERR_IMAGE_MISSING
-			    : err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
-						   : ERR_INSTALL_FAILED,
+			    err->code == -ENOENT ? ERR_IMAGE_MISSING
+						 : install_engine_code(err),
 			    err->msg);
 		return;
 	}
@@ -494,11 +491,18 @@ static void image_cb_(const struct error *err, const char *id, void *arg)
 		lookup_fail(l, -ENOMEM, NULL);
 		return;
 	}
-	if (volume_ensure(l->in->d, l->in->cfg->pkg_volume,
-			  l->in->volume_labels, INSTALL_VOLUME_ID_LABEL,
-			  volume_cb_, l))
-		lookup_fail(l, ERR_INSTALL_FAILED,
-			    "the package volume name is not valid");
+	if (install_volume(l->in, volume_cb_, l, &e))
+		lookup_fail(l, e.code, e.msg);
+}
+
+int install_volume(struct installer *in, volume_cb cb, void *arg,
+		   struct error *err)
+{
+	if (volume_ensure(in->d, in->cfg->pkg_volume, in->volume_labels,
+			  INSTALL_VOLUME_ID_LABEL, cb, arg))
+		return error_set(err, ERR_INSTALL_FAILED,
+				 "the package volume name is not valid");
+	return 0;
 }
 
 static int lookup_begin(struct installer *in, const struct plugin *pl,

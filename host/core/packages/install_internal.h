@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "docker/agent_client.h"
+#include "docker/network.h"
 #include "install.h"
 
 #define MAX_ENV 64
@@ -149,6 +150,19 @@ struct installer {
 void install_job_end(struct job *j);
 /* The specs as a JSON array of strings (new), or NULL without memory. */
 cJSON *install_specs_json(const struct install_specs *s);
+
+/* An engine's failure (err->code) as the installer's callers hear it: no
+ * engine (ERR_DOCKER_UNAVAILABLE), or the install failed. */
+static inline int install_engine_code(const struct error *err)
+{
+	return err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
+				    : ERR_INSTALL_FAILED;
+}
+
+/* The package volume made sure of (created with its labels if missing),
+ * then cb. 0, or ERR_INSTALL_FAILED with err (the name is not valid). */
+int install_volume(struct installer *in, volume_cb cb, void *arg,
+		   struct error *err);
 
 /* ---- install_job.c ---- */
 

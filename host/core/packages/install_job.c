@@ -1338,9 +1338,7 @@ static void net_ready_cb(const struct error *err, void *arg)
 	struct error e;
 
 	if (err) {
-		job_fail(j,
-			 err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
-					      : ERR_INSTALL_FAILED,
+		job_fail(j, install_engine_code(err),
 			 "the install network %s: %s", j->in->cfg->pkg_network,
 			 err->msg);
 		return;

@@ -103,10 +103,7 @@ static void list_volume_cb(const struct error *err, const char *ident,
 
 	(void)created;
 	if (err) {
-		list_fail(l,
-			  err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
-					       : ERR_INSTALL_FAILED,
-			  err->msg);
+		list_fail(l, install_engine_code(err), err->msg);
 		return;
 	}
 	snprintf(l->ident, sizeof(l->ident), "%s", ident);
@@ -126,11 +123,9 @@ int installer_list(struct installer *in, install_list_cb cb, void *arg,
 	l->in = in;
 	l->cb = cb;
 	l->arg = arg;
-	if (volume_ensure(in->d, in->cfg->pkg_volume, in->volume_labels,
-			  INSTALL_VOLUME_ID_LABEL, list_volume_cb, l)) {
+	if (install_volume(in, list_volume_cb, l, err)) {
 		free(l);
-		return error_set(err, ERR_INSTALL_FAILED,
-				 "the package volume name is not valid");
+		return err->code;
 	}
 	return 0;
 }

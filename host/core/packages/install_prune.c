@@ -105,10 +105,7 @@ static void prune_volume_cb(const struct error *err, const char *ident,
 	(void)created;
 	if (err) {
 		pr->failed = 1;
-		error_set_msg(&pr->err,
-			      err->code == -ENODEV ? ERR_DOCKER_UNAVAILABLE
-						   : ERR_INSTALL_FAILED,
-			      err->msg);
+		error_set_msg(&pr->err, install_engine_code(err), err->msg);
 		prune_end(pr);
 		return;
 	}
@@ -162,11 +159,9 @@ int installer_prune(struct installer *in, install_prune_cb cb, void *arg,
 	pr->in = in;
 	pr->cb = cb;
 	pr->arg = arg;
-	if (volume_ensure(in->d, in->cfg->pkg_volume, in->volume_labels,
-			  INSTALL_VOLUME_ID_LABEL, prune_volume_cb, pr)) {
+	if (install_volume(in, prune_volume_cb, pr, err)) {
 		free(pr);
-		return error_set(err, ERR_INSTALL_FAILED,
-				 "the package volume name is not valid");
+		return err->code;
 	}
 	return 0;
 }

@@ -103,6 +103,7 @@ static const struct key_desc task_keys[] = {
 	{"ttl_ms", KT_U32, CFG(task_ttl_ms), 1000, 30u * 86400000u},
 	{"max_ttl_ms", KT_U32, CFG(task_max_ttl_ms), 1000, 30u * 86400000u},
 	{"poll_ms", KT_U32, CFG(task_poll_ms), 100, 60000},
+	{"sync_ms", KT_U32, CFG(task_sync_ms), 0, 50000},
 	{"max_live", KT_U32, CFG(task_max_live), 1, 1024},
 	{"max_kept", KT_U32, CFG(task_max_kept), 1, 100000},
 	{NULL, 0, 0, 0, 0},
@@ -334,6 +335,7 @@ void config_init(struct config *cfg)
 	cfg->task_ttl_ms = 3600000;
 	cfg->task_max_ttl_ms = 86400000;
 	cfg->task_poll_ms = 1000;
+	cfg->task_sync_ms = 1000;
 	cfg->task_max_live = 8;
 	cfg->task_max_kept = 256;
 	cfg->pkg_memory_mb = 1024;

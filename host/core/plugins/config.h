@@ -162,6 +162,8 @@ struct config {
 	uint32_t task_ttl_ms;	    /* kept this long unless asked */
 	uint32_t task_max_ttl_ms;   /* the most a client may ask */
 	uint32_t task_poll_ms;	    /* pollInterval suggested */
+	uint32_t task_sync_ms;	    /* 2026-07-28: a task's call that ends
+				     * sooner is answered as a result */
 	uint32_t task_max_live;	    /* working tasks a tenant may have */
 	uint32_t task_max_kept;	    /* tasks a tenant may have in all */
 
