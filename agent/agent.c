@@ -27,6 +27,7 @@
 
 #include "agent_ops.h"
 #include "agent_proto.h"
+#include "bg.h"
 #include "exec.h"
 #include "artifacts.h"
 #include "files.h"
@@ -52,7 +53,7 @@
  * what each worker asks for. */
 #define AGENT_POLL_FDS                                                         \
 	(4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS +                 \
-	 PRESTART_POLL_FDS)
+	 PRESTART_POLL_FDS + BG_POLL_FDS)
 
 struct agent {
 	int in_fd; /* the protocol streams: stdin and stdout moved off fds 0
@@ -297,6 +298,12 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 	case AP_CANCEL:
 		exec_cancel(&a->exec, f->id);
 		break;
+	case AP_SPAWN: /* beside anything (bg.h) */
+		bg_spawn(f, a->keep);
+		break;
+	case AP_PROC:
+		bg_proc(f);
+		break;
 	default:
 		snprintf(msg, sizeof(msg), "unknown frame type 0x%02x",
 			 f->type);
@@ -344,7 +351,7 @@ static void child_exited_cb(pid_t pid, int status, void *arg)
 {
 	struct agent *a = arg;
 
-	if (!prestart_reaped(pid, status) &&
+	if (!bg_child_exited(pid, status) && !prestart_reaped(pid, status) &&
 	    !exec_child_exited(&a->exec, pid, status) &&
 	    !reset_child_exited(&a->reset, pid, status))
 		files_child_exited(&a->files, pid, status);
@@ -355,10 +362,12 @@ static int poll_timeout(struct agent *a)
 {
 	uint64_t d = exec_deadline(&a->exec), r = reset_deadline(&a->reset);
 	uint64_t fl = files_deadline(&a->files), now;
-	uint64_t p = prestart_deadline();
+	uint64_t p = prestart_deadline(), b = bg_deadline();
 
 	if (r < d)
 		d = r;
+	if (b < d)
+		d = b;
 	if (p < d)
 		d = p;
 	if (fl < d)
@@ -387,6 +396,7 @@ static void drop_connection(struct agent *a)
 	a->out.len = a->out.frame_start = 0;
 	a->out_off = 0;
 	exec_orphan(&a->exec);
+	bg_drop_waits(); /* the processes stay: they are the session's */
 	a->prestart_pending = 0; /* the interpreter stays: it is the box's */
 	if (reset_busy(&a->reset))
 		a->reset.stale = 1;
@@ -464,6 +474,7 @@ static int agent_start(struct agent *a)
 	exec_init(&a->exec, &a->out);
 	reset_init(&a->reset, &a->out);
 	files_init(&a->files, &a->out);
+	bg_init(&a->out);
 	rc = artifacts_init();
 	if (rc < 0)
 		agent_log("artifacts: %s (executions report none)",
@@ -512,7 +523,7 @@ static int agent_done(struct agent *a)
 struct slots {
 	int n;
 	int sig, out, listen, in;
-	int exec, reset, files, prestart; /* each up to the next */
+	int exec, reset, files, prestart, bg; /* each up to the next */
 };
 
 static void poll_fill(struct agent *a, struct pollfd *pfd, struct slots *s)
@@ -543,6 +554,8 @@ static void poll_fill(struct agent *a, struct pollfd *pfd, struct slots *s)
 	n += files_poll_fill(&a->files, pfd + n);
 	s->prestart = n;
 	n += prestart_poll_fill(pfd + n);
+	s->bg = n;
+	n += bg_poll_fill(pfd + n);
 	s->n = n;
 }
 
@@ -570,7 +583,8 @@ static void poll_done(struct agent *a, const struct pollfd *pfd,
 	exec_poll_done(&a->exec, pfd + s->exec, s->reset - s->exec);
 	reset_poll_done(&a->reset, pfd + s->reset, s->files - s->reset);
 	files_poll_done(&a->files, pfd + s->files, s->prestart - s->files);
-	prestart_poll_done(pfd + s->prestart, s->n - s->prestart);
+	prestart_poll_done(pfd + s->prestart, s->bg - s->prestart);
+	bg_poll_done(pfd + s->bg, s->n - s->bg);
 	if (s->in >= 0 && pfd[s->in].revents)
 		read_input(a);
 	if (a->on_socket && a->in_fd >= 0 && (a->in_eof || a->out_broken)) {
@@ -583,6 +597,7 @@ static void poll_done(struct agent *a, const struct pollfd *pfd,
 	reset_step(&a->reset);
 	files_step(&a->files);
 	prestart_step(); /* the start-up deadline, also when idle */
+	bg_step();
 	prestart_reply(a);
 	run_deferred(a);
 	if (s->out >= 0 || a->out_off < a->out.len)
@@ -623,6 +638,7 @@ static void agent_stop(struct agent *a)
 	zygote_stop();
 	repl_stop(); /* no longer spared */
 	prestart_forget();
+	bg_kill_all();
 	left = procs_kill_all();
 	if (left)
 		agent_log("exiting with %u user processes left", left);

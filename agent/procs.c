@@ -38,30 +38,50 @@ static struct {
 	procs_exit_cb cb;
 	void *arg;
 	pid_t spare[PROCS_MAX_SPARE];
+	pid_t spare_sid[PROCS_MAX_SPARE_SESSIONS];
 } procs = {.sigfd = -1};
 
-void procs_spare(pid_t pid, int on)
+/* Add or remove v in a set of n pids (0: a free slot). */
+static void set_pid(pid_t *set, int n, pid_t v, int on)
 {
 	int i;
 
-	for (i = 0; i < PROCS_MAX_SPARE; i++)
-		if (procs.spare[i] == pid)
-			procs.spare[i] = 0;
-	for (i = 0; on && pid > 0 && i < PROCS_MAX_SPARE; i++)
-		if (!procs.spare[i]) {
-			procs.spare[i] = pid;
+	for (i = 0; i < n; i++)
+		if (set[i] == v)
+			set[i] = 0;
+	for (i = 0; on && v > 0 && i < n; i++)
+		if (!set[i]) {
+			set[i] = v;
 			break;
 		}
 }
 
-static int procs_spared(pid_t pid)
+static int has_pid(const pid_t *set, int n, pid_t v)
 {
 	int i;
 
-	for (i = 0; pid > 0 && i < PROCS_MAX_SPARE; i++)
-		if (procs.spare[i] == pid)
+	for (i = 0; v > 0 && i < n; i++)
+		if (set[i] == v)
 			return 1;
 	return 0;
+}
+
+void procs_spare(pid_t pid, int on)
+{
+	set_pid(procs.spare, PROCS_MAX_SPARE, pid, on);
+}
+
+void procs_spare_session(pid_t sid, int on)
+{
+	set_pid(procs.spare_sid, PROCS_MAX_SPARE_SESSIONS, sid, on);
+}
+
+/* A spared process itself, or (the pid of) a spared session's leader:
+ * a background process is spared from its fork on, before its setsid(). */
+static int procs_spared(pid_t pid)
+{
+	return has_pid(procs.spare, PROCS_MAX_SPARE, pid) ||
+	       has_pid(procs.spare_sid, PROCS_MAX_SPARE_SESSIONS, pid);
 }
 
 int procs_init(procs_exit_cb cb, void *arg)
@@ -154,6 +174,11 @@ static int is_target(int procfd, const char *name, pid_t self)
 	 * these lines through its name. */
 	ruid = status_field(buf, "\nUid:\t");
 	ppid = status_field(buf, "\nPPid:\t");
+	/* A background process's session (NSsid: the first figure is the
+	 * container's own view). */
+	if (has_pid(procs.spare_sid, PROCS_MAX_SPARE_SESSIONS,
+		    (pid_t)status_field(buf, "\nNSsid:\t")))
+		return 0;
 	/* A zombie whose parent is spared (a child the session interpreter
 	 * has not waited for yet) is dead already; only that parent can reap
 	 * it, and it does before its next call. */

@@ -34,6 +34,12 @@ unsigned procs_kill_all(void);
  * sparing it. At most PROCS_MAX_SPARE at once. */
 #define PROCS_MAX_SPARE 6
 void procs_spare(pid_t pid, int on);
+/* The same for a whole session (a background process, bg.h, and
+ * everything it starts that stays in its session): on 1, every process
+ * whose session id, or pid, is sid is left alone. At most
+ * PROCS_MAX_SPARE_SESSIONS at once. */
+#define PROCS_MAX_SPARE_SESSIONS 16
+void procs_spare_session(pid_t sid, int on);
 
 /* How many times the memory limit has killed a process in this container
  * (the memory cgroup's oom_kill count, v1 or v2). 0 and *n set, or -1

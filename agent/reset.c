@@ -23,6 +23,7 @@
 
 #include "agent.h"
 #include "agent_ops.h"
+#include "bg.h"
 #include "log.h"
 #include "prestart.h"
 #include "procs.h"
@@ -327,6 +328,7 @@ int reset_start(struct reset *r, uint32_t id, struct error *err)
 	 * stays). Survivors here are counted again at the end. */
 	repl_stop();
 	prestart_stop();
+	bg_kill_all();
 	procs_kill_all();
 	if (pipe2(p, O_CLOEXEC)) {
 		rc = -errno;

@@ -232,6 +232,67 @@ int ap_file_encode(struct ap_buf *b, uint32_t id, const struct ap_file *m)
 	return rc ? rc : ap_frame_end(b);
 }
 
+int ap_spawn_encode(struct ap_buf *b, uint32_t id, const struct ap_spawn *m)
+{
+	int rc = ap_frame_begin(b, AP_SPAWN, id);
+
+	if (!rc)
+		rc = put_vec(b, AP_T_RUN_ARG, m->x.run_argv);
+	if (!rc)
+		rc = put_vec(b, AP_T_ENV, m->x.env);
+	if (!rc)
+		rc = put_vec(b, AP_T_SECCOMP_DENY, m->x.seccomp_deny);
+	if (!rc && m->label)
+		rc = ap_put(b, AP_T_LABEL, m->label, m->label_len);
+	if (!rc && m->max_live)
+		rc = ap_put_u32(b, AP_T_PROC_MAX, m->max_live);
+	if (!rc && m->ring)
+		rc = ap_put_u32(b, AP_T_RING, m->ring);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_proc_encode(struct ap_buf *b, uint32_t id, const struct ap_proc *m)
+{
+	int rc = ap_frame_begin(b, AP_PROC, id);
+
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_PROC_OP, m->op);
+	if (!rc && m->pid)
+		rc = ap_put_u32(b, AP_T_PID, m->pid);
+	if (!rc && m->has_offset)
+		rc = ap_put_u64(b, AP_T_OFFSET, m->offset);
+	if (!rc && m->length)
+		rc = ap_put_u32(b, AP_T_LENGTH, m->length);
+	if (!rc && m->signal)
+		rc = ap_put_u32(b, AP_T_SIGNAL, m->signal);
+	if (!rc && m->timeout_ms)
+		rc = ap_put_u32(b, AP_T_TIMEOUT_MS, m->timeout_ms);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_proc_done_encode(struct ap_buf *b, uint32_t id,
+			const struct ap_proc_done *m)
+{
+	int rc = ap_buf_reserve(b, AP_HEADER_LEN + 64 + m->message_len +
+					   m->data_len + m->entries_len);
+
+	if (!rc)
+		rc = ap_frame_begin(b, AP_PROC_DONE, id);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_STATUS, m->status);
+	if (!rc && m->message)
+		rc = ap_put(b, AP_T_MESSAGE, m->message, m->message_len);
+	if (!rc && m->entries)
+		rc = ap_put(b, AP_T_ENTRIES, m->entries, m->entries_len);
+	if (!rc && m->data)
+		rc = ap_put(b, AP_T_DATA, m->data, m->data_len);
+	if (!rc && m->offset)
+		rc = ap_put_u64(b, AP_T_OFFSET, m->offset);
+	if (!rc && m->timed_out)
+		rc = ap_put_u8(b, AP_T_TIMED_OUT, m->timed_out);
+	return rc ? rc : ap_frame_end(b);
+}
+
 int ap_file_done_encode(struct ap_buf *b, uint32_t id,
 			const struct ap_file_done *m)
 {
@@ -336,15 +397,76 @@ int ap_entries_next(const unsigned char *p, size_t len, size_t *off,
 	return entry_at(p, len, off, e) == 1;
 }
 
+int ap_proc_entry_pack(struct ap_buf *b, const struct ap_proc_entry *e)
+{
+	unsigned char h[AP_PROC_ENTRY_FIXED];
+	size_t before = b->len;
+	int rc;
+
+	if (e->label_len > 0xffff ||
+	    b->len + sizeof(h) + e->label_len > AP_MAX_FRAME)
+		return -E2BIG;
+	put_be(h, e->pid, 4);
+	h[4] = e->state;
+	h[5] = e->flags;
+	put_be(h + 6, e->code, 4);
+	put_be(h + 10, e->started_ms, 8);
+	put_be(h + 18, e->ended_ms, 8);
+	put_be(h + 26, e->log_start, 8);
+	put_be(h + 34, e->log_end, 8);
+	put_be(h + 42, e->label_len, 2);
+	rc = ap_buf_append(b, h, sizeof(h));
+	if (!rc && e->label_len)
+		rc = ap_buf_append(b, e->label, e->label_len);
+	if (rc)
+		b->len = before;
+	return rc;
+}
+
+/* Parses the process at *off of p[0..len): 1, 0 at the end, -1
+ * malformed. */
+static int proc_entry_at(const unsigned char *p, size_t len, size_t *off,
+			 struct ap_proc_entry *e)
+{
+	size_t n;
+
+	if (*off == len)
+		return 0;
+	if (len - *off < AP_PROC_ENTRY_FIXED)
+		return -1;
+	p += *off;
+	n = (size_t)get_be(p + 42, 2);
+	if (len - *off - AP_PROC_ENTRY_FIXED < n)
+		return -1;
+	e->pid = (uint32_t)get_be(p, 4);
+	e->state = p[4];
+	e->flags = p[5];
+	e->code = (uint32_t)get_be(p + 6, 4);
+	e->started_ms = get_be(p + 10, 8);
+	e->ended_ms = get_be(p + 18, 8);
+	e->log_start = get_be(p + 26, 8);
+	e->log_end = get_be(p + 34, 8);
+	e->label = (const char *)p + AP_PROC_ENTRY_FIXED;
+	e->label_len = n;
+	*off += AP_PROC_ENTRY_FIXED + n;
+	return 1;
+}
+
+int ap_proc_entry_next(const struct ap_proc_done *m, size_t *off,
+		       struct ap_proc_entry *e)
+{
+	return proc_entry_at(m->entries, m->entries_len, off, e) == 1;
+}
+
 /* ---- decoding the replies --------------------------------------------- */
 
 /* Walks one frame's fields for a reply decoder; remembers which tags came
- * so a repeated one is refused. Every tag is below 64. */
+ * so a repeated one is refused. */
 struct dec {
 	const struct ap_frame *f;
 	size_t off;
 	struct ap_field fl;
-	uint64_t seen;
+	uint64_t seen[4];  /* a bit per tag */
 	struct error *err; /* the caller's, or NULL */
 };
 
@@ -374,10 +496,11 @@ static int dec_next(struct dec *d)
 static int dec_once(struct dec *d)
 {
 	uint64_t bit = (uint64_t)1 << (d->fl.tag & 63);
+	uint64_t *w = &d->seen[d->fl.tag >> 6];
 
-	if (d->seen & bit)
+	if (*w & bit)
 		return error_set(d->err, -EINVAL, "duplicate field");
-	d->seen |= bit;
+	*w |= bit;
 	return 0;
 }
 
@@ -989,4 +1112,138 @@ void ap_exec_free(struct ap_exec *m)
 {
 	free(m->mem);
 	memset(m, 0, sizeof(*m));
+}
+
+int ap_spawn_decode(const struct ap_frame *f, struct ap_spawn *m,
+		    struct error *err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = exec_decode(f, AP_SPAWN, &m->x, err);
+	if (rc)
+		return rc;
+	if (m->x.build_argv[0] || m->x.repl_argv[0] || m->x.file_name ||
+	    m->x.file_data || m->x.stdin_data || m->x.wait_argv[0] ||
+	    m->x.wait_env[0])
+		rc = error_set(err, -EINVAL,
+			       "AP_SPAWN with BUILD_ARG, REPL_ARG, FILE_NAME, "
+			       "FILE_DATA, STDIN, WAIT_ARG or WAIT_ENV");
+	/* Its own fields, which the first decoder skipped. */
+	if (!rc)
+		rc = dec_start(&d, f, AP_SPAWN, err);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_LABEL:
+			rc = dec_str(&d, &m->label, &m->label_len);
+			if (!rc && m->label_len > AP_LABEL_MAX)
+				rc = error_set(err, -EINVAL, "LABEL too long");
+			break;
+		case AP_T_PROC_MAX:
+			rc = dec_u32(&d, &m->max_live);
+			break;
+		case AP_T_RING:
+			rc = dec_u32(&d, &m->ring);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	if (rc < 0) {
+		ap_exec_free(&m->x);
+		memset(m, 0, sizeof(*m));
+		return rc;
+	}
+	return 0;
+}
+
+int ap_proc_decode(const struct ap_frame *f, struct ap_proc *m,
+		   struct error *err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_PROC, err);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_PROC_OP:
+			rc = dec_u32(&d, &m->op);
+			break;
+		case AP_T_PID:
+			rc = dec_u32(&d, &m->pid);
+			break;
+		case AP_T_OFFSET:
+			rc = dec_u64(&d, &m->offset);
+			m->has_offset = 1;
+			break;
+		case AP_T_LENGTH:
+			rc = dec_u32(&d, &m->length);
+			break;
+		case AP_T_SIGNAL:
+			rc = dec_u32(&d, &m->signal);
+			break;
+		case AP_T_TIMEOUT_MS:
+			rc = dec_u32(&d, &m->timeout_ms);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	if (rc >= 0) {
+		if (m->op < AP_POP_LIST || m->op > AP_POP_WAIT)
+			rc = error_set(err, -EINVAL,
+				       "unknown process operation");
+		else if (m->op != AP_POP_LIST && !m->pid)
+			rc = error_set(err, -EINVAL, "PID missing");
+	}
+	return dec_end(rc, m, sizeof(*m));
+}
+
+int ap_proc_done_decode(const struct ap_frame *f, struct ap_proc_done *m,
+			struct error *err)
+{
+	struct ap_proc_entry e;
+	struct dec d;
+	size_t off = 0;
+	int rc, r;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_PROC_DONE, err);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_STATUS:
+			rc = dec_u32(&d, &m->status);
+			break;
+		case AP_T_MESSAGE:
+			rc = dec_str(&d, &m->message, &m->message_len);
+			break;
+		case AP_T_ENTRIES:
+			rc = dec_bytes(&d, &m->entries, &m->entries_len);
+			break;
+		case AP_T_DATA:
+			rc = dec_bytes(&d, &m->data, &m->data_len);
+			break;
+		case AP_T_OFFSET:
+			rc = dec_u64(&d, &m->offset);
+			break;
+		case AP_T_TIMED_OUT:
+			rc = dec_u8(&d, &m->timed_out);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	while (rc >= 0 &&
+	       (r = proc_entry_at(m->entries, m->entries_len, &off, &e))) {
+		if (r < 0 || memchr(e.label, 0, e.label_len))
+			rc = error_set(err, -EINVAL, "malformed entries");
+		else
+			m->nentries++;
+	}
+	return dec_end(rc, m, sizeof(*m));
 }

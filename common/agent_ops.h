@@ -153,6 +153,51 @@ int ap_file_encode(struct ap_buf *b, uint32_t id, const struct ap_file *m);
 int ap_file_decode(const struct ap_frame *f, struct ap_file *m,
 		   struct error *err);
 
+/* AP_SPAWN: start a background process in a kept container
+ * (agent/bg.h). The fields of struct ap_exec that describe a run step
+ * (RUN_ARG, ENV, SECCOMP_DENY) and its own. */
+#define AP_LABEL_MAX 4096u
+struct ap_spawn {
+	struct ap_exec x;  /* run_argv, env, seccomp_deny */
+	const char *label; /* NULL: not sent */
+	size_t label_len;
+	uint32_t max_live; /* 0: the agent's default */
+	uint32_t ring;	   /* 0: the agent's default */
+};
+
+int ap_spawn_encode(struct ap_buf *b, uint32_t id, const struct ap_spawn *m);
+/* AP_EXEC's rules (ap_exec_decode), and refuses BUILD_ARG, REPL_ARG,
+ * FILE_NAME, FILE_DATA, STDIN, WAIT_ARG and WAIT_ENV, and a LABEL over
+ * AP_LABEL_MAX bytes. m->x is a copy (free it with ap_exec_free(&m->x));
+ * the label is borrowed from the frame like the replies' strings. */
+int ap_spawn_decode(const struct ap_frame *f, struct ap_spawn *m,
+		    struct error *err);
+
+/* AP_PROC: one question about the background processes. */
+enum ap_proc_op {
+	AP_POP_LIST = 1,   /* every process the table holds */
+	AP_POP_LOGS = 2,   /* PID's output: LENGTH bytes at most from
+			    * OFFSET, or the last LENGTH without one */
+	AP_POP_SIGNAL = 3, /* SIGNAL to PID's process group */
+	AP_POP_WAIT = 4,   /* answer once PID has exited, or after
+			    * TIMEOUT_MS (0: at once) with TIMED_OUT */
+};
+
+struct ap_proc {
+	uint32_t op;
+	uint32_t pid;
+	uint8_t has_offset; /* OFFSET sent (also when 0) */
+	uint64_t offset;
+	uint32_t length; /* 0: the agent's default */
+	uint32_t signal;
+	uint32_t timeout_ms;
+};
+
+int ap_proc_encode(struct ap_buf *b, uint32_t id, const struct ap_proc *m);
+/* Also requires an op the agent knows, and a PID for all but list. */
+int ap_proc_decode(const struct ap_frame *f, struct ap_proc *m,
+		   struct error *err);
+
 /* ---- agent -> host ---------------------------------------------------- */
 
 /* AP_HELLO_OK. VERSION is sent always, WORKDIR when not NULL. */
@@ -310,6 +355,73 @@ int ap_file_entry_next(const struct ap_file_done *m, size_t *off,
 /* The same over any decoded ENTRIES (AP_EXEC_DONE's artifacts). */
 int ap_entries_next(const unsigned char *p, size_t len, size_t *off,
 		    struct ap_file_entry *e);
+
+/* AP_PROC_DONE: the answer to an AP_SPAWN or an AP_PROC. STATUS is sent
+ * always, the rest when not NULL / 0. */
+enum ap_proc_status {
+	AP_PS_OK = 0,
+	AP_PS_NOT_FOUND = 1, /* no such process in the table */
+	AP_PS_LIMIT = 2,     /* PROC_MAX live already, or too many waits */
+	AP_PS_INVALID = 3,   /* a bad signal, say; MESSAGE says */
+	AP_PS_NOT_KEPT = 4,  /* the container is not a session's */
+	AP_PS_FAILED = 5,    /* fork or pipe failed; MESSAGE says */
+};
+#define AP_PS_LAST AP_PS_FAILED
+
+enum ap_proc_state {
+	AP_PST_RUNNING = 1,
+	AP_PST_EXITED = 2, /* CODE is its exit status */
+	AP_PST_KILLED = 3, /* CODE is the signal that ended it */
+};
+
+/* What still runs of a process (struct ap_proc_entry's flags). */
+#define AP_PF_OUTPUT_OPEN 0x1u /* something holds its output open */
+#define AP_PF_GROUP_ALIVE                                                      \
+	0x2u /* processes of its group run (its own                            \
+	      * children, after it ended) */
+
+/* One process of ENTRIES, packed as u32 pid, u8 state, u8 flags, u32
+ * code, u64 started_ms, u64 ended_ms (Unix ms; 0 while it runs), u64
+ * log_start, u64 log_end (the output kept is [log_start, log_end) of the
+ * log_end bytes written), u16 label length, the label. */
+struct ap_proc_entry {
+	uint32_t pid;
+	uint8_t state; /* enum ap_proc_state */
+	uint8_t flags; /* AP_PF_* */
+	uint32_t code;
+	uint64_t started_ms;
+	uint64_t ended_ms;
+	uint64_t log_start;
+	uint64_t log_end;
+	const char *label;
+	size_t label_len;
+};
+#define AP_PROC_ENTRY_FIXED 44u
+
+struct ap_proc_done {
+	uint32_t status;
+	const char *message;
+	size_t message_len;
+	const unsigned char *entries; /* spawn, signal, wait: one; list */
+	size_t entries_len;
+	uint32_t nentries;	   /* counted by the decoder */
+	const unsigned char *data; /* logs */
+	size_t data_len;
+	uint64_t offset;   /* logs: where data starts in the output */
+	uint8_t timed_out; /* wait: it still runs */
+};
+
+int ap_proc_done_encode(struct ap_buf *b, uint32_t id,
+			const struct ap_proc_done *m);
+/* Also checks that ENTRIES is a whole number of well-formed entries. */
+int ap_proc_done_decode(const struct ap_frame *f, struct ap_proc_done *m,
+			struct error *err);
+/* Append one packed entry to b->data, like ap_file_entry_pack(). */
+int ap_proc_entry_pack(struct ap_buf *b, const struct ap_proc_entry *e);
+/* The entry at *off of a decoded reply: 1 and *off advanced, 0 at the
+ * end. */
+int ap_proc_entry_next(const struct ap_proc_done *m, size_t *off,
+		       struct ap_proc_entry *e);
 
 /* AP_ERROR. MESSAGE is sent when not NULL. */
 struct ap_error {

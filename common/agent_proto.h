@@ -30,8 +30,10 @@
 
 /* 2: AP_PRESTART (a pre-started interpreter per warm box). 3: an AP_FILE
  * is taken while an AP_EXEC runs through the session interpreter (its
- * start-up: a file operation does not wait for the imports). */
-#define AP_VERSION 3u
+ * start-up: a file operation does not wait for the imports). 4: a kept
+ * container's background processes (AP_SPAWN, AP_PROC), answered at
+ * any time, beside whatever else runs. */
+#define AP_VERSION 4u
 /* Largest frame either side accepts: 1 MiB of code plus caps with margin. */
 #define AP_MAX_FRAME (24u << 20)
 #define AP_HEADER_LEN 9u /* length + type + id */
@@ -48,6 +50,12 @@ enum ap_type {
 	AP_PRESTART = 0x07, /* keep an interpreter waiting for the next run
 			     * step: AP_EXEC's fields of that step, with
 			     * AP_T_WAIT_ARG / AP_T_WAIT_ENV */
+	AP_SPAWN = 0x08,    /* start a background process in a kept
+			     * container: AP_T_RUN_ARG, AP_T_ENV,
+			     * AP_T_SECCOMP_DENY, AP_T_LABEL, AP_T_PROC_MAX,
+			     * AP_T_RING (agent/bg.h) */
+	AP_PROC = 0x09,	    /* list, read the output of, signal or wait for
+			     * the background processes: AP_T_PROC_OP ... */
 
 	/* agent -> host */
 	AP_HELLO_OK = 0x81,	 /* AP_T_VERSION, AP_T_WORKDIR */
@@ -59,6 +67,7 @@ enum ap_type {
 	AP_FILE_DONE = 0x85,	 /* result of an AP_FILE */
 	AP_PRESTART_DONE = 0x86, /* AP_T_OK, AP_T_MESSAGE: AP_PRESTART taken,
 				  * its first interpreter waiting (or not) */
+	AP_PROC_DONE = 0x87,	 /* result of an AP_SPAWN or AP_PROC */
 	AP_ERROR = 0x8f, /* AP_T_MESSAGE; the request was not understood */
 };
 
@@ -134,6 +143,15 @@ enum ap_tag {
 	AP_T_PRESTARTED = 58, /* u8: the run step was the pre-started
 			       * interpreter */
 	AP_T_LIMITS = 59,     /* u32: AP_LIMIT_* the call ran into */
+	/* AP_SPAWN, AP_PROC (AP_T_OFFSET, AP_T_LENGTH, AP_T_SIGNAL and
+	 * AP_T_TIMEOUT_MS too) and AP_PROC_DONE (AP_T_STATUS, AP_T_MESSAGE,
+	 * AP_T_ENTRIES, AP_T_DATA, AP_T_OFFSET, AP_T_TIMED_OUT too) */
+	AP_T_PROC_OP = 60,  /* u32: enum ap_proc_op */
+	AP_T_PID = 61,	    /* u32: the background process */
+	AP_T_LABEL = 62,    /* string: what the host calls the process (its
+			     * command), kept and listed with it */
+	AP_T_PROC_MAX = 63, /* u32: live background processes at most */
+	AP_T_RING = 64,	    /* u32: bytes of output each one keeps */
 };
 
 /* AP_T_LIMITS: limits a call ran into, which it may not have reported

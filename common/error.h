@@ -92,7 +92,12 @@
 	  "package installs are turned off ([packages] network = none)")       \
 	X(NO_INSTALLER, "no_installer", "this language installs no packages")  \
 	X(AUDIT_OFF, "audit_off", "the audit log is off")                      \
-	X(QUOTA_EXCEEDED, "quota_exceeded", "a quota of this tenant is used up")
+	X(QUOTA_EXCEEDED, "quota_exceeded",                                    \
+	  "a quota of this tenant is used up")                                 \
+	X(PROCESS_NOT_FOUND, "process_not_found",                              \
+	  "no such background process in the session")                         \
+	X(MAX_PROCESSES, "max_processes",                                      \
+	  "the session runs as many background processes as it may")
 
 /* Far below any errno, so the two ranges never meet. */
 #define ERR_FIRST (-20000)

@@ -62,7 +62,33 @@ struct agent_client {
 	uint32_t beside_id;
 	agent_file_cb beside_cb;
 	void *beside_arg;
+	/* AP_SPAWN and AP_PROC requests, answered in any order beside
+	 * everything else (agent/bg.h); cb NULL: forgotten, its answer is
+	 * dropped when it comes. */
+	struct proc_req *procs;
 };
+
+struct proc_req {
+	uint32_t id;
+	agent_proc_cb cb;
+	void *arg;
+	struct proc_req *next;
+};
+
+/* Every process request fails with err (the connection's). */
+static void fail_procs(struct agent_client *ac, int err, const char *msg)
+{
+	struct proc_req *r;
+	struct error e;
+
+	error_set_msg(&e, err, msg);
+	while ((r = ac->procs)) {
+		ac->procs = r->next;
+		if (r->cb)
+			r->cb(ac, &e, NULL, r->arg);
+		free(r);
+	}
+}
 
 /* The file operation beside an exec fails with err (the connection's). */
 static void fail_beside(struct agent_client *ac, int err, const char *msg)
@@ -285,6 +311,66 @@ static void on_beside(struct agent_client *ac, const struct ap_frame *f)
 	ac->beside_cb(ac, &why, NULL, ac->beside_arg);
 }
 
+/* The agent's status of a process request as a host error code. */
+static int proc_error_code(uint32_t status)
+{
+	static const int codes[] = {
+		[AP_PS_NOT_FOUND] = ERR_PROCESS_NOT_FOUND,
+		[AP_PS_LIMIT] = ERR_MAX_PROCESSES,
+		[AP_PS_INVALID] = ERR_INVALID_ARGUMENTS,
+		[AP_PS_NOT_KEPT] = ERR_SANDBOX,
+		[AP_PS_FAILED] = ERR_SANDBOX,
+	};
+
+	if (status == AP_PS_OK || status > AP_PS_LAST)
+		return ERR_SANDBOX;
+	return codes[status];
+}
+
+/* 1 if f answers a process request (which it settles), 0 if it is not
+ * one's. */
+static int on_proc(struct agent_client *ac, const struct ap_frame *f)
+{
+	struct proc_req **pp, *r;
+	struct ap_proc_done m;
+	struct ap_error error;
+	struct error e;
+	char msg[512];
+	int rc;
+
+	for (pp = &ac->procs; *pp && (*pp)->id != f->id; pp = &(*pp)->next)
+		;
+	if (!(r = *pp))
+		return 0;
+	*pp = r->next;
+	rc = f->type == AP_PROC_DONE ? ap_proc_done_decode(f, &m, &e)
+				     : ap_error_decode(f, &error, &e);
+	if (rc) {
+		free(r);
+		log_bad_frame(ac, f, e.msg);
+		protocol_violation(ac, "malformed reply");
+		return 1;
+	}
+	if (f->type == AP_ERROR) {
+		copy_message(error.message, error.message_len, msg,
+			     sizeof(msg));
+		error_set_msg(&e, -EPROTO, msg[0] ? msg : "agent error");
+	} else if (m.status != AP_PS_OK) {
+		copy_message(m.message, m.message_len, msg, sizeof(msg));
+		error_set_msg(&e, proc_error_code(m.status),
+			      msg[0] ? msg : NULL);
+	}
+	if (r->cb)
+		r->cb(ac,
+		      f->type == AP_PROC_DONE && m.status == AP_PS_OK ? NULL
+								      : &e,
+		      f->type == AP_PROC_DONE && m.status == AP_PS_OK ? &m
+								      : NULL,
+		      r->arg);
+	free(r);
+	return 1;
+}
+
 static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 {
 	char msg[512];
@@ -299,6 +385,8 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		on_beside(ac, f);
 		return;
 	}
+	if ((f->type == AP_PROC_DONE || f->type == AP_ERROR) && on_proc(ac, f))
+		return;
 	if (f->id != ac->pending_id || !reply_expected(ac, f->type)) {
 		snprintf(msg, sizeof(msg), "unexpected frame type 0x%02x id %u",
 			 f->type, f->id);
@@ -453,6 +541,8 @@ static void stream_close_cb(struct docker_stream *s, int err, void *arg)
 			     ac->closing
 				     ? "cancelled"
 				     : "connection to the container was lost");
+	fail_procs(ac, ac->closing ? -ECANCELED : -EPIPE,
+		   ac->closing ? "cancelled" : "the sandbox connection closed");
 	fail_beside(ac, ac->closing ? -ECANCELED : -EPIPE,
 		    ac->closing ? "cancelled"
 				: "connection to the container was lost");
@@ -722,6 +812,67 @@ int agent_client_file_beside(struct agent_client *ac, const struct ap_file *req,
 	return 0;
 }
 
+/* Send the process request the encoder (which returned rc) queued as
+ * id; cb answers it. */
+static int proc_send(struct agent_client *ac, int rc, uint32_t id,
+		     agent_proc_cb cb, void *arg)
+{
+	struct proc_req *r = NULL;
+
+	if (!rc && !(r = calloc(1, sizeof(*r))))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = send_frame(ac);
+	if (rc) {
+		free(r);
+		ac->out.len = ac->out.frame_start = 0;
+		return rc;
+	}
+	*r = (struct proc_req){.id = id, .cb = cb, .arg = arg};
+	r->next = ac->procs;
+	ac->procs = r;
+	return 0;
+}
+
+/* Whether a process request can go now: 0, or why not. */
+static int proc_ok(const struct agent_client *ac)
+{
+	if (!ac->stream || ac->closing || ac->broken)
+		return -EPIPE;
+	if (ac->version < 4)
+		return -ENOTSUP;
+	return 0;
+}
+
+int agent_client_spawn(struct agent_client *ac, const struct ap_spawn *req,
+		       agent_proc_cb cb, void *arg, uint32_t *id)
+{
+	int rc = proc_ok(ac);
+
+	if (rc)
+		return rc;
+	*id = ac->next_id++;
+	return proc_send(ac, ap_spawn_encode(&ac->out, *id, req), *id, cb, arg);
+}
+
+int agent_client_proc(struct agent_client *ac, const struct ap_proc *req,
+		      agent_proc_cb cb, void *arg, uint32_t *id)
+{
+	int rc = proc_ok(ac);
+
+	if (rc)
+		return rc;
+	*id = ac->next_id++;
+	return proc_send(ac, ap_proc_encode(&ac->out, *id, req), *id, cb, arg);
+}
+
+void agent_client_proc_forget(struct agent_client *ac, uint32_t id)
+{
+	for (struct proc_req *r = ac->procs; r; r = r->next)
+		if (r->id == id)
+			r->cb = NULL;
+}
+
 int agent_client_usable(const struct agent_client *ac)
 {
 	return ac->stream && !ac->closing && !ac->broken;
@@ -749,6 +900,7 @@ void agent_client_close(struct agent_client *ac)
 	/* Callers may free what the callback's arg points to right after
 	 * this returns: settle the pending request (HELLO included) now. */
 	fail_pending(ac, -ECANCELED, "cancelled");
+	fail_procs(ac, -ECANCELED, "cancelled");
 	if (ac->stream)
 		docker_stream_close(ac->stream);
 }

@@ -169,6 +169,25 @@ int agent_client_beside_ok(const struct agent_client *ac);
  * runs (session_queue.c). */
 int agent_client_file_beside(struct agent_client *ac, const struct ap_file *req,
 			     agent_file_cb cb, void *arg);
+/* The answer to an AP_SPAWN or AP_PROC: err NULL and res the reply
+ * (borrowed for the call), or err the transport's failure (-EPIPE,
+ * -ECANCELED after agent_client_close) or the agent's refusal as
+ * ERR_PROCESS_NOT_FOUND, ERR_MAX_PROCESSES, ERR_INVALID_ARGUMENTS or
+ * ERR_SANDBOX with its message. */
+typedef void (*agent_proc_cb)(struct agent_client *ac, const struct error *err,
+			      const struct ap_proc_done *res, void *arg);
+/* A session's background processes (agent/bg.h): these go at any time,
+ * beside the pending request, any number at once, and are answered in
+ * any order; the request's id in *id. req is borrowed until this
+ * returns. -ENOTSUP: the agent is older than AP_VERSION 4; -EPIPE: the
+ * stream is not open. */
+int agent_client_spawn(struct agent_client *ac, const struct ap_spawn *req,
+		       agent_proc_cb cb, void *arg, uint32_t *id);
+int agent_client_proc(struct agent_client *ac, const struct ap_proc *req,
+		      agent_proc_cb cb, void *arg, uint32_t *id);
+/* Request id's callback will not run (its caller gave up: a cancelled
+ * wait); its answer is dropped when it comes. */
+void agent_client_proc_forget(struct agent_client *ac, uint32_t id);
 /* Ask the agent to stop the running execution (its reply follows as
  * usual, with cancelled set). No-op when nothing runs. */
 void agent_client_cancel(struct agent_client *ac);

@@ -59,6 +59,18 @@ cJSON *audit_events_call(const struct tool_env *env, const struct tenant *t,
 		if (audit_stores_code(env->audit))
 			cJSON_AddStringToObject(ev, "code", code->valuestring);
 	}
+	/* A background process's command is code too. */
+	code = cJSON_GetObjectItemCaseSensitive(args, "command");
+	if (strcmp(tool->name, "sandbox_process") == 0 &&
+	    cJSON_IsString(code)) {
+		audit_sha256_hex(code->valuestring, strlen(code->valuestring),
+				 hash);
+		cJSON_AddStringToObject(ev, "commandSha256", hash);
+		if (audit_stores_code(env->audit))
+			cJSON_AddStringToObject(ev, "command",
+						code->valuestring);
+	}
+	copy_string(ev, args, "signal", "signal");
 	if (cJSON_IsArray(pk))
 		cJSON_AddItemToObject(ev, "packages", cJSON_Duplicate(pk, 1));
 	return ev;

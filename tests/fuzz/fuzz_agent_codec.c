@@ -22,6 +22,10 @@ static void all_decoders(const struct ap_frame *f)
 	struct ap_file_done fd;
 	struct ap_error er;
 	struct ap_file_entry e;
+	struct ap_spawn sp;
+	struct ap_proc pr;
+	struct ap_proc_done pd;
+	struct ap_proc_entry pe;
 	struct error err;
 	size_t off;
 
@@ -39,6 +43,12 @@ static void all_decoders(const struct ap_frame *f)
 		for (off = 0; ap_file_entry_next(&fd, &off, &e);)
 			;
 	(void)ap_error_decode(f, &er, &err);
+	if (ap_spawn_decode(f, &sp, &err) == 0)
+		ap_exec_free(&sp.x);
+	(void)ap_proc_decode(f, &pr, &err);
+	if (ap_proc_done_decode(f, &pd, &err) == 0)
+		for (off = 0; ap_proc_entry_next(&pd, &off, &pe);)
+			;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -28,6 +28,13 @@
  *   prestart ID         send the request built so far as AP_PRESTART (its
  *                       file, run, env and seccomp lines, and any of
  *                       waitarg ARG | waitenv K=V) and wait for the reply
+ *   spawn ID            send the request built so far (its run, env and
+ *                       seccomp lines, and label TEXT) as AP_SPAWN and
+ *                       wait for the reply
+ *   proc ID OP [N]      send AP_PROC with OP list, logs (N: from this
+ *                       offset), signal (N: the signal) or wait (N: its
+ *                       timeout in ms) about the last process a spawn
+ *                       reply named, and wait for the reply
  *   cancel ID           send AP_CANCEL
  *   frame TYPE ID       send a frame without fields (TYPE: number, any)
  *   raw HEX             send raw bytes
@@ -75,6 +82,7 @@ struct vec {
 struct request {
 	uint32_t id;
 	char *file_name;
+	char *label; /* AP_SPAWN's */
 	struct vec build, run, env, deny, wait_arg, wait_env;
 	uint32_t timeout_ms, stdout_cap, stderr_cap, artifacts;
 	struct bytes data;
@@ -96,6 +104,7 @@ struct client {
 	/* last reply, for bench */
 	uint8_t last_type;
 	int last_exit;
+	uint32_t last_pid; /* of the last AP_PROC_DONE with a process */
 };
 
 static uint64_t now_us(void)
@@ -151,6 +160,8 @@ static const char *type_name(uint8_t t)
 		return "OUTPUT";
 	case AP_ERROR:
 		return "ERROR";
+	case AP_PROC_DONE:
+		return "PROC_DONE";
 	default:
 		return "UNKNOWN";
 	}
@@ -244,6 +255,36 @@ static int print_exec_done(struct client *c, const struct ap_frame *f,
 	return 0;
 }
 
+/* AP_PROC_DONE: its fields, and each process as ID.N.key lines. */
+static int print_proc_done(struct client *c, const struct ap_frame *f,
+			   struct error *why)
+{
+	struct ap_proc_done m;
+	struct ap_proc_entry e;
+	size_t off = 0;
+	unsigned i = 0;
+	int rc = ap_proc_done_decode(f, &m, why);
+
+	if (rc || c->quiet)
+		return rc;
+	print_num(f->id, "status", m.status);
+	print_bytes(c, f->id, "message", m.message, m.message_len);
+	print_bytes(c, f->id, "data", m.data, m.data_len);
+	print_num(f->id, "offset", m.offset);
+	print_num(f->id, "timed_out", m.timed_out);
+	print_num(f->id, "processes", m.nentries);
+	while (ap_proc_entry_next(&m, &off, &e)) {
+		printf("%u.%u.pid=%u\n%u.%u.state=%u\n%u.%u.code=%u\n"
+		       "%u.%u.flags=%u\n%u.%u.log_end=%llu\n",
+		       f->id, i, e.pid, f->id, i, e.state, f->id, i, e.code,
+		       f->id, i, e.flags, f->id, i,
+		       (unsigned long long)e.log_end);
+		c->last_pid = e.pid;
+		i++;
+	}
+	return 0;
+}
+
 /* Every field the reply has, as ID.key=value lines. */
 static int print_reply(struct client *c, const struct ap_frame *f,
 		       struct error *why)
@@ -257,6 +298,8 @@ static int print_reply(struct client *c, const struct ap_frame *f,
 	switch (f->type) {
 	case AP_EXEC_DONE:
 		return print_exec_done(c, f, why);
+	case AP_PROC_DONE:
+		return print_proc_done(c, f, why);
 	case AP_HELLO_OK:
 		rc = ap_hello_ok_decode(f, &hello, why);
 		if (!rc && !c->quiet) {
@@ -475,8 +518,21 @@ static int encode_prestart(struct ap_buf *b, const struct request *r,
 	return ap_prestart_encode(b, id, &m);
 }
 
-/* type AP_EXEC or AP_PRESTART sends r; any other a frame without
- * fields. */
+static int encode_spawn(struct ap_buf *b, const struct request *r, uint32_t id)
+{
+	const struct ap_spawn m = {
+		.x = {.run_argv = (const char *const *)r->run.v,
+		      .env = (const char *const *)r->env.v,
+		      .seccomp_deny = (const char *const *)r->deny.v},
+		.label = r->label,
+		.label_len = r->label ? strlen(r->label) : 0,
+	};
+
+	return ap_spawn_encode(b, id, &m);
+}
+
+/* type AP_EXEC, AP_PRESTART or AP_SPAWN sends r; any other a frame
+ * without fields. */
 static void send_frame(struct client *c, uint8_t type, uint32_t id,
 		       const struct request *r)
 {
@@ -493,6 +549,8 @@ static void send_frame(struct client *c, uint8_t type, uint32_t id,
 		rc = encode_exec(&b, r, id);
 	else if (type == AP_PRESTART)
 		rc = encode_prestart(&b, r, id);
+	else if (type == AP_SPAWN)
+		rc = encode_spawn(&b, r, id);
 	else
 		rc = encode_bare(&b, type, id, hdr);
 	if (rc < 0)
@@ -531,6 +589,7 @@ static void vec_add(struct vec *v, const char *s)
 static void request_clear(struct request *r)
 {
 	free(r->file_name);
+	free(r->label);
 	vec_clear(&r->build);
 	vec_clear(&r->run);
 	vec_clear(&r->env);
@@ -584,6 +643,40 @@ static void bench(struct client *c, struct request *r, unsigned n)
 		       (unsigned long long)(sum / n));
 	fflush(stdout);
 	free(t);
+}
+
+/* "ID OP [N]" of a proc line. */
+static void send_proc(struct client *c, char *arg)
+{
+	static const char *const ops[] = {"", "list", "logs", "signal", "wait"};
+	struct ap_proc q = {.pid = c->last_pid};
+	char op[16] = "", *end;
+	uint32_t id = (uint32_t)strtoul(arg, &end, 0);
+	unsigned long n = 0;
+	struct ap_buf b;
+	int used = 0;
+
+	if (sscanf(end, " %15s %lu%n", op, &n, &used) < 1)
+		die(2, "proc needs ID OP");
+	for (q.op = 1; q.op <= AP_POP_WAIT && strcmp(ops[q.op], op); q.op++)
+		;
+	if (q.op > AP_POP_WAIT)
+		die(2, "proc: unknown OP");
+	if (q.op == AP_POP_LOGS && used) {
+		q.has_offset = 1;
+		q.offset = n;
+	}
+	if (q.op == AP_POP_SIGNAL)
+		q.signal = (uint32_t)n;
+	if (q.op == AP_POP_WAIT)
+		q.timeout_ms = (uint32_t)n;
+	forget(c, id);
+	ap_buf_init(&b);
+	if (ap_proc_encode(&b, id, &q))
+		die(2, "cannot build the frame");
+	send_bytes(c, b.data, b.len);
+	ap_buf_close(&b);
+	wait_id(c, id);
 }
 
 static void send_raw(struct client *c, const char *hex)
@@ -680,6 +773,15 @@ static void run_line(struct client *c, struct request *r, char *line)
 	} else if (!strcmp(cmd, "reset")) {
 		send_frame(c, AP_RESET, (uint32_t)strtoul(arg, NULL, 0), NULL);
 		wait_id(c, (uint32_t)strtoul(arg, NULL, 0));
+	} else if (!strcmp(cmd, "label")) {
+		free(r->label);
+		r->label = strdup(arg);
+	} else if (!strcmp(cmd, "spawn")) {
+		r->id = (uint32_t)strtoul(arg, NULL, 0);
+		send_frame(c, AP_SPAWN, r->id, r);
+		wait_id(c, r->id);
+	} else if (!strcmp(cmd, "proc")) {
+		send_proc(c, arg);
 	} else if (!strcmp(cmd, "cancel")) {
 		send_frame(c, AP_CANCEL, (uint32_t)strtoul(arg, NULL, 0), NULL);
 	} else if (!strcmp(cmd, "frame")) {

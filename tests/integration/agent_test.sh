@@ -367,7 +367,7 @@ if [ $rc -ne 0 ]; then
 	sed 's/^/# /' "$work/err"
 fi
 
-check "hello" 1.type=HELLO_OK 1.version=3 1.workdir=/work
+check "hello" 1.type=HELLO_OK 1.version=4 1.workdir=/work
 check "streams and exit code" 2.exit_code=3 '2.stdout=hi\n' '2.stderr=err\n' \
 	2.phase=run 2.timed_out=0 2.cancelled=0 2.survivors=0 \
 	2.stdout_trunc=0 2.stderr_trunc=0
@@ -557,6 +557,39 @@ check "prestart: a call that does not fit sees no waiting bash" 312.exit_code=0 
 	fail "pre-started (used container) client exited $?"
 check "prestart: none into a used container" 402.ok=1 403.prestarted=0 '403.stdout=two\n'
 check "prestart: the clean reset starts it" 404.ok=1 405.prestarted=1 '405.stdout=three\n'
+
+# Background processes (AP_SPAWN, AP_PROC; agent/bg.h): only in a kept
+# container; they outlive a call's end and its kill, and what they start
+# too; output, signal and wait; the agent's own end kills them.
+{
+	printf '%s\n' 'hello 500' 'exec 501' 'run sh' 'run -c' 'run echo no' "$ENV" 'label no' 'spawn 501'
+	echo 'frame 6 0'
+	printf '%s\n' 'exec 502' 'run sh' 'run -c' 'run echo hi; sleep 300 & sleep 301; exit 4' "$ENV" 'label bg' 'spawn 502'
+	# A call's end kills what the call started, not the background group.
+	printf '%s\n' 'exec 503' 'run sh' 'run -c' 'run setsid sleep 302 & echo ran' "$ENV" call
+	printf '%s\n' 'exec 504' 'run bash' 'run -c' "run { $LIST; } >/tmp/l; sort /tmp/l" "$ENV" call
+	echo 'proc 505 list'
+	echo 'proc 506 logs 0'
+	echo 'proc 507 wait 0'
+	echo 'proc 508 signal 15'
+	echo 'proc 509 wait 5000'
+	left 510
+} >"$work/bscript"
+# A kept container outlives its host's stdin: once the last reply is in,
+# the container is removed, which ends the client.
+"$CLIENT" -t 60 -o "$work" "$work/bscript" -- "${docker_run[@]}" >"$work/bout" 2>>"$work/err" &
+bpid=$!
+for _ in $(seq 600); do grep -q '^510.stdout' "$work/bout" && break; sleep 0.1; done
+docker rm -f "$name" >/dev/null 2>&1
+wait $bpid
+cat "$work/bout" >>"$work/out"
+check "background: refused in a container that is not kept" 501.type=PROC_DONE 501.status=4
+check "background: started once kept" 502.status=0 502.processes=1 502.0.state=1
+check "background: a call's end leaves it and its children, kills its own" 503.exit_code=0 503.survivors=0 \
+	'504.stdout=end\nsh\nsleep\nsleep\n'
+check "background: listed, output kept, still running" 505.processes=1 505.0.state=1 '506.data=hi\n' 507.timed_out=1
+check "background: TERM to the group, then wait" 508.status=0 509.timed_out=0 509.0.state=3 509.0.code=15
+check "background: nothing left once it ended" '510.stdout=end\n'
 
 if [ $passes -eq 0 ] && [ $fails -eq 0 ]; then
 	fail "no check ran"

@@ -154,6 +154,10 @@ static int decode(const struct ap_frame *f, struct error *err)
 	struct ap_file fi;
 	struct ap_file_done fd;
 	struct ap_file_entry en;
+	struct ap_spawn sp;
+	struct ap_proc pr;
+	struct ap_proc_done pd;
+	struct ap_proc_entry pe;
 	size_t off = 0;
 	uint32_t count = 0;
 	int rc;
@@ -161,6 +165,35 @@ static int decode(const struct ap_frame *f, struct error *err)
 	err->code = 0;
 	err->msg[0] = '\0';
 	switch (f->type) {
+	case AP_SPAWN:
+		rc = ap_spawn_decode(f, &sp, err);
+		if (rc)
+			break;
+		CHECK(vec_ok(sp.x.run_argv) && vec_ok(sp.x.env) &&
+		      sp.x.run_argv[0] && !sp.x.build_argv[0] &&
+		      inside(f, sp.label, sp.label_len) &&
+		      sp.label_len <= AP_LABEL_MAX);
+		ap_exec_free(&sp.x);
+		break;
+	case AP_PROC:
+		rc = ap_proc_decode(f, &pr, err);
+		if (!rc)
+			CHECK(pr.op >= AP_POP_LIST && pr.op <= AP_POP_WAIT &&
+			      (pr.op == AP_POP_LIST || pr.pid));
+		break;
+	case AP_PROC_DONE:
+		rc = ap_proc_done_decode(f, &pd, err);
+		if (rc)
+			break;
+		CHECK(inside(f, pd.message, pd.message_len) &&
+		      inside(f, pd.data, pd.data_len) &&
+		      inside(f, pd.entries, pd.entries_len));
+		while (ap_proc_entry_next(&pd, &off, &pe)) {
+			CHECK(inside(f, pe.label, pe.label_len));
+			count++;
+		}
+		CHECK(count == pd.nentries && off == pd.entries_len);
+		break;
 	case AP_FILE:
 		rc = ap_file_decode(f, &fi, err);
 		if (!rc)
@@ -1291,7 +1324,8 @@ static void t_garbage(void)
 {
 	static const uint8_t types[] = {AP_EXEC,   AP_HELLO_OK,	  AP_EXEC_DONE,
 					AP_OUTPUT, AP_RESET_DONE, AP_ERROR,
-					AP_FILE,   AP_FILE_DONE};
+					AP_FILE,   AP_FILE_DONE,  AP_SPAWN,
+					AP_PROC,   AP_PROC_DONE};
 	static const uint8_t lens[] = {0, 1, 2, 3, 4, 5, 8};
 	struct raw v = {0}, r = {0};
 	size_t starts[12], nv, i, j, k, n;
@@ -1644,6 +1678,154 @@ static void t_prestart(void)
 	ap_buf_close(&b);
 }
 
+/* AP_SPAWN, AP_PROC and AP_PROC_DONE: round trips with every field, the
+ * requests' rules and malformed entries. */
+static void t_procs(void)
+{
+	static const char *const argv[] = {"/bin/sh", "-c", "echo hi", NULL};
+	static const char *const env[] = {"A=1", NULL};
+	static const char *const deny[] = {"ptrace", NULL};
+	static const struct ap_proc_entry ents[] = {
+		{7, AP_PST_RUNNING, AP_PF_OUTPUT_OPEN, 0, 1700000000123ull, 0,
+		 0, 12, "echo hi", 7},
+		{9, AP_PST_KILLED, AP_PF_GROUP_ALIVE, 15, 1, 2,
+		 (uint64_t)1 << 40, ((uint64_t)1 << 40) + 5, "", 0},
+	};
+	const struct ap_spawn sp = {
+		.x = {.run_argv = argv, .env = env, .seccomp_deny = deny},
+		.label = "echo hi",
+		.label_len = 7,
+		.max_live = 3,
+		.ring = 4096,
+	};
+	const struct ap_proc q = {
+		.op = AP_POP_LOGS,
+		.pid = 7,
+		.has_offset = 1,
+		.offset = 0,
+		.length = 100,
+		.signal = 15,
+		.timeout_ms = 9,
+	};
+	struct ap_buf b, packed;
+	struct ap_reader rd;
+	struct ap_frame f;
+	struct ap_spawn gs;
+	struct ap_proc gq;
+	struct ap_proc_done d = {0}, back;
+	struct ap_proc_entry e;
+	struct raw r = {0};
+	struct error err;
+	size_t i, off = 0;
+
+	ap_buf_init(&b);
+	ap_reader_init(&rd);
+	CHECK(ap_spawn_encode(&b, 51, &sp) == 0);
+	CHECK(read_back(&rd, &b, 5, &f) == 1);
+	CHECK(f.type == AP_SPAWN && f.id == 51);
+	CHECK(ap_spawn_decode(&f, &gs, &err) == 0);
+	CHECK(same_vec(argv, gs.x.run_argv) && same_vec(env, gs.x.env) &&
+	      same_vec(deny, gs.x.seccomp_deny));
+	CHECK(same_bytes(gs.label, gs.label_len, "echo hi", 7));
+	CHECK(gs.max_live == 3 && gs.ring == 4096);
+	ap_exec_free(&gs.x);
+
+	b.len = b.frame_start = 0;
+	CHECK(ap_proc_encode(&b, 52, &q) == 0);
+	CHECK(read_back(&rd, &b, 3, &f) == 1);
+	CHECK(ap_proc_decode(&f, &gq, &err) == 0);
+	CHECK(gq.op == q.op && gq.pid == 7 && gq.has_offset && gq.offset == 0 &&
+	      gq.length == 100 && gq.signal == 15 && gq.timeout_ms == 9);
+
+	ap_buf_init(&packed);
+	for (i = 0; i < sizeof(ents) / sizeof(ents[0]); i++)
+		CHECK(ap_proc_entry_pack(&packed, &ents[i]) == 0);
+	d.status = AP_PS_OK;
+	d.message = "note";
+	d.message_len = 4;
+	d.entries = packed.data;
+	d.entries_len = packed.len;
+	d.data = (const unsigned char *)"\0out";
+	d.data_len = 4;
+	d.offset = (uint64_t)3 << 33;
+	d.timed_out = 1;
+	b.len = b.frame_start = 0;
+	CHECK(ap_proc_done_encode(&b, 53, &d) == 0);
+	CHECK(read_back(&rd, &b, 7, &f) == 1);
+	CHECK(ap_proc_done_decode(&f, &back, &err) == 0);
+	CHECK(back.status == AP_PS_OK && back.nentries == 2 &&
+	      back.offset == d.offset && back.timed_out == 1);
+	CHECK(same_bytes(back.message, back.message_len, "note", 4));
+	CHECK(same_bytes(back.data, back.data_len, "\0out", 4));
+	for (i = 0; ap_proc_entry_next(&back, &off, &e); i++) {
+		CHECK(e.pid == ents[i].pid && e.state == ents[i].state &&
+		      e.flags == ents[i].flags && e.code == ents[i].code &&
+		      e.started_ms == ents[i].started_ms &&
+		      e.ended_ms == ents[i].ended_ms &&
+		      e.log_start == ents[i].log_start &&
+		      e.log_end == ents[i].log_end);
+		CHECK(same_bytes(e.label, e.label_len, ents[i].label,
+				 ents[i].label_len));
+	}
+	CHECK(i == 2);
+	ap_buf_close(&packed);
+	ap_buf_close(&b);
+	ap_reader_close(&rd);
+
+	/* The requests' rules. */
+	raw_begin(&r, AP_SPAWN, 1);
+	raw_str(&r, AP_T_LABEL, "x");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "AP_EXEC without RUN_ARG or REPL_ARG");
+	raw_begin(&r, AP_SPAWN, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_str(&r, AP_T_FILE_NAME, "main.py");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL,
+	       "AP_SPAWN with BUILD_ARG, REPL_ARG, FILE_NAME, FILE_DATA, "
+	       "STDIN, WAIT_ARG or WAIT_ENV");
+	raw_begin(&r, AP_SPAWN, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_str(&r, AP_T_LABEL, "a");
+	raw_str(&r, AP_T_LABEL, "b");
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "duplicate field");
+	raw_begin(&r, AP_SPAWN, 1);
+	raw_str(&r, AP_T_RUN_ARG, "true");
+	raw_u8(&r, AP_T_RING, 1);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "u32 field of the wrong length");
+	raw_begin(&r, AP_PROC, 1);
+	raw_u32(&r, AP_T_PROC_OP, 9);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "unknown process operation");
+	raw_begin(&r, AP_PROC, 1);
+	raw_u32(&r, AP_T_PROC_OP, AP_POP_WAIT);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "PID missing");
+	raw_begin(&r, AP_PROC, 1);
+	raw_u32(&r, AP_T_PROC_OP, AP_POP_LIST);
+	raw_end(&r);
+	EXPECT(&r, 0, NULL);
+
+	/* An entry cut short, and a label with a NUL. */
+	raw_begin(&r, AP_PROC_DONE, 1);
+	raw_u32(&r, AP_T_STATUS, 0);
+	raw_field(&r, AP_T_ENTRIES, "\0\0\0\7", 4);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "malformed entries");
+	ap_buf_init(&packed);
+	e = ents[0];
+	e.label = "a\0b";
+	e.label_len = 3;
+	CHECK(ap_proc_entry_pack(&packed, &e) == 0);
+	raw_begin(&r, AP_PROC_DONE, 1);
+	raw_field(&r, AP_T_ENTRIES, packed.data, packed.len);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "malformed entries");
+	ap_buf_close(&packed);
+}
+
 int main(void)
 {
 	t_wire_exec();
@@ -1657,6 +1839,7 @@ int main(void)
 	t_exec_rules();
 	t_reply_rules();
 	t_files();
+	t_procs();
 	t_garbage();
 	return t_summary("agent_proto");
 }

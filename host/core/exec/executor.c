@@ -418,6 +418,26 @@ static void watchdog_cb(uv_timer_t *t)
 	send_failed(j, ERR_SANDBOX_TIMEOUT, NULL);
 }
 
+size_t exec_env_fill(const struct plugin *pl,
+		     const struct sbx_option *const *opts, size_t nopts,
+		     const char *const *extra_env, const char **env, size_t max)
+{
+	const struct sbx_plugin *d = pl->desc;
+	size_t n = 0, i, k;
+
+	for (i = 0; exec_base_env[i] && n + 1 < max; i++)
+		env[n++] = exec_base_env[i];
+	for (i = 0; d->env && d->env[i] && n + 1 < max; i++)
+		env[n++] = d->env[i];
+	for (k = 0; k < nopts; k++)
+		for (i = 0; opts[k]->env && opts[k]->env[i] && n + 1 < max; i++)
+			env[n++] = opts[k]->env[i];
+	for (i = 0; extra_env && extra_env[i] && n + 1 < max; i++)
+		env[n++] = extra_env[i];
+	env[n] = NULL;
+	return n;
+}
+
 /* The argv and environment arrays an agent request points into. */
 struct request_bufs {
 	const char *build[MAX_ARGV], *run[MAX_ARGV], *env[MAX_ARGV];
@@ -435,7 +455,7 @@ static int fill_request(const struct plugin *pl,
 	const struct sbx_plugin *d = pl->desc;
 	const char *const *build_cmd = d->build_cmd, *const *run_cmd =
 							     d->run_cmd;
-	size_t n = 0, i, k;
+	size_t k;
 
 	/* Options switched on by the call replace the commands they name. */
 	for (k = 0; k < nopts; k++) {
@@ -447,17 +467,8 @@ static int fill_request(const struct plugin *pl,
 	if (expand_argv(build_cmd, d->file_name, b->build) ||
 	    expand_argv(run_cmd, d->file_name, b->run))
 		return -E2BIG;
-	for (i = 0; exec_base_env[i]; i++)
-		b->env[n++] = exec_base_env[i];
-	for (i = 0; d->env && d->env[i] && n + 1 < MAX_ARGV; i++)
-		b->env[n++] = d->env[i];
-	for (k = 0; k < nopts; k++)
-		for (i = 0; opts[k]->env && opts[k]->env[i] && n + 1 < MAX_ARGV;
-		     i++)
-			b->env[n++] = opts[k]->env[i];
-	for (i = 0; extra_env && extra_env[i] && n + 1 < MAX_ARGV; i++)
-		b->env[n++] = extra_env[i];
-	b->env[n] = NULL;
+	exec_env_fill(pl, opts, nopts, (const char *const *)extra_env, b->env,
+		      MAX_ARGV);
 	*q = (struct agent_exec_req){
 		.file_name = d->file_name,
 		.build_argv = build_cmd ? b->build : NULL,

@@ -78,6 +78,16 @@ struct exec_artifact {
  * USER, LANG, TMPDIR); the plugin's env and the call's come after it. */
 extern const char *const exec_base_env[];
 
+/* A program's environment as a run step of pl gets it: exec_base_env,
+ * the plugin's env, the options' (nopts of opts), then extra_env (NULL
+ * or NULL-terminated): at most max - 1 entries into env, which is
+ * NULL-terminated; returns how many. Borrowed from the arguments. */
+struct sbx_option;
+size_t exec_env_fill(const struct plugin *pl,
+		     const struct sbx_option *const *opts, size_t nopts,
+		     const char *const *extra_env, const char **env,
+		     size_t max);
+
 /* The most extra_env entries a request may add. */
 #define EXEC_MAX_EXTRA_ENV 8
 

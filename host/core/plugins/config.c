@@ -86,6 +86,9 @@ static const struct key_desc session_keys[] = {
 	{"reconnect_grace_s", KT_U32, CFG(session_reconnect_grace_s), 1, 86400},
 	{"memory_refresh_ms", KT_U32, CFG(session_memory_refresh_ms), 200,
 	 3600000},
+	{"max_processes", KT_U32, CFG(session_max_processes), 0, 16},
+	{"process_log_bytes", KT_U32, CFG(session_process_log_bytes), 4096,
+	 1u << 20},
 	{NULL, 0, 0, 0, 0},
 };
 
@@ -265,6 +268,8 @@ void config_init(struct config *cfg)
 	cfg->interrupt_grace_ms = 1000;
 	cfg->session_reconnect_grace_s = 60;
 	cfg->session_memory_refresh_ms = 5000;
+	cfg->session_max_processes = 8;
+	cfg->session_process_log_bytes = 64u * 1024u;
 	cfg->files_max_read = 2u << 20;
 	cfg->files_max_write = 0; /* the /work size (tools.h) */
 	cfg->files_max_staged = 16u << 20;

@@ -119,6 +119,10 @@ struct config {
 	/* How often a session's memory figure is measured, in the
 	 * background (the engine takes about a second to answer). */
 	uint32_t session_memory_refresh_ms;
+	/* Background processes (docs/processes.md): running at once in a
+	 * session (0: none may start), and the output each keeps. */
+	uint32_t session_max_processes;
+	uint32_t session_process_log_bytes;
 	char *state_dir; /* NULL: $XDG_STATE_HOME or ~/.local/state,
 			  * + /mcp-sandbox */
 

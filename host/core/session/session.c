@@ -569,6 +569,8 @@ void session_destroy(struct session *s)
 		  "the session was destroyed before the call ran");
 	session_queue_fail(s, &err);
 	session_queue_abort_unsent(s);
+	session_procs_fail(s, ERR_SESSION_DESTROYED,
+			   "the session was destroyed");
 	s->ac = NULL;
 	/* Settles a running call (ERR_SESSION_DESTROYED) and a reconnection
 	 * in flight before it returns. */
@@ -685,6 +687,10 @@ static int pause_or_resume(struct session *s, int pause, session_cb cb,
 		free(op);
 		return error_set(err, ERR_SANDBOX, "cannot reach the engine");
 	}
+	/* A wait would hang in a frozen container. */
+	if (pause && s->paused != pause)
+		session_procs_fail(s, ERR_SESSION_PAUSED,
+				   "the session was paused");
 	if (s->paused != pause)
 		s->docker_op = 1;
 	return 0;
@@ -796,6 +802,8 @@ void session_mgr_shutdown(struct session_mgr *m, void (*done)(void *arg),
 	error_set(&err, ERR_SHUTTING_DOWN, NULL);
 	for (s = m->list; s; s = s->next) {
 		session_queue_fail(s, &err);
+		session_procs_fail(s, ERR_SHUTTING_DOWN,
+				   "the server is shutting down");
 		s->destroying = 1; /* nothing starts any more */
 		session_queue_abort_unsent(s);
 		ac = s->ac;

@@ -218,6 +218,33 @@ int session_file_next(struct session_call *c, const struct ap_file *req,
 /* Ends a hold (only while held; c is gone): the queue goes on. */
 void session_call_release(struct session_call *c);
 
+/*
+ * Background processes (docs/processes.md). Requests go to the session's
+ * agent at once, beside its queue (a wait does not hold up the calls),
+ * and are answered in any order. Each fails at once with
+ * ERR_SESSION_PAUSED, ERR_SESSION_LOST (no connection now) or
+ * ERR_SANDBOX (an image whose agent is older than background
+ * processes); cb gets the agent's answer (docker/agent_client.h,
+ * agent_proc_cb), or ERR_SESSION_DESTROYED, ERR_SESSION_PAUSED,
+ * ERR_SESSION_LOST or ERR_CANCELLED. res is borrowed for the call.
+ */
+struct session_proc;
+typedef void (*session_proc_cb)(const struct error *err,
+				const struct ap_proc_done *res, void *arg);
+/* Start command with /bin/sh -c in /work, with the environment of the
+ * language's programs (and the session's packages) and its seccomp
+ * profile, keeping [sessions] process_log_bytes of its output; at most
+ * [sessions] max_processes run at once. command is borrowed until this
+ * returns. */
+int session_spawn(struct session *s, const char *command, session_proc_cb cb,
+		  void *arg, struct session_proc **out, struct error *err);
+/* list, logs, signal or wait (common/agent_ops.h, struct ap_proc). */
+int session_proc(struct session *s, const struct ap_proc *req,
+		 session_proc_cb cb, void *arg, struct session_proc **out,
+		 struct error *err);
+/* The caller gives up: cb runs now with ERR_CANCELLED. */
+void session_proc_cancel(struct session_proc *p);
+
 /* Stop the call: a queued one ends with ERR_CANCELLED before this
  * returns, a running one is interrupted (then killed after the grace) and
  * ends later (a running file operation just finishes). cb runs either way

@@ -1,10 +1,11 @@
 /*
- * session_internal.h - what the four parts of the session module share:
+ * session_internal.h - what the five parts of the session module share:
  * session.c (lifecycle: create, pause, resume, extend, expiry, destroy,
  * shutdown), session_queue.c (a session's calls, one at a time, in order),
  * session_adopt.c (re-adoption of a dead predecessor's sessions and
- * reconnection through the agent's relay) and session_memory.c (the
- * memory figures, measured in the background). Not for other modules.
+ * reconnection through the agent's relay), session_memory.c (the
+ * memory figures, measured in the background) and session_procs.c (the
+ * background processes). Not for other modules.
  */
 #ifndef SBX_SESSION_INTERNAL_H
 #define SBX_SESSION_INTERNAL_H
@@ -80,6 +81,9 @@ struct session {
 	 * first files do not wait for its imports. */
 	struct session_call *beside;
 	struct session_call *q_head, *q_tail;
+	/* Requests about its background processes in flight
+	 * (session_procs.c): they go beside the queue. */
+	struct session_proc *procs;
 	unsigned nq;
 	/* Installed package sets, by key, that calls import from. */
 	char pkg_keys[SESSION_MAX_PACKAGES][PKG_KEY_LEN + 1];
@@ -189,6 +193,12 @@ void session_memory_sample(struct session *s);
 void session_memory_forget(struct session *s);
 /* Shutdown: withdraw every measurement and close the timer. */
 void session_memory_close(struct session_mgr *m);
+
+/* session_procs.c */
+/* End the background-process requests in flight with code (their
+ * answers, when they come, are dropped): the session is destroyed or
+ * paused. */
+void session_procs_fail(struct session *s, int code, const char *msg);
 
 /* session_queue.c */
 /* Start the next queued call if the session can run one. */

@@ -22,14 +22,15 @@
 
 extern const struct tool tool_execute;
 extern const struct tool tool_session;
+extern const struct tool tool_process;
 extern const struct tool tool_files;
 extern const struct tool tool_install;
 extern const struct tool tool_security;
 extern const struct tool tool_inspect;
 
 const struct tool *const tools_all[] = {
-	&tool_execute,	&tool_session, &tool_files, &tool_install,
-	&tool_security, &tool_inspect, NULL,
+	&tool_execute,	&tool_session, &tool_files,   &tool_install,
+	&tool_security, &tool_inspect, &tool_process, NULL,
 };
 
 /* The result of one text block; text is its JSON string, printed
