@@ -32,6 +32,7 @@
 #include "artifacts.h"
 #include "files.h"
 #include "log.h"
+#include "loopback.h"
 #include "prestart.h"
 #include "procs.h"
 #include "relay.h"
@@ -53,7 +54,7 @@
  * what each worker asks for. */
 #define AGENT_POLL_FDS                                                         \
 	(4 + EXEC_POLL_FDS + RESET_POLL_FDS + FILES_POLL_FDS +                 \
-	 PRESTART_POLL_FDS + BG_POLL_FDS)
+	 PRESTART_POLL_FDS + BG_POLL_FDS + LB_POLL_FDS)
 
 struct agent {
 	int in_fd; /* the protocol streams: stdin and stdout moved off fds 0
@@ -304,6 +305,9 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 	case AP_PROC:
 		bg_proc(f);
 		break;
+	case AP_EXCHANGE: /* beside anything too (loopback.h) */
+		lb_start(f, a->keep);
+		break;
 	default:
 		snprintf(msg, sizeof(msg), "unknown frame type 0x%02x",
 			 f->type);
@@ -363,11 +367,14 @@ static int poll_timeout(struct agent *a)
 	uint64_t d = exec_deadline(&a->exec), r = reset_deadline(&a->reset);
 	uint64_t fl = files_deadline(&a->files), now;
 	uint64_t p = prestart_deadline(), b = bg_deadline();
+	uint64_t x = lb_deadline();
 
 	if (r < d)
 		d = r;
 	if (b < d)
 		d = b;
+	if (x < d)
+		d = x;
 	if (p < d)
 		d = p;
 	if (fl < d)
@@ -397,6 +404,7 @@ static void drop_connection(struct agent *a)
 	a->out_off = 0;
 	exec_orphan(&a->exec);
 	bg_drop_waits(); /* the processes stay: they are the session's */
+	lb_drop_all();
 	a->prestart_pending = 0; /* the interpreter stays: it is the box's */
 	if (reset_busy(&a->reset))
 		a->reset.stale = 1;
@@ -475,6 +483,7 @@ static int agent_start(struct agent *a)
 	reset_init(&a->reset, &a->out);
 	files_init(&a->files, &a->out);
 	bg_init(&a->out);
+	lb_init(&a->out);
 	rc = artifacts_init();
 	if (rc < 0)
 		agent_log("artifacts: %s (executions report none)",
@@ -523,7 +532,7 @@ static int agent_done(struct agent *a)
 struct slots {
 	int n;
 	int sig, out, listen, in;
-	int exec, reset, files, prestart, bg; /* each up to the next */
+	int exec, reset, files, prestart, bg, lb; /* each up to the next */
 };
 
 static void poll_fill(struct agent *a, struct pollfd *pfd, struct slots *s)
@@ -556,6 +565,8 @@ static void poll_fill(struct agent *a, struct pollfd *pfd, struct slots *s)
 	n += prestart_poll_fill(pfd + n);
 	s->bg = n;
 	n += bg_poll_fill(pfd + n);
+	s->lb = n;
+	n += lb_poll_fill(pfd + n);
 	s->n = n;
 }
 
@@ -584,7 +595,8 @@ static void poll_done(struct agent *a, const struct pollfd *pfd,
 	reset_poll_done(&a->reset, pfd + s->reset, s->files - s->reset);
 	files_poll_done(&a->files, pfd + s->files, s->prestart - s->files);
 	prestart_poll_done(pfd + s->prestart, s->bg - s->prestart);
-	bg_poll_done(pfd + s->bg, s->n - s->bg);
+	bg_poll_done(pfd + s->bg, s->lb - s->bg);
+	lb_poll_done(pfd + s->lb, s->n - s->lb);
 	if (s->in >= 0 && pfd[s->in].revents)
 		read_input(a);
 	if (a->on_socket && a->in_fd >= 0 && (a->in_eof || a->out_broken)) {
@@ -598,6 +610,7 @@ static void poll_done(struct agent *a, const struct pollfd *pfd,
 	files_step(&a->files);
 	prestart_step(); /* the start-up deadline, also when idle */
 	bg_step();
+	lb_step();
 	prestart_reply(a);
 	run_deferred(a);
 	if (s->out >= 0 || a->out_off < a->out.len)
@@ -639,6 +652,7 @@ static void agent_stop(struct agent *a)
 	repl_stop(); /* no longer spared */
 	prestart_forget();
 	bg_kill_all();
+	lb_drop_all();
 	left = procs_kill_all();
 	if (left)
 		agent_log("exiting with %u user processes left", left);

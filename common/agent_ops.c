@@ -1247,3 +1247,107 @@ int ap_proc_done_decode(const struct ap_frame *f, struct ap_proc_done *m,
 	}
 	return dec_end(rc, m, sizeof(*m));
 }
+
+int ap_exchange_encode(struct ap_buf *b, uint32_t id,
+		       const struct ap_exchange *m)
+{
+	int rc = ap_frame_begin(b, AP_EXCHANGE, id);
+
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_PORT, m->port);
+	if (!rc && m->data)
+		rc = ap_put(b, AP_T_DATA, m->data, m->data_len);
+	if (!rc && m->length)
+		rc = ap_put_u32(b, AP_T_LENGTH, m->length);
+	if (!rc && m->timeout_ms)
+		rc = ap_put_u32(b, AP_T_TIMEOUT_MS, m->timeout_ms);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_exchange_decode(const struct ap_frame *f, struct ap_exchange *m,
+		       struct error *err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_EXCHANGE, err);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_PORT:
+			rc = dec_u32(&d, &m->port);
+			break;
+		case AP_T_DATA:
+			rc = dec_bytes(&d, &m->data, &m->data_len);
+			break;
+		case AP_T_LENGTH:
+			rc = dec_u32(&d, &m->length);
+			break;
+		case AP_T_TIMEOUT_MS:
+			rc = dec_u32(&d, &m->timeout_ms);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	if (rc >= 0 && (m->port < 1 || m->port > 65535))
+		rc = error_set(err, -EINVAL, "PORT missing or not 1..65535");
+	else if (rc >= 0 && !m->data)
+		rc = error_set(err, -EINVAL, "DATA missing");
+	return dec_end(rc, m, sizeof(*m));
+}
+
+int ap_exchange_done_encode(struct ap_buf *b, uint32_t id,
+			    const struct ap_exchange_done *m)
+{
+	int rc = ap_buf_reserve(b, AP_HEADER_LEN + 64 + m->message_len +
+					   m->data_len);
+
+	if (!rc)
+		rc = ap_frame_begin(b, AP_EXCHANGE_DONE, id);
+	if (!rc)
+		rc = ap_put_u32(b, AP_T_STATUS, m->status);
+	if (!rc && m->message)
+		rc = ap_put(b, AP_T_MESSAGE, m->message, m->message_len);
+	if (!rc && m->data)
+		rc = ap_put(b, AP_T_DATA, m->data, m->data_len);
+	if (!rc && m->truncated)
+		rc = ap_put_u8(b, AP_T_TRUNCATED, m->truncated);
+	if (!rc && m->duration_ms)
+		rc = ap_put_u32(b, AP_T_DURATION_MS, m->duration_ms);
+	return rc ? rc : ap_frame_end(b);
+}
+
+int ap_exchange_done_decode(const struct ap_frame *f,
+			    struct ap_exchange_done *m, struct error *err)
+{
+	struct dec d;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = dec_start(&d, f, AP_EXCHANGE_DONE, err);
+	while (!rc && (rc = dec_next(&d)) == 1) {
+		switch (d.fl.tag) {
+		case AP_T_STATUS:
+			rc = dec_u32(&d, &m->status);
+			break;
+		case AP_T_MESSAGE:
+			rc = dec_str(&d, &m->message, &m->message_len);
+			break;
+		case AP_T_DATA:
+			rc = dec_bytes(&d, &m->data, &m->data_len);
+			break;
+		case AP_T_TRUNCATED:
+			rc = dec_u8(&d, &m->truncated);
+			break;
+		case AP_T_DURATION_MS:
+			rc = dec_u32(&d, &m->duration_ms);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+	}
+	return dec_end(rc, m, sizeof(*m));
+}

@@ -423,6 +423,49 @@ int ap_proc_entry_pack(struct ap_buf *b, const struct ap_proc_entry *e);
 int ap_proc_entry_next(const struct ap_proc_done *m, size_t *off,
 		       struct ap_proc_entry *e);
 
+/* AP_EXCHANGE: DATA (the request's bytes, as they are) to PORT on the
+ * container's loopback, and the answer read until the peer closes, at most
+ * LENGTH bytes, for at most TIMEOUT_MS (agent/loopback.h). */
+struct ap_exchange {
+	uint32_t port;
+	const unsigned char *data; /* NULL: not sent */
+	size_t data_len;
+	uint32_t length;     /* 0: the agent's default */
+	uint32_t timeout_ms; /* 0: the agent's default */
+};
+
+int ap_exchange_encode(struct ap_buf *b, uint32_t id,
+		       const struct ap_exchange *m);
+/* Also requires PORT 1..65535 and DATA. */
+int ap_exchange_decode(const struct ap_frame *f, struct ap_exchange *m,
+		       struct error *err);
+
+/* AP_EXCHANGE_DONE. STATUS is sent always, the rest when not NULL / 0. */
+enum ap_exchange_status {
+	AP_XS_OK = 0,	   /* DATA is what the peer sent before it closed */
+	AP_XS_REFUSED = 1, /* nothing listens on the port */
+	AP_XS_TIMEOUT = 2, /* DATA is what came before TIMEOUT_MS */
+	AP_XS_BUSY = 3,	   /* as many exchanges run as the agent takes */
+	AP_XS_NOT_KEPT = 4,
+	AP_XS_FAILED = 5, /* MESSAGE says why (reset, a bad request) */
+};
+#define AP_XS_LAST AP_XS_FAILED
+
+struct ap_exchange_done {
+	uint32_t status;
+	const char *message;
+	size_t message_len;
+	const unsigned char *data;
+	size_t data_len;
+	uint8_t truncated; /* more came than LENGTH: the rest was not read */
+	uint32_t duration_ms;
+};
+
+int ap_exchange_done_encode(struct ap_buf *b, uint32_t id,
+			    const struct ap_exchange_done *m);
+int ap_exchange_done_decode(const struct ap_frame *f,
+			    struct ap_exchange_done *m, struct error *err);
+
 /* AP_ERROR. MESSAGE is sent when not NULL. */
 struct ap_error {
 	const char *message;

@@ -31,8 +31,9 @@
 /* 2: AP_PRESTART (a pre-started interpreter per warm box). 3: an AP_FILE
  * is taken while an AP_EXEC runs through the session interpreter (its
  * start-up: a file operation does not wait for the imports). 4: a kept
- * container's background processes (AP_SPAWN, AP_PROC), answered at
- * any time, beside whatever else runs. */
+ * container's background processes (AP_SPAWN, AP_PROC) and exchanges
+ * with its loopback ports (AP_EXCHANGE), answered at any time, beside
+ * whatever else runs. */
 #define AP_VERSION 4u
 /* Largest frame either side accepts: 1 MiB of code plus caps with margin. */
 #define AP_MAX_FRAME (24u << 20)
@@ -56,6 +57,9 @@ enum ap_type {
 			     * AP_T_RING (agent/bg.h) */
 	AP_PROC = 0x09,	    /* list, read the output of, signal or wait for
 			     * the background processes: AP_T_PROC_OP ... */
+	AP_EXCHANGE = 0x0a, /* in a kept container: AP_T_DATA to AP_T_PORT on
+			     * the loopback, the answer read until the peer
+			     * closes (agent/loopback.h) */
 
 	/* agent -> host */
 	AP_HELLO_OK = 0x81,	 /* AP_T_VERSION, AP_T_WORKDIR */
@@ -68,6 +72,7 @@ enum ap_type {
 	AP_PRESTART_DONE = 0x86, /* AP_T_OK, AP_T_MESSAGE: AP_PRESTART taken,
 				  * its first interpreter waiting (or not) */
 	AP_PROC_DONE = 0x87,	 /* result of an AP_SPAWN or AP_PROC */
+	AP_EXCHANGE_DONE = 0x88, /* result of an AP_EXCHANGE */
 	AP_ERROR = 0x8f, /* AP_T_MESSAGE; the request was not understood */
 };
 
@@ -152,6 +157,11 @@ enum ap_tag {
 			     * command), kept and listed with it */
 	AP_T_PROC_MAX = 63, /* u32: live background processes at most */
 	AP_T_RING = 64,	    /* u32: bytes of output each one keeps */
+	/* AP_EXCHANGE (AP_T_DATA, AP_T_LENGTH, AP_T_TIMEOUT_MS too) and
+	 * AP_EXCHANGE_DONE (AP_T_STATUS, AP_T_MESSAGE, AP_T_DATA,
+	 * AP_T_TIMED_OUT, AP_T_DURATION_MS too) */
+	AP_T_PORT = 65,	     /* u32: a TCP port on 127.0.0.1 */
+	AP_T_TRUNCATED = 66, /* u8: the answer went on past LENGTH */
 };
 
 /* AP_T_LIMITS: limits a call ran into, which it may not have reported

@@ -97,7 +97,9 @@
 	X(PROCESS_NOT_FOUND, "process_not_found",                              \
 	  "no such background process in the session")                         \
 	X(MAX_PROCESSES, "max_processes",                                      \
-	  "the session runs as many background processes as it may")
+	  "the session runs as many background processes as it may")          \
+	X(PORT_CLOSED, "port_closed",                                          \
+	  "nothing in the session listens on that port")
 
 /* Far below any errno, so the two ranges never meet. */
 #define ERR_FIRST (-20000)

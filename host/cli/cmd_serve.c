@@ -308,9 +308,10 @@ static int serve_http(struct app *a)
 
 	/* Signed links to kept artifacts (core/tenants/links.h):
 	 * without them results name sandbox:// URIs only. */
-	if (a->artifacts && links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s,
-				       &a->links, &err) != 0)
-		log_warn("no artifact links: %s", err.msg);
+	if ((a->artifacts || a->cfg.http_preview_listen) &&
+	    links_open(a->cfg.state_dir, a->cfg.http_link_ttl_s, &a->links,
+		       &err) != 0)
+		log_warn("no artifact or preview links: %s", err.msg);
 	a->env.links = a->links;
 	rc = http_server_start(&a->env, &a->http, &err);
 	if (rc) {
@@ -324,6 +325,11 @@ static int serve_http(struct app *a)
 		links_set_base(a->links, a->cfg.http_public_url
 						 ? a->cfg.http_public_url
 						 : base);
+	if (a->links && http_server_preview_base(a->http)) {
+		links_set_preview_base(a->links, http_server_preview_base(a->http));
+		log_info("preview links: %s/preview/...",
+			 http_server_preview_base(a->http));
+	}
 	uv_signal_init(a->loop, &a->sighup);
 	a->sighup.data = a;
 	a->sighup_init = 1;

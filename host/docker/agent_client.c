@@ -62,15 +62,16 @@ struct agent_client {
 	uint32_t beside_id;
 	agent_file_cb beside_cb;
 	void *beside_arg;
-	/* AP_SPAWN and AP_PROC requests, answered in any order beside
-	 * everything else (agent/bg.h); cb NULL: forgotten, its answer is
-	 * dropped when it comes. */
+	/* AP_SPAWN, AP_PROC and AP_EXCHANGE requests, answered in any
+	 * order beside everything else (agent/bg.h, agent/loopback.h);
+	 * forgotten ones (no callback) have their answer dropped. */
 	struct proc_req *procs;
 };
 
 struct proc_req {
 	uint32_t id;
-	agent_proc_cb cb;
+	agent_proc_cb cb;      /* AP_SPAWN, AP_PROC */
+	agent_exchange_cb xcb; /* AP_EXCHANGE */
 	void *arg;
 	struct proc_req *next;
 };
@@ -86,6 +87,8 @@ static void fail_procs(struct agent_client *ac, int err, const char *msg)
 		ac->procs = r->next;
 		if (r->cb)
 			r->cb(ac, &e, NULL, r->arg);
+		if (r->xcb)
+			r->xcb(ac, &e, NULL, r->arg);
 		free(r);
 	}
 }
@@ -327,6 +330,39 @@ static int proc_error_code(uint32_t status)
 	return codes[status];
 }
 
+/* The answer to the exchange *pp (unlinked and settled here): ok and
+ * timeout carry the bytes; the others are errors. */
+static int on_exchange(struct agent_client *ac, const struct ap_frame *f,
+		       struct proc_req **pp)
+{
+	struct proc_req *r = *pp;
+	struct ap_exchange_done m;
+	struct error e;
+	char msg[512];
+	int bytes;
+
+	*pp = r->next;
+	if (f->type != AP_EXCHANGE_DONE ||
+	    ap_exchange_done_decode(f, &m, &e)) {
+		free(r);
+		log_bad_frame(ac, f, "malformed AP_EXCHANGE_DONE");
+		protocol_violation(ac, "malformed reply");
+		return 1;
+	}
+	copy_message(m.message, m.message_len, msg, sizeof(msg));
+	bytes = m.status == AP_XS_OK || m.status == AP_XS_TIMEOUT;
+	if (m.status == AP_XS_REFUSED)
+		error_set_msg(&e, ERR_PORT_CLOSED, msg[0] ? msg : NULL);
+	else if (m.status == AP_XS_BUSY)
+		error_set_msg(&e, ERR_SERVER_BUSY, msg[0] ? msg : NULL);
+	else if (!bytes)
+		error_set_msg(&e, ERR_SANDBOX, msg[0] ? msg : NULL);
+	if (r->xcb)
+		r->xcb(ac, bytes ? NULL : &e, bytes ? &m : NULL, r->arg);
+	free(r);
+	return 1;
+}
+
 /* 1 if f answers a process request (which it settles), 0 if it is not
  * one's. */
 static int on_proc(struct agent_client *ac, const struct ap_frame *f)
@@ -342,6 +378,8 @@ static int on_proc(struct agent_client *ac, const struct ap_frame *f)
 		;
 	if (!(r = *pp))
 		return 0;
+	if (f->type == AP_EXCHANGE_DONE || (r->xcb && f->type != AP_ERROR))
+		return on_exchange(ac, f, pp);
 	*pp = r->next;
 	rc = f->type == AP_PROC_DONE ? ap_proc_done_decode(f, &m, &e)
 				     : ap_error_decode(f, &error, &e);
@@ -367,6 +405,8 @@ static int on_proc(struct agent_client *ac, const struct ap_frame *f)
 		      f->type == AP_PROC_DONE && m.status == AP_PS_OK ? &m
 								      : NULL,
 		      r->arg);
+	if (r->xcb)
+		r->xcb(ac, &e, NULL, r->arg);
 	free(r);
 	return 1;
 }
@@ -385,7 +425,8 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		on_beside(ac, f);
 		return;
 	}
-	if ((f->type == AP_PROC_DONE || f->type == AP_ERROR) && on_proc(ac, f))
+	if ((f->type == AP_PROC_DONE || f->type == AP_EXCHANGE_DONE ||
+	     f->type == AP_ERROR) && on_proc(ac, f))
 		return;
 	if (f->id != ac->pending_id || !reply_expected(ac, f->type)) {
 		snprintf(msg, sizeof(msg), "unexpected frame type 0x%02x id %u",
@@ -813,9 +854,9 @@ int agent_client_file_beside(struct agent_client *ac, const struct ap_file *req,
 }
 
 /* Send the process request the encoder (which returned rc) queued as
- * id; cb answers it. */
-static int proc_send(struct agent_client *ac, int rc, uint32_t id,
-		     agent_proc_cb cb, void *arg)
+ * id; cb (or xcb) answers it. */
+static int side_send(struct agent_client *ac, int rc, uint32_t id,
+		     agent_proc_cb cb, agent_exchange_cb xcb, void *arg)
 {
 	struct proc_req *r = NULL;
 
@@ -828,7 +869,7 @@ static int proc_send(struct agent_client *ac, int rc, uint32_t id,
 		ac->out.len = ac->out.frame_start = 0;
 		return rc;
 	}
-	*r = (struct proc_req){.id = id, .cb = cb, .arg = arg};
+	*r = (struct proc_req){.id = id, .cb = cb, .xcb = xcb, .arg = arg};
 	r->next = ac->procs;
 	ac->procs = r;
 	return 0;
@@ -852,7 +893,8 @@ int agent_client_spawn(struct agent_client *ac, const struct ap_spawn *req,
 	if (rc)
 		return rc;
 	*id = ac->next_id++;
-	return proc_send(ac, ap_spawn_encode(&ac->out, *id, req), *id, cb, arg);
+	return side_send(ac, ap_spawn_encode(&ac->out, *id, req), *id, cb, NULL,
+			 arg);
 }
 
 int agent_client_proc(struct agent_client *ac, const struct ap_proc *req,
@@ -863,14 +905,30 @@ int agent_client_proc(struct agent_client *ac, const struct ap_proc *req,
 	if (rc)
 		return rc;
 	*id = ac->next_id++;
-	return proc_send(ac, ap_proc_encode(&ac->out, *id, req), *id, cb, arg);
+	return side_send(ac, ap_proc_encode(&ac->out, *id, req), *id, cb, NULL,
+			 arg);
+}
+
+int agent_client_exchange(struct agent_client *ac,
+			  const struct ap_exchange *req, agent_exchange_cb cb,
+			  void *arg, uint32_t *id)
+{
+	int rc = proc_ok(ac);
+
+	if (rc)
+		return rc;
+	*id = ac->next_id++;
+	return side_send(ac, ap_exchange_encode(&ac->out, *id, req), *id,
+			 NULL, cb, arg);
 }
 
 void agent_client_proc_forget(struct agent_client *ac, uint32_t id)
 {
 	for (struct proc_req *r = ac->procs; r; r = r->next)
-		if (r->id == id)
+		if (r->id == id) {
 			r->cb = NULL;
+			r->xcb = NULL;
+		}
 }
 
 int agent_client_usable(const struct agent_client *ac)

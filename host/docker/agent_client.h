@@ -185,6 +185,16 @@ int agent_client_spawn(struct agent_client *ac, const struct ap_spawn *req,
 		       agent_proc_cb cb, void *arg, uint32_t *id);
 int agent_client_proc(struct agent_client *ac, const struct ap_proc *req,
 		      agent_proc_cb cb, void *arg, uint32_t *id);
+/* An AP_EXCHANGE's answer (agent/loopback.h): err NULL and res the
+ * reply (STATUS ok, or timeout with what came before it), or err the
+ * transport's failure, ERR_PORT_CLOSED (nothing listens),
+ * ERR_SERVER_BUSY (too many at once) or ERR_SANDBOX. */
+typedef void (*agent_exchange_cb)(struct agent_client *ac,
+				  const struct error *err,
+				  const struct ap_exchange_done *res, void *arg);
+int agent_client_exchange(struct agent_client *ac,
+			  const struct ap_exchange *req, agent_exchange_cb cb,
+			  void *arg, uint32_t *id);
 /* Request id's callback will not run (its caller gave up: a cancelled
  * wait); its answer is dropped when it comes. */
 void agent_client_proc_forget(struct agent_client *ac, uint32_t id);

@@ -28,6 +28,7 @@
 #include "util/beneath.h"
 #include "util/media.h"
 #include "util/defer.h"
+#include "util/http_message.h"
 #include "util/log.h"
 #include "jsonrpc.h"
 #include "mcp/tools/resources.h"
@@ -39,6 +40,10 @@
 
 #define MCP_PATH "/mcp"
 #define ARTIFACTS_PATH "/artifacts"
+#define PREVIEW_PATH "/preview"
+/* A previewed response's bytes at most (docs/http.md, "Preview
+ * links"). */
+#define PREVIEW_MAX_BYTES (16u << 20)
 /* The most one artifact response carries (a kept file is smaller:
  * [artifacts] keep_max_bytes). */
 #define ARTIFACT_MAX_BYTES (64u << 20)
@@ -87,6 +92,9 @@ struct exchange {
 	int writing;	/* an h2o_send awaits proceed */
 	char *pending, *inflight;
 	size_t plen, pcap;
+	/* A preview's request to the session's port while it runs (on
+	 * the preview listener; no peer). */
+	struct session_proc *preview;
 	uint64_t last_write_ms, write_since_ms;
 	struct exchange *prev, *next;
 };
@@ -116,6 +124,14 @@ struct http_server {
 	h2o_accept_ctx_t accept;
 	SSL_CTX *ssl;
 	uv_tcp_t *listener; /* closed with free() */
+	/* Preview links ([http] preview_listen): their own listener, so
+	 * their own origin, whose connections see only /preview (hosts of
+	 * a configuration of their own) in the same context. */
+	h2o_globalconf_t preview_conf;
+	h2o_accept_ctx_t preview_accept;
+	uv_tcp_t *preview_listener;
+	int preview_conf_init;
+	char preview_base[160];
 	uv_timer_t tick;
 	int conf_init, ctx_init, listening, ticking;
 	struct tool_table *tools; /* every connection's */
@@ -1484,6 +1500,242 @@ static int on_artifact(h2o_handler_t *self, h2o_req_t *req)
 /* ------------------------------------------------------------------ */
 /* connections                                                          */
 
+/* ------------------------------------------------------------------ */
+/* preview links                                                        */
+
+/* Up to the next '/' of [*p, end): its length, *p past the '/'. -1 when
+ * there is none. */
+static ssize_t segment(const char **p, const char *end, const char **seg)
+{
+	const char *s = memchr(*p, '/', (size_t)(end - *p));
+
+	if (!s)
+		return -1;
+	*seg = *p;
+	*p = s + 1;
+	return s - *seg;
+}
+
+static void preview_answer(struct exchange *ex, int status, const char *msg)
+{
+	ex->answered = 1;
+	respond(ex, status, "text/plain; charset=utf-8", msg, strlen(msg));
+}
+
+static int hop_by_hop(const h2o_iovec_t *name)
+{
+	static const char *const names[] = {
+		"connection", "keep-alive", "transfer-encoding", "te",
+		"upgrade", "proxy-connection", "content-length", NULL,
+	};
+
+	for (int i = 0; names[i]; i++)
+		if (h2o_lcstris(name->base, name->len, names[i],
+				strlen(names[i])))
+			return 1;
+	return 0;
+}
+
+static void preview_cb(const struct error *err,
+		       const struct ap_exchange_done *x, void *arg)
+{
+	struct exchange *ex = arg;
+	h2o_req_t *req = ex->req;
+	struct http_response r;
+	struct error e;
+
+	ex->preview = NULL;
+	ex->call_open = 0;
+	if (!req || ex->answered) {
+		exchange_maybe_free(ex);
+		return;
+	}
+	if (err) {
+		preview_answer(ex, err->code == ERR_PORT_CLOSED ? 502 : 503,
+			       err->code == ERR_PORT_CLOSED
+				       ? "nothing listens on that port in the "
+					 "session\n"
+				       : "the session could not be reached\n");
+	} else if (x->truncated ||
+		   http_response_parse(x->data, x->data_len,
+				       x->status == AP_XS_OK,
+				       iov_is(req->method, "HEAD"), &r, &e)) {
+		preview_answer(ex, 502,
+			       x->truncated ? "the response is too large\n"
+			       : x->status == AP_XS_TIMEOUT
+				       ? "the server did not answer in time\n"
+				       : "the server's answer is not HTTP\n");
+	} else {
+		req->res.status = r.status;
+		req->res.reason = h2o_strdup(&req->pool, r.reason, SIZE_MAX).base;
+		for (size_t i = 0; i < r.nheaders; i++) {
+			h2o_iovec_t n = h2o_iovec_init(r.headers[i].name,
+						       r.headers[i].name_len);
+
+			if (hop_by_hop(&n))
+				continue;
+			h2o_add_header_by_str(
+				&req->pool, &req->res.headers,
+				h2o_strdup(&req->pool, n.base, n.len).base,
+				n.len, 1, NULL,
+				h2o_strdup(&req->pool, r.headers[i].value,
+					   r.headers[i].value_len)
+					.base,
+				r.headers[i].value_len);
+		}
+		req->res.content_length = r.body_len;
+		ex->answered = 1;
+		ex->req = NULL;
+		h2o_send_inline(req, (const char *)r.body, r.body_len);
+		http_response_free(&r);
+	}
+	exchange_maybe_free(ex);
+}
+
+/* The browser's request as the session's server gets it. 0, or 400's
+ * message. */
+static const char *preview_request(h2o_req_t *req, const char *target,
+				   unsigned port, unsigned char **raw,
+				   size_t *len)
+{
+	struct http_header hs[64];
+	struct http_request_spec q = {
+		.method = h2o_strdup(&req->pool, req->method.base,
+				     req->method.len)
+				  .base,
+		.target = target,
+		.headers = hs,
+		.port = port,
+	};
+	struct error err;
+
+	for (size_t i = 0; i < req->headers.size && q.nheaders < 64; i++) {
+		const h2o_header_t *hd = &req->headers.entries[i];
+
+		/* The session's server is on 127.0.0.1: its own Host. */
+		if (h2o_lcstris(hd->name->base, hd->name->len, "host", 4))
+			continue;
+		hs[q.nheaders++] = (struct http_header){
+			.name = hd->name->base,
+			.name_len = hd->name->len,
+			.value = hd->value.base,
+			.value_len = hd->value.len,
+		};
+	}
+	if (req->entity.base) {
+		q.body = (const unsigned char *)req->entity.base;
+		q.body_len = req->entity.len;
+	}
+	*raw = http_request_build(&q, len, &err);
+	return *raw ? NULL : "a request the preview cannot pass on\n";
+}
+
+/* ANY /preview/<session>/<port>/<exp>.<sig>/<path> */
+static int on_preview(h2o_handler_t *self, h2o_req_t *req)
+{
+	struct http_server *h = ((struct mcp_handler *)self)->h;
+	const char *p = req->path.base + strlen(PREVIEW_PATH) + 1;
+	const char *end = req->path.base + req->path.len, *seg, *dot;
+	char qname[SESSION_QNAME_MAX + 1], tenant[TENANT_NAME_MAX + 1] = "";
+	char portv[8], sig[65], *target, *e;
+	struct ap_exchange x = {.length = PREVIEW_MAX_BYTES};
+	struct exchange *ex;
+	struct session *s;
+	unsigned char *raw = NULL;
+	const char *why = NULL;
+	long long exp = 0;
+	unsigned long port = 0;
+	ssize_t n;
+	struct error err;
+
+	ex = exchange_new(h, req);
+	if (!ex)
+		return -1;
+	if (h->stopping || !host_allowed(h, req)) {
+		preview_answer(ex, h->stopping ? 503 : 403,
+			       h->stopping ? "the server is shutting down\n"
+					   : "Host not allowed\n");
+		exchange_maybe_free(ex);
+		return 0;
+	}
+	/* The session, the port and the signature, each a segment. */
+	if (p > end || (n = segment(&p, end, &seg)) <= 0 ||
+	    (size_t)n >= sizeof(qname))
+		why = "not a preview link\n";
+	else {
+		memcpy(qname, seg, (size_t)n);
+		qname[n] = '\0';
+	}
+	if (!why && ((n = segment(&p, end, &seg)) <= 0 ||
+		     (size_t)n >= sizeof(portv)))
+		why = "not a preview link\n";
+	if (!why) {
+		memcpy(portv, seg, (size_t)n);
+		portv[n] = '\0';
+		port = strtoul(portv, &e, 10);
+		if (*e || port < 1 || port > 65535)
+			why = "not a preview link\n";
+	}
+	if (!why && ((n = segment(&p, end, &seg)) <= 0 ||
+		     !(dot = memchr(seg, '.', (size_t)n)) ||
+		     seg + n - dot - 1 != 64))
+		why = "not a preview link\n";
+	if (!why) {
+		exp = strtoll(seg, &e, 10);
+		memcpy(sig, dot + 1, 64);
+		sig[64] = '\0';
+		if (e != dot)
+			why = "not a preview link\n";
+	}
+	if (!why && (dot = strchr(qname, '.')) &&
+	    (size_t)(dot - qname) < sizeof(tenant)) {
+		memcpy(tenant, qname, (size_t)(dot - qname));
+		tenant[dot - qname] = '\0';
+	}
+	/* Tampered, expired, or a tenant the tokens file no longer names:
+	 * all the same to the asker. */
+	if (!why && (!session_valid_name(qname) || !h->env->links ||
+		     (h->tenants && !tenants_find(h->tenants, tenant)) ||
+		     links_preview_check(h->env->links, tenant, qname,
+					 (unsigned)port, exp, sig,
+					 (int64_t)time(NULL)) != 0))
+		why = "the preview link is not valid (tampered with, or "
+		      "expired)\n";
+	if (why) {
+		preview_answer(ex, why[0] == 'n' ? 404 : 403, why);
+		exchange_maybe_free(ex);
+		return 0;
+	}
+	s = session_find(h->env->sessions, qname);
+	/* The target: what follows the signature, with its query. */
+	n = end - p;
+	target = h2o_mem_alloc_pool(&req->pool, (size_t)n + 2);
+	target[0] = '/';
+	memcpy(target + 1, p, (size_t)n);
+	target[n + 1] = '\0';
+	if (!s)
+		why = "no such session (it may have ended)\n";
+	else
+		why = preview_request(req, target, (unsigned)port, &raw,
+				      &x.data_len);
+	if (!why) {
+		x.port = (unsigned)port;
+		x.data = raw;
+		x.timeout_ms = h->env->cfg->http_request_timeout_ms;
+		ex->call_open = 1;
+		if (session_exchange(s, &x, preview_cb, ex, &ex->preview,
+				     &err)) {
+			ex->call_open = 0;
+			why = "the session cannot be reached now\n";
+		}
+	}
+	free(raw);
+	if (why)
+		preview_answer(ex, s ? 400 : 404, why);
+	exchange_maybe_free(ex);
+	return 0;
+}
+
 static void conn_closed_cb(uv_handle_t *hd)
 {
 	struct conn *c = (struct conn *)hd;
@@ -1512,7 +1764,10 @@ static void on_accept(uv_stream_t *listener, int status)
 		return;
 	}
 	sock = h2o_uv_socket_create((uv_stream_t *)&c->tcp, conn_closed_cb);
-	h2o_accept(&h->accept, sock);
+	h2o_accept(listener == (uv_stream_t *)h->preview_listener
+			   ? &h->preview_accept
+			   : &h->accept,
+		   sock);
 }
 
 /* Heartbeats, stalled readers, idle sessions. */
@@ -1732,6 +1987,51 @@ static int listen_on(struct http_server *h, struct sockaddr_storage *ss,
 	return 0;
 }
 
+/* The preview listener ([http] preview_listen), and the base of its
+ * links. */
+static int listen_preview(struct http_server *h, struct error *err)
+{
+	const char *spec = h->env->cfg->http_preview_listen;
+	struct sockaddr_storage ss;
+	int loopback = 0, rc, namelen = sizeof(ss);
+	char self[80];
+
+	memset(&ss, 0, sizeof(ss));
+	if (parse_listen(spec, &ss, &loopback, self, sizeof(self)) != 0)
+		return error_set(err, -EINVAL,
+				 "[http] preview_listen '%s' is not ADDR:PORT",
+				 spec);
+	h->preview_listener = malloc(sizeof(*h->preview_listener));
+	if (!h->preview_listener)
+		return error_set(err, -ENOMEM, "out of memory");
+	uv_tcp_init(h->loop, h->preview_listener);
+	h->preview_listener->data = h;
+	rc = uv_tcp_bind(h->preview_listener, (struct sockaddr *)&ss, 0);
+	if (!rc)
+		rc = uv_listen((uv_stream_t *)h->preview_listener, 128,
+			       on_accept);
+	if (!rc)
+		rc = uv_tcp_getsockname(h->preview_listener,
+					(struct sockaddr *)&ss, &namelen);
+	if (rc) {
+		uv_close((uv_handle_t *)h->preview_listener, (uv_close_cb)free);
+		h->preview_listener = NULL;
+		return error_set(err, rc, "cannot listen on %s: %s", spec,
+				 uv_strerror(rc));
+	}
+	snprintf(h->preview_base, sizeof(h->preview_base), "%s://%s:%d",
+		 h->ssl ? "https" : "http", self,
+		 ntohs(ss.ss_family == AF_INET
+			       ? ((struct sockaddr_in *)&ss)->sin_port
+			       : ((struct sockaddr_in6 *)&ss)->sin6_port));
+	return 0;
+}
+
+const char *http_server_preview_base(const struct http_server *h)
+{
+	return h->preview_base[0] ? h->preview_base : NULL;
+}
+
 /* h2o on the loop: its limits, /mcp and /artifacts, the context that
  * accepts connections. */
 static void configure_h2o(struct http_server *h)
@@ -1758,11 +2058,27 @@ static void configure_h2o(struct http_server *h)
 	hd = (struct mcp_handler *)h2o_create_handler(path, sizeof(*hd));
 	hd->super.on_req = on_artifact;
 	hd->h = h;
+	if (h->preview_listener) {
+		/* The preview listener's connections find /preview alone. */
+		h2o_config_init(&h->preview_conf);
+		h->preview_conf_init = 1;
+		host = h2o_config_register_host(
+			&h->preview_conf,
+			h2o_iovec_init(H2O_STRLIT("default")), 65535);
+		path = h2o_config_register_path(host, PREVIEW_PATH, 0);
+		hd = (struct mcp_handler *)h2o_create_handler(path,
+							      sizeof(*hd));
+		hd->super.on_req = on_preview;
+		hd->h = h;
+	}
 	h2o_context_init(&h->ctx, h->loop, &h->conf);
 	h->ctx_init = 1;
 	h->accept.ctx = &h->ctx;
 	h->accept.hosts = h->conf.hosts;
 	h->accept.ssl_ctx = h->ssl;
+	h->preview_accept = h->accept;
+	if (h->preview_conf_init)
+		h->preview_accept.hosts = h->preview_conf.hosts;
 }
 
 /* The tick: heartbeats on event streams, stalled writers, idle
@@ -1818,6 +2134,8 @@ int http_server_start(const struct tool_env *env, struct http_server **out,
 	rc = prepare(h, self, err);
 	if (!rc)
 		rc = listen_on(h, &ss, self, err);
+	if (!rc && env->cfg->http_preview_listen)
+		rc = listen_preview(h, err);
 	if (rc) {
 		http_server_free(h);
 		return rc;
@@ -1878,6 +2196,10 @@ void http_server_stop_accepting(struct http_server *h)
 		uv_close((uv_handle_t *)h->listener, (uv_close_cb)free);
 		h->listener = NULL;
 	}
+	if (h->preview_listener) {
+		uv_close((uv_handle_t *)h->preview_listener, (uv_close_cb)free);
+		h->preview_listener = NULL;
+	}
 }
 
 static int quiescent(struct http_server *h)
@@ -1937,6 +2259,8 @@ void http_server_close(struct http_server *h, void (*done)(void *arg),
 		session_retire(s);
 	/* Whatever was not answered by now will not be. */
 	for (ex = h->exchanges; ex; ex = ex->next) {
+		if (ex->preview) /* answered 503 by its callback, now */
+			session_proc_cancel(ex->preview);
 		if (ex->answered || !ex->req)
 			continue;
 		ex->req->http1_is_persistent = 0;
@@ -2004,6 +2328,8 @@ void http_server_free(struct http_server *h)
 		h2o_context_dispose(&h->ctx);
 	if (h->conf_init)
 		h2o_config_dispose(&h->conf);
+	if (h->preview_conf_init)
+		h2o_config_dispose(&h->preview_conf);
 	if (h->ssl)
 		SSL_CTX_free(h->ssl);
 	tool_table_free(h->tools);

@@ -35,7 +35,7 @@ e2e('the MCP Inspector CLI lists the tools and runs code', { timeoutMs: 120_000 
   const list = await run(bin('mcp-inspector'), ['--cli', BIN, '--strict', '--method', 'tools/list'], { env, timeout: 60_000 });
   assert.doesNotMatch(list.stdout + list.stderr, /portability|Warning:|Error:/, 'the schema-portability check found problems');
   assert.deepEqual(JSON.parse(list.stdout).tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect', 'sandbox_process']);
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect', 'sandbox_process', 'sandbox_http']);
   const call = await run(bin('mcp-inspector'), ['--cli', BIN, '--method', 'tools/call', '--tool-name', 'sandbox_execute',
     '--tool-arg', 'language=python', '--tool-arg', 'code=print(6*7)'], { env, timeout: 60_000 });
   const r = JSON.parse(call.stdout);

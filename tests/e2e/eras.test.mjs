@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { BIN, ROOT, e2e, runResult, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 
-const TOOLS = ['sandbox_execute', 'sandbox_file_ops', 'sandbox_inspect', 'sandbox_install', 'sandbox_process', 'sandbox_security', 'sandbox_session'];
+const TOOLS = ['sandbox_execute', 'sandbox_file_ops', 'sandbox_http', 'sandbox_inspect', 'sandbox_install', 'sandbox_process', 'sandbox_security', 'sandbox_session'];
 
 // The stock transport probes server/discover in a throw-away sibling
 // process; a subclass probes on the connection itself, so one server

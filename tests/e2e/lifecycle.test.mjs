@@ -18,7 +18,7 @@ e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sa
   const s = await h.start({ env: NO_POOL });
   assert.deepEqual(
     s.tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect', 'sandbox_process'],
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect', 'sandbox_process', 'sandbox_http'],
   );
   const [t, st, ft, it, sec, ins] = s.tools;
   assert.deepEqual(ins.inputSchema.properties.what.enum, ['all', 'pool', 'sessions', 'engine', 'plugins', 'limits', 'tasks']);

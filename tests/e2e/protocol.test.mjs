@@ -29,7 +29,7 @@ e2e('ping answers before initialize; tools/* before initialize is -32600 (not -3
   assertError(await s.request(3, 'tools/call', { name: 'sandbox_execute', arguments: {} }), -32600, 3);
   await s.initialize();
   assertError(await s.request(4, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }), -32600, 4);
-  assert.equal((await s.request(5, 'tools/list')).result.tools.length, 7);
+  assert.equal((await s.request(5, 'tools/list')).result.tools.length, 8);
   assertOnlyJsonRpc(s);
 });
 
@@ -100,7 +100,7 @@ e2e('malformed messages get JSON-RPC errors and the server keeps serving', { doc
   const list = await s.request('list', 'tools/list');
   assert.deepEqual(
     list.result.tools.map((t) => t.name),
-    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect', 'sandbox_process'],
+    ['sandbox_execute', 'sandbox_session', 'sandbox_file_ops', 'sandbox_install', 'sandbox_security', 'sandbox_inspect', 'sandbox_process', 'sandbox_http'],
   );
   assertOnlyJsonRpc(s);
 });

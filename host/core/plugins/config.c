@@ -157,6 +157,8 @@ static const struct key_desc http_keys[] = {
 	{"max_stateless_inflight", KT_U32, CFG(http_max_stateless), 1, 100000},
 	{"max_connections", KT_U32, CFG(http_max_connections), 1, 65536},
 	{"link_ttl_s", KT_U32, CFG(http_link_ttl_s), 10, 30u * 86400u},
+	{"preview_listen", KT_STR, CFG(http_preview_listen), 0, 0},
+	{"preview_ttl_s", KT_U32, CFG(http_preview_ttl_s), 10, 7u * 86400u},
 	{"heartbeat_ms", KT_U32, CFG(http_heartbeat_ms), 100, 600000},
 	{"quota_concurrent", KT_U32, CFG(quota_concurrent), 0, 100000},
 	{"quota_sessions", KT_U32, CFG(quota_sessions), 0, 100000},
@@ -292,6 +294,7 @@ void config_init(struct config *cfg)
 	cfg->http_max_stateless = 128;
 	cfg->http_max_connections = 1024;
 	cfg->http_link_ttl_s = 3600;
+	cfg->http_preview_ttl_s = 3600;
 	cfg->http_heartbeat_ms = 15000;
 	cfg->quota_concurrent = 4;
 	cfg->quota_sessions = 8;
@@ -384,6 +387,7 @@ void config_close(struct config *cfg)
 	free(cfg->http_allowed_hosts);
 	free(cfg->http_tokens_file);
 	free(cfg->http_public_url);
+	free(cfg->http_preview_listen);
 	free(cfg->files_host_root);
 	free(cfg->network);
 	free(cfg->pkg_network);

@@ -193,6 +193,10 @@ struct config {
 	uint32_t http_max_stateless;	  /* stateless requests at once */
 	uint32_t http_max_connections;	  /* open connections at once */
 	uint32_t http_link_ttl_s;	  /* signed artifact links live this */
+	/* Preview links (docs/http.md): the listener that serves them
+	 * ("ADDR:PORT"; NULL: none, the default), and how long one lives. */
+	char *http_preview_listen;
+	uint32_t http_preview_ttl_s;
 	uint32_t http_heartbeat_ms; /* an idle event stream pings this often */
 	/* A tenant's quotas where its line names none; 0: no limit. */
 	uint32_t quota_concurrent;

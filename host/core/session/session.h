@@ -242,6 +242,17 @@ int session_spawn(struct session *s, const char *command, session_proc_cb cb,
 int session_proc(struct session *s, const struct ap_proc *req,
 		 session_proc_cb cb, void *arg, struct session_proc **out,
 		 struct error *err);
+/* The bytes of req (an HTTP request, util/http_message.h) to a port on
+ * the container's loopback, and the answer (docker/agent_client.h,
+ * agent_exchange_cb; ERR_PORT_CLOSED at once when nothing listens).
+ * Like the others: beside the queue, cancelled with
+ * session_proc_cancel(). */
+typedef void (*session_exchange_cb)(const struct error *err,
+				    const struct ap_exchange_done *res,
+				    void *arg);
+int session_exchange(struct session *s, const struct ap_exchange *req,
+		     session_exchange_cb cb, void *arg,
+		     struct session_proc **out, struct error *err);
 /* The caller gives up: cb runs now with ERR_CANCELLED. */
 void session_proc_cancel(struct session_proc *p);
 

@@ -1,6 +1,7 @@
 /*
- * session_procs.c - a session's background processes (docs/processes.md):
- * requests to its agent (agent/bg.h) that go beside the session's queue.
+ * session_procs.c - a session's background processes (docs/processes.md)
+ * and exchanges with its ports: requests to its agent (agent/bg.h,
+ * agent/loopback.h) that go beside the session's queue.
  *
  * A request in flight is linked into its session, so that a destroy or a
  * pause ends it at once; its answer then finds it forgotten at the
@@ -24,7 +25,8 @@ struct session_proc {
 	uint64_t serial; /* the session's */
 	struct agent_client *ac;
 	uint32_t id;
-	session_proc_cb cb;
+	session_proc_cb cb;	     /* a process request's */
+	session_exchange_cb xcb; /* an exchange's */
 	void *arg;
 	struct session_proc *next;
 };
@@ -41,6 +43,18 @@ static void unlink_proc(struct session_proc *p)
 		}
 }
 
+/* The connection closed under the request: the session's loss (its
+ * destroy and pause settle theirs before). */
+static const struct error *lost(const struct error *err, struct error *e)
+{
+	if (!err || (err->code != -EPIPE && err->code != -ECANCELED))
+		return err;
+	error_set(e, ERR_SESSION_LOST,
+		  "the connection to the session's container was lost during "
+		  "the call");
+	return e;
+}
+
 static void proc_cb(struct agent_client *ac, const struct error *err,
 		    const struct ap_proc_done *res, void *arg)
 {
@@ -49,15 +63,19 @@ static void proc_cb(struct agent_client *ac, const struct error *err,
 
 	(void)ac;
 	unlink_proc(p);
-	/* The connection closed under the request: the session's loss (its
-	 * destroy and pause settle theirs before). */
-	if (err && (err->code == -EPIPE || err->code == -ECANCELED)) {
-		error_set(&e, ERR_SESSION_LOST,
-			  "the connection to the session's container was lost "
-			  "during the call");
-		err = &e;
-	}
-	p->cb(err, res, p->arg);
+	p->cb(lost(err, &e), res, p->arg);
+	free(p);
+}
+
+static void exchange_cb(struct agent_client *ac, const struct error *err,
+			const struct ap_exchange_done *res, void *arg)
+{
+	struct session_proc *p = arg;
+	struct error e;
+
+	(void)ac;
+	unlink_proc(p);
+	p->xcb(lost(err, &e), res, p->arg);
 	free(p);
 }
 
@@ -186,13 +204,33 @@ int session_proc(struct session *s, const struct ap_proc *req,
 	return proc_sent(s, p, rc, out, err);
 }
 
+int session_exchange(struct session *s, const struct ap_exchange *req,
+		     session_exchange_cb cb, void *arg,
+		     struct session_proc **out, struct error *err)
+{
+	struct session_proc *p;
+	int rc;
+
+	if (admit(s, err))
+		return err->code;
+	p = proc_new(s, NULL, arg);
+	if (!p)
+		return error_set(err, ERR_SANDBOX, "out of memory");
+	p->xcb = cb;
+	rc = agent_client_exchange(s->ac, req, exchange_cb, p, &p->id);
+	return proc_sent(s, p, rc, out, err);
+}
+
 static void end(struct session_proc *p, int code, const char *msg)
 {
 	struct error e;
 
 	agent_client_proc_forget(p->ac, p->id);
 	error_set(&e, code, "%s", msg);
-	p->cb(&e, NULL, p->arg);
+	if (p->xcb)
+		p->xcb(&e, NULL, p->arg);
+	else
+		p->cb(&e, NULL, p->arg);
 	free(p);
 }
 

@@ -25,6 +25,7 @@ struct links {
 	unsigned char key[KEY_LEN];
 	uint32_t ttl_s;
 	char *base;
+	char *preview_base;
 };
 
 /* The key file's 32 bytes, made (O_EXCL, 0600) when missing. */
@@ -101,6 +102,7 @@ void links_free(struct links *l)
 		return;
 	OPENSSL_cleanse(l->key, sizeof(l->key));
 	free(l->base);
+	free(l->preview_base);
 	free(l);
 }
 
@@ -179,4 +181,48 @@ int links_check(const struct links *l, const char *tenant, const char *id,
 	    sign(l, tenant, id, path, exp, want) != 0)
 		return -EACCES;
 	return CRYPTO_memcmp(want, sig, 64) == 0 ? 0 : -EACCES;
+}
+
+void links_set_preview_base(struct links *l, const char *base)
+{
+	free(l->preview_base);
+	l->preview_base = strdup(base);
+}
+
+/* What a preview link signs: the session's server name and the port. */
+static void preview_id(char *id, size_t size, const char *qname,
+		       unsigned port)
+{
+	snprintf(id, size, "preview/%s/%u", qname, port);
+}
+
+char *links_preview_url(const struct links *l, const char *tenant,
+			const char *qname, unsigned port, int64_t now_s,
+			uint32_t ttl_s)
+{
+	char sig[2 * 32 + 1], id[200];
+	int64_t exp = now_s + ttl_s;
+	size_t n;
+	char *u;
+
+	preview_id(id, sizeof(id), qname, port);
+	if (!l->preview_base ||
+	    sign(l, tenant ? tenant : "", id, "", exp, sig) != 0)
+		return NULL;
+	n = strlen(l->preview_base) + strlen(qname) + 128;
+	u = malloc(n);
+	if (u)
+		snprintf(u, n, "%s/preview/%s/%u/%" PRId64 ".%s/",
+			 l->preview_base, qname, port, exp, sig);
+	return u;
+}
+
+int links_preview_check(const struct links *l, const char *tenant,
+			const char *qname, unsigned port, int64_t exp,
+			const char *sig, int64_t now_s)
+{
+	char id[200];
+
+	preview_id(id, sizeof(id), qname, port);
+	return links_check(l, tenant, id, "", exp, sig, now_s);
 }

@@ -41,4 +41,26 @@ char *links_url(const struct links *l, const char *tenant, const char *id,
 int links_check(const struct links *l, const char *tenant, const char *id,
 		const char *path, int64_t exp, const char *sig, int64_t now_s);
 
+/*
+ * Preview links (docs/http.md, "Preview links"): a browser's way to a
+ * port of a session, served on the preview listener (its own origin):
+ *
+ *   PREVIEW_BASE/preview/<session>/<port>/<exp>.<sig>/<path>
+ *
+ * <session> is the server's name of it ("<tenant>.<name>" with tenants),
+ * sig the HMAC of (tenant, "preview/<session>/<port>", "", exp) under
+ * the same key. Everything under the prefix is the capability, so the
+ * page's relative links work.
+ */
+void links_set_preview_base(struct links *l, const char *base);
+/* A new string (free()), or NULL (no preview base, out of memory). */
+char *links_preview_url(const struct links *l, const char *tenant,
+			const char *qname, unsigned port, int64_t now_s,
+			uint32_t ttl_s);
+/* 0 when sig signs (tenant, qname, port, exp) and exp is not past
+ * now_s; -EACCES if not. */
+int links_preview_check(const struct links *l, const char *tenant,
+			const char *qname, unsigned port, int64_t exp,
+			const char *sig, int64_t now_s);
+
 #endif

@@ -23,6 +23,7 @@
 extern const struct tool tool_execute;
 extern const struct tool tool_session;
 extern const struct tool tool_process;
+extern const struct tool tool_http;
 extern const struct tool tool_files;
 extern const struct tool tool_install;
 extern const struct tool tool_security;
@@ -30,7 +31,8 @@ extern const struct tool tool_inspect;
 
 const struct tool *const tools_all[] = {
 	&tool_execute,	&tool_session, &tool_files,   &tool_install,
-	&tool_security, &tool_inspect, &tool_process, NULL,
+	&tool_security, &tool_inspect, &tool_process, &tool_http,
+	NULL,
 };
 
 /* The result of one text block; text is its JSON string, printed
