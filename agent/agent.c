@@ -296,8 +296,10 @@ static void handle_frame(struct agent *a, const struct ap_frame *f)
 		else
 			prestart_note_use();
 		break;
-	case AP_CANCEL:
+	case AP_CANCEL: /* the running exec, a wait or an exchange */
 		exec_cancel(&a->exec, f->id);
+		bg_cancel(f->id);
+		lb_cancel(f->id);
 		break;
 	case AP_SPAWN: /* beside anything (bg.h) */
 		bg_spawn(f, a->keep);

@@ -42,6 +42,8 @@ struct bg_proc {
 	size_t cap;
 	uint64_t total; /* bytes written in all */
 	int spared;	/* its session is spared (procs_spare_session) */
+	int gone;	/* ended, and its group was seen empty: its number
+			 * may belong to another process now */
 	char *label;
 	size_t label_len;
 };
@@ -77,10 +79,11 @@ void bg_init(struct ap_buf *out)
 		bg.p[i].fd = -1;
 }
 
-/* 1 while processes of p's group run (p's own, or what it started). */
+/* 1 while processes of p's group run (p's own, or what it started).
+ * Once it was seen empty, never again: the number may be another's. */
 static int group_alive(const struct bg_proc *p)
 {
-	return kill(-p->pid, 0) == 0 || errno == EPERM;
+	return !p->gone && (kill(-p->pid, 0) == 0 || errno == EPERM);
 }
 
 /* Running, or leaving something behind that runs or writes. */
@@ -101,12 +104,19 @@ static void forget(struct bg_proc *p)
 	p->fd = -1;
 }
 
+/* The entry of pid: the running one when an ended one had the same
+ * number before. */
 static struct bg_proc *find(uint32_t pid)
 {
+	struct bg_proc *ended = NULL;
+
 	for (int i = 0; pid && i < BG_MAX; i++)
-		if (bg.p[i].pid == (pid_t)pid)
-			return &bg.p[i];
-	return NULL;
+		if (bg.p[i].pid == (pid_t)pid) {
+			if (!bg.p[i].exited)
+				return &bg.p[i];
+			ended = &bg.p[i];
+		}
+	return ended;
 }
 
 static void ring_add(struct bg_proc *p, const unsigned char *d, size_t n)
@@ -130,12 +140,16 @@ static uint64_t ring_start(const struct bg_proc *p)
 	return p->total > p->cap ? p->total - p->cap : 0;
 }
 
+/* Read what waits in p's pipe: a few reads (a loop turn's share), or
+ * (all) what was there, bounded so that a writer that keeps the pipe
+ * full from another CPU cannot hold the agent here. */
 static void read_output(struct bg_proc *p, int all)
 {
+	size_t most = all ? p->cap / sizeof(iobuf) + 4 : READS_PER_TURN;
 	ssize_t n;
-	int i;
+	size_t i;
 
-	for (i = 0; (all || i < READS_PER_TURN) && p->fd >= 0; i++) {
+	for (i = 0; i < most && p->fd >= 0; i++) {
 		n = read(p->fd, iobuf, sizeof(iobuf));
 		if (n > 0) {
 			ring_add(p, iobuf, (size_t)n);
@@ -191,8 +205,15 @@ static void reply(uint32_t id, struct ap_proc_done *m,
 	}
 	if (!rc)
 		rc = ap_proc_done_encode(bg.out, id, m);
-	if (rc)
+	if (rc) {
+		/* The host waits for an answer: a short one, then. */
+		struct ap_proc_done f = {.status = AP_PS_FAILED};
+
 		agent_log("cannot queue AP_PROC_DONE: %s", strerror(-rc));
+		f.message = "the answer could not be built";
+		f.message_len = strlen(f.message);
+		ap_proc_done_encode(bg.out, id, &f);
+	}
 	ap_buf_close(&packed);
 }
 
@@ -277,6 +298,11 @@ static int start(struct bg_proc *p, const struct ap_spawn *m, size_t ndeny,
 			 strerror(-rc));
 		return rc;
 	}
+	/* An ended entry with the same number is history: forgotten, so
+	 * that the number means this process only. */
+	for (int i = 0; i < BG_MAX; i++)
+		if (&bg.p[i] != p && bg.p[i].pid == pid)
+			forget(&bg.p[i]);
 	/* Spared before anything else can run a kill loop. */
 	procs_spare_session(pid, 1);
 	p->spared = 1;
@@ -329,14 +355,19 @@ void bg_spawn(const struct ap_frame *f, int kept)
 static void logs(uint32_t id, const struct ap_proc *q, struct bg_proc *p)
 {
 	struct ap_proc_done m = {.status = AP_PS_OK};
-	uint64_t from, lo = ring_start(p);
 	size_t want = q->length ? q->length : BG_LOGS_DEFAULT, n, pos, first;
 	unsigned char *buf;
+	uint64_t from, lo;
 
 	if (want > BG_LOGS_MAX)
 		want = BG_LOGS_MAX;
-	/* What the process wrote so far, also what waits in its pipe. */
+	/* What the process wrote so far, also what waits in its pipe; the
+	 * oldest byte kept is known only after. */
 	read_output(p, 1);
+	bg_settle();
+	lo = ring_start(p);
+	if (want > p->cap)
+		want = p->cap;
 	if (q->has_offset)
 		from = q->offset;
 	else
@@ -346,7 +377,7 @@ static void logs(uint32_t id, const struct ap_proc *q, struct bg_proc *p)
 	if (from > p->total)
 		from = p->total;
 	n = (size_t)(p->total - from) < want ? (size_t)(p->total - from) : want;
-	buf = malloc(n ? n : 1);
+	buf = p->cap ? malloc(n ? n : 1) : NULL; /* a started one has a ring */
 	if (!buf) {
 		reply_status(id, AP_PS_FAILED, "out of memory");
 		return;
@@ -369,8 +400,9 @@ static void signal_group(uint32_t id, const struct ap_proc *q,
 		reply_status(id, AP_PS_INVALID, "no such signal");
 		return;
 	}
-	/* The whole group: a shell's command, and what it started. */
-	if (kill(-p->pid, (int)q->signal) && errno == ESRCH)
+	/* The whole group: a shell's command, and what it started; never a
+	 * group whose number may be another's by now. */
+	if (p->gone || (kill(-p->pid, (int)q->signal) && errno == ESRCH))
 		reply_one(id, p, 0, "nothing of it runs any more");
 	else
 		reply_one(id, p, 0, NULL);
@@ -387,7 +419,7 @@ static void wait_for(uint32_t id, const struct ap_proc *q, struct bg_proc *p)
 	for (i = 0; i < BG_WAITS_MAX && bg.w[i].id; i++)
 		;
 	if (i == BG_WAITS_MAX || !id) {
-		reply_status(id, AP_PS_LIMIT, "too many waits at once");
+		reply_status(id, AP_PS_BUSY, "too many waits at once");
 		return;
 	}
 	bg.w[i] = (struct bg_wait){
@@ -458,6 +490,7 @@ void bg_settle(void)
 		if (p->spared && p->exited && !live(p)) {
 			procs_spare_session(p->pid, 0);
 			p->spared = 0;
+			p->gone = 1;
 		}
 	}
 }
@@ -535,4 +568,11 @@ void bg_kill_all(void)
 		forget(&bg.p[i]);
 	}
 	bg_drop_waits();
+}
+
+void bg_cancel(uint32_t id)
+{
+	for (int i = 0; id && i < BG_WAITS_MAX; i++)
+		if (bg.w[i].id == id)
+			bg.w[i].id = 0;
 }

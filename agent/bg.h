@@ -59,6 +59,9 @@ void bg_poll_done(const struct pollfd *pfd, int n);
 uint64_t bg_deadline(void);
 /* Answer the waits whose time is up. */
 void bg_step(void);
+/* AP_CANCEL of a wait (its id): forgotten, unanswered (the host has
+ * given up on it). */
+void bg_cancel(uint32_t id);
 /* The connection went: its waits are forgotten, unanswered. */
 void bg_drop_waits(void);
 /* SIGKILL every process group of the table and forget them all (the

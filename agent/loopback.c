@@ -81,8 +81,17 @@ static void reply(uint32_t id, uint32_t status, const char *msg,
 	if (c)
 		m.duration_ms = (uint32_t)(agent_now_ms() - c->start_ms);
 	rc = ap_exchange_done_encode(lb.out, id, &m);
-	if (rc)
+	if (rc) {
+		/* The host waits for an answer: a short one, then. */
+		const struct ap_exchange_done f = {
+			.status = AP_XS_FAILED,
+			.message = "the answer could not be built",
+			.message_len = 29,
+		};
+
 		agent_log("cannot queue AP_EXCHANGE_DONE: %s", strerror(-rc));
+		ap_exchange_done_encode(lb.out, id, &f);
+	}
 }
 
 /* End c with status (and its bytes, for ok and timeout). */
@@ -133,8 +142,8 @@ void lb_start(const struct ap_frame *f, int kept)
 	c->req_len = m.data_len;
 	c->id = f->id;
 	c->start_ms = agent_now_ms();
-	c->deadline_ms = c->start_ms + (m.timeout_ms ? m.timeout_ms
-						     : LB_TIMEOUT_DEFAULT_MS);
+	c->deadline_ms = c->start_ms +
+			 (m.timeout_ms ? m.timeout_ms : LB_TIMEOUT_DEFAULT_MS);
 	sa.sin_port = htons((uint16_t)m.port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
@@ -234,9 +243,10 @@ int lb_poll_fill(struct pollfd *pfd)
 			continue;
 		pfd[n++] = (struct pollfd){
 			.fd = c->fd,
-			.events = (short)(!c->connected || c->req_off < c->req_len
-						  ? POLLOUT | POLLIN
-						  : POLLIN),
+			.events =
+				(short)(!c->connected || c->req_off < c->req_len
+						? POLLOUT | POLLIN
+						: POLLIN),
 		};
 	}
 	return n;
@@ -287,5 +297,12 @@ void lb_drop_all(void)
 {
 	for (int i = 0; i < LB_MAX; i++)
 		if (lb.c[i].id)
+			conn_free(&lb.c[i]);
+}
+
+void lb_cancel(uint32_t id)
+{
+	for (int i = 0; id && i < LB_MAX; i++)
+		if (lb.c[i].id == id)
 			conn_free(&lb.c[i]);
 }

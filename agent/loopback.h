@@ -37,6 +37,9 @@ void lb_poll_done(const struct pollfd *pfd, int n);
 uint64_t lb_deadline(void);
 /* The exchanges whose time is up end with what they read. */
 void lb_step(void);
+/* AP_CANCEL of an exchange (its id): dropped, unanswered (the host has
+ * given up on it). */
+void lb_cancel(uint32_t id);
 /* The connection went: every exchange is dropped, unanswered. */
 void lb_drop_all(void);
 

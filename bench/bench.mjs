@@ -821,7 +821,67 @@ function tasksReport(r) {
   console.log(`task overhead over the synchronous call <= 2 ms p50: ${t.toFixed(1)} - ${s.toFixed(1)} = ${(t - s).toFixed(1)} ms ${ok ? "met" : "MISSED"}`);
 }
 
+// sandbox_http to a server resident in a session (issue 31) beside curl
+// to the same server from inside the container's network namespace: the
+// host's curl and libraries mounted into a container that joins the
+// session's (the images carry no curl), each curl its own process, as a
+// person types it. Both in turns, the server warm.
+async function services(n) {
+  const state = mkdtempSync(path.join(os.tmpdir(), "sbx-bench-state-"));
+  const srv = await connect({ SANDBOX_SESSIONS_STATE_DIR: state, SANDBOX_BASH_POOL_SIZE: "0" });
+  const tool = async (name, args) => {
+    const r = await srv.client.callTool({ name, arguments: args });
+    if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
+    return r;
+  };
+  const out = { http: [], curlProc: [], curlTotal: [] };
+  try {
+    await tool("sandbox_session", { action: "create", language: "python", name: "bench-web" });
+    await tool("sandbox_execute", { session: "bench-web", code: "open('index.html', 'w').write('<p>' + 'x' * 100 + '</p>')" });
+    await tool("sandbox_process", { action: "start", session: "bench-web", command: "python3 -m http.server 8765 --bind 127.0.0.1" });
+    const args = { session: "bench-web", port: 8765, path: "/index.html" };
+    for (let i = 0; i < 200; i++) {
+      const r = await srv.client.callTool({ name: "sandbox_http", arguments: args });
+      if (!r.isError) break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    for (let i = 0; i < n + 5; i++) {
+      const t = await timed(() => tool("sandbox_http", args));
+      if (i >= 5) out.http.push(t);
+    }
+    const { stdout: id } = await run("docker", ["ps", "-q", "--no-trunc", "--filter", "name=\\.bench-web$"]);
+    const script = `for i in $(seq ${n + 5}); do s=$(date +%s%N); t=$(curl -s -o /dev/null -w '%{time_total}' http://127.0.0.1:8765/index.html); e=$(date +%s%N); echo "$t $(( (e - s) / 1000 ))"; done`;
+    const { stdout } = await run("docker", ["run", "--rm", "--network", `container:${id.trim()}`,
+      "-v", "/usr/bin/curl:/usr/bin/curl:ro", "-v", "/usr/lib/x86_64-linux-gnu:/hostlib:ro", "-e", "LD_LIBRARY_PATH=/hostlib",
+      "--entrypoint", "/bin/sh", "mcp-sandbox/bash:latest", "-c", script], { maxBuffer: 1 << 20 });
+    stdout.trim().split("\n").slice(5).forEach((l) => {
+      const [total, us] = l.split(" ");
+      out.curlTotal.push(Number(total) * 1000);
+      out.curlProc.push(Number(us) / 1000);
+    });
+    await tool("sandbox_session", { action: "destroy", name: "bench-web" });
+  } finally {
+    await srv.client.close();
+    rmSync(state, { recursive: true, force: true });
+  }
+  return out;
+}
+
+function servicesReport(r) {
+  console.log("\n## sandbox_http to a server in a session, beside curl from inside the container (issue 31)");
+  const h = line("mcp sandbox_http GET (101 B page)", r.http);
+  const p = line("curl in the container, its process", r.curlProc);
+  const t = line("  of which curl's time_total", r.curlTotal);
+  console.log(`sandbox_http round trip <= 3x a curl from inside the container, p50: ${h.toFixed(1)} / ${p.toFixed(1)} = ${(h / p).toFixed(2)}x ${h <= 3 * p ? "met" : "MISSED"}` +
+    ` (against curl's own time_total, without its process: ${(h / t).toFixed(1)}x)`);
+}
+
 async function main() {
+  if (ONLY === "services") {
+    console.log(`# mcp-sandbox benchmark (services only)  ${new Date().toISOString()}`);
+    servicesReport(await services(quick ? 30 : 200));
+    return;
+  }
   if (ONLY === "tasks") {
     console.log(`# mcp-sandbox benchmark (tasks only)  ${new Date().toISOString()}`);
     tasksReport(await tasks(quick ? 20 : 100));

@@ -339,49 +339,75 @@ static uint64_t get_be(const unsigned char *p, int n)
 	return v;
 }
 
-int ap_file_entry_pack(struct ap_buf *b, const struct ap_file_entry *e)
+/* Append a packed entry, its fixed part h (whose last two bytes hold the
+ * name's length) then the name, or nothing: 0, -E2BIG or -ENOMEM. */
+static int pack(struct ap_buf *b, unsigned char *h, size_t fixed,
+		const char *name, size_t name_len)
 {
-	unsigned char h[AP_ENTRY_FIXED];
 	size_t before = b->len;
 	int rc;
 
-	if (e->name_len > 0xffff ||
-	    b->len + sizeof(h) + e->name_len > AP_MAX_FRAME)
+	if (name_len > 0xffff || b->len + fixed + name_len > AP_MAX_FRAME)
 		return -E2BIG;
+	put_be(h + fixed - 2, name_len, 2);
+	rc = ap_buf_append(b, h, fixed);
+	if (!rc && name_len)
+		rc = ap_buf_append(b, name, name_len);
+	if (rc)
+		b->len = before;
+	return rc;
+}
+
+/* The packed entry at *off of p[0..len) whose fixed part is fixed bytes
+ * (the name's length in its last two): its first byte, with *name_len,
+ * and *off past it; NULL at the end (*bad 0) or when malformed (*bad 1). */
+static const unsigned char *unpack(const unsigned char *p, size_t len,
+				   size_t *off, size_t fixed, size_t *name_len,
+				   int *bad)
+{
+	size_t n;
+
+	*bad = 0;
+	if (*off == len)
+		return NULL;
+	*bad = 1;
+	if (len - *off < fixed)
+		return NULL;
+	p += *off;
+	n = (size_t)get_be(p + fixed - 2, 2);
+	if (len - *off - fixed < n)
+		return NULL;
+	*bad = 0;
+	*name_len = n;
+	*off += fixed + n;
+	return p;
+}
+
+int ap_file_entry_pack(struct ap_buf *b, const struct ap_file_entry *e)
+{
+	unsigned char h[AP_ENTRY_FIXED];
+
 	h[0] = e->type;
 	put_be(h + 1, e->mode, 4);
 	put_be(h + 5, e->size, 8);
 	put_be(h + 13, e->mtime_ms, 8);
-	put_be(h + 21, e->name_len, 2);
-	rc = ap_buf_append(b, h, sizeof(h));
-	if (!rc)
-		rc = ap_buf_append(b, e->name, e->name_len);
-	if (rc)
-		b->len = before;
-	return rc;
+	return pack(b, h, sizeof(h), e->name, e->name_len);
 }
 
 /* Parses the entry at *off of p[0..len): 1, 0 at the end, -1 malformed. */
 static int entry_at(const unsigned char *p, size_t len, size_t *off,
 		    struct ap_file_entry *e)
 {
-	size_t n;
+	int bad;
 
-	if (*off == len)
-		return 0;
-	if (len - *off < AP_ENTRY_FIXED)
-		return -1;
-	p += *off;
-	n = (size_t)get_be(p + 21, 2);
-	if (len - *off - AP_ENTRY_FIXED < n)
-		return -1;
+	p = unpack(p, len, off, AP_ENTRY_FIXED, &e->name_len, &bad);
+	if (!p)
+		return bad ? -1 : 0;
 	e->type = p[0];
 	e->mode = (uint32_t)get_be(p + 1, 4);
 	e->size = get_be(p + 5, 8);
 	e->mtime_ms = get_be(p + 13, 8);
 	e->name = (const char *)p + AP_ENTRY_FIXED;
-	e->name_len = n;
-	*off += AP_ENTRY_FIXED + n;
 	return 1;
 }
 
@@ -400,12 +426,7 @@ int ap_entries_next(const unsigned char *p, size_t len, size_t *off,
 int ap_proc_entry_pack(struct ap_buf *b, const struct ap_proc_entry *e)
 {
 	unsigned char h[AP_PROC_ENTRY_FIXED];
-	size_t before = b->len;
-	int rc;
 
-	if (e->label_len > 0xffff ||
-	    b->len + sizeof(h) + e->label_len > AP_MAX_FRAME)
-		return -E2BIG;
 	put_be(h, e->pid, 4);
 	h[4] = e->state;
 	h[5] = e->flags;
@@ -414,13 +435,7 @@ int ap_proc_entry_pack(struct ap_buf *b, const struct ap_proc_entry *e)
 	put_be(h + 18, e->ended_ms, 8);
 	put_be(h + 26, e->log_start, 8);
 	put_be(h + 34, e->log_end, 8);
-	put_be(h + 42, e->label_len, 2);
-	rc = ap_buf_append(b, h, sizeof(h));
-	if (!rc && e->label_len)
-		rc = ap_buf_append(b, e->label, e->label_len);
-	if (rc)
-		b->len = before;
-	return rc;
+	return pack(b, h, sizeof(h), e->label, e->label_len);
 }
 
 /* Parses the process at *off of p[0..len): 1, 0 at the end, -1
@@ -428,16 +443,11 @@ int ap_proc_entry_pack(struct ap_buf *b, const struct ap_proc_entry *e)
 static int proc_entry_at(const unsigned char *p, size_t len, size_t *off,
 			 struct ap_proc_entry *e)
 {
-	size_t n;
+	int bad;
 
-	if (*off == len)
-		return 0;
-	if (len - *off < AP_PROC_ENTRY_FIXED)
-		return -1;
-	p += *off;
-	n = (size_t)get_be(p + 42, 2);
-	if (len - *off - AP_PROC_ENTRY_FIXED < n)
-		return -1;
+	p = unpack(p, len, off, AP_PROC_ENTRY_FIXED, &e->label_len, &bad);
+	if (!p)
+		return bad ? -1 : 0;
 	e->pid = (uint32_t)get_be(p, 4);
 	e->state = p[4];
 	e->flags = p[5];
@@ -447,8 +457,6 @@ static int proc_entry_at(const unsigned char *p, size_t len, size_t *off,
 	e->log_start = get_be(p + 26, 8);
 	e->log_end = get_be(p + 34, 8);
 	e->label = (const char *)p + AP_PROC_ENTRY_FIXED;
-	e->label_len = n;
-	*off += AP_PROC_ENTRY_FIXED + n;
 	return 1;
 }
 

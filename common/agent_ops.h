@@ -361,12 +361,13 @@ int ap_entries_next(const unsigned char *p, size_t len, size_t *off,
 enum ap_proc_status {
 	AP_PS_OK = 0,
 	AP_PS_NOT_FOUND = 1, /* no such process in the table */
-	AP_PS_LIMIT = 2,     /* PROC_MAX live already, or too many waits */
+	AP_PS_LIMIT = 2,     /* PROC_MAX live already */
 	AP_PS_INVALID = 3,   /* a bad signal, say; MESSAGE says */
 	AP_PS_NOT_KEPT = 4,  /* the container is not a session's */
 	AP_PS_FAILED = 5,    /* fork or pipe failed; MESSAGE says */
+	AP_PS_BUSY = 6,	     /* 32 waits in flight already */
 };
-#define AP_PS_LAST AP_PS_FAILED
+#define AP_PS_LAST AP_PS_BUSY
 
 enum ap_proc_state {
 	AP_PST_RUNNING = 1,

@@ -44,7 +44,8 @@ enum ap_type {
 	AP_HELLO = 0x01,    /* no fields */
 	AP_EXEC = 0x02,	    /* run one execution, see AP_T_* below */
 	AP_RESET = 0x03,    /* kill user processes, wipe state, verify */
-	AP_CANCEL = 0x04,   /* stop the running AP_EXEC (id = the exec's id) */
+	AP_CANCEL = 0x04,   /* stop the running AP_EXEC, or drop a wait or an
+			     * exchange, unanswered (id = the request's) */
 	AP_FILE = 0x05,	    /* one file operation in the work directory */
 	AP_KEEP = 0x06,	    /* no fields, no reply: this container outlives
 			     * its host (a session); see agent.c */
@@ -159,7 +160,7 @@ enum ap_tag {
 	AP_T_RING = 64,	    /* u32: bytes of output each one keeps */
 	/* AP_EXCHANGE (AP_T_DATA, AP_T_LENGTH, AP_T_TIMEOUT_MS too) and
 	 * AP_EXCHANGE_DONE (AP_T_STATUS, AP_T_MESSAGE, AP_T_DATA,
-	 * AP_T_TIMED_OUT, AP_T_DURATION_MS too) */
+	 * AP_T_DURATION_MS too) */
 	AP_T_PORT = 65,	     /* u32: a TCP port on 127.0.0.1 */
 	AP_T_TRUNCATED = 66, /* u8: the answer went on past LENGTH */
 };

@@ -37,7 +37,7 @@
 #                        (SBX_CPPCHECK_CACHE, at cppcheck_check)
 #   ASan build, unit     in the background at a low CPU priority: the ASan
 #     under ASan, fuzz   build, its unit tests (ctest -j), then the fuzz
-#     build, fuzzers     build and the three fuzzers side by side there
+#     build, fuzzers     build and the four fuzzers side by side there
 #   unit                 ctest -j, in the background at a low priority
 #   end-to-end, alone    run.mjs: the files that must run alone, one after
 #                        the other (tests/e2e/README.md); they mostly wait,
@@ -243,10 +243,12 @@ echo "time setup $t $(sbx_now) setup" >>"$res/report"
 # PATH will do. clang builds the fuzz harnesses (tests/fuzz) with its
 # libFuzzer; the engines the end-to-end tests start (tests/e2e/lib/
 # engines.mjs) get bridges of their own with ip, and one is a Podman service
-# (a rootless one too: newuidmap).
+# (a rootless one too: newuidmap); a preview link is opened in headless
+# Chromium (services.test.mjs).
 tools=()
 for t in clang-format:clang-format clang:clang cppcheck:cppcheck \
-	run-clang-tidy:clang-tidy ip:iproute2 podman:podman newuidmap:uidmap; do
+	run-clang-tidy:clang-tidy ip:iproute2 podman:podman newuidmap:uidmap \
+	chromium:chromium; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || tools+=("${t#*:}")
 done
 # The end-to-end tests run on Node (setup.sh --languages may not have
@@ -471,15 +473,17 @@ asan_build() {
 fuzz_build() {
 	if ! { CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSBX_SANITIZE=ON \
 		-DSBX_FUZZ=ON -DSBX_WERROR=OFF $SBX_LAUNCHER >/dev/null &&
-		cmake --build build-fuzz -j"$JOBS" --target fuzz_agent_codec fuzz_mcp_line fuzz_lex >/dev/null; }; then
+		cmake --build build-fuzz -j"$JOBS" --target fuzz_agent_codec fuzz_mcp_line fuzz_lex \
+		fuzz_http_message >/dev/null; }; then
 		layer_failed unit "fuzz build"
 		return 1
 	fi
 }
 # The libFuzzer harnesses: the agent protocol's reader and decoders, a
-# client's line through the MCP server, and the plugins' lexers (seeded
-# with the blocklist corpus), each for a bounded time. A crash, a leak or
-# undefined behaviour fails with the input that caused it.
+# client's line through the MCP server, the plugins' lexers (seeded with
+# the blocklist corpus) and a session server's HTTP answers, each for a
+# bounded time. A crash, a leak or undefined behaviour fails with the
+# input that caused it.
 fuzz_one() { # fuzz_one HARNESS
 	local h=$1 corpus seeds=() out
 	corpus=$(mktemp -d -p "$res")
@@ -503,12 +507,12 @@ fuzz_one() { # fuzz_one HARNESS
 # The fuzzers, side by side, each for its fixed time.
 fuzzers() {
 	local h pids=()
-	for h in agent_codec mcp_line lex; do
+	for h in agent_codec mcp_line lex http_message; do
 		step unit "fuzz_$h" fuzz_one "$h" >"$res/fuzz_$h.log" 2>&1 &
 		pids+=($!)
 	done
 	wait "${pids[@]}" || true
-	for h in agent_codec mcp_line lex; do cat "$res/fuzz_$h.log"; done
+	for h in agent_codec mcp_line lex http_message; do cat "$res/fuzz_$h.log"; done
 }
 builds() {
 	local rc=0

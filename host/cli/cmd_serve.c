@@ -325,10 +325,12 @@ static int serve_http(struct app *a)
 		links_set_base(a->links, a->cfg.http_public_url
 						 ? a->cfg.http_public_url
 						 : base);
-	if (a->links && http_server_preview_base(a->http)) {
-		links_set_preview_base(a->links, http_server_preview_base(a->http));
-		log_info("preview links: %s/preview/...",
-			 http_server_preview_base(a->http));
+	if (a->links && http_server_preview_port(a->http)) {
+		links_set_preview_port(a->links,
+				       http_server_preview_port(a->http));
+		log_info("preview links: http://<a session's "
+			 "name>.localhost:%u/preview/...",
+			 http_server_preview_port(a->http));
 	}
 	uv_signal_init(a->loop, &a->sighup);
 	a->sighup.data = a;

@@ -70,11 +70,23 @@ struct agent_client {
 
 struct proc_req {
 	uint32_t id;
+	int exchange;	       /* AP_EXCHANGE, not AP_SPAWN or AP_PROC */
 	agent_proc_cb cb;      /* AP_SPAWN, AP_PROC */
 	agent_exchange_cb xcb; /* AP_EXCHANGE */
 	void *arg;
 	struct proc_req *next;
 };
+
+/* r (unlinked) ends with e, no reply, and is freed. */
+static void proc_failed(struct agent_client *ac, struct proc_req *r,
+			const struct error *e)
+{
+	if (r->cb)
+		r->cb(ac, e, NULL, r->arg);
+	if (r->xcb)
+		r->xcb(ac, e, NULL, r->arg);
+	free(r);
+}
 
 /* Every process request fails with err (the connection's). */
 static void fail_procs(struct agent_client *ac, int err, const char *msg)
@@ -85,11 +97,7 @@ static void fail_procs(struct agent_client *ac, int err, const char *msg)
 	error_set_msg(&e, err, msg);
 	while ((r = ac->procs)) {
 		ac->procs = r->next;
-		if (r->cb)
-			r->cb(ac, &e, NULL, r->arg);
-		if (r->xcb)
-			r->xcb(ac, &e, NULL, r->arg);
-		free(r);
+		proc_failed(ac, r, &e);
 	}
 }
 
@@ -323,6 +331,7 @@ static int proc_error_code(uint32_t status)
 		[AP_PS_INVALID] = ERR_INVALID_ARGUMENTS,
 		[AP_PS_NOT_KEPT] = ERR_SANDBOX,
 		[AP_PS_FAILED] = ERR_SANDBOX,
+		[AP_PS_BUSY] = ERR_SERVER_BUSY,
 	};
 
 	if (status == AP_PS_OK || status > AP_PS_LAST)
@@ -330,25 +339,19 @@ static int proc_error_code(uint32_t status)
 	return codes[status];
 }
 
-/* The answer to the exchange *pp (unlinked and settled here): ok and
- * timeout carry the bytes; the others are errors. */
+/* An AP_EXCHANGE_DONE for r (unlinked; settled and freed here): ok and
+ * timeout carry the bytes; the others are errors. -EPROTO: it does not
+ * decode (r is settled with that). */
 static int on_exchange(struct agent_client *ac, const struct ap_frame *f,
-		       struct proc_req **pp)
+		       struct proc_req *r)
 {
-	struct proc_req *r = *pp;
 	struct ap_exchange_done m;
 	struct error e;
 	char msg[512];
 	int bytes;
 
-	*pp = r->next;
-	if (f->type != AP_EXCHANGE_DONE ||
-	    ap_exchange_done_decode(f, &m, &e)) {
-		free(r);
-		log_bad_frame(ac, f, "malformed AP_EXCHANGE_DONE");
-		protocol_violation(ac, "malformed reply");
-		return 1;
-	}
+	if (ap_exchange_done_decode(f, &m, &e))
+		return -EPROTO;
 	copy_message(m.message, m.message_len, msg, sizeof(msg));
 	bytes = m.status == AP_XS_OK || m.status == AP_XS_TIMEOUT;
 	if (m.status == AP_XS_REFUSED)
@@ -357,18 +360,46 @@ static int on_exchange(struct agent_client *ac, const struct ap_frame *f,
 		error_set_msg(&e, ERR_SERVER_BUSY, msg[0] ? msg : NULL);
 	else if (!bytes)
 		error_set_msg(&e, ERR_SANDBOX, msg[0] ? msg : NULL);
+	if (!bytes) {
+		proc_failed(ac, r, &e);
+		return 0;
+	}
 	if (r->xcb)
-		r->xcb(ac, bytes ? NULL : &e, bytes ? &m : NULL, r->arg);
+		r->xcb(ac, NULL, &m, r->arg);
 	free(r);
-	return 1;
+	return 0;
 }
 
-/* 1 if f answers a process request (which it settles), 0 if it is not
- * one's. */
+/* An AP_PROC_DONE for r, like on_exchange(). */
+static int on_proc_done(struct agent_client *ac, const struct ap_frame *f,
+			struct proc_req *r)
+{
+	struct ap_proc_done m;
+	struct error e;
+	char msg[512];
+
+	if (ap_proc_done_decode(f, &m, &e))
+		return -EPROTO;
+	if (m.status != AP_PS_OK) {
+		copy_message(m.message, m.message_len, msg, sizeof(msg));
+		error_set_msg(&e, proc_error_code(m.status),
+			      msg[0] ? msg : NULL);
+		proc_failed(ac, r, &e);
+		return 0;
+	}
+	if (r->cb)
+		r->cb(ac, NULL, &m, r->arg);
+	free(r);
+	return 0;
+}
+
+/* 1 if f answers a process request or an exchange (settled here), or is
+ * the late answer to one given up on (dropped); 0 if it is not one's.
+ * The agent answers each with its own type or AP_ERROR; anything else
+ * breaks the protocol, and the request still gets its callback. */
 static int on_proc(struct agent_client *ac, const struct ap_frame *f)
 {
 	struct proc_req **pp, *r;
-	struct ap_proc_done m;
 	struct ap_error error;
 	struct error e;
 	char msg[512];
@@ -377,37 +408,28 @@ static int on_proc(struct agent_client *ac, const struct ap_frame *f)
 	for (pp = &ac->procs; *pp && (*pp)->id != f->id; pp = &(*pp)->next)
 		;
 	if (!(r = *pp))
-		return 0;
-	if (f->type == AP_EXCHANGE_DONE || (r->xcb && f->type != AP_ERROR))
-		return on_exchange(ac, f, pp);
+		return f->type != AP_ERROR && f->id && f->id < ac->next_id;
 	*pp = r->next;
-	rc = f->type == AP_PROC_DONE ? ap_proc_done_decode(f, &m, &e)
-				     : ap_error_decode(f, &error, &e);
-	if (rc) {
-		free(r);
-		log_bad_frame(ac, f, e.msg);
-		protocol_violation(ac, "malformed reply");
-		return 1;
-	}
 	if (f->type == AP_ERROR) {
-		copy_message(error.message, error.message_len, msg,
-			     sizeof(msg));
-		error_set_msg(&e, -EPROTO, msg[0] ? msg : "agent error");
-	} else if (m.status != AP_PS_OK) {
-		copy_message(m.message, m.message_len, msg, sizeof(msg));
-		error_set_msg(&e, proc_error_code(m.status),
-			      msg[0] ? msg : NULL);
+		rc = ap_error_decode(f, &error, &e);
+		if (!rc) {
+			copy_message(error.message, error.message_len, msg,
+				     sizeof(msg));
+			error_set_msg(&e, -EPROTO,
+				      msg[0] ? msg : "agent error");
+			proc_failed(ac, r, &e);
+			return 1;
+		}
+	} else if (f->type == (r->exchange ? AP_EXCHANGE_DONE : AP_PROC_DONE)) {
+		rc = r->exchange ? on_exchange(ac, f, r)
+				 : on_proc_done(ac, f, r);
+		if (!rc)
+			return 1;
 	}
-	if (r->cb)
-		r->cb(ac,
-		      f->type == AP_PROC_DONE && m.status == AP_PS_OK ? NULL
-								      : &e,
-		      f->type == AP_PROC_DONE && m.status == AP_PS_OK ? &m
-								      : NULL,
-		      r->arg);
-	if (r->xcb)
-		r->xcb(ac, &e, NULL, r->arg);
-	free(r);
+	error_set_msg(&e, -EPROTO, "the sandbox agent broke the protocol");
+	proc_failed(ac, r, &e);
+	log_bad_frame(ac, f, "an answer that does not fit its request");
+	protocol_violation(ac, "malformed reply");
 	return 1;
 }
 
@@ -426,7 +448,8 @@ static void on_frame(struct agent_client *ac, const struct ap_frame *f)
 		return;
 	}
 	if ((f->type == AP_PROC_DONE || f->type == AP_EXCHANGE_DONE ||
-	     f->type == AP_ERROR) && on_proc(ac, f))
+	     f->type == AP_ERROR) &&
+	    on_proc(ac, f))
 		return;
 	if (f->id != ac->pending_id || !reply_expected(ac, f->type)) {
 		snprintf(msg, sizeof(msg), "unexpected frame type 0x%02x id %u",
@@ -869,7 +892,11 @@ static int side_send(struct agent_client *ac, int rc, uint32_t id,
 		ac->out.len = ac->out.frame_start = 0;
 		return rc;
 	}
-	*r = (struct proc_req){.id = id, .cb = cb, .xcb = xcb, .arg = arg};
+	*r = (struct proc_req){.id = id,
+			       .exchange = xcb != NULL,
+			       .cb = cb,
+			       .xcb = xcb,
+			       .arg = arg};
 	r->next = ac->procs;
 	ac->procs = r;
 	return 0;
@@ -918,17 +945,24 @@ int agent_client_exchange(struct agent_client *ac,
 	if (rc)
 		return rc;
 	*id = ac->next_id++;
-	return side_send(ac, ap_exchange_encode(&ac->out, *id, req), *id,
-			 NULL, cb, arg);
+	return side_send(ac, ap_exchange_encode(&ac->out, *id, req), *id, NULL,
+			 cb, arg);
 }
 
 void agent_client_proc_forget(struct agent_client *ac, uint32_t id)
 {
-	for (struct proc_req *r = ac->procs; r; r = r->next)
-		if (r->id == id) {
-			r->cb = NULL;
-			r->xcb = NULL;
-		}
+	struct proc_req **pp, *r;
+
+	for (pp = &ac->procs; *pp && (*pp)->id != id; pp = &(*pp)->next)
+		;
+	if (!(r = *pp))
+		return;
+	*pp = r->next;
+	free(r);
+	/* The agent drops a wait or an exchange of that id unanswered; an
+	 * answer already on its way is dropped here (on_proc). */
+	if (ac->stream && !ac->closing && ap_cancel_encode(&ac->out, id) == 0)
+		send_frame(ac);
 }
 
 int agent_client_usable(const struct agent_client *ac)

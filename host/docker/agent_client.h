@@ -191,12 +191,14 @@ int agent_client_proc(struct agent_client *ac, const struct ap_proc *req,
  * ERR_SERVER_BUSY (too many at once) or ERR_SANDBOX. */
 typedef void (*agent_exchange_cb)(struct agent_client *ac,
 				  const struct error *err,
-				  const struct ap_exchange_done *res, void *arg);
+				  const struct ap_exchange_done *res,
+				  void *arg);
 int agent_client_exchange(struct agent_client *ac,
 			  const struct ap_exchange *req, agent_exchange_cb cb,
 			  void *arg, uint32_t *id);
 /* Request id's callback will not run (its caller gave up: a cancelled
- * wait); its answer is dropped when it comes. */
+ * wait or exchange); the agent is told to drop it (AP_CANCEL), which
+ * frees its slot there, and an answer already on its way is dropped. */
 void agent_client_proc_forget(struct agent_client *ac, uint32_t id);
 /* Ask the agent to stop the running execution (its reply follows as
  * usual, with cancelled set). No-op when nothing runs. */

@@ -71,6 +71,18 @@ cJSON *audit_events_call(const struct tool_env *env, const struct tenant *t,
 						code->valuestring);
 	}
 	copy_string(ev, args, "signal", "signal");
+	/* sandbox_http: where the request went (its path is "path"). */
+	copy_string(ev, args, "method", "method");
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(args, "port")))
+		cJSON_AddNumberToObject(
+			ev, "port",
+			cJSON_GetObjectItemCaseSensitive(args, "port")
+				->valuedouble);
+	if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(args, "pid")))
+		cJSON_AddNumberToObject(
+			ev, "pid",
+			cJSON_GetObjectItemCaseSensitive(args, "pid")
+				->valuedouble);
 	if (cJSON_IsArray(pk))
 		cJSON_AddItemToObject(ev, "packages", cJSON_Duplicate(pk, 1));
 	return ev;

@@ -131,7 +131,7 @@ struct http_server {
 	h2o_accept_ctx_t preview_accept;
 	uv_tcp_t *preview_listener;
 	int preview_conf_init;
-	char preview_base[160];
+	unsigned preview_port;
 	uv_timer_t tick;
 	int conf_init, ctx_init, listening, ticking;
 	struct tool_table *tools; /* every connection's */
@@ -1525,8 +1525,8 @@ static void preview_answer(struct exchange *ex, int status, const char *msg)
 static int hop_by_hop(const h2o_iovec_t *name)
 {
 	static const char *const names[] = {
-		"connection", "keep-alive", "transfer-encoding", "te",
-		"upgrade", "proxy-connection", "content-length", NULL,
+		"connection", "keep-alive",	  "transfer-encoding", "te",
+		"upgrade",    "proxy-connection", "content-length",    NULL,
 	};
 
 	for (int i = 0; names[i]; i++)
@@ -1534,6 +1534,34 @@ static int hop_by_hop(const h2o_iovec_t *name)
 				strlen(names[i])))
 			return 1;
 	return 0;
+}
+
+/* A header of the session server's answer, passed on: its name
+ * lower-cased (h2o's and HTTP/2's form), but not one that is not a
+ * token, not the connection's, and not one that widens what a service
+ * worker may control. */
+static void preview_header(h2o_req_t *req, const struct http_header *hd)
+{
+	h2o_iovec_t n = h2o_iovec_init(hd->name, hd->name_len);
+	char *lc;
+
+	if (!n.len || hop_by_hop(&n) ||
+	    h2o_lcstris(n.base, n.len, "service-worker-allowed", 22))
+		return;
+	lc = h2o_mem_alloc_pool(&req->pool, n.len + 1);
+	for (size_t k = 0; k < n.len; k++) {
+		unsigned char c = (unsigned char)n.base[k];
+
+		if (c <= 0x20 || c >= 0x7f || strchr("\"(),/:;<=>?@[\\]{}", c))
+			return;
+		lc[k] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	lc[n.len] = '\0';
+	h2o_add_header_by_str(
+		&req->pool, &req->res.headers, lc, n.len, 1,
+		h2o_strdup(&req->pool, n.base, n.len).base,
+		h2o_strdup(&req->pool, hd->value, hd->value_len).base,
+		hd->value_len);
 }
 
 static void preview_cb(const struct error *err,
@@ -1565,24 +1593,23 @@ static void preview_cb(const struct error *err,
 			       : x->status == AP_XS_TIMEOUT
 				       ? "the server did not answer in time\n"
 				       : "the server's answer is not HTTP\n");
+	} else if (!r.complete || r.status < 200) {
+		preview_answer(
+			ex, 502,
+			r.status == 101 ? "upgrades (WebSocket) are not passed "
+					  "on\n"
+			: x->status == AP_XS_TIMEOUT
+				? "the server did not end its answer in "
+				  "time\n"
+				: "the server closed the connection before "
+				  "its answer ended\n");
+		http_response_free(&r);
 	} else {
 		req->res.status = r.status;
-		req->res.reason = h2o_strdup(&req->pool, r.reason, SIZE_MAX).base;
-		for (size_t i = 0; i < r.nheaders; i++) {
-			h2o_iovec_t n = h2o_iovec_init(r.headers[i].name,
-						       r.headers[i].name_len);
-
-			if (hop_by_hop(&n))
-				continue;
-			h2o_add_header_by_str(
-				&req->pool, &req->res.headers,
-				h2o_strdup(&req->pool, n.base, n.len).base,
-				n.len, 1, NULL,
-				h2o_strdup(&req->pool, r.headers[i].value,
-					   r.headers[i].value_len)
-					.base,
-				r.headers[i].value_len);
-		}
+		req->res.reason =
+			h2o_strdup(&req->pool, r.reason, SIZE_MAX).base;
+		for (size_t i = 0; i < r.nheaders; i++)
+			preview_header(req, &r.headers[i]);
 		req->res.content_length = r.body_len;
 		ex->answered = 1;
 		ex->req = NULL;
@@ -1630,6 +1657,19 @@ static const char *preview_request(h2o_req_t *req, const char *target,
 	return *raw ? NULL : "a request the preview cannot pass on\n";
 }
 
+/* The link is opened at its own host name (links.h): its origin, and
+ * no name a page elsewhere could point at this machine (DNS rebinding). */
+static int preview_host_ok(struct http_server *h, h2o_req_t *req,
+			   const char *tenant, const char *qname, unsigned port)
+{
+	char want[LINKS_HOST_MAX];
+
+	return links_preview_host(h->env->links, tenant, qname, port, want) ==
+		       0 &&
+	       h2o_lcstris(req->authority.base, req->authority.len, want,
+			   strlen(want));
+}
+
 /* ANY /preview/<session>/<port>/<exp>.<sig>/<path> */
 static int on_preview(h2o_handler_t *self, h2o_req_t *req)
 {
@@ -1651,10 +1691,14 @@ static int on_preview(h2o_handler_t *self, h2o_req_t *req)
 	ex = exchange_new(h, req);
 	if (!ex)
 		return -1;
-	if (h->stopping || !host_allowed(h, req)) {
-		preview_answer(ex, h->stopping ? 503 : 403,
-			       h->stopping ? "the server is shutting down\n"
-					   : "Host not allowed\n");
+	if (h->stopping) {
+		preview_answer(ex, 503, "the server is shutting down\n");
+		exchange_maybe_free(ex);
+		return 0;
+	}
+	/* A service worker would outlive the link and answer for it. */
+	if (header(req, "service-worker").base) {
+		preview_answer(ex, 403, "no service workers in previews\n");
 		exchange_maybe_free(ex);
 		return 0;
 	}
@@ -1666,8 +1710,8 @@ static int on_preview(h2o_handler_t *self, h2o_req_t *req)
 		memcpy(qname, seg, (size_t)n);
 		qname[n] = '\0';
 	}
-	if (!why && ((n = segment(&p, end, &seg)) <= 0 ||
-		     (size_t)n >= sizeof(portv)))
+	if (!why &&
+	    ((n = segment(&p, end, &seg)) <= 0 || (size_t)n >= sizeof(portv)))
 		why = "not a preview link\n";
 	if (!why) {
 		memcpy(portv, seg, (size_t)n);
@@ -1676,9 +1720,9 @@ static int on_preview(h2o_handler_t *self, h2o_req_t *req)
 		if (*e || port < 1 || port > 65535)
 			why = "not a preview link\n";
 	}
-	if (!why && ((n = segment(&p, end, &seg)) <= 0 ||
-		     !(dot = memchr(seg, '.', (size_t)n)) ||
-		     seg + n - dot - 1 != 64))
+	if (!why &&
+	    ((n = segment(&p, end, &seg)) <= 0 ||
+	     !(dot = memchr(seg, '.', (size_t)n)) || seg + n - dot - 1 != 64))
 		why = "not a preview link\n";
 	if (!why) {
 		exp = strtoll(seg, &e, 10);
@@ -1694,13 +1738,14 @@ static int on_preview(h2o_handler_t *self, h2o_req_t *req)
 	}
 	/* Tampered, expired, or a tenant the tokens file no longer names:
 	 * all the same to the asker. */
-	if (!why && (!session_valid_name(qname) || !h->env->links ||
-		     (h->tenants && !tenants_find(h->tenants, tenant)) ||
-		     links_preview_check(h->env->links, tenant, qname,
-					 (unsigned)port, exp, sig,
-					 (int64_t)time(NULL)) != 0))
-		why = "the preview link is not valid (tampered with, or "
-		      "expired)\n";
+	if (!why &&
+	    (!session_valid_name(qname) || !h->env->links ||
+	     (h->tenants && !tenants_find(h->tenants, tenant)) ||
+	     links_preview_check(h->env->links, tenant, qname, (unsigned)port,
+				 exp, sig, (int64_t)time(NULL)) != 0 ||
+	     !preview_host_ok(h, req, tenant, qname, (unsigned)port)))
+		why = "the preview link is not valid (tampered with, "
+		      "expired, or opened at another host name)\n";
 	if (why) {
 		preview_answer(ex, why[0] == 'n' ? 404 : 403, why);
 		exchange_maybe_free(ex);
@@ -1729,9 +1774,9 @@ static int on_preview(h2o_handler_t *self, h2o_req_t *req)
 			why = "the session cannot be reached now\n";
 		}
 	}
-	free(raw);
 	if (why)
-		preview_answer(ex, s ? 400 : 404, why);
+		preview_answer(ex, !s ? 404 : raw ? 503 : 400, why);
+	free(raw);
 	exchange_maybe_free(ex);
 	return 0;
 }
@@ -2001,6 +2046,15 @@ static int listen_preview(struct http_server *h, struct error *err)
 		return error_set(err, -EINVAL,
 				 "[http] preview_listen '%s' is not ADDR:PORT",
 				 spec);
+	/* Each session's previews are an origin of their own, a name under
+	 * .localhost, which only a browser on this machine resolves. */
+	if (!loopback)
+		return error_set(err, -EINVAL,
+				 "[http] preview_listen '%s' is not a loopback "
+				 "address: previews are opened on this machine "
+				 "(127.0.0.1:PORT; a tunnel brings them "
+				 "elsewhere)",
+				 spec);
 	h->preview_listener = malloc(sizeof(*h->preview_listener));
 	if (!h->preview_listener)
 		return error_set(err, -ENOMEM, "out of memory");
@@ -2019,17 +2073,16 @@ static int listen_preview(struct http_server *h, struct error *err)
 		return error_set(err, rc, "cannot listen on %s: %s", spec,
 				 uv_strerror(rc));
 	}
-	snprintf(h->preview_base, sizeof(h->preview_base), "%s://%s:%d",
-		 h->ssl ? "https" : "http", self,
-		 ntohs(ss.ss_family == AF_INET
-			       ? ((struct sockaddr_in *)&ss)->sin_port
-			       : ((struct sockaddr_in6 *)&ss)->sin6_port));
+	h->preview_port =
+		ntohs(ss.ss_family == AF_INET
+			      ? ((struct sockaddr_in *)&ss)->sin_port
+			      : ((struct sockaddr_in6 *)&ss)->sin6_port);
 	return 0;
 }
 
-const char *http_server_preview_base(const struct http_server *h)
+unsigned http_server_preview_port(const struct http_server *h)
 {
-	return h->preview_base[0] ? h->preview_base : NULL;
+	return h->preview_port;
 }
 
 /* h2o on the loop: its limits, /mcp and /artifacts, the context that
@@ -2063,8 +2116,8 @@ static void configure_h2o(struct http_server *h)
 		h2o_config_init(&h->preview_conf);
 		h->preview_conf_init = 1;
 		host = h2o_config_register_host(
-			&h->preview_conf,
-			h2o_iovec_init(H2O_STRLIT("default")), 65535);
+			&h->preview_conf, h2o_iovec_init(H2O_STRLIT("default")),
+			65535);
 		path = h2o_config_register_path(host, PREVIEW_PATH, 0);
 		hd = (struct mcp_handler *)h2o_create_handler(path,
 							      sizeof(*hd));
@@ -2077,6 +2130,7 @@ static void configure_h2o(struct http_server *h)
 	h->accept.hosts = h->conf.hosts;
 	h->accept.ssl_ctx = h->ssl;
 	h->preview_accept = h->accept;
+	h->preview_accept.ssl_ctx = NULL; /* the loopback's plain HTTP */
 	if (h->preview_conf_init)
 		h->preview_accept.hosts = h->preview_conf.hosts;
 }

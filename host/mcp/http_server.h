@@ -39,9 +39,9 @@ const char *http_server_url(const struct http_server *h);
  * their sessions and usage by name, removed ones are refused from then
  * on; a file that does not read leaves them as they were (logged). */
 void http_server_reload(struct http_server *h);
-/* "http://ADDR:PORT" of the preview listener ([http] preview_listen,
- * docs/http.md "Preview links"), or NULL when there is none. */
-const char *http_server_preview_base(const struct http_server *h);
+/* The port of the preview listener ([http] preview_listen, docs/http.md
+ * "Preview links"), or 0 when there is none. */
+unsigned http_server_preview_port(const struct http_server *h);
 
 /* Shutdown, step one: no new connection or request (503); calls in
  * flight are still answered when they end. Idempotent. */

@@ -37,8 +37,9 @@ static int is(const struct http_header *h, const char *name)
 static int hop(const struct http_header *h)
 {
 	static const char *const names[] = {
-		"connection", "keep-alive", "content-length", "transfer-encoding",
-		"te",	      "upgrade",    "proxy-connection", NULL,
+		"connection",	     "keep-alive", "content-length",
+		"transfer-encoding", "te",	   "upgrade",
+		"proxy-connection",  NULL,
 	};
 
 	for (int i = 0; names[i]; i++)
@@ -50,7 +51,9 @@ static int hop(const struct http_header *h)
 unsigned char *http_request_build(const struct http_request_spec *q,
 				  size_t *len, struct error *err)
 {
-	size_t n = strlen(q->method) + strlen(q->target) + 128 + q->body_len;
+	/* No body (NULL) has no length, whatever body_len says. */
+	size_t blen = q->body ? q->body_len : 0;
+	size_t n = strlen(q->method) + strlen(q->target) + 128 + blen;
 	const unsigned char *t = (const unsigned char *)q->target;
 	int host = 0;
 	char *out, *o;
@@ -119,11 +122,11 @@ unsigned char *http_request_build(const struct http_request_spec *q,
 	if (!host)
 		o += sprintf(o, "Host: 127.0.0.1:%u\r\n", q->port);
 	if (q->body)
-		o += sprintf(o, "Content-Length: %zu\r\n", q->body_len);
+		o += sprintf(o, "Content-Length: %zu\r\n", blen);
 	o += sprintf(o, "Connection: close\r\n\r\n");
-	if (q->body_len)
-		memcpy(o, q->body, q->body_len);
-	*len = (size_t)(o - out) + q->body_len;
+	if (blen)
+		memcpy(o, q->body, blen);
+	*len = (size_t)(o - out) + blen;
 	return (unsigned char *)out;
 }
 
@@ -194,10 +197,14 @@ static int on_value(http_parser *p, const char *at, size_t n)
 static int on_headers_complete(http_parser *p)
 {
 	struct parse *ps = p->data;
+	unsigned st = p->status_code;
 
 	ps->headers_done = 1;
-	ps->r->status = (int)p->status_code;
-	return ps->head ? 1 : 0; /* 1: no body follows */
+	ps->r->status = (int)st;
+	/* 1: no body follows. None does to a HEAD, nor with a 1xx, 204 or
+	 * 304, whatever Content-Length says (RFC 9112, 6.3); http-parser
+	 * would wait for one. */
+	return ps->head || (st >= 100 && st < 200) || st == 204 || st == 304;
 }
 
 static int on_body(http_parser *p, const char *at, size_t n)
@@ -212,8 +219,23 @@ static int on_body(http_parser *p, const char *at, size_t n)
 static int on_complete(http_parser *p)
 {
 	struct parse *ps = p->data;
+	struct http_response *r = ps->r;
 
-	ps->r->complete = 1;
+	if (r->status >= 100 && r->status < 200 && r->status != 101) {
+		/* An interim answer (100 Continue, 103 Early Hints): the
+		 * final one follows, in its place. */
+		r->status = 0;
+		r->reason[0] = '\0';
+		r->nheaders = 0;
+		r->dropped = 0;
+		ps->in_value = 0;
+		ps->headers_done = 0;
+		return 0;
+	}
+	/* The first final answer is the answer: http-parser would go on to
+	 * a second one and add its headers and body to this one's. */
+	r->complete = 1;
+	http_parser_pause(p, 1);
 	return 0;
 }
 
@@ -248,14 +270,15 @@ int http_response_parse(const unsigned char *raw, size_t len, int ended,
 	p.data = &ps;
 	n = http_parser_execute(&p, &settings, copy, len);
 	e = HTTP_PARSER_ERRNO(&p);
-	/* The end of the connection ends a body without a length. */
-	if (e == HPE_OK && n == len && ended && !r->complete)
+	/* The end of the connection ends a body without a length. An end
+	 * within the headers is an error to http-parser; here it is bytes
+	 * that stop before the headers do, as without the end. */
+	if (e == HPE_OK && n == len && ended && !r->complete && ps.headers_done)
 		http_parser_execute(&p, &settings, NULL, 0);
-	e = HTTP_PARSER_ERRNO(&p);
 	/* Once the headers are in, what came stands: complete says whether
 	 * the body ended as it should (a cap, a timeout, a server that
 	 * closed early or garbled a chunk leave it 0). A second response
-	 * after the first is not read. */
+	 * after the first is not read (on_complete). */
 	if (ps.headers_done)
 		return 0;
 	http_response_free(r);

@@ -66,7 +66,10 @@ struct http_response {
 
 /* Parse raw[0..len), the bytes a server sent; ended: it closed the
  * connection after them (so a body without a length ends there); head:
- * the request was HEAD (no body follows). 0 with *r filled (free it with
+ * the request was HEAD (no body follows; nor does one with a 1xx, 204 or
+ * 304). An interim answer (100 Continue, 103 Early Hints) is skipped for
+ * the final one that follows; the first final answer is the answer, what
+ * comes after it is not read. 0 with *r filled (free it with
  * http_response_free), or -EBADMSG with err when the bytes are not an
  * HTTP/1.x response (err's message says where it went wrong), or
  * -EAGAIN when they end before the headers do. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { e2e, IN_CI, toolError } from './lib/server.mjs';
-import { request, startHttp, toolCall } from './lib/http.mjs';
+import { MODERN_META, newToken, request, startHttp, tokensFile, toolCall } from './lib/http.mjs';
 import { installOk } from './lib/packages.mjs';
 import { sexecOk, sessionOk, withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
@@ -250,6 +250,17 @@ function share(file, rgb) {
   return near / (w * hgt);
 }
 
+/**
+ * A GET of a preview link's path (plus suffix) as a browser sends it:
+ * to 127.0.0.1, with the link's own host name, which browsers resolve to
+ * the loopback themselves and Node's resolver does not. host: another
+ * name to send instead.
+ */
+function previewGet(link, suffix = '', { host, headers = {} } = {}) {
+  const u = new URL(link);
+  return request(`http://127.0.0.1:${u.port}${u.pathname}${suffix}`, { method: 'GET', headers: { host: host ?? u.host, ...headers } });
+}
+
 function chromium() {
   for (const c of ['chromium', 'chromium-browser']) {
     try {
@@ -293,21 +304,39 @@ open('site/api/color.json', 'w').write('{"color": "#ff0000"}')`,
   });
   const link = JSON.parse((await call('sandbox_http', { session: 'site', port: 8000, preview: true })).content[0].text);
   const u = new URL(link.url);
+  assert.match(u.hostname, /^p[0-9a-f]{20}\.localhost$/, 'an origin of the session\'s own');
   assert.match(u.pathname, /^\/preview\/site\/8000\/\d+\.[0-9a-f]{64}\/$/);
-  assert.notEqual(u.port, new URL(srv.url).port, 'previews have an origin of their own');
+  assert.notEqual(u.port, new URL(srv.url).port, 'not the MCP port');
   assert.ok(Date.parse(link.expires) > Date.now());
+  // A second port of the session is another origin.
+  const other = new URL(JSON.parse((await call('sandbox_http', { session: 'site', port: 8001, preview: true })).content[0].text).url);
+  assert.notEqual(other.hostname, u.hostname);
 
   // The preview listener serves previews only, and only signed ones.
-  assert.equal((await request(`${u.origin}/mcp`, { body: {} })).status, 404);
+  assert.equal((await request(`http://127.0.0.1:${u.port}/mcp`, { body: {} })).status, 404);
+  // And a page of that origin cannot call the MCP endpoint as the user.
+  const fromPage = await request(srv.url, {
+    headers: { origin: u.origin },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } },
+  });
+  assert.equal(fromPage.status, 403);
   const [exp, sig] = u.pathname.split('/')[4].split('.');
   const flip = sig.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+  const base = `http://${u.host}`;
   for (const bad of [`/preview/site/8000/${exp}.${flip}/`, `/preview/site/8001/${exp}.${sig}/`, `/preview/site/8000/${Number(exp) + 1}.${sig}/`, '/preview/site/8000/']) {
-    const r = await request(`${u.origin}${bad}`, { method: 'GET' });
+    const r = await previewGet(`${base}${bad}`);
     assert.ok([403, 404].includes(r.status), `${bad}: ${r.status}`);
   }
-  const css = await request(`${link.url}style.css`, { method: 'GET' });
+  // The right link at another host name (another session's origin, or a
+  // name a page elsewhere resolves to this machine): refused.
+  for (const host of [other.host, `127.0.0.1:${u.port}`, `evil.example:${u.port}`])
+    assert.equal((await previewGet(link.url, '', { host })).status, 403, host);
+  // No service workers: one would outlive the link.
+  assert.equal((await previewGet(link.url, 'sw.js', { headers: { 'service-worker': 'script' } })).status, 403);
+  const css = await previewGet(link.url, 'style.css');
   assert.equal(css.status, 200);
   assert.match(css.body, /background: #0000ff/);
+  assert.equal(css.headers['content-type'], 'text/css', 'header names passed on lower-cased');
 
   // Headless Chromium draws the page: the script's fetch of its own API
   // turned the background red.
@@ -318,4 +347,36 @@ open('site/api/color.json', 'w').write('{"color": "#ff0000"}')`,
     '--virtual-time-budget=5000', '--window-size=320,240', `--screenshot=${shot}`, link.url], { timeout: 90_000 });
   const red = share(shot, [255, 0, 0]);
   assert.ok(red > 0.8, `the page is red (its own API answered through the preview): ${(red * 100).toFixed(1)}% red`);
+});
+
+e2e('over HTTP, processes, services and preview links are their tenant\'s', { timeoutMs: 180_000 }, async (h) => {
+  const file = tokensFile(h);
+  const alice = newToken(file, 'alice');
+  const bob = newToken(file, 'bob');
+  const st = withStateDir(h);
+  const srv = await startHttp(h, { env: st.env({ ...PYTHON, SANDBOX_HTTP_TOKENS_FILE: file, SANDBOX_HTTP_PREVIEW_LISTEN: '127.0.0.1:0' }) });
+  const as = async (tok, name, args) => (await toolCall(srv.url, name, args, { token: tok })).result;
+  const ok = async (tok, name, args) => {
+    const r = await as(tok, name, args);
+    assert.equal(r.isError ?? false, false, JSON.stringify(r));
+    return r;
+  };
+  for (const [tok, who] of [[alice, 'alice'], [bob, 'bob']]) {
+    await ok(tok, 'sandbox_session', { action: 'create', language: 'python', name: 'web' });
+    await ok(tok, 'sandbox_execute', { session: 'web', code: `open('index.html', 'w').write('${who}')` });
+  }
+  const started = JSON.parse((await ok(alice, 'sandbox_process', { action: 'start', session: 'web', command: 'python3 -m http.server 8000 --bind 127.0.0.1' })).content[0].text);
+  await waitFor(async () => !(await as(alice, 'sandbox_http', { session: 'web', port: 8000, path: '/index.html' })).isError, {
+    timeoutMs: 30_000, what: 'alice\'s server',
+  });
+  assert.equal(JSON.parse((await ok(alice, 'sandbox_http', { session: 'web', port: 8000, path: '/index.html' })).content[0].text).body, 'alice');
+  // Bob's "web" is his own: no process of alice's, nothing on her port.
+  assert.deepEqual(JSON.parse((await ok(bob, 'sandbox_process', { action: 'list', session: 'web' })).content[0].text).processes, []);
+  assert.equal(toolError(await as(bob, 'sandbox_process', { action: 'logs', session: 'web', pid: started.process.pid })).code, 'process_not_found');
+  assert.equal(toolError(await as(bob, 'sandbox_http', { session: 'web', port: 8000 })).code, 'port_closed');
+  // Alice's link names her session; swapped for bob's, it is refused.
+  const link = JSON.parse((await ok(alice, 'sandbox_http', { session: 'web', port: 8000, preview: true })).content[0].text).url;
+  assert.match(link, /\/preview\/alice\.web\/8000\//);
+  assert.equal((await previewGet(link, 'index.html')).body, 'alice');
+  assert.equal((await previewGet(link.replace('/alice.web/', '/bob.web/'), 'index.html')).status, 403);
 });

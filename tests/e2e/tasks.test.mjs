@@ -7,11 +7,9 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, CreateTaskResultSchema, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { request, startHttp } from './lib/http.mjs';
+import { newToken, request, startHttp, tokensFile } from './lib/http.mjs';
 import { packageEnv } from './lib/packages.mjs';
 import { serverContainers } from './lib/sandbox.mjs';
 import { BIN, ROOT, e2e, runResult, serverEnv, toolError } from './lib/server.mjs';
@@ -292,12 +290,9 @@ e2e('a task outlives its server: its result is read back after a restart, and on
 });
 
 e2e('over HTTP: a task is its tenant\'s, and Mcp-Name must carry its id', { timeoutMs: 120_000 }, async (h) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-tokens-'));
-  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'tokens');
-  const token = (name) => execFileSync(BIN, ['token', name, '--file', file], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
-  const alice = token('alice');
-  const bob = token('bob');
+  const file = tokensFile(h);
+  const alice = newToken(file, 'alice');
+  const bob = newToken(file, 'bob');
   const st = withStateDir(h);
   const s = await startHttp(h, { env: st.env({ SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_TASKS_SYNC_MS: '0', SANDBOX_HTTP_TOKENS_FILE: file }) });
   const post = (who, method, params, headers = {}) =>

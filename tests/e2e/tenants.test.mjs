@@ -7,33 +7,16 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
-import { MODERN_META, modernRequest, request, startHttp, toolCall } from './lib/http.mjs';
+import { MODERN_META, modernRequest, newToken, request, startHttp, tokensFile, toolCall } from './lib/http.mjs';
 import { BIN, e2e, runResult, toolError } from './lib/server.mjs';
 import { withStateDir } from './lib/sessions.mjs';
 import { waitFor } from './lib/wait.mjs';
 
 const ENV = { SANDBOX_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '1', SANDBOX_POOL_WARM_AT_START: 'bash' };
-
-function tokensFile(h) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-tokens-'));
-  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return path.join(dir, 'tokens');
-}
-
-/** `mcp-sandbox token NAME --file F`: the token it prints. */
-function newToken(file, name, quotas = '') {
-  const token = execFileSync(BIN, ['token', name, '--file', file], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
-  if (quotas) {
-    const lines = fs.readFileSync(file, 'utf8').split('\n').map((l) => (l.startsWith(`${name} `) ? `${l} ${quotas}` : l));
-    fs.writeFileSync(file, lines.join('\n'));
-  }
-  return token;
-}
 
 const ok = (r) => {
   assert.equal(r.status, 200, JSON.stringify(r));

@@ -26,6 +26,8 @@ static void all_decoders(const struct ap_frame *f)
 	struct ap_proc pr;
 	struct ap_proc_done pd;
 	struct ap_proc_entry pe;
+	struct ap_exchange xq;
+	struct ap_exchange_done xd;
 	struct error err;
 	size_t off;
 
@@ -46,6 +48,8 @@ static void all_decoders(const struct ap_frame *f)
 	if (ap_spawn_decode(f, &sp, &err) == 0)
 		ap_exec_free(&sp.x);
 	(void)ap_proc_decode(f, &pr, &err);
+	(void)ap_exchange_decode(f, &xq, &err);
+	(void)ap_exchange_done_decode(f, &xd, &err);
 	if (ap_proc_done_decode(f, &pd, &err) == 0)
 		for (off = 0; ap_proc_entry_next(&pd, &off, &pe);)
 			;

@@ -158,6 +158,8 @@ static int decode(const struct ap_frame *f, struct error *err)
 	struct ap_proc pr;
 	struct ap_proc_done pd;
 	struct ap_proc_entry pe;
+	struct ap_exchange xq;
+	struct ap_exchange_done xd;
 	size_t off = 0;
 	uint32_t count = 0;
 	int rc;
@@ -174,6 +176,18 @@ static int decode(const struct ap_frame *f, struct error *err)
 		      inside(f, sp.label, sp.label_len) &&
 		      sp.label_len <= AP_LABEL_MAX);
 		ap_exec_free(&sp.x);
+		break;
+	case AP_EXCHANGE:
+		rc = ap_exchange_decode(f, &xq, err);
+		if (!rc)
+			CHECK(xq.port >= 1 && xq.port <= 65535 && xq.data &&
+			      inside(f, xq.data, xq.data_len));
+		break;
+	case AP_EXCHANGE_DONE:
+		rc = ap_exchange_done_decode(f, &xd, err);
+		if (!rc)
+			CHECK(inside(f, xd.message, xd.message_len) &&
+			      inside(f, xd.data, xd.data_len));
 		break;
 	case AP_PROC:
 		rc = ap_proc_decode(f, &pr, err);
@@ -1322,10 +1336,11 @@ static uint32_t rnd(uint32_t n)
  * valid frames with bytes flipped. Only errors and valid decodes. */
 static void t_garbage(void)
 {
-	static const uint8_t types[] = {AP_EXEC,   AP_HELLO_OK,	  AP_EXEC_DONE,
-					AP_OUTPUT, AP_RESET_DONE, AP_ERROR,
-					AP_FILE,   AP_FILE_DONE,  AP_SPAWN,
-					AP_PROC,   AP_PROC_DONE};
+	static const uint8_t types[] = {
+		AP_EXEC,	 AP_HELLO_OK, AP_EXEC_DONE, AP_OUTPUT,
+		AP_RESET_DONE,	 AP_ERROR,    AP_FILE,	    AP_FILE_DONE,
+		AP_SPAWN,	 AP_PROC,     AP_PROC_DONE, AP_EXCHANGE,
+		AP_EXCHANGE_DONE};
 	static const uint8_t lens[] = {0, 1, 2, 3, 4, 5, 8};
 	struct raw v = {0}, r = {0};
 	size_t starts[12], nv, i, j, k, n;
@@ -1826,6 +1841,73 @@ static void t_procs(void)
 	ap_buf_close(&packed);
 }
 
+/* AP_EXCHANGE and AP_EXCHANGE_DONE: round trips and the request's
+ * rules. */
+static void t_exchange(void)
+{
+	const struct ap_exchange q = {
+		.port = 8080,
+		.data = (const unsigned char *)"GET / HTTP/1.1\r\n\r\n",
+		.data_len = 18,
+		.length = 1u << 20,
+		.timeout_ms = 500,
+	};
+	const struct ap_exchange_done d = {
+		.status = AP_XS_TIMEOUT,
+		.message = "slow",
+		.message_len = 4,
+		.data = (const unsigned char *)"HTTP/1.1 200 OK\r\n",
+		.data_len = 17,
+		.truncated = 1,
+		.duration_ms = 501,
+	};
+	struct ap_exchange gq;
+	struct ap_exchange_done gd;
+	struct ap_reader rd;
+	struct ap_frame f;
+	struct ap_buf b;
+	struct raw r = {0};
+	struct error err;
+
+	ap_buf_init(&b);
+	ap_reader_init(&rd);
+	CHECK(ap_exchange_encode(&b, 61, &q) == 0);
+	CHECK(read_back(&rd, &b, 4, &f) == 1);
+	CHECK(f.type == AP_EXCHANGE && f.id == 61);
+	CHECK(ap_exchange_decode(&f, &gq, &err) == 0);
+	CHECK(gq.port == 8080 && gq.length == q.length && gq.timeout_ms == 500);
+	CHECK(same_bytes(gq.data, gq.data_len, q.data, q.data_len));
+	b.len = b.frame_start = 0;
+	CHECK(ap_exchange_done_encode(&b, 62, &d) == 0);
+	CHECK(read_back(&rd, &b, 5, &f) == 1);
+	CHECK(ap_exchange_done_decode(&f, &gd, &err) == 0);
+	CHECK(gd.status == AP_XS_TIMEOUT && gd.truncated == 1 &&
+	      gd.duration_ms == 501);
+	CHECK(same_bytes(gd.message, gd.message_len, "slow", 4));
+	CHECK(same_bytes(gd.data, gd.data_len, d.data, d.data_len));
+	ap_buf_close(&b);
+	ap_reader_close(&rd);
+
+	raw_begin(&r, AP_EXCHANGE, 1);
+	raw_field(&r, AP_T_DATA, "x", 1);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "PORT missing or not 1..65535");
+	raw_begin(&r, AP_EXCHANGE, 1);
+	raw_u32(&r, AP_T_PORT, 65536);
+	raw_field(&r, AP_T_DATA, "x", 1);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "PORT missing or not 1..65535");
+	raw_begin(&r, AP_EXCHANGE, 1);
+	raw_u32(&r, AP_T_PORT, 80);
+	raw_end(&r);
+	EXPECT(&r, -EINVAL, "DATA missing");
+	raw_begin(&r, AP_EXCHANGE, 1);
+	raw_u32(&r, AP_T_PORT, 80);
+	raw_field(&r, AP_T_DATA, "", 0);
+	raw_end(&r);
+	EXPECT(&r, 0, NULL);
+}
+
 int main(void)
 {
 	t_wire_exec();
@@ -1840,6 +1922,7 @@ int main(void)
 	t_reply_rules();
 	t_files();
 	t_procs();
+	t_exchange();
 	t_garbage();
 	return t_summary("agent_proto");
 }

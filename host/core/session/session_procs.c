@@ -25,7 +25,7 @@ struct session_proc {
 	uint64_t serial; /* the session's */
 	struct agent_client *ac;
 	uint32_t id;
-	session_proc_cb cb;	     /* a process request's */
+	session_proc_cb cb;	 /* a process request's */
 	session_exchange_cb xcb; /* an exchange's */
 	void *arg;
 	struct session_proc *next;

@@ -25,7 +25,7 @@ struct links {
 	unsigned char key[KEY_LEN];
 	uint32_t ttl_s;
 	char *base;
-	char *preview_base;
+	unsigned preview_port; /* the preview listener's, 0: none */
 };
 
 /* The key file's 32 bytes, made (O_EXCL, 0600) when missing. */
@@ -102,7 +102,6 @@ void links_free(struct links *l)
 		return;
 	OPENSSL_cleanse(l->key, sizeof(l->key));
 	free(l->base);
-	free(l->preview_base);
 	free(l);
 }
 
@@ -183,37 +182,50 @@ int links_check(const struct links *l, const char *tenant, const char *id,
 	return CRYPTO_memcmp(want, sig, 64) == 0 ? 0 : -EACCES;
 }
 
-void links_set_preview_base(struct links *l, const char *base)
+void links_set_preview_port(struct links *l, unsigned port)
 {
-	free(l->preview_base);
-	l->preview_base = strdup(base);
+	l->preview_port = port;
 }
 
 /* What a preview link signs: the session's server name and the port. */
-static void preview_id(char *id, size_t size, const char *qname,
-		       unsigned port)
+static void preview_id(char *id, size_t size, const char *qname, unsigned port)
 {
 	snprintf(id, size, "preview/%s/%u", qname, port);
+}
+
+int links_preview_host(const struct links *l, const char *tenant,
+		       const char *qname, unsigned port,
+		       char out[LINKS_HOST_MAX])
+{
+	char sig[2 * 32 + 1], id[200];
+
+	preview_id(id, sizeof(id), qname, port);
+	if (sign(l, tenant ? tenant : "", id, "origin", 0, sig) != 0)
+		return -EIO;
+	snprintf(out, LINKS_HOST_MAX, "p%.20s.localhost:%u", sig,
+		 l->preview_port);
+	return 0;
 }
 
 char *links_preview_url(const struct links *l, const char *tenant,
 			const char *qname, unsigned port, int64_t now_s,
 			uint32_t ttl_s)
 {
-	char sig[2 * 32 + 1], id[200];
+	char sig[2 * 32 + 1], id[200], host[LINKS_HOST_MAX];
 	int64_t exp = now_s + ttl_s;
 	size_t n;
 	char *u;
 
 	preview_id(id, sizeof(id), qname, port);
-	if (!l->preview_base ||
-	    sign(l, tenant ? tenant : "", id, "", exp, sig) != 0)
+	if (!l->preview_port ||
+	    sign(l, tenant ? tenant : "", id, "", exp, sig) != 0 ||
+	    links_preview_host(l, tenant, qname, port, host) != 0)
 		return NULL;
-	n = strlen(l->preview_base) + strlen(qname) + 128;
+	n = strlen(host) + strlen(qname) + 160;
 	u = malloc(n);
 	if (u)
-		snprintf(u, n, "%s/preview/%s/%u/%" PRId64 ".%s/",
-			 l->preview_base, qname, port, exp, sig);
+		snprintf(u, n, "http://%s/preview/%s/%u/%" PRId64 ".%s/", host,
+			 qname, port, exp, sig);
 	return u;
 }
 

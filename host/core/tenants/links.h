@@ -43,17 +43,30 @@ int links_check(const struct links *l, const char *tenant, const char *id,
 
 /*
  * Preview links (docs/http.md, "Preview links"): a browser's way to a
- * port of a session, served on the preview listener (its own origin):
+ * port of a session, served on the preview listener (on this machine's
+ * loopback):
  *
- *   PREVIEW_BASE/preview/<session>/<port>/<exp>.<sig>/<path>
+ *   http://p<20 hex>.localhost:PORT/preview/<session>/<port>/<exp>.<sig>/<path>
  *
+ * The host name is an origin of each (tenant, session, port) of its own
+ * (an HMAC of them under the link key: stable, unguessable), which
+ * browsers resolve to the loopback themselves (RFC 6761), so one
+ * session's page can reach no other's storage, cookies or windows.
  * <session> is the server's name of it ("<tenant>.<name>" with tenants),
- * sig the HMAC of (tenant, "preview/<session>/<port>", "", exp) under
- * the same key. Everything under the prefix is the capability, so the
- * page's relative links work.
+ * sig the HMAC of (tenant, "preview/<session>/<port>", "", exp).
+ * Everything under the prefix is the capability, so the page's relative
+ * links work.
  */
-void links_set_preview_base(struct links *l, const char *base);
-/* A new string (free()), or NULL (no preview base, out of memory). */
+#define LINKS_HOST_MAX 48
+/* The preview listener's port (0: none: no preview links). */
+void links_set_preview_port(struct links *l, unsigned port);
+/* "p<20 hex>.localhost:PORT" of (tenant, qname, port) into out: 0, or
+ * -EIO. */
+int links_preview_host(const struct links *l, const char *tenant,
+		       const char *qname, unsigned port,
+		       char out[LINKS_HOST_MAX]);
+/* A new string (free()), or NULL (no preview listener, out of
+ * memory). */
 char *links_preview_url(const struct links *l, const char *tenant,
 			const char *qname, unsigned port, int64_t now_s,
 			uint32_t ttl_s);

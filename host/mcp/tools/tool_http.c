@@ -55,8 +55,8 @@ static cJSON *input_schema(const struct tool_env *env)
 		cJSON_AddObjectToObject(p, "additionalProperties"), "type",
 		"string");
 	tool_prop(props, "body", "string", "The request body.");
-	tool_enum_prop(props, "encoding", (const char *const[]){"text",
-								"base64", NULL},
+	tool_enum_prop(props, "encoding",
+		       (const char *const[]){"text", "base64", NULL},
 		       "body: as it is (default), or base64 for bytes.");
 	snprintf(desc, sizeof(desc),
 		 "Bytes of the response body returned at most (default %u, at "
@@ -95,12 +95,14 @@ struct http_call {
 
 /* Bodies shown as text: text/ anything, JSON, XML, JavaScript, forms; one with
  * no type when it is UTF-8. */
-static int textual(const char *ct, size_t n, const unsigned char *b,
-		   size_t len)
+static int textual(const char *ct, size_t n, const unsigned char *b, size_t len)
 {
 	static const char *const kinds[] = {
-		"text/", "application/json", "application/xml",
-		"application/javascript", "application/x-www-form-urlencoded",
+		"text/",
+		"application/json",
+		"application/xml",
+		"application/javascript",
+		"application/x-www-form-urlencoded",
 		NULL,
 	};
 	char t[128];
@@ -194,9 +196,9 @@ static cJSON *result(struct http_call *hc, const struct http_response *r,
 	} else if (!img && n) {
 		int is_text;
 
-		cJSON_AddItemToObject(j, "bodyBase64",
-				      tool_bytes_string(r->body, n, 0,
-							&is_text));
+		cJSON_AddItemToObject(
+			j, "bodyBase64",
+			tool_bytes_string(r->body, n, 0, &is_text));
 	}
 	if (cut) {
 		cJSON_AddBoolToObject(j, "truncated", 1);
@@ -219,9 +221,8 @@ static cJSON *result(struct http_call *hc, const struct http_response *r,
 	cJSON_AddNumberToObject(j, "durationMs", x->duration_ms);
 	res = tool_ok_text(j);
 	if (img)
-		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(res,
-								      "content"),
-				     img);
+		cJSON_AddItemToArray(
+			cJSON_GetObjectItemCaseSensitive(res, "content"), img);
 	return res;
 }
 
@@ -279,8 +280,8 @@ static void preview(const struct tool_env *env, struct mcp_call *mc,
 
 	if (env->links && env->cfg->http_preview_listen &&
 	    tool_qualify(t, name, q, sizeof(q)) == 0)
-		url = links_preview_url(env->links, t ? t->name : NULL, q,
-					port, now, ttl);
+		url = links_preview_url(env->links, t ? t->name : NULL, q, port,
+					now, ttl);
 	if (!url) {
 		mcp_call_finish_errorf(
 			mc, ERR_INVALID_ARGUMENTS,
@@ -298,8 +299,8 @@ static void preview(const struct tool_env *env, struct mcp_call *mc,
 }
 
 /* The request's headers from the arguments: 0, or the code with err. */
-static int request_headers(const cJSON *hs, struct http_header *out,
-			   size_t *n, struct error *err)
+static int request_headers(const cJSON *hs, struct http_header *out, size_t *n,
+			   struct error *err)
 {
 	const cJSON *it;
 
@@ -365,16 +366,16 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 				  env->cfg->max_message_bytes, "body", &q.body,
 				  &q.body_len, &owned, &err);
 	if (!rc && !(raw = http_request_build(&q, &len, &err)))
-		rc = err.code;
+		rc = err.code ? err.code : ERR_SANDBOX;
 	if (!rc && !(hc = calloc(1, sizeof(*hc))))
 		rc = error_set(&err, ERR_SANDBOX, "out of memory");
-	if (!rc) {
+	if (!rc && hc) {
 		*hc = (struct http_call){
 			.mc = mc,
 			.env = env,
-			.head = !strcasecmp(q.method, "HEAD"),
-			.max_body = max ? (uint32_t)max->valuedouble
-					: BODY_DEFAULT,
+			.head = !strcmp(q.method, "HEAD"),
+			.max_body =
+				max ? (uint32_t)max->valuedouble : BODY_DEFAULT,
 			.timeout_ms = to ? (uint32_t)to->valuedouble
 					 : TIMEOUT_DEFAULT_MS,
 		};

@@ -59,7 +59,7 @@ static cJSON *input_schema(const struct tool_env *env)
 		      "start: a shell command (/bin/sh -c) run in /work with "
 		      "the session language's environment and packages, e.g. "
 		      "\"python3 -m http.server 8000\" or \"node server.js\".");
-	cJSON_AddNumberToObject(p, "maxLength", 4096);
+	cJSON_AddNumberToObject(p, "maxLength", 1024);
 	p = tool_prop(props, "pid", "integer",
 		      "logs, signal, wait: the process, as start or list "
 		      "gave it.");
@@ -115,16 +115,10 @@ static cJSON *process_schema(void)
 		 "stopped by signal, or with the session)."},
 		{NULL, NULL, NULL},
 	};
-	cJSON *s = cJSON_CreateObject(), *props, *p;
-	size_t i;
+	cJSON *s = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(s, "type", "object");
-	props = cJSON_AddObjectToObject(s, "properties");
-	for (i = 0; fields[i][0]; i++) {
-		p = cJSON_AddObjectToObject(props, fields[i][0]);
-		cJSON_AddStringToObject(p, "type", fields[i][1]);
-		cJSON_AddStringToObject(p, "description", fields[i][2]);
-	}
+	tool_add_props(cJSON_AddObjectToObject(s, "properties"), fields);
 	return s;
 }
 
@@ -148,7 +142,6 @@ static cJSON *output_schema(const struct tool_env *env)
 		{NULL, NULL, NULL},
 	};
 	cJSON *s = cJSON_CreateObject(), *props, *p;
-	size_t i;
 
 	(void)env;
 	cJSON_AddStringToObject(s, "type", "object");
@@ -157,11 +150,7 @@ static cJSON *output_schema(const struct tool_env *env)
 	p = cJSON_AddObjectToObject(props, "processes");
 	cJSON_AddStringToObject(p, "type", "array");
 	cJSON_AddItemToObject(p, "items", process_schema());
-	for (i = 0; extra[i][0]; i++) {
-		p = cJSON_AddObjectToObject(props, extra[i][0]);
-		cJSON_AddStringToObject(p, "type", extra[i][1]);
-		cJSON_AddStringToObject(p, "description", extra[i][2]);
-	}
+	tool_add_props(props, extra);
 	return s;
 }
 

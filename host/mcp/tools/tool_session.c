@@ -121,15 +121,10 @@ static cJSON *session_schema(void)
 		{NULL, NULL, NULL},
 	};
 	cJSON *s = cJSON_CreateObject(), *props, *p;
-	size_t i;
 
 	cJSON_AddStringToObject(s, "type", "object");
 	props = cJSON_AddObjectToObject(s, "properties");
-	for (i = 0; fields[i][0]; i++) {
-		p = cJSON_AddObjectToObject(props, fields[i][0]);
-		cJSON_AddStringToObject(p, "type", fields[i][1]);
-		cJSON_AddStringToObject(p, "description", fields[i][2]);
-	}
+	tool_add_props(props, fields);
 	p = cJSON_AddObjectToObject(props, "packages");
 	cJSON_AddStringToObject(p, "type", "array");
 	cJSON_AddStringToObject(p, "description",

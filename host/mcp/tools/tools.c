@@ -30,9 +30,9 @@ extern const struct tool tool_security;
 extern const struct tool tool_inspect;
 
 const struct tool *const tools_all[] = {
-	&tool_execute,	&tool_session, &tool_files,   &tool_install,
-	&tool_security, &tool_inspect, &tool_process, &tool_http,
-	NULL,
+	&tool_execute, &tool_session,  &tool_files,
+	&tool_install, &tool_security, &tool_inspect,
+	&tool_process, &tool_http,     NULL,
 };
 
 /* The result of one text block; text is its JSON string, printed
@@ -315,6 +315,12 @@ cJSON *tool_prop(cJSON *props, const char *name, const char *type,
 	if (desc)
 		cJSON_AddStringToObject(p, "description", desc);
 	return p;
+}
+
+void tool_add_props(cJSON *props, const char *const (*rows)[3])
+{
+	for (; rows[0][0]; rows++)
+		tool_prop(props, rows[0][0], rows[0][1], rows[0][2]);
 }
 
 cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,

@@ -184,6 +184,9 @@ cJSON *tool_prop(cJSON *props, const char *name, const char *type,
 		 const char *desc);
 cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 		      const char *desc);
+/* Properties from rows of {name, type, description}, up to a row whose
+ * name is NULL, added to props. */
+void tool_add_props(cJSON *props, const char *const (*rows)[3]);
 
 /* The bytes of a content argument: text as it is, or base64 decoded;
  * at most max of them (checked before decoding). 0 with *bytes (*len

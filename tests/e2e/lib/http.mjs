@@ -2,7 +2,10 @@
 // the real binary on a port the kernel picks on 127.0.0.1, its URL read
 // from the line it logs when it serves. h.servers closes it like the
 // others (SIGTERM, then a clean exit is required).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import https from 'node:https';
 import { BIN, ROOT, serverEnv } from './server.mjs';
@@ -156,4 +159,21 @@ export async function modernRequest(url, method, params = {}, { token } = {}) {
     body: { jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: MODERN_META } },
   });
   return { status: r.status, json: r.json ?? sseMessages(r.body).at(-1), headers: r.headers };
+}
+
+/** A tenants' tokens file in a directory of the test's own, removed after it. */
+export function tokensFile(h) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbx-tokens-'));
+  h.t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'tokens');
+}
+
+/** `mcp-sandbox token NAME --file F`: the token it prints; quotas added to its line. */
+export function newToken(file, name, quotas = '') {
+  const token = execFileSync(BIN, ['token', name, '--file', file], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  if (quotas) {
+    const lines = fs.readFileSync(file, 'utf8').split('\n').map((l) => (l.startsWith(`${name} `) ? `${l} ${quotas}` : l));
+    fs.writeFileSync(file, lines.join('\n'));
+  }
+  return token;
 }
