@@ -172,6 +172,17 @@ for i in range(200):
   assert.equal(fl.output.length, 4096);
   assert.ok(fl.output.endsWith('aaaEND\n'));
 
+  // A process that writes as fast as it can: a read of more than the ring
+  // holds gets the ring's last bytes, never more, whatever came between.
+  const yes = await proc(s, { action: 'start', session: 'srv', command: 'yes 0123456789' });
+  for (let i = 0; i < 5; i++) {
+    const l = await proc(s, { action: 'logs', session: 'srv', pid: yes.process.pid, max_bytes: 65536 });
+    assert.ok(l.output.length <= 4096, `${l.output.length} bytes from a ring of 4096`);
+    assert.ok(l.output.length === 0 || /^(\d*\n)?(0123456789\n)*\d*$/.test(l.output), 'the bytes are the process\'s');
+    assert.ok(l.offset >= l.process.outputFrom, 'from a byte still kept');
+  }
+  await proc(s, { action: 'signal', session: 'srv', pid: yes.process.pid, signal: 'KILL' });
+
   // The web server went on through all of it.
   const list = await proc(s, { action: 'list', session: 'srv' });
   assert.equal(list.processes.find((p) => p.pid === web.process.pid).state, 'running');
