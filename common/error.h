@@ -97,7 +97,7 @@
 	X(PROCESS_NOT_FOUND, "process_not_found",                              \
 	  "no such background process in the session")                         \
 	X(MAX_PROCESSES, "max_processes",                                      \
-	  "the session runs as many background processes as it may")          \
+	  "the session runs as many background processes as it may")           \
 	X(PORT_CLOSED, "port_closed",                                          \
 	  "nothing in the session listens on that port")
 
