@@ -259,6 +259,9 @@ if ! node_pkgs=$(sbx_node_pkgs); then
 fi
 read -ra node <<<"$node_pkgs"
 tools+=(${node[@]+"${node[@]}"})
+# A session's notebook is validated by nbformat's own validator
+# (history.test.mjs), in Debian's python3.
+/usr/bin/python3 -c 'import nbformat' 2>/dev/null || tools+=(python3-nbformat)
 if [ "${#tools[@]}" -gt 0 ] && ! sbx_apt_install "${tools[@]}"; then
 	layer_failed setup "installing ${tools[*]}"
 	summary || exit 1

@@ -126,6 +126,11 @@ struct engine *session_engine(const struct session *s)
 	return s->eng;
 }
 
+const struct history *session_history(const struct session *s)
+{
+	return s->history;
+}
+
 const struct plugin *session_plugin(const struct session *s)
 {
 	return s->pl;
@@ -187,6 +192,8 @@ struct session *session_alloc(struct session_mgr *m, const struct plugin *pl,
 	s->m = m;
 	s->serial = m->next_serial++;
 	s->pl = pl;
+	/* Without it (out of memory) the session runs, and keeps no history. */
+	s->history = history_new();
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->next = m->list;
 	if (m->list)
@@ -212,6 +219,7 @@ void session_unlink_free(struct session *s)
 	session_memory_watch(m);
 	if (s->eng)
 		engine_count_session(s->eng, -1);
+	history_free(s->history);
 	free(s);
 }
 
@@ -825,6 +833,7 @@ void session_mgr_free(struct session_mgr *m)
 		return;
 	for (s = m->list; s; s = next) {
 		next = s->next;
+		history_free(s->history);
 		free(s);
 	}
 	cJSON_Delete(m->unavailable);

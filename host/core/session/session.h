@@ -139,6 +139,10 @@ struct session *session_find(struct session_mgr *m, const char *name);
 struct session *session_next(struct session_mgr *m, struct session *prev);
 void session_info(const struct session *s, struct session_info *out);
 const struct plugin *session_plugin(const struct session *s);
+/* What the session's calls ran, cell by cell (session_history.h), or
+ * NULL when none is kept. */
+struct history;
+const struct history *session_history(const struct session *s);
 /* The engine the session runs on, for life. */
 struct engine *session_engine(const struct session *s);
 

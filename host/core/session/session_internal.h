@@ -12,6 +12,7 @@
 
 #include "core/packages/packages.h"
 #include "session.h"
+#include "session_history.h"
 #include "session_store.h"
 
 struct session_call {
@@ -84,6 +85,8 @@ struct session {
 	/* Requests about its background processes in flight
 	 * (session_procs.c): they go beside the queue. */
 	struct session_proc *procs;
+	/* What its calls ran (session_history.h); NULL: none is kept. */
+	struct history *history;
 	unsigned nq;
 	/* Installed package sets, by key, that calls import from. */
 	char pkg_keys[SESSION_MAX_PACKAGES][PKG_KEY_LEN + 1];

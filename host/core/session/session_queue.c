@@ -125,6 +125,13 @@ static void call_done_cb(const struct error *err, const struct exec_outcome *o,
 			  "lost during the call; the session reconnects, or "
 			  "is reported lost if its container is gone");
 	}
+	/* A call that ran is a cell of the session's history. */
+	if (c->cb && !err && s->history &&
+	    history_add(s->history, c->req.code, c->req.code_len, o,
+			session_now_ms()))
+		log_warn("[%s] session %s: out of memory: a call is not in "
+			 "its history",
+			 s->pl->desc->name, s->name);
 	if (c->cb)
 		c->cb(err, o, c->arg);
 	call_free(c);

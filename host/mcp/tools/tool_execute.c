@@ -541,35 +541,11 @@ static void kept_cb(const struct error *err, const unsigned char *kept,
 	artifacts_done(ec, err ? NULL : kept);
 }
 
-struct usage {
-	const struct tenant *t;
-	uint64_t bytes;
-};
-
-static void usage_cb(const char *key, const char *path, uint64_t size,
-		     int64_t mtime_ms, void *arg)
-{
-	struct usage *u = arg;
-
-	(void)path;
-	(void)mtime_ms;
-	if (tool_unqualify(u->t, key) != key)
-		u->bytes += size;
-}
-
-/* Room in a tenant's artifact quota for bytes more, held until the call
- * ends (the store keeps the files off the loop: calls that end together
- * must not each see the same free bytes). 0, or the code with err. */
+/* Room in a tenant's artifact quota for bytes more (tool_hold_artifacts). */
 static int hold_quota(struct execute_call *ec, uint64_t bytes,
 		      struct error *err)
 {
-	const struct tenant *t = mcp_call_tenant(ec->call);
-	struct usage u = {t, 0};
-
-	if (!t || !t->quota.artifact_bytes)
-		return 0;
-	artifact_store_each(ec->env->artifacts, SIZE_MAX, usage_cb, &u);
-	return mcp_call_hold_artifacts(ec->call, u.bytes, bytes, err);
+	return tool_hold_artifacts(ec->env, ec->call, bytes, err);
 }
 
 /* 1 when a tenant's artifact quota has no room for bytes more: each

@@ -5,15 +5,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/packages/pkg_cache.h"
+#include "core/records/artifact_store.h"
+#include "core/tenants/links.h"
+#include "notebook.h"
+#include "resources.h"
 #include "util/log.h"
 #include "mcp/json_util.h"
 #include "tools.h"
 #include "core/tenants/tenants.h"
 
 static const char *const actions[] = {
-	"create", "list", "get", "pause", "resume", "extend", "destroy", NULL,
+	"create", "list",    "get",    "pause", "resume",
+	"extend", "destroy", "export", NULL,
 };
 
 static cJSON *schema_common(const struct tool_env *env, int with_enum)
@@ -30,7 +36,8 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		"sessions; "
 		"get, pause (freeze its container), resume, extend (push its "
 		"expiry), "
-		"destroy (remove it and everything in it): the named one.");
+		"destroy (remove it and everything in it): the named one; "
+		"export: what its calls ran, as a Jupyter notebook.");
 
 	p = cJSON_AddObjectToObject(props, "name");
 	cJSON_AddStringToObject(p, "type", "string");
@@ -67,6 +74,8 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		 env->cfg->session_max_lifetime_s);
 	cJSON_AddStringToObject(p, "description", desc);
 
+	tool_enum_prop(props, "format", (const char *const[]){"ipynb", NULL},
+		       "export: the notebook's format (nbformat 4.5).");
 	tool_packages_schema(props,
 			     "create: packages installed first (or taken from "
 			     "the cache) that the session's calls import; "
@@ -151,6 +160,14 @@ static cJSON *output_schema(const struct tool_env *env)
 	cJSON_AddStringToObject(p, "description",
 				"create with packages: the set installed (as "
 				"sandbox_install reports it).");
+	p = cJSON_AddObjectToObject(props, "exported");
+	cJSON_AddStringToObject(p, "type", "object");
+	cJSON_AddStringToObject(
+		p, "description",
+		"export: the notebook, kept as an artifact: uri (read it with "
+		"sandbox_file_ops or resources/read), url (a signed link, over "
+		"HTTP), cells, droppedCells (the oldest, beyond the history's "
+		"bounds), bytes.");
 	p = cJSON_AddObjectToObject(props, "destroyed");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description",
@@ -240,6 +257,109 @@ static void done_cb(struct session *s, const struct error *err, void *arg)
 		mcp_call_finish_error(mc, err);
 	else
 		reply_one(mc, s);
+}
+
+/* export: the notebook goes to the artifact store as one file, then its
+ * uri (and link) is the answer. */
+struct export_call {
+	const struct tool_env *env;
+	struct mcp_call *mc;
+	char id[ARTIFACT_ID_LEN + 1];
+	char file[SESSION_NAME_MAX + 8];
+	size_t cells, bytes;
+	uint64_t dropped;
+};
+
+static void exported_cb(const struct error *err, const unsigned char *kept,
+			void *arg)
+{
+	struct export_call *x = arg;
+	cJSON *result, *e;
+	char *uri;
+
+	if (err || !kept[0]) {
+		mcp_call_finish_errorf(x->mc, ERR_SANDBOX,
+				       "the notebook could not be kept: %s",
+				       err ? err->msg : "the store refused it");
+		free(x);
+		return;
+	}
+	uri = resources_uri("artifact", x->id, x->file);
+	result = cJSON_CreateObject();
+	e = cJSON_AddObjectToObject(result, "exported");
+	cJSON_AddStringToObject(e, "format", "ipynb");
+	cJSON_AddStringToObject(e, "uri", uri ? uri : "");
+	if (x->env->links) {
+		const struct tenant *t = mcp_call_tenant(x->mc);
+		char *url = links_url(x->env->links, t ? t->name : NULL, x->id,
+				      x->file, (int64_t)time(NULL));
+
+		if (url)
+			cJSON_AddStringToObject(e, "url", url);
+		free(url);
+	}
+	cJSON_AddNumberToObject(e, "cells", (double)x->cells);
+	cJSON_AddNumberToObject(e, "droppedCells", (double)x->dropped);
+	cJSON_AddNumberToObject(e, "bytes", (double)x->bytes);
+	free(uri);
+	mcp_call_finish(x->mc, tool_ok(x->mc, result));
+	free(x);
+}
+
+static void export_notebook(const struct tool_env *env, struct mcp_call *mc,
+			    struct session *s, const char *name)
+{
+	const struct history *h = session_history(s);
+	const struct tenant *t = mcp_call_tenant(mc);
+	struct exec_file f = {0};
+	struct export_call *x;
+	struct error err;
+	cJSON *nb;
+	char *text;
+
+	if (!env->artifacts) {
+		mcp_call_finish_errorf(
+			mc, ERR_INVALID_ARGUMENTS,
+			"no artifacts are kept here ([artifacts] "
+			"store_max_mb is 0): nowhere to put the "
+			"notebook");
+		return;
+	}
+	nb = notebook_json(h, session_plugin(s)->desc->name, name,
+			   (int64_t)time(NULL) * 1000);
+	text = nb ? cJSON_Print(nb) : NULL;
+	x = text ? calloc(1, sizeof(*x)) : NULL;
+	if (!x) {
+		cJSON_Delete(nb);
+		free(text);
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
+		return;
+	}
+	*x = (struct export_call){
+		.env = env,
+		.mc = mc,
+		.cells = history_cells(h),
+		.dropped = history_dropped(h),
+		.bytes = strlen(text),
+	};
+	cJSON_Delete(nb);
+	snprintf(x->file, sizeof(x->file), "%s.ipynb", name);
+	f.path = x->file;
+	f.data = (const unsigned char *)text;
+	f.len = x->bytes;
+	if (tool_hold_artifacts(env, mc, x->bytes, &err)) {
+		free(text);
+		free(x);
+		mcp_call_finish_error(mc, &err);
+		return;
+	}
+	/* The store copies the bytes before this returns. */
+	if (artifact_store_put(env->artifacts, t ? t->name : NULL, &f, 1, x->id,
+			       exported_cb, x)) {
+		free(x);
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
+	}
+	free(text);
 }
 
 /* create with packages: the set is installed first, then the session is
@@ -472,6 +592,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			mcp_call_finish_error(mc, &err);
 		else
 			reply_one(mc, s);
+	} else if (strcmp(action, "export") == 0) {
+		export_notebook(env, mc, s, nm);
 	} else if (strcmp(action, "destroy") == 0) {
 		cJSON *result = cJSON_CreateObject();
 
@@ -497,7 +619,8 @@ const struct tool tool_session = {
 		       "at a time, in order. A "
 		       "session ends when destroyed, after its idle TTL or at "
 		       "its deadline, and "
-		       "survives a restart of this server.",
+		       "survives a restart of this server. export gives what "
+		       "its calls ran as a Jupyter notebook.",
 	.input_schema = input_schema,
 	.validate_schema = validate_schema,
 	.output_schema = output_schema,

@@ -13,6 +13,7 @@
 
 #include <openssl/evp.h>
 
+#include "core/records/artifact_store.h"
 #include "core/session/session.h"
 #include "core/tenants/tenants.h"
 #include "util/beneath.h"
@@ -561,4 +562,32 @@ cJSON *tool_link_block(const cJSON *artifact, const char *uri)
 	if (cJSON_IsNumber(size))
 		cJSON_AddNumberToObject(b, "size", size->valuedouble);
 	return b;
+}
+
+struct usage {
+	const struct tenant *t;
+	uint64_t bytes;
+};
+
+static void usage_cb(const char *key, const char *path, uint64_t size,
+		     int64_t mtime_ms, void *arg)
+{
+	struct usage *u = arg;
+
+	(void)path;
+	(void)mtime_ms;
+	if (tool_unqualify(u->t, key) != key)
+		u->bytes += size;
+}
+
+int tool_hold_artifacts(const struct tool_env *env, struct mcp_call *call,
+			uint64_t bytes, struct error *err)
+{
+	const struct tenant *t = mcp_call_tenant(call);
+	struct usage u = {t, 0};
+
+	if (!t || !t->quota.artifact_bytes)
+		return 0;
+	artifact_store_each(env->artifacts, SIZE_MAX, usage_cb, &u);
+	return mcp_call_hold_artifacts(call, u.bytes, bytes, err);
 }

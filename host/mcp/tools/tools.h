@@ -165,6 +165,13 @@ struct session *tool_find_session(const struct tool_env *env,
 				  const struct mcp_call *call,
 				  const char *name);
 
+/* Room in the caller's tenant's artifact quota for bytes more, held until
+ * the call ends (the store keeps files off the loop: calls that end
+ * together must not each see the same free bytes). 0 (also without a
+ * tenant or a quota), or ERR_QUOTA_EXCEEDED with err. */
+int tool_hold_artifacts(const struct tool_env *env, struct mcp_call *call,
+			uint64_t bytes, struct error *err);
+
 /* The caller's sessions as sandbox_session list describes them: an
  * array the caller owns, each with its memory as last measured (nothing
  * is asked of the engine; session.h, struct session_info). */

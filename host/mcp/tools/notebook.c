@@ -1,0 +1,173 @@
+/*
+ * notebook.c - a session's history as nbformat 4.5 JSON (notebook.h).
+ */
+#include "notebook.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp/json_util.h"
+#include "tools.h"
+#include "util/log.h"
+
+/* The kernel a notebook of language names, as Jupyter's own kernels for
+ * it call themselves: ipykernel, IJavascript, tslab, bash_kernel,
+ * gophernotes, evcxr. */
+static void kernel(cJSON *meta, const char *language)
+{
+	static const char *const k[][4] = {
+		/* plugin, kernel name, display name, language */
+		{"python", "python3", "Python 3", "python"},
+		{"python-ml", "python3", "Python 3", "python"},
+		{"javascript", "javascript", "JavaScript (Node.js)",
+		 "javascript"},
+		{"typescript", "tslab", "TypeScript", "typescript"},
+		{"bash", "bash", "Bash", "bash"},
+		{"go", "gophernotes", "Go", "go"},
+		{"rust", "rust", "Rust", "rust"},
+	};
+	const char *const *row = NULL;
+	cJSON *ks, *li;
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (strcmp(k[i][0], language) == 0)
+			row = k[i];
+	ks = cJSON_AddObjectToObject(meta, "kernelspec");
+	cJSON_AddStringToObject(ks, "name", row ? row[1] : language);
+	cJSON_AddStringToObject(ks, "display_name", row ? row[2] : language);
+	cJSON_AddStringToObject(ks, "language", row ? row[3] : language);
+	li = cJSON_AddObjectToObject(meta, "language_info");
+	cJSON_AddStringToObject(li, "name", row ? row[3] : language);
+}
+
+/* A kept stream as text: UTF-8, what was left out marked. */
+static char *stream_text(const struct history_stream *s)
+{
+	char *a = utf8_sanitize((const char *)s->p, s->head);
+	char *b = utf8_sanitize((const char *)s->p + s->head, s->len - s->head);
+	char marker[96] = "", *out = NULL;
+	size_t n;
+
+	if (s->skipped)
+		snprintf(marker, sizeof(marker),
+			 "\n... [%llu bytes not kept in the history] ...\n",
+			 (unsigned long long)s->skipped);
+	if (a && b) {
+		n = strlen(a) + strlen(marker) + strlen(b) + 1;
+		out = malloc(n);
+		if (out)
+			snprintf(out, n, "%s%s%s", a, marker, b);
+	}
+	free(a);
+	free(b);
+	return out;
+}
+
+static void stream(cJSON *outs, const char *name,
+		   const struct history_stream *s)
+{
+	char *text;
+	cJSON *o;
+
+	if (!s->len)
+		return;
+	text = stream_text(s);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "output_type", "stream");
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "text", text ? text : "");
+	cJSON_AddItemToArray(outs, o);
+	free(text);
+}
+
+static void images(cJSON *outs, const struct history_cell *c)
+{
+	for (size_t i = 0; i < c->nimg; i++) {
+		cJSON *o = cJSON_CreateObject(), *data;
+		int is_text;
+
+		cJSON_AddStringToObject(o, "output_type", "display_data");
+		data = cJSON_AddObjectToObject(o, "data");
+		cJSON_AddItemToObject(data, c->img[i].mime,
+				      tool_bytes_string(c->img[i].data,
+							c->img[i].len, 0,
+							&is_text));
+		cJSON_AddObjectToObject(o, "metadata");
+		cJSON_AddItemToArray(outs, o);
+	}
+}
+
+static void error_output(cJSON *outs, const struct history_cell *c)
+{
+	char ename[32], evalue[96];
+	cJSON *o, *tb;
+
+	if (c->timed_out) {
+		snprintf(ename, sizeof(ename), "Timeout");
+		snprintf(evalue, sizeof(evalue),
+			 "stopped at its timeout after %u ms", c->duration_ms);
+	} else if (!c->exited) {
+		snprintf(ename, sizeof(ename), "Signal");
+		snprintf(evalue, sizeof(evalue), "killed by signal %d",
+			 c->signal);
+	} else if (c->exit_code != 0) {
+		snprintf(ename, sizeof(ename), "ExitStatus");
+		snprintf(evalue, sizeof(evalue), "exited with status %d",
+			 c->exit_code);
+	} else {
+		return;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "output_type", "error");
+	cJSON_AddStringToObject(o, "ename", ename);
+	cJSON_AddStringToObject(o, "evalue", evalue);
+	tb = cJSON_AddArrayToObject(o, "traceback");
+	cJSON_AddItemToArray(tb, cJSON_CreateString(evalue));
+	cJSON_AddItemToArray(outs, o);
+}
+
+cJSON *notebook_json(const struct history *h, const char *language,
+		     const char *session, int64_t now_ms)
+{
+	cJSON *nb = cJSON_CreateObject(), *meta, *mine, *cells;
+	const struct history_cell *c = NULL;
+	char id[24], when[40];
+
+	if (!nb)
+		return NULL;
+	cJSON_AddNumberToObject(nb, "nbformat", 4);
+	cJSON_AddNumberToObject(nb, "nbformat_minor", 5);
+	meta = cJSON_AddObjectToObject(nb, "metadata");
+	kernel(meta, language);
+	mine = cJSON_AddObjectToObject(meta, "mcp_sandbox");
+	cJSON_AddStringToObject(mine, "session", session);
+	cJSON_AddStringToObject(mine, "language", language);
+	iso_time_ms(now_ms, when, sizeof(when));
+	cJSON_AddStringToObject(mine, "exported", when);
+	cJSON_AddNumberToObject(mine, "droppedCells",
+				(double)history_dropped(h));
+	cells = cJSON_AddArrayToObject(nb, "cells");
+	while ((c = history_next(h, c))) {
+		cJSON *cell = cJSON_CreateObject(), *cm, *outs;
+		char *src = utf8_sanitize(c->code, c->code_len);
+
+		snprintf(id, sizeof(id), "cell-%u", c->count);
+		cJSON_AddStringToObject(cell, "id", id);
+		cJSON_AddStringToObject(cell, "cell_type", "code");
+		cm = cJSON_AddObjectToObject(cell, "metadata");
+		iso_time_ms(c->at_ms, when, sizeof(when));
+		cJSON_AddStringToObject(cm, "ended", when);
+		cJSON_AddNumberToObject(cm, "durationMs", c->duration_ms);
+		cJSON_AddNumberToObject(cell, "execution_count", c->count);
+		cJSON_AddStringToObject(cell, "source", src ? src : "");
+		free(src);
+		outs = cJSON_AddArrayToObject(cell, "outputs");
+		stream(outs, "stdout", &c->out);
+		stream(outs, "stderr", &c->err);
+		images(outs, c);
+		error_output(outs, c);
+		cJSON_AddItemToArray(cells, cell);
+	}
+	return nb;
+}

@@ -1,0 +1,25 @@
+/*
+ * notebook.h - a session's history (core/session/session_history.h) as a
+ * Jupyter notebook, nbformat 4.5 (docs/sessions.md, "History and
+ * notebooks"): sandbox_session's export.
+ */
+#ifndef SBX_NOTEBOOK_H
+#define SBX_NOTEBOOK_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "core/session/session_history.h"
+
+/* The notebook of h for a session (its name as the caller knows it) of
+ * language (the plugin's name): kernelspec and language_info of the
+ * language (the kernel Jupyter's own for it calls itself), one code cell
+ * a call in order with its execution count and id, its outputs as
+ * `stream` (stdout, stderr; UTF-8, what the history left out marked),
+ * `display_data` (its images) and `error` (an exit status other than 0,
+ * a signal, a timeout), and metadata.mcp_sandbox {session, language,
+ * exported, droppedCells}. NULL when out of memory. */
+cJSON *notebook_json(const struct history *h, const char *language,
+		     const char *session, int64_t now_ms);
+
+#endif
