@@ -30,7 +30,12 @@ static void t_order_and_streams(void)
 	size_t big = 3 * HISTORY_STREAM_MAX;
 	char *flood = malloc(big);
 
-	CHECK(h && flood);
+	if (!h || !flood) {
+		CHECK(0);
+		free(flood);
+		history_free(h);
+		return;
+	}
 	memset(flood, 'a', big);
 	flood[0] = 'B';
 	flood[big - 1] = 'E';
@@ -40,15 +45,15 @@ static void t_order_and_streams(void)
 	CHECK(history_cells(h) == 2 && history_dropped(h) == 0);
 	c = history_next(h, NULL);
 	CHECK(c && c->count == 1 && strcmp(c->code, "print('hi')") == 0);
-	CHECK(c->out.len == 3 && c->out.skipped == 0 &&
+	CHECK(c && c->out.len == 3 && c->out.skipped == 0 &&
 	      memcmp(c->out.p, "hi\n", 3) == 0);
-	c = history_next(h, c);
+	c = c ? history_next(h, c) : NULL;
 	CHECK(c && c->count == 2 && c->exit_code == 2);
 	/* Its first and last halves, and what was between counted. */
-	CHECK(c->out.len == HISTORY_STREAM_MAX &&
+	CHECK(c && c->out.len == HISTORY_STREAM_MAX &&
 	      c->out.skipped == big - HISTORY_STREAM_MAX);
-	CHECK(c->out.p[0] == 'B' && c->out.p[c->out.len - 1] == 'E');
-	CHECK(!history_next(h, c));
+	CHECK(c && c->out.p[0] == 'B' && c->out.p[c->out.len - 1] == 'E');
+	CHECK(c && !history_next(h, c));
 	free(flood);
 	history_free(h);
 }
