@@ -90,6 +90,31 @@ e2e('a python session exported as a notebook: cells in order, outputs, images, e
   const v = await validate(h, path.join(dir, 'nb.ipynb'));
   if (v) assert.equal(v, '4 5 5');
 
+  // A new session from the exported notebook: its cells run in order,
+  // up to the one that fails; what they made is there.
+  const again = await sessionOk(s, { action: 'create', language: 'python', name: 'nb2', from_notebook: r.exported.uri });
+  assert.equal(again.session.name, 'nb2');
+  assert.deepEqual([again.fromNotebook.cells, again.fromNotebook.ran], [5, 3]);
+  assert.equal(again.fromNotebook.failed.cell, 4);
+  assert.equal(again.fromNotebook.failed.exitCode, 1);
+  assert.match(again.fromNotebook.failed.stderr, /ValueError: on purpose/);
+  assert.equal((await sexec(s, 'nb2', 'print(x)')).stdout, '42\n');
+  // From the notebook's text: markdown cells are skipped, a list source is joined.
+  const text2 = JSON.stringify({
+    nbformat: 4, nbformat_minor: 5, metadata: {},
+    cells: [
+      { cell_type: 'markdown', id: 'm', metadata: {}, source: '# title' },
+      { cell_type: 'code', id: 'a', metadata: {}, execution_count: null, outputs: [], source: ['y = 1\n', 'y += 1\n'] },
+      { cell_type: 'code', id: 'b', metadata: {}, execution_count: null, outputs: [], source: 'print(y * 10)' },
+    ],
+  });
+  const fromText = await sessionOk(s, { action: 'create', language: 'python', name: 'nb3', from_notebook: text2 });
+  assert.deepEqual([fromText.fromNotebook.cells, fromText.fromNotebook.ran, fromText.fromNotebook.failed], [2, 2, undefined]);
+  assert.equal((await sexec(s, 'nb3', 'print(y)')).stdout, '2\n');
+  const notNb = await sessionErr(s, { action: 'create', language: 'python', name: 'nb4', from_notebook: '{"cells": 3}' });
+  assert.equal(notNb.code, 'invalid_arguments');
+  assert.match(notNb.message, /not a Jupyter notebook/);
+
   // Bad input: no such session, another format.
   assert.equal((await sessionErr(s, { action: 'export', name: 'nope' })).code, 'session_not_found');
   const other = await s.client.callTool({ name: 'sandbox_session', arguments: { action: 'export', name: 'nb', format: 'pdf' } });

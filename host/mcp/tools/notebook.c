@@ -171,3 +171,102 @@ cJSON *notebook_json(const struct history *h, const char *language,
 	}
 	return nb;
 }
+
+void notebook_cells_free(char **cells, size_t n)
+{
+	for (size_t i = 0; cells && i < n; i++)
+		free(cells[i]);
+	free(cells);
+}
+
+/* A cell's source: a string, or a list of strings joined. */
+static char *source_of(const cJSON *src)
+{
+	const cJSON *it;
+	size_t n = 1;
+	char *out;
+
+	if (cJSON_IsString(src))
+		return strdup(src->valuestring);
+	if (!cJSON_IsArray(src))
+		return NULL;
+	cJSON_ArrayForEach(it, src)
+	{
+		if (!cJSON_IsString(it))
+			return NULL;
+		n += strlen(it->valuestring);
+	}
+	out = malloc(n);
+	if (!out)
+		return NULL;
+	n = 0;
+	cJSON_ArrayForEach(it, src)
+	{
+		size_t k = strlen(it->valuestring);
+
+		memcpy(out + n, it->valuestring, k);
+		n += k;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+int notebook_code_cells(const char *json, size_t len, size_t max, char ***cells,
+			size_t *n, struct error *err)
+{
+	cJSON *nb = cJSON_ParseWithLength(json, len), *it;
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(nb, "cells");
+	const cJSON *major = cJSON_GetObjectItemCaseSensitive(nb, "nbformat");
+	char **out = NULL;
+	size_t k = 0, total;
+	int rc = 0;
+
+	*cells = NULL;
+	*n = 0;
+	if (!nb || !cJSON_IsArray(list) || !cJSON_IsNumber(major) ||
+	    major->valueint != 4) {
+		cJSON_Delete(nb);
+		return error_set(err, ERR_INVALID_ARGUMENTS,
+				 "from_notebook: not a Jupyter notebook "
+				 "(nbformat 4 JSON with cells)");
+	}
+	total = (size_t)cJSON_GetArraySize(list);
+	out = calloc(total ? total : 1, sizeof(*out));
+	if (!out) {
+		cJSON_Delete(nb);
+		return error_set(err, ERR_SANDBOX, "out of memory");
+	}
+	cJSON_ArrayForEach(it, list)
+	{
+		const cJSON *type =
+			cJSON_GetObjectItemCaseSensitive(it, "cell_type");
+
+		if (rc || !cJSON_IsString(type) ||
+		    strcmp(type->valuestring, "code") != 0)
+			continue;
+		if (k == max) {
+			rc = error_set(err, ERR_INVALID_ARGUMENTS,
+				       "from_notebook: more than %zu code "
+				       "cells",
+				       max);
+			break;
+		}
+		out[k] = source_of(
+			cJSON_GetObjectItemCaseSensitive(it, "source"));
+		if (!out[k])
+			rc = error_set(err, ERR_INVALID_ARGUMENTS,
+				       "from_notebook: cell %zu has no source "
+				       "text",
+				       k + 1);
+		else
+			k++;
+	}
+	cJSON_Delete(nb);
+	if (rc) {
+		notebook_cells_free(out, k);
+		return rc;
+	}
+	*cells = out;
+	*n = k;
+	return 0;
+}

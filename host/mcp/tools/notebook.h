@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/session/session_history.h"
+#include "error.h"
 
 /* The notebook of h for a session (its name as the caller knows it) of
  * language (the plugin's name): kernelspec and language_info of the
@@ -21,5 +22,14 @@
  * exported, droppedCells}. NULL when out of memory. */
 cJSON *notebook_json(const struct history *h, const char *language,
 		     const char *session, int64_t now_ms);
+
+/* The code cells of a notebook's JSON text (nbformat 4; a source as a
+ * string or a list of strings), in order; markdown and raw cells are
+ * skipped. 0 with *cells (each NUL-terminated; free with
+ * notebook_cells_free) and *n, or ERR_INVALID_ARGUMENTS with err saying
+ * what is wrong (not JSON, not a notebook, more than max cells). */
+int notebook_code_cells(const char *json, size_t len, size_t max, char ***cells,
+			size_t *n, struct error *err);
+void notebook_cells_free(char **cells, size_t n);
 
 #endif

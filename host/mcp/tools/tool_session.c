@@ -76,6 +76,11 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 
 	tool_enum_prop(props, "format", (const char *const[]){"ipynb", NULL},
 		       "export: the notebook's format (nbformat 4.5).");
+	tool_prop(props, "from_notebook", "string",
+		  "create: run a Jupyter notebook's code cells into the new "
+		  "session, in order, stopping at the first that fails: the "
+		  "notebook's JSON text, or the sandbox://artifact/ uri of "
+		  "one (an export's).");
 	tool_packages_schema(props,
 			     "create: packages installed first (or taken from "
 			     "the cache) that the session's calls import; "
@@ -168,6 +173,14 @@ static cJSON *output_schema(const struct tool_env *env)
 		"sandbox_file_ops or resources/read), url (a signed link, over "
 		"HTTP), cells, droppedCells (the oldest, beyond the history's "
 		"bounds), bytes.");
+	p = cJSON_AddObjectToObject(props, "fromNotebook");
+	cJSON_AddStringToObject(p, "type", "object");
+	cJSON_AddStringToObject(
+		p, "description",
+		"create with from_notebook: cells (code cells in it), ran "
+		"(those that ran, in order), failed ({cell, exitCode, signal, "
+		"stderr}: the first that did not exit 0; the rest did not "
+		"run).");
 	p = cJSON_AddObjectToObject(props, "destroyed");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON_AddStringToObject(p, "description",
@@ -362,6 +375,208 @@ static void export_notebook(const struct tool_env *env, struct mcp_call *mc,
 	free(text);
 }
 
+/* create with from_notebook: the notebook is read (an artifact, on the
+ * thread pool), the session made, then its code cells run one after the
+ * other, each once the one before has ended. */
+#define NOTEBOOK_MAX_BYTES (16u << 20)
+#define NOTEBOOK_MAX_CELLS 500
+
+struct from_nb {
+	const struct tool_env *env;
+	struct mcp_call *mc;
+	const struct plugin *pl;
+	char qname[SESSION_QNAME_MAX + 1]; /* "": a generated one */
+	uint32_t ttl_s;
+	char **cells;
+	size_t n, i;
+	struct session_call *running;
+	cJSON *failed;
+};
+
+static void nb_free(struct from_nb *x)
+{
+	notebook_cells_free(x->cells, x->n);
+	cJSON_Delete(x->failed);
+	free(x);
+}
+
+static void nb_answer(struct from_nb *x, struct session *s)
+{
+	cJSON *result = cJSON_CreateObject(), *f;
+
+	mcp_call_on_cancel(x->mc, NULL, NULL);
+	cJSON_AddItemToObject(result, "session", describe(x->mc, s));
+	f = cJSON_AddObjectToObject(result, "fromNotebook");
+	cJSON_AddNumberToObject(f, "cells", (double)x->n);
+	cJSON_AddNumberToObject(f, "ran", (double)x->i);
+	if (x->failed) {
+		cJSON_AddItemToObject(f, "failed", x->failed);
+		x->failed = NULL;
+	}
+	mcp_call_finish(x->mc, tool_ok(x->mc, result));
+	nb_free(x);
+}
+
+static void nb_next(struct from_nb *x, struct session *s);
+
+static void nb_cell_cb(const struct error *err, const struct exec_outcome *o,
+		       void *arg)
+{
+	struct from_nb *x = arg;
+	struct session *s = session_find(x->env->sessions, x->qname);
+	size_t tail;
+	char *text;
+
+	x->running = NULL;
+	if (err && !s) {
+		mcp_call_on_cancel(x->mc, NULL, NULL);
+		mcp_call_finish_error(x->mc, err);
+		nb_free(x);
+		return;
+	}
+	if (err || !o->exited || o->exit_code != 0) {
+		x->failed = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x->failed, "cell", (double)x->i + 1);
+		if (err) {
+			cJSON_AddStringToObject(x->failed, "error", err->msg);
+		} else {
+			if (o->exited)
+				cJSON_AddNumberToObject(x->failed, "exitCode",
+							o->exit_code);
+			else
+				cJSON_AddNumberToObject(x->failed, "signal",
+							o->signal);
+			/* How it ended: the end of its stderr. */
+			tail = o->err_len > 2000 ? 2000 : o->err_len;
+			text = utf8_sanitize(
+				o->err ? o->err + o->err_len - tail : "", tail);
+			cJSON_AddStringToObject(x->failed, "stderr",
+						text ? text : "");
+			free(text);
+		}
+		nb_answer(x, s);
+		return;
+	}
+	x->i++;
+	nb_next(x, s);
+}
+
+static void nb_cancel_cb(void *arg)
+{
+	struct from_nb *x = arg;
+
+	if (x->running)
+		session_call_cancel(x->running);
+}
+
+static void nb_next(struct from_nb *x, struct session *s)
+{
+	struct exec_request req = {0};
+	struct error err;
+
+	if (x->i == x->n) {
+		nb_answer(x, s);
+		return;
+	}
+	req.pl = session_plugin(s);
+	req.code = x->cells[x->i];
+	req.code_len = strlen(x->cells[x->i]);
+	if (session_exec(s, &req, nb_cell_cb, x, &x->running, &err)) {
+		x->failed = cJSON_CreateObject();
+		cJSON_AddNumberToObject(x->failed, "cell", (double)x->i + 1);
+		cJSON_AddStringToObject(x->failed, "error", err.msg);
+		nb_answer(x, s);
+	}
+}
+
+static void nb_created_cb(struct session *s, const struct error *err, void *arg)
+{
+	struct from_nb *x = arg;
+	struct session_info in;
+
+	if (err) {
+		mcp_call_finish_error(x->mc, err);
+		nb_free(x);
+		return;
+	}
+	session_info(s, &in);
+	snprintf(x->qname, sizeof(x->qname), "%s", in.name);
+	mcp_call_on_cancel(x->mc, nb_cancel_cb, x);
+	nb_next(x, s);
+}
+
+/* The notebook's text is in: its cells, then the session. */
+static void nb_start(struct from_nb *x, const char *json, size_t len)
+{
+	struct error err;
+
+	if (notebook_code_cells(json, len, NOTEBOOK_MAX_CELLS, &x->cells, &x->n,
+				&err) ||
+	    session_create(x->env->sessions, x->pl,
+			   x->qname[0] ? x->qname : NULL, x->ttl_s, NULL,
+			   nb_created_cb, x, &err)) {
+		mcp_call_finish_error(x->mc, &err);
+		nb_free(x);
+	}
+}
+
+static void nb_read_cb(const struct error *err, const unsigned char *data,
+		       size_t len, uint64_t size, int eof, void *arg)
+{
+	struct from_nb *x = arg;
+
+	if (err || !eof) {
+		mcp_call_finish_errorf(x->mc, err ? err->code : ERR_TOO_LARGE,
+				       "from_notebook: %s",
+				       err ? err->msg
+					   : "the notebook is over 16 MiB");
+		nb_free(x);
+		return;
+	}
+	(void)size;
+	nb_start(x, (const char *)data, len);
+}
+
+static void create_from_notebook(const struct tool_env *env,
+				 struct mcp_call *mc, const struct plugin *pl,
+				 const char *name, uint32_t ttl_s,
+				 const char *nb)
+{
+	struct from_nb *x = calloc(1, sizeof(*x));
+	char id[ARTIFACT_ID_LEN + 1], key[ARTIFACT_KEY_MAX + 1];
+	char *path = NULL;
+	int kind;
+
+	if (!x) {
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
+		return;
+	}
+	*x = (struct from_nb){.env = env, .mc = mc, .pl = pl, .ttl_s = ttl_s};
+	if (name)
+		snprintf(x->qname, sizeof(x->qname), "%s", name);
+	kind = resources_artifact(nb, id, &path);
+	if (kind == 0) {
+		nb_start(x, nb, strlen(nb));
+		return;
+	}
+	if (kind < 0 || !env->artifacts) {
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "from_notebook: not an artifact's uri, "
+				       "or no artifacts are kept here");
+		free(path);
+		nb_free(x);
+		return;
+	}
+	/* A tenant's set is "<tenant>.<id>" in the store (tenants.h). */
+	tool_qualify(mcp_call_tenant(mc), id, key, sizeof(key));
+	if (artifact_store_read(env->artifacts, key, path, 0,
+				NOTEBOOK_MAX_BYTES, nb_read_cb, x)) {
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
+		nb_free(x);
+	}
+	free(path);
+}
+
 /* create with packages: the set is installed first, then the session is
  * made and given it. */
 struct create_pkgs {
@@ -493,6 +708,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 	const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "ml");
 	const cJSON *ttl = cJSON_GetObjectItemCaseSensitive(args, "ttl");
 	const cJSON *pk = cJSON_GetObjectItemCaseSensitive(args, "packages");
+	const cJSON *nbv =
+		cJSON_GetObjectItemCaseSensitive(args, "from_notebook");
 	const char *nm = name ? name->valuestring : NULL;
 	uint32_t ttl_s =
 		ttl ? (uint32_t)(ttl->valuedouble > 4e9 ? 4e9
@@ -545,6 +762,20 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 				return;
 			}
 			named = 1;
+		}
+		if (nbv && pk) {
+			mcp_call_finish_errorf(
+				mc, ERR_INVALID_ARGUMENTS,
+				"from_notebook and packages together are not "
+				"supported: create the session with packages, "
+				"then run the notebook's cells with "
+				"sandbox_execute");
+			return;
+		}
+		if (nbv) {
+			create_from_notebook(env, mc, pl, named ? qname : NULL,
+					     ttl_s, nbv->valuestring);
+			return;
 		}
 		if (pk) {
 			create_with_packages(env, mc, pl, named ? qname : NULL,
