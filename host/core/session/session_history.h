@@ -19,7 +19,7 @@
 #include "core/exec/executor.h"
 
 #define HISTORY_MAX_CELLS 500
-#define HISTORY_MAX_BYTES ((size_t)16 << 20)
+#define HISTORY_MAX_BYTES ((size_t)4 << 20)
 #define HISTORY_STREAM_MAX ((size_t)64 * 1024)
 #define HISTORY_IMAGES_MAX 8
 

@@ -204,6 +204,10 @@ void session_memory_close(struct session_mgr *m);
 void session_procs_fail(struct session *s, int code, const char *msg);
 
 /* session_queue.c */
+/* The environment entries of the session's packages as a program of its
+ * language gets them (install_run_env), into env (EXEC_MAX_EXTRA_ENV + 1
+ * slots; free with install_env_free): 0, or -ENOMEM / -E2BIG. */
+int session_pkg_env(const struct session *s, char **env);
 /* Start the next queued call if the session can run one. */
 void session_queue_next(struct session *s);
 /* End every queued call (not the running one) with err. */

@@ -141,7 +141,6 @@ int session_spawn(struct session *s, const char *command, session_proc_cb cb,
 	const char *argv[] = {"/bin/sh", "-c", command, NULL};
 	const char *env[SPAWN_ENV_MAX];
 	char *pkg_env[EXEC_MAX_EXTRA_ENV + 1] = {0};
-	char *paths = NULL;
 	struct ap_spawn req = {0};
 	struct session_proc *p;
 	size_t n;
@@ -154,11 +153,7 @@ int session_spawn(struct session *s, const char *command, session_proc_cb cb,
 				 "background processes are turned off "
 				 "([sessions] max_processes = 0)");
 	/* The session's packages, as a program of its language gets them. */
-	if (s->npkg &&
-	    (!(paths = install_paths(s->pl, s->pkg_keys, s->npkg, ':')) ||
-	     install_run_env(s->pl, paths, pkg_env, EXEC_MAX_EXTRA_ENV + 1) <
-		     0)) {
-		free(paths);
+	if (s->npkg && session_pkg_env(s, pkg_env)) {
 		install_env_free(pkg_env);
 		return error_set(err, ERR_PLUGIN,
 				 "the plugin's package environment is too "
@@ -179,7 +174,6 @@ int session_spawn(struct session *s, const char *command, session_proc_cb cb,
 	req.ring = cfg->session_process_log_bytes;
 	p = proc_new(s, cb, arg);
 	rc = p ? agent_client_spawn(s->ac, &req, proc_cb, p, &p->id) : -ENOMEM;
-	free(paths);
 	install_env_free(pkg_env);
 	if (rc == -ENOMEM) {
 		free(p);

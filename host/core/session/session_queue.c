@@ -143,6 +143,17 @@ static void call_done_cb(const struct error *err, const struct exec_outcome *o,
 	}
 }
 
+int session_pkg_env(const struct session *s, char **env)
+{
+	char *paths = install_paths(s->pl, s->pkg_keys, s->npkg, ':');
+	int n = paths ? install_run_env(s->pl, paths, env,
+					EXEC_MAX_EXTRA_ENV + 1)
+		      : -ENOMEM;
+
+	free(paths);
+	return n < 0 ? n : 0;
+}
+
 static void call_output_cb(const char *out, size_t out_len, const char *err,
 			   size_t err_len, void *arg)
 {
@@ -280,10 +291,7 @@ void session_queue_next(struct session *s)
 			paths = install_paths(s->pl, s->pkg_keys, s->npkg,
 					      '\n');
 			req.pkg_paths = paths;
-		} else if ((paths = install_paths(s->pl, s->pkg_keys, s->npkg,
-						  ':')) &&
-			   install_run_env(s->pl, paths, env,
-					   EXEC_MAX_EXTRA_ENV + 1) >= 0) {
+		} else if (session_pkg_env(s, env) == 0) {
 			req.extra_env = (const char *const *)env;
 		}
 	}

@@ -151,6 +151,24 @@ static cJSON *session_schema(void)
 
 static cJSON *output_schema(const struct tool_env *env)
 {
+	static const char *const results[][3] = {
+		{"installed", "object",
+		 "create with packages: the set installed (as sandbox_install "
+		 "reports it)."},
+		{"exported", "object",
+		 "export: the notebook, kept as an artifact: uri (read it with "
+		 "sandbox_file_ops or resources/read), url (a signed link, "
+		 "over "
+		 "HTTP), cells, droppedCells (the oldest, beyond the history's "
+		 "bounds), bytes."},
+		{"fromNotebook", "object",
+		 "create with from_notebook: cells (code cells in it), ran "
+		 "(those that ran, in order), failed ({cell, exitCode, signal, "
+		 "stderr}: the first that did not exit 0; the rest did not "
+		 "run)."},
+		{"destroyed", "string", "The name of the session removed."},
+		{NULL, NULL, NULL},
+	};
 	cJSON *s = cJSON_CreateObject(), *props, *p;
 
 	(void)env;
@@ -160,31 +178,7 @@ static cJSON *output_schema(const struct tool_env *env)
 	p = cJSON_AddObjectToObject(props, "sessions");
 	cJSON_AddStringToObject(p, "type", "array");
 	cJSON_AddItemToObject(p, "items", session_schema());
-	p = cJSON_AddObjectToObject(props, "installed");
-	cJSON_AddStringToObject(p, "type", "object");
-	cJSON_AddStringToObject(p, "description",
-				"create with packages: the set installed (as "
-				"sandbox_install reports it).");
-	p = cJSON_AddObjectToObject(props, "exported");
-	cJSON_AddStringToObject(p, "type", "object");
-	cJSON_AddStringToObject(
-		p, "description",
-		"export: the notebook, kept as an artifact: uri (read it with "
-		"sandbox_file_ops or resources/read), url (a signed link, over "
-		"HTTP), cells, droppedCells (the oldest, beyond the history's "
-		"bounds), bytes.");
-	p = cJSON_AddObjectToObject(props, "fromNotebook");
-	cJSON_AddStringToObject(p, "type", "object");
-	cJSON_AddStringToObject(
-		p, "description",
-		"create with from_notebook: cells (code cells in it), ran "
-		"(those that ran, in order), failed ({cell, exitCode, signal, "
-		"stderr}: the first that did not exit 0; the rest did not "
-		"run).");
-	p = cJSON_AddObjectToObject(props, "destroyed");
-	cJSON_AddStringToObject(p, "type", "string");
-	cJSON_AddStringToObject(p, "description",
-				"The name of the session removed.");
+	tool_add_props(props, results);
 	return s;
 }
 
@@ -428,9 +422,14 @@ static void nb_cell_cb(const struct error *err, const struct exec_outcome *o,
 	char *text;
 
 	x->running = NULL;
-	if (err && !s) {
+	if (!s) { /* destroyed, lost, or the server stopping */
 		mcp_call_on_cancel(x->mc, NULL, NULL);
-		mcp_call_finish_error(x->mc, err);
+		if (err)
+			mcp_call_finish_error(x->mc, err);
+		else
+			mcp_call_finish_errorf(x->mc, ERR_SESSION_DESTROYED,
+					       "the session went while its "
+					       "notebook ran");
 		nb_free(x);
 		return;
 	}
