@@ -99,7 +99,12 @@
 	X(MAX_PROCESSES, "max_processes",                                      \
 	  "the session runs as many background processes as it may")           \
 	X(PORT_CLOSED, "port_closed",                                          \
-	  "nothing in the session listens on that port")
+	  "nothing in the session listens on that port")                       \
+	X(SNAPSHOT_NOT_FOUND, "snapshot_not_found", "no such snapshot")        \
+	X(SNAPSHOT_CORRUPT, "snapshot_corrupt",                                \
+	  "the snapshot's files do not match their hash")                      \
+	X(SNAPSHOT_INCOMPATIBLE, "snapshot_incompatible",                      \
+	  "the snapshot was taken with another language or image")
 
 /* Far below any errno, so the two ranges never meet. */
 #define ERR_FIRST (-20000)

@@ -91,7 +91,7 @@ step build
 scripts/build-images.sh --packages-only ${images[@]+"${images[@]}"} &
 layers=$!
 pkgs=(build-essential cmake pkg-config ccache libuv1-dev libcjson-dev libcurl4-openssl-dev
-	libseccomp-dev libssl-dev libinih-dev libh2o-dev libhttp-parser-dev)
+	libseccomp-dev libssl-dev libinih-dev libh2o-dev libhttp-parser-dev libarchive-dev)
 # npm fetches Node and the TypeScript tools into the node image.
 if [ "${#images[@]}" -eq 0 ] || printf '%s\n' "${images[@]}" | grep -qxE 'node|javascript|typescript'; then
 	node_pkgs=$(sbx_node_pkgs) # a Node without npm stops set-up here

@@ -17,6 +17,7 @@
 #include "core/packages/install.h"
 #include "core/packages/pkg_cache.h"
 #include "core/records/artifact_store.h"
+#include "core/records/snapshot_store.h"
 #include "core/session/session.h"
 #include "core/tenants/links.h"
 #include "mcp/mcp_server.h"
@@ -211,6 +212,7 @@ void app_free(struct app *a)
 {
 	session_mgr_free(a->sessions);
 	artifact_store_free(a->artifacts);
+	snapshot_store_free(a->snapshots);
 	for (size_t k = 0; k < CONFIG_MAX_ENGINES; k++)
 		pkg_cache_close(a->pkg_caches[k]);
 	engines_free(a->engines);
@@ -222,9 +224,15 @@ void app_free(struct app *a)
 	free(a->stdin_data);
 }
 
+/* A set a session imports from, or a snapshot names, stays in the
+ * cache. */
 static int sessions_use_packages(const char *key, void *arg)
 {
-	return session_mgr_uses_packages(arg, key);
+	struct app *a = arg;
+
+	return (a->sessions && session_mgr_uses_packages(a->sessions, key)) ||
+	       (a->snapshots &&
+		snapshot_store_uses_packages(a->snapshots, key));
 }
 
 /* The package caches' indexes and the installers (docs/packages.md): one
@@ -253,7 +261,7 @@ void app_open_packages(struct app *a)
 		engine_set_installer(e, a->installers[i]);
 		if (a->sessions)
 			installer_set_busy(a->installers[i],
-					   sessions_use_packages, a->sessions);
+					   sessions_use_packages, a);
 	}
 	a->pkg_cache = a->pkg_caches[0];
 	a->installer = a->installers[0];

@@ -31,8 +31,9 @@ struct app {
 	struct session_mgr *sessions;
 	struct tool_env env;
 	struct artifact_store *artifacts;
-	struct pkg_cache *pkg_cache; /* the first engine's */
-	struct installer *installer; /* the first engine's */
+	struct snapshot_store *snapshots; /* NULL: none kept */
+	struct pkg_cache *pkg_cache;	  /* the first engine's */
+	struct installer *installer;	  /* the first engine's */
 	struct pkg_cache *pkg_caches[CONFIG_MAX_ENGINES];
 	struct installer *installers[CONFIG_MAX_ENGINES];
 	struct audit *audit;

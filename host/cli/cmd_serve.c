@@ -19,6 +19,7 @@
 #include "core/engines/engines.h"
 #include "core/exec/executor.h"
 #include "core/records/artifact_store.h"
+#include "core/records/snapshot_store.h"
 #include "core/records/audit.h"
 #include "core/session/session.h"
 #include "core/tenants/links.h"
@@ -259,6 +260,24 @@ static void open_artifacts(struct app *a)
 			 err.msg);
 }
 
+/* Where sessions' snapshots are kept ([snapshots]); without it the
+ * snapshot actions say so. */
+static void open_snapshots(struct app *a)
+{
+	struct snapshot_limits lim = {
+		.max_bytes = (uint64_t)a->cfg.snap_max_mb << 20,
+		.total_bytes = (uint64_t)a->cfg.snap_total_mb << 20,
+		.keep_s = a->cfg.snap_keep_days * 86400u,
+	};
+	struct error err;
+
+	if (!a->cfg.snap_total_mb)
+		return;
+	if (snapshot_store_open(a->loop, a->cfg.state_dir, &lim, &a->snapshots,
+				&err))
+		log_warn("no snapshots: %s", err.msg);
+}
+
 /* The audit log ([audit]); the server runs without one if it cannot be
  * opened, and says so. */
 static void open_audit(struct app *a)
@@ -351,6 +370,7 @@ static int serve(struct app *a)
 		return 1;
 	}
 	open_artifacts(a);
+	open_snapshots(a);
 	app_open_packages(a);
 	open_audit(a);
 	a->env = (struct tool_env){
@@ -363,6 +383,7 @@ static int serve(struct app *a)
 		.installer = a->installer,
 		.pkg_cache = a->pkg_cache,
 		.audit = a->audit,
+		.snapshots = a->snapshots,
 	};
 	/* Calls kept as tasks (mcp/tasks.h): without a state directory
 	 * every call stays synchronous. */

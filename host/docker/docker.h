@@ -271,6 +271,21 @@ const char *docker_stream_exec_id(const struct docker_stream *s);
  * follows), or -ENOBUFS when DOCKER_STREAM_WRITE_MAX would be exceeded. */
 int docker_stream_write(struct docker_stream *s, const void *data, size_t len);
 
+/* Flow control for a stream that moves much (a session's files as a
+ * tar): paused 1 stops reading, so the engine holds the program's
+ * output back; 0 reads on. */
+void docker_stream_pause(struct docker_stream *s, int paused);
+/* Bytes written with docker_stream_write() not yet on the socket. */
+size_t docker_stream_queued(const struct docker_stream *s);
+/* fn(s, arg) runs from the loop each time what was queued is all sent
+ * (NULL: none). */
+void docker_stream_on_sent(struct docker_stream *s,
+			   void (*fn)(struct docker_stream *s, void *arg));
+/* No more stdin: once the queue is sent, the connection's write side is
+ * shut and the program reads end of file. Over TLS the connection stays
+ * whole (curl owns it): the program must know its input's end itself. */
+void docker_stream_close_write(struct docker_stream *s);
+
 /* Close the connection; on_close follows (asynchronously). Idempotent. */
 void docker_stream_close(struct docker_stream *s);
 

@@ -81,8 +81,11 @@ struct docker_stream {
 	int opened;
 	int silent; /* failed inside docker_attach: no callbacks */
 	int close_err;
-	int pending; /* libuv handles still closing, create request */
-	int warned;  /* logged the daemon's in-band error once */
+	int pending;	 /* libuv handles still closing, create request */
+	int warned;	 /* logged the daemon's in-band error once */
+	int read_paused; /* docker_stream_pause() */
+	int shut_wanted; /* docker_stream_close_write(): once all is sent */
+	void (*sent_fn)(struct docker_stream *s, void *arg);
 
 	char *req; /* the hijack request, sent before any stdin byte */
 	size_t req_len, req_off;
@@ -294,6 +297,18 @@ static int stream_send(struct docker_stream *s, const char *buf, size_t len,
 	return 0;
 }
 
+/* The write queue is empty: the half-close asked for, and the writer
+ * told. */
+static void stream_sent(struct docker_stream *s)
+{
+	if (s->shut_wanted && !s->tls && s->fd >= 0) {
+		s->shut_wanted = 0;
+		shutdown(s->fd, SHUT_WR);
+	}
+	if (s->sent_fn)
+		s->sent_fn(s, s->arg);
+}
+
 /* Returns 0 or the negative error the stream failed with. */
 static int stream_flush(struct docker_stream *s)
 {
@@ -333,6 +348,8 @@ static int stream_flush(struct docker_stream *s)
 			return r;
 		}
 	}
+	if (!s->wq_head)
+		stream_sent(s);
 	return 0;
 }
 
@@ -442,6 +459,8 @@ static void stream_read(struct docker_stream *s)
 
 		if (s->state != STREAM_HANDSHAKE && s->state != STREAM_OPEN)
 			return;
+		if (s->read_paused && s->state == STREAM_OPEN)
+			return;
 		n = stream_io_recv(s, buf, sizeof(buf));
 		if (n == -EAGAIN)
 			return;
@@ -480,7 +499,8 @@ static void stream_poll_cb(uv_poll_t *h, int status, int events)
 
 static void stream_update_poll(struct docker_stream *s)
 {
-	int events = UV_READABLE;
+	int events =
+		s->read_paused && s->state == STREAM_OPEN ? 0 : UV_READABLE;
 	int r;
 
 	if (s->state == STREAM_CLOSING || !s->poll_init)
@@ -490,6 +510,11 @@ static void stream_update_poll(struct docker_stream *s)
 		events |= UV_WRITABLE;
 	if (events == s->poll_events)
 		return;
+	if (!events) {
+		uv_poll_stop(&s->poll);
+		s->poll_events = 0;
+		return;
+	}
 	r = uv_poll_start(&s->poll, events, stream_poll_cb);
 	if (r < 0) {
 		stream_fail(s, r, "%s: cannot poll the connection: %s", s->what,
@@ -801,6 +826,36 @@ int docker_stream_write(struct docker_stream *s, const void *data, size_t len)
 	s->wq_bytes += len;
 	stream_update_poll(s);
 	return 0;
+}
+
+void docker_stream_pause(struct docker_stream *s, int paused)
+{
+	if (s->state == STREAM_CLOSING)
+		return;
+	s->read_paused = paused != 0;
+	stream_update_poll(s);
+}
+
+size_t docker_stream_queued(const struct docker_stream *s)
+{
+	return s->wq_bytes;
+}
+
+void docker_stream_on_sent(struct docker_stream *s,
+			   void (*fn)(struct docker_stream *s, void *arg))
+{
+	s->sent_fn = fn;
+}
+
+void docker_stream_close_write(struct docker_stream *s)
+{
+	if (s->state == STREAM_CLOSING)
+		return;
+	s->shut_wanted = 1;
+	if (s->state == STREAM_OPEN && !s->wq_head && !s->tls && s->fd >= 0) {
+		s->shut_wanted = 0;
+		shutdown(s->fd, SHUT_WR);
+	}
 }
 
 void docker_stream_close(struct docker_stream *s)

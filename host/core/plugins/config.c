@@ -124,6 +124,13 @@ static const struct key_desc artifact_keys[] = {
 	{NULL, 0, 0, 0, 0},
 };
 
+static const struct key_desc snapshot_keys[] = {
+	{"max_mb", KT_U32, CFG(snap_max_mb), 1, 1u << 20},
+	{"total_mb", KT_U32, CFG(snap_total_mb), 0, 1u << 24},
+	{"keep_days", KT_U32, CFG(snap_keep_days), 1, 3650},
+	{NULL, 0, 0, 0, 0},
+};
+
 static const struct key_desc package_keys[] = {
 	{"network", KT_STR, CFG(pkg_network), 0, 0},
 	{"volume", KT_STR, CFG(pkg_volume), 0, 0},
@@ -287,6 +294,9 @@ void config_init(struct config *cfg)
 	cfg->art_keep_call = 32u << 20;
 	cfg->art_store_mb = 256;
 	cfg->art_keep_minutes = 1440;
+	cfg->snap_max_mb = 1024;
+	cfg->snap_total_mb = 10240;
+	cfg->snap_keep_days = 30;
 	cfg->http_request_timeout_ms = 10000;
 	cfg->http_max_sessions = 256;
 	cfg->http_session_idle_s = 3600;
@@ -743,6 +753,8 @@ int config_set(struct config *cfg, const char *section, const char *key,
 		t = files_keys;
 	else if (strcmp(section, "artifacts") == 0)
 		t = artifact_keys;
+	else if (strcmp(section, "snapshots") == 0)
+		t = snapshot_keys;
 	else if (strcmp(section, "audit") == 0)
 		t = audit_keys;
 	else if (strcmp(section, "tasks") == 0)
@@ -881,8 +893,9 @@ void config_apply_env(struct config *cfg, char **envp, const char *const *langs,
 		      size_t nlangs)
 {
 	static const char *const fixed[] = {
-		"server",    "docker",	 "pool",  "limits", "sessions", "files",
-		"artifacts", "packages", "audit", "http",   "tasks"};
+		"server",   "docker", "pool",	   "limits",
+		"sessions", "files",  "artifacts", "packages",
+		"audit",    "http",   "tasks",	   "snapshots"};
 #define NFIXED (sizeof(fixed) / sizeof(fixed[0]))
 	char name[128], key[96];
 	const char *section, *k, *eq;

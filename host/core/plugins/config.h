@@ -145,6 +145,11 @@ struct config {
 	uint32_t art_store_mb;	   /* the store's size; 0: nothing kept */
 	uint32_t art_keep_minutes; /* how long a kept artifact lives */
 
+	/* [snapshots] (docs/sessions.md, "Snapshots, restore and fork") */
+	uint32_t snap_max_mb;	 /* one snapshot's files at most */
+	uint32_t snap_total_mb;	 /* all of them; 0: no snapshots */
+	uint32_t snap_keep_days; /* how long one is kept */
+
 	/* [packages] (docs/packages.md) */
 	char *pkg_network;	  /* the proxy's network; "none": no installs */
 	char *pkg_volume;	  /* the cache's Docker volume */

@@ -260,6 +260,42 @@ int session_exchange(struct session *s, const struct ap_exchange *req,
 /* The caller gives up: cb runs now with ERR_CANCELLED. */
 void session_proc_cancel(struct session_proc *p);
 
+/*
+ * The session's /work as a tar (session_tar.c; docs/sessions.md,
+ * "Snapshots, restore and fork"): GNU tar in its container, as the
+ * sandbox user, in the session's place in its queue (after the calls
+ * before it; the ones after wait). Each fails at once like session_file();
+ * done runs once, later: err NULL when tar exited well, else
+ * ERR_SESSION_DESTROYED, ERR_SESSION_LOST, ERR_NO_SPACE or ERR_SANDBOX
+ * (with tar's own words). t stays valid until done has run.
+ */
+struct session_tar;
+typedef void (*session_tar_done_cb)(const struct error *err, void *arg);
+/* Out: the archive's bytes (files in name order) go to data as they
+ * come (borrowed for the call); data returns non-zero to stop (done then
+ * gets ERR_CANCELLED). */
+typedef int (*session_tar_data_fn)(const char *p, size_t n, void *arg);
+int session_tar_out(struct session *s, session_tar_data_fn data,
+		    session_tar_done_cb done, void *arg,
+		    struct session_tar **out, struct error *err);
+/* Stop taking the archive while the consumer is behind (1), or go on. */
+void session_tar_pause(struct session_tar *t, int paused);
+/* In: unpack an archive into /work. room(arg) runs when tar has started
+ * and each time what was written is all sent: then session_tar_write()
+ * the next piece (copied), and session_tar_end() after the last. */
+int session_tar_in(struct session *s, void (*room)(void *arg),
+		   session_tar_done_cb done, void *arg,
+		   struct session_tar **out, struct error *err);
+/* 0, or -EPIPE (tar is not running: done follows), -ENOBUFS, -ENOMEM. */
+int session_tar_write(struct session_tar *t, const void *p, size_t n);
+/* Bytes written and not yet taken by the engine. */
+size_t session_tar_queued(const struct session_tar *t);
+/* 1 while tar runs and takes input. */
+int session_tar_ready(const struct session_tar *t);
+void session_tar_end(struct session_tar *t);
+/* The caller gives up: done is not called; t is gone. */
+void session_tar_cancel(struct session_tar *t);
+
 /* Stop the call: a queued one ends with ERR_CANCELLED before this
  * returns, a running one is interrupted (then killed after the grace) and
  * ends later (a running file operation just finishes). cb runs either way

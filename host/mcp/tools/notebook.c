@@ -172,10 +172,12 @@ cJSON *notebook_json(const struct history *h, const char *language,
 	return nb;
 }
 
-void notebook_cells_free(char **cells, size_t n)
+void notebook_cells_free(struct notebook_cell *cells, size_t n)
 {
-	for (size_t i = 0; cells && i < n; i++)
-		free(cells[i]);
+	for (size_t i = 0; cells && i < n; i++) {
+		free(cells[i].code);
+		free(cells[i].out);
+	}
 	free(cells);
 }
 
@@ -211,13 +213,61 @@ static char *source_of(const cJSON *src)
 	return out;
 }
 
-int notebook_code_cells(const char *json, size_t len, size_t max, char ***cells,
-			size_t *n, struct error *err)
+/* What a code cell's outputs say it came to: its stdout's text (NULL: it
+ * printed nothing, or the history did not keep it whole) and whether it
+ * failed (an `error` output). */
+static void outcome_of(const cJSON *outputs, struct notebook_cell *c)
+{
+	const cJSON *o;
+	char *text, *joined;
+	int whole = 1;
+
+	cJSON_ArrayForEach(o, outputs)
+	{
+		const char *type = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(o, "output_type"));
+		const char *name = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(o, "name"));
+
+		if (type && strcmp(type, "error") == 0)
+			c->failed = 1;
+		if (!type || strcmp(type, "stream") != 0 || !name ||
+		    strcmp(name, "stdout") != 0)
+			continue;
+		text = source_of(cJSON_GetObjectItemCaseSensitive(o, "text"));
+		if (!text)
+			continue;
+		if (strstr(text, " bytes not kept in the history] ..."))
+			whole = 0;
+		if (c->out) {
+			size_t a = strlen(c->out), b = strlen(text);
+
+			joined = malloc(a + b + 1);
+			if (joined) {
+				memcpy(joined, c->out, a);
+				memcpy(joined + a, text, b + 1);
+			}
+			free(text);
+			text = joined;
+		}
+		free(c->out);
+		c->out = text;
+	}
+	c->has_out = whole;
+	if (!whole) {
+		free(c->out);
+		c->out = NULL;
+	}
+}
+
+int notebook_code_cells(const char *json, size_t len, size_t max,
+			struct notebook_cell **cells, size_t *n,
+			struct error *err)
 {
 	cJSON *nb = cJSON_ParseWithLength(json, len), *it;
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(nb, "cells");
 	const cJSON *major = cJSON_GetObjectItemCaseSensitive(nb, "nbformat");
-	char **out = NULL;
+	struct notebook_cell *out = NULL;
 	size_t k = 0, total;
 	int rc = 0;
 
@@ -251,15 +301,19 @@ int notebook_code_cells(const char *json, size_t len, size_t max, char ***cells,
 				       max);
 			break;
 		}
-		out[k] = source_of(
+		out[k].code = source_of(
 			cJSON_GetObjectItemCaseSensitive(it, "source"));
-		if (!out[k])
+		outcome_of(cJSON_GetObjectItemCaseSensitive(it, "outputs"),
+			   &out[k]);
+		if (!out[k].code) {
+			free(out[k].out);
 			rc = error_set(err, ERR_INVALID_ARGUMENTS,
 				       "from_notebook: cell %zu has no source "
 				       "text",
 				       k + 1);
-		else
+		} else {
 			k++;
+		}
 	}
 	cJSON_Delete(nb);
 	if (rc) {

@@ -23,13 +23,23 @@
 cJSON *notebook_json(const struct history *h, const char *language,
 		     const char *session, int64_t now_ms);
 
-/* The code cells of a notebook's JSON text (nbformat 4; a source as a
- * string or a list of strings), in order; markdown and raw cells are
- * skipped. 0 with *cells (each NUL-terminated; free with
- * notebook_cells_free) and *n, or ERR_INVALID_ARGUMENTS with err saying
- * what is wrong (not JSON, not a notebook, more than max cells). */
-int notebook_code_cells(const char *json, size_t len, size_t max, char ***cells,
-			size_t *n, struct error *err);
-void notebook_cells_free(char **cells, size_t n);
+/* A code cell, and what its outputs say it came to (a replay compares
+ * with them). */
+struct notebook_cell {
+	char *code;  /* NUL-terminated */
+	char *out;   /* its stdout's text; NULL: none */
+	int has_out; /* 0: the history did not keep its stdout whole */
+	int failed;  /* it has an `error` output */
+};
+
+/* The code cells of a notebook's JSON text (nbformat 4; a source or a
+ * stream's text as a string or a list of strings), in order; markdown and
+ * raw cells are skipped. 0 with *cells (free with notebook_cells_free)
+ * and *n, or ERR_INVALID_ARGUMENTS with err saying what is wrong (not
+ * JSON, not a notebook, more than max cells). */
+int notebook_code_cells(const char *json, size_t len, size_t max,
+			struct notebook_cell **cells, size_t *n,
+			struct error *err);
+void notebook_cells_free(struct notebook_cell *cells, size_t n);
 
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/records/artifact_store.h"
+#include "core/records/snapshot_store.h"
 #include "core/tenants/tenants.h"
 #include "util/log.h"
 #include "util/media.h"
@@ -23,6 +24,9 @@
 
 #define URI_PREFIX "sandbox://session/"
 #define ARTIFACT_PREFIX "sandbox://artifact/"
+#define SNAPSHOT_PREFIX "sandbox://snapshot/"
+/* Entries a snapshot's listing names at most. */
+#define SNAPSHOT_LIST_MAX 10000
 /* A read returns at most this much of a file. */
 #define RESOURCE_MAX_BYTES (1u << 20)
 /* Kept files resources/list names at most, newest first. */
@@ -199,6 +203,34 @@ static void artifact_resource(const char *key, const char *path, uint64_t size,
 	cJSON_AddItemToArray(al->arr, o);
 }
 
+/* One resource a snapshot of the tenant's: its files' listing. */
+static void snapshot_resources(const struct tool_env *env, cJSON *arr,
+			       const struct tenant *t)
+{
+	const struct snapshot *sn = NULL;
+	const char *label;
+	char uri[sizeof(SNAPSHOT_PREFIX) + SNAPSHOT_ID_LEN];
+	cJSON *o;
+
+	while (env->snapshots &&
+	       (sn = snapshot_store_next(env->snapshots, sn))) {
+		if (strcmp(sn->owner, t ? t->name : "") != 0 || sn->corrupt)
+			continue;
+		snprintf(uri, sizeof(uri), SNAPSHOT_PREFIX "%s", sn->id);
+		label = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(sn->meta, "label"));
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "uri", uri);
+		cJSON_AddStringToObject(o, "name", label ? label : sn->id);
+		cJSON_AddStringToObject(o, "title",
+					"The files of a session's snapshot "
+					"(their listing)");
+		cJSON_AddStringToObject(o, "mimeType", "application/json");
+		cJSON_AddNumberToObject(o, "size", (double)sn->tar_bytes);
+		cJSON_AddItemToArray(arr, o);
+	}
+}
+
 cJSON *resources_list(const struct tool_env *env, const struct tenant *tenant)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -212,6 +244,7 @@ cJSON *resources_list(const struct tool_env *env, const struct tenant *tenant)
 	if (env->artifacts)
 		artifact_store_each(env->artifacts, SIZE_MAX, artifact_resource,
 				    &al);
+	snapshot_resources(env, al.arr, tenant);
 	return r;
 }
 
@@ -239,6 +272,16 @@ cJSON *resources_templates(void)
 				"The `uri` of a sandbox_execute artifact, or "
 				"its stdoutUri or stderrUri; kept for a while "
 				"([artifacts] keep_minutes).");
+	cJSON_AddItemToArray(arr, o);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "uriTemplate", SNAPSHOT_PREFIX "{id}");
+	cJSON_AddStringToObject(o, "name", "snapshot");
+	cJSON_AddStringToObject(o, "title",
+				"The files of a session's snapshot");
+	cJSON_AddStringToObject(o, "description",
+				"A sandbox_session snapshot's uri: the listing "
+				"of its files (path, type, size) as JSON.");
+	cJSON_AddStringToObject(o, "mimeType", "application/json");
 	cJSON_AddItemToArray(arr, o);
 	return r;
 }
@@ -380,6 +423,60 @@ static void read_artifact(const struct tool_env *env, struct read_call *rc)
 	}
 }
 
+static void listed_cb(const struct error *err, cJSON *files, size_t total,
+		      void *arg)
+{
+	struct read_call *rc = arg;
+	cJSON *res, *c, *doc;
+	char *txt;
+
+	if (err) {
+		fail_read(rc, err);
+		return;
+	}
+	doc = cJSON_CreateObject();
+	cJSON_AddItemToObject(doc, "files", files);
+	cJSON_AddNumberToObject(doc, "total", (double)total);
+	if (total > SNAPSHOT_LIST_MAX)
+		cJSON_AddBoolToObject(doc, "truncated", 1);
+	txt = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	res = cJSON_CreateObject();
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "uri", rc->uri);
+	cJSON_AddStringToObject(c, "mimeType", "application/json");
+	cJSON_AddStringToObject(c, "text", txt ? txt : "{}");
+	free(txt);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "contents"), c);
+	mcp_call_finish(rc->call, res);
+	rc_free(rc);
+}
+
+/* sandbox://snapshot/<id>: the listing of its files (the caller's own). */
+static void read_snapshot(const struct tool_env *env, struct read_call *rc)
+{
+	const char *id = rc->uri + strlen(SNAPSHOT_PREFIX);
+	const struct tenant *t = mcp_call_tenant(rc->call);
+	const struct snapshot *sn =
+		env->snapshots ? snapshot_store_find(env->snapshots,
+						     t ? t->name : NULL, id)
+			       : NULL;
+	struct error err;
+
+	if (!sn || sn->corrupt) {
+		error_set(&err, sn ? ERR_SNAPSHOT_CORRUPT : ERR_NOT_FOUND,
+			  sn ? "the snapshot's record does not match its hash"
+			     : "no such snapshot");
+		fail_read(rc, &err);
+		return;
+	}
+	if (snapshot_store_files(env->snapshots, sn, SNAPSHOT_LIST_MAX,
+				 listed_cb, rc)) {
+		error_set(&err, ERR_SANDBOX, "out of memory");
+		fail_read(rc, &err);
+	}
+}
+
 static void cancel_cb(void *arg)
 {
 	(void)arg; /* a read ends within [files] timeout_ms anyway */
@@ -406,6 +503,10 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 	rc->call = call;
 	if (strncmp(uri, ARTIFACT_PREFIX, strlen(ARTIFACT_PREFIX)) == 0) {
 		read_artifact(env, rc);
+		return;
+	}
+	if (strncmp(uri, SNAPSHOT_PREFIX, strlen(SNAPSHOT_PREFIX)) == 0) {
+		read_snapshot(env, rc);
 		return;
 	}
 	if (split_uri(uri, URI_PREFIX, name, sizeof(name), &rest) <= 0) {

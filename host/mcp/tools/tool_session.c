@@ -11,6 +11,7 @@
 #include "core/records/artifact_store.h"
 #include "core/tenants/links.h"
 #include "notebook.h"
+#include "snapshots.h"
 #include "resources.h"
 #include "util/log.h"
 #include "mcp/json_util.h"
@@ -18,8 +19,10 @@
 #include "core/tenants/tenants.h"
 
 static const char *const actions[] = {
-	"create", "list",    "get",    "pause", "resume",
-	"extend", "destroy", "export", NULL,
+	"create",	   "list",    "get",	 "pause",
+	"resume",	   "extend",  "destroy", "export",
+	"snapshot",	   "restore", "fork",	 "snapshots",
+	"delete_snapshot", NULL,
 };
 
 static cJSON *schema_common(const struct tool_env *env, int with_enum)
@@ -37,7 +40,12 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		"get, pause (freeze its container), resume, extend (push its "
 		"expiry), "
 		"destroy (remove it and everything in it): the named one; "
-		"export: what its calls ran, as a Jupyter notebook.");
+		"export: what its calls ran, as a Jupyter notebook; "
+		"snapshot: keep its files, package sets and history (label "
+		"optional); restore: a new session from a snapshot (snapshot "
+		"required, name optional), its history run again; fork: a "
+		"copy of the named session as a new one (as required); "
+		"snapshots: the snapshots kept; delete_snapshot: remove one.");
 
 	p = cJSON_AddObjectToObject(props, "name");
 	cJSON_AddStringToObject(p, "type", "string");
@@ -81,6 +89,18 @@ static cJSON *schema_common(const struct tool_env *env, int with_enum)
 		  "session, in order, stopping at the first that fails: the "
 		  "notebook's JSON text, or the sandbox://artifact/ uri of "
 		  "one (an export's).");
+	tool_prop(props, "label", "string",
+		  "snapshot: a note kept with it (200 bytes at most).");
+	tool_prop(props, "snapshot", "string",
+		  "restore, delete_snapshot: the snapshot's id.");
+	tool_prop(props, "as", "string", "fork: the new session's name.");
+	tool_prop(props, "replay", "boolean",
+		  "restore: run the history's cells again so that variables "
+		  "come back (default true; false: files and packages "
+		  "only).");
+	tool_prop(props, "force", "boolean",
+		  "restore: take a snapshot made with another version of the "
+		  "language's plugin or image all the same.");
 	tool_packages_schema(props,
 			     "create: packages installed first (or taken from "
 			     "the cache) that the session's calls import; "
@@ -167,6 +187,25 @@ static cJSON *output_schema(const struct tool_env *env)
 		 "stderr}: the first that did not exit 0; the rest did not "
 		 "run)."},
 		{"destroyed", "string", "The name of the session removed."},
+		{"snapshot", "object",
+		 "snapshot: the snapshot kept: id, label, session, language, "
+		 "created, expires, bytes (its files as a tar), cells (of "
+		 "its history), keepsMemory, packages, uri (its files' "
+		 "listing as a resource)."},
+		{"snapshots", "array",
+		 "snapshots: the snapshots kept, newest "
+		 "first, as snapshot describes one."},
+		{"restored", "object",
+		 "restore: snapshot, restoredBy (replay: the history's cells "
+		 "ran again, so variables are back; files: files and package "
+		 "sets only), bytes, cells, replayed, differing (cells whose "
+		 "stdout or success differ from the first time) and differs "
+		 "({cell, what, then, now}, the first 20), packagesMissing "
+		 "(sets the cache no longer has: install them again)."},
+		{"forked", "object",
+		 "fork: from (the session copied), and as restored says."},
+		{"deletedSnapshot", "string",
+		 "The id of the snapshot removed."},
 		{NULL, NULL, NULL},
 	};
 	cJSON *s = cJSON_CreateObject(), *props, *p;
@@ -182,7 +221,7 @@ static cJSON *output_schema(const struct tool_env *env)
 	return s;
 }
 
-static cJSON *describe(const struct mcp_call *mc, const struct session *s)
+cJSON *tool_session_json(const struct mcp_call *mc, const struct session *s)
 {
 	struct session_info in;
 	char t[40];
@@ -235,7 +274,7 @@ cJSON *tool_sessions_json(const struct tool_env *env, const struct mcp_call *mc)
 	     s = session_next(env->sessions, s)) {
 		session_info(s, &in);
 		if (tool_owns(t, in.name)) /* not another tenant's */
-			cJSON_AddItemToArray(arr, describe(mc, s));
+			cJSON_AddItemToArray(arr, tool_session_json(mc, s));
 	}
 	return arr;
 }
@@ -252,7 +291,7 @@ static void reply_one(struct mcp_call *mc, struct session *s)
 {
 	cJSON *result = cJSON_CreateObject();
 
-	cJSON_AddItemToObject(result, "session", describe(mc, s));
+	cJSON_AddItemToObject(result, "session", tool_session_json(mc, s));
 	mcp_call_finish(mc, tool_ok(mc, result));
 }
 
@@ -369,213 +408,6 @@ static void export_notebook(const struct tool_env *env, struct mcp_call *mc,
 	free(text);
 }
 
-/* create with from_notebook: the notebook is read (an artifact, on the
- * thread pool), the session made, then its code cells run one after the
- * other, each once the one before has ended. */
-#define NOTEBOOK_MAX_BYTES (16u << 20)
-#define NOTEBOOK_MAX_CELLS 500
-
-struct from_nb {
-	const struct tool_env *env;
-	struct mcp_call *mc;
-	const struct plugin *pl;
-	char qname[SESSION_QNAME_MAX + 1]; /* "": a generated one */
-	uint32_t ttl_s;
-	char **cells;
-	size_t n, i;
-	struct session_call *running;
-	cJSON *failed;
-};
-
-static void nb_free(struct from_nb *x)
-{
-	notebook_cells_free(x->cells, x->n);
-	cJSON_Delete(x->failed);
-	free(x);
-}
-
-static void nb_answer(struct from_nb *x, struct session *s)
-{
-	cJSON *result = cJSON_CreateObject(), *f;
-
-	mcp_call_on_cancel(x->mc, NULL, NULL);
-	cJSON_AddItemToObject(result, "session", describe(x->mc, s));
-	f = cJSON_AddObjectToObject(result, "fromNotebook");
-	cJSON_AddNumberToObject(f, "cells", (double)x->n);
-	cJSON_AddNumberToObject(f, "ran", (double)x->i);
-	if (x->failed) {
-		cJSON_AddItemToObject(f, "failed", x->failed);
-		x->failed = NULL;
-	}
-	mcp_call_finish(x->mc, tool_ok(x->mc, result));
-	nb_free(x);
-}
-
-static void nb_next(struct from_nb *x, struct session *s);
-
-static void nb_cell_cb(const struct error *err, const struct exec_outcome *o,
-		       void *arg)
-{
-	struct from_nb *x = arg;
-	struct session *s = session_find(x->env->sessions, x->qname);
-	size_t tail;
-	char *text;
-
-	x->running = NULL;
-	if (!s) { /* destroyed, lost, or the server stopping */
-		mcp_call_on_cancel(x->mc, NULL, NULL);
-		if (err)
-			mcp_call_finish_error(x->mc, err);
-		else
-			mcp_call_finish_errorf(x->mc, ERR_SESSION_DESTROYED,
-					       "the session went while its "
-					       "notebook ran");
-		nb_free(x);
-		return;
-	}
-	if (err || !o->exited || o->exit_code != 0) {
-		x->failed = cJSON_CreateObject();
-		cJSON_AddNumberToObject(x->failed, "cell", (double)x->i + 1);
-		if (err) {
-			cJSON_AddStringToObject(x->failed, "error", err->msg);
-		} else {
-			if (o->exited)
-				cJSON_AddNumberToObject(x->failed, "exitCode",
-							o->exit_code);
-			else
-				cJSON_AddNumberToObject(x->failed, "signal",
-							o->signal);
-			/* How it ended: the end of its stderr. */
-			tail = o->err_len > 2000 ? 2000 : o->err_len;
-			text = utf8_sanitize(
-				o->err ? o->err + o->err_len - tail : "", tail);
-			cJSON_AddStringToObject(x->failed, "stderr",
-						text ? text : "");
-			free(text);
-		}
-		nb_answer(x, s);
-		return;
-	}
-	x->i++;
-	nb_next(x, s);
-}
-
-static void nb_cancel_cb(void *arg)
-{
-	struct from_nb *x = arg;
-
-	if (x->running)
-		session_call_cancel(x->running);
-}
-
-static void nb_next(struct from_nb *x, struct session *s)
-{
-	struct exec_request req = {0};
-	struct error err;
-
-	if (x->i == x->n) {
-		nb_answer(x, s);
-		return;
-	}
-	req.pl = session_plugin(s);
-	req.code = x->cells[x->i];
-	req.code_len = strlen(x->cells[x->i]);
-	if (session_exec(s, &req, nb_cell_cb, x, &x->running, &err)) {
-		x->failed = cJSON_CreateObject();
-		cJSON_AddNumberToObject(x->failed, "cell", (double)x->i + 1);
-		cJSON_AddStringToObject(x->failed, "error", err.msg);
-		nb_answer(x, s);
-	}
-}
-
-static void nb_created_cb(struct session *s, const struct error *err, void *arg)
-{
-	struct from_nb *x = arg;
-	struct session_info in;
-
-	if (err) {
-		mcp_call_finish_error(x->mc, err);
-		nb_free(x);
-		return;
-	}
-	session_info(s, &in);
-	snprintf(x->qname, sizeof(x->qname), "%s", in.name);
-	mcp_call_on_cancel(x->mc, nb_cancel_cb, x);
-	nb_next(x, s);
-}
-
-/* The notebook's text is in: its cells, then the session. */
-static void nb_start(struct from_nb *x, const char *json, size_t len)
-{
-	struct error err;
-
-	if (notebook_code_cells(json, len, NOTEBOOK_MAX_CELLS, &x->cells, &x->n,
-				&err) ||
-	    session_create(x->env->sessions, x->pl,
-			   x->qname[0] ? x->qname : NULL, x->ttl_s, NULL,
-			   nb_created_cb, x, &err)) {
-		mcp_call_finish_error(x->mc, &err);
-		nb_free(x);
-	}
-}
-
-static void nb_read_cb(const struct error *err, const unsigned char *data,
-		       size_t len, uint64_t size, int eof, void *arg)
-{
-	struct from_nb *x = arg;
-
-	if (err || !eof) {
-		mcp_call_finish_errorf(x->mc, err ? err->code : ERR_TOO_LARGE,
-				       "from_notebook: %s",
-				       err ? err->msg
-					   : "the notebook is over 16 MiB");
-		nb_free(x);
-		return;
-	}
-	(void)size;
-	nb_start(x, (const char *)data, len);
-}
-
-static void create_from_notebook(const struct tool_env *env,
-				 struct mcp_call *mc, const struct plugin *pl,
-				 const char *name, uint32_t ttl_s,
-				 const char *nb)
-{
-	struct from_nb *x = calloc(1, sizeof(*x));
-	char id[ARTIFACT_ID_LEN + 1], key[ARTIFACT_KEY_MAX + 1];
-	char *path = NULL;
-	int kind;
-
-	if (!x) {
-		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
-		return;
-	}
-	*x = (struct from_nb){.env = env, .mc = mc, .pl = pl, .ttl_s = ttl_s};
-	if (name)
-		snprintf(x->qname, sizeof(x->qname), "%s", name);
-	kind = resources_artifact(nb, id, &path);
-	if (kind == 0) {
-		nb_start(x, nb, strlen(nb));
-		return;
-	}
-	if (kind < 0 || !env->artifacts) {
-		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
-				       "from_notebook: not an artifact's uri, "
-				       "or no artifacts are kept here");
-		free(path);
-		nb_free(x);
-		return;
-	}
-	/* A tenant's set is "<tenant>.<id>" in the store (tenants.h). */
-	tool_qualify(mcp_call_tenant(mc), id, key, sizeof(key));
-	if (artifact_store_read(env->artifacts, key, path, 0,
-				NOTEBOOK_MAX_BYTES, nb_read_cb, x)) {
-		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
-		nb_free(x);
-	}
-	free(path);
-}
-
 /* create with packages: the set is installed first, then the session is
  * made and given it. */
 struct create_pkgs {
@@ -602,7 +434,8 @@ static void created_pkgs_cb(struct session *s, const struct error *err,
 		mcp_call_finish_error(cp->mc, err);
 	} else {
 		result = cJSON_CreateObject();
-		cJSON_AddItemToObject(result, "session", describe(cp->mc, s));
+		cJSON_AddItemToObject(result, "session",
+				      tool_session_json(cp->mc, s));
 		cJSON_AddItemToObject(result, "installed", cp->installed);
 		cp->installed = NULL;
 		mcp_call_finish(cp->mc, tool_ok(cp->mc, result));
@@ -697,6 +530,78 @@ static int tenant_sessions_full(const struct tool_env *env, struct mcp_call *mc)
 	return 1;
 }
 
+/* The name a new session gets (create, restore, fork): nm qualified
+ * into qname (named 1), or for a tenant a generated one (named 1), or
+ * none (named 0: session_create makes one). The tenant's room for it is
+ * held. 0, or -1 with the call finished. */
+static int new_session_name(const struct tool_env *env, struct mcp_call *mc,
+			    const char *nm, char *qname, int *named)
+{
+	char g[32];
+
+	*named = 0;
+	if (tenant_sessions_full(env, mc))
+		return -1;
+	if (nm && (tool_qualify(mcp_call_tenant(mc), nm, qname,
+				SESSION_QNAME_MAX + 1) ||
+		   !session_valid_name(qname))) {
+		mcp_call_finish_errorf(mc, ERR_INVALID_NAME,
+				       "session names are 1 to 64 characters "
+				       "of A-Z, a-z, 0-9, '_' and '-'");
+		return -1;
+	}
+	if (!nm && mcp_call_tenant(mc)) {
+		if (session_new_name(g) ||
+		    tool_qualify(mcp_call_tenant(mc), g, qname,
+				 SESSION_QNAME_MAX + 1)) {
+			mcp_call_finish_errorf(mc, ERR_SANDBOX,
+					       "cannot make a name");
+			return -1;
+		}
+		nm = g;
+	}
+	*named = nm != NULL;
+	return 0;
+}
+
+/* The actions about snapshots that name no session of the caller's. */
+static int snapshot_actions(const struct tool_env *env, struct mcp_call *mc,
+			    const char *action, const cJSON *args,
+			    uint32_t ttl_s)
+{
+	const char *nm = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(args, "name"));
+	const char *id = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(args, "snapshot"));
+	const cJSON *replay = cJSON_GetObjectItemCaseSensitive(args, "replay");
+	char qname[SESSION_QNAME_MAX + 1];
+	int named;
+
+	if (strcmp(action, "snapshots") == 0) {
+		snapshots_list(env, mc);
+		return 1;
+	}
+	if (strcmp(action, "restore") != 0 &&
+	    strcmp(action, "delete_snapshot") != 0)
+		return 0;
+	if (!id) {
+		mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+				       "%s needs the snapshot's id", action);
+		return 1;
+	}
+	if (strcmp(action, "delete_snapshot") == 0) {
+		snapshots_delete(env, mc, id);
+		return 1;
+	}
+	if (new_session_name(env, mc, nm, qname, &named))
+		return 1;
+	snapshots_restore(
+		env, mc, id, named ? qname : NULL, ttl_s,
+		!cJSON_IsFalse(replay),
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "force")));
+	return 1;
+}
+
 static void call(const struct tool_env *env, struct mcp_call *mc,
 		 const cJSON *args)
 {
@@ -724,6 +629,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 		do_list(env, mc);
 		return;
 	}
+	if (snapshot_actions(env, mc, action, args, ttl_s))
+		return;
 	if (strcmp(action, "create") == 0) {
 		if (!lang) {
 			mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
@@ -736,32 +643,8 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			mcp_call_finish_error(mc, &err);
 			return;
 		}
-		if (tenant_sessions_full(env, mc))
+		if (new_session_name(env, mc, nm, qname, &named))
 			return;
-		named = nm != NULL;
-		if (nm && (tool_qualify(mcp_call_tenant(mc), nm, qname,
-					sizeof(qname)) ||
-			   !session_valid_name(qname))) {
-			mcp_call_finish_errorf(mc, ERR_INVALID_NAME,
-					       "session names are 1 "
-					       "to 64 characters of "
-					       "A-Z, a-z, 0-9, '_' "
-					       "and '-'");
-			return;
-		}
-		if (!nm && mcp_call_tenant(mc)) {
-			char g[32];
-
-			if (session_new_name(g) ||
-			    tool_qualify(mcp_call_tenant(mc), g, qname,
-					 sizeof(qname))) {
-				mcp_call_finish_errorf(mc, ERR_SANDBOX,
-						       "cannot make a "
-						       "name");
-				return;
-			}
-			named = 1;
-		}
 		if (nbv && pk) {
 			mcp_call_finish_errorf(
 				mc, ERR_INVALID_ARGUMENTS,
@@ -772,8 +655,9 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			return;
 		}
 		if (nbv) {
-			create_from_notebook(env, mc, pl, named ? qname : NULL,
-					     ttl_s, nbv->valuestring);
+			snapshots_from_notebook(env, mc, pl,
+						named ? qname : NULL, ttl_s,
+						nbv->valuestring);
 			return;
 		}
 		if (pk) {
@@ -824,6 +708,23 @@ static void call(const struct tool_env *env, struct mcp_call *mc,
 			reply_one(mc, s);
 	} else if (strcmp(action, "export") == 0) {
 		export_notebook(env, mc, s, nm);
+	} else if (strcmp(action, "snapshot") == 0) {
+		snapshots_take(
+			env, mc, s,
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+				args, "label")));
+	} else if (strcmp(action, "fork") == 0) {
+		const char *as = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(args, "as"));
+
+		if (!as) {
+			mcp_call_finish_errorf(mc, ERR_INVALID_ARGUMENTS,
+					       "fork needs the new session's "
+					       "name (as)");
+			return;
+		}
+		if (new_session_name(env, mc, as, qname, &named) == 0)
+			snapshots_fork(env, mc, s, qname, ttl_s);
 	} else if (strcmp(action, "destroy") == 0) {
 		cJSON *result = cJSON_CreateObject();
 

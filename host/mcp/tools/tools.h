@@ -24,6 +24,7 @@ struct links;
 
 /* What tools may use; all borrowed for the server's lifetime. */
 struct task_store;
+struct snapshot_store;
 
 struct tool_env {
 	uv_loop_t *loop;
@@ -37,6 +38,7 @@ struct tool_env {
 	struct audit *audit;	  /* NULL: no audit log */
 	struct links *links;	  /* signed artifact links (HTTP), or NULL */
 	struct task_store *tasks; /* calls kept as tasks (mcp/tasks.h) */
+	struct snapshot_store *snapshots; /* NULL: none are kept */
 };
 
 struct tool {
