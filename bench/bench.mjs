@@ -876,7 +876,97 @@ function servicesReport(r) {
     ` (against curl's own time_total, without its process: ${(h / t).toFixed(1)}x)`);
 }
 
+// Snapshots (issue 32): a session with 100 MB in /work snapshotted beside
+// GNU tar of the same files in the same container written to a file on
+// the host (`docker exec tar -c > file`, what one would type); restored
+// beside a session create plus `docker exec -i tar -x < file`; a fork of
+// a python session to its first call beside a create to its first call.
+// In turns, the server warm, one run.
+async function snapshots(n) {
+  const state = mkdtempSync(path.join(os.tmpdir(), "sbx-bench-state-"));
+  const srv = await connect({ SANDBOX_SESSIONS_STATE_DIR: state, SANDBOX_BASH_POOL_SIZE: "0" });
+  const tool = async (name, args) => {
+    const r = await srv.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+    if (r.isError) throw new Error(`${name}: ${r.content[0].text}`);
+    return r.structuredContent ?? r;
+  };
+  const containerOf = async (name) =>
+    (await run("docker", ["ps", "-q", "--no-trunc", "--filter", `name=\\.${name}$`])).stdout.trim();
+  const toFile = (args, file) => new Promise((resolve, reject) => {
+    const fd = openSync(file, "w");
+    const c = spawn("docker", args, { stdio: ["ignore", fd, "inherit"] });
+    c.on("exit", (code) => { closeSync(fd); code === 0 ? resolve() : reject(new Error(`${args.join(" ")}: ${code}`)); });
+  });
+  const fromFile = (args, file) => new Promise((resolve, reject) => {
+    const fd = openSync(file, "r");
+    const c = spawn("docker", args, { stdio: [fd, "ignore", "inherit"] });
+    c.on("exit", (code) => { closeSync(fd); code === 0 ? resolve() : reject(new Error(`${args.join(" ")}: ${code}`)); });
+  });
+  const out = { snap: [], tar: [], restore: [], untar: [], fork: [], create: [], bytes: 0 };
+  // Names of this run only: sessions outlive a server, and another's may
+  // be about.
+  const p = `b${process.pid}`;
+  try {
+    await tool("sandbox_session", { action: "create", language: "python", name: `${p}-big` });
+    await tool("sandbox_execute", { session: `${p}-big`, code: "import os\nos.makedirs('d', exist_ok=True)\nfor i in range(100):\n    open(f'd/f{i:03}', 'wb').write(os.urandom(1 << 20))\nx = 1" });
+    const id = await containerOf(`${p}-big`);
+    const file = path.join(state, "by-hand.tar");
+    for (let i = 0; i < n; i++) {
+      let snap;
+      out.snap.push(await timed(async () => { snap = (await tool("sandbox_session", { action: "snapshot", name: `${p}-big` })).snapshot; }));
+      out.bytes = snap.bytes;
+      out.tar.push(await timed(() => toFile(["exec", "-u", "1000:1000", id, "tar", "-c", "--sort=name", "-f", "-", "-C", "/work", "."], file)));
+      out.restore.push(await timed(() => tool("sandbox_session", { action: "restore", snapshot: snap.id, name: `${p}-r${i}`, replay: false })));
+      await tool("sandbox_session", { action: "destroy", name: `${p}-r${i}` });
+      out.untar.push(await timed(async () => {
+        await tool("sandbox_session", { action: "create", language: "python", name: `${p}-u${i}` });
+        await fromFile(["exec", "-i", "-u", "1000:1000", await containerOf(`${p}-u${i}`), "tar", "-x", "-p", "-f", "-", "-C", "/work"], file);
+      }));
+      await tool("sandbox_session", { action: "destroy", name: `${p}-u${i}` });
+      await tool("sandbox_session", { action: "delete_snapshot", snapshot: snap.id });
+    }
+    await tool("sandbox_session", { action: "destroy", name: `${p}-big` });
+    await tool("sandbox_session", { action: "create", language: "python", name: `${p}-small` });
+    await tool("sandbox_execute", { session: `${p}-small`, code: "import json\nrows = [{'a': i} for i in range(1000)]" });
+    await tool("sandbox_execute", { session: `${p}-small`, code: "total = sum(r['a'] for r in rows)\nprint(total)" });
+    for (let i = 0; i < n; i++) {
+      out.fork.push(await timed(async () => {
+        await tool("sandbox_session", { action: "fork", name: `${p}-small`, as: `${p}-f${i}` });
+        await tool("sandbox_execute", { session: `${p}-f${i}`, code: "print(total)" });
+      }));
+      out.create.push(await timed(async () => {
+        await tool("sandbox_session", { action: "create", language: "python", name: `${p}-c${i}` });
+        await tool("sandbox_execute", { session: `${p}-c${i}`, code: "print(1)" });
+      }));
+      await tool("sandbox_session", { action: "destroy", name: `${p}-f${i}` });
+      await tool("sandbox_session", { action: "destroy", name: `${p}-c${i}` });
+    }
+  } finally {
+    await srv.client.close();
+    rmSync(state, { recursive: true, force: true });
+  }
+  return out;
+}
+
+function snapshotsReport(r) {
+  console.log(`\n## snapshots of a session with ${(r.bytes / 2 ** 20).toFixed(0)} MiB in /work, restore, fork (issue 32)`);
+  const s = line("mcp snapshot (tar in the container -> store, hashed)", r.snap);
+  const t = line("docker exec tar -c > file on the host", r.tar);
+  const rs = line("mcp restore, replay: false (a new session + tar -x, hashed)", r.restore);
+  const u = line("mcp create + docker exec -i tar -x < file", r.untar);
+  const f = line("mcp fork of a python session + its first call", r.fork);
+  const c = line("mcp create of a python session + its first call", r.create);
+  console.log(`snapshot <= 1.5x a tar of the same files, p50: ${(s / t).toFixed(2)}x ${s <= 1.5 * t ? "met" : "MISSED"}`);
+  console.log(`restore <= 1.5x a create and a tar -x of them, p50: ${(rs / u).toFixed(2)}x ${rs <= 1.5 * u ? "met" : "MISSED"}`);
+  console.log(`fork to first call <= 2x a create to first call, p50: ${(f / c).toFixed(2)}x ${f <= 2 * c ? "met" : "MISSED"}`);
+}
+
 async function main() {
+  if (ONLY === "snapshots") {
+    console.log(`# mcp-sandbox benchmark (snapshots only)  ${new Date().toISOString()}`);
+    snapshotsReport(await snapshots(quick ? 3 : 7));
+    return;
+  }
   if (ONLY === "services") {
     console.log(`# mcp-sandbox benchmark (services only)  ${new Date().toISOString()}`);
     servicesReport(await services(quick ? 30 : 200));

@@ -404,7 +404,7 @@ e2e('resources: every session\'s /work is a resource, its files read as text or 
   const { resources } = await s.client.listResources();
   assert.deepEqual(resources.map((r) => [r.uri, r.name, r.mimeType]), [['sandbox://session/res/', 'res', 'application/json']]);
   const { resourceTemplates } = await s.client.listResourceTemplates();
-  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['sandbox://session/{name}/{+path}', 'sandbox://artifact/{id}/{+path}']);
+  assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['sandbox://session/{name}/{+path}', 'sandbox://artifact/{id}/{+path}', 'sandbox://snapshot/{id}']);
 
   let r = await s.client.readResource({ uri: 'sandbox://session/res/' });
   const listing = JSON.parse(r.contents[0].text);

@@ -46,7 +46,7 @@ e2e('tools/list describes sandbox_execute, sandbox_session, sandbox_file_ops, sa
   assert.equal(ft.annotations.destructiveHint, true);
   assert.deepEqual(st.inputSchema.required, ['action']);
   assert.deepEqual(st.inputSchema.properties.action.enum,
-    ['create', 'list', 'get', 'pause', 'resume', 'extend', 'destroy', 'export']);
+    ['create', 'list', 'get', 'pause', 'resume', 'extend', 'destroy', 'export', 'snapshot', 'restore', 'fork', 'snapshots', 'delete_snapshot']);
   for (const k of ['session', 'sessions', 'destroyed', 'exported']) assert.ok(k in st.outputSchema.properties, `session outputSchema has ${k}`);
   assert.equal(st.annotations.destructiveHint, true);
   assert.equal(typeof t.title, 'string');

@@ -147,13 +147,17 @@ e2e('bad snapshots: unknown, malformed, over the cap, a damaged tar or record (n
   const [blob] = fs.readdirSync(path.join(snapDir(st), 'blobs'));
   const bpath = path.join(snapDir(st), 'blobs', blob);
   const bytes = fs.readFileSync(bpath);
-  const damaged = Buffer.from(bytes);
-  damaged[600] ^= 0xff;
-  fs.writeFileSync(bpath, damaged);
   const before = await listSessions(s);
-  const bad = await sessionErr(s, { action: 'restore', snapshot: good.id, name: 'broken' });
-  assert.equal(bad.code, 'snapshot_corrupt', bad.message);
-  assert.deepEqual(await listSessions(s), before, 'no session is left of it');
+  // In a header (tar itself stops at it) and in a file's bytes (tar
+  // takes them): both are the snapshot's damage, found by its hash.
+  for (const at of [100, 600]) {
+    const damaged = Buffer.from(bytes);
+    damaged[at] ^= 0xff;
+    fs.writeFileSync(bpath, damaged);
+    const bad = await sessionErr(s, { action: 'restore', snapshot: good.id, name: 'broken' });
+    assert.equal(bad.code, 'snapshot_corrupt', `byte ${at}: ${bad.message}`);
+    assert.deepEqual(await listSessions(s), before, 'no session is left of it');
+  }
   fs.writeFileSync(bpath, bytes.subarray(0, bytes.length - 512)); // cut short
   assert.equal((await sessionErr(s, { action: 'restore', snapshot: good.id, name: 'broken' })).code, 'snapshot_corrupt');
   fs.writeFileSync(bpath, bytes);

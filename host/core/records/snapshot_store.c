@@ -42,6 +42,13 @@ struct snapshot_store {
 	struct snapshot_limits lim;
 	struct snapshot *list; /* newest first */
 	uint64_t bytes;
+	/* Commits on the thread pool, and the bytes they hold room for: a
+	 * tar removed meanwhile may be one a commit found and kept (its
+	 * copy dropped), so its removal waits for them (deferred). */
+	unsigned committing;
+	uint64_t reserved;
+	char deferred[16][65];
+	unsigned ndeferred;
 	uv_timer_t sweep;
 };
 
@@ -256,11 +263,19 @@ static void recount(struct snapshot_store *st)
 	const struct snapshot *s;
 	uint64_t n = 0;
 
-	for (s = st->list; s; s = s->next)
-		if (!s->corrupt && !tar_shared(st, s->tar_sha, s->next))
-			n += s->tar_bytes; /* counted at its last holder */
-	for (s = st->list; s; s = s->next)
-		n += s->corrupt ? 0 : s->hist_bytes;
+	const struct snapshot *t;
+
+	for (s = st->list; s; s = s->next) {
+		if (s->corrupt)
+			continue;
+		n += s->hist_bytes;
+		/* A tar is counted at the last snapshot that names it. */
+		for (t = s->next; t; t = t->next)
+			if (!t->corrupt && strcmp(t->tar_sha, s->tar_sha) == 0)
+				break;
+		if (!t)
+			n += s->tar_bytes;
+	}
 	st->bytes = n;
 }
 
@@ -409,6 +424,27 @@ static void load(struct snapshot_store *st)
 	}
 	if (d)
 		closedir(d);
+	/* A history whose record was never written (its commit failed
+	 * midway, or the server died then). */
+	d = opendir(st->dir);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		const struct snapshot *s;
+
+		if (n < 7 || n - 6 > SNAPSHOT_KEY_MAX ||
+		    strcmp(de->d_name + n - 6, ".ipynb") != 0)
+			continue;
+		memcpy(key, de->d_name, n - 6);
+		key[n - 6] = '\0';
+		for (s = st->list; s && strcmp(s->key, key) != 0; s = s->next)
+			;
+		if (!s &&
+		    path_of(st, path, sizeof(path), de->d_name, "", "") == 0 &&
+		    lstat(path, &sb) == 0 && now - sb.st_mtime > STALE_S)
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
 	if (path_of(st, path, sizeof(path), "blobs", "", ""))
 		return;
 	d = opendir(path);
@@ -473,10 +509,18 @@ static void remove_snap(struct snapshot_store *st, struct snapshot *s)
 		if (path_of(st, j->paths[j->n], PATH_MAX, s->key, ".ipynb",
 			    "") == 0)
 			j->n++;
-		if (!s->corrupt && !tar_shared(st, s->tar_sha, NULL) &&
-		    path_of(st, j->paths[j->n], PATH_MAX, "blobs/", s->tar_sha,
-			    ".tar") == 0)
+		if (!s->corrupt && !tar_shared(st, s->tar_sha, s) &&
+		    st->committing) {
+			/* A commit may have found this tar and kept it: it
+			 * goes once they are done, if nobody names it. */
+			if (st->ndeferred < 16)
+				memcpy(st->deferred[st->ndeferred++],
+				       s->tar_sha, 65);
+		} else if (!s->corrupt && !tar_shared(st, s->tar_sha, s) &&
+			   path_of(st, j->paths[j->n], PATH_MAX, "blobs/",
+				   s->tar_sha, ".tar") == 0) {
 			j->n++;
+		}
 		j->w.data = j;
 		if (uv_queue_work(st->loop, &j->w, unlink_work, unlink_after))
 			free(j);
@@ -605,41 +649,79 @@ int snapshot_store_delete(struct snapshot_store *st, const char *owner,
 
 /* ---- the writer ------------------------------------------------------ */
 
+/* Remove the tars whose removal waited for the commits (remove_snap),
+ * unless a snapshot names them now. */
+static void flush_deferred(struct snapshot_store *st)
+{
+	struct unlink_job *j;
+	unsigned i;
+
+	for (i = 0; i < st->ndeferred; i++) {
+		if (tar_shared(st, st->deferred[i], NULL))
+			continue;
+		j = calloc(1, sizeof(*j));
+		if (!j)
+			break;
+		if (path_of(st, j->paths[0], PATH_MAX, "blobs/",
+			    st->deferred[i], ".tar") == 0)
+			j->n = 1;
+		j->w.data = j;
+		if (uv_queue_work(st->loop, &j->w, unlink_work, unlink_after))
+			free(j);
+	}
+	st->ndeferred = 0;
+}
+
 struct buf {
 	unsigned char *p;
 	size_t len, cap;
 };
 
+/*
+ * One job at a time on the thread pool: a piece (inflight, swapped in
+ * from pending by the loop), or the commit (the last piece, then the
+ * files). What the job is, is decided on the loop when it is queued
+ * (job_commit); the worker touches only inflight, the file, the hash and
+ * job_err, and the loop reads them once the job is back.
+ */
 struct snapshot_writer {
 	struct snapshot_store *st;
 	uv_work_t w;
-	int busy;    /* a piece, or the commit, on the thread pool */
-	int aborted; /* freed when the work comes back */
+	int busy;    /* a job is on the thread pool */
+	int aborted; /* freed when it comes back */
 	int fd;
-	int err; /* the first write's failure (-errno) */
+	int err;     /* the first failure of a job (-errno) */
+	int job_err; /* the job's own, the worker's */
+	int job_commit;
 	char tmp[PATH_MAX];
 	EVP_MD_CTX *md;
 	struct buf pending, inflight;
 	uint64_t taken;
 	void (*room_fn)(void *arg);
 	void *room_arg;
-	/* The commit. */
+	/* The commit, asked for by snapshot_writer_commit. */
 	int committing;
-	int commit_ran; /* commit_work has run */
+	uint64_t reserved; /* room held in st->reserved */
 	struct snapshot *snap;
 	char *history;
 	size_t history_len;
 	snapshot_done_cb cb;
 	void *arg;
-	int result; /* the commit's outcome (-errno) */
 };
 
 static void writer_free(struct snapshot_writer *w)
 {
+	struct snapshot_store *st = w->st;
+
 	if (w->fd >= 0)
 		close(w->fd);
 	if (w->tmp[0])
 		unlink(w->tmp); /* renamed away when committed */
+	if (w->reserved) {
+		st->reserved -= w->reserved;
+		if (--st->committing == 0)
+			flush_deferred(st);
+	}
 	EVP_MD_CTX_free(w->md);
 	free(w->pending.p);
 	free(w->inflight.p);
@@ -648,104 +730,83 @@ static void writer_free(struct snapshot_writer *w)
 	free(w);
 }
 
-static void write_piece(struct snapshot_writer *w)
+/* The worker: inflight to the file and the hash. */
+static int write_piece(struct snapshot_writer *w)
 {
 	size_t off = 0;
 
-	if (w->fd < 0 && !w->err) {
+	if (w->fd < 0) {
 		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 			     0600);
 		if (w->fd < 0)
-			w->err = -errno;
+			return -errno;
 	}
-	if (!EVP_DigestUpdate(w->md, w->inflight.p, w->inflight.len) && !w->err)
-		w->err = -ENOMEM;
-	while (!w->err && off < w->inflight.len) {
+	if (!EVP_DigestUpdate(w->md, w->inflight.p, w->inflight.len))
+		return -ENOMEM;
+	while (off < w->inflight.len) {
 		ssize_t n = write(w->fd, w->inflight.p + off,
 				  w->inflight.len - off);
 
 		if (n < 0)
-			w->err = -errno;
-		else
-			off += (size_t)n;
+			return -errno;
+		off += (size_t)n;
 	}
-	w->inflight.len = 0;
+	return 0;
 }
 
-/* The commit: the tar named by its hash, the history, the record. */
-static void commit_work(struct snapshot_writer *w)
+/* The worker: the last piece, the tar named by its hash, the history,
+ * the record. */
+static int commit_work(struct snapshot_writer *w)
 {
 	struct snapshot *s = w->snap;
 	struct snapshot_store *st = w->st;
+	char path[PATH_MAX], name[SNAPSHOT_KEY_MAX + 8], *rec;
 	unsigned char md[32];
 	unsigned int mdlen = 0;
-	char path[PATH_MAX], *rec;
 	struct stat sb;
 	size_t len = 0;
-	int rc;
+	int rc = write_piece(w);
 
-	write_piece(w);
-	if (w->err) {
-		w->result = w->err;
-		return;
-	}
-	if (w->fd < 0) { /* no byte came: an empty file all the same */
-		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			     0600);
-		if (w->fd < 0) {
-			w->result = -errno;
-			return;
-		}
-	}
-	if (close(w->fd)) {
-		w->fd = -1;
-		w->result = -errno;
-		return;
-	}
+	if (rc)
+		return rc;
+	rc = close(w->fd) ? -errno : 0;
 	w->fd = -1;
-	if (!EVP_DigestFinal_ex(w->md, md, &mdlen)) {
-		w->result = -ENOMEM;
-		return;
-	}
+	if (rc)
+		return rc;
+	if (!EVP_DigestFinal_ex(w->md, md, &mdlen))
+		return -ENOMEM;
 	hex(md, 32, s->tar_sha);
 	rc = path_of(st, path, sizeof(path), "blobs/", s->tar_sha, ".tar");
 	if (rc == 0 && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    (uint64_t)sb.st_size == w->taken) {
+	    (uint64_t)sb.st_size == w->taken)
 		unlink(w->tmp); /* the same files are kept already */
-	} else if (rc == 0 && rename(w->tmp, path)) {
+	else if (rc == 0 && rename(w->tmp, path))
 		rc = -errno;
-	}
+	if (rc)
+		return rc;
 	w->tmp[0] = '\0';
-	if (rc == 0 && w->history_len &&
-	    (rc = path_of(st, path, sizeof(path), s->key, ".ipynb", "")) == 0) {
-		char name[SNAPSHOT_KEY_MAX + 8];
-
+	if (w->history_len) {
 		snprintf(name, sizeof(name), "%s.ipynb", s->key);
 		rc = write_file(st->dir, name, w->history, w->history_len);
 	}
 	if (rc == 0) {
-		char name[SNAPSHOT_KEY_MAX + 8];
-
 		rec = record_text(s, &len);
 		snprintf(name, sizeof(name), "%s.json", s->key);
 		rc = rec ? write_file(st->dir, name, rec, len) : -ENOMEM;
 		free(rec);
 	}
-	w->result = rc;
+	if (rc && w->history_len) {
+		if (path_of(st, path, sizeof(path), s->key, ".ipynb", "") == 0)
+			unlink(path);
+	}
+	return rc;
 }
 
 static void writer_work(uv_work_t *req)
 {
 	struct snapshot_writer *w = req->data;
 
-	if (w->aborted)
-		return;
-	if (w->committing) {
-		commit_work(w);
-		w->commit_ran = 1;
-	} else {
-		write_piece(w);
-	}
+	w->job_err = w->job_commit ? commit_work(w) : write_piece(w);
 }
 
 static void writer_kick(struct snapshot_writer *w);
@@ -755,20 +816,17 @@ static void commit_done(struct snapshot_writer *w)
 	struct snapshot_store *st = w->st;
 	struct snapshot *s = w->snap;
 	struct error err;
+	int rc = w->err ? w->err : w->job_err;
 
-	if (w->result) {
-		error_set(&err,
-			  w->result == -ENOSPC ? ERR_NO_SPACE : ERR_SANDBOX,
-			  "cannot keep the snapshot: %s", strerror(-w->result));
+	if (rc) {
+		error_set(&err, rc == -ENOSPC ? ERR_NO_SPACE : ERR_SANDBOX,
+			  "cannot keep the snapshot: %s", strerror(-rc));
 		w->cb(&err, NULL, w->arg);
 		writer_free(w);
 		return;
 	}
 	w->snap = NULL;
-	if (!snapshot_store_find(st, s->owner[0] ? s->owner : NULL, s->id))
-		link_snap(st, s);
-	else
-		snap_free(s); /* not expected: ids are random */
+	link_snap(st, s); /* its id is new: random, and not on disk before */
 	recount(st);
 	w->cb(NULL, s, w->arg);
 	writer_free(w);
@@ -780,20 +838,22 @@ static void writer_after(uv_work_t *req, int status)
 
 	(void)status;
 	w->busy = 0;
+	w->inflight.len = 0;
+	if (w->job_err && !w->err)
+		w->err = w->job_err;
 	if (w->aborted) {
 		writer_free(w);
 		return;
 	}
-	if (w->committing) {
-		if (!w->commit_ran) /* a piece was on its way: now the commit */
-			writer_kick(w);
-		else
-			commit_done(w);
+	if (w->job_commit) {
+		commit_done(w);
 		return;
 	}
+	/* The next piece (or the commit) at once: the reader may be paused,
+	 * waiting for room, and write nothing until then. */
+	writer_kick(w);
 	if (w->room_fn)
 		w->room_fn(w->room_arg);
-	/* room_fn may have aborted (then freed on its own) or written. */
 }
 
 static void writer_kick(struct snapshot_writer *w)
@@ -802,17 +862,26 @@ static void writer_kick(struct snapshot_writer *w)
 
 	if (w->busy || w->aborted)
 		return;
+	if (w->committing && w->err) {
+		w->job_commit = 1; /* nothing more goes: commit_done says why */
+		commit_done(w);
+		return;
+	}
 	if (!w->pending.len && !w->committing)
 		return;
 	t = w->inflight;
 	w->inflight = w->pending;
 	w->pending = t;
 	w->pending.len = 0;
+	w->job_commit = w->committing;
+	w->job_err = 0;
 	w->busy = 1;
 	w->w.data = w;
 	if (uv_queue_work(w->st->loop, &w->w, writer_work, writer_after)) {
 		w->busy = 0;
 		w->err = -ENOMEM;
+		if (w->committing)
+			commit_done(w);
 	}
 }
 
@@ -823,7 +892,7 @@ int snapshot_writer_new(struct snapshot_store *st, struct snapshot_writer **out,
 	unsigned char r[8];
 	char rh[17];
 
-	if (st->bytes >= st->lim.total_bytes)
+	if (st->bytes + st->reserved >= st->lim.total_bytes)
 		return error_set(
 			err, ERR_QUOTA_EXCEEDED,
 			"the snapshots hold %llu MiB of the %llu MiB "
@@ -847,8 +916,7 @@ int snapshot_writer_new(struct snapshot_store *st, struct snapshot_writer **out,
 		EVP_MD_CTX_free(w->md);
 		free(w);
 		return error_set(err, ERR_SANDBOX,
-				 "the state directory's "
-				 "path is too long");
+				 "the state directory's path is too long");
 	}
 	*out = w;
 	return 0;
@@ -909,7 +977,7 @@ int snapshot_writer_commit(struct snapshot_writer *w,
 	struct snapshot *s = calloc(1, sizeof(*s));
 	unsigned char r[SNAPSHOT_ID_LEN / 2];
 	char id[SNAPSHOT_ID_LEN + 1], key[SNAPSHOT_KEY_MAX + 2];
-	uint64_t need;
+	uint64_t need = w->taken + c->history_len;
 	struct error err;
 	size_t i;
 
@@ -928,12 +996,10 @@ int snapshot_writer_commit(struct snapshot_writer *w,
 	s->expires_ms = s->created_ms + (int64_t)st->lim.keep_s * 1000;
 	s->tar_bytes = w->taken;
 	s->hist_bytes = c->history_len;
-	if (c->history_len) {
+	if (c->history_len)
 		memcpy(w->history, c->history, c->history_len);
-		sha256_hex(c->history, c->history_len, s->hist_sha);
-	} else {
-		sha256_hex("", 0, s->hist_sha);
-	}
+	sha256_hex(c->history_len ? c->history : "", c->history_len,
+		   s->hist_sha);
 	w->history_len = c->history_len;
 	for (i = 0; i < c->npkg && i < SNAPSHOT_MAX_PACKAGES; i++)
 		memcpy(s->pkgs[i], c->pkgs[i], PKG_KEY_LEN + 1);
@@ -943,23 +1009,24 @@ int snapshot_writer_commit(struct snapshot_writer *w,
 	w->cb = cb;
 	w->arg = arg;
 	w->room_fn = NULL;
-	/* Counted before the hash is known: as if its tar were new. */
-	need = st->bytes + w->taken + c->history_len;
-	if (need > st->lim.total_bytes) {
-		error_set(
-			&err, ERR_QUOTA_EXCEEDED,
-			"this snapshot (%llu MiB) would take the snapshots "
-			"over the %llu MiB allowed ([snapshots] total_mb): "
-			"delete some",
-			(unsigned long long)((w->taken + c->history_len) >> 20),
-			(unsigned long long)(st->lim.total_bytes >> 20));
+	/* Counted as if its tar were new (its hash is not known yet), with
+	 * the room the other commits on their way hold. */
+	if (st->bytes + st->reserved + need > st->lim.total_bytes) {
+		error_set(&err, ERR_QUOTA_EXCEEDED,
+			  "this snapshot (%llu MiB) would take the snapshots "
+			  "over the %llu MiB allowed ([snapshots] total_mb): "
+			  "delete some",
+			  (unsigned long long)(need >> 20),
+			  (unsigned long long)(st->lim.total_bytes >> 20));
 		cb(&err, NULL, arg);
 		snapshot_writer_abort(w);
 		return 0;
 	}
+	w->reserved = need ? need : 1;
+	st->reserved += w->reserved;
+	st->committing++;
 	w->committing = 1;
-	if (!w->busy)
-		writer_kick(w);
+	writer_kick(w);
 	return 0;
 }
 

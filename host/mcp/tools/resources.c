@@ -312,7 +312,8 @@ static void fail_read(struct read_call *rc, const struct error *err)
 	 * invalid params in the stateless revision. */
 	mcp_call_fail(rc->call,
 		      err->code == ERR_NOT_FOUND ||
-				      err->code == ERR_SESSION_NOT_FOUND
+				      err->code == ERR_SESSION_NOT_FOUND ||
+				      err->code == ERR_SNAPSHOT_NOT_FOUND
 			      ? (mcp_call_modern(rc->call) ? -32602 : -32002)
 			      : -32603,
 		      err->msg, data);
@@ -464,7 +465,8 @@ static void read_snapshot(const struct tool_env *env, struct read_call *rc)
 	struct error err;
 
 	if (!sn || sn->corrupt) {
-		error_set(&err, sn ? ERR_SNAPSHOT_CORRUPT : ERR_NOT_FOUND,
+		error_set(&err,
+			  sn ? ERR_SNAPSHOT_CORRUPT : ERR_SNAPSHOT_NOT_FOUND,
 			  sn ? "the snapshot's record does not match its hash"
 			     : "no such snapshot");
 		fail_read(rc, &err);

@@ -458,8 +458,14 @@ struct restore {
 	struct snapshot_reader *rd;
 	struct session_tar *tar;
 	int reading, eof, tar_over;
-	struct error why; /* the first failure */
+	struct error why; /* the first failure: the tar's hash, a cancel */
 	int failed;
+	/* tar's own failure, told once the rest of the tar matched its hash
+	 * (a damaged tar usually stops tar first: that is snapshot_corrupt) */
+	struct error tar_why;
+	int tar_failed;
+	int cancelled;	    /* the call was cancelled: each step looks */
+	char container[80]; /* the session made for it */
 	struct cells_run *run;
 	cJSON *missing;
 	/* fork: the session forked, and the snapshot to drop after. */
@@ -499,10 +505,32 @@ static void restore_undo(struct restore *x, const struct error *err)
 {
 	struct session *s =
 		x->qname[0] ? session_find(x->env->sessions, x->qname) : NULL;
+	struct session_info in;
 
-	if (s)
-		session_destroy(s);
+	if (s) {
+		session_info(s, &in);
+		/* Not another of the same name made meanwhile. */
+		if (in.container_id &&
+		    strcmp(in.container_id, x->container) == 0)
+			session_destroy(s);
+	}
 	restore_fail(x, err);
+}
+
+/* The call was cancelled while a step was on its way: 1 when the restore
+ * ends here. */
+static int restore_cancelled(struct restore *x, int undo)
+{
+	struct error err;
+
+	if (!x->cancelled)
+		return 0;
+	error_set(&err, ERR_CANCELLED, "the restore was cancelled");
+	if (undo)
+		restore_undo(x, &err);
+	else
+		restore_fail(x, &err);
+	return 1;
 }
 
 static void restore_answer(struct restore *x, struct session *s)
@@ -567,6 +595,10 @@ static void restore_settle(struct restore *x)
 {
 	struct session *s;
 
+	if (x->cancelled && !x->failed) {
+		x->failed = 1;
+		error_set(&x->why, ERR_CANCELLED, "the restore was cancelled");
+	}
 	if (x->failed) {
 		restore_undo(x, &x->why);
 		return;
@@ -580,6 +612,10 @@ static void restore_settle(struct restore *x)
 			error_set(&x->why, ERR_SANDBOX, "out of memory");
 			restore_undo(x, &x->why);
 		}
+		return;
+	}
+	if (x->tar_failed) { /* the tar matched: tar's own failure */
+		restore_undo(x, &x->tar_why);
 		return;
 	}
 	s = session_find(x->env->sessions, x->qname);
@@ -602,9 +638,15 @@ static void tar_in_done(const struct error *err, void *arg)
 
 	x->tar = NULL;
 	x->tar_over = 1;
-	if (err && !x->failed) {
-		x->failed = 1;
+	if (err &&
+	    (err->code == ERR_SESSION_DESTROYED ||
+	     err->code == ERR_SESSION_LOST || err->code == ERR_SHUTTING_DOWN) &&
+	    !x->failed) {
+		x->failed = 1; /* nothing more to read for */
 		x->why = *err;
+	} else if (err && !x->tar_failed) {
+		x->tar_failed = 1;
+		x->tar_why = *err;
 	}
 	if (!x->reading)
 		restore_settle(x);
@@ -636,6 +678,7 @@ static void read_cb(const struct error *err, const unsigned char *p, size_t n,
 		return;
 	}
 	if (n && (rc = session_tar_write(x->tar, p, n)) != 0) {
+		x->eof = eof;
 		if (rc == -EPIPE)
 			return; /* tar stopped: its done says why */
 		x->failed = 1;
@@ -681,6 +724,7 @@ static void restore_cancel_cb(void *arg)
 	struct restore *x = arg;
 	struct error err;
 
+	x->cancelled = 1;
 	if (x->run && x->run->running) {
 		session_call_cancel(x->run->running);
 		return;
@@ -692,7 +736,8 @@ static void restore_cancel_cb(void *arg)
 		restore_undo(x, &err);
 		return;
 	}
-	/* A read in flight: it ends the restore with this. */
+	/* A read in flight ends it, or the step on its way (image, history,
+	 * create, the rest of the tar) sees x->cancelled. */
 	if (x->tar && !x->failed) {
 		x->failed = 1;
 		error_set(&x->why, ERR_CANCELLED, "the restore was cancelled");
@@ -713,6 +758,10 @@ static void restored_created_cb(struct session *s, const struct error *err,
 	}
 	session_info(s, &in);
 	snprintf(x->qname, sizeof(x->qname), "%s", in.name);
+	snprintf(x->container, sizeof(x->container), "%s",
+		 in.container_id ? in.container_id : "");
+	if (restore_cancelled(x, 1))
+		return;
 	x->missing = cJSON_CreateArray();
 	for (i = 0; i < x->npkg; i++) {
 		if (x->env->pkg_cache &&
@@ -722,11 +771,8 @@ static void restored_created_cb(struct session *s, const struct error *err,
 		cJSON_AddItemToArray(x->missing,
 				     cJSON_CreateString(x->pkgs[i]));
 	}
-	if (session_tar_in(s, room_cb, tar_in_done, x, &x->tar, &e2)) {
+	if (session_tar_in(s, room_cb, tar_in_done, x, &x->tar, &e2))
 		restore_undo(x, &e2);
-		return;
-	}
-	mcp_call_on_cancel(x->mc, restore_cancel_cb, x);
 }
 
 static void restore_create(struct restore *x)
@@ -749,6 +795,8 @@ static void history_cb(const struct error *err, const char *text, size_t len,
 		restore_fail(x, err);
 		return;
 	}
+	if (restore_cancelled(x, 0))
+		return;
 	if (len) {
 		x->run = calloc(1, sizeof(*x->run));
 		if (!x->run ||
@@ -780,6 +828,8 @@ static void restore_image_cb(const struct error *err, const char *id, void *arg)
 		snapshot_store_find(x->env->snapshots, owner_of(x->mc), x->id);
 	struct error e2;
 
+	if (restore_cancelled(x, 0))
+		return;
 	if (err) {
 		error_set(&e2, ERR_IMAGE_MISSING,
 			  "the image %s cannot be used: %s",
@@ -872,6 +922,7 @@ static void restore_start(struct restore *x)
 		return;
 	}
 	x->on = tool_install_engine(x->env, x->pl);
+	mcp_call_on_cancel(x->mc, restore_cancel_cb, x);
 	if (image_check(engine_docker(x->on), x->pl->policy.image,
 			restore_image_cb, x)) {
 		error_set(&err, ERR_SANDBOX, "out of memory");
@@ -934,6 +985,7 @@ struct take {
 	int paused;
 	struct error why; /* a refused write */
 	int failed;
+	int cancelled; /* before the tar started */
 	/* fork: restore it as this, then drop it */
 	struct restore *fork;
 };
@@ -1075,8 +1127,10 @@ static void take_cancel_cb(void *arg)
 	struct take *k = arg;
 	struct error err;
 
-	if (!k->tar)
+	if (!k->tar) { /* the image check on its way, or the commit */
+		k->cancelled = 1;
 		return;
+	}
 	session_tar_cancel(k->tar);
 	k->tar = NULL;
 	error_set(&err, ERR_CANCELLED, "the snapshot was cancelled");
@@ -1090,6 +1144,11 @@ static void take_image_cb(const struct error *err, const char *id, void *arg)
 	struct error e2;
 
 	snprintf(k->image_id, sizeof(k->image_id), "%s", err ? "" : id);
+	if (k->cancelled) {
+		error_set(&e2, ERR_CANCELLED, "the snapshot was cancelled");
+		take_fail(k, &e2);
+		return;
+	}
 	if (!s) {
 		error_set(&e2, ERR_SESSION_DESTROYED,
 			  "the session went before its snapshot was taken");
@@ -1102,7 +1161,6 @@ static void take_image_cb(const struct error *err, const char *id, void *arg)
 		return;
 	}
 	snapshot_writer_on_room(k->w, writer_room, k);
-	mcp_call_on_cancel(k->mc, take_cancel_cb, k);
 }
 
 static void take_start(const struct tool_env *env, struct mcp_call *mc,
@@ -1123,6 +1181,7 @@ static void take_start(const struct tool_env *env, struct mcp_call *mc,
 	k->fork = fork;
 	session_info(s, &in);
 	snprintf(k->qname, sizeof(k->qname), "%s", in.name);
+	mcp_call_on_cancel(mc, take_cancel_cb, k);
 	if (image_check(engine_docker(session_engine(s)),
 			session_plugin(s)->policy.image, take_image_cb, k)) {
 		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
