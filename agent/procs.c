@@ -184,8 +184,15 @@ static int is_target(int procfd, const char *name, pid_t self)
 	 * it, and it does before its next call. */
 	if (strstr(buf, "\nState:\tZ") && procs_spared((pid_t)ppid))
 		return 0;
+	/* A process the engine started beside us (`docker exec`: its parent
+	 * is outside the container, so it shows PPid 0) is the host's: the
+	 * tar of a session's snapshot or restore, or an operator's. User
+	 * code cannot make one: what it starts, and what it leaves, has a
+	 * parent in here (us, once orphaned). */
+	if (ppid == 0)
+		return 0;
 	/* Our own children may still be root while they set up; every other
-	 * root process (a `docker exec` by an operator) is left alone. */
+	 * root process is left alone. */
 	return ruid != 0 || ppid == self;
 }
 

@@ -34,9 +34,6 @@ struct session_call {
 	session_hold_cb hcb;
 	int idle;
 	int beside; /* it runs (ran) beside the interpreter's start-up */
-	/* Never beside it: the start-up's end kills every process of the
-	 * sandbox user it does not know (a tar through the engine's exec). */
-	int alone;
 	/* The interpreter's start-up holds its engine's pool from refilling
 	 * (pool_hold_warm) until the call is freed; else NULL. */
 	struct pool *warm_hold;
@@ -211,11 +208,6 @@ void session_procs_fail(struct session *s, int code, const char *msg);
  * language gets them (install_run_env), into env (EXEC_MAX_EXTRA_ENV + 1
  * slots; free with install_env_free): 0, or -ENOMEM / -E2BIG. */
 int session_pkg_env(const struct session *s, char **env);
-/* session_file_hold() whose operations never go beside the
- * interpreter's start-up (session_tar.c). */
-int session_file_hold_alone(struct session *s, const struct ap_file *req,
-			    session_hold_cb cb, void *arg,
-			    struct session_call **out, struct error *err);
 /* Start the next queued call if the session can run one. */
 void session_queue_next(struct session *s);
 /* End every queued call (not the running one) with err. */

@@ -258,7 +258,7 @@ void session_queue_next(struct session *s)
 	 * start-up (nobody's call) when the agent takes one. */
 	if (s->running && (session_call_is_users(s->running) ||
 			   !session_call_is_file(s->q_head) ||
-			   s->q_head->alone || !agent_client_beside_ok(s->ac)))
+			   !agent_client_beside_ok(s->ac)))
 		return;
 	c = s->q_head;
 	s->q_head = c->next;
@@ -431,8 +431,8 @@ static char *copy_file_req(const struct ap_file *req, struct ap_file *out)
 
 /* A file call, queued: fcb gets its one answer, or hcb (a hold) each. */
 static int file_call(struct session *s, const struct ap_file *req,
-		     session_file_cb fcb, session_hold_cb hcb, int alone,
-		     void *arg, struct session_call **out, struct error *err)
+		     session_file_cb fcb, session_hold_cb hcb, void *arg,
+		     struct session_call **out, struct error *err)
 {
 	struct session_call *c;
 
@@ -448,7 +448,6 @@ static int file_call(struct session *s, const struct ap_file *req,
 	c->s = s;
 	c->fcb = fcb;
 	c->hcb = hcb;
-	c->alone = alone;
 	c->arg = arg;
 	*out = c;
 	enqueue(s, c);
@@ -459,21 +458,14 @@ int session_file(struct session *s, const struct ap_file *req,
 		 session_file_cb cb, void *arg, struct session_call **out,
 		 struct error *err)
 {
-	return file_call(s, req, cb, NULL, 0, arg, out, err);
+	return file_call(s, req, cb, NULL, arg, out, err);
 }
 
 int session_file_hold(struct session *s, const struct ap_file *req,
 		      session_hold_cb cb, void *arg, struct session_call **out,
 		      struct error *err)
 {
-	return file_call(s, req, NULL, cb, 0, arg, out, err);
-}
-
-int session_file_hold_alone(struct session *s, const struct ap_file *req,
-			    session_hold_cb cb, void *arg,
-			    struct session_call **out, struct error *err)
-{
-	return file_call(s, req, NULL, cb, 1, arg, out, err);
+	return file_call(s, req, NULL, cb, arg, out, err);
 }
 
 int session_file_next(struct session_call *c, const struct ap_file *req,

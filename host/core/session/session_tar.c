@@ -10,9 +10,11 @@
  * the engine's archive API (which cannot see the tmpfs /work on Docker
  * 20.10). It takes the session's place in its queue (a hold: a file
  * operation that stats /work first), so it waits for the call before it
- * and holds up the ones after. Both directions are flow-controlled: the
- * stream's reading stops while the consumer is behind, and the writer
- * gives no more than the engine takes.
+ * and holds up the ones after; like any file operation it may go beside
+ * the interpreter's start-up (the agent's sweep at the end of a call
+ * leaves alone what the engine started: agent/procs.c). Both directions are
+ * flow-controlled: the stream's reading stops while the consumer is behind, and
+ * the writer gives no more than the engine takes.
  */
 #include "session_internal.h"
 
@@ -271,7 +273,7 @@ static int tar_start(struct session *s, int in, session_tar_data_fn data,
 		.done = done,
 		.arg = arg,
 	};
-	if (session_file_hold_alone(s, &stat, hold_cb, t, &t->hold, err)) {
+	if (session_file_hold(s, &stat, hold_cb, t, &t->hold, err)) {
 		free(t);
 		return err->code;
 	}

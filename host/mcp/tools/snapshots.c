@@ -32,6 +32,8 @@
 #include "resources.h"
 #include "util/log.h"
 
+#define LOG_MODULE "sessions"
+
 #define NOTEBOOK_MAX_BYTES (16u << 20)
 #define NOTEBOOK_MAX_CELLS 500
 /* Cells whose replay differed that an answer names (the rest counted). */
@@ -205,6 +207,21 @@ static void run_next(struct cells_run *r, struct session *s)
 		cJSON_AddStringToObject(r->failed, "error", err.msg);
 		r->done(r, s, NULL);
 	}
+}
+
+/* A replay the session stopped taking (err: why, not a cancel): the cell
+ * it stopped at is said among the differences; what ran stays. */
+static void run_stopped(struct cells_run *r, const struct error *err)
+{
+	cJSON *d;
+
+	if (!err || err->code == ERR_CANCELLED || !r->differs)
+		return;
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "cell", (double)r->i + 1);
+	cJSON_AddStringToObject(d, "what", err->msg);
+	cJSON_AddItemToArray(r->differs, d);
+	r->ndiffer++;
 }
 
 /* Run r's cells into s; r->done ends it. */
@@ -468,9 +485,6 @@ struct restore {
 	char container[80]; /* the session made for it */
 	struct cells_run *run;
 	cJSON *missing;
-	/* fork: the session forked, and the snapshot to drop after. */
-	char from[SESSION_NAME_MAX + 1];
-	int fork;
 };
 
 static void restore_free(struct restore *x)
@@ -482,20 +496,9 @@ static void restore_free(struct restore *x)
 	free(x);
 }
 
-/* A fork's snapshot was only on the way. */
-static void drop_fork_snapshot(struct restore *x)
-{
-	struct error e;
-
-	if (x->fork && x->env->snapshots)
-		snapshot_store_delete(x->env->snapshots, owner_of(x->mc), x->id,
-				      &e);
-}
-
 static void restore_fail(struct restore *x, const struct error *err)
 {
 	mcp_call_on_cancel(x->mc, NULL, NULL);
-	drop_fork_snapshot(x);
 	mcp_call_finish_error(x->mc, err);
 	restore_free(x);
 }
@@ -533,30 +536,30 @@ static int restore_cancelled(struct restore *x, int undo)
 	return 1;
 }
 
+/* What a restore or a fork came to: restoredBy, bytes, the replay. */
+static void replay_json(cJSON *r, struct cells_run *run, uint64_t bytes)
+{
+	cJSON_AddStringToObject(r, "restoredBy",
+				run && run->n ? "replay" : "files");
+	cJSON_AddNumberToObject(r, "bytes", (double)bytes);
+	cJSON_AddNumberToObject(r, "cells", run ? (double)run->n : 0);
+	cJSON_AddNumberToObject(r, "replayed", run ? (double)run->i : 0);
+	if (run && run->differs) {
+		cJSON_AddNumberToObject(r, "differing", (double)run->ndiffer);
+		cJSON_AddItemToObject(r, "differs", run->differs);
+		run->differs = NULL;
+	}
+}
+
 static void restore_answer(struct restore *x, struct session *s)
 {
 	cJSON *result = cJSON_CreateObject(), *r;
-	size_t replayed = x->run ? x->run->i : 0;
 
 	mcp_call_on_cancel(x->mc, NULL, NULL);
-	drop_fork_snapshot(x);
 	cJSON_AddItemToObject(result, "session", tool_session_json(x->mc, s));
-	r = cJSON_AddObjectToObject(result, x->fork ? "forked" : "restored");
-	if (x->fork)
-		cJSON_AddStringToObject(r, "from", x->from);
-	else
-		cJSON_AddStringToObject(r, "snapshot", x->id);
-	cJSON_AddStringToObject(r, "restoredBy",
-				x->run && x->run->n ? "replay" : "files");
-	cJSON_AddNumberToObject(r, "bytes", (double)x->bytes);
-	cJSON_AddNumberToObject(r, "cells", x->run ? (double)x->run->n : 0);
-	cJSON_AddNumberToObject(r, "replayed", (double)replayed);
-	if (x->run && x->run->differs) {
-		cJSON_AddNumberToObject(r, "differing",
-					(double)x->run->ndiffer);
-		cJSON_AddItemToObject(r, "differs", x->run->differs);
-		x->run->differs = NULL;
-	}
+	r = cJSON_AddObjectToObject(result, "restored");
+	cJSON_AddStringToObject(r, "snapshot", x->id);
+	replay_json(r, x->run, x->bytes);
 	if (x->missing && cJSON_GetArraySize(x->missing)) {
 		cJSON_AddItemToObject(r, "packagesMissing", x->missing);
 		x->missing = NULL;
@@ -574,15 +577,7 @@ static void replay_done(struct cells_run *r, struct session *s,
 		restore_fail(x, err);
 		return;
 	}
-	if (err && err->code != ERR_CANCELLED) {
-		/* The session took no more calls: what ran is said. */
-		cJSON *d = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(d, "cell", (double)r->i + 1);
-		cJSON_AddStringToObject(d, "what", err->msg);
-		cJSON_AddItemToArray(r->differs, d);
-		r->ndiffer++;
-	}
+	run_stopped(r, err);
 	restore_answer(x, s);
 }
 
@@ -986,15 +981,12 @@ struct take {
 	struct error why; /* a refused write */
 	int failed;
 	int cancelled; /* before the tar started */
-	/* fork: restore it as this, then drop it */
-	struct restore *fork;
 };
 
 static void take_free(struct take *k)
 {
 	snapshot_writer_abort(k->w);
 	free(k->label);
-	free(k->fork);
 	free(k);
 }
 
@@ -1009,19 +1001,11 @@ static void committed_cb(const struct error *err, const struct snapshot *sn,
 			 void *arg)
 {
 	struct take *k = arg;
-	struct restore *x = k->fork;
 	cJSON *result;
 
 	k->w = NULL; /* gone either way */
 	if (err) {
 		take_fail(k, err);
-		return;
-	}
-	if (x) { /* fork: on to the restore */
-		k->fork = NULL;
-		snprintf(x->id, sizeof(x->id), "%s", sn->id);
-		take_free(k);
-		restore_start(x);
 		return;
 	}
 	result = cJSON_CreateObject();
@@ -1164,21 +1148,18 @@ static void take_image_cb(const struct error *err, const char *id, void *arg)
 }
 
 static void take_start(const struct tool_env *env, struct mcp_call *mc,
-		       struct session *s, const char *label,
-		       struct restore *fork)
+		       struct session *s, const char *label)
 {
 	struct take *k = calloc(1, sizeof(*k));
 	struct session_info in;
 
 	if (!k || (label && !(k->label = strdup(label)))) {
 		free(k);
-		free(fork);
 		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
 	}
 	k->env = env;
 	k->mc = mc;
-	k->fork = fork;
 	session_info(s, &in);
 	snprintf(k->qname, sizeof(k->qname), "%s", in.name);
 	mcp_call_on_cancel(mc, take_cancel_cb, k);
@@ -1199,23 +1180,337 @@ void snapshots_take(const struct tool_env *env, struct mcp_call *mc,
 				       "a label is at most 200 bytes");
 		return;
 	}
-	take_start(env, mc, s, label, NULL);
+	take_start(env, mc, s, label);
+}
+
+/* ---- fork ------------------------------------------------------------- */
+
+/*
+ * A fork keeps nothing on disk: the new session is made (on the source's
+ * engine, where its package sets are) while the source's tar is taken,
+ * the tar goes from one container to the other as it comes (flow-
+ * controlled: the source's reading stops while the copy is behind), and
+ * the history's cells, as they were when the tar was taken, run again in
+ * the copy.
+ */
+#define FORK_AHEAD ((size_t)8 << 20)
+
+struct fork {
+	const struct tool_env *env;
+	struct mcp_call *mc;
+	char from[SESSION_QNAME_MAX + 1];  /* the source */
+	char qname[SESSION_QNAME_MAX + 1]; /* the copy */
+	char container[80];		   /* the copy's */
+	struct session_tar *out, *in;
+	struct buf_ {
+		unsigned char *p;
+		size_t len, cap;
+	} pend; /* the tar's bytes before the copy takes any */
+	int out_paused, out_over, in_over, created;
+	uint64_t bytes;
+	struct cells_run *run;
+	struct error why;
+	int failed, cancelled;
+};
+
+static void fork_free(struct fork *f)
+{
+	if (f->run)
+		run_free(f->run);
+	free(f->pend.p);
+	free(f);
+}
+
+/* Both tars over (or never started), and nothing on its way: the end. */
+static void fork_settle(struct fork *f);
+
+static void fork_fail(struct fork *f, int code, const char *msg)
+{
+	if (f->failed)
+		return;
+	f->failed = 1;
+	error_set(&f->why, code, "%s", msg);
+}
+
+/* Both tars end now (one not started never will: the copy made later
+ * sees the failure and starts none). */
+static void fork_stop(struct fork *f)
+{
+	if (f->out)
+		session_tar_cancel(f->out);
+	if (f->in)
+		session_tar_cancel(f->in);
+	f->out = f->in = NULL;
+	f->out_over = f->in_over = 1;
+}
+
+/* The copy's room: what waited goes first, then the source reads on. */
+static void fork_room(void *arg)
+{
+	struct fork *f = arg;
+	int rc;
+
+	if (!f->in || f->failed || !session_tar_ready(f->in))
+		return;
+	if (f->pend.len) {
+		rc = session_tar_write(f->in, f->pend.p, f->pend.len);
+		if (rc && rc != -EPIPE) {
+			fork_fail(f, ERR_SANDBOX, "cannot give tar the files");
+			fork_stop(f);
+			fork_settle(f);
+			return;
+		}
+		f->pend.len = 0;
+	}
+	if (f->out_paused && f->out &&
+	    session_tar_queued(f->in) < FORK_AHEAD / 2) {
+		f->out_paused = 0;
+		session_tar_pause(f->out, 0);
+	}
+	if (f->out_over && !f->pend.len)
+		session_tar_end(f->in);
+}
+
+static int fork_data(const char *p, size_t n, void *arg)
+{
+	struct fork *f = arg;
+	int rc;
+
+	f->bytes += n;
+	if (f->in && session_tar_ready(f->in) && !f->pend.len) {
+		rc = session_tar_write(f->in, p, n);
+		if (rc && rc != -EPIPE) {
+			fork_fail(f, ERR_SANDBOX, "cannot give tar the files");
+			return 1;
+		}
+		if (session_tar_queued(f->in) > FORK_AHEAD && !f->out_paused) {
+			f->out_paused = 1;
+			session_tar_pause(f->out, 1);
+		}
+		return 0;
+	}
+	/* The copy is not made yet: kept, up to FORK_AHEAD. */
+	if (f->pend.len + n > f->pend.cap) {
+		size_t cap = f->pend.cap ? f->pend.cap : (size_t)64 << 10;
+		unsigned char *q;
+
+		while (cap < f->pend.len + n)
+			cap *= 2;
+		q = realloc(f->pend.p, cap);
+		if (!q) {
+			fork_fail(f, ERR_SANDBOX, "out of memory");
+			return 1;
+		}
+		f->pend.p = q;
+		f->pend.cap = cap;
+	}
+	memcpy(f->pend.p + f->pend.len, p, n);
+	f->pend.len += n;
+	if (f->pend.len > FORK_AHEAD && !f->out_paused) {
+		f->out_paused = 1;
+		session_tar_pause(f->out, 1);
+	}
+	return 0;
+}
+
+static void fork_answer(struct fork *f, struct session *s)
+{
+	cJSON *result = cJSON_CreateObject(), *r;
+
+	log_debug("fork %s -> %s: answered", f->from, f->qname);
+
+	mcp_call_on_cancel(f->mc, NULL, NULL);
+	cJSON_AddItemToObject(result, "session", tool_session_json(f->mc, s));
+	r = cJSON_AddObjectToObject(result, "forked");
+	cJSON_AddStringToObject(
+		r, "from", tool_unqualify(mcp_call_tenant(f->mc), f->from));
+	replay_json(r, f->run, f->bytes);
+	mcp_call_finish(f->mc, tool_ok(f->mc, result));
+	fork_free(f);
+}
+
+static void fork_replayed(struct cells_run *r, struct session *s,
+			  const struct error *err)
+{
+	struct fork *f = r->arg;
+
+	if (!s) {
+		mcp_call_on_cancel(f->mc, NULL, NULL);
+		mcp_call_finish_error(f->mc, err);
+		fork_free(f);
+		return;
+	}
+	run_stopped(r, err);
+	fork_answer(f, s);
+}
+
+static void fork_settle(struct fork *f)
+{
+	struct session *s;
+	struct session_info in;
+
+	log_debug("fork %s -> %s: out %s, in %s, %s%s", f->from, f->qname,
+		  f->out_over ? "over" : "on", f->in_over ? "over" : "on",
+		  f->created ? "created" : "creating",
+		  f->failed ? ", failed" : "");
+	if (!f->out_over || !f->in_over || !f->created)
+		return;
+	s = f->qname[0] ? session_find(f->env->sessions, f->qname) : NULL;
+	if (f->cancelled && !f->failed)
+		fork_fail(f, ERR_CANCELLED, "the fork was cancelled");
+	if (!f->failed && !s)
+		fork_fail(f, ERR_SESSION_DESTROYED,
+			  "the copy went while it was made");
+	if (f->failed) {
+		if (s) {
+			session_info(s, &in);
+			if (in.container_id &&
+			    strcmp(in.container_id, f->container) == 0)
+				session_destroy(s);
+		}
+		mcp_call_on_cancel(f->mc, NULL, NULL);
+		mcp_call_finish_error(f->mc, &f->why);
+		fork_free(f);
+		return;
+	}
+	if (f->run && f->run->n) {
+		f->run->env = f->env;
+		f->run->mc = f->mc;
+		f->run->replay = 1;
+		f->run->done = fork_replayed;
+		f->run->arg = f;
+		run_start(f->run, s);
+		return;
+	}
+	fork_answer(f, s);
+}
+
+static void fork_in_done(const struct error *err, void *arg)
+{
+	struct fork *f = arg;
+
+	f->in = NULL;
+	f->in_over = 1;
+	if (err)
+		fork_fail(f, err->code, err->msg);
+	if (!f->out_over && err)
+		fork_stop(f);
+	fork_settle(f);
+}
+
+/* The source's tar is whole: its history as it was, then the copy's end
+ * of input. */
+static void fork_out_done(const struct error *err, void *arg)
+{
+	struct fork *f = arg;
+	struct session *src = session_find(f->env->sessions, f->from);
+	const struct history *h = src ? session_history(src) : NULL;
+	struct error e2;
+	cJSON *nb;
+	char *text;
+
+	f->out = NULL;
+	f->out_over = 1;
+	if (err)
+		fork_fail(f, err->code, err->msg);
+	if (!f->failed && h && history_cells(h)) {
+		nb = notebook_json(h, session_plugin(src)->desc->name, "fork",
+				   (int64_t)time(NULL) * 1000);
+		text = nb ? cJSON_PrintUnformatted(nb) : NULL;
+		cJSON_Delete(nb);
+		f->run = text ? calloc(1, sizeof(*f->run)) : NULL;
+		if (!f->run ||
+		    notebook_code_cells(text, strlen(text), NOTEBOOK_MAX_CELLS,
+					&f->run->cells, &f->run->n, &e2))
+			fork_fail(f, ERR_SANDBOX,
+				  "the source's history could not be read");
+		free(text);
+	}
+	if (f->failed) {
+		fork_stop(f);
+	} else if (f->in && session_tar_ready(f->in) && !f->pend.len) {
+		session_tar_end(f->in);
+	}
+	fork_settle(f);
+}
+
+static void fork_cancel_cb(void *arg)
+{
+	struct fork *f = arg;
+
+	f->cancelled = 1;
+	if (f->run && f->run->running) {
+		session_call_cancel(f->run->running);
+		return;
+	}
+	fork_fail(f, ERR_CANCELLED, "the fork was cancelled");
+	fork_stop(f);
+	fork_settle(f);
+}
+
+static void fork_created_cb(struct session *s, const struct error *err,
+			    void *arg)
+{
+	struct fork *f = arg;
+	struct session *src = session_find(f->env->sessions, f->from);
+	struct session_info in;
+	struct error e2;
+	size_t n = 0, i;
+	const char(*keys)[PKG_KEY_LEN + 1] =
+		src ? session_packages(src, &n) : NULL;
+
+	f->created = 1;
+	if (err) {
+		fork_fail(f, err->code, err->msg);
+		fork_stop(f);
+		fork_settle(f);
+		return;
+	}
+	session_info(s, &in);
+	snprintf(f->qname, sizeof(f->qname), "%s", in.name);
+	snprintf(f->container, sizeof(f->container), "%s",
+		 in.container_id ? in.container_id : "");
+	if (f->failed) { /* the source's tar failed meanwhile */
+		fork_settle(f);
+		return;
+	}
+	/* The same engine: the source's package sets are in its cache. */
+	for (i = 0; i < n; i++)
+		session_add_packages(s, keys[i], &e2);
+	if (session_tar_in(s, fork_room, fork_in_done, f, &f->in, &e2)) {
+		fork_fail(f, e2.code, e2.msg);
+		fork_stop(f);
+		f->in_over = 1;
+		fork_settle(f);
+	}
 }
 
 void snapshots_fork(const struct tool_env *env, struct mcp_call *mc,
 		    struct session *s, const char *qname, uint32_t ttl_s)
 {
+	struct fork *f = calloc(1, sizeof(*f));
 	struct session_info in;
-	struct restore *x;
+	struct error err;
 
-	if (no_store(env, mc))
+	if (!f) {
+		mcp_call_finish_errorf(mc, ERR_SANDBOX, "out of memory");
 		return;
-	x = restore_new(env, mc, qname, ttl_s, 1, 0);
-	if (!x)
-		return;
+	}
+	f->env = env;
+	f->mc = mc;
 	session_info(s, &in);
-	x->fork = 1;
-	snprintf(x->from, sizeof(x->from), "%s",
-		 tool_unqualify(mcp_call_tenant(mc), in.name));
-	take_start(env, mc, s, "fork", x);
+	snprintf(f->from, sizeof(f->from), "%s", in.name);
+	if (session_tar_out(s, fork_data, fork_out_done, f, &f->out, &err)) {
+		mcp_call_finish_error(mc, &err);
+		fork_free(f);
+		return;
+	}
+	mcp_call_on_cancel(mc, fork_cancel_cb, f);
+	if (session_create(env->sessions, session_plugin(s), qname, ttl_s,
+			   session_engine(s), fork_created_cb, f, &err)) {
+		fork_fail(f, err.code, err.msg);
+		f->created = 1;
+		fork_stop(f);
+		fork_settle(f);
+	}
 }

@@ -77,7 +77,7 @@ const DEFAULT_ENV = {
 /** Pass as (part of) a server's env to run it with sandbox.ini's pool settings. */
 export const SHIPPED_POOL = Object.fromEntries(Object.keys(POOL_ENV).map((k) => [k, undefined]));
 const STDERR_KEEP = 256 * 1024;
-const STDERR_SHOW = 12 * 1024;
+const STDERR_SHOW = Number(process.env.SBX_E2E_STDERR_SHOW || 12 * 1024);
 
 export function serverEnv(env) {
   const all = { ...process.env, ...DEFAULT_ENV, ...env };
