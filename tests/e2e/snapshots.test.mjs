@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { modernRequest, newToken, startHttp, tokensFile, toolCall } from './lib/http.mjs';
 import { e2e, toolError } from './lib/server.mjs';
+import { installOk } from './lib/packages.mjs';
 import { waitFor } from './lib/wait.mjs';
 import { sessionErr, sessionOk, sexec, sexecOk, withStateDir } from './lib/sessions.mjs';
 
@@ -210,4 +211,22 @@ e2e('over HTTP a snapshot is its tenant\'s: another tenant cannot list, restore,
   assert.equal((await call(alice, { action: 'snapshots' })).structuredContent.snapshots.length, 1);
   const back = await call(alice, { action: 'restore', snapshot: snap.id, name: 'w2' });
   assert.equal(back.isError ?? false, false, JSON.stringify(back));
+});
+
+e2e('a package set goes with a snapshot and a fork by its key: the copy imports what the source installed (npm)', { timeoutMs: 240_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start({ SANDBOX_PYTHON_POOL_SIZE: '0', SANDBOX_BASH_POOL_SIZE: '0' });
+  await sessionOk(s, { action: 'create', language: 'javascript', name: 'js' });
+  await installOk(s, { language: 'javascript', session: 'js', packages: ['is-number@7'] });
+  await sexecOk(s, 'js', "const isNumber = require('is-number'); const seen = [isNumber(5), isNumber('x')]; console.log(seen.join())");
+  const snap = (await sessionOk(s, { action: 'snapshot', name: 'js' })).snapshot;
+  assert.equal(snap.packages.length, 1, JSON.stringify(snap));
+  const back = await sessionOk(s, { action: 'restore', snapshot: snap.id, name: 'js2' });
+  assert.deepEqual(back.session.packages, snap.packages);
+  assert.equal(back.restored.packagesMissing, undefined);
+  assert.equal(back.restored.differing, 0, JSON.stringify(back.restored.differs));
+  assert.equal((await sexecOk(s, 'js2', 'console.log(seen.join(), isNumber(7))')).stdout, 'true,false true\n');
+  const fk = await sessionOk(s, { action: 'fork', name: 'js', as: 'js3' });
+  assert.deepEqual(fk.session.packages, snap.packages);
+  assert.equal((await sexecOk(s, 'js3', "console.log(require('is-number')(3))")).stdout, 'true\n');
 });
