@@ -230,3 +230,35 @@ e2e('a package set goes with a snapshot and a fork by its key: the copy imports 
   assert.deepEqual(fk.session.packages, snap.packages);
   assert.equal((await sexecOk(s, 'js3', "console.log(require('is-number')(3))")).stdout, 'true\n');
 });
+
+e2e('a cancelled restore leaves no session, a cancelled snapshot leaves no snapshot, and the server goes on', { timeoutMs: 180_000 }, async (h) => {
+  const st = withStateDir(h);
+  const s = await st.start(PYTHON);
+  await sessionOk(s, { action: 'create', language: 'python', name: 'big' });
+  await sexecOk(s, 'big', "import os\nfor i in range(120):\n    open(f'f{i:03}', 'wb').write(os.urandom(1 << 20))");
+  const snap = (await sessionOk(s, { action: 'snapshot', name: 'big' })).snapshot;
+
+  // The restore is cancelled once its session exists (its tar is then
+  // on its way: 120 MiB).
+  const ac = new AbortController();
+  const restore = s.client.callTool({ name: 'sandbox_session', arguments: { action: 'restore', snapshot: snap.id, name: 'gone' } },
+    undefined, { signal: ac.signal });
+  await waitFor(() => /session gone created/.test(s.stderr), { what: 'the restore\'s session made' });
+  ac.abort();
+  await assert.rejects(restore);
+  await waitFor(async () => !(await listSessions(s)).includes('gone'), { what: 'the cancelled restore\'s session removed' });
+
+  // A snapshot cancelled on its way keeps nothing.
+  const ac2 = new AbortController();
+  const taking = s.client.callTool({ name: 'sandbox_session', arguments: { action: 'snapshot', name: 'big' } },
+    undefined, { signal: ac2.signal });
+  await waitFor(() => fs.readdirSync(snapDir(st)).some((f) => f.startsWith('.tmp.')), { what: 'the snapshot\'s tar on its way', intervalMs: 5 });
+  ac2.abort();
+  await assert.rejects(taking);
+  await waitFor(() => !fs.readdirSync(snapDir(st)).some((f) => f.startsWith('.tmp.')), { what: 'the cancelled snapshot\'s file removed' });
+  assert.deepEqual((await sessionOk(s, { action: 'snapshots' })).snapshots.map((x) => x.id), [snap.id]);
+  // The source takes calls again, and the snapshot still restores.
+  assert.equal((await sexecOk(s, 'big', 'print(len(os.listdir(".")))')).stdout, '120\n');
+  const ok = await sessionOk(s, { action: 'restore', snapshot: snap.id, name: 'back', replay: false });
+  assert.equal(ok.restored.bytes, snap.bytes);
+});
