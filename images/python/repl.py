@@ -61,6 +61,7 @@ import gc  # noqa: E402
 import io  # noqa: E402
 import linecache  # noqa: E402
 import os  # noqa: E402
+import reprlib  # noqa: E402
 import traceback  # noqa: E402
 
 # The fds of the control channel are moved at least this high, out of the
@@ -75,6 +76,10 @@ READ_CHUNK = 64 * 1024
 # then print without source lines).
 LINECACHE_BUDGET = 64 * 1024 * 1024
 MPL_FONT_CACHE = "/opt/sbx/matplotlib"
+# A trailing expression that is a dict, list, tuple or set of more items
+# shows its first SHOW_ITEMS (docs/session-interpreters.md): the model
+# reads the output, and a million-item dict is noise to it.
+SHOW_ITEMS = 100
 
 # Private references: a cell may rebind os.write, signal.signal, io.FileIO
 # and the like, and the next request and reply must still go through.
@@ -614,6 +619,60 @@ def _parse_args(argv):
     return preload
 
 
+class _FirstItems(reprlib.Repr):
+    """reprlib's bounds, with a dict's items in their own order (reprlib
+    sorts the keys)."""
+
+    def repr_dict(self, x, level):
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        pieces = []
+        for i, key in enumerate(x):
+            if i == self.maxdict:
+                pieces.append("...")
+                break
+            pieces.append("%s: %s" % (self.repr1(key, level - 1),
+                                      self.repr1(x[key], level - 1)))
+        return "{%s}" % ", ".join(pieces)
+
+
+def _bounded_repr(value):
+    """repr(value), but a builtin container of more than SHOW_ITEMS items
+    as SHOW_ITEMS of them (a dict's, a list's and a tuple's first; what is
+    in them cut likewise, three levels down), with how many it has said
+    after it. Anything else (a DataFrame, an ndarray: they bound their own
+    repr) is as repr() gives it."""
+    if type(value) not in (dict, list, tuple, set, frozenset) or \
+            len(value) <= SHOW_ITEMS:
+        return repr(value)
+    r = _FirstItems()
+    r.maxlevel = 3
+    r.maxdict = r.maxlist = r.maxtuple = SHOW_ITEMS
+    r.maxset = r.maxfrozenset = r.maxdeque = r.maxarray = SHOW_ITEMS
+    r.maxstring = r.maxother = r.maxlong = 400
+    return "%s  # %d items, %d shown" % (r.repr(value), len(value),
+                                         SHOW_ITEMS)
+
+
+def _displayhook(value):
+    """sys.displayhook of a session: the interactive interpreter's (None
+    shows nothing; the value is bound to _), with _bounded_repr. A cell
+    may set its own."""
+    if value is None:
+        return
+    builtins._ = None
+    text = _bounded_repr(value)
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.write(text.encode("ascii", "backslashreplace")
+                         .decode("ascii"))
+    sys.stdout.write("\n")
+    builtins._ = value
+
+
 def main():
     preload = _parse_args(sys.argv[1:])
     try:
@@ -642,6 +701,7 @@ def main():
         sys.path[0] = workdir
     else:
         sys.path.insert(0, workdir)
+    sys.displayhook = _displayhook
     session = _Session(req_fd, rep_fd, null_fd, workdir)
     # After the session's __main__ exists: a preloaded module sees what it
     # would see had a cell imported it.

@@ -215,6 +215,17 @@ e2e('python: variables, imports and functions persist; a trailing expression is 
   assert.equal((await sexecOk(s, 'py', 'y = x * 2\n"s" * 3')).stdout, "'sss'\n");
   assert.equal((await sexecOk(s, 'py', 'None')).stdout, '', 'None is not displayed');
   assert.equal((await sexecOk(s, 'py', 'print(y)')).stdout, '84\n');
+  // A big container shows 100 of its items and its count; _ is all of it.
+  const big = await sexecOk(s, 'py', '{i: str(i) * 2 for i in range(100000, 0, -1)}');
+  assert.match(big.stdout, /^\{100000: '100000100000', 99999: '9999999999', /);
+  assert.match(big.stdout, /, 99901: '9990199901', \.\.\.\}  # 100000 items, 100 shown\n$/);
+  assert.equal((await sexecOk(s, 'py', 'len(_)')).stdout, '100000\n');
+  assert.match((await sexecOk(s, 'py', 'list(range(101))')).stdout, /, 99, \.\.\.\]  # 101 items, 100 shown\n$/);
+  assert.equal((await sexecOk(s, 'py', 'list(range(100))')).stdout, `${JSON.stringify([...Array(100).keys()]).replaceAll(',', ', ')}\n`);
+  // A DataFrame bounds its own repr.
+  const df = await sexecOk(s, 'py', 'import pandas as pd\npd.DataFrame({"a": range(100000)})');
+  assert.match(df.stdout, /\[100000 rows x 1 columns\]\n$/);
+  assert.ok(df.stdout.length < 2000, df.stdout);
 
   // An error is a normal result and keeps the state.
   const err = await sexec(s, 'py', 'raise ValueError("boom")');
