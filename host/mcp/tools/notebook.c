@@ -3,6 +3,7 @@
  */
 #include "notebook.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,35 @@ cJSON *notebook_json(const struct history *h, const char *language,
 		cJSON_AddItemToArray(cells, cell);
 	}
 	return nb;
+}
+
+int notebook_history_cells(const struct history *h,
+			   struct notebook_cell **cells, size_t *n)
+{
+	size_t total = history_cells(h), k = 0;
+	struct notebook_cell *out = calloc(total ? total : 1, sizeof(*out));
+	const struct history_cell *c = NULL;
+
+	*cells = NULL;
+	*n = 0;
+	if (!out)
+		return -ENOMEM;
+	while ((c = history_next(h, c)) && k < total) {
+		struct notebook_cell *nc = &out[k++];
+
+		nc->code = utf8_sanitize(c->code, c->code_len);
+		nc->failed = c->timed_out || !c->exited || c->exit_code != 0;
+		nc->has_out = !c->out.skipped;
+		if (nc->has_out && c->out.len)
+			nc->out = stream_text(&c->out);
+		if (!nc->code || (nc->has_out && c->out.len && !nc->out)) {
+			notebook_cells_free(out, k);
+			return -ENOMEM;
+		}
+	}
+	*cells = out;
+	*n = k;
+	return 0;
 }
 
 void notebook_cells_free(struct notebook_cell *cells, size_t n)

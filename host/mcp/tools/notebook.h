@@ -40,6 +40,11 @@ struct notebook_cell {
 int notebook_code_cells(const char *json, size_t len, size_t max,
 			struct notebook_cell **cells, size_t *n,
 			struct error *err);
+/* The cells of h as notebook_code_cells() would read them back from
+ * notebook_json() (what a fork replays), without the notebook between.
+ * 0 or -ENOMEM. */
+int notebook_history_cells(const struct history *h,
+			   struct notebook_cell **cells, size_t *n);
 void notebook_cells_free(struct notebook_cell *cells, size_t n);
 
 #endif

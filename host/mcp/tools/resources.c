@@ -24,7 +24,6 @@
 
 #define URI_PREFIX "sandbox://session/"
 #define ARTIFACT_PREFIX "sandbox://artifact/"
-#define SNAPSHOT_PREFIX "sandbox://snapshot/"
 /* Entries a snapshot's listing names at most. */
 #define SNAPSHOT_LIST_MAX 10000
 /* A read returns at most this much of a file. */
@@ -209,14 +208,15 @@ static void snapshot_resources(const struct tool_env *env, cJSON *arr,
 {
 	const struct snapshot *sn = NULL;
 	const char *label;
-	char uri[sizeof(SNAPSHOT_PREFIX) + SNAPSHOT_ID_LEN];
+	char uri[sizeof(RESOURCES_SNAPSHOT_PREFIX) + SNAPSHOT_ID_LEN];
 	cJSON *o;
 
 	while (env->snapshots &&
 	       (sn = snapshot_store_next(env->snapshots, sn))) {
 		if (strcmp(sn->owner, t ? t->name : "") != 0 || sn->corrupt)
 			continue;
-		snprintf(uri, sizeof(uri), SNAPSHOT_PREFIX "%s", sn->id);
+		snprintf(uri, sizeof(uri), RESOURCES_SNAPSHOT_PREFIX "%s",
+			 sn->id);
 		label = cJSON_GetStringValue(
 			cJSON_GetObjectItemCaseSensitive(sn->meta, "label"));
 		o = cJSON_CreateObject();
@@ -274,7 +274,8 @@ cJSON *resources_templates(void)
 				"([artifacts] keep_minutes).");
 	cJSON_AddItemToArray(arr, o);
 	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "uriTemplate", SNAPSHOT_PREFIX "{id}");
+	cJSON_AddStringToObject(o, "uriTemplate",
+				RESOURCES_SNAPSHOT_PREFIX "{id}");
 	cJSON_AddStringToObject(o, "name", "snapshot");
 	cJSON_AddStringToObject(o, "title",
 				"The files of a session's snapshot");
@@ -456,7 +457,7 @@ static void listed_cb(const struct error *err, cJSON *files, size_t total,
 /* sandbox://snapshot/<id>: the listing of its files (the caller's own). */
 static void read_snapshot(const struct tool_env *env, struct read_call *rc)
 {
-	const char *id = rc->uri + strlen(SNAPSHOT_PREFIX);
+	const char *id = rc->uri + strlen(RESOURCES_SNAPSHOT_PREFIX);
 	const struct tenant *t = mcp_call_tenant(rc->call);
 	const struct snapshot *sn =
 		env->snapshots ? snapshot_store_find(env->snapshots,
@@ -507,7 +508,8 @@ void resources_read(const struct tool_env *env, struct mcp_call *call,
 		read_artifact(env, rc);
 		return;
 	}
-	if (strncmp(uri, SNAPSHOT_PREFIX, strlen(SNAPSHOT_PREFIX)) == 0) {
+	if (strncmp(uri, RESOURCES_SNAPSHOT_PREFIX,
+		    strlen(RESOURCES_SNAPSHOT_PREFIX)) == 0) {
 		read_snapshot(env, rc);
 		return;
 	}

@@ -12,6 +12,9 @@
 
 struct mcp_call;
 
+/* A snapshot's resource: this and its id (its files' listing). */
+#define RESOURCES_SNAPSHOT_PREFIX "sandbox://snapshot/"
+
 /* sandbox://<kind>/<owner>/<path>, the path percent-encoded; NULL when
  * out of memory, else the caller frees it. */
 char *resources_uri(const char *kind, const char *owner, const char *path);

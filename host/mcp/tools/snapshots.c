@@ -370,7 +370,7 @@ static cJSON *snapshot_json(const struct snapshot *sn)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 	const cJSON *m = sn->meta;
-	char t[40], *uri;
+	char t[40], uri[sizeof(RESOURCES_SNAPSHOT_PREFIX) + SNAPSHOT_ID_LEN];
 	size_t i;
 	static const char *const fields[] = {
 		"label", "session", "language", "image", NULL,
@@ -403,12 +403,8 @@ static cJSON *snapshot_json(const struct snapshot *sn)
 	arr = cJSON_AddArrayToObject(o, "packages");
 	for (i = 0; arr && i < sn->npkg; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(sn->pkgs[i]));
-	uri = resources_uri("snapshot", sn->id, "");
-	if (uri) {
-		uri[strlen(uri) - 1] = '\0'; /* sandbox://snapshot/<id> */
-		cJSON_AddStringToObject(o, "uri", uri);
-	}
-	free(uri);
+	snprintf(uri, sizeof(uri), RESOURCES_SNAPSHOT_PREFIX "%s", sn->id);
+	cJSON_AddStringToObject(o, "uri", uri);
 	return o;
 }
 
@@ -1398,33 +1394,25 @@ static void fork_in_done(const struct error *err, void *arg)
 	fork_settle(f);
 }
 
-/* The source's tar is whole: its history as it was, then the copy's end
+/* The source's tar is whole: its history's cells as they were (straight
+ * from the history: no notebook made and read back), then the copy's end
  * of input. */
 static void fork_out_done(const struct error *err, void *arg)
 {
 	struct fork *f = arg;
 	struct session *src = session_find(f->env->sessions, f->from);
 	const struct history *h = src ? session_history(src) : NULL;
-	struct error e2;
-	cJSON *nb;
-	char *text;
 
 	f->out = NULL;
 	f->out_over = 1;
 	if (err)
 		fork_fail(f, err->code, err->msg);
 	if (!f->failed && h && history_cells(h)) {
-		nb = notebook_json(h, session_plugin(src)->desc->name, "fork",
-				   (int64_t)time(NULL) * 1000);
-		text = nb ? cJSON_PrintUnformatted(nb) : NULL;
-		cJSON_Delete(nb);
-		f->run = text ? calloc(1, sizeof(*f->run)) : NULL;
+		f->run = calloc(1, sizeof(*f->run));
 		if (!f->run ||
-		    notebook_code_cells(text, strlen(text), NOTEBOOK_MAX_CELLS,
-					&f->run->cells, &f->run->n, &e2))
+		    notebook_history_cells(h, &f->run->cells, &f->run->n))
 			fork_fail(f, ERR_SANDBOX,
 				  "the source's history could not be read");
-		free(text);
 	}
 	if (f->failed) {
 		fork_stop(f);

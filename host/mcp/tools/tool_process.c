@@ -141,17 +141,9 @@ static cJSON *output_schema(const struct tool_env *env)
 		{"note", "string", "What else to know."},
 		{NULL, NULL, NULL},
 	};
-	cJSON *s = cJSON_CreateObject(), *props, *p;
 
 	(void)env;
-	cJSON_AddStringToObject(s, "type", "object");
-	props = cJSON_AddObjectToObject(s, "properties");
-	cJSON_AddItemToObject(props, "process", process_schema());
-	p = cJSON_AddObjectToObject(props, "processes");
-	cJSON_AddStringToObject(p, "type", "array");
-	cJSON_AddItemToObject(p, "items", process_schema());
-	tool_add_props(props, extra);
-	return s;
+	return tool_list_schema("process", "processes", process_schema, extra);
 }
 
 static const char *signal_name(uint32_t sig)

@@ -208,17 +208,9 @@ static cJSON *output_schema(const struct tool_env *env)
 		 "The id of the snapshot removed."},
 		{NULL, NULL, NULL},
 	};
-	cJSON *s = cJSON_CreateObject(), *props, *p;
 
 	(void)env;
-	cJSON_AddStringToObject(s, "type", "object");
-	props = cJSON_AddObjectToObject(s, "properties");
-	cJSON_AddItemToObject(props, "session", session_schema());
-	p = cJSON_AddObjectToObject(props, "sessions");
-	cJSON_AddStringToObject(p, "type", "array");
-	cJSON_AddItemToObject(p, "items", session_schema());
-	tool_add_props(props, results);
-	return s;
+	return tool_list_schema("session", "sessions", session_schema, results);
 }
 
 cJSON *tool_session_json(const struct mcp_call *mc, const struct session *s)

@@ -324,6 +324,21 @@ void tool_add_props(cJSON *props, const char *const (*rows)[3])
 		tool_prop(props, rows[0][0], rows[0][1], rows[0][2]);
 }
 
+cJSON *tool_list_schema(const char *one, const char *many, cJSON *(*item)(void),
+			const char *const (*rows)[3])
+{
+	cJSON *s = cJSON_CreateObject(), *props, *p;
+
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	cJSON_AddItemToObject(props, one, item());
+	p = cJSON_AddObjectToObject(props, many);
+	cJSON_AddStringToObject(p, "type", "array");
+	cJSON_AddItemToObject(p, "items", item());
+	tool_add_props(props, rows);
+	return s;
+}
+
 cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 		      const char *desc)
 {

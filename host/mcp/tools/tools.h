@@ -196,6 +196,10 @@ cJSON *tool_enum_prop(cJSON *props, const char *name, const char *const *values,
 /* Properties from rows of {name, type, description}, up to a row whose
  * name is NULL, added to props. */
 void tool_add_props(cJSON *props, const char *const (*rows)[3]);
+/* An output schema whose object has one (item's schema), many (an array
+ * of them) and the rows (tool_add_props). */
+cJSON *tool_list_schema(const char *one, const char *many, cJSON *(*item)(void),
+			const char *const (*rows)[3]);
 
 /* The bytes of a content argument: text as it is, or base64 decoded;
  * at most max of them (checked before decoding). 0 with *bytes (*len
